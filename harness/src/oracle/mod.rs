@@ -1,0 +1,3 @@
+//! Oracles: external judges of what a word means.
+
+pub mod tools;

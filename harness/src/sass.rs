@@ -1,0 +1,480 @@
+//! SASS text as nvdisasm prints it: a structured instruction, its printer and its parser.
+//!
+//! Both directions meet here: the codec prints decoded words into this form and the
+//! assembler reads it back; the nvdisasm oracle parses the tool's lines into it, so the
+//! two can be compared structurally (meaning) and textually (syntax) apart.
+
+use serde::Serialize;
+use std::fmt;
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Predicate {
+    pub negated: bool,
+    /// 0..=6 for P0..P6, 7 for PT.
+    pub index: u8,
+}
+
+impl fmt::Display for Predicate {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("@")?;
+        if self.negated {
+            f.write_str("!")?;
+        }
+        if self.index == 7 {
+            f.write_str("PT")
+        } else {
+            write!(f, "P{}", self.index)
+        }
+    }
+}
+
+/// What an operand names, without its decorations.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Body {
+    /// `R<n>`; RZ is 255.
+    Reg { n: u16 },
+    /// `UR<n>`; URZ is 63.
+    UReg { n: u16 },
+    /// `P<n>`/`PT` (7).
+    Pred { n: u8 },
+    /// `UP<n>`/`UPT` (7).
+    UPred { n: u8 },
+    /// Integer immediate as printed (`0x10`, `-0x8`).
+    Imm { value: i64 },
+    /// Floating immediate; `text` is kept because nvdisasm's float formatting is syntax.
+    Float { value: f64, text: String },
+    /// `c[bank][offset]`.
+    Const { bank: u32, offset: i64 },
+    /// `cx[URn][offset]`.
+    ConstX { ureg: u16, offset: i64 },
+    /// Anything else, verbatim (memory operands, labels, …).
+    Other { text: String },
+}
+
+pub const RZ: u16 = 255;
+pub const URZ: u16 = 63;
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Operand {
+    pub neg: bool,
+    pub abs: bool,
+    /// `!P0`, `~R0`.
+    pub not: bool,
+    pub body: Body,
+    /// Selectors and modifiers after the operand (`B3210`, `H1`), `reuse` excluded.
+    pub suffixes: Vec<String>,
+    pub reuse: bool,
+}
+
+impl Operand {
+    pub fn new(body: Body) -> Operand {
+        Operand { neg: false, abs: false, not: false, body, suffixes: vec![], reuse: false }
+    }
+}
+
+/// The terminator is `" ;"` or `";"`: spacing, not meaning.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Terminator {
+    SpaceSemicolon,
+    Semicolon,
+    /// Float specials print with two spaces (`+INF  ;`).
+    TwoSpacesSemicolon,
+    Missing,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Instruction {
+    pub pred: Option<Predicate>,
+    pub mnemonic: String,
+    pub modifiers: Vec<String>,
+    pub operands: Vec<Operand>,
+    pub terminator: Terminator,
+}
+
+impl fmt::Display for Body {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Body::Reg { n } if *n == RZ => f.write_str("RZ"),
+            Body::Reg { n } => write!(f, "R{n}"),
+            Body::UReg { n } if *n == URZ => f.write_str("URZ"),
+            Body::UReg { n } => write!(f, "UR{n}"),
+            Body::Pred { n: 7 } => f.write_str("PT"),
+            Body::Pred { n } => write!(f, "P{n}"),
+            Body::UPred { n: 7 } => f.write_str("UPT"),
+            Body::UPred { n } => write!(f, "UP{n}"),
+            Body::Imm { value } => f.write_str(&hex_signed(*value)),
+            Body::Float { text, .. } => f.write_str(text),
+            Body::Const { bank, offset } => write!(f, "c[{:#x}][{}]", bank, hex_signed(*offset)),
+            Body::ConstX { ureg, offset } => {
+                let u = Body::UReg { n: *ureg };
+                write!(f, "cx[{u}][{}]", hex_signed(*offset))
+            }
+            Body::Other { text } => f.write_str(text),
+        }
+    }
+}
+
+pub fn hex_signed(v: i64) -> String {
+    if v < 0 {
+        format!("-{:#x}", v.unsigned_abs())
+    } else {
+        format!("{v:#x}")
+    }
+}
+
+impl fmt::Display for Operand {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.neg {
+            f.write_str("-")?;
+        }
+        if self.not {
+            f.write_str(if matches!(self.body, Body::Pred { .. } | Body::UPred { .. }) { "!" } else { "~" })?;
+        }
+        if self.abs {
+            write!(f, "|{}|", self.body)?;
+        } else {
+            write!(f, "{}", self.body)?;
+        }
+        for s in &self.suffixes {
+            write!(f, ".{s}")?;
+        }
+        if self.reuse {
+            f.write_str(".reuse")?;
+        }
+        Ok(())
+    }
+}
+
+impl fmt::Display for Instruction {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(p) = &self.pred {
+            write!(f, "{p} ")?;
+        }
+        f.write_str(&self.mnemonic)?;
+        for m in &self.modifiers {
+            write!(f, ".{m}")?;
+        }
+        for (i, o) in self.operands.iter().enumerate() {
+            f.write_str(if i == 0 { " " } else { ", " })?;
+            write!(f, "{o}")?;
+        }
+        f.write_str(match self.terminator {
+            Terminator::SpaceSemicolon => " ;",
+            Terminator::Semicolon => ";",
+            Terminator::TwoSpacesSemicolon => "  ;",
+            Terminator::Missing => "",
+        })
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("column {column}: {message}")]
+pub struct ParseError {
+    pub column: usize,
+    pub message: String,
+}
+
+fn perr(column: usize, message: impl Into<String>) -> ParseError {
+    ParseError { column, message: message.into() }
+}
+
+impl std::str::FromStr for Instruction {
+    type Err = ParseError;
+    fn from_str(s: &str) -> Result<Self, ParseError> {
+        parse_instruction(s)
+    }
+}
+
+/// Parses one instruction as nvdisasm prints it (without address or encoding comments).
+pub fn parse_instruction(text: &str) -> Result<Instruction, ParseError> {
+    let trimmed_end = text.trim_end();
+    let (body, terminator) = if let Some(b) = trimmed_end.strip_suffix("  ;") {
+        (b, Terminator::TwoSpacesSemicolon)
+    } else if let Some(b) = trimmed_end.strip_suffix(" ;") {
+        (b, Terminator::SpaceSemicolon)
+    } else if let Some(b) = trimmed_end.strip_suffix(';') {
+        (b, Terminator::Semicolon)
+    } else {
+        (trimmed_end, Terminator::Missing)
+    };
+    let lead = body.len() - body.trim_start().len();
+    let mut rest = body.trim_start();
+    let mut col = lead + 1;
+    if rest.is_empty() {
+        return Err(perr(col, "expected an instruction, found nothing"));
+    }
+    let mut pred = None;
+    if let Some(p) = rest.strip_prefix('@') {
+        let (negated, p) = match p.strip_prefix('!') {
+            Some(q) => (true, q),
+            None => (false, p),
+        };
+        let end = p.find(char::is_whitespace).ok_or_else(|| perr(col, "predicate without an instruction after it"))?;
+        let index = match parse_body(&p[..end]) {
+            Some(Body::Pred { n }) => n,
+            _ => return Err(perr(col, format!("expected a predicate P0..P6 or PT after '@', found '{}'", &p[..end]))),
+        };
+        pred = Some(Predicate { negated, index });
+        let consumed = rest.len() - p[end..].len();
+        col += consumed;
+        let r2 = p[end..].trim_start();
+        col += p[end..].len() - r2.len();
+        rest = r2;
+    }
+    let op_end = rest.find(char::is_whitespace).unwrap_or(rest.len());
+    let opcode = &rest[..op_end];
+    let mut parts = opcode.split('.');
+    let mnemonic = parts.next().unwrap_or_default().to_string();
+    if mnemonic.is_empty() || !mnemonic.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+        return Err(perr(col, format!("expected a mnemonic, found '{opcode}'")));
+    }
+    let modifiers: Vec<String> = parts.map(str::to_string).collect();
+    if modifiers.iter().any(|m| m.is_empty()) {
+        return Err(perr(col, format!("empty modifier in '{opcode}'")));
+    }
+    col += op_end;
+    let ops_text = &rest[op_end..];
+    let mut operands = vec![];
+    if !ops_text.trim().is_empty() {
+        let mut c = col;
+        for piece in split_operands(ops_text) {
+            let t = piece.trim();
+            let at = c + (piece.len() - piece.trim_start().len());
+            operands.push(parse_operand(t).map_err(|m| perr(at, m))?);
+            c += piece.len() + 1;
+        }
+    }
+    Ok(Instruction { pred, mnemonic, modifiers, operands, terminator })
+}
+
+/// Splits on commas outside brackets.
+fn split_operands(s: &str) -> Vec<&str> {
+    let mut out = vec![];
+    let mut depth = 0i32;
+    let mut start = 0;
+    for (i, ch) in s.char_indices() {
+        match ch {
+            '[' => depth += 1,
+            ']' => depth -= 1,
+            ',' if depth == 0 => {
+                out.push(&s[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    out.push(&s[start..]);
+    out
+}
+
+pub fn parse_operand(t: &str) -> Result<Operand, String> {
+    if t.is_empty() {
+        return Err("expected an operand, found nothing".into());
+    }
+    let mut s = t;
+    let mut neg = false;
+    let mut not = false;
+    let mut abs = false;
+    // A leading '-' belongs to the operand unless it starts a number.
+    if let Some(r) = s.strip_prefix('-') {
+        if !r.starts_with(|c: char| c.is_ascii_digit()) && !r.starts_with("INF") && !r.starts_with("QNAN") && !r.starts_with("NAN") {
+            neg = true;
+            s = r;
+        }
+    }
+    if let Some(r) = s.strip_prefix('!').or_else(|| s.strip_prefix('~')) {
+        not = true;
+        s = r;
+    }
+    let (core, tail) = if let Some(r) = s.strip_prefix('|') {
+        let end = r.find('|').ok_or_else(|| format!("unclosed '|' in '{t}'"))?;
+        abs = true;
+        (&r[..end], &r[end + 1..])
+    } else {
+        // Suffixes start at the first '.' outside brackets and not inside a number.
+        split_suffixes(s)
+    };
+    let body = parse_body(core).ok_or_else(|| format!("cannot read operand '{t}'"))?;
+    let mut suffixes = vec![];
+    let mut reuse = false;
+    if !tail.is_empty() {
+        let tail = tail.strip_prefix('.').ok_or_else(|| format!("unexpected '{tail}' after operand in '{t}'"))?;
+        for sfx in tail.split('.') {
+            if sfx.is_empty() {
+                return Err(format!("empty suffix in '{t}'"));
+            }
+            if sfx == "reuse" {
+                reuse = true;
+            } else {
+                suffixes.push(sfx.to_string());
+            }
+        }
+    }
+    Ok(Operand { neg, abs, not, body, suffixes, reuse })
+}
+
+fn split_suffixes(s: &str) -> (&str, &str) {
+    if looks_numeric(s) {
+        // Floats contain '.', and never carry suffixes in nvdisasm's output.
+        return (s, "");
+    }
+    let mut depth = 0;
+    for (i, ch) in s.char_indices() {
+        match ch {
+            '[' => depth += 1,
+            ']' => depth -= 1,
+            '.' if depth == 0 => return (&s[..i], &s[i..]),
+            _ => {}
+        }
+    }
+    (s, "")
+}
+
+fn looks_numeric(s: &str) -> bool {
+    let s = s.trim_start_matches(['-', '+']);
+    s.starts_with(|c: char| c.is_ascii_digit()) || s.starts_with("INF") || s.starts_with("QNAN") || s.starts_with("NAN")
+}
+
+fn parse_reg_num(s: &str, prefix: &str, zero: &str, zval: u16) -> Option<u16> {
+    if s == zero {
+        return Some(zval);
+    }
+    let d = s.strip_prefix(prefix)?;
+    if d.is_empty() || !d.chars().all(|c| c.is_ascii_digit()) || (d.len() > 1 && d.starts_with('0')) {
+        return None;
+    }
+    d.parse().ok()
+}
+
+pub fn parse_int(s: &str) -> Option<i64> {
+    let (neg, d) = match s.strip_prefix('-') {
+        Some(r) => (true, r),
+        None => (false, s),
+    };
+    let v = if let Some(h) = d.strip_prefix("0x") {
+        if h.is_empty() {
+            return None;
+        }
+        i128::from_str_radix(h, 16).ok()?
+    } else {
+        if d.is_empty() || !d.chars().all(|c| c.is_ascii_digit()) {
+            return None;
+        }
+        d.parse::<i128>().ok()?
+    };
+    let v = if neg { -v } else { v };
+    i64::try_from(v).ok()
+}
+
+pub fn parse_float(s: &str) -> Option<f64> {
+    match s {
+        "+INF" | "INF" => return Some(f64::INFINITY),
+        "-INF" => return Some(f64::NEG_INFINITY),
+        "+QNAN" | "QNAN" | "-QNAN" | "+SNAN" | "-SNAN" | "NAN" | "-NAN" | "+NAN" => return Some(f64::NAN),
+        _ => {}
+    }
+    if s.starts_with("0x") || s.starts_with("-0x") {
+        return None;
+    }
+    if !s.chars().all(|c| c.is_ascii_digit() || matches!(c, '.' | '-' | '+' | 'e' | 'E')) {
+        return None;
+    }
+    s.parse().ok()
+}
+
+pub fn parse_body(s: &str) -> Option<Body> {
+    if s.is_empty() {
+        return None;
+    }
+    if let Some(n) = parse_reg_num(s, "UR", "URZ", URZ) {
+        return Some(Body::UReg { n });
+    }
+    if let Some(n) = parse_reg_num(s, "R", "RZ", RZ) {
+        return Some(Body::Reg { n });
+    }
+    if let Some(n) = parse_reg_num(s, "UP", "UPT", 7) {
+        return Some(Body::UPred { n: n as u8 });
+    }
+    if let Some(n) = parse_reg_num(s, "P", "PT", 7) {
+        return Some(Body::Pred { n: n as u8 });
+    }
+    if let Some(r) = s.strip_prefix("cx[") {
+        let (u, rest) = r.split_once("][")?;
+        let off = rest.strip_suffix(']')?;
+        let ureg = parse_reg_num(u, "UR", "URZ", URZ)?;
+        return Some(Body::ConstX { ureg, offset: parse_int(off)? });
+    }
+    if let Some(r) = s.strip_prefix("c[") {
+        let (b, rest) = r.split_once("][")?;
+        let off = rest.strip_suffix(']')?;
+        let bank = u32::try_from(parse_int(b)?).ok()?;
+        return Some(Body::Const { bank, offset: parse_int(off)? });
+    }
+    if let Some(v) = parse_int(s) {
+        return Some(Body::Imm { value: v });
+    }
+    if let Some(v) = parse_float(s) {
+        return Some(Body::Float { value: v, text: s.to_string() });
+    }
+    if s.chars().all(|c| !c.is_whitespace() && c != ',') {
+        return Some(Body::Other { text: s.to_string() });
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rt(s: &str) {
+        let i = parse_instruction(s).unwrap_or_else(|e| panic!("{s}: {e}"));
+        assert_eq!(i.to_string(), s, "{i:?}");
+    }
+
+    #[test]
+    fn roundtrips_nvdisasm_lines() {
+        for s in [
+            "@P0 DFMA R0, R0, R0, R0 ;",
+            "DFMA RZ, R0, R0, R0 ;",
+            "@!PT DFMA R0, -R5, |R0|, -|R2| ;",
+            "@P0 QADD4.E5M2x4.E5M2x4 R0, R0.B3210, R0.B3210;",
+            "@P0 I2F.???0.U8 R0, R0 ;",
+            "@P0 DFMA R0, R0, R0, c[0x0][-0x8000] ;",
+            "@P0 DFMA R0, R0, R0, -c[0x10][0x4] ;",
+            "@P0 DFMA R0, R0, cx[UR0][0x0], R0 ;",
+            "@P0 DFMA R0, R0, R0, -1.5 ;",
+            "@P0 DFMA R0, R0, R0, +INF  ;",
+            "@P0 DFMA R0, R0, R0, 2.1219957909652723151e-314 ;",
+            "@P0 DFMA R0, R0.reuse, URZ, R0 ;",
+            "@P0 I2F.???0.U32 R0, 0x0 ;",
+        ] {
+            rt(s);
+        }
+    }
+
+    #[test]
+    fn structure() {
+        let i = parse_instruction("@!P3 FHFMA.RZ.SAT R1, -|R2|.H1, UR4, R255 ;").unwrap();
+        assert_eq!(i.pred, Some(Predicate { negated: true, index: 3 }));
+        assert_eq!(i.modifiers, vec!["RZ", "SAT"]);
+        let o = &i.operands[1];
+        assert!(o.neg && o.abs);
+        assert_eq!(o.body, Body::Reg { n: 2 });
+        assert_eq!(o.suffixes, vec!["H1"]);
+        assert_eq!(i.operands[3].body, Body::Reg { n: 255 });
+        assert_eq!(i.operands[3].to_string(), "RZ");
+        let f = parse_instruction("DFMA R0, R0, R0, -0.0  ;").unwrap();
+        assert!(matches!(f.operands[3].body, Body::Float { value, .. } if value == 0.0 && value.is_sign_negative()));
+    }
+
+    #[test]
+    fn errors_name_the_column() {
+        assert!(parse_instruction("").is_err());
+        assert_eq!(parse_instruction("@Q1 DFMA R0 ;").unwrap_err().column, 1);
+        let e = parse_instruction("DFMA R0, , R1 ;").unwrap_err();
+        assert!(e.message.contains("nothing"), "{e}");
+        assert!(parse_instruction("DFMA R0, |R1 ;").is_err());
+    }
+}
