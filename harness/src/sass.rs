@@ -353,17 +353,12 @@ pub fn parse_int(s: &str) -> Option<i64> {
         Some(r) => (true, r),
         None => (false, s),
     };
-    let v = if let Some(h) = d.strip_prefix("0x") {
-        if h.is_empty() {
-            return None;
-        }
-        i128::from_str_radix(h, 16).ok()?
-    } else {
-        if d.is_empty() || !d.chars().all(|c| c.is_ascii_digit()) {
-            return None;
-        }
-        d.parse::<i128>().ok()?
-    };
+    // nvdisasm prints integers in hex; decimal numbers are floats.
+    let h = d.strip_prefix("0x")?;
+    if h.is_empty() || !h.chars().all(|c| c.is_ascii_hexdigit()) {
+        return None;
+    }
+    let v = i128::from_str_radix(h, 16).ok()?;
     let v = if neg { -v } else { v };
     i64::try_from(v).ok()
 }
@@ -449,6 +444,7 @@ mod tests {
             "@P0 DFMA R0, R0, R0, 2.1219957909652723151e-314 ;",
             "@P0 DFMA R0, R0.reuse, URZ, R0 ;",
             "@P0 I2F.???0.U32 R0, 0x0 ;",
+            "@P0 DFMA R0, R0, R0, 100 ;",
         ] {
             rt(s);
         }
@@ -467,6 +463,8 @@ mod tests {
         assert_eq!(i.operands[3].to_string(), "RZ");
         let f = parse_instruction("DFMA R0, R0, R0, -0.0  ;").unwrap();
         assert!(matches!(f.operands[3].body, Body::Float { value, .. } if value == 0.0 && value.is_sign_negative()));
+        let d = parse_instruction("DFMA R0, R0, R0, -902600192 ;").unwrap();
+        assert!(matches!(d.operands[3].body, Body::Float { value, .. } if value == -902600192.0));
     }
 
     #[test]

@@ -143,3 +143,17 @@ mod tests {
         assert_eq!(format!("{:?}", BitSet::from_bits([0, 1, 127])), "0..1,127");
     }
 }
+
+/// Words serialize as their 32-digit hex form (bit 127 first).
+impl serde::Serialize for Word {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.hex())
+    }
+}
+
+/// Bit sets serialize as inclusive ranges (`"12..15,72"`): readable in snapshots.
+impl serde::Serialize for BitSet {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&format_ranges(&self.iter().collect::<Vec<_>>()))
+    }
+}

@@ -1,0 +1,59 @@
+//! The pure roundtrip properties, shared by `sass-harness check`, `cargo test` and the
+//! fuzz targets.
+
+use crate::codec::{self, Codec, Values};
+use crate::word::Word;
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RoundtripFailure {
+    Encode(String),
+    Decode { word: Word, error: String },
+    WrongVariant { word: Word, got: String },
+    Values { word: Word, again: Word },
+    Asm { word: Word, text: String, error: String },
+    AsmWord { word: Word, text: String, again: Word },
+    AsmText { word: Word, text: String, again: String },
+}
+
+impl std::fmt::Display for RoundtripFailure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RoundtripFailure::Encode(e) => write!(f, "encode: {e}"),
+            RoundtripFailure::Decode { word, error } => write!(f, "decode {word}: {error}"),
+            RoundtripFailure::WrongVariant { word, got } => write!(f, "{word} decodes as {got}"),
+            RoundtripFailure::Values { word, again } => write!(f, "encode∘decode({word}) = {again}"),
+            RoundtripFailure::Asm { word, text, error } => write!(f, "assemble '{text}' (from {word}): {error}"),
+            RoundtripFailure::AsmWord { word, text, again } => write!(f, "'{text}' assembles to {again}, printed from {word}"),
+            RoundtripFailure::AsmText { word, text, again } => write!(f, "'{text}' (from {word}) reprints as '{again}'"),
+        }
+    }
+}
+
+/// encode → decode → encode, and print → assemble → encode, for one variant's values.
+pub fn roundtrip(c: &Codec, vi: usize, values: &Values) -> Result<Word, RoundtripFailure> {
+    let v = c.variant(vi);
+    let w = c.encode(vi, values).map_err(|e| RoundtripFailure::Encode(e.to_string()))?;
+    let (vj, back) = c.decode(v.arch, w).map_err(|e| RoundtripFailure::Decode { word: w, error: e.to_string() })?;
+    if vj != vi {
+        return Err(RoundtripFailure::WrongVariant { word: w, got: c.variant(vj).key.clone() });
+    }
+    let again = c.encode_unchecked(vj, &back);
+    if again != w || back != *values {
+        return Err(RoundtripFailure::Values { word: w, again });
+    }
+    let text = codec::print(v, &back).to_string();
+    let (_, w2) = codec::asm::assemble(c, v.arch, &text, w).map_err(|e| RoundtripFailure::Asm { word: w, text: text.clone(), error: e.to_string() })?;
+    if codec::print::injective(v) {
+        if w2 != w {
+            return Err(RoundtripFailure::AsmWord { word: w, text, again: w2 });
+        }
+    } else {
+        // Tables that give two values one name: the text, not the word, must survive.
+        let (vk, v2) = c.decode(v.arch, w2).map_err(|e| RoundtripFailure::Decode { word: w2, error: e.to_string() })?;
+        let t2 = codec::print(c.variant(vk), &v2).to_string();
+        if t2 != text {
+            return Err(RoundtripFailure::AsmText { word: w, text, again: t2 });
+        }
+    }
+    Ok(w)
+}

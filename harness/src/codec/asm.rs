@@ -1,0 +1,245 @@
+//! SASS text → word: the assembler direction of the printer.
+//!
+//! Control fields (stall, yield, barriers, reuse) never appear in nvdisasm's text, so they
+//! come from a separate word (`controls_from`), as an assembler takes scheduling info.
+
+use super::bits::{Codec, Values};
+use super::print::{float_is_double, UNLISTED};
+use crate::sass::{self, Body, Instruction};
+use crate::spec::{Arch, FieldKind, ModSlot, OperandKind, RowKind, Table, Variant};
+use crate::word::Word;
+
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum AsmError {
+    #[error("cannot read the text: {0}")]
+    Syntax(#[from] sass::ParseError),
+    #[error("no {arch} variant of '{mnemonic}' takes these operands{detail}")]
+    NoVariant { arch: Arch, mnemonic: String, detail: String },
+    #[error("'{text}' reads as several different words ({keys:?})")]
+    Ambiguous { text: String, keys: Vec<String> },
+}
+
+/// Assembles `text` for `arch`; control fields are copied from `controls_from`.
+pub fn assemble(codec: &Codec, arch: Arch, text: &str, controls_from: Word) -> Result<(usize, Word), AsmError> {
+    let inst = sass::parse_instruction(text)?;
+    assemble_inst(codec, arch, &inst, controls_from)
+}
+
+pub fn assemble_inst(codec: &Codec, arch: Arch, inst: &Instruction, controls_from: Word) -> Result<(usize, Word), AsmError> {
+    let mut hits: Vec<(usize, Word)> = vec![];
+    let mut reasons: Vec<String> = vec![];
+    for (vi, v) in codec.variants().iter().enumerate() {
+        if v.arch != arch || v.mnemonic != inst.mnemonic {
+            continue;
+        }
+        match fill(v, inst) {
+            Ok(mut values) => {
+                let ctl = codec.extract(vi, controls_from);
+                for (i, f) in v.fields.iter().enumerate() {
+                    if f.is_control() {
+                        values.set(i, ctl.get(i));
+                    }
+                }
+                let w = codec.encode_unchecked(vi, &values);
+                if !hits.iter().any(|(_, x)| *x == w) {
+                    hits.push((vi, w));
+                }
+            }
+            Err(e) => reasons.push(format!("{}: {e}", v.key)),
+        }
+    }
+    match hits.len() {
+        1 => Ok(hits[0]),
+        0 => Err(AsmError::NoVariant {
+            arch,
+            mnemonic: inst.mnemonic.clone(),
+            detail: if reasons.is_empty() { String::new() } else { format!(" ({})", reasons.join("; ")) },
+        }),
+        _ => Err(AsmError::Ambiguous { text: inst.to_string(), keys: hits.iter().map(|(i, _)| codec.variant(*i).key.clone()).collect() }),
+    }
+}
+
+/// Field values for `inst` read as variant `v`, control fields zero.
+pub fn fill(v: &Variant, inst: &Instruction) -> Result<Values, String> {
+    let mut values = Values::zero(v.fields.len());
+    for (i, f) in v.fields.iter().enumerate() {
+        if f.kind == FieldKind::Pred {
+            let p = match &inst.pred {
+                None => 7,
+                Some(p) => p.index as u64 | if p.negated { 8 } else { 0 },
+            };
+            values.set(i, p);
+        }
+    }
+    if inst.operands.len() != v.operands.len() {
+        return Err(format!("{} operands, the form '{}' has {}", inst.operands.len(), v.form, v.operands.len()));
+    }
+    for (k, (o, spec)) in inst.operands.iter().zip(&v.operands).enumerate() {
+        let set = |values: &mut Values, slot: usize, x: u64| -> Result<(), String> {
+            match spec.value_fields[slot] {
+                Some(f) if x <= v.fields[f].max() => {
+                    values.set(f, x);
+                    Ok(())
+                }
+                Some(f) => Err(format!("operand {k}: {x:#x} does not fit '{}' ({} bits)", v.fields[f].name, v.fields[f].width())),
+                None if x == 0 => Ok(()),
+                None => Err(format!("operand {k}: no bits for a non-zero value")),
+            }
+        };
+        match (spec.kind, &o.body) {
+            (OperandKind::Reg, Body::Reg { n }) => set(&mut values, 0, *n as u64)?,
+            (OperandKind::UReg, Body::UReg { n }) => set(&mut values, 0, *n as u64)?,
+            (OperandKind::Imm, Body::Imm { value }) => {
+                let f = spec.value_fields[0].ok_or("immediate without bits")?;
+                let w = v.fields[f].width();
+                let x = if *value < 0 { (*value as u64) & v.fields[f].max() } else { *value as u64 };
+                if *value < 0 && *value < -(1i64 << (w - 1).min(62)) {
+                    return Err(format!("operand {k}: {value} does not fit {w} bits"));
+                }
+                set(&mut values, 0, x)?
+            }
+            (OperandKind::Float, Body::Float { value, .. }) => {
+                let bits = if float_is_double(v) {
+                    let b = value.to_bits();
+                    if b & 0xffff_ffff != 0 {
+                        return Err(format!("operand {k}: {value} needs more than the high 32 bits of a double"));
+                    }
+                    if value.is_nan() { 0x7ff8_0000 | ((b >> 63) << 31) } else { b >> 32 }
+                } else {
+                    let f = *value as f32;
+                    if f as f64 != *value && !value.is_nan() {
+                        return Err(format!("operand {k}: {value} is not a float"));
+                    }
+                    if value.is_nan() { 0x7fc0_0000 | (((value.to_bits() >> 63) as u64) << 31) } else { f.to_bits() as u64 }
+                };
+                set(&mut values, 0, bits)?
+            }
+            // NaN payloads print as raw bits.
+            (OperandKind::Float, Body::Imm { value }) if *value >= 0 => set(&mut values, 0, *value as u64)?,
+            (OperandKind::Const, Body::Const { bank, offset }) => {
+                if *offset < 0 || offset % 4 != 0 {
+                    return Err(format!("operand {k}: offset {offset:#x} is not a non-negative multiple of 4"));
+                }
+                set(&mut values, 0, *bank as u64)?;
+                set(&mut values, 1, (*offset / 4) as u64)?;
+            }
+            (OperandKind::ConstX, Body::ConstX { ureg, offset }) => {
+                if *offset < 0 || offset % 4 != 0 {
+                    return Err(format!("operand {k}: offset {offset:#x} is not a non-negative multiple of 4"));
+                }
+                set(&mut values, 0, *ureg as u64)?;
+                set(&mut values, 1, (*offset / 4) as u64)?;
+            }
+            (kind, body) => return Err(format!("operand {k}: expected {}, found '{body}'", kind.form_token())),
+        }
+        for (want, field, what) in [(o.abs, spec.abs_field, "|…|"), (o.neg, spec.neg_field, "-")] {
+            match (want, field) {
+                (true, Some(f)) => values.set(f, 1),
+                (true, None) => return Err(format!("operand {k}: the page has no {what} flag for it")),
+                _ => {}
+            }
+        }
+        if o.not {
+            return Err(format!("operand {k}: the page has no '~'/'!' flag for it"));
+        }
+        // Suffixes: operand-modifier tables in order, then selector flags.
+        let mut slots: Vec<Slot> = spec.suffix_fields.iter().map(|&f| Slot::Table { field: f, hidden_zero: false }).collect();
+        slots.extend(spec.selector_fields.iter().map(|&f| Slot::Flag { field: f }));
+        match_tokens(v, &slots, &o.suffixes, &mut values).map_err(|e| format!("operand {k}: {e}"))?;
+    }
+    let slots: Vec<Slot> = v
+        .modifiers
+        .iter()
+        .map(|m| match m {
+            ModSlot::Fixed { text } => Slot::Fixed { text: text.clone() },
+            ModSlot::Group { field, hidden_zero } => Slot::Table { field: *field, hidden_zero: *hidden_zero },
+            ModSlot::Flag { field } => Slot::Flag { field: *field },
+        })
+        .collect();
+    match_tokens(v, &slots, &inst.modifiers, &mut values)?;
+    Ok(values)
+}
+
+enum Slot {
+    Fixed { text: String },
+    Table { field: usize, hidden_zero: bool },
+    Flag { field: usize },
+}
+
+/// Every way a slot can consume tokens at `toks[0..]`: (value, tokens used), longest first.
+fn options(v: &Variant, slot: &Slot, toks: &[String]) -> Vec<(Option<(usize, u64)>, usize)> {
+    let starts = |names: &[&str]| names.len() <= toks.len() && names.iter().zip(toks).all(|(a, b)| a == b);
+    match slot {
+        Slot::Fixed { text } => {
+            if toks.first() == Some(text) {
+                vec![(None, 1)]
+            } else {
+                vec![]
+            }
+        }
+        Slot::Flag { field } => {
+            let mut o = vec![];
+            if toks.first().map(|t| *t == v.fields[*field].name).unwrap_or(false) {
+                o.push((Some((*field, 1)), 1));
+            }
+            o.push((Some((*field, 0)), 0));
+            o
+        }
+        Slot::Table { field, hidden_zero } => {
+            let t: Option<&Table> = v.field_table(*field);
+            let mut o: Vec<(Option<(usize, u64)>, usize)> = vec![];
+            if let Some(t) = t {
+                for r in &t.rows {
+                    if r.kind == RowKind::Default {
+                        continue;
+                    }
+                    let names: Vec<&str> = r.name.split('.').collect();
+                    if starts(&names) {
+                        o.push((Some((*field, r.value)), names.len()));
+                    }
+                }
+                if let Some(x) = toks.first().and_then(|t| t.strip_prefix(UNLISTED)).and_then(|n| n.parse::<u64>().ok()) {
+                    if t.row(x).is_none() && x <= v.fields[*field].max() {
+                        o.push((Some((*field, x)), 1));
+                    }
+                }
+                o.sort_by_key(|x| std::cmp::Reverse(x.1));
+                if *hidden_zero {
+                    o.push((Some((*field, 0)), 0));
+                }
+                if let Some(r) = t.rows.iter().find(|r| r.kind == RowKind::Default) {
+                    o.push((Some((*field, r.value)), 0));
+                }
+            }
+            o
+        }
+    }
+}
+
+fn match_tokens(v: &Variant, slots: &[Slot], toks: &[String], values: &mut Values) -> Result<(), String> {
+    fn go(v: &Variant, slots: &[Slot], toks: &[String], values: &mut Values) -> bool {
+        let Some((first, rest)) = slots.split_first() else { return toks.is_empty() };
+        for (set, used) in options(v, first, toks) {
+            if let Some((f, x)) = set {
+                values.set(f, x);
+            }
+            if go(v, rest, &toks[used..], values) {
+                return true;
+            }
+        }
+        false
+    }
+    if go(v, slots, toks, values) {
+        Ok(())
+    } else {
+        let expect: Vec<String> = slots
+            .iter()
+            .map(|s| match s {
+                Slot::Fixed { text } => text.clone(),
+                Slot::Table { field, .. } => v.field_table(*field).map(|t| t.title.clone()).unwrap_or_default(),
+                Slot::Flag { field } => format!("[{}]", v.fields[*field].name),
+            })
+            .collect();
+        Err(format!("modifiers {:?} do not fit [{}]", toks, expect.join(", ")))
+    }
+}

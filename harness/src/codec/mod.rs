@@ -1,0 +1,9 @@
+//! Spec → codec: bit-exact encode and decode, the SASS printer and the assembler.
+
+pub mod asm;
+pub mod bits;
+pub mod print;
+
+pub use asm::{assemble, AsmError};
+pub use bits::{Codec, DecodeError, Values, MAX_FIELDS};
+pub use print::print;

@@ -1,0 +1,828 @@
+//! The ISA-viewer page parser.
+//!
+//! Real pages are copy-pasted and carry irregularities. Each one has an explicit rule here,
+//! named in [`rules`], and each occurrence becomes a warning with file and line. Anything
+//! the rules do not cover is an error naming file, line and what was expected: a page is
+//! never parsed partially.
+
+use super::model::*;
+use crate::sass;
+use crate::word::{BitSet, Word};
+
+/// The names of the irregularity rules, as they appear in warnings.
+pub mod rules {
+    pub const MISSING_BANNER: &str = "missing-banner";
+    pub const MISSING_DESCRIPTION: &str = "missing-description";
+    pub const NO_FINAL_NEWLINE: &str = "no-final-newline";
+    pub const CRLF: &str = "crlf-line-endings";
+    pub const BOM: &str = "byte-order-mark";
+    pub const DROPPED_CELL: &str = "dropped-cell";
+    pub const SHORT_ROW: &str = "short-row";
+    pub const SPLIT_FIELD: &str = "split-field";
+    pub const REPEATED_NAME: &str = "repeated-name";
+    pub const HEADING_MODIFIER: &str = "heading-modifier";
+    pub const PLACEHOLDER_ROW: &str = "placeholder-row";
+    pub const OMITTED_VALUES: &str = "omitted-values";
+    pub const DUPLICATE_NAMES: &str = "duplicate-names";
+    pub const HIDDEN_AT_ZERO: &str = "hidden-at-zero";
+    pub const FLAG_OPERAND: &str = "flag-operand-assumed";
+    pub const VARIANT_COUNT: &str = "variant-count";
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{file}:{line}: {message}")]
+pub struct PageError {
+    pub file: String,
+    pub line: usize,
+    pub message: String,
+}
+
+struct Lines<'a> {
+    file: &'a str,
+    lines: Vec<(usize, &'a str)>,
+    pos: usize,
+    warnings: Vec<Diagnostic>,
+}
+
+impl<'a> Lines<'a> {
+    fn err<T>(&self, line: usize, msg: impl Into<String>) -> Result<T, PageError> {
+        Err(PageError { file: self.file.to_string(), line, message: msg.into() })
+    }
+    fn warn(&mut self, line: usize, rule: &'static str, msg: impl Into<String>) {
+        self.warnings.push(Diagnostic { file: self.file.to_string(), line, rule, message: msg.into() });
+    }
+    /// Next non-blank line.
+    fn peek(&self) -> Option<(usize, &'a str)> {
+        self.lines[self.pos..].iter().copied().find(|(_, l)| !l.trim().is_empty())
+    }
+    fn next(&mut self) -> Option<(usize, &'a str)> {
+        while self.pos < self.lines.len() {
+            let (n, l) = self.lines[self.pos];
+            self.pos += 1;
+            if !l.trim().is_empty() {
+                return Some((n, l));
+            }
+        }
+        None
+    }
+    fn last_line(&self) -> usize {
+        self.lines.last().map(|l| l.0).unwrap_or(1)
+    }
+    fn expect(&mut self, what: &str) -> Result<(usize, &'a str), PageError> {
+        match self.next() {
+            Some(l) => Ok(l),
+            None => {
+                let n = self.last_line();
+                self.err(n, format!("unexpected end of page: expected {what}"))
+            }
+        }
+    }
+}
+
+/// Parses one page. `file` is used in messages only.
+pub fn parse_page(file: &str, bytes: &[u8]) -> Result<Page, PageError> {
+    let text = std::str::from_utf8(bytes).map_err(|e| {
+        let line = bytes[..e.valid_up_to()].iter().filter(|&&b| b == b'\n').count() + 1;
+        PageError { file: file.into(), line, message: "page is not valid UTF-8".into() }
+    })?;
+    let mut pre = vec![];
+    let mut text = text;
+    if let Some(t) = text.strip_prefix('\u{feff}') {
+        pre.push((1, rules::BOM, "byte-order mark removed".to_string()));
+        text = t;
+    }
+    if text.contains('\r') {
+        pre.push((1, rules::CRLF, "CRLF line endings read as LF".to_string()));
+    }
+    let lines: Vec<(usize, &str)> =
+        text.split('\n').enumerate().map(|(i, l)| (i + 1, l.strip_suffix('\r').unwrap_or(l))).collect();
+    let mut p = Lines { file, lines, pos: 0, warnings: vec![] };
+    for (line, rule, msg) in pre {
+        p.warn(line, rule, msg);
+    }
+    if !text.is_empty() && !text.ends_with('\n') {
+        let n = p.last_line();
+        p.warn(n, rules::NO_FINAL_NEWLINE, "page does not end with a newline");
+    }
+
+    // Header: [banner] name [description] "N variants on SMxx (GPU)".
+    let (mut ln, mut l) = p.expect("the instruction name")?;
+    if l.trim() == "NVIDIA ISA Viewer" {
+        (ln, l) = p.expect("the instruction name after the banner")?;
+    } else {
+        p.warn(ln, rules::MISSING_BANNER, "no 'NVIDIA ISA Viewer' banner line");
+    }
+    let instruction = l.trim().to_string();
+    if !is_mnemonic(&instruction) {
+        return p.err(ln, format!("expected an instruction name (letters and digits), found '{instruction}'"));
+    }
+    let (mut ln2, mut l2) = p.expect("a description or 'N variants on SMxx (GPU)'")?;
+    let mut description = None;
+    if parse_variant_count(l2).is_none() {
+        description = Some(l2.trim().to_string());
+        (ln2, l2) = p.expect("'N variants on SMxx (GPU)'")?;
+    } else {
+        p.warn(ln2, rules::MISSING_DESCRIPTION, "no description line");
+    }
+    let (count, arch, gpu) = match parse_variant_count(l2) {
+        Some(x) => x,
+        None => return p.err(ln2, format!("expected 'N variants on SMxx (GPU)', found '{}'", l2.trim())),
+    };
+    let mut variants: Vec<Variant> = vec![];
+    while p.peek().is_some() {
+        let v = parse_variant(&mut p, &instruction, arch)?;
+        if let Some(prev) = variants.iter().find(|x| x.key == v.key) {
+            return p.err(v.line, format!("duplicate key '{}' (first at line {})", v.key, prev.line));
+        }
+        variants.push(v);
+    }
+    if variants.is_empty() {
+        return p.err(ln2, "page has no variants");
+    }
+    if variants.len() != count {
+        p.warn(ln2, rules::VARIANT_COUNT, format!("page announces {count} variants but has {}", variants.len()));
+    }
+    Ok(Page { file: file.to_string(), instruction, description, arch, gpu, variants, warnings: p.warnings })
+}
+
+fn is_mnemonic(s: &str) -> bool {
+    !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') && s.starts_with(|c: char| c.is_ascii_uppercase())
+}
+
+fn parse_variant_count(l: &str) -> Option<(usize, Arch, Option<String>)> {
+    let l = l.trim();
+    let (n, rest) = l.split_once(' ')?;
+    let n: usize = n.parse().ok()?;
+    let rest = rest.strip_prefix("variants on ").or_else(|| rest.strip_prefix("variant on "))?;
+    let (sm, gpu) = match rest.split_once(' ') {
+        Some((sm, g)) => (sm, Some(g.trim().trim_start_matches('(').trim_end_matches(')').to_string())),
+        None => (rest, None),
+    };
+    let num: u32 = sm.strip_prefix("SM")?.parse().ok()?;
+    Some((n, Arch(num), gpu))
+}
+
+fn parse_form(s: &str) -> Option<Vec<OperandKind>> {
+    if s.is_empty() {
+        return Some(vec![]);
+    }
+    s.split(',')
+        .map(|t| match t.trim() {
+            "R" => Some(OperandKind::Reg),
+            "UR" => Some(OperandKind::UReg),
+            "I" => Some(OperandKind::Imm),
+            "F" => Some(OperandKind::Float),
+            "c[I][I]" => Some(OperandKind::Const),
+            "cx[UR][I]" => Some(OperandKind::ConstX),
+            _ => None,
+        })
+        .collect()
+}
+
+fn parse_variant(p: &mut Lines, instruction: &str, arch: Arch) -> Result<Variant, PageError> {
+    let (hl, heading) = p.expect("a variant heading")?;
+    let heading = heading.trim().to_string();
+    let mut hparts = heading.split('.');
+    let mnemonic = hparts.next().unwrap_or_default().to_string();
+    if mnemonic != instruction {
+        return p.err(hl, format!("expected a variant heading starting with '{instruction}', found '{heading}'"));
+    }
+    let heading_mods: Vec<String> = hparts.map(str::to_string).collect();
+    if !heading_mods.is_empty() {
+        p.warn(hl, rules::HEADING_MODIFIER, format!("heading '{heading}' carries modifier(s) {:?}: printed always", heading_mods));
+    }
+    let (fl, form) = p.expect("an operand form such as 'R,R,R'")?;
+    let form = form.trim().to_string();
+    let kinds = match parse_form(&form) {
+        Some(k) => k,
+        None => return p.err(fl, format!("expected an operand form of R, UR, I, F, c[I][I], cx[UR][I] separated by commas, found '{form}'")),
+    };
+    let (dl, d) = p.expect("'distilled: <SASS text>'")?;
+    let distilled = match d.trim_start().strip_prefix("distilled:") {
+        Some(s) => s.trim().to_string(),
+        None => return p.err(dl, format!("expected 'distilled: <SASS text>', found '{}'", d.trim())),
+    };
+    let dinst = sass::parse_instruction(&distilled)
+        .map_err(|e| PageError { file: p.file.into(), line: dl, message: format!("distilled text: {e}") })?;
+    let (kl, k) = p.expect("'key: <KEY>'")?;
+    let key = match k.trim_start().strip_prefix("key:") {
+        Some(s) if !s.trim().is_empty() => s.trim().to_string(),
+        _ => return p.err(kl, format!("expected 'key: <KEY>', found '{}'", k.trim())),
+    };
+    // Layout: two pairs of index/content rows.
+    let mut cells: Vec<(Cell, usize)> = Vec::with_capacity(128);
+    for half in 0..2 {
+        let (il, idx) = p.expect("a layout index row (0..7 repeated)")?;
+        let (cl, content) = p.expect("a layout content row")?;
+        let row = layout_half(p, il, idx, cl, content, half)?;
+        cells.extend(row);
+    }
+    let (fields_raw, fixed_mask, fixed_value, inferred) = spans(p, &cells)?;
+    let mut tables = vec![];
+    while let Some((tl, t)) = p.peek() {
+        let t = t.trim();
+        if let Some(id) = table_title(t) {
+            p.next();
+            tables.push(parse_table(p, tl, t, id)?);
+        } else {
+            break;
+        }
+    }
+    let ctx = VariantCtx { file: p.file.to_string(), key: key.clone() };
+    let v = build_variant(p, ctx, arch, heading, mnemonic, heading_mods, form, kinds, distilled, dinst, fields_raw, fixed_mask, fixed_value, inferred, tables, hl)?;
+    Ok(v)
+}
+
+#[derive(Clone, Debug, PartialEq)]
+enum Cell {
+    Fixed(bool),
+    Name(String),
+    Empty,
+    /// A cell the copy dropped (rule dropped-cell): assumed fixed 0, marked inferred.
+    Dropped,
+}
+
+fn layout_half(p: &mut Lines, il: usize, idx: &str, cl: usize, content: &str, half: usize) -> Result<Vec<(Cell, usize)>, PageError> {
+    let idx_cells: Vec<&str> = idx.split('\t').collect();
+    let mut idx_vals = vec![];
+    for c in &idx_cells {
+        match c.trim().parse::<u8>() {
+            Ok(v) if v < 8 => idx_vals.push(v),
+            _ => return p.err(il, format!("expected a layout index row of digits 0..7 separated by tabs, found cell '{c}'")),
+        }
+    }
+    let mut content_cells: Vec<Cell> = content
+        .split('\t')
+        .map(|c| {
+            let c = c.trim();
+            match c {
+                "0" => Cell::Fixed(false),
+                "1" => Cell::Fixed(true),
+                "" => Cell::Empty,
+                s => Cell::Name(s.to_string()),
+            }
+        })
+        .collect();
+    let base = half * 64;
+    // Where does the index row break the 0..7 pattern? Each break is one dropped cell.
+    let mut dropped = vec![];
+    let mut expect_i = 0usize;
+    for (pos, &v) in idx_vals.iter().enumerate() {
+        if v as usize != (expect_i % 8) {
+            if v as usize == (expect_i + 1) % 8 {
+                dropped.push(expect_i);
+                expect_i += 1;
+            } else {
+                return p.err(il, format!("layout index row breaks its 0..7 pattern at cell {} (found {v}, expected {})", pos + 1, expect_i % 8));
+            }
+        }
+        expect_i += 1;
+    }
+    let total = idx_vals.len() + dropped.len();
+    if total != 64 {
+        return p.err(il, format!("expected a layout index row of 64 cells (bits {}..{}), found {} cells", base, base + 63, idx_vals.len()));
+    }
+    if dropped.len() > 1 {
+        return p.err(il, format!("layout index row has {} dropped cells; at most one is repaired", dropped.len()));
+    }
+    for &d in &dropped {
+        if content_cells.len() + dropped.len() < 64 && content_cells.len() <= d {
+            return p.err(cl, format!("content row ends before the dropped cell at bit {}", base + d));
+        }
+        if content_cells.len() >= 64 {
+            return p.err(cl, format!("index row drops the cell for bit {} but the content row has {} cells", base + d, content_cells.len()));
+        }
+        p.warn(il, rules::DROPPED_CELL, format!("index row lacks the cell for bit {}; a cell assumed fixed 0 is inserted there in both rows", base + d));
+        content_cells.insert(d, Cell::Dropped);
+    }
+    if content_cells.len() > 64 {
+        return p.err(cl, format!("expected at most 64 layout cells, found {}", content_cells.len()));
+    }
+    if content_cells.len() < 64 {
+        let n = content_cells.len();
+        if !matches!(content_cells.last(), Some(Cell::Name(_)) | Some(Cell::Empty)) {
+            return p.err(cl, format!("layout content row has {n} cells and ends in a fixed bit; expected 64 cells"));
+        }
+        p.warn(cl, rules::SHORT_ROW, format!("content row cut short at {n} cells: bits {}..{} continue the last field", base + n, base + 63));
+        content_cells.resize(64, Cell::Empty);
+    }
+    Ok(content_cells.into_iter().map(|c| (c, cl)).collect())
+}
+
+struct RawField {
+    name: String,
+    spans: Vec<Vec<u8>>,
+    line: usize,
+}
+
+type Spans = (Vec<RawField>, BitSet, Word, BitSet);
+
+/// Groups cells into spans: a name starts a span, empty cells continue it.
+fn spans(p: &mut Lines, cells: &[(Cell, usize)]) -> Result<Spans, PageError> {
+    let mut out: Vec<RawField> = vec![];
+    let mut mask = BitSet::EMPTY;
+    let mut value = Word::ZERO;
+    let mut inferred = BitSet::EMPTY;
+    let mut current: Option<usize> = None;
+    for (bit, (cell, line)) in cells.iter().enumerate() {
+        let bit = bit as u8;
+        match cell {
+            Cell::Fixed(b) => {
+                mask.insert(bit);
+                value = value.with_bit(bit, *b);
+                current = None;
+            }
+            Cell::Dropped => {
+                mask.insert(bit);
+                inferred.insert(bit);
+                current = None;
+            }
+            Cell::Name(n) => {
+                out.push(RawField { name: n.clone(), spans: vec![vec![bit]], line: *line });
+                current = Some(out.len() - 1);
+            }
+            Cell::Empty => match current {
+                Some(i) => out[i].spans[0].push(bit),
+                None => return p.err(*line, format!("empty layout cell at bit {bit} follows no field name")),
+            },
+        }
+    }
+    // Merge numbered names (`operand N`, `modi N`) split over several spans.
+    let mut merged: Vec<RawField> = vec![];
+    for f in out {
+        let numbered = f.name.split_once(' ').map(|(_, n)| n.parse::<u32>().is_ok()).unwrap_or(false);
+        if numbered {
+            if let Some(m) = merged.iter_mut().find(|m| m.name == f.name) {
+                m.spans.extend(f.spans);
+                continue;
+            }
+        }
+        merged.push(f);
+    }
+    for f in &merged {
+        if f.spans.len() > 1 {
+            let desc: Vec<String> = f.spans.iter().map(|s| crate::word::format_ranges(s)).collect();
+            let line = f.line;
+            let msg = format!("'{}' appears in {} separate spans ({}): read as one field, value bits in increasing bit order", f.name, f.spans.len(), desc.join(" and "));
+            p.warn(line, rules::SPLIT_FIELD, msg);
+        }
+    }
+    Ok((merged, mask, value, inferred))
+}
+
+fn table_title(t: &str) -> Option<TableId> {
+    if let Some(n) = t.strip_prefix("Modifier Group ") {
+        return n.trim().parse().ok().map(|group| TableId::Group { group });
+    }
+    if let Some(r) = t.strip_prefix("Operand ") {
+        if let Some(n) = r.strip_suffix(" Modifiers") {
+            return n.trim().parse().ok().map(|page_operand| TableId::Operand { page_operand });
+        }
+    }
+    None
+}
+
+fn parse_table(p: &mut Lines, tl: usize, title: &str, id: TableId) -> Result<Table, PageError> {
+    let (hl, h) = p.expect("a table header 'Binary<TAB>Value'")?;
+    let cols: Vec<&str> = h.split('\t').map(str::trim).collect();
+    if cols != ["Binary", "Value"] {
+        return p.err(hl, format!("expected a table header 'Binary<TAB>Value', found '{}'", h.trim()));
+    }
+    let mut rows: Vec<Row> = vec![];
+    let mut width: Option<usize> = None;
+    while let Some((rl, r)) = p.peek() {
+        let Some((bin, name)) = r.split_once('\t') else { break };
+        let bin = bin.trim();
+        if bin.is_empty() || !bin.chars().all(|c| c == '0' || c == '1') {
+            break;
+        }
+        p.next();
+        let name = name.trim();
+        if name.is_empty() || name.contains(char::is_whitespace) {
+            return p.err(rl, format!("expected a modifier name after '{bin}', found '{name}'"));
+        }
+        match width {
+            None => width = Some(bin.len()),
+            Some(w) if w != bin.len() => return p.err(rl, format!("row '{bin}' has {} bits; the table's rows have {w}", bin.len())),
+            _ => {}
+        }
+        if bin.len() > 32 {
+            return p.err(rl, "table rows wider than 32 bits are not supported");
+        }
+        let value = u64::from_str_radix(bin, 2).unwrap_or(0);
+        if let Some(prev) = rows.iter().find(|x| x.value == value) {
+            return p.err(rl, format!("value {bin} listed twice (first at line {})", prev.line));
+        }
+        let kind = if name == "(default)" {
+            RowKind::Default
+        } else if name.starts_with("INVALID") {
+            RowKind::Invalid
+        } else if name.starts_with("???") {
+            RowKind::Unknown
+        } else {
+            RowKind::Named
+        };
+        if matches!(kind, RowKind::Invalid | RowKind::Unknown) {
+            p.warn(rl, rules::PLACEHOLDER_ROW, format!("{title}: value {bin} is '{name}', kept as written"));
+        }
+        rows.push(Row { value, name: name.to_string(), kind, line: rl });
+    }
+    let Some(width) = width else {
+        return p.err(tl, format!("table '{title}' has no rows"));
+    };
+    let omitted: Vec<u64> = (0..(1u64 << width)).filter(|v| rows.iter().all(|r| r.value != *v)).collect();
+    if !omitted.is_empty() {
+        let list: Vec<String> = omitted.iter().map(|v| format!("{:0w$b}", v, w = width)).collect();
+        p.warn(tl, rules::OMITTED_VALUES, format!("{title}: values {} not listed", list.join(", ")));
+    }
+    let mut seen: Vec<(&str, u64)> = vec![];
+    for r in &rows {
+        if let Some((_, v)) = seen.iter().find(|(n, _)| *n == r.name) {
+            p.warn(r.line, rules::DUPLICATE_NAMES, format!("{title}: '{}' names both {:0w$b} and {:0w$b}; the assembler picks {:0w$b}", r.name, v, r.value, v, w = width));
+        } else {
+            seen.push((&r.name, r.value));
+        }
+    }
+    Ok(Table { id, title: title.to_string(), width: width as u32, rows, omitted, line: tl })
+}
+
+struct VariantCtx {
+    file: String,
+    key: String,
+}
+
+#[allow(clippy::too_many_arguments)]
+fn build_variant(
+    p: &mut Lines,
+    ctx: VariantCtx,
+    arch: Arch,
+    heading: String,
+    mnemonic: String,
+    heading_mods: Vec<String>,
+    form: String,
+    kinds: Vec<OperandKind>,
+    distilled: String,
+    dinst: sass::Instruction,
+    raw: Vec<RawField>,
+    fixed_mask: BitSet,
+    fixed_value: Word,
+    inferred: BitSet,
+    tables: Vec<Table>,
+    line: usize,
+) -> Result<Variant, PageError> {
+    let key = ctx.key.clone();
+    let err = |l: usize, m: String| -> PageError { PageError { file: ctx.file.clone(), line: l, message: format!("{key}: {m}") } };
+    // Page operand numbering: c[I][I] and cx[UR][I] take two numbers.
+    let mut page_ops = vec![];
+    let mut next = 0;
+    for &k in &kinds {
+        page_ops.push((next..next + k.page_slots()).collect::<Vec<_>>());
+        next += k.page_slots();
+    }
+    let n_page = next;
+    let operand_tables: Vec<usize> = tables
+        .iter()
+        .filter_map(|t| match t.id {
+            TableId::Operand { page_operand } => Some(page_operand),
+            _ => None,
+        })
+        .collect();
+    let mut fields: Vec<Field> = vec![];
+    let mut plain_modi = 0usize;
+    let mut name_counts: Vec<(String, usize, usize)> = vec![];
+    for f in &raw {
+        let bits: Vec<u8> = {
+            let mut b: Vec<u8> = f.spans.iter().flatten().copied().collect();
+            b.sort_unstable();
+            b
+        };
+        let kind = match f.name.as_str() {
+            "pred" => FieldKind::Pred,
+            "stall" => FieldKind::Control { control: Control::Stall },
+            "y" => FieldKind::Control { control: Control::Yield },
+            "r-bar" => FieldKind::Control { control: Control::ReadBarrier },
+            "w-bar" => FieldKind::Control { control: Control::WriteBarrier },
+            "b-mask" => FieldKind::Control { control: Control::WaitMask },
+            "reuse" => FieldKind::Control { control: Control::Reuse },
+            "modi" => {
+                let Some(&op) = operand_tables.get(plain_modi) else {
+                    return Err(err(f.line, format!("plain 'modi' span #{} at bit {} has no 'Operand K Modifiers' table", plain_modi + 1, bits[0])));
+                };
+                plain_modi += 1;
+                FieldKind::OperandModifier { page_operand: op }
+            }
+            n => {
+                if let Some(num) = n.strip_prefix("operand ") {
+                    let page_operand: usize = num.parse().map_err(|_| err(f.line, format!("expected 'operand N', found '{n}'")))?;
+                    if page_operand >= n_page {
+                        return Err(err(f.line, format!("'{n}' but the form '{form}' has page operands 0..{}", n_page.saturating_sub(1))));
+                    }
+                    FieldKind::Operand { page_operand }
+                } else if let Some(num) = n.strip_prefix("modi ") {
+                    let group: u32 = num.parse().map_err(|_| err(f.line, format!("expected 'modi N', found '{n}'")))?;
+                    if !tables.iter().any(|t| t.id == TableId::Group { group }) {
+                        return Err(err(f.line, format!("'{n}' has no 'Modifier Group {group}' table")));
+                    }
+                    FieldKind::Group { group }
+                } else if n.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+                    let role = match n {
+                        "cABS" => FlagRole::Abs,
+                        "cNEG" => FlagRole::Neg,
+                        s if is_selector(s) => FlagRole::Selector,
+                        _ => FlagRole::Modifier,
+                    };
+                    match name_counts.iter_mut().find(|(x, _, _)| x == n) {
+                        Some(e) => e.1 += 1,
+                        None => name_counts.push((n.to_string(), 1, f.line)),
+                    }
+                    FieldKind::Flag { name: n.to_string(), role, page_operand: None }
+                } else {
+                    return Err(err(f.line, format!("unknown layout cell '{n}' at bit {}", bits[0])));
+                }
+            }
+        };
+        if let FieldKind::Flag { role, .. } = &kind {
+            if matches!(role, FlagRole::Modifier) && bits.len() != 1 {
+                return Err(err(f.line, format!("flag '{}' spans {} bits; flags are one bit", f.name, bits.len())));
+            }
+        }
+        if bits.len() > 64 {
+            return Err(err(f.line, format!("field '{}' spans {} bits", f.name, bits.len())));
+        }
+        fields.push(Field { name: f.name.clone(), kind, bits });
+    }
+    if fields.len() > crate::codec::MAX_FIELDS {
+        return Err(err(line, format!("{} fields; at most {} are supported", fields.len(), crate::codec::MAX_FIELDS)));
+    }
+    for (n, c, l) in &name_counts {
+        if *c > 1 {
+            p.warn(*l, rules::REPEATED_NAME, format!("{key}: '{n}' names {c} separate fields; they are told apart by operand"));
+        }
+    }
+    if plain_modi < operand_tables.len() {
+        return Err(err(line, format!("{} 'Operand K Modifiers' tables but {plain_modi} plain 'modi' spans", operand_tables.len())));
+    }
+    for (i, t) in tables.iter().enumerate() {
+        if tables[..i].iter().any(|u| u.id == t.id) {
+            return Err(err(t.line, format!("table '{}' appears twice", t.title)));
+        }
+        if let TableId::Operand { page_operand } = t.id {
+            if page_operand >= n_page {
+                return Err(err(t.line, format!("table '{}' names an operand the form '{form}' does not have", t.title)));
+            }
+        }
+        let users: Vec<&Field> = fields.iter().filter(|f| match (&f.kind, &t.id) {
+            (FieldKind::Group { group }, TableId::Group { group: g }) => group == g,
+            (FieldKind::OperandModifier { page_operand }, TableId::Operand { page_operand: o }) => page_operand == o,
+            _ => false,
+        }).collect();
+        match users.as_slice() {
+            [] => return Err(err(t.line, format!("table '{}' is used by no layout field", t.title))),
+            [f] if f.width() != t.width => {
+                return Err(err(t.line, format!("table '{}' has {}-bit rows but its field spans {} bits", t.title, t.width, f.width())))
+            }
+            _ => {}
+        }
+    }
+    // Every page operand needs a field, except an all-zero-width one: that is an error.
+    for (i, ops) in page_ops.iter().enumerate() {
+        for &po in ops {
+            if !fields.iter().any(|f| f.kind == FieldKind::Operand { page_operand: po }) {
+                return Err(err(line, format!("form operand {} ('{}') has no 'operand {po}' field in the layout", i, kinds[i].form_token())));
+            }
+        }
+    }
+    assign_flag_operands(p, &key, line, &mut fields, &page_ops, &kinds);
+    let operands = build_operands(&fields, &page_ops, &kinds);
+    // Sanity: fields do not overlap and do not cover fixed bits.
+    let mut seen = fixed_mask;
+    for f in &fields {
+        let m = f.mask();
+        if !seen.intersect(m).is_empty() {
+            return Err(err(line, format!("field '{}' overlaps other bits", f.name)));
+        }
+        seen = seen.union(m);
+    }
+    if seen != BitSet::ALL {
+        return Err(err(line, "layout does not cover all 128 bits".into()));
+    }
+    let mut v = Variant {
+        key: key.clone(),
+        arch,
+        heading,
+        mnemonic,
+        form,
+        operands,
+        distilled,
+        terminator: dinst.terminator,
+        fixed_mask,
+        fixed_value,
+        inferred,
+        fields,
+        tables,
+        modifiers: vec![],
+        file: ctx.file.clone(),
+        line,
+    };
+    v.modifiers = modifier_order(p, &v, &heading_mods, &dinst).map_err(|m| err(line, m))?;
+    Ok(v)
+}
+
+/// Operand selectors print after an operand (`R0.H1`), not after the mnemonic.
+fn is_selector(s: &str) -> bool {
+    matches!(s, "H0" | "H1" | "B0" | "B1" | "B2" | "B3")
+}
+
+/// Which operand does each `cABS`/`cNEG`/selector flag belong to? The page does not say.
+/// Rules, in order (each assumption is a warning, and validation checks it):
+/// 1. flags directly before a plain `modi` belong to that operand-modifier table's operand;
+/// 2. the SM70+ ALU slots: 72/73 → the operand whose field starts at bit 24, 62/63 → at
+///    bit 32, 74/75 → at bit 64;
+/// 3. otherwise, the k-th occurrence of a name → the k-th source operand.
+fn assign_flag_operands(p: &mut Lines, key: &str, line: usize, fields: &mut [Field], page_ops: &[Vec<usize>], kinds: &[OperandKind]) {
+    let start_of = |fields: &[Field], bit: u8| -> Option<usize> {
+        fields.iter().find_map(|f| match f.kind {
+            FieldKind::Operand { page_operand } if f.bits.first() == Some(&bit) => Some(page_operand),
+            _ => None,
+        })
+    };
+    // The head page operand of each form operand that can take flags (not immediates).
+    let sources: Vec<usize> = page_ops.iter().zip(kinds).skip(1).filter(|(_, k)| !matches!(k, OperandKind::Imm | OperandKind::Float)).map(|(o, _)| o[0]).collect();
+    let mut counts: Vec<(String, usize)> = vec![];
+    let order: Vec<usize> = {
+        let mut o: Vec<usize> = (0..fields.len()).collect();
+        o.sort_by_key(|&i| fields[i].bits[0]);
+        o
+    };
+    for &i in &order {
+        let FieldKind::Flag { name, role, .. } = fields[i].kind.clone() else { continue };
+        if role == FlagRole::Modifier {
+            continue;
+        }
+        let bit = fields[i].bits[0];
+        // Rule 1: scan forward over adjacent flags to a plain modi.
+        let mut b = bit + 1;
+        let mut rule1 = None;
+        while let Some(f) = fields.iter().find(|f| f.bits.first() == Some(&b)) {
+            match &f.kind {
+                FieldKind::Flag { role: FlagRole::Abs | FlagRole::Neg, .. } => b = *f.bits.last().unwrap() + 1,
+                FieldKind::OperandModifier { page_operand } => {
+                    rule1 = Some(*page_operand);
+                    break;
+                }
+                _ => break,
+            }
+        }
+        let base = |o: usize| page_ops.iter().find(|ops| ops.contains(&o)).map(|ops| ops[0]).unwrap_or(o);
+        let slot = match bit {
+            72 | 73 => start_of(fields, 24),
+            62 | 63 => start_of(fields, 32).or_else(|| start_of(fields, 38)),
+            74 | 75 => start_of(fields, 64),
+            _ => None,
+        };
+        let (op, how) = if let Some(o) = rule1 {
+            (Some(base(o)), "precedes that operand's modifier table")
+        } else if let Some(o) = slot.filter(|&o| sources.contains(&base(o))) {
+            (Some(base(o)), "SM70+ ALU flag slot")
+        } else {
+            let c = match counts.iter_mut().find(|(n, _)| *n == name) {
+                Some(e) => {
+                    e.1 += 1;
+                    e.1
+                }
+                None => {
+                    counts.push((name.clone(), 1));
+                    1
+                }
+            };
+            (sources.get(c - 1).copied(), "k-th occurrence → k-th source operand")
+        };
+        if op.is_none() {
+            p.warn(line, rules::FLAG_OPERAND, format!("{key}: '{name}' at bit {bit} has no source operand to apply to; it is not printed"));
+        }
+        if let FieldKind::Flag { page_operand, .. } = &mut fields[i].kind {
+            *page_operand = op;
+        }
+        if let Some(o) = op {
+            p.warn(line, rules::FLAG_OPERAND, format!("{key}: '{name}' at bit {bit} applies to operand {o} ({how})"));
+        }
+    }
+}
+
+fn build_operands(fields: &[Field], page_ops: &[Vec<usize>], kinds: &[OperandKind]) -> Vec<OperandSpec> {
+    page_ops
+        .iter()
+        .zip(kinds)
+        .map(|(ops, &kind)| {
+            let value_fields = ops
+                .iter()
+                .map(|&po| fields.iter().position(|f| f.kind == FieldKind::Operand { page_operand: po }))
+                .collect();
+            let head = ops[0];
+            let flag = |want: FlagRole| {
+                fields.iter().position(|f| matches!(&f.kind, FieldKind::Flag { role, page_operand: Some(o), .. } if *role == want && *o == head))
+            };
+            let suffix_fields = fields
+                .iter()
+                .enumerate()
+                .filter(|(_, f)| matches!(f.kind, FieldKind::OperandModifier { page_operand } if ops.contains(&page_operand)))
+                .map(|(i, _)| i)
+                .collect();
+            let selector_fields = fields
+                .iter()
+                .enumerate()
+                .filter(|(_, f)| matches!(&f.kind, FieldKind::Flag { role: FlagRole::Selector, page_operand: Some(o), .. } if *o == head))
+                .map(|(i, _)| i)
+                .collect();
+            OperandSpec {
+                kind,
+                page_operands: ops.clone(),
+                value_fields,
+                suffix_fields,
+                abs_field: flag(FlagRole::Abs),
+                neg_field: flag(FlagRole::Neg),
+                selector_fields,
+            }
+        })
+        .collect()
+}
+
+/// The modifier print order, read off the distilled line (nvdisasm's text for the zero
+/// word): each distilled modifier is matched to the heading's fixed modifiers or to the
+/// group whose zero row prints it. Groups whose zero row prints nothing visible
+/// (`(default)`, or a name the distilled line does not show separately) are placed by
+/// group number; modifier flags go last, in bit order.
+fn modifier_order(p: &mut Lines, v: &Variant, heading_mods: &[String], d: &sass::Instruction) -> Result<Vec<ModSlot>, String> {
+    let groups: Vec<usize> = {
+        let mut g: Vec<usize> = v.fields.iter().enumerate().filter(|(_, f)| matches!(f.kind, FieldKind::Group { .. })).map(|(i, _)| i).collect();
+        g.sort_by_key(|&i| match v.fields[i].kind {
+            FieldKind::Group { group } => group,
+            _ => 0,
+        });
+        g
+    };
+    let mut placed: Vec<ModSlot> = vec![];
+    let mut used: Vec<usize> = vec![];
+    let mut hmods = heading_mods.iter().peekable();
+    let mut i = 0;
+    let toks = &d.modifiers;
+    while i < toks.len() {
+        if hmods.peek().map(|h| *h == &toks[i]).unwrap_or(false) {
+            placed.push(ModSlot::Fixed { text: toks[i].clone() });
+            hmods.next();
+            i += 1;
+            continue;
+        }
+        let mut matched = false;
+        for &g in &groups {
+            if used.contains(&g) {
+                continue;
+            }
+            let Some(row) = v.field_table(g).and_then(|t| t.row(0)) else { continue };
+            let rt = row.tokens();
+            if !rt.is_empty() && toks[i..].len() >= rt.len() && toks[i..i + rt.len()].iter().zip(&rt).all(|(a, b)| a == b) {
+                placed.push(ModSlot::Group { field: g, hidden_zero: false });
+                used.push(g);
+                i += rt.len();
+                matched = true;
+                break;
+            }
+        }
+        if !matched {
+            return Err(format!("distilled modifier '{}' matches no heading modifier and no group's zero row", toks[i]));
+        }
+    }
+    if let Some(h) = hmods.next() {
+        return Err(format!("heading modifier '{h}' is not in the distilled line"));
+    }
+    // Place the rest by group number: after the last placed group with a smaller number.
+    let gnum = |f: usize| match v.fields[f].kind {
+        FieldKind::Group { group } => group,
+        _ => 0,
+    };
+    for &g in &groups {
+        if used.contains(&g) {
+            continue;
+        }
+        let row0 = v.field_table(g).and_then(|t| t.row(0));
+        let mut hidden_zero = false;
+        if let Some(r) = row0 {
+            if r.kind != RowKind::Default {
+                hidden_zero = true;
+                p.warn(v.line, rules::HIDDEN_AT_ZERO, format!(
+                    "{}: group {} prints '{}' at zero but the distilled line does not show it separately; at zero it prints nothing", v.key, gnum(g), r.name));
+            }
+        }
+        let pos = placed
+            .iter()
+            .rposition(|s| matches!(s, ModSlot::Group { field, .. } if gnum(*field) < gnum(g)))
+            .map(|x| x + 1)
+            .unwrap_or_else(|| placed.iter().take_while(|s| matches!(s, ModSlot::Fixed { .. })).count());
+        placed.insert(pos, ModSlot::Group { field: g, hidden_zero });
+        used.push(g);
+    }
+    let mut flags: Vec<usize> = v.fields.iter().enumerate().filter(|(_, f)| matches!(&f.kind, FieldKind::Flag { role: FlagRole::Modifier, .. })).map(|(i, _)| i).collect();
+    flags.sort_by_key(|&i| v.fields[i].bits[0]);
+    placed.extend(flags.into_iter().map(|field| ModSlot::Flag { field }));
+    Ok(placed)
+}
