@@ -1,5 +1,12 @@
 //! sass-harness: ISA-viewer pages → spec → codec → oracles → findings → reports.
 
+pub mod check;
+pub mod codec;
+pub mod cubin;
+pub mod gen;
 pub mod oracle;
+pub mod report;
 pub mod sass;
+pub mod spec;
+pub mod validate;
 pub mod word;

@@ -1,1 +1,274 @@
-fn main() {}
+//! The `sass-harness` command line.
+
+use clap::{Parser, Subcommand};
+use sass_harness::check::roundtrip;
+use sass_harness::codec::{self, Codec};
+use sass_harness::gen::{random_values, Rng};
+use sass_harness::oracle::nvdisasm::Nvdisasm;
+use sass_harness::spec::{self, Spec};
+use sass_harness::validate::{self, Finding, VariantSummary};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Instant;
+
+#[derive(Parser)]
+#[command(name = "sass-harness", version, about = "Differential fuzzing and validation of NVIDIA SASS encoding pages")]
+struct Cli {
+    #[command(subcommand)]
+    cmd: Cmd,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// Parse pages and print a summary (or the canonical spec as JSON).
+    Parse {
+        paths: Vec<PathBuf>,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Roundtrip-check every variant with random words (pure, no external tool).
+    Check {
+        paths: Vec<PathBuf>,
+        #[arg(long, default_value_t = 100_000)]
+        words: usize,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+    },
+    /// Validate pages against nvdisasm and write findings and reports.
+    Validate {
+        paths: Vec<PathBuf>,
+        #[arg(long, default_value = "reports")]
+        out: PathBuf,
+        #[arg(long, default_value_t = 10_000)]
+        random: usize,
+        #[arg(long, default_value_t = 0x5eed)]
+        seed: u64,
+    },
+    /// The main job: check, then validate, then write reports.
+    Run {
+        paths: Vec<PathBuf>,
+        #[arg(long, default_value = "reports")]
+        out: PathBuf,
+        #[arg(long, default_value_t = 100_000)]
+        words: usize,
+        #[arg(long, default_value_t = 10_000)]
+        random: usize,
+    },
+    /// Decode 32-hex-digit words (bit 127 first) and print them.
+    Decode {
+        #[arg(long)]
+        arch: u32,
+        #[arg(long = "spec", default_value = "corpus/isa")]
+        spec: Vec<PathBuf>,
+        words: Vec<String>,
+    },
+    /// Assemble one line of SASS text.
+    Asm {
+        #[arg(long)]
+        arch: u32,
+        #[arg(long = "spec", default_value = "corpus/isa")]
+        spec: Vec<PathBuf>,
+        text: String,
+    },
+    /// Time validation of N words against nvdisasm alone on the same words.
+    Bench {
+        paths: Vec<PathBuf>,
+        #[arg(long, default_value_t = 50_000)]
+        words: usize,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli.cmd) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn load(paths: &[PathBuf]) -> Result<Spec, String> {
+    if paths.is_empty() {
+        return Err("no pages given (try: corpus/isa)".into());
+    }
+    spec::load(paths).map_err(|e| e.to_string())
+}
+
+fn run(cmd: Cmd) -> Result<(), String> {
+    match cmd {
+        Cmd::Parse { paths, json } => {
+            let s = load(&paths)?;
+            if json {
+                println!("{}", serde_json::to_string_pretty(&s).map_err(|e| e.to_string())?);
+            } else {
+                print_summary(&s);
+            }
+            Ok(())
+        }
+        Cmd::Check { paths, words, seed } => {
+            let s = load(&paths)?;
+            check(&s, words, seed)
+        }
+        Cmd::Validate { paths, out, random, seed } => {
+            let s = load(&paths)?;
+            validate(&s, &out, random, seed).map(|_| ())
+        }
+        Cmd::Run { paths, out, words, random } => {
+            let s = load(&paths)?;
+            check(&s, words, 1)?;
+            validate(&s, &out, random, 0x5eed).map(|_| ())
+        }
+        Cmd::Decode { arch, spec: sp, words } => {
+            let s = load(&sp)?;
+            let c = Codec::new(&s);
+            for w in words {
+                let word = sass_harness::word::Word::parse_hex(&w).ok_or_else(|| format!("'{w}' is not up to 32 hex digits"))?;
+                match c.decode(spec::Arch(arch), word) {
+                    Ok((vi, vals)) => println!("{}  {}  {}", word, c.variant(vi).key, codec::print(c.variant(vi), &vals)),
+                    Err(e) => println!("{word}  error: {e}"),
+                }
+            }
+            Ok(())
+        }
+        Cmd::Asm { arch, spec: sp, text } => {
+            let s = load(&sp)?;
+            let c = Codec::new(&s);
+            let (vi, w) = codec::assemble(&c, spec::Arch(arch), &text, sass_harness::word::Word::ZERO).map_err(|e| e.to_string())?;
+            println!("{}  {}", w, c.variant(vi).key);
+            Ok(())
+        }
+        Cmd::Bench { paths, words } => {
+            let s = load(&paths)?;
+            bench(&s, words)
+        }
+    }
+}
+
+fn print_summary(s: &Spec) {
+    for p in &s.pages {
+        println!("{} ({}) — {} — {} variants", p.instruction, p.arch, p.file, p.variants.len());
+        for v in &p.variants {
+            println!("  {}  [{}]  distilled: {}", v.key, v.form, v.distilled);
+            for f in &v.fields {
+                println!("    {:<12} {:>3} bit(s)  {}", f.name, f.width(), sass_harness::word::format_ranges(&f.bits));
+            }
+            for t in &v.tables {
+                let rows: Vec<String> = t.rows.iter().map(|r| format!("{:0w$b}={}", r.value, r.name, w = t.width as usize)).collect();
+                println!("    table {}: {}", t.title, rows.join(" "));
+            }
+        }
+    }
+    let warnings: Vec<_> = s.warnings().collect();
+    println!("{} warning(s)", warnings.len());
+    for w in warnings {
+        println!("  warning: {w}");
+    }
+}
+
+fn check(s: &Spec, words: usize, seed: u64) -> Result<(), String> {
+    let c = Codec::new(s);
+    let mut rng = Rng::new(seed);
+    println!("{:<22} {:>6} {:>10} {:>9}", "variant", "arch", "words", "failures");
+    let mut total_fail = 0;
+    for vi in 0..c.variants().len() {
+        let v = c.variant(vi);
+        let mut fails = 0;
+        let mut first = None;
+        for _ in 0..words {
+            let vals = random_values(v, &mut rng);
+            if let Err(e) = roundtrip(&c, vi, &vals) {
+                fails += 1;
+                first.get_or_insert(e);
+            }
+        }
+        println!("{:<22} {:>6} {:>10} {:>9}", v.key, v.arch.to_string(), words, fails);
+        if let Some(e) = first {
+            println!("    first failure: {e}");
+        }
+        total_fail += fails;
+    }
+    if total_fail > 0 {
+        return Err(format!("{total_fail} roundtrip failure(s)"));
+    }
+    Ok(())
+}
+
+fn validate(s: &Spec, out: &Path, random: usize, seed: u64) -> Result<(Vec<VariantSummary>, Vec<Finding>), String> {
+    let nv = Nvdisasm::locate().map_err(|e| e.to_string())?;
+    let c = Codec::new(s);
+    std::fs::create_dir_all(out).map_err(|e| format!("{}: {e}", out.display()))?;
+    let fpath = out.join("findings.jsonl");
+    let mut file = std::fs::File::create(&fpath).map_err(|e| format!("{}: {e}", fpath.display()))?;
+    let opts = validate::Options { random_per_variant: random, seed, ..Default::default() };
+    let started = Instant::now();
+    let bar = indicatif::ProgressBar::new(s.pages.len() as u64);
+    bar.set_style(indicatif::ProgressStyle::with_template("{bar:30} {pos}/{len} pages  {msg}").unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()));
+    let mut all_s = vec![];
+    let mut all_f = vec![];
+    for p in &s.pages {
+        bar.set_message(format!("{} {}", p.instruction, p.arch));
+        let (sums, finds) = validate::validate_page(p, &c, &nv, &opts, &|_| {});
+        for f in &finds {
+            let line = serde_json::to_string(f).map_err(|e| e.to_string())?;
+            writeln!(file, "{line}").map_err(|e| e.to_string())?;
+        }
+        file.flush().map_err(|e| e.to_string())?;
+        all_s.extend(sums);
+        all_f.extend(finds);
+        bar.inc(1);
+    }
+    bar.finish_and_clear();
+    let written = sass_harness::report::write_reports(out, s, &all_s, &all_f, &nv.version).map_err(|e| e.to_string())?;
+    let words: usize = all_s.iter().map(|x| x.words).sum();
+    let agree: usize = all_s.iter().map(|x| x.agreeing).sum();
+    println!("validated {} variants: {} words, {} agreeing, {} findings in {:.1} s (nvdisasm {})", all_s.len(), words, agree, all_f.len(), started.elapsed().as_secs_f64(), nv.version);
+    println!("{:<22} {:>6} {:>8} {:>9}  findings by class", "variant", "arch", "words", "agreeing");
+    for x in &all_s {
+        let by: Vec<String> = x.findings.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        println!("{:<22} {:>6} {:>8} {:>9}  {}", x.variant, x.arch, x.words, x.agreeing, by.join(" "));
+    }
+    println!("wrote {}", fpath.display());
+    for w in written {
+        println!("wrote {}", w.display());
+    }
+    Ok((all_s, all_f))
+}
+
+fn bench(s: &Spec, words: usize) -> Result<(), String> {
+    let nv = Nvdisasm::locate().map_err(|e| e.to_string())?;
+    let c = Codec::new(s);
+    // The same words both ways: seeded random legal-looking words per variant.
+    let per = (words / c.variants().len()).max(1);
+    let opts = validate::Options { random_per_variant: per, seed: 99, minimize_rounds: 8 };
+    let t0 = Instant::now();
+    let mut checked = 0;
+    let mut pages_words = vec![];
+    for p in &s.pages {
+        let (sums, _) = validate::validate_page(p, &c, &nv, &opts, &|_| {});
+        checked += sums.iter().map(|x| x.words).sum::<usize>();
+        pages_words.push(p.arch);
+    }
+    let harness = t0.elapsed().as_secs_f64();
+    // nvdisasm alone on the same number of words, same batching.
+    let mut rng = Rng::new(99);
+    let t1 = Instant::now();
+    for p in &s.pages {
+        let mut ws = vec![];
+        let n = checked * p.variants.len() / c.variants().len();
+        for i in 0..n {
+            let v = &p.variants[i % p.variants.len()];
+            let vi = c.index_of(&v.key, Some(v.arch)).unwrap();
+            ws.push(c.encode_unchecked(vi, &sass_harness::gen::random_listed_values(v, &mut rng)));
+        }
+        nv.disassemble(&p.arch.nvdisasm_name(), &ws);
+    }
+    let alone = t1.elapsed().as_secs_f64();
+    println!("words: {checked}");
+    println!("harness validate: {harness:.2} s ({:.0} words/s)", checked as f64 / harness);
+    println!("nvdisasm alone:   {alone:.2} s ({:.0} words/s)", checked as f64 / alone);
+    println!("ratio (harness throughput / nvdisasm throughput): {:.2}", alone / harness);
+    Ok(())
+}

@@ -132,13 +132,16 @@ impl fmt::Display for Operand {
         if self.not {
             f.write_str(if matches!(self.body, Body::Pred { .. } | Body::UPred { .. }) { "!" } else { "~" })?;
         }
+        // nvdisasm puts selectors inside the bars: `|UR0.B3210|`.
         if self.abs {
-            write!(f, "|{}|", self.body)?;
-        } else {
-            write!(f, "{}", self.body)?;
+            f.write_str("|")?;
         }
+        write!(f, "{}", self.body)?;
         for s in &self.suffixes {
             write!(f, ".{s}")?;
+        }
+        if self.abs {
+            f.write_str("|")?;
         }
         if self.reuse {
             f.write_str(".reuse")?;
@@ -291,11 +294,18 @@ pub fn parse_operand(t: &str) -> Result<Operand, String> {
     let (core, tail) = if let Some(r) = s.strip_prefix('|') {
         let end = r.find('|').ok_or_else(|| format!("unclosed '|' in '{t}'"))?;
         abs = true;
-        (&r[..end], &r[end + 1..])
+        let (inner, inner_sfx) = split_suffixes(&r[..end]);
+        let after = &r[end + 1..];
+        if !inner_sfx.is_empty() && !after.is_empty() && after != ".reuse" {
+            return Err(format!("suffixes both inside and outside '|…|' in '{t}'"));
+        }
+        (inner, format!("{inner_sfx}{after}"))
     } else {
         // Suffixes start at the first '.' outside brackets and not inside a number.
-        split_suffixes(s)
+        let (c, t) = split_suffixes(s);
+        (c, t.to_string())
     };
+    let tail = tail.as_str();
     let body = parse_body(core).ok_or_else(|| format!("cannot read operand '{t}'"))?;
     let mut suffixes = vec![];
     let mut reuse = false;
@@ -367,7 +377,9 @@ pub fn parse_float(s: &str) -> Option<f64> {
     match s {
         "+INF" | "INF" => return Some(f64::INFINITY),
         "-INF" => return Some(f64::NEG_INFINITY),
-        "+QNAN" | "QNAN" | "-QNAN" | "+SNAN" | "-SNAN" | "NAN" | "-NAN" | "+NAN" => return Some(f64::NAN),
+        // The sign of a NaN is a bit of the word: `-QNAN` must read back negative.
+        "+QNAN" | "QNAN" | "+SNAN" | "NAN" | "+NAN" => return Some(f64::NAN),
+        "-QNAN" | "-SNAN" | "-NAN" => return Some(-f64::NAN),
         _ => {}
     }
     if s.starts_with("0x") || s.starts_with("-0x") {
@@ -445,6 +457,8 @@ mod tests {
             "@P0 DFMA R0, R0.reuse, URZ, R0 ;",
             "@P0 I2F.???0.U32 R0, 0x0 ;",
             "@P0 DFMA R0, R0, R0, 100 ;",
+            "@P0 QADD4.E5M2x4.E5M2x4 R0, R0.B3210, |UR0.B3210|;",
+            "@P0 FHFMA R0, -|R1.H1|.reuse, R0, R0 ;",
         ] {
             rt(s);
         }

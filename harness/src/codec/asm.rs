@@ -114,8 +114,6 @@ pub fn fill(v: &Variant, inst: &Instruction) -> Result<Values, String> {
                 };
                 set(&mut values, 0, bits)?
             }
-            // NaN payloads print as raw bits.
-            (OperandKind::Float, Body::Imm { value }) if *value >= 0 => set(&mut values, 0, *value as u64)?,
             (OperandKind::Const, Body::Const { bank, offset }) => {
                 if *offset < 0 || offset % 4 != 0 {
                     return Err(format!("operand {k}: offset {offset:#x} is not a non-negative multiple of 4"));

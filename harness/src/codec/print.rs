@@ -27,15 +27,12 @@ pub fn float_is_double(v: &Variant) -> bool {
 
 pub fn float_body(v: &Variant, bits: u64) -> Body {
     let value = if float_is_double(v) { f64::from_bits(bits << 32) } else { f32::from_bits(bits as u32) as f64 };
-    let canonical_nan = if float_is_double(v) { bits & 0x7ffff == 0 && bits & 0x80000 != 0 } else { bits & 0x3fffff == 0 };
-    if value.is_nan() && !canonical_nan {
-        // A NaN payload has no float spelling: keep it exact as raw bits.
-        return Body::Imm { value: bits as i64 };
-    }
     Body::Float { value, text: format_float(value) }
 }
 
-/// A float as text that parses back to the same value.
+/// A float as nvdisasm spells it: int32-valued numbers as integers, 2^31 and above as
+/// `%.20e`, the rest as `%.20g`; `+INF`, `+QNAN`, `-0.0`. Every spelling parses back to the
+/// same value except NaN payloads (see [`lossless`]).
 pub fn format_float(x: f64) -> String {
     if x.is_nan() {
         return if x.is_sign_negative() { "-QNAN".into() } else { "+QNAN".into() };
@@ -46,11 +43,27 @@ pub fn format_float(x: f64) -> String {
     if x == 0.0 {
         return if x.is_sign_negative() { "-0.0".into() } else { "0".into() };
     }
-    let a = x.abs();
-    if (1e-5..1e17).contains(&a) {
-        format!("{x}")
+    if x.fract() == 0.0 && x.abs() < 2147483648.0 {
+        return format!("{}", x as i64);
+    }
+    let sci = format!("{:.19e}", x); // 20 significant digits, exact rounding
+    let (mant, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
+    let e: i32 = exp.parse().unwrap_or(0);
+    let exp_text = |e: i32| format!("e{}{:02}", if e < 0 { '-' } else { '+' }, e.abs());
+    if x.abs() >= 2147483648.0 && e < 20 {
+        let wide = format!("{:.20e}", x);
+        let (m, _) = wide.split_once('e').unwrap_or((&wide, ""));
+        return format!("{m}{}", exp_text(e));
+    }
+    if !(-4..20).contains(&e) {
+        let m = mant.trim_end_matches('0').trim_end_matches('.');
+        return format!("{m}{}", exp_text(e));
+    }
+    let fixed = format!("{:.*}", (19 - e).max(0) as usize, x);
+    if fixed.contains('.') {
+        fixed.trim_end_matches('0').trim_end_matches('.').to_string()
     } else {
-        format!("{x:e}")
+        fixed
     }
 }
 
@@ -114,6 +127,20 @@ pub fn print(v: &Variant, values: &Values) -> Instruction {
     Instruction { pred, mnemonic: v.mnemonic.clone(), modifiers, operands, terminator: v.terminator }
 }
 
+/// Does `values` print distinctly from every other value of `v` (so text → word is exact)?
+/// Not when a table gives two values one name, or a float operand holds a NaN: nvdisasm
+/// spells every NaN `+QNAN`/`-QNAN`, and so do we.
+pub fn lossless(v: &Variant, values: &Values) -> bool {
+    injective(v)
+        && v.operands.iter().all(|o| {
+            o.kind != OperandKind::Float
+                || o.value_fields[0].map(|f| match float_body(v, values.get(f)) {
+                    Body::Float { value, .. } => !value.is_nan(),
+                    _ => true,
+                }).unwrap_or(true)
+        })
+}
+
 /// Does this variant print every value distinctly (so text → word is exact)?
 pub fn injective(v: &Variant) -> bool {
     v.tables.iter().all(|t| {
@@ -125,3 +152,24 @@ pub fn injective(v: &Variant) -> bool {
     })
 }
 
+
+#[cfg(test)]
+mod tests {
+    use super::format_float as f;
+    #[test]
+    fn floats_are_spelled_like_nvdisasm() {
+        // Spellings observed from nvdisasm 13.5 on DFMA R,R,R,F words.
+        assert_eq!(f(1.0), "1");
+        assert_eq!(f(-1.5), "-1.5");
+        assert_eq!(f(100.0), "100");
+        assert_eq!(f(f64::from_bits(0x3fb9999900000000)), "0.099999964237213134766");
+        assert_eq!(f(f64::from_bits(0x0000000100000000)), "2.1219957909652723151e-314");
+        assert_eq!(f(2147483648.0), "2.14748364800000000000e+09");
+        assert_eq!(f(-0.0), "-0.0");
+        assert_eq!(f(f64::INFINITY), "+INF");
+        for bits in [0x3fb9999900000000u64, 0x0000000100000000, 0x41e0000000000000, 0xc00921fb00000000] {
+            let x = f64::from_bits(bits);
+            assert_eq!(f(x).parse::<f64>().unwrap().to_bits(), bits, "{}", f(x));
+        }
+    }
+}

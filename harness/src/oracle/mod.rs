@@ -1,3 +1,5 @@
 //! Oracles: external judges of what a word means.
 
+pub mod nvdisasm;
+pub mod ptxas;
 pub mod tools;

@@ -1,0 +1,444 @@
+//! Cubins (CUDA ELF files): read the instruction words of their code sections and patch
+//! single words in place, e.g. the placeholder instruction of an execution template.
+//!
+//! A code section is one named `.text.<function>` of type SHT_PROGBITS with SHF_EXECINSTR
+//! set, as ptxas writes them. Offsets are relative to the section start, the same numbers
+//! nvdisasm prints as `/*0010*/`. Nothing here panics on malformed input: every failure is
+//! a [`CubinError`].
+
+use crate::word::Word;
+use object::read::elf::{FileHeader, SectionHeader};
+use object::{elf, Endianness, FileKind};
+
+/// Bytes per instruction word (Volta and later).
+pub const WORD_BYTES: u64 = 16;
+
+/// One instruction word of a code section.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CodeWord {
+    /// The section name, e.g. `.text.saxpy`.
+    pub section: String,
+    /// The section name minus `.text.`, e.g. `saxpy`.
+    pub function: String,
+    /// Byte offset of the word within its section.
+    pub offset: u64,
+    pub word: Word,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum CubinError {
+    #[error("not an ELF file ({len} bytes)")]
+    NotElf { len: usize },
+    #[error("not a cubin: ELF e_machine is {machine}, expected EM_CUDA ({})", elf::EM_CUDA)]
+    NotCuda { machine: u16 },
+    #[error("malformed ELF: {0}")]
+    Elf(#[from] object::read::Error),
+    #[error("section {section}: file range {offset:#x}+{size:#x} lies outside the {len}-byte file")]
+    SectionOutsideFile { section: String, offset: u64, size: u64, len: usize },
+    #[error("section {section}: size {size:#x} is not a multiple of {WORD_BYTES} bytes")]
+    RaggedSection { section: String, size: u64 },
+    #[error("no code section named {section:?} (code sections: {available})")]
+    NoSuchSection { section: String, available: String },
+    #[error("code section {section:?} appears {count} times")]
+    AmbiguousSection { section: String, count: usize },
+    #[error("offset {offset:#x} in {section} is not a multiple of {WORD_BYTES}")]
+    Misaligned { section: String, offset: u64 },
+    #[error("offset {offset:#x} lies outside {section} ({size:#x} bytes)")]
+    OutOfRange { section: String, offset: u64, size: u64 },
+}
+
+/// A code section's place in the file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct CodeSection {
+    name: String,
+    file_offset: u64,
+    size: u64,
+}
+
+const TEXT_PREFIX: &str = ".text.";
+
+fn code_sections(data: &[u8]) -> Result<Vec<CodeSection>, CubinError> {
+    match FileKind::parse(data) {
+        Ok(FileKind::Elf64) => code_sections_of::<elf::FileHeader64<Endianness>>(data),
+        Ok(FileKind::Elf32) => code_sections_of::<elf::FileHeader32<Endianness>>(data),
+        _ => Err(CubinError::NotElf { len: data.len() }),
+    }
+}
+
+fn code_sections_of<Elf: FileHeader<Endian = Endianness>>(data: &[u8]) -> Result<Vec<CodeSection>, CubinError> {
+    let header = Elf::parse(data)?;
+    let endian = header.endian()?;
+    let machine = header.e_machine(endian);
+    if machine != elf::EM_CUDA {
+        return Err(CubinError::NotCuda { machine });
+    }
+    // A truncated file is refused as a whole, not only when the cut hits code: the
+    // program headers (at the end of a ptxas cubin) and every section must be present.
+    header.program_headers(endian, data)?;
+    let table = header.sections(endian, data)?;
+    let mut out = Vec::new();
+    for sh in table.iter() {
+        let name = String::from_utf8_lossy(table.section_name(endian, sh)?).into_owned();
+        let (file_offset, size) = sh.file_range(endian).unwrap_or((0, 0));
+        let inside = file_offset.checked_add(size).is_some_and(|end| end <= data.len() as u64);
+        if !inside {
+            return Err(CubinError::SectionOutsideFile { section: name, offset: file_offset, size, len: data.len() });
+        }
+        let flags: u64 = sh.sh_flags(endian).into();
+        let code = sh.sh_type(endian) == elf::SHT_PROGBITS
+            && flags & u64::from(elf::SHF_EXECINSTR) != 0
+            && name.starts_with(TEXT_PREFIX);
+        if !code {
+            continue;
+        }
+        if !size.is_multiple_of(WORD_BYTES) {
+            return Err(CubinError::RaggedSection { section: name, size });
+        }
+        out.push(CodeSection { name, file_offset, size });
+    }
+    Ok(out)
+}
+
+/// Every 16-byte word of every code section, sections in file order, words in address order.
+pub fn text_words(cubin: &[u8]) -> Result<Vec<CodeWord>, CubinError> {
+    let mut words = Vec::new();
+    for s in code_sections(cubin)? {
+        let function = s.name[TEXT_PREFIX.len()..].to_string();
+        // code_sections checked that the range lies inside the file, so these fit usize.
+        let start = s.file_offset as usize;
+        let bytes = &cubin[start..start + s.size as usize];
+        for (i, chunk) in bytes.chunks_exact(WORD_BYTES as usize).enumerate() {
+            let mut b = [0u8; 16];
+            b.copy_from_slice(chunk);
+            words.push(CodeWord {
+                section: s.name.clone(),
+                function: function.clone(),
+                offset: i as u64 * WORD_BYTES,
+                word: Word::from_le_bytes(b),
+            });
+        }
+    }
+    Ok(words)
+}
+
+/// Names of the code sections (`.text.<function>`), in file order.
+pub fn code_section_names(cubin: &[u8]) -> Result<Vec<String>, CubinError> {
+    Ok(code_sections(cubin)?.into_iter().map(|s| s.name).collect())
+}
+
+/// A copy of `cubin` with the word at `offset` of code section `section` (the full name,
+/// `.text.<function>`) replaced by `word`.
+pub fn patch_word(cubin: &[u8], section: &str, offset: u64, word: Word) -> Result<Vec<u8>, CubinError> {
+    let sections = code_sections(cubin)?;
+    let matching: Vec<&CodeSection> = sections.iter().filter(|s| s.name == section).collect();
+    let s = match matching.as_slice() {
+        [s] => *s,
+        [] => {
+            let available = sections.iter().map(|s| s.name.as_str()).collect::<Vec<_>>().join(", ");
+            return Err(CubinError::NoSuchSection { section: section.to_string(), available });
+        }
+        many => return Err(CubinError::AmbiguousSection { section: section.to_string(), count: many.len() }),
+    };
+    if !offset.is_multiple_of(WORD_BYTES) {
+        return Err(CubinError::Misaligned { section: section.to_string(), offset });
+    }
+    if offset.checked_add(WORD_BYTES).is_none_or(|end| end > s.size) {
+        return Err(CubinError::OutOfRange { section: section.to_string(), offset, size: s.size });
+    }
+    let at = (s.file_offset + offset) as usize;
+    let mut out = cubin.to_vec();
+    out[at..at + WORD_BYTES as usize].copy_from_slice(&word.to_le_bytes());
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::oracle::ptxas::{self, test_support::*};
+    use std::collections::BTreeMap;
+    use std::path::{Path, PathBuf};
+    use std::process::Command;
+
+    /// One instruction as `nvdisasm -hex` prints it.
+    #[derive(Debug, Clone)]
+    struct Listed {
+        offset: u64,
+        text: String,
+        word: Word,
+    }
+
+    /// `/*0010*/ <instruction> ; /* 0x<low> */` then a line `/* 0x<high> */`, grouped
+    /// by the `.section` they follow.
+    fn parse_hex_listing(listing: &str) -> BTreeMap<String, Vec<Listed>> {
+        fn trailing_hex(line: &str) -> Option<u64> {
+            let t = line.trim_end();
+            let t = t.strip_suffix("*/")?.trim_end();
+            let i = t.rfind("/* 0x")?;
+            u64::from_str_radix(&t[i + 5..], 16).ok()
+        }
+        let mut out: BTreeMap<String, Vec<Listed>> = BTreeMap::new();
+        let mut section = String::new();
+        let mut pending: Option<(u64, String, u64)> = None;
+        for line in listing.lines() {
+            let t = line.trim();
+            if let Some(rest) = t.strip_prefix(".section") {
+                section = rest.trim().split(',').next().unwrap_or("").trim().to_string();
+                continue;
+            }
+            if let Some(rest) = t.strip_prefix("/*") {
+                if let Some(end) = rest.find("*/") {
+                    let addr = &rest[..end];
+                    if !addr.is_empty() && addr.bytes().all(|b| b.is_ascii_hexdigit()) {
+                        let offset = u64::from_str_radix(addr, 16).unwrap();
+                        let body = &rest[end + 2..];
+                        let text = match body.rfind("/* 0x") {
+                            Some(i) => body[..i].trim().to_string(),
+                            None => body.trim().to_string(),
+                        };
+                        if let Some(low) = trailing_hex(body) {
+                            pending = Some((offset, text, low));
+                        }
+                        continue;
+                    }
+                }
+                if let (Some(high), Some((offset, text, low))) = (trailing_hex(t), pending.take()) {
+                    let word = Word((high as u128) << 64 | low as u128);
+                    out.entry(section.clone()).or_default().push(Listed { offset, text, word });
+                }
+            }
+        }
+        out
+    }
+
+    fn nvdisasm_listing(nvdisasm: &Path, cubin: &Path) -> String {
+        let out = Command::new(nvdisasm).args(["-c", "-hex"]).arg(cubin).output().expect("run nvdisasm");
+        assert!(out.status.success(), "nvdisasm {}: {}", cubin.display(), String::from_utf8_lossy(&out.stderr));
+        String::from_utf8(out.stdout).expect("utf-8 listing")
+    }
+
+    fn compile_all(tag: &str) -> (PathBuf, Vec<(PathBuf, &'static str, PathBuf)>) {
+        let ptxas = ptxas();
+        let dir = scratch(tag);
+        let mut out = vec![];
+        for (ptx, arches) in corpus() {
+            for arch in arches {
+                let cubin = ptxas::compile(&ptxas, &ptx, arch, &dir).unwrap_or_else(|e| panic!("{e}"));
+                out.push((ptx.clone(), arch, cubin));
+            }
+        }
+        (dir, out)
+    }
+
+    fn compile_one(tag: &str, name: &str, arch: &str) -> (PathBuf, Vec<u8>) {
+        let dir = scratch(tag);
+        let ptx = crate::oracle::tools::repo_root().join("corpus/ptx").join(name);
+        let cubin = ptxas::compile(&ptxas(), &ptx, arch, &dir).unwrap_or_else(|e| panic!("{e}"));
+        let bytes = std::fs::read(cubin).unwrap();
+        (dir, bytes)
+    }
+
+    #[test]
+    fn cubin_text_words_match_nvdisasm_hex_for_every_corpus_kernel() {
+        let nvdisasm = nvdisasm();
+        let (dir, built) = compile_all("cubin-words");
+        // nvdisasm costs ~0.5 s a process: list the cubins in parallel.
+        let threads = std::thread::available_parallelism().map_or(2, |n| n.get()).min(built.len());
+        let listings: Vec<String> = std::thread::scope(|sc| {
+            let jobs: Vec<_> = (0..threads)
+                .map(|t| {
+                    let (built, nvdisasm) = (&built, &nvdisasm);
+                    sc.spawn(move || {
+                        built
+                            .iter()
+                            .skip(t)
+                            .step_by(threads)
+                            .map(|(_, _, c)| nvdisasm_listing(nvdisasm, c))
+                            .collect::<Vec<_>>()
+                    })
+                })
+                .collect();
+            let per: Vec<Vec<String>> = jobs.into_iter().map(|j| j.join().expect("nvdisasm thread")).collect();
+            (0..built.len()).map(|i| per[i % threads][i / threads].clone()).collect()
+        });
+        for ((ptx, arch, cubin), listing) in built.iter().zip(&listings) {
+            let what = format!("{} ({arch})", ptx.display());
+            let bytes = std::fs::read(cubin).unwrap();
+            let words = text_words(&bytes).unwrap_or_else(|e| panic!("{what}: {e}"));
+            assert!(!words.is_empty(), "{what}: no code words");
+            let stem = ptx.file_stem().unwrap().to_string_lossy().into_owned();
+            assert!(words.iter().all(|w| w.function == stem && w.section == format!(".text.{stem}")), "{what}");
+
+            let listed = parse_hex_listing(listing);
+            let mut ours: BTreeMap<String, Vec<(u64, Word)>> = BTreeMap::new();
+            for w in &words {
+                ours.entry(w.section.clone()).or_default().push((w.offset, w.word));
+            }
+            let theirs: BTreeMap<String, Vec<(u64, Word)>> =
+                listed.iter().map(|(s, v)| (s.clone(), v.iter().map(|l| (l.offset, l.word)).collect())).collect();
+            assert_eq!(ours.keys().collect::<Vec<_>>(), theirs.keys().collect::<Vec<_>>(), "{what}: sections");
+            for (s, v) in &ours {
+                assert_eq!(v, &theirs[s], "{what}: words of {s}");
+            }
+            assert_eq!(code_section_names(&bytes).unwrap(), ours.keys().cloned().collect::<Vec<_>>());
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// Patch `word` in at `offset`, check exactly those 16 bytes changed, and return the
+    /// nvdisasm listing of the patched section.
+    fn patch_and_list(
+        nvdisasm: &Path,
+        dir: &Path,
+        bytes: &[u8],
+        section: &str,
+        offset: u64,
+        word: Word,
+    ) -> Vec<Listed> {
+        let patched = patch_word(bytes, section, offset, word).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(patched.len(), bytes.len());
+        let changed: Vec<usize> = (0..bytes.len()).filter(|&i| bytes[i] != patched[i]).collect();
+        let (first, last) = (*changed.first().unwrap(), *changed.last().unwrap());
+        assert!(last - first < 16, "bytes {first}..={last} changed");
+        let after = text_words(&patched).unwrap();
+        let before = text_words(bytes).unwrap();
+        let diffs: Vec<_> = before.iter().zip(&after).filter(|(a, b)| a != b).collect();
+        assert_eq!(diffs.len(), 1, "exactly one word changes");
+        assert_eq!((diffs[0].1.section.as_str(), diffs[0].1.offset, diffs[0].1.word), (section, offset, word));
+        let path = dir.join(format!("patched-{offset:x}.cubin"));
+        std::fs::write(&path, &patched).unwrap();
+        parse_hex_listing(&nvdisasm_listing(nvdisasm, &path)).remove(section).expect("patched section listed")
+    }
+
+    #[test]
+    fn cubin_patch_word_changes_exactly_one_instruction_as_nvdisasm_sees_it() {
+        let nvdisasm = nvdisasm();
+        for arch in ARCHES {
+            let (dir, bytes) = compile_one("cubin-patch", "dfma_rounding.ptx", arch);
+            let path = dir.join("orig.cubin");
+            std::fs::write(&path, &bytes).unwrap();
+            let section = ".text.dfma_rounding";
+            let orig = parse_hex_listing(&nvdisasm_listing(&nvdisasm, &path)).remove(section).unwrap();
+            let dfma = orig.iter().find(|l| l.text.contains("DFMA")).expect("a DFMA in dfma_rounding").clone();
+            let nop = orig.iter().rev().find(|l| l.text.starts_with("NOP")).expect("NOP padding").clone();
+
+            // A DFMA becomes a NOP…
+            let listed = patch_and_list(&nvdisasm, &dir, &bytes, section, dfma.offset, nop.word);
+            assert_eq!(listed.len(), orig.len());
+            for (a, b) in orig.iter().zip(&listed) {
+                if a.offset == dfma.offset {
+                    assert!(b.text.starts_with("NOP") && b.word == nop.word, "{arch}: {b:?}");
+                } else {
+                    assert_eq!((a.offset, &a.text, a.word), (b.offset, &b.text, b.word), "{arch}");
+                }
+            }
+            // …and a padding NOP becomes that DFMA.
+            let listed = patch_and_list(&nvdisasm, &dir, &bytes, section, nop.offset, dfma.word);
+            let at = listed.iter().find(|l| l.offset == nop.offset).unwrap();
+            assert_eq!((at.text.as_str(), at.word), (dfma.text.as_str(), dfma.word), "{arch}");
+            let _ = std::fs::remove_dir_all(&dir);
+        }
+    }
+
+    #[test]
+    fn cubin_patch_word_rejects_bad_places() {
+        let (dir, bytes) = compile_one("cubin-patch-errors", "saxpy.ptx", "sm_90");
+        let size = text_words(&bytes).unwrap().len() as u64 * WORD_BYTES;
+        let w = Word(0x1234);
+        let e = patch_word(&bytes, ".text.nope", 0, w).unwrap_err();
+        assert!(matches!(e, CubinError::NoSuchSection { .. }) && e.to_string().contains(".text.saxpy"), "{e}");
+        assert!(matches!(patch_word(&bytes, "saxpy", 0, w), Err(CubinError::NoSuchSection { .. })));
+        assert!(matches!(patch_word(&bytes, ".nv.info", 0, w), Err(CubinError::NoSuchSection { .. })));
+        for off in [8, 1, 15, size + 8] {
+            assert!(matches!(patch_word(&bytes, ".text.saxpy", off, w), Err(CubinError::Misaligned { .. })), "{off}");
+        }
+        for off in [size, size + 16, u64::MAX - 15, 1 << 62] {
+            assert!(matches!(patch_word(&bytes, ".text.saxpy", off, w), Err(CubinError::OutOfRange { .. })), "{off}");
+        }
+        let last = patch_word(&bytes, ".text.saxpy", size - 16, w).unwrap();
+        assert_eq!(text_words(&last).unwrap().last().unwrap().word, w);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// xorshift64*: deterministic bytes without a dependency.
+    struct Rng(u64);
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 >> 12;
+            self.0 ^= self.0 << 25;
+            self.0 ^= self.0 >> 27;
+            self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+        }
+        fn bytes(&mut self, n: usize) -> Vec<u8> {
+            (0..n).map(|_| self.next() as u8).collect()
+        }
+    }
+
+    fn poke(data: &[u8]) {
+        let _ = text_words(data);
+        let _ = code_section_names(data);
+        let _ = patch_word(data, ".text.saxpy", 0, Word(1));
+        let _ = patch_word(data, ".text.saxpy", 0x7ffffff0, Word(1));
+    }
+
+    #[test]
+    fn cubin_garbage_and_truncated_input_is_an_error_not_a_panic() {
+        let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+        for n in [0, 1, 3, 4, 15, 16, 52, 63, 64, 65, 200, 4096] {
+            let data = rng.bytes(n);
+            assert!(text_words(&data).is_err(), "{n} random bytes parsed");
+            poke(&data);
+            // Random bytes behind a valid-looking ELF64 CUDA identification.
+            let mut elfish = data.clone();
+            let id = b"\x7fELF\x02\x01\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00";
+            for (i, b) in id.iter().enumerate().take(elfish.len()) {
+                elfish[i] = *b;
+            }
+            poke(&elfish);
+        }
+
+        let (dir, bytes) = compile_one("cubin-garbage", "saxpy.ptx", "sm_90");
+        assert!(!text_words(&bytes).unwrap().is_empty());
+        // Every truncation is an error (the section headers sit at the end) and never a panic.
+        for len in (0..bytes.len()).step_by(7).chain([bytes.len() - 1]) {
+            let cut = &bytes[..len];
+            assert!(text_words(cut).is_err(), "truncated to {len} of {} bytes parsed", bytes.len());
+            poke(cut);
+        }
+        // Corrupt the ELF and section headers byte by byte and at random.
+        let shoff = u64::from_le_bytes(bytes[0x28..0x30].try_into().unwrap()) as usize;
+        for i in (0..0x40).chain(shoff..bytes.len().min(shoff + 0x200)) {
+            for v in [0x00, 0xff, 0x7f, 0x80] {
+                let mut m = bytes.clone();
+                m[i] = v;
+                poke(&m);
+            }
+        }
+        for _ in 0..2000 {
+            let mut m = bytes.clone();
+            for _ in 0..1 + rng.next() % 8 {
+                let i = (rng.next() % m.len() as u64) as usize;
+                m[i] = rng.next() as u8;
+            }
+            poke(&m);
+        }
+        // A non-CUDA machine is refused by name.
+        let mut m = bytes.clone();
+        m[0x12..0x14].copy_from_slice(&62u16.to_le_bytes()); // EM_X86_64
+        assert!(matches!(text_words(&m), Err(CubinError::NotCuda { machine: 62 })));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn hex_listing_parser_reads_word_pairs() {
+        let listing = "\t.section\t.text.k,\"ax\",@progbits\n\
+            \x20       /*0000*/                   LDC R1, c[0x0][0x28] ;                  /* 0x00000a00ff017b82 */\n\
+            \x20                                                                          /* 0x000fe20000000800 */\n\
+            \x20       /*0010*/                   NOP;                                    /* 0x0000000000007918 */\n\
+            \x20                                                                          /* 0x000fc00000000000 */\n";
+        let m = parse_hex_listing(listing);
+        let v = &m[".text.k"];
+        assert_eq!(v.len(), 2);
+        assert_eq!(v[0].word, Word(0x000fe20000000800_u128 << 64 | 0x00000a00ff017b82));
+        assert_eq!((v[1].offset, v[1].text.as_str()), (0x10, "NOP;"));
+    }
+}

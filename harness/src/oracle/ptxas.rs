@@ -1,0 +1,246 @@
+//! ptxas: PTX → cubin, for real code (corpus/ptx) and for execution templates.
+//!
+//! `compile` runs `ptxas -arch=<arch> -o <out_dir>/<stem>.<arch>.cubin <ptx>` and reports
+//! every way that can fail as a [`PtxasError`] that carries the file name and, where ptxas
+//! ran, its stderr. The `-arch` flag decides the code: a `.target sm_90` file compiles for
+//! `sm_100` too (ptxas accepts any target at or above the file's), while a `.target sm_100`
+//! file fails for `sm_90`.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+#[derive(Debug, thiserror::Error)]
+pub enum PtxasError {
+    #[error("{file}: {arch:?} is not a ptxas GPU name (expected sm_<digits> with an optional a/f suffix, e.g. sm_90, sm_100)")]
+    BadArch { file: String, arch: String },
+    #[error("{file}: cannot read the PTX file: {err}")]
+    Input { file: String, err: String },
+    #[error("{file}: cannot create output folder {dir}: {err}")]
+    OutDir { file: String, dir: String, err: String },
+    #[error("{file}: could not run ptxas at {ptxas}: {err}")]
+    Spawn { file: String, ptxas: String, err: String },
+    #[error("{file}: ptxas -arch={arch} failed ({status}):\n{stderr}")]
+    Failed { file: String, arch: String, status: String, stderr: String },
+    #[error("{file}: ptxas -arch={arch} succeeded but wrote no cubin at {cubin}; stderr:\n{stderr}")]
+    NoOutput { file: String, arch: String, cubin: String, stderr: String },
+}
+
+impl PtxasError {
+    /// ptxas's stderr, where ptxas ran.
+    pub fn stderr(&self) -> Option<&str> {
+        match self {
+            PtxasError::Failed { stderr, .. } | PtxasError::NoOutput { stderr, .. } => Some(stderr),
+            _ => None,
+        }
+    }
+}
+
+/// `sm_90`, `sm_100`, `sm_100a`, `sm_120f`…: what `-arch` takes for real code.
+pub fn is_valid_arch(arch: &str) -> bool {
+    let Some(rest) = arch.strip_prefix("sm_") else { return false };
+    let digits = rest.strip_suffix(['a', 'f']).unwrap_or(rest);
+    !digits.is_empty() && digits.len() <= 4 && digits.bytes().all(|b| b.is_ascii_digit())
+}
+
+/// The cubin path `compile` writes for this PTX file and arch.
+pub fn cubin_path(ptx: &Path, arch: &str, out_dir: &Path) -> PathBuf {
+    let stem = ptx.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "kernel".into());
+    out_dir.join(format!("{stem}.{arch}.cubin"))
+}
+
+/// Compile one PTX file for `arch` ("sm_90", "sm_100", …) into `out_dir` (created if
+/// missing). Returns the cubin's path. Never panics.
+pub fn compile(ptxas: &Path, ptx: &Path, arch: &str, out_dir: &Path) -> Result<PathBuf, PtxasError> {
+    let file = ptx.display().to_string();
+    if !is_valid_arch(arch) {
+        return Err(PtxasError::BadArch { file, arch: arch.to_string() });
+    }
+    // ptxas's own message for a missing input is terse; say it plainly.
+    if let Err(e) = std::fs::metadata(ptx).and_then(|m| {
+        if m.is_file() {
+            Ok(())
+        } else {
+            Err(std::io::Error::new(std::io::ErrorKind::InvalidInput, "not a regular file"))
+        }
+    }) {
+        return Err(PtxasError::Input { file, err: e.to_string() });
+    }
+    std::fs::create_dir_all(out_dir).map_err(|e| PtxasError::OutDir {
+        file: file.clone(),
+        dir: out_dir.display().to_string(),
+        err: e.to_string(),
+    })?;
+    let cubin = cubin_path(ptx, arch, out_dir);
+    // A stale cubin from an earlier run must not pass for this run's output.
+    let _ = std::fs::remove_file(&cubin);
+
+    let out =
+        Command::new(ptxas).arg(format!("-arch={arch}")).arg("-o").arg(&cubin).arg(ptx).output().map_err(|e| {
+            PtxasError::Spawn { file: file.clone(), ptxas: ptxas.display().to_string(), err: e.to_string() }
+        })?;
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    if !out.status.success() {
+        let status = match out.status.code() {
+            Some(c) => format!("exit code {c}"),
+            None => "killed by a signal".to_string(),
+        };
+        let _ = std::fs::remove_file(&cubin);
+        return Err(PtxasError::Failed { file, arch: arch.to_string(), status, stderr });
+    }
+    match std::fs::metadata(&cubin) {
+        Ok(m) if m.is_file() && m.len() > 0 => Ok(cubin),
+        _ => Err(PtxasError::NoOutput { file, arch: arch.to_string(), cubin: cubin.display().to_string(), stderr }),
+    }
+}
+
+/// Helpers shared by the tests of this module and of `crate::cubin`.
+#[cfg(test)]
+pub(crate) mod test_support {
+    use super::*;
+    use crate::oracle::tools::{self, Tool};
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    pub const ARCHES: [&str; 2] = ["sm_90", "sm_100"];
+
+    pub fn ptxas() -> PathBuf {
+        tools::locate(Tool::Ptxas).expect("ptxas required: bash ci/install-cuda-tools.sh")
+    }
+    pub fn nvdisasm() -> PathBuf {
+        tools::locate(Tool::Nvdisasm).expect("nvdisasm required: bash ci/install-cuda-tools.sh")
+    }
+
+    /// A fresh, empty scratch folder under the system temp dir.
+    pub fn scratch(tag: &str) -> PathBuf {
+        static N: AtomicUsize = AtomicUsize::new(0);
+        let d = std::env::temp_dir().join(format!(
+            "sass-harness-{tag}-{}-{}",
+            std::process::id(),
+            N.fetch_add(1, Ordering::Relaxed)
+        ));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(&d).expect("create scratch dir");
+        d
+    }
+
+    /// The `sm_NN` number a PTX file's `.target` line names (`.target sm_100a` → 100).
+    pub fn target_sm(ptx: &str) -> Option<u32> {
+        ptx.lines().find_map(|l| {
+            let l = l.split("//").next()?.trim();
+            let t = l.strip_prefix(".target")?.trim();
+            let first = t.split([',', ' ', '\t']).next()?;
+            let digits: String = first.strip_prefix("sm_")?.chars().take_while(|c| c.is_ascii_digit()).collect();
+            digits.parse().ok()
+        })
+    }
+
+    /// Every corpus/ptx file with the arches (of ARCHES) its `.target` allows.
+    pub fn corpus() -> Vec<(PathBuf, Vec<&'static str>)> {
+        let dir = tools::repo_root().join("corpus/ptx");
+        let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+            .unwrap_or_else(|e| panic!("read {}: {e}", dir.display()))
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|x| x == "ptx"))
+            .collect();
+        files.sort();
+        assert!(!files.is_empty(), "no .ptx files in {}", dir.display());
+        files
+            .into_iter()
+            .map(|p| {
+                let text = std::fs::read_to_string(&p).unwrap();
+                let sm = target_sm(&text).unwrap_or_else(|| panic!("{}: no .target sm_NN line", p.display()));
+                let arches = ARCHES.iter().copied().filter(|a| a[3..].parse::<u32>().unwrap() >= sm).collect();
+                (p, arches)
+            })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::test_support::*;
+    use super::*;
+
+    #[test]
+    fn ptxas_compiles_every_corpus_file_for_each_arch_its_target_allows() {
+        let ptxas = ptxas();
+        let out = scratch("ptxas-corpus");
+        let mut both = 0;
+        for (ptx, arches) in corpus() {
+            assert!(!arches.is_empty(), "{}: targets neither sm_90 nor sm_100", ptx.display());
+            both += usize::from(arches.len() == 2);
+            for arch in arches {
+                let cubin = compile(&ptxas, &ptx, arch, &out).unwrap_or_else(|e| panic!("{e}"));
+                assert_eq!(cubin, cubin_path(&ptx, arch, &out));
+                let bytes = std::fs::read(&cubin).unwrap();
+                assert_eq!(&bytes[..4], b"\x7fELF", "{}", cubin.display());
+            }
+        }
+        assert!(both >= 6, "most corpus kernels should build for both sm_90 and sm_100 ({both} do)");
+        let _ = std::fs::remove_dir_all(&out);
+    }
+
+    #[test]
+    fn ptxas_rejects_an_sm100_target_for_sm90_with_its_stderr() {
+        let ptxas = ptxas();
+        let out = scratch("ptxas-target");
+        let sm100_only: Vec<_> = corpus().into_iter().filter(|(_, a)| a == &["sm_100"]).collect();
+        assert!(!sm100_only.is_empty(), "corpus should hold an SM100-only kernel (fhfma_mixed.ptx)");
+        for (ptx, _) in sm100_only {
+            let e = compile(&ptxas, &ptx, "sm_90", &out).expect_err("sm_100 PTX must not build for sm_90");
+            let msg = e.to_string();
+            assert!(matches!(e, PtxasError::Failed { .. }), "{msg}");
+            assert!(msg.contains(&*ptx.file_name().unwrap().to_string_lossy()), "{msg}");
+            assert!(!e.stderr().unwrap_or("").trim().is_empty(), "{msg}");
+            assert!(!cubin_path(&ptx, "sm_90", &out).exists());
+        }
+        let _ = std::fs::remove_dir_all(&out);
+    }
+
+    #[test]
+    fn ptxas_reports_syntax_errors_with_file_and_line() {
+        let ptxas = ptxas();
+        let dir = scratch("ptxas-bad");
+        let ptx = dir.join("broken.ptx");
+        std::fs::write(
+            &ptx,
+            ".version 8.8\n.target sm_90\n.address_size 64\n.visible .entry k()\n{\n    frobnicate.f32 %f1;\n    ret;\n}\n",
+        )
+        .unwrap();
+        let e = compile(&ptxas, &ptx, "sm_90", &dir).unwrap_err();
+        let msg = e.to_string();
+        assert!(matches!(e, PtxasError::Failed { .. }), "{msg}");
+        assert!(msg.contains("broken.ptx") && msg.contains("line 6"), "{msg}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn ptxas_errors_without_running_for_bad_inputs() {
+        let dir = scratch("ptxas-inputs");
+        let ptx = tools_corpus_file();
+        let e = compile(Path::new("/nonexistent/ptxas"), &ptx, "sm_90", &dir).unwrap_err();
+        assert!(matches!(e, PtxasError::Spawn { .. }), "{e}");
+        for arch in ["90", "sm90", "sm_", "sm_90x", "compute_90", "", "sm_9a0"] {
+            let e = compile(Path::new("/nonexistent/ptxas"), &ptx, arch, &dir).unwrap_err();
+            assert!(matches!(e, PtxasError::BadArch { .. }), "{arch:?}: {e}");
+        }
+        for arch in ["sm_90", "sm_100", "sm_100a", "sm_120f"] {
+            assert!(is_valid_arch(arch), "{arch}");
+        }
+        let e = compile(Path::new("/nonexistent/ptxas"), &dir.join("missing.ptx"), "sm_90", &dir).unwrap_err();
+        assert!(matches!(e, PtxasError::Input { .. }) && e.to_string().contains("missing.ptx"), "{e}");
+        let e = compile(Path::new("/nonexistent/ptxas"), &dir, "sm_90", &dir).unwrap_err();
+        assert!(matches!(e, PtxasError::Input { .. }), "{e}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    fn tools_corpus_file() -> PathBuf {
+        corpus().into_iter().next().unwrap().0
+    }
+
+    #[test]
+    fn target_lines_are_read() {
+        assert_eq!(target_sm(".version 8.8\n.target sm_90\n"), Some(90));
+        assert_eq!(target_sm("// .target sm_70\n.target sm_100a, texmode_independent\n"), Some(100));
+        assert_eq!(target_sm(".version 8.8\n"), None);
+    }
+}

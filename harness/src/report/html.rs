@@ -1,0 +1,447 @@
+//! One self-contained HTML page per instruction page: each variant's 128-bit layout drawn like
+//! the ISA viewer, bits coloured by what validation showed, then the variant's findings.
+
+use super::{finding_matches, summary_matches};
+use crate::spec::{Field, Page, Variant};
+use crate::validate::finding::{BitStatus, Class, Finding, VariantSummary};
+use crate::word::format_ranges;
+use std::fmt::Write as _;
+
+/// HTML-escapes text for element content and (double- or single-quoted) attribute values.
+pub(crate) fn esc(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+const CSS: &str = r#"
+body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;margin:1.5em 2em;color:#222;background:#fff}
+h1{margin:0 0 .2em}h1 .arch{color:#666;font-weight:normal}
+h2{margin:1.6em 0 .4em;padding-top:.6em;border-top:2px solid #ccc;font-family:ui-monospace,Menlo,Consolas,monospace}
+.meta{color:#555;margin:.2em 0}
+code,.mono{font-family:ui-monospace,Menlo,Consolas,monospace}
+.legend{display:flex;flex-wrap:wrap;gap:.4em 1.2em;margin:.8em 0;font-size:13px;align-items:center}
+.legend span.sw{display:inline-block;width:1.6em;height:1.2em;border:1px solid #888;vertical-align:middle;margin-right:.3em;text-align:center;font-size:11px;line-height:1.2em}
+nav ul{columns:3;font-size:13px;padding-left:1.2em}
+table.layout{border-collapse:collapse;table-layout:fixed;width:100%;margin:.3em 0}
+table.layout td{border:1px solid #888;text-align:center;padding:0;height:1.5em;font-size:11px;overflow:hidden;white-space:nowrap;text-overflow:ellipsis;font-family:ui-monospace,Menlo,Consolas,monospace}
+table.layout tr.idx td{border:none;font-size:9px;color:#777;height:1.2em;vertical-align:bottom}
+td.bit{font-weight:bold}
+.verified{background:#a8dca0}
+.disputed{background:#f08c8c}
+.unconfirmed{background:#efe3a4}
+.unvalidated{background:#fff}
+td.bit.inferred{font-style:italic;color:#b05a00;outline:1px dashed #b05a00;outline-offset:-3px}
+.field{background:#dce7f7}
+.field.control{background:#e9def4}
+.fixed{background:#f3f3f3}
+.free{background:repeating-linear-gradient(45deg,#fff,#fff 3px,#ddd 3px,#ddd 5px)}
+dl.info{display:grid;grid-template-columns:max-content auto;gap:.15em 1em;margin:.6em 0;font-size:14px}
+dl.info dt{color:#555}dl.info dd{margin:0}
+table.findings,table.index{border-collapse:collapse;font-size:13px;margin:.4em 0}
+table.findings th,table.findings td,table.index th,table.index td{border:1px solid #bbb;padding:.2em .5em;text-align:left;vertical-align:top}
+table.findings th,table.index th{background:#eee}
+table td.num{text-align:right}
+.none{color:#2a7a2a}
+"#;
+
+fn status_class(s: Option<BitStatus>) -> &'static str {
+    match s {
+        Some(BitStatus::Verified) => "verified",
+        Some(BitStatus::Disputed) => "disputed",
+        Some(BitStatus::Unconfirmed) => "unconfirmed",
+        None => "unvalidated",
+    }
+}
+
+fn status_words(s: Option<BitStatus>) -> &'static str {
+    match s {
+        Some(BitStatus::Verified) => "verified",
+        Some(BitStatus::Disputed) => "disputed",
+        Some(BitStatus::Unconfirmed) => "unconfirmed",
+        None => "not validated",
+    }
+}
+
+/// Who a bit belongs to on the page.
+#[derive(Copy, Clone, PartialEq, Eq)]
+enum Owner {
+    Field(usize),
+    Fixed,
+    Free,
+}
+
+fn owner(v: &Variant, bit: u8) -> Owner {
+    if let Some(i) = v.fields.iter().position(|f| f.bits.contains(&bit)) {
+        Owner::Field(i)
+    } else if v.fixed_mask.contains(bit) {
+        Owner::Fixed
+    } else {
+        Owner::Free
+    }
+}
+
+/// `operand 3 (value bit 2 of 8)`, and every other field claiming the bit.
+fn bit_role(v: &Variant, bit: u8) -> String {
+    let claims: Vec<String> = v
+        .fields
+        .iter()
+        .filter_map(|f: &Field| {
+            f.bits.iter().position(|&b| b == bit).map(|k| format!("{} (value bit {k} of {})", f.name, f.bits.len()))
+        })
+        .collect();
+    if !claims.is_empty() {
+        claims.join(", ")
+    } else if v.fixed_mask.contains(bit) {
+        let val = v.fixed_value.bit(bit) as u8;
+        if v.inferred.contains(bit) {
+            format!("fixed {val} (inferred)")
+        } else {
+            format!("fixed {val}")
+        }
+    } else {
+        "no field, not fixed".into()
+    }
+}
+
+fn layout(out: &mut String, v: &Variant, summary: Option<&VariantSummary>, findings: &[&Finding]) {
+    let status = |bit: u8| summary.and_then(|s| s.bit_status.get(bit as usize).copied());
+    for half in 0..2u8 {
+        let lo = half * 64;
+        let _ = writeln!(out, "<table class=\"layout\" aria-label=\"bits {}..{}\">", lo, lo + 63);
+        // Bit indices.
+        out.push_str("<tr class=\"idx\">");
+        for b in lo..lo + 64 {
+            let _ = write!(out, "<td>{b}</td>");
+        }
+        out.push_str("</tr>\n<tr class=\"bits\">");
+        // One cell per bit: status colour, fixed value, tooltip.
+        for b in lo..lo + 64 {
+            let st = status(b);
+            let classes: Vec<&str> = findings.iter().filter(|f| f.bits.contains(&b)).map(|f| f.class.name()).collect();
+            let mut tip = format!("bit {b}: {} — {}", bit_role(v, b), status_words(st));
+            if !classes.is_empty() {
+                let mut c = classes.clone();
+                c.dedup();
+                let _ = write!(tip, "; findings: {}", c.join(", "));
+            }
+            let fixed = v.fixed_mask.contains(b) && owner(v, b) == Owner::Fixed;
+            let text = if fixed { if v.fixed_value.bit(b) { "1" } else { "0" } } else { "" };
+            let inferred = if v.inferred.contains(b) { " inferred" } else { "" };
+            let _ = write!(
+                out,
+                "<td class=\"bit {}{inferred}\" data-bit=\"{b}\" title=\"{}\">{text}</td>",
+                status_class(st),
+                esc(&tip)
+            );
+        }
+        out.push_str("</tr>\n<tr class=\"fields\">");
+        // Merged cells: runs of adjacent bits with the same owner.
+        let mut b = lo;
+        while b < lo + 64 {
+            let o = owner(v, b);
+            let mut e = b;
+            while e + 1 < lo + 64 && owner(v, e + 1) == o {
+                e += 1;
+            }
+            let span = e - b + 1;
+            let range = if span == 1 { b.to_string() } else { format!("{b}..{e}") };
+            match o {
+                Owner::Field(i) => {
+                    let f = &v.fields[i];
+                    let mut tip = format!("{}: bits {range}", f.name);
+                    if f.bits.len() != span as usize {
+                        let vb: Vec<u8> =
+                            (b..=e).filter_map(|x| f.bits.iter().position(|&y| y == x).map(|k| k as u8)).collect();
+                        let _ = write!(tip, " (value bits {} of {}: all at {})", format_ranges(&vb), f.bits.len(), format_ranges(&f.bits));
+                    }
+                    let class = if f.is_control() { "field control" } else { "field" };
+                    let _ = write!(
+                        out,
+                        "<td class=\"{class}\" colspan=\"{span}\" title=\"{}\">{}</td>",
+                        esc(&tip),
+                        esc(&f.name)
+                    );
+                }
+                Owner::Fixed => {
+                    let _ = write!(out, "<td class=\"fixed\" colspan=\"{span}\" title=\"fixed bits {range}\"></td>");
+                }
+                Owner::Free => {
+                    let _ = write!(out, "<td class=\"free\" colspan=\"{span}\" title=\"bits {range}: no field, not fixed\"></td>");
+                }
+            }
+            b = e + 1;
+        }
+        out.push_str("</tr>\n</table>\n");
+    }
+}
+
+fn findings_table(out: &mut String, findings: &[&Finding]) {
+    if findings.is_empty() {
+        out.push_str("<p class=\"none\">No findings.</p>\n");
+        return;
+    }
+    out.push_str("<table class=\"findings\">\n<tr><th>class</th><th>field</th><th>bits</th><th>word</th><th>expected</th><th>actual</th><th>proposal</th><th>seen</th></tr>\n");
+    for f in findings {
+        let _ = writeln!(
+            out,
+            "<tr class=\"finding {cls}\"><td>{cls}</td><td>{}</td><td class=\"mono\">{}</td><td class=\"mono\">{}</td><td class=\"mono\">{}</td><td class=\"mono\">{}</td><td>{}</td><td class=\"num\">{}</td></tr>",
+            f.field.as_deref().map(esc).unwrap_or_else(|| "—".into()),
+            if f.bits.is_empty() { "—".into() } else { format_ranges(&f.bits) },
+            esc(&f.word),
+            esc(&f.expected),
+            esc(&f.actual),
+            f.proposal.as_deref().map(esc).unwrap_or_else(|| "—".into()),
+            f.occurrences,
+            cls = f.class.name(),
+        );
+    }
+    out.push_str("</table>\n");
+}
+
+fn legend(out: &mut String) {
+    out.push_str("<div class=\"legend\">");
+    for (class, text) in [
+        ("verified", "verified: a probe isolating the bit agreed with the page"),
+        ("disputed", "disputed: a finding names the bit"),
+        ("unconfirmed", "unconfirmed: nothing nvdisasm prints confirms it"),
+        ("unvalidated", "not validated"),
+    ] {
+        let _ = write!(out, "<span><span class=\"sw {class}\"></span>{}</span>", esc(text));
+    }
+    out.push_str("<span><span class=\"sw\" style=\"font-weight:bold\">0/1</span>fixed bit value</span>");
+    out.push_str("<span><span class=\"sw\" style=\"font-style:italic;color:#b05a00;outline:1px dashed #b05a00;outline-offset:-3px\">0</span>fixed, inferred</span>");
+    out.push_str("<span><span class=\"sw field\"></span>field</span>");
+    out.push_str("<span><span class=\"sw field control\"></span>control field</span>");
+    out.push_str("<span><span class=\"sw free\"></span>no field, not fixed</span>");
+    out.push_str("</div>\n");
+}
+
+fn head(out: &mut String, title: &str) {
+    let _ = write!(
+        out,
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>{}</title>\n<style>{CSS}</style>\n</head>\n<body>\n",
+        esc(title)
+    );
+}
+
+fn variant_anchor(v: &Variant) -> String {
+    let id: String = v.key.chars().map(|c| if c.is_ascii_alphanumeric() || c == '_' || c == '-' { c } else { '_' }).collect();
+    format!("v-{id}")
+}
+
+/// One self-contained page (inline CSS, no scripts or external assets) for an instruction
+/// page: per variant, its 128-bit layout (bits 0–63 then 64–127, least significant first;
+/// one `td.bit` per bit carrying `data-bit` and its status class, fields as merged cells
+/// below), its key/form/distilled line and tallies, and a table of its findings.
+pub fn html_page(page: &Page, summaries: &[VariantSummary], findings: &[Finding], tool_version: &str) -> String {
+    let arch = page.arch.to_string();
+    let mut out = String::new();
+    head(&mut out, &format!("{} — {arch}", page.instruction));
+    let _ = writeln!(out, "<header>\n<h1>{} <span class=\"arch\">{}</span></h1>", esc(&page.instruction), esc(&arch));
+    if let Some(d) = &page.description {
+        let _ = writeln!(out, "<p class=\"desc\">{}</p>", esc(d));
+    }
+    let _ = writeln!(
+        out,
+        "<p class=\"meta\">{} variants{} · page <code>{}</code> · nvdisasm <code>{}</code> · <a href=\"index.html\">all pages</a></p>",
+        page.variants.len(),
+        page.gpu.as_deref().map(|g| format!(" on {arch} ({})", esc(g))).unwrap_or_default(),
+        esc(&page.file),
+        esc(tool_version.trim())
+    );
+    legend(&mut out);
+    out.push_str("<nav><ul>\n");
+    for v in &page.variants {
+        let n = findings.iter().filter(|f| finding_matches(f, v)).count();
+        let _ = writeln!(
+            out,
+            "<li><a href=\"#{}\">{}</a> <code>{}</code>{}</li>",
+            esc(&variant_anchor(v)),
+            esc(&v.key),
+            esc(&v.form),
+            if n > 0 { format!(" — {n} finding{}", if n == 1 { "" } else { "s" }) } else { String::new() }
+        );
+    }
+    out.push_str("</ul></nav>\n</header>\n");
+
+    for v in &page.variants {
+        let summary = summaries.iter().find(|s| summary_matches(s, v));
+        let fs: Vec<&Finding> = findings.iter().filter(|f| finding_matches(f, v)).collect();
+        let _ = writeln!(
+            out,
+            "<section class=\"variant\" id=\"{}\" data-key=\"{}\">\n<h2>{}</h2>",
+            esc(&variant_anchor(v)),
+            esc(&v.key),
+            esc(&v.key)
+        );
+        layout(&mut out, v, summary, &fs);
+        out.push_str("<dl class=\"info\">\n");
+        let _ = writeln!(out, "<dt>key</dt><dd><code>{}</code></dd>", esc(&v.key));
+        let _ = writeln!(out, "<dt>heading</dt><dd><code>{}</code></dd>", esc(&v.heading));
+        let _ = writeln!(out, "<dt>form</dt><dd><code>{}</code></dd>", esc(&v.form));
+        let _ = writeln!(out, "<dt>distilled</dt><dd><code>{}</code></dd>", esc(&v.distilled));
+        let _ = writeln!(out, "<dt>source</dt><dd><code>{}:{}</code></dd>", esc(&v.file), v.line);
+        match summary {
+            Some(s) => {
+                let pct = if s.words > 0 { format!(" ({:.1}%)", 100.0 * s.agreeing as f64 / s.words as f64) } else { String::new() };
+                let _ = writeln!(out, "<dt>words checked</dt><dd class=\"words\">{}</dd>", s.words);
+                let _ = writeln!(out, "<dt>agreeing</dt><dd class=\"agreeing\">{}{pct}</dd>", s.agreeing);
+                let by: Vec<String> = Class::ALL
+                    .iter()
+                    .filter_map(|c| s.findings.get(c.name()).filter(|&&n| n > 0).map(|n| format!("{} {n}", c.name())))
+                    .chain(
+                        s.findings
+                            .iter()
+                            .filter(|(k, &n)| n > 0 && !Class::ALL.iter().any(|c| c.name() == k.as_str()))
+                            .map(|(k, n)| format!("{k} {n}")),
+                    )
+                    .collect();
+                let _ = writeln!(
+                    out,
+                    "<dt>findings</dt><dd>{}</dd>",
+                    if by.is_empty() { "none".to_string() } else { esc(&by.join(", ")) }
+                );
+            }
+            None => out.push_str("<dt>validation</dt><dd>not validated</dd>\n"),
+        }
+        out.push_str("</dl>\n");
+        findings_table(&mut out, &fs);
+        out.push_str("</section>\n");
+    }
+    out.push_str("</body>\n</html>\n");
+    out
+}
+
+/// `html/index.html`: a table of the pages (with their file names) and their tallies.
+pub fn html_index(pages: &[(&Page, String)], summaries: &[VariantSummary], findings: &[Finding], tool_version: &str) -> String {
+    let mut out = String::new();
+    head(&mut out, "SASS encoding validation");
+    let _ = writeln!(
+        out,
+        "<h1>SASS encoding validation</h1>\n<p class=\"meta\">nvdisasm <code>{}</code> · {} page{}</p>",
+        esc(tool_version.trim()),
+        pages.len(),
+        if pages.len() == 1 { "" } else { "s" }
+    );
+    out.push_str("<table class=\"index\">\n<tr><th>instruction</th><th>arch</th><th>variants</th><th>validated</th><th>words checked</th><th>agreeing</th><th>findings</th></tr>\n");
+    for (page, file) in pages {
+        let ss: Vec<&VariantSummary> =
+            summaries.iter().filter(|s| page.variants.iter().any(|v| summary_matches(s, v))).collect();
+        let n = findings.iter().filter(|f| page.variants.iter().any(|v| finding_matches(f, v))).count();
+        let _ = writeln!(
+            out,
+            "<tr><td><a href=\"{}\">{}</a></td><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{n}</td></tr>",
+            esc(file),
+            esc(&page.instruction),
+            esc(&page.arch.to_string()),
+            page.variants.len(),
+            ss.len(),
+            ss.iter().map(|s| s.words).sum::<usize>(),
+            ss.iter().map(|s| s.agreeing).sum::<usize>(),
+        );
+    }
+    out.push_str("</table>\n</body>\n</html>\n");
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::fixture;
+
+    /// The text of each `<section class="variant" …>…</section>`.
+    fn sections(html: &str) -> Vec<&str> {
+        html.split("<section class=\"variant\"").skip(1).map(|s| s.split("</section>").next().unwrap()).collect()
+    }
+
+    fn bit_cell(section: &str, bit: u8) -> &str {
+        let at = section.find(&format!("data-bit=\"{bit}\"")).expect("bit cell");
+        let start = section[..at].rfind("<td").unwrap();
+        let end = at + section[at..].find("</td>").unwrap();
+        &section[start..end]
+    }
+
+    #[test]
+    fn report_html_layout_status_and_escaping() {
+        let spec = fixture::spec();
+        let (summaries, findings) = fixture::data(&spec);
+        let page = &spec.pages[0];
+        let html = html_page(page, &summaries, &findings, fixture::TOOL);
+        assert!(html.starts_with("<!DOCTYPE html>") && html.ends_with("</html>\n"));
+        assert!(!html.contains("<link") && !html.contains("<script") && !html.contains("src="), "self-contained");
+
+        let secs = sections(&html);
+        assert_eq!(secs.len(), page.variants.len());
+        for (s, v) in secs.iter().zip(&page.variants) {
+            assert!(s.contains(&format!("data-key=\"{}\"", v.key)));
+            assert_eq!(s.matches("<td class=\"bit ").count(), 128, "{}", v.key);
+            assert_eq!(s.matches("data-bit=\"").count(), 128, "{}", v.key);
+            // Field cells span exactly the bits the fields own: per row, colspans add to 64.
+            for row in s.split("<tr class=\"fields\">").skip(1) {
+                let row = row.split("</tr>").next().unwrap();
+                let total: usize = row.split("colspan=\"").skip(1).map(|c| c.split('"').next().unwrap().parse::<usize>().unwrap()).sum();
+                assert_eq!(total, 64, "{}", v.key);
+            }
+            // Every field is labelled at least once; fixed bits show their value.
+            for f in &v.fields {
+                assert!(s.contains(&format!(">{}</td>", esc(&f.name))), "{} labels {}", v.key, f.name);
+            }
+            for b in v.fixed_mask.iter().filter(|&b| !v.fields.iter().any(|f| f.bits.contains(&b))) {
+                let cell = bit_cell(s, b);
+                assert!(cell.ends_with(if v.fixed_value.bit(b) { ">1" } else { ">0" }), "{cell}");
+            }
+        }
+
+        // The first variant: disputed bits carry the disputed class, others their status.
+        let v0 = &page.variants[0];
+        let disputed = fixture::disputed_bits(v0);
+        for &b in &disputed {
+            let cell = bit_cell(secs[0], b);
+            assert!(cell.starts_with("<td class=\"bit disputed"), "{cell}");
+            assert!(cell.contains("modi 1") && cell.contains("field_bits"), "{cell}");
+        }
+        assert!(secs[0].matches("class=\"bit disputed").count() == disputed.len());
+        let pred = &v0.fields[v0.field_by_name("pred").unwrap()];
+        assert!(bit_cell(secs[0], pred.bits[0]).starts_with("<td class=\"bit verified"));
+        let ctl = v0.fields.iter().find(|f| f.is_control()).unwrap();
+        assert!(bit_cell(secs[0], ctl.bits[0]).starts_with("<td class=\"bit unconfirmed"));
+        // Variants without a summary are drawn, not validated.
+        assert!(bit_cell(secs[2], 0).starts_with("<td class=\"bit unvalidated"));
+        assert!(secs[2].contains("not validated"));
+
+        // Tallies and findings.
+        assert!(secs[0].contains("<dd class=\"words\">40</dd>") && secs[0].contains("<dd class=\"agreeing\">37 (92.5%)</dd>"));
+        assert_eq!(secs[0].matches("<tr class=\"finding ").count(), 2);
+        assert_eq!(secs[1].matches("<tr class=\"finding ").count(), 0);
+        assert!(secs[1].contains("No findings."));
+        assert!(secs[0].contains(&format!("<td class=\"mono\">{}</td>", format_ranges(&disputed))));
+
+        // Escaping.
+        assert!(html.contains("a &lt; b | c &amp; d"), "expected escaped");
+        assert!(html.contains("&lt;illegal: x|y &amp; z&gt;"), "actual escaped");
+        assert!(!html.contains("<illegal") && !html.contains("a < b"));
+        assert_eq!(esc(r#"<a href="x">&'"#), "&lt;a href=&quot;x&quot;&gt;&amp;&#39;");
+        assert_eq!(html, html_page(page, &summaries, &findings, fixture::TOOL));
+    }
+
+    #[test]
+    fn report_html_index_links_pages() {
+        let spec = fixture::spec();
+        let (summaries, findings) = fixture::data(&spec);
+        let entries: Vec<(&Page, String)> = spec.pages.iter().map(|p| (p, crate::report::html_file_name(p))).collect();
+        let index = html_index(&entries, &summaries, &findings, "t<1>");
+        assert!(index.contains("<a href=\"DFMA_SM90.html\">DFMA</a>"));
+        assert!(index.contains("<td class=\"num\">65</td><td class=\"num\">62</td><td class=\"num\">2</td>"), "{index}");
+        assert!(index.contains("t&lt;1&gt;"));
+    }
+}

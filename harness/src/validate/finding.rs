@@ -1,0 +1,111 @@
+//! What validation reports: one finding per disagreement (merged), and per-variant tallies.
+
+use crate::word::Word;
+use serde::{Deserialize, Serialize};
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Class {
+    /// A field's bits are not where (or as wide as) the page says.
+    FieldBits,
+    /// A table row's name is wrong, or a value the table omits prints a name.
+    TableRow,
+    /// A cABS/cNEG/selector flag applies to another operand (or is another flag).
+    FlagOperand,
+    /// Two fields interact: together they print what neither predicts alone.
+    Interaction,
+    /// nvdisasm rejects (or prints nothing for) a word the page describes.
+    Legality,
+    /// nvdisasm accepts a word the page cannot express (a fixed bit that selects a meaning).
+    Unexpressible,
+    /// A bit the page calls fixed changes nothing nvdisasm prints.
+    FixedIgnored,
+    /// Same meaning, different text (spacing, float spelling, modifier order).
+    Syntax,
+}
+
+impl Class {
+    pub const ALL: [Class; 8] = [
+        Class::FieldBits,
+        Class::TableRow,
+        Class::FlagOperand,
+        Class::Interaction,
+        Class::Legality,
+        Class::Unexpressible,
+        Class::FixedIgnored,
+        Class::Syntax,
+    ];
+    pub fn name(self) -> &'static str {
+        match self {
+            Class::FieldBits => "field_bits",
+            Class::TableRow => "table_row",
+            Class::FlagOperand => "flag_operand",
+            Class::Interaction => "interaction",
+            Class::Legality => "legality",
+            Class::Unexpressible => "unexpressible",
+            Class::FixedIgnored => "fixed_ignored",
+            Class::Syntax => "syntax",
+        }
+    }
+}
+
+/// One reproducible disagreement between a page and nvdisasm.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Finding {
+    pub arch: String,
+    pub variant: String,
+    pub class: Class,
+    /// The page's field the finding is about, if any.
+    pub field: Option<String>,
+    /// The word bits involved, ascending.
+    pub bits: Vec<u8>,
+    /// 32 hex digits, bit 127 first: `nvdisasm -b <arch> -hex` on it reproduces `actual`.
+    pub word: String,
+    /// What the page predicts nvdisasm prints.
+    pub expected: String,
+    /// What nvdisasm printed (or `<illegal: …>`, `<silent>`).
+    pub actual: String,
+    /// A correction to the page, when the evidence determines one.
+    pub proposal: Option<String>,
+    /// How many probe words showed this same disagreement.
+    pub occurrences: usize,
+    /// nvdisasm's version line.
+    pub tool: String,
+}
+
+impl Finding {
+    pub fn word(&self) -> Option<Word> {
+        Word::parse_hex(&self.word)
+    }
+}
+
+/// How a printed outcome is rendered in `actual`.
+pub fn illegal_text(message: &str) -> String {
+    format!("<illegal: {message}>")
+}
+pub const SILENT: &str = "<silent>";
+
+/// Per-variant tallies for the summary.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct VariantSummary {
+    pub arch: String,
+    pub variant: String,
+    pub page: String,
+    pub words: usize,
+    pub agreeing: usize,
+    /// Findings (after merging) by class name.
+    pub findings: std::collections::BTreeMap<String, usize>,
+    /// Per bit 0..127: "verified", "disputed", "unconfirmed" or "fixed".
+    pub bit_status: Vec<BitStatus>,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BitStatus {
+    /// A probe isolating this bit agreed with the page.
+    Verified,
+    /// A finding names this bit.
+    Disputed,
+    /// Nothing nvdisasm prints can confirm it (control bits), or no probe isolated it.
+    Unconfirmed,
+}
