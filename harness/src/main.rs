@@ -55,6 +55,14 @@ enum Cmd {
         #[arg(long, default_value_t = 10_000)]
         random: usize,
     },
+    /// Compile corpus/ptx with ptxas and compare every covered word with nvdisasm.
+    Realcode {
+        paths: Vec<PathBuf>,
+        #[arg(long, default_value = "corpus/ptx")]
+        ptx: PathBuf,
+        #[arg(long, default_value = "reports")]
+        out: PathBuf,
+    },
     /// Decode 32-hex-digit words (bit 127 first) and print them.
     Decode {
         #[arg(long)]
@@ -119,7 +127,12 @@ fn run(cmd: Cmd) -> Result<(), String> {
         Cmd::Run { paths, out, words, random } => {
             let s = load(&paths)?;
             check(&s, words, 1)?;
-            validate(&s, &out, random, 0x5eed).map(|_| ())
+            validate(&s, &out, random, 0x5eed)?;
+            realcode(&s, Path::new("corpus/ptx"), &out)
+        }
+        Cmd::Realcode { paths, ptx, out } => {
+            let s = load(&paths)?;
+            realcode(&s, &ptx, &out)
         }
         Cmd::Decode { arch, spec: sp, words } => {
             let s = load(&sp)?;
@@ -235,6 +248,35 @@ fn validate(s: &Spec, out: &Path, random: usize, seed: u64) -> Result<(Vec<Varia
         println!("wrote {}", w.display());
     }
     Ok((all_s, all_f))
+}
+
+fn realcode(s: &Spec, ptx: &Path, out: &Path) -> Result<(), String> {
+    let nv = Nvdisasm::locate().map_err(|e| e.to_string())?;
+    let ptxas = sass_harness::oracle::tools::locate(sass_harness::oracle::tools::Tool::Ptxas).map_err(|e| e.to_string())?;
+    let c = Codec::new(s);
+    let tmp = out.join("cubins");
+    let r = sass_harness::realcode::run(&c, &nv, &ptxas, ptx, &tmp)?;
+    println!(
+        "real code: {} kernels, {} words, {} covered by the pages, {} agreeing with nvdisasm, {} printed differently",
+        r.kernels, r.words, r.covered, r.agreeing, r.disagreeing.len()
+    );
+    println!(
+        "  nvdisasm text → assembler: {} bit-exact, {} exact up to ignored bits {:?}, {} mismatches",
+        r.asm_exact, r.asm_up_to_ignored, r.ignored_bits, r.asm_mismatch
+    );
+    for (k, n) in &r.by_variant {
+        println!("  {k:<22} {n:>5} words");
+    }
+    for e in r.disagreeing.iter().take(8) {
+        println!("  differs: {}  ours '{}'  nvdisasm '{}'  [{}]", e.word, e.ours, e.nvdisasm, e.kernel);
+    }
+    let path = out.join("realcode.json");
+    std::fs::write(&path, serde_json::to_string_pretty(&r).map_err(|e| e.to_string())?).map_err(|e| format!("{}: {e}", path.display()))?;
+    println!("wrote {}", path.display());
+    if r.asm_mismatch > 0 {
+        return Err(format!("{} agreeing words did not assemble back", r.asm_mismatch));
+    }
+    Ok(())
 }
 
 fn bench(s: &Spec, words: usize) -> Result<(), String> {

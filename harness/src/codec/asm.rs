@@ -214,6 +214,41 @@ fn options(v: &Variant, slot: &Slot, toks: &[String]) -> Vec<(Option<(usize, u64
     }
 }
 
+fn go_refs(v: &Variant, slots: &[&Slot], toks: &[String], values: &mut Values) -> bool {
+    let Some((first, rest)) = slots.split_first() else { return toks.is_empty() };
+    for (set, used) in options(v, first, toks) {
+        if let Some((f, x)) = set {
+            values.set(f, x);
+        }
+        if go_refs(v, rest, &toks[used..], values) {
+            return true;
+        }
+    }
+    false
+}
+
+/// Lexicographic next permutation; false after the last.
+fn next_permutation(a: &mut [usize]) -> bool {
+    let n = a.len();
+    if n < 2 {
+        return false;
+    }
+    let mut i = n - 1;
+    while i > 0 && a[i - 1] >= a[i] {
+        i -= 1;
+    }
+    if i == 0 {
+        return false;
+    }
+    let mut j = n - 1;
+    while a[j] <= a[i - 1] {
+        j -= 1;
+    }
+    a.swap(i - 1, j);
+    a[i..].reverse();
+    true
+}
+
 fn match_tokens(v: &Variant, slots: &[Slot], toks: &[String], values: &mut Values) -> Result<(), String> {
     fn go(v: &Variant, slots: &[Slot], toks: &[String], values: &mut Values) -> bool {
         let Some((first, rest)) = slots.split_first() else { return toks.is_empty() };
@@ -228,8 +263,20 @@ fn match_tokens(v: &Variant, slots: &[Slot], toks: &[String], values: &mut Value
         false
     }
     if go(v, slots, toks, values) {
-        Ok(())
-    } else {
+        return Ok(());
+    }
+    // nvdisasm's modifier order is not always the page's (a syntax difference the validator
+    // reports): accept any order, trying the page's first.
+    if slots.len() <= 6 {
+        let mut order: Vec<usize> = (0..slots.len()).collect();
+        while next_permutation(&mut order) {
+            let perm: Vec<&Slot> = order.iter().map(|&i| &slots[i]).collect();
+            if go_refs(v, &perm, toks, values) {
+                return Ok(());
+            }
+        }
+    }
+    {
         let expect: Vec<String> = slots
             .iter()
             .map(|s| match s {

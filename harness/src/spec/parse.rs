@@ -209,6 +209,13 @@ fn parse_variant(p: &mut Lines, instruction: &str, arch: Arch) -> Result<Variant
         Some(s) if !s.trim().is_empty() => s.trim().to_string(),
         _ => return p.err(kl, format!("expected 'key: <KEY>', found '{}'", k.trim())),
     };
+    // The distilled line is the zero word's text: same mnemonic, one operand per form operand.
+    if dinst.mnemonic != mnemonic {
+        return p.err(dl, format!("{key}: distilled mnemonic '{}' differs from the heading '{mnemonic}'", dinst.mnemonic));
+    }
+    if dinst.operands.len() != kinds.len() {
+        return p.err(dl, format!("{key}: distilled line has {} operands but the form '{form}' has {}", dinst.operands.len(), kinds.len()));
+    }
     // Layout: two pairs of index/content rows.
     let mut cells: Vec<(Cell, usize)> = Vec::with_capacity(128);
     for half in 0..2 {
@@ -406,8 +413,9 @@ fn parse_table(p: &mut Lines, tl: usize, title: &str, id: TableId) -> Result<Tab
             Some(w) if w != bin.len() => return p.err(rl, format!("row '{bin}' has {} bits; the table's rows have {w}", bin.len())),
             _ => {}
         }
-        if bin.len() > 32 {
-            return p.err(rl, "table rows wider than 32 bits are not supported");
+        // Wider rows are no modifier table; and the omitted-values list below grows as 2^width.
+        if bin.len() > 16 {
+            return p.err(rl, format!("table rows wider than 16 bits are not supported (row '{bin}' has {})", bin.len()));
         }
         let value = u64::from_str_radix(bin, 2).unwrap_or(0);
         if let Some(prev) = rows.iter().find(|x| x.value == value) {

@@ -1,0 +1,121 @@
+//! Real code: compile our PTX kernels with ptxas, and check every word a page covers
+//! against nvdisasm in both directions (decode → print, and nvdisasm's text → assemble).
+
+use crate::codec::{self, asm, Codec};
+use crate::cubin;
+use crate::oracle::nvdisasm::{Nvdisasm, Outcome};
+use crate::oracle::ptxas;
+use crate::sass;
+use crate::spec::Arch;
+use crate::validate::compare::{compare, Verdict};
+use crate::word::{BitSet, Word};
+use serde::Serialize;
+use std::path::Path;
+
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct RealCodeReport {
+    pub kernels: usize,
+    /// Words in all compiled text sections.
+    pub words: usize,
+    /// Words the spec decodes (a page covers them).
+    pub covered: usize,
+    /// Covered words whose printed text means what nvdisasm printed.
+    pub agreeing: usize,
+    /// Covered words printed differently (page mistakes; see the findings).
+    pub disagreeing: Vec<Example>,
+    /// Agreeing words whose nvdisasm text assembles back bit-exactly.
+    pub asm_exact: usize,
+    /// Agreeing words that assemble back up to bits nvdisasm ignores (listed in `ignored_bits`).
+    pub asm_up_to_ignored: usize,
+    pub ignored_bits: BitSet,
+    /// Agreeing words whose text does not assemble: a codec bug if non-zero.
+    pub asm_mismatch: usize,
+    pub asm_failures: Vec<Example>,
+    /// Covered words by variant key.
+    pub by_variant: std::collections::BTreeMap<String, usize>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Example {
+    pub kernel: String,
+    pub word: String,
+    pub ours: String,
+    pub nvdisasm: String,
+    pub note: String,
+}
+
+/// The lowest architecture a PTX file's `.target` allows (files default to sm_90).
+fn min_arch(ptx: &str) -> u32 {
+    ptx.lines()
+        .find_map(|l| l.trim().strip_prefix(".target"))
+        .and_then(|t| t.split(|c: char| c == ',' || c.is_whitespace()).find_map(|x| x.trim().strip_prefix("sm_")))
+        .and_then(|n| n.trim_end_matches(|c: char| c.is_ascii_alphabetic()).parse().ok())
+        .unwrap_or(90)
+}
+
+pub fn run(codec: &Codec, nv: &Nvdisasm, ptxas_path: &Path, ptx_dir: &Path, out_dir: &Path) -> Result<RealCodeReport, String> {
+    let mut files: Vec<_> = std::fs::read_dir(ptx_dir)
+        .map_err(|e| format!("{}: {e}", ptx_dir.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().map(|x| x == "ptx").unwrap_or(false))
+        .collect();
+    files.sort();
+    let mut archs: Vec<Arch> = codec.variants().iter().map(|v| v.arch).collect();
+    archs.sort();
+    archs.dedup();
+    let mut rep = RealCodeReport::default();
+    for f in &files {
+        let text = std::fs::read_to_string(f).map_err(|e| format!("{}: {e}", f.display()))?;
+        for &arch in &archs {
+            if arch.0 < min_arch(&text) {
+                continue;
+            }
+            let cubin_path = ptxas::compile(ptxas_path, f, &arch.ptxas_name(), out_dir).map_err(|e| e.to_string())?;
+            let bytes = std::fs::read(&cubin_path).map_err(|e| e.to_string())?;
+            let words = cubin::text_words(&bytes).map_err(|e| e.to_string())?;
+            rep.kernels += 1;
+            rep.words += words.len();
+            let ws: Vec<Word> = words.iter().map(|w| w.word).collect();
+            let outs = nv.disassemble(&arch.nvdisasm_name(), &ws);
+            let kernel = format!("{} ({})", f.file_name().unwrap_or_default().to_string_lossy(), arch);
+            for (w, o) in ws.iter().zip(outs) {
+                let Ok((vi, vals)) = codec.decode(arch, *w) else { continue };
+                let v = codec.variant(vi);
+                rep.covered += 1;
+                *rep.by_variant.entry(v.key.clone()).or_default() += 1;
+                let ours = codec::print(v, &vals);
+                let Outcome::Printed { text: theirs } = o else {
+                    rep.disagreeing.push(Example { kernel: kernel.clone(), word: w.hex(), ours: ours.to_string(), nvdisasm: format!("{o:?}"), note: "not printed".into() });
+                    continue;
+                };
+                let parsed = sass::parse_instruction(&theirs).map_err(|e| format!("nvdisasm text '{theirs}': {e}"))?;
+                if compare(&ours, &parsed) == Verdict::Differ {
+                    rep.disagreeing.push(Example { kernel: kernel.clone(), word: w.hex(), ours: ours.to_string(), nvdisasm: theirs, note: String::new() });
+                    continue;
+                }
+                rep.agreeing += 1;
+                match asm::assemble_inst(codec, arch, &parsed, *w) {
+                    Ok((_, w2)) if w2 == *w => rep.asm_exact += 1,
+                    Ok((vj, w2)) => {
+                        // Equal text from both words means nvdisasm ignores the bits that differ.
+                        let v2 = codec.extract(vj, w2);
+                        let same = codec::print(codec.variant(vj), &v2).to_string() == ours.to_string();
+                        let diff = BitSet(w.0 ^ w2.0);
+                        if same {
+                            rep.asm_up_to_ignored += 1;
+                            rep.ignored_bits = rep.ignored_bits.union(diff);
+                        } else {
+                            rep.asm_mismatch += 1;
+                            rep.asm_failures.push(Example { kernel: kernel.clone(), word: w.hex(), ours: ours.to_string(), nvdisasm: theirs, note: format!("assembles to {w2} (bits {diff:?} differ)") });
+                        }
+                    }
+                    Err(e) => {
+                        rep.asm_mismatch += 1;
+                        rep.asm_failures.push(Example { kernel: kernel.clone(), word: w.hex(), ours: ours.to_string(), nvdisasm: theirs, note: e.to_string() });
+                    }
+                }
+            }
+        }
+    }
+    Ok(rep)
+}

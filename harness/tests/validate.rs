@@ -1,0 +1,98 @@
+//! Validation against nvdisasm. These tests need nvdisasm and ptxas (installed by
+//! `bash ci/install-cuda-tools.sh`) and fail, not skip, when they are missing.
+
+use sass_harness::codec::{self, Codec};
+use sass_harness::oracle::nvdisasm::{Nvdisasm, Outcome};
+use sass_harness::oracle::tools::{self, Tool};
+use sass_harness::sass;
+use sass_harness::spec::{self, Arch};
+use sass_harness::validate::{self, Class, Finding};
+
+fn nvdisasm() -> Nvdisasm {
+    Nvdisasm::locate().expect("nvdisasm is required: bash ci/install-cuda-tools.sh")
+}
+
+fn corpus() -> spec::Spec {
+    spec::load(&[tools::repo_root().join("corpus/isa")]).expect("corpus parses")
+}
+
+fn run_all(random: usize) -> Vec<Finding> {
+    let s = corpus();
+    let c = Codec::new(&s);
+    let nv = nvdisasm();
+    let opts = validate::Options { random_per_variant: random, ..Default::default() };
+    let mut all = vec![];
+    for p in &s.pages {
+        let (sums, finds) = validate::validate_page(p, &c, &nv, &opts, &|_| {});
+        assert_eq!(sums.len(), p.variants.len());
+        for x in &sums {
+            assert!(x.words > 100 && x.agreeing > 0, "{x:?}");
+        }
+        all.extend(finds);
+    }
+    all
+}
+
+/// Every finding's word, re-run through nvdisasm alone, prints `actual` again.
+#[test]
+fn every_finding_reproduces() {
+    let findings = run_all(300);
+    assert!(findings.len() > 50, "the seed pages have real mistakes; only {} findings", findings.len());
+    let nv = nvdisasm();
+    for f in &findings {
+        let w = f.word().expect("finding word is 32 hex digits");
+        let out = nv.disassemble(&f.arch, &[w]).pop().unwrap();
+        let actual = match out {
+            Outcome::Printed { text } => text,
+            Outcome::Illegal { message } => validate::finding::illegal_text(&message),
+            Outcome::Silent => validate::finding::SILENT.to_string(),
+            Outcome::ToolFailure { message } => panic!("tool failure on {}: {message}", f.word),
+        };
+        // A lone word prints `???n` with different padding than in a batch; spacing aside:
+        let norm = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert_eq!(norm(&actual), norm(&f.actual), "{f:?}");
+    }
+}
+
+/// Known mistakes of the seed pages, found by reading nvdisasm by hand, must be reported.
+#[test]
+fn known_page_mistakes_are_found() {
+    let findings = run_all(200);
+    let has = |variant: &str, class: Class, pred: &dyn Fn(&Finding) -> bool| {
+        findings.iter().any(|f| f.variant == variant && f.class == class && pred(f))
+    };
+    // c[I][I]: the page gives bit 53 to the bank and bit 54 to the offset; nvdisasm reads
+    // bit 53 as the offset's top bit and bit 54 as bank bit 0.
+    assert!(has("DFMA_R_R_R_I_I", Class::FieldBits, &|f| f.bits.contains(&53)), "bit 53");
+    assert!(has("DFMA_R_R_R_I_I", Class::FieldBits, &|f| f.bits.contains(&54)), "bit 54");
+    // A uniform register has 6 bits; the page says 7 (DFMA) or 8 (FHFMA).
+    assert!(has("DFMA_R_R_UR_R", Class::FieldBits, &|f| f.bits.contains(&38)), "UR bit 38");
+    // I2F R,I: the heading's '???0' is not printed with a destination type.
+    assert!(has("I2F_R_I", Class::TableRow, &|f| f.proposal.as_deref().unwrap_or("").contains("F16")), "I2F heading");
+    // I2F R,R: the size group prints instead of (not after) the signedness group.
+    assert!(has("I2F_R_R", Class::TableRow, &|f| f.field.as_deref() == Some("modi 4")), "I2F modi 4");
+    // Control fields are checked by nvdisasm: yield alone is rejected.
+    assert!(has("DFMA_R_R_R_R", Class::Legality, &|f| f.field.as_deref() == Some("y")), "yield");
+    // Bits the page calls fixed that nvdisasm ignores.
+    assert!(has("DFMA_R_R_R_R", Class::FixedIgnored, &|_| true));
+}
+
+/// Real code: every word of our PTX kernels that a page covers decodes, prints what
+/// nvdisasm prints, and nvdisasm's text assembles back to the same word.
+#[test]
+fn real_code_corpus_roundtrips() {
+    let s = corpus();
+    let c = Codec::new(&s);
+    let nv = nvdisasm();
+    let ptxas = tools::locate(Tool::Ptxas).expect("ptxas is required: bash ci/install-cuda-tools.sh");
+    let dir = std::env::temp_dir().join(format!("sass-harness-realcode-{}", std::process::id()));
+    let report = sass_harness::realcode::run(&c, &nv, &ptxas, &tools::repo_root().join("corpus/ptx"), &dir).expect("real-code run");
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(report.words > 500, "{report:?}");
+    assert!(report.covered > 30, "the kernels exercise DFMA/I2F/FHFMA: {report:?}");
+    // Decode and text must agree on every covered word except for known page mistakes,
+    // and nvdisasm's text must assemble back bit-exactly (ignored bits aside).
+    assert_eq!(report.asm_mismatch, 0, "{report:?}");
+    assert!(report.agreeing * 10 >= report.covered * 5, "{report:?}");
+    let _ = (Arch(90), sass::parse_instruction("NOP ;"), codec::print);
+}
