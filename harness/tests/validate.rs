@@ -98,3 +98,35 @@ fn real_code_corpus_roundtrips() {
     assert!(report.agreeing * 10 >= report.covered * 5, "{report:?}");
     let _ = (Arch(90), sass::parse_instruction("NOP ;"), codec::print);
 }
+
+/// The validation report per page, as a reviewable snapshot: a change in findings shows
+/// up in review. (200 random words per variant keep it fast and deterministic.)
+#[test]
+fn validation_report_snapshots() {
+    let s = corpus();
+    let c = Codec::new(&s);
+    let nv = nvdisasm();
+    let opts = validate::Options { random_per_variant: 200, ..Default::default() };
+    for p in &s.pages {
+        let (sums, finds) = validate::validate_page(p, &c, &nv, &opts, &|_| {});
+        let mut text = String::new();
+        for x in &sums {
+            text.push_str(&format!("## {} words={} agreeing={} {:?}\n", x.variant, x.words, x.agreeing, x.findings));
+            for f in finds.iter().filter(|f| f.variant == x.variant) {
+                text.push_str(&format!(
+                    "{} | {} | {} | {} | {} | {}\n",
+                    f.class.name(),
+                    f.field.as_deref().unwrap_or("-"),
+                    sass_harness::word::format_ranges(&f.bits),
+                    f.word,
+                    f.actual,
+                    f.proposal.as_deref().unwrap_or("-")
+                ));
+            }
+        }
+        let name = format!("validation_{}_{}", p.instruction, p.arch);
+        insta::with_settings!({snapshot_path => tools::repo_root().join("snapshots"), prepend_module_to_snapshot => false}, {
+            insta::assert_snapshot!(name, text);
+        });
+    }
+}
