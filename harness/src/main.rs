@@ -221,18 +221,28 @@ fn validate(s: &Spec, out: &Path, random: usize, seed: u64) -> Result<(Vec<Varia
     bar.set_style(indicatif::ProgressStyle::with_template("{bar:30} {pos}/{len} pages  {msg}").unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()));
     let mut all_s = vec![];
     let mut all_f = vec![];
-    for p in &s.pages {
-        bar.set_message(format!("{} {}", p.instruction, p.arch));
-        let (sums, finds) = validate::validate_page(p, &c, &nv, &opts, &|_| {});
+    let mut err = None;
+    validate::validate_pages(s, &c, &nv, &opts, |p, sums, finds| {
+        bar.set_message(format!("{} {} done", p.instruction, p.arch));
         for f in &finds {
-            let line = serde_json::to_string(f).map_err(|e| e.to_string())?;
-            writeln!(file, "{line}").map_err(|e| e.to_string())?;
+            if let Err(e) = serde_json::to_string(f).map_err(|e| e.to_string()).and_then(|l| writeln!(file, "{l}").map_err(|e| e.to_string())) {
+                err.get_or_insert(e);
+            }
         }
-        file.flush().map_err(|e| e.to_string())?;
+        if let Err(e) = file.flush() {
+            err.get_or_insert(e.to_string());
+        }
         all_s.extend(sums);
         all_f.extend(finds);
         bar.inc(1);
+    });
+    if let Some(e) = err {
+        return Err(format!("{}: {e}", fpath.display()));
     }
+    // Pages finish in any order; report them in corpus order.
+    let order = |arch: &str, key: &str| c.variants().iter().position(|v| v.key == key && v.arch.nvdisasm_name() == arch);
+    all_s.sort_by_key(|x| order(&x.arch, &x.variant));
+    all_f.sort_by_key(|f| order(&f.arch, &f.variant));
     bar.finish_and_clear();
     let written = sass_harness::report::write_reports(out, s, &all_s, &all_f, &nv.version).map_err(|e| e.to_string())?;
     let words: usize = all_s.iter().map(|x| x.words).sum();
@@ -287,12 +297,7 @@ fn bench(s: &Spec, words: usize) -> Result<(), String> {
     let opts = validate::Options { random_per_variant: per, seed: 99, minimize_rounds: 8 };
     let t0 = Instant::now();
     let mut checked = 0;
-    let mut pages_words = vec![];
-    for p in &s.pages {
-        let (sums, _) = validate::validate_page(p, &c, &nv, &opts, &|_| {});
-        checked += sums.iter().map(|x| x.words).sum::<usize>();
-        pages_words.push(p.arch);
-    }
+    validate::validate_pages(s, &c, &nv, &opts, |_, sums, _| checked += sums.iter().map(|x| x.words).sum::<usize>());
     let harness = t0.elapsed().as_secs_f64();
     // nvdisasm alone on the same number of words, same batching.
     let mut rng = Rng::new(99);

@@ -13,25 +13,32 @@ pub struct Values {
 }
 
 impl Values {
+    #[inline]
     pub fn zero(n: usize) -> Values {
         assert!(n <= MAX_FIELDS, "variants have at most {MAX_FIELDS} fields (checked by the page parser)");
         Values { len: n as u8, v: [0; MAX_FIELDS] }
     }
+    #[inline]
     pub fn len(&self) -> usize {
         self.len as usize
     }
+    #[inline]
     pub fn is_empty(&self) -> bool {
         self.len == 0
     }
+    #[inline]
     pub fn as_slice(&self) -> &[u64] {
         &self.v[..self.len as usize]
     }
+    #[inline]
     pub fn as_mut_slice(&mut self) -> &mut [u64] {
         &mut self.v[..self.len as usize]
     }
+    #[inline]
     pub fn get(&self, i: usize) -> u64 {
         self.as_slice()[i]
     }
+    #[inline]
     pub fn set(&mut self, i: usize, x: u64) {
         self.as_mut_slice()[i] = x;
     }
@@ -43,46 +50,64 @@ impl std::fmt::Debug for Values {
     }
 }
 
-/// A field's bits as contiguous runs: (first word bit, length, first value bit).
-#[derive(Clone, Debug)]
-struct Runs(Vec<(u8, u8, u8)>);
+/// One contiguous run of a field's bits inside one 64-bit half of the word: value bits
+/// `at..at+len` sit at bits `shift..shift+len` of that half (`mask` = `len` ones).
+#[derive(Copy, Clone, Debug)]
+struct Run {
+    field: u8,
+    shift: u8,
+    at: u8,
+    mask: u64,
+}
 
-impl Runs {
-    fn of(bits: &[u8]) -> Runs {
-        let mut out: Vec<(u8, u8, u8)> = vec![];
-        for (i, &b) in bits.iter().enumerate() {
-            match out.last_mut() {
-                Some((s, l, _)) if *s + *l == b => *l += 1,
-                _ => out.push((b, 1, i as u8)),
+/// A variant's fields as runs, those in the low half of the word first.
+fn runs_of(fields: &[crate::spec::Field]) -> (Vec<Run>, usize) {
+    let mut lo: Vec<Run> = vec![];
+    let mut hi: Vec<Run> = vec![];
+    for (fi, f) in fields.iter().enumerate() {
+        // Contiguous increasing stretches: (first word bit, length, first value bit).
+        let mut stretches: Vec<(u32, u32, u32)> = vec![];
+        for (i, &b) in f.bits.iter().enumerate() {
+            match stretches.last_mut() {
+                Some((s, l, _)) if *s + *l == b as u32 => *l += 1,
+                _ => stretches.push((b as u32, 1, i as u32)),
             }
         }
-        Runs(out)
-    }
-    #[inline]
-    fn extract(&self, w: u128) -> u64 {
-        let mut v = 0u64;
-        for &(s, l, at) in &self.0 {
-            let m = if l >= 64 { u64::MAX } else { (1u64 << l) - 1 };
-            v |= (((w >> s) as u64) & m) << at;
+        for (s, l, at) in stretches {
+            // Split a stretch that crosses bit 64 in two.
+            let lo_len = if s < 64 { l.min(64 - s) } else { 0 };
+            let mut push = |to: &mut Vec<Run>, shift: u32, len: u32, at: u32| {
+                let mask = if len >= 64 { u64::MAX } else { (1u64 << len) - 1 };
+                to.push(Run { field: fi as u8, shift: shift as u8, at: at as u8, mask });
+            };
+            if lo_len > 0 {
+                push(&mut lo, s, lo_len, at);
+            }
+            if l > lo_len {
+                push(&mut hi, (s + lo_len) - 64, l - lo_len, at + lo_len);
+            }
         }
-        v
     }
-    #[inline]
-    fn insert(&self, x: u64) -> u128 {
-        let mut w = 0u128;
-        for &(s, l, at) in &self.0 {
-            let m = if l >= 64 { u64::MAX } else { (1u64 << l) - 1 };
-            w |= (((x >> at) & m) as u128) << s;
-        }
-        w
-    }
+    let n_lo = lo.len();
+    lo.extend(hi);
+    (lo, n_lo)
+}
+
+/// What `find` scans: kept apart from the runs so the scan touches little memory.
+#[derive(Copy, Clone)]
+struct Pattern {
+    mask: u128,
+    value: u128,
+    arch: Arch,
 }
 
 struct Compiled {
-    arch: Arch,
-    mask: u128,
-    value: u128,
-    fields: Vec<Runs>,
+    /// Fixed bits, low and high halves.
+    value: [u64; 2],
+    /// Runs of every field; `runs[..n_lo]` lie in the low half, the rest in the high half.
+    runs: Vec<Run>,
+    n_lo: usize,
+    n_fields: usize,
     maxes: Vec<u64>,
 }
 
@@ -92,6 +117,7 @@ pub struct Codec<'s> {
     pub spec: &'s Spec,
     variants: Vec<&'s Variant>,
     compiled: Vec<Compiled>,
+    patterns: Vec<Pattern>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -118,15 +144,19 @@ impl<'s> Codec<'s> {
         let variants: Vec<&Variant> = spec.variants().collect();
         let compiled = variants
             .iter()
-            .map(|v| Compiled {
-                arch: v.arch,
-                mask: v.fixed_mask.0,
-                value: v.fixed_value.0,
-                fields: v.fields.iter().map(|f| Runs::of(&f.bits)).collect(),
-                maxes: v.fields.iter().map(|f| f.max()).collect(),
+            .map(|v| {
+                let (runs, n_lo) = runs_of(&v.fields);
+                Compiled {
+                    value: [v.fixed_value.0 as u64, (v.fixed_value.0 >> 64) as u64],
+                    runs,
+                    n_lo,
+                    n_fields: v.fields.len(),
+                    maxes: v.fields.iter().map(|f| f.max()).collect(),
+                }
             })
             .collect();
-        Codec { spec, variants, compiled }
+        let patterns = variants.iter().map(|v| Pattern { mask: v.fixed_mask.0, value: v.fixed_value.0, arch: v.arch }).collect();
+        Codec { spec, variants, compiled, patterns }
     }
 
     pub fn variants(&self) -> &[&'s Variant] {
@@ -157,20 +187,32 @@ impl<'s> Codec<'s> {
     #[inline]
     pub fn encode_unchecked(&self, vi: usize, values: &Values) -> Word {
         let c = &self.compiled[vi];
-        let mut w = c.value;
-        for (r, &x) in c.fields.iter().zip(values.as_slice()) {
-            w |= r.insert(x);
+        // Slots past `values.len()` are zero (no constructor writes them), so they add nothing.
+        let x = &values.v;
+        let (lo_runs, hi_runs) = c.runs.split_at(c.n_lo);
+        let mut lo = c.value[0];
+        for r in lo_runs {
+            lo |= ((x[r.field as usize] >> r.at) & r.mask) << r.shift;
         }
-        Word(w)
+        let mut hi = c.value[1];
+        for r in hi_runs {
+            hi |= ((x[r.field as usize] >> r.at) & r.mask) << r.shift;
+        }
+        Word(lo as u128 | (hi as u128) << 64)
     }
 
     /// Field values of `word` read as variant `vi` (no fixed-bit check).
     #[inline]
     pub fn extract(&self, vi: usize, word: Word) -> Values {
         let c = &self.compiled[vi];
-        let mut v = Values::zero(c.fields.len());
-        for (i, r) in c.fields.iter().enumerate() {
-            v.v[i] = r.extract(word.0);
+        let mut v = Values::zero(c.n_fields);
+        let (lo_runs, hi_runs) = c.runs.split_at(c.n_lo);
+        let (lo, hi) = (word.0 as u64, (word.0 >> 64) as u64);
+        for r in lo_runs {
+            v.v[r.field as usize] |= ((lo >> r.shift) & r.mask) << r.at;
+        }
+        for r in hi_runs {
+            v.v[r.field as usize] |= ((hi >> r.shift) & r.mask) << r.at;
         }
         v
     }
@@ -179,8 +221,8 @@ impl<'s> Codec<'s> {
     #[inline]
     pub fn find(&self, arch: Arch, word: Word) -> Result<usize, DecodeError> {
         let mut found = None;
-        for (i, c) in self.compiled.iter().enumerate() {
-            if c.arch == arch && word.0 & c.mask == c.value {
+        for (i, p) in self.patterns.iter().enumerate() {
+            if word.0 & p.mask == p.value && p.arch == arch {
                 if found.is_some() {
                     return Err(self.ambiguous(arch, word));
                 }
@@ -190,6 +232,7 @@ impl<'s> Codec<'s> {
         found.ok_or_else(|| self.no_match(arch, word))
     }
 
+    #[inline]
     pub fn decode(&self, arch: Arch, word: Word) -> Result<(usize, Values), DecodeError> {
         let vi = self.find(arch, word)?;
         Ok((vi, self.extract(vi, word)))
@@ -198,7 +241,7 @@ impl<'s> Codec<'s> {
     #[cold]
     fn ambiguous(&self, arch: Arch, word: Word) -> DecodeError {
         let keys = self
-            .compiled
+            .patterns
             .iter()
             .enumerate()
             .filter(|(_, c)| c.arch == arch && word.0 & c.mask == c.value)
@@ -210,7 +253,7 @@ impl<'s> Codec<'s> {
     #[cold]
     fn no_match(&self, arch: Arch, word: Word) -> DecodeError {
         let best = self
-            .compiled
+            .patterns
             .iter()
             .enumerate()
             .filter(|(_, c)| c.arch == arch)

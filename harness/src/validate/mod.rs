@@ -556,3 +556,28 @@ fn merge(raw: Vec<Finding>) -> Vec<Finding> {
 pub fn bits_text(bits: &[u8]) -> String {
     format_ranges(bits)
 }
+
+/// Validates every page at once (one thread per page: the work is bound by nvdisasm's
+/// process start-ups, not by CPU), calling `done` on this thread as each page finishes.
+pub fn validate_pages(
+    spec: &crate::spec::Spec,
+    codec: &Codec,
+    nv: &Nvdisasm,
+    opts: &Options,
+    mut done: impl FnMut(&Page, Vec<VariantSummary>, Vec<Finding>),
+) {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::scope(|s| {
+        for (i, p) in spec.pages.iter().enumerate() {
+            let tx = tx.clone();
+            s.spawn(move || {
+                let r = validate_page(p, codec, nv, opts, &|_| {});
+                let _ = tx.send((i, r));
+            });
+        }
+        drop(tx);
+        for (i, (sums, finds)) in rx {
+            done(&spec.pages[i], sums, finds);
+        }
+    });
+}
