@@ -18,7 +18,7 @@ pub fn codec() -> &'static Codec<'static> {
     static CODEC: OnceLock<Codec<'static>> = OnceLock::new();
     CODEC.get_or_init(|| {
         let dir = pages_dir();
-        let spec: Spec = spec::load(&[dir.clone()]).unwrap_or_else(|e| panic!("fuzz set-up: cannot load {}: {e}", dir.display()));
+        let spec: Spec = spec::load(std::slice::from_ref(&dir)).unwrap_or_else(|e| panic!("fuzz set-up: cannot load {}: {e}", dir.display()));
         Codec::new(Box::leak(Box::new(spec)))
     })
 }

@@ -76,7 +76,7 @@ fn runs_of(fields: &[crate::spec::Field]) -> (Vec<Run>, usize) {
         for (s, l, at) in stretches {
             // Split a stretch that crosses bit 64 in two.
             let lo_len = if s < 64 { l.min(64 - s) } else { 0 };
-            let mut push = |to: &mut Vec<Run>, shift: u32, len: u32, at: u32| {
+            let push = |to: &mut Vec<Run>, shift: u32, len: u32, at: u32| {
                 let mask = if len >= 64 { u64::MAX } else { (1u64 << len) - 1 };
                 to.push(Run { field: fi as u8, shift: shift as u8, at: at as u8, mask });
             };
