@@ -250,19 +250,8 @@ fn next_permutation(a: &mut [usize]) -> bool {
 }
 
 fn match_tokens(v: &Variant, slots: &[Slot], toks: &[String], values: &mut Values) -> Result<(), String> {
-    fn go(v: &Variant, slots: &[Slot], toks: &[String], values: &mut Values) -> bool {
-        let Some((first, rest)) = slots.split_first() else { return toks.is_empty() };
-        for (set, used) in options(v, first, toks) {
-            if let Some((f, x)) = set {
-                values.set(f, x);
-            }
-            if go(v, rest, &toks[used..], values) {
-                return true;
-            }
-        }
-        false
-    }
-    if go(v, slots, toks, values) {
+    let in_page_order: Vec<&Slot> = slots.iter().collect();
+    if go_refs(v, &in_page_order, toks, values) {
         return Ok(());
     }
     // nvdisasm's modifier order is not always the page's (a syntax difference the validator
