@@ -23,7 +23,7 @@ fn run_all(random: usize) -> Vec<Finding> {
     let opts = validate::Options { random_per_variant: random, ..Default::default() };
     let mut all = vec![];
     for p in &s.pages {
-        let (sums, finds) = validate::validate_page(p, &c, &nv, &opts, &|_| {});
+        let (sums, finds) = validate::validate_page(p, &c, &nv, &opts);
         assert_eq!(sums.len(), p.variants.len());
         for x in &sums {
             assert!(x.words > 100 && x.agreeing > 0, "{x:?}");
@@ -108,7 +108,7 @@ fn validation_report_snapshots() {
     let nv = nvdisasm();
     let opts = validate::Options { random_per_variant: 200, ..Default::default() };
     for p in &s.pages {
-        let (sums, finds) = validate::validate_page(p, &c, &nv, &opts, &|_| {});
+        let (sums, finds) = validate::validate_page(p, &c, &nv, &opts);
         let mut text = String::new();
         for x in &sums {
             text.push_str(&format!("## {} words={} agreeing={} {:?}\n", x.variant, x.words, x.agreeing, x.findings));

@@ -110,7 +110,7 @@ pub fn fill(v: &Variant, inst: &Instruction) -> Result<Values, String> {
                     if f as f64 != *value && !value.is_nan() {
                         return Err(format!("operand {k}: {value} is not a float"));
                     }
-                    if value.is_nan() { 0x7fc0_0000 | (((value.to_bits() >> 63) as u64) << 31) } else { f.to_bits() as u64 }
+                    if value.is_nan() { 0x7fc0_0000 | ((value.to_bits() >> 63) << 31) } else { f.to_bits() as u64 }
                 };
                 set(&mut values, 0, bits)?
             }

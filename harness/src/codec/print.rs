@@ -76,7 +76,7 @@ pub fn print(v: &Variant, values: &Values) -> Instruction {
             let p = val(i);
             let index = (p & 7) as u8;
             let negated = (p >> 3) & 1 == 1;
-            if !(index == 7 && !negated) {
+            if index != 7 || negated {
                 pred = Some(Predicate { negated, index });
             }
         }

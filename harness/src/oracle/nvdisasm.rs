@@ -30,8 +30,12 @@ use super::tools::{self, Tool, ToolError};
 use crate::word::Word;
 
 /// Most words one nvdisasm process gets; larger inputs are split into more chunks than
-/// jobs and served by a worker pool.
-pub const MAX_CHUNK: usize = 20_000;
+/// jobs and served by a worker pool. nvdisasm's time is linear in the words (about
+/// 16 µs each, 125 MB at 100 000 words), so this only bounds memory and the rerun cost.
+pub const MAX_CHUNK: usize = 100_000;
+/// Fewest words worth a process of their own: a start-up costs nvdisasm about 0.3 s of
+/// CPU, as much as some 20 000 words, so small batches are not split across cores.
+pub const MIN_CHUNK: usize = 16_384;
 /// Rounds of "replace the illegal words by NOPs and run again" per chunk. nvdisasm
 /// reports every illegal address in one run, so two rounds normally suffice.
 pub const MAX_ROUNDS: usize = 6;
@@ -74,6 +78,8 @@ pub struct Nvdisasm {
     pub jobs: usize,
     /// Wall-clock limit per process.
     pub timeout: Duration,
+    /// Fewest words per process ([`MIN_CHUNK`]; lowered by tests to force many chunks).
+    pub min_chunk: usize,
 }
 
 impl Nvdisasm {
@@ -90,6 +96,7 @@ impl Nvdisasm {
             version,
             jobs,
             timeout: DEFAULT_TIMEOUT,
+            min_chunk: MIN_CHUNK,
         })
     }
 
@@ -108,7 +115,7 @@ impl Nvdisasm {
             return vec![];
         }
         let jobs = self.jobs.max(1);
-        let chunk = words.len().div_ceil(jobs).clamp(1, MAX_CHUNK);
+        let chunk = words.len().div_ceil(jobs).max(self.min_chunk.max(1)).min(MAX_CHUNK);
         let chunks: Vec<&[Word]> = words.chunks(chunk).collect();
         let dir = match TempDir::new() {
             Ok(d) => d,
@@ -732,6 +739,7 @@ mod tests {
     fn many_words_on_many_jobs_keep_order() {
         let mut d = nv();
         d.jobs = 3;
+        d.min_chunk = 1000;
         // R255 is RZ, so stay below it.
         let words: Vec<Word> = (0..5000).map(|i| dfma((i % 255) as u8, 0)).collect();
         let out = d.disassemble("SM90", &words);

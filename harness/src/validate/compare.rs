@@ -4,7 +4,7 @@
 //! so a disagreement can be pinned to the operand or modifier it touches. `.reuse` is a
 //! control field nvdisasm prints only in some combinations; it is not compared.
 
-use crate::sass::{Body, Instruction, Terminator};
+use crate::sass::{Body, Instruction, Operand, Terminator};
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum Verdict {
@@ -16,11 +16,12 @@ pub enum Verdict {
 
 /// Element name → canonical value text.
 pub fn elements(i: &Instruction) -> Vec<(String, String)> {
-    let mut out = vec![];
-    out.push(("mnemonic".to_string(), i.mnemonic.clone()));
-    out.push(("pred".to_string(), i.pred.as_ref().map(|p| p.to_string()).unwrap_or_default()));
-    out.push(("mods".to_string(), i.modifiers.join(".")));
-    out.push(("arity".to_string(), i.operands.len().to_string()));
+    let mut out = vec![
+        ("mnemonic".to_string(), i.mnemonic.clone()),
+        ("pred".to_string(), i.pred.as_ref().map(|p| p.to_string()).unwrap_or_default()),
+        ("mods".to_string(), i.modifiers.join(".")),
+        ("arity".to_string(), i.operands.len().to_string()),
+    ];
     for (k, o) in i.operands.iter().enumerate() {
         match &o.body {
             Body::Const { bank, offset } => {
@@ -49,23 +50,89 @@ fn canonical_body(b: &Body) -> String {
     }
 }
 
-/// Names of elements whose values differ between `a` and `b`.
+/// Names of elements whose values differ between `a` and `b`, in [`elements`] order: `a`'s
+/// elements first, then those only `b` has. Modifiers count as a set: their order alone
+/// is syntax ([`compare`] reports it), so a word whose operands differ and whose
+/// modifiers are merely reordered is pinned to the operands alone. Structural (no text
+/// is built): this runs for every disagreeing word.
 pub fn changed(a: &Instruction, b: &Instruction) -> Vec<String> {
-    let ea = elements(a);
-    let eb = elements(b);
     let mut out: Vec<String> = vec![];
-    for (n, v) in &ea {
-        match eb.iter().find(|(m, _)| m == n) {
-            Some((_, w)) if w == v => {}
-            _ => out.push(n.clone()),
+    if a.mnemonic != b.mnemonic {
+        out.push("mnemonic".into());
+    }
+    if a.pred != b.pred {
+        out.push("pred".into());
+    }
+    if !same_set(&a.modifiers, &b.modifiers) {
+        out.push("mods".into());
+    }
+    if a.operands.len() != b.operands.len() {
+        out.push("arity".into());
+    }
+    for (k, x) in a.operands.iter().enumerate() {
+        let y = b.operands.get(k);
+        for part in parts(x) {
+            let same = y.is_some_and(|y| parts(y).contains(part) && part_eq(x, y, part));
+            if !same {
+                out.push(format!("op{k}.{part}"));
+            }
         }
     }
-    for (n, _) in &eb {
-        if !ea.iter().any(|(m, _)| m == n) {
-            out.push(n.clone());
+    for (k, y) in b.operands.iter().enumerate() {
+        let x = a.operands.get(k);
+        for part in parts(y) {
+            if !x.is_some_and(|x| parts(x).contains(part)) {
+                out.push(format!("op{k}.{part}"));
+            }
         }
     }
     out
+}
+
+/// The element names of an operand, as [`elements`] gives them.
+fn parts(o: &Operand) -> &'static [&'static str] {
+    match o.body {
+        Body::Const { .. } | Body::ConstX { .. } => &["bank", "offset", "neg", "abs", "not", "sfx"],
+        _ => &["body", "neg", "abs", "not", "sfx"],
+    }
+}
+
+/// Whether element `part` has the same canonical value in both (see [`elements`]).
+fn part_eq(x: &Operand, y: &Operand, part: &str) -> bool {
+    match part {
+        "neg" => x.neg == y.neg,
+        "abs" => x.abs == y.abs,
+        "not" => x.not == y.not,
+        "sfx" => x.suffixes == y.suffixes,
+        "bank" => match (&x.body, &y.body) {
+            (Body::Const { bank: p, .. }, Body::Const { bank: q, .. }) => p == q,
+            (Body::ConstX { ureg: p, .. }, Body::ConstX { ureg: q, .. }) => p == q,
+            _ => false,
+        },
+        "offset" => match (&x.body, &y.body) {
+            (Body::Const { offset: p, .. } | Body::ConstX { offset: p, .. }, Body::Const { offset: q, .. } | Body::ConstX { offset: q, .. }) => p == q,
+            _ => false,
+        },
+        _ => match (&x.body, &y.body) {
+            // Every NaN is one value; otherwise the exact bits (-0.0 is not 0.0).
+            (Body::Float { value: p, .. }, Body::Float { value: q, .. }) => (p.is_nan() && q.is_nan()) || p.to_bits() == q.to_bits(),
+            (p, q) => p == q,
+        },
+    }
+}
+
+fn same_set(a: &[String], b: &[String]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    if a == b {
+        return true;
+    }
+    let mut x: Vec<&String> = a.iter().collect();
+    let mut y: Vec<&String> = b.iter().collect();
+    x.sort();
+    y.sort();
+    x == y
 }
 
 pub fn element_value(i: &Instruction, name: &str) -> Option<String> {
@@ -73,50 +140,31 @@ pub fn element_value(i: &Instruction, name: &str) -> Option<String> {
 }
 
 pub fn compare(expected: &Instruction, actual: &Instruction) -> Verdict {
-    let strip = |i: &Instruction| {
-        let mut j = i.clone();
-        for o in &mut j.operands {
-            o.reuse = false;
-        }
-        j
-    };
-    let (e, a) = (strip(expected), strip(actual));
-    if e.to_string() == a.to_string() {
-        return Verdict::Agree;
-    }
-    if !changed(&e, &a).is_empty() {
-        // Modifier order alone?
-        let mut em = e.modifiers.clone();
-        let mut am = a.modifiers.clone();
-        em.sort();
-        am.sort();
-        let ch = changed(&e, &a);
-        if em == am && ch.iter().all(|c| c == "mods") {
-            return Verdict::Syntax("modifier order");
-        }
+    let ch = changed(expected, actual);
+    if !ch.is_empty() {
         // Suffix order alone?
         if ch.iter().all(|c| c.ends_with(".sfx")) {
-            let same = e.operands.iter().zip(&a.operands).all(|(x, y)| {
-                let mut s = x.suffixes.clone();
-                let mut t = y.suffixes.clone();
-                s.sort();
-                t.sort();
-                s == t
-            });
+            let same = expected.operands.iter().zip(&actual.operands).all(|(x, y)| same_set(&x.suffixes, &y.suffixes));
             if same {
                 return Verdict::Syntax("suffix order");
             }
         }
         return Verdict::Differ;
     }
-    if e.terminator != a.terminator && e.terminator != Terminator::Missing {
-        let mut e2 = e.clone();
-        e2.terminator = a.terminator;
-        if e2.to_string() == a.to_string() {
-            return Verdict::Syntax("terminator spacing");
-        }
+    if expected.modifiers != actual.modifiers {
+        return Verdict::Syntax("modifier order");
     }
-    Verdict::Syntax("number spelling")
+    // Same meaning, same order: the text can still differ in a float's spelling or in
+    // the terminator's spacing (`.reuse` is not compared; everything else is structure).
+    let spelled_alike = expected.operands.iter().zip(&actual.operands).all(|(x, y)| match (&x.body, &y.body) {
+        (Body::Float { text: p, .. }, Body::Float { text: q, .. }) => p == q,
+        _ => true,
+    });
+    match (spelled_alike, expected.terminator == actual.terminator) {
+        (true, true) => Verdict::Agree,
+        (true, false) if expected.terminator != Terminator::Missing => Verdict::Syntax("terminator spacing"),
+        _ => Verdict::Syntax("number spelling"),
+    }
 }
 
 #[cfg(test)]
@@ -137,5 +185,24 @@ mod tests {
         let c = p("DFMA R0, R0, R0, c[0x1][0x0] ;").unwrap();
         let d = p("DFMA R0, R0, R0, c[0x0][-0x8000] ;").unwrap();
         assert_eq!(changed(&c, &d), vec!["op3.bank", "op3.offset"]);
+        // Reordered modifiers are syntax; with a changed operand only the operand counts.
+        let m = p("FHFMA.RP.BF16 R0, R0, UR255, R0 ;").unwrap();
+        let n = p("FHFMA.BF16.RP R0, R0, URZ, R0 ;").unwrap();
+        assert_eq!(changed(&m, &n), vec!["op2.body"]);
+        assert_eq!(compare(&m, &n), Verdict::Differ);
+        assert_eq!(changed(&m, &p("FHFMA.RP R0, R0, UR255, R0 ;").unwrap()), vec!["mods"]);
+        assert_eq!(compare(&m, &p("FHFMA.BF16.RP R0, R0, UR255, R0 ;").unwrap()), Verdict::Syntax("modifier order"));
+        // Operands that change kind or appear on one side only name every element.
+        let r = p("DFMA R0, -R1.H1, R2 ;").unwrap();
+        let q = p("DFMA R0, c[0x1][0x4], R2, R3 ;").unwrap();
+        assert_eq!(
+            changed(&r, &q),
+            vec!["arity", "op1.body", "op1.neg", "op1.sfx", "op1.bank", "op1.offset", "op3.body", "op3.neg", "op3.abs", "op3.not", "op3.sfx"]
+        );
+        // Every NaN is one value; -0.0 is not 0.0.
+        let n1 = p("DFMA R0, R0, R0, +QNAN ;").unwrap();
+        let n2 = p("DFMA R0, R0, R0, -QNAN ;").unwrap();
+        assert!(changed(&n1, &n2).is_empty());
+        assert_eq!(changed(&p("DFMA R0, R0, R0, 0 ;").unwrap(), &p("DFMA R0, R0, R0, -0 ;").unwrap()), vec!["op3.body"]);
     }
 }

@@ -24,11 +24,13 @@ pub struct Options {
     pub random_per_variant: usize,
     pub seed: u64,
     pub minimize_rounds: usize,
+    /// Print each phase's elapsed time to stderr (the benchmark's breakdown).
+    pub timings: bool,
 }
 
 impl Default for Options {
     fn default() -> Self {
-        Options { random_per_variant: 10_000, seed: 0x5eed, minimize_rounds: 8 }
+        Options { random_per_variant: 10_000, seed: 0x5eed, minimize_rounds: 8, timings: false }
     }
 }
 
@@ -42,9 +44,10 @@ enum Kind {
     Random,
 }
 
+/// A word to send. Its field values are not stored (a `Values` is 320 bytes, and runs
+/// hold hundreds of thousands of probes): the codec extracts them from the word again.
 struct Probe {
     vi: usize,
-    values: Values,
     word: Word,
     kind: Kind,
 }
@@ -66,107 +69,288 @@ fn printed(o: &Outcome) -> Option<Instruction> {
     }
 }
 
-/// Validates one page; `sink` receives each page's findings as soon as they are known.
-pub fn validate_page(
-    page: &Page,
-    codec: &Codec,
-    nv: &Nvdisasm,
-    opts: &Options,
-    progress: &dyn Fn(u64),
-) -> (Vec<VariantSummary>, Vec<Finding>) {
-    let arch = page.arch.nvdisasm_name();
-    let vis: Vec<usize> = page.variants.iter().map(|v| codec.index_of(&v.key, Some(v.arch)).expect("variant in codec")).collect();
-    let mut probes: Vec<Probe> = vec![];
-    let mut rng = Rng::new(opts.seed ^ (page.arch.0 as u64) << 32);
-    for &vi in &vis {
-        probes.extend(probes_for(codec, vi, opts, &mut rng));
-    }
-    let words: Vec<Word> = probes.iter().map(|p| p.word).collect();
-    let outs = nv.disassemble(&arch, &words);
-    progress(words.len() as u64);
-    let mut checked: BTreeMap<usize, (usize, usize)> = BTreeMap::new();
-    let mut raw: Vec<Finding> = vec![];
-    let mut verified: BTreeMap<usize, u128> = BTreeMap::new();
-    let mut disputed: BTreeMap<usize, u128> = BTreeMap::new();
-    let mut to_minimize: Vec<(usize, Values, Vec<String>)> = vec![];
-    let base_of: BTreeMap<usize, (Instruction, Outcome)> = probes
+/// Validates one page (see [`validate_pages`]).
+pub fn validate_page(page: &Page, codec: &Codec, nv: &Nvdisasm, opts: &Options) -> (Vec<VariantSummary>, Vec<Finding>) {
+    let mut out = (vec![], vec![]);
+    validate_group(&[page], codec, nv, opts, |_, s, f| out = (s, f));
+    out
+}
+
+/// Per page state between judging and reporting.
+struct PageRun<'p> {
+    page: &'p Page,
+    vis: Vec<usize>,
+    probes: Vec<Probe>,
+    checked: BTreeMap<usize, (usize, usize)>,
+    raw: Vec<Finding>,
+    verified: BTreeMap<usize, u128>,
+    disputed: BTreeMap<usize, u128>,
+    /// What nvdisasm printed for each variant's base word, parsed once.
+    base_actual: BTreeMap<usize, Option<Instruction>>,
+}
+
+/// The probes of a group of pages (one architecture), page by page in probe order.
+fn probe_batches<'p>(pages: &[&'p Page], codec: &Codec, opts: &Options) -> Vec<PageRun<'p>> {
+    pages
         .iter()
-        .zip(&outs)
-        .filter(|(p, _)| p.kind == Kind::Base)
-        .map(|(p, o)| (p.vi, (codec::print(codec.variant(p.vi), &p.values), o.clone())))
-        .collect();
-    for (p, o) in probes.iter().zip(&outs) {
-        let v = codec.variant(p.vi);
-        let e = checked.entry(p.vi).or_default();
-        e.0 += 1;
-        let (_, base_out) = &base_of[&p.vi];
-        let base_actual = printed(base_out);
-        let a = Analysis { codec, nv_tool: &nv.version, v, arch: &arch };
-        let verdict = a.judge(p, o, base_actual.as_ref());
-        match verdict {
-            Judged::Agree(bits) => {
-                e.1 += 1;
-                *verified.entry(p.vi).or_default() |= bits;
+        .map(|&page| {
+            let vis: Vec<usize> = page.variants.iter().map(|v| codec.index_of(&v.key, Some(v.arch)).expect("variant in codec")).collect();
+            let mut rng = Rng::new(opts.seed ^ (page.arch.0 as u64) << 32);
+            let mut probes = vec![];
+            for &vi in &vis {
+                probes.extend(probes_for(codec, vi, opts, &mut rng));
             }
-            Judged::Found(f) => {
-                for &b in &f.bits {
-                    *disputed.entry(p.vi).or_default() |= 1u128 << b;
-                }
-                raw.push(f);
-            }
-            Judged::Minimize(elems) => to_minimize.push((p.vi, p.values, elems)),
-        }
-    }
-    // Random disagreements: one per (variant, changed elements), minimized.
-    to_minimize.sort_by(|a, b| (a.0, &a.2).cmp(&(b.0, &b.2)));
-    let mut dedup: Vec<(usize, Values, Vec<String>, usize)> = vec![];
-    for (vi, vals, el) in to_minimize {
-        match dedup.iter_mut().find(|d| d.0 == vi && d.2 == el) {
-            Some(d) => d.3 += 1,
-            None => dedup.push((vi, vals, el, 1)),
-        }
-    }
-    let minimized = minimize(codec, nv, &arch, dedup, opts.minimize_rounds);
-    let final_words: Vec<Word> = minimized.iter().map(|(vi, vals, _)| codec.encode_unchecked(*vi, vals)).collect();
-    let final_outs = nv.disassemble(&arch, &final_words);
-    for ((vi, vals, count), (w, out)) in minimized.into_iter().zip(final_words.into_iter().zip(final_outs)) {
-        let v = codec.variant(vi);
-        let a = Analysis { codec, nv_tool: &nv.version, v, arch: &arch };
-        if let Some(mut f) = a.random_finding(&vals, w, &out, base_of.get(&vi).and_then(|b| printed(&b.1)).as_ref()) {
-            f.occurrences = count;
-            for &b in &f.bits {
-                *disputed.entry(vi).or_default() |= 1u128 << b;
-            }
-            raw.push(f);
-        }
-    }
-    let findings = merge(raw);
-    let summaries = vis
-        .iter()
-        .map(|&vi| {
-            let v = codec.variant(vi);
-            let (words, agreeing) = checked.get(&vi).copied().unwrap_or_default();
-            let mut by_class = BTreeMap::new();
-            for f in findings.iter().filter(|f| f.variant == v.key) {
-                *by_class.entry(f.class.name().to_string()).or_insert(0) += 1;
-            }
-            let ver = verified.get(&vi).copied().unwrap_or(0);
-            let dis = disputed.get(&vi).copied().unwrap_or(0);
-            let bit_status = (0..128u32)
-                .map(|b| {
-                    if dis >> b & 1 == 1 {
-                        BitStatus::Disputed
-                    } else if ver >> b & 1 == 1 {
-                        BitStatus::Verified
-                    } else {
-                        BitStatus::Unconfirmed
-                    }
-                })
-                .collect();
-            VariantSummary { arch: arch.clone(), variant: v.key.clone(), page: page.file.clone(), words, agreeing, findings: by_class, bit_status }
+            PageRun { page, vis, probes, checked: BTreeMap::new(), raw: vec![], verified: BTreeMap::new(), disputed: BTreeMap::new(), base_actual: BTreeMap::new() }
         })
-        .collect();
-    (summaries, findings)
+        .collect()
+}
+
+/// nvdisasm alone on `batches` (from [`probe_words`]), sent as [`validate_pages`] sends
+/// them (architectures at once; in each, the random batch, then the structured one): the
+/// benchmark's baseline. Returns the number of words disassembled.
+pub fn disassemble_only(nv: &Nvdisasm, batches: &[(String, Vec<Word>, Vec<Word>)]) -> usize {
+    std::thread::scope(|s| {
+        let hs: Vec<_> = batches
+            .iter()
+            .map(|(arch, structured, random)| s.spawn(move || nv.disassemble(arch, random).len() + nv.disassemble(arch, structured).len()))
+            .collect();
+        hs.into_iter().map(|h| h.join().unwrap_or(0)).sum()
+    })
+}
+
+/// The probe words [`validate_pages`] disassembles, per architecture: (arch, structured,
+/// random). What the benchmark times nvdisasm alone on.
+pub fn probe_words(spec: &crate::spec::Spec, codec: &Codec, opts: &Options) -> Vec<(String, Vec<Word>, Vec<Word>)> {
+    arch_groups(spec)
+        .into_iter()
+        .map(|pages| {
+            let runs = probe_batches(&pages, codec, opts);
+            let (mut fixed, mut random) = (vec![], vec![]);
+            for p in runs.iter().flat_map(|r| &r.probes) {
+                if p.kind == Kind::Random { random.push(p.word) } else { fixed.push(p.word) }
+            }
+            (pages[0].arch.nvdisasm_name(), fixed, random)
+        })
+        .collect()
+}
+
+/// Pages grouped by architecture, in first-appearance order.
+fn arch_groups(spec: &crate::spec::Spec) -> Vec<Vec<&Page>> {
+    let mut groups: Vec<Vec<&Page>> = vec![];
+    for p in &spec.pages {
+        match groups.iter_mut().find(|g| g[0].arch == p.arch) {
+            Some(g) => g.push(p),
+            None => groups.push(vec![p]),
+        }
+    }
+    groups
+}
+
+/// Validates pages of one architecture together, so each nvdisasm batch is as large as
+/// it can be; `done` gets each page's summaries and findings when its minimization is over.
+///
+/// A process start costs nvdisasm about 0.3 s of CPU (as much as some 20 000 words), and
+/// one illegal word makes it print nothing, so that its batch runs again with NOPs in
+/// the illegal words' places. Hence two batches: first the random probes (listed values,
+/// nearly always legal: one run), judged at once; then the structured probes (where the
+/// illegal words gather: rejected control values, INVALID and omitted rows, fixed-bit
+/// flips) together with the first minimization batch, which so rides on a run that
+/// happens anyway.
+fn validate_group(pages: &[&Page], codec: &Codec, nv: &Nvdisasm, opts: &Options, mut done: impl FnMut(&Page, Vec<VariantSummary>, Vec<Finding>)) {
+    let Some(first) = pages.first() else { return };
+    let arch = first.arch.nvdisasm_name();
+    let t0 = std::time::Instant::now();
+    let phase = |what: &str| {
+        if opts.timings {
+            eprintln!("  {arch:>6} {:>7.3} s  {what}", t0.elapsed().as_secs_f64());
+        }
+    };
+    let mut runs = probe_batches(pages, codec, opts);
+    phase(&format!("{} probes built", runs.iter().map(|r| r.probes.len()).sum::<usize>()));
+    let n_variants = codec.variants().len();
+    let mut outs: Vec<Vec<Outcome>> = runs.iter().map(|r| vec![Outcome::Silent; r.probes.len()]).collect();
+    let mut verdicts: Vec<Vec<Option<Judged>>> = runs.iter().map(|r| (0..r.probes.len()).map(|_| None).collect()).collect();
+
+    // Batch one: the random probes, judged; their disagreements become candidates.
+    let random: Vec<Word> = runs.iter().flat_map(|r| &r.probes).filter(|p| p.kind == Kind::Random).map(|p| p.word).collect();
+    let mut random_outs = nv.disassemble(&arch, &random).into_iter();
+    phase(&format!("{} random probes disassembled", random.len()));
+    let mut cands: Vec<Candidate> = vec![];
+    for (ri, run) in runs.iter().enumerate() {
+        // One candidate per (variant, changed elements).
+        let mut by_key: BTreeMap<(usize, Vec<String>), usize> = BTreeMap::new();
+        for (pi, p) in run.probes.iter().enumerate() {
+            if p.kind != Kind::Random {
+                continue;
+            }
+            let o = random_outs.next().unwrap_or_else(|| Outcome::ToolFailure { message: "internal: no outcome for the probe".into() });
+            let values = codec.extract(p.vi, p.word);
+            let a = Analysis { codec, nv_tool: &nv.version, v: codec.variant(p.vi), arch: &arch };
+            let j = a.judge(p, &values, &o, None);
+            if let Judged::Minimize(elems) = &j {
+                match by_key.get(&(p.vi, elems.clone())) {
+                    Some(&ci) => cands[ci].count += 1,
+                    None => {
+                        by_key.insert((p.vi, elems.clone()), cands.len());
+                        cands.push(Candidate { run: ri, vi: p.vi, values, want: elems.clone(), count: 1, outcome: o.clone() });
+                    }
+                }
+            }
+            verdicts[ri][pi] = Some(j);
+            outs[ri][pi] = o;
+        }
+    }
+    // Report order: by page, variant and disagreement, whatever order they were met in.
+    cands.sort_by(|a, b| (a.run, a.vi, &a.want).cmp(&(b.run, b.vi, &b.want)));
+    phase(&format!("random probes judged; {} disagreements to minimize", cands.len()));
+
+    // Batch two: the structured probes and the first minimization tries.
+    let mut shrink = Minimizer { codec, cands, rounds: opts.minimize_rounds, round: 0 };
+    let mut tries = shrink.first_tries();
+    let mut words: Vec<Word> = runs.iter().flat_map(|r| &r.probes).filter(|p| p.kind != Kind::Random).map(|p| p.word).collect();
+    let n_structured = words.len();
+    words.extend(shrink.words(&tries));
+    let mut batch = nv.disassemble(&arch, &words);
+    let try_outs = batch.split_off(n_structured.min(batch.len()));
+    let mut structured_outs = batch.into_iter();
+    phase(&format!("{n_structured} structured probes and {} minimization tries disassembled", tries.len()));
+    for (ri, run) in runs.iter_mut().enumerate() {
+        for (pi, p) in run.probes.iter().enumerate() {
+            if p.kind != Kind::Random {
+                outs[ri][pi] = structured_outs.next().unwrap_or_else(|| Outcome::ToolFailure { message: "internal: no outcome for the probe".into() });
+            }
+            if p.kind == Kind::Base {
+                run.base_actual.insert(p.vi, printed(&outs[ri][pi]));
+            }
+        }
+    }
+    // Every probe in probe order, so findings keep their order whatever the batches.
+    for (ri, run) in runs.iter_mut().enumerate() {
+        let mut syntax_seen: BTreeMap<(usize, &'static str), usize> = BTreeMap::new();
+        let mut checked = vec![(0usize, 0usize); n_variants];
+        let mut verified = vec![0u128; n_variants];
+        let mut disputed = vec![0u128; n_variants];
+        for (pi, p) in run.probes.iter().enumerate() {
+            let o = &outs[ri][pi];
+            let values = codec.extract(p.vi, p.word);
+            let a = Analysis { codec, nv_tool: &nv.version, v: codec.variant(p.vi), arch: &arch };
+            let j = match verdicts[ri][pi].take() {
+                Some(j) => j,
+                None => a.judge(p, &values, o, run.base_actual.get(&p.vi).and_then(Option::as_ref)),
+            };
+            checked[p.vi].0 += 1;
+            match j {
+                Judged::Agree(bits) => {
+                    checked[p.vi].1 += 1;
+                    verified[p.vi] |= bits;
+                }
+                Judged::Found(f) => {
+                    for &b in &f.bits {
+                        disputed[p.vi] |= 1u128 << b;
+                    }
+                    run.raw.push(f);
+                }
+                Judged::Syntax { what, bits } => {
+                    for &b in &bits {
+                        disputed[p.vi] |= 1u128 << b;
+                    }
+                    // One finding per variant and difference, in first-seen order (what
+                    // `merge` would make of one finding per word).
+                    match syntax_seen.get(&(p.vi, what)) {
+                        Some(&i) => {
+                            let f: &mut Finding = &mut run.raw[i];
+                            f.occurrences += 1;
+                            f.bits.extend(bits);
+                            f.bits.sort_unstable();
+                            f.bits.dedup();
+                        }
+                        None => {
+                            syntax_seen.insert((p.vi, what), run.raw.len());
+                            run.raw.push(a.syntax_finding(&values, p.word, o, what, bits));
+                        }
+                    }
+                }
+                // Counted as a candidate in batch one.
+                Judged::Minimize(_) => {}
+            }
+        }
+        for &vi in &run.vis {
+            run.checked.insert(vi, checked[vi]);
+            if verified[vi] != 0 {
+                run.verified.insert(vi, verified[vi]);
+            }
+            if disputed[vi] != 0 {
+                run.disputed.insert(vi, disputed[vi]);
+            }
+        }
+    }
+    phase("structured probes judged");
+    // Further minimization batches, for disagreements that need four fields or more.
+    let mut try_outs = try_outs;
+    while !tries.is_empty() {
+        tries = shrink.absorb(&tries, try_outs);
+        if tries.is_empty() {
+            break;
+        }
+        try_outs = nv.disassemble(&arch, &shrink.words(&tries));
+    }
+    let cands = shrink.cands;
+    phase("minimized");
+    for c in cands {
+        let run = &mut runs[c.run];
+        let v = codec.variant(c.vi);
+        let a = Analysis { codec, nv_tool: &nv.version, v, arch: &arch };
+        let w = codec.encode_unchecked(c.vi, &c.values);
+        if let Some(mut f) = a.random_finding(&c.values, w, &c.outcome, run.base_actual.get(&c.vi).and_then(Option::as_ref)) {
+            f.occurrences = c.count;
+            for &b in &f.bits {
+                *run.disputed.entry(c.vi).or_default() |= 1u128 << b;
+            }
+            run.raw.push(f);
+        }
+    }
+    for run in runs {
+        let findings = merge(run.raw);
+        let summaries = run
+            .vis
+            .iter()
+            .map(|&vi| {
+                let v = codec.variant(vi);
+                let (words, agreeing) = run.checked.get(&vi).copied().unwrap_or_default();
+                let mut by_class = BTreeMap::new();
+                for f in findings.iter().filter(|f| f.variant == v.key) {
+                    *by_class.entry(f.class.name().to_string()).or_insert(0) += 1;
+                }
+                let ver = run.verified.get(&vi).copied().unwrap_or(0);
+                let dis = run.disputed.get(&vi).copied().unwrap_or(0);
+                let bit_status = (0..128u32)
+                    .map(|b| {
+                        if dis >> b & 1 == 1 {
+                            BitStatus::Disputed
+                        } else if ver >> b & 1 == 1 {
+                            BitStatus::Verified
+                        } else {
+                            BitStatus::Unconfirmed
+                        }
+                    })
+                    .collect();
+                VariantSummary { arch: arch.clone(), variant: v.key.clone(), page: run.page.file.clone(), words, agreeing, findings: by_class, bit_status }
+            })
+            .collect();
+        done(run.page, summaries, findings);
+    }
+    phase("merged and reported");
+}
+
+/// A random word that disagrees, being shrunk; `outcome` is nvdisasm's for `values`.
+struct Candidate {
+    run: usize,
+    vi: usize,
+    values: Values,
+    /// The disagreement to keep: the changed elements, or `<legality>`.
+    want: Vec<String>,
+    count: usize,
+    outcome: Outcome,
 }
 
 fn probes_for(codec: &Codec, vi: usize, opts: &Options, rng: &mut Rng) -> Vec<Probe> {
@@ -175,7 +359,7 @@ fn probes_for(codec: &Codec, vi: usize, opts: &Options, rng: &mut Rng) -> Vec<Pr
     let mut out = vec![];
     let mut push = |values: Values, kind: Kind| {
         let word = codec.encode_unchecked(vi, &values);
-        out.push(Probe { vi, values, word, kind });
+        out.push(Probe { vi, word, kind });
     };
     push(base, Kind::Base);
     for (fi, f) in v.fields.iter().enumerate() {
@@ -196,12 +380,13 @@ fn probes_for(codec: &Codec, vi: usize, opts: &Options, rng: &mut Rng) -> Vec<Pr
     }
     for bit in v.fixed_mask.iter() {
         let word = v.fixed_value.flip(bit);
-        out.push(Probe { vi, values: base, word, kind: Kind::Fixed { bit } });
+        // Fixed bits are no field's, so the word's values stay the base's.
+        out.push(Probe { vi, word, kind: Kind::Fixed { bit } });
     }
     for _ in 0..opts.random_per_variant {
         let vals = random_listed_values(v, rng);
         let word = codec.encode_unchecked(vi, &vals);
-        out.push(Probe { vi, values: vals, word, kind: Kind::Random });
+        out.push(Probe { vi, word, kind: Kind::Random });
     }
     out
 }
@@ -210,6 +395,8 @@ enum Judged {
     /// Agreement; the bits it confirms.
     Agree(u128),
     Found(Finding),
+    /// Same meaning, other text; the finding is built by [`Analysis::syntax_finding`].
+    Syntax { what: &'static str, bits: Vec<u8> },
     /// A random word that disagrees on these elements: minimize before reporting.
     Minimize(Vec<String>),
 }
@@ -253,6 +440,7 @@ fn describe_element(v: &Variant, el: &str) -> String {
 }
 
 impl<'a> Analysis<'a> {
+    #[allow(clippy::too_many_arguments)]
     fn finding(&self, class: Class, field: Option<usize>, bits: Vec<u8>, word: Word, expected: String, actual: String, proposal: Option<String>) -> Finding {
         Finding {
             arch: self.arch.to_string(),
@@ -274,15 +462,21 @@ impl<'a> Analysis<'a> {
         self.v.fields[fi].bits.iter().enumerate().filter(|(k, _)| x >> k & 1 == 1).map(|(_, &b)| b).collect()
     }
 
-    fn judge(&self, p: &Probe, o: &Outcome, base_actual: Option<&Instruction>) -> Judged {
+    fn judge(&self, p: &Probe, values: &Values, o: &Outcome, base_actual: Option<&Instruction>) -> Judged {
         let v = self.v;
-        let expected = codec::print(v, &p.values);
+        let expected = codec::print(v, values);
         let exp_text = expected.to_string();
         let word_bits: u128 = match &p.kind {
             Kind::Field { field, value } => self.bits_of(*field, *value).iter().fold(0u128, |a, &b| a | 1u128 << b),
             Kind::Fixed { bit } => 1u128 << bit,
             _ => 0,
         };
+        // Fast path: nvdisasm printed exactly the predicted text (no parse needed).
+        if let (Outcome::Printed { text }, false) = (o, matches!(p.kind, Kind::Fixed { .. })) {
+            if *text == exp_text {
+                return Judged::Agree(word_bits);
+            }
+        }
         if let Outcome::ToolFailure { .. } = o {
             return Judged::Found(self.finding(Class::Legality, None, vec![], p.word, exp_text, outcome_text(o), None));
         }
@@ -332,9 +526,7 @@ impl<'a> Analysis<'a> {
                     Kind::Field { field, value } => self.bits_of(*field, *value),
                     _ => vec![],
                 };
-                let mut f = self.finding(Class::Syntax, None, bits, p.word, exp_text, outcome_text(o), Some(format!("syntax only: {what}")));
-                f.field = Some(what.to_string());
-                Judged::Found(f)
+                Judged::Syntax { what, bits }
             }
             Verdict::Differ => match p.kind {
                 Kind::Field { field, value } => Judged::Found(self.field_finding(field, value, p.word, &expected, &actual, base_actual, o)),
@@ -343,6 +535,15 @@ impl<'a> Analysis<'a> {
                 Kind::Fixed { .. } => unreachable!(),
             },
         }
+    }
+
+    /// Same meaning, other text (built once per variant and kind of difference: a page
+    /// whose selector syntax differs shows it on nearly every word).
+    fn syntax_finding(&self, values: &Values, word: Word, o: &Outcome, what: &'static str, bits: Vec<u8>) -> Finding {
+        let exp_text = codec::print(self.v, values).to_string();
+        let mut f = self.finding(Class::Syntax, None, bits, word, exp_text, outcome_text(o), Some(format!("syntax only: {what}")));
+        f.field = Some(what.to_string());
+        f
     }
 
     /// A single field set to `value` printed something other than predicted.
@@ -425,13 +626,14 @@ impl<'a> Analysis<'a> {
         let v = self.v;
         let nonzero: Vec<usize> = (0..v.fields.len()).filter(|&i| vals.get(i) != 0 && !v.fields[i].is_control()).collect();
         let expected = codec::print(v, vals);
-        let p = Probe { vi: 0, values: *vals, word: w, kind: Kind::Random };
+        let p = Probe { vi: 0, word: w, kind: Kind::Random };
         if nonzero.len() == 1 {
             // One field alone: judge it as a field probe.
             let fi = nonzero[0];
             let q = Probe { kind: Kind::Field { field: fi, value: vals.get(fi) }, ..p };
-            return match self.judge(&q, o, base) {
+            return match self.judge(&q, vals, o, base) {
                 Judged::Found(f) => Some(f),
+                Judged::Syntax { what, bits } => Some(self.syntax_finding(vals, w, o, what, bits)),
                 _ => None,
             };
         }
@@ -455,7 +657,7 @@ impl<'a> Analysis<'a> {
                 format!("together they print {}", ch.iter().map(|c| describe_element(v, c)).collect::<Vec<_>>().join(", "))
             }
         };
-        let mut f = self.finding(class, nonzero.first().map(|&i| i), bits, w, expected.to_string(), outcome_text(o), Some(format!("fields interact: {}: {what}", names.join(", "))));
+        let mut f = self.finding(class, nonzero.first().copied(), bits, w, expected.to_string(), outcome_text(o), Some(format!("fields interact: {}: {what}", names.join(", "))));
         f.field = Some(nonzero.iter().map(|&i| v.fields[i].name.clone()).collect::<Vec<_>>().join(" + "));
         Some(f)
     }
@@ -475,59 +677,141 @@ fn token_diff(before: Vec<String>, after: Vec<String>) -> Vec<String> {
     out
 }
 
-/// Shrinks each disagreeing random word by clearing fields while the disagreement stays.
-fn minimize(codec: &Codec, nv: &Nvdisasm, arch: &str, cands: Vec<(usize, Values, Vec<String>, usize)>, rounds: usize) -> Vec<(usize, Values, usize)> {
-    let disagrees = |vi: usize, vals: &Values, out: &Outcome, want: &[String]| -> bool {
-        let v = codec.variant(vi);
-        let exp = codec::print(v, vals);
+/// A minimization try: candidate, values, and the field it drops when it is an "all but one".
+type Try = (usize, Values, Option<usize>);
+
+/// Most fields a candidate may have for every triple of them to be tried in the first batch.
+const TRIPLES_UP_TO: usize = 12;
+
+/// Shrinks each candidate to a smallest set of its non-zero non-control fields that still
+/// shows the same disagreement. The first batch tries, for every candidate at once, each
+/// field alone, each pair, each triple (up to [`TRIPLES_UP_TO`] fields) and each "all but
+/// one"; a reproducing set no larger than the largest subsets tried is then minimal.
+/// Larger ones go on for up to `rounds` batches in all, each trying "without every field
+/// whose removal alone kept the disagreement" before "all but one" again. Batches are few
+/// and large because every nvdisasm start costs some 0.3 s.
+struct Minimizer<'c> {
+    codec: &'c Codec<'c>,
+    cands: Vec<Candidate>,
+    rounds: usize,
+    round: usize,
+}
+
+impl Minimizer<'_> {
+    fn disagrees(&self, vi: usize, vals: &Values, out: &Outcome, want: &[String]) -> bool {
         match printed(out) {
             None => want == ["<legality>".to_string()],
-            Some(a) => compare(&exp, &a) == Verdict::Differ && changed(&exp, &a) == want,
+            Some(a) => {
+                let exp = codec::print(self.codec.variant(vi), vals);
+                compare(&exp, &a) == Verdict::Differ && changed(&exp, &a) == want
+            }
         }
-    };
-    let mut cur: Vec<(usize, Values, Vec<String>, usize, bool)> = cands.into_iter().map(|(a, b, c, d)| (a, b, c, d, false)).collect();
-    for _ in 0..rounds {
-        // Each candidate: try clearing each non-zero non-control field.
-        let mut tries: Vec<(usize, usize, Values)> = vec![];
-        for (ci, (vi, vals, _, _, done)) in cur.iter().enumerate() {
-            if *done {
+    }
+
+    fn fields_of(&self, vi: usize, vals: &Values) -> Vec<usize> {
+        let v = self.codec.variant(vi);
+        (0..v.fields.len()).filter(|&fi| vals.get(fi) != 0 && !v.fields[fi].is_control()).collect()
+    }
+
+    /// The candidate's values with only the fields in `keep` (controls always kept).
+    fn only(&self, c: &Candidate, keep: &[usize]) -> Values {
+        let v = self.codec.variant(c.vi);
+        let mut t = c.values;
+        for fi in 0..v.fields.len() {
+            if !v.fields[fi].is_control() && !keep.contains(&fi) {
+                t.set(fi, 0);
+            }
+        }
+        t
+    }
+
+    fn words(&self, tries: &[Try]) -> Vec<Word> {
+        tries.iter().map(|(ci, t, _)| self.codec.encode_unchecked(self.cands[*ci].vi, t)).collect()
+    }
+
+    /// Smallest subsets first, so the first try that reproduces is a smallest one.
+    fn first_tries(&self) -> Vec<Try> {
+        let mut tries = vec![];
+        if self.rounds == 0 {
+            return tries;
+        }
+        for (ci, c) in self.cands.iter().enumerate() {
+            let fs = self.fields_of(c.vi, &c.values);
+            if fs.len() <= 1 {
                 continue;
             }
-            let v = codec.variant(*vi);
-            for fi in 0..v.fields.len() {
-                if vals.get(fi) != 0 && !v.fields[fi].is_control() {
-                    let mut t = *vals;
-                    t.set(fi, 0);
-                    tries.push((ci, fi, t));
+            for &f in &fs {
+                tries.push((ci, self.only(c, &[f]), None));
+            }
+            for (i, &f) in fs.iter().enumerate() {
+                for &g in &fs[i + 1..] {
+                    tries.push((ci, self.only(c, &[f, g]), None));
+                }
+            }
+            if fs.len() > 3 && fs.len() <= TRIPLES_UP_TO {
+                for (i, &f) in fs.iter().enumerate() {
+                    for (j, &g) in fs.iter().enumerate().skip(i + 1) {
+                        for &h in &fs[j + 1..] {
+                            tries.push((ci, self.only(c, &[f, g, h]), None));
+                        }
+                    }
+                }
+            }
+            if fs.len() > 3 {
+                for &f in &fs {
+                    tries.push((ci, self.only(c, &without(&fs, &[f])), Some(f)));
                 }
             }
         }
-        if tries.is_empty() {
-            break;
-        }
-        let words: Vec<Word> = tries.iter().map(|(ci, _, t)| codec.encode_unchecked(cur[*ci].0, t)).collect();
-        let outs = nv.disassemble(arch, &words);
-        let mut progressed = vec![false; cur.len()];
-        for ((ci, _, t), o) in tries.iter().zip(&outs) {
-            if progressed[*ci] {
+        tries
+    }
+
+    /// Takes a batch's outcomes; returns the next batch (empty when done).
+    fn absorb(&mut self, tries: &[Try], outs: Vec<Outcome>) -> Vec<Try> {
+        let n = self.cands.len();
+        // Per candidate: the first reproducing try and the fields whose removal alone
+        // kept the disagreement.
+        let mut best: Vec<Option<(Values, Outcome)>> = vec![None; n];
+        let mut removable: Vec<Vec<usize>> = vec![vec![]; n];
+        for ((ci, t, dropped), o) in tries.iter().zip(outs) {
+            let c = &self.cands[*ci];
+            if !self.disagrees(c.vi, t, &o, &c.want) {
                 continue;
             }
-            let (vi, _, want, _, _) = &cur[*ci];
-            if disagrees(*vi, t, o, want) {
-                cur[*ci].1 = *t;
-                progressed[*ci] = true;
+            if let Some(f) = dropped {
+                removable[*ci].push(*f);
+            }
+            if best[*ci].is_none() {
+                best[*ci] = Some((*t, o));
             }
         }
-        for (ci, p) in progressed.iter().enumerate() {
-            if !p {
-                cur[ci].4 = true;
+        self.round += 1;
+        let mut next = vec![];
+        for (ci, b) in best.into_iter().enumerate() {
+            let Some((vals, o)) = b else { continue };
+            let fs = self.fields_of(self.cands[ci].vi, &vals);
+            let c = &mut self.cands[ci];
+            c.values = vals;
+            c.outcome = o;
+            // Every subset of one or two fields was tried first: three is minimal.
+            if fs.len() <= 3 || self.round >= self.rounds {
+                continue;
+            }
+            let c = &self.cands[ci];
+            let rest: Vec<usize> = removable[ci].iter().copied().filter(|f| fs.contains(f)).collect();
+            if rest.len() >= 2 {
+                next.push((ci, self.only(c, &without(&fs, &rest)), None));
+            }
+            for &f in &fs {
+                next.push((ci, self.only(c, &without(&fs, &[f])), Some(f)));
             }
         }
-        if cur.iter().all(|c| c.4) {
-            break;
-        }
+        next
     }
-    cur.into_iter().map(|(vi, vals, _, n, _)| (vi, vals, n)).collect()
+}
+
+fn without(fs: &[usize], drop: &[usize]) -> Vec<usize> {
+    fs.iter().copied().filter(|f| !drop.contains(f)).collect()
 }
 
 /// Merges findings that say the same thing: same variant, class, field and proposal.
@@ -557,8 +841,9 @@ pub fn bits_text(bits: &[u8]) -> String {
     format_ranges(bits)
 }
 
-/// Validates every page at once (one thread per page: the work is bound by nvdisasm's
-/// process start-ups, not by CPU), calling `done` on this thread as each page finishes.
+/// Validates every page: pages are grouped by architecture (one nvdisasm batch per group,
+/// see [`validate_group`]) and the groups run at once; `done` is called on this thread
+/// as each page finishes.
 pub fn validate_pages(
     spec: &crate::spec::Spec,
     codec: &Codec,
@@ -566,18 +851,23 @@ pub fn validate_pages(
     opts: &Options,
     mut done: impl FnMut(&Page, Vec<VariantSummary>, Vec<Finding>),
 ) {
+    let groups = arch_groups(spec);
     let (tx, rx) = std::sync::mpsc::channel();
     std::thread::scope(|s| {
-        for (i, p) in spec.pages.iter().enumerate() {
+        for g in &groups {
             let tx = tx.clone();
             s.spawn(move || {
-                let r = validate_page(p, codec, nv, opts, &|_| {});
-                let _ = tx.send((i, r));
+                validate_group(g, codec, nv, opts, |p, sums, finds| {
+                    let i = spec.pages.iter().position(|q| std::ptr::eq(q, p));
+                    let _ = tx.send((i, sums, finds));
+                });
             });
         }
         drop(tx);
-        for (i, (sums, finds)) in rx {
-            done(&spec.pages[i], sums, finds);
+        for (i, sums, finds) in rx {
+            if let Some(p) = i.and_then(|i| spec.pages.get(i)) {
+                done(p, sums, finds);
+            }
         }
     });
 }
