@@ -90,6 +90,13 @@ enum Cmd {
 }
 
 fn main() -> ExitCode {
+    // Like other Unix tools, stop quietly when the reader goes away (`… | head`): Rust
+    // ignores SIGPIPE, which turns every later println! into a panic.
+    #[cfg(unix)]
+    // SAFETY: restoring a signal's default disposition at start-up, before any thread.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     let cli = Cli::parse();
     match run(cli.cmd) {
         Ok(()) => ExitCode::SUCCESS,
