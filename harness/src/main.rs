@@ -253,6 +253,8 @@ fn validate(s: &Spec, out: &Path, random: usize, seed: u64) -> Result<(Vec<Varia
     all_s.sort_by_key(|x| order(&x.arch, &x.variant));
     all_f.sort_by_key(|f| order(&f.arch, &f.variant));
     bar.finish_and_clear();
+    // Check our own output: every finding's word, in a fresh batch, prints `actual` again.
+    let mismatches = validate::reproduce::reproduce(&nv, &all_f);
     let written = sass_harness::report::write_reports(out, s, &all_s, &all_f, &nv.version).map_err(|e| e.to_string())?;
     let words: usize = all_s.iter().map(|x| x.words).sum();
     let agree: usize = all_s.iter().map(|x| x.agreeing).sum();
@@ -262,9 +264,17 @@ fn validate(s: &Spec, out: &Path, random: usize, seed: u64) -> Result<(Vec<Varia
         let by: Vec<String> = x.findings.iter().map(|(k, v)| format!("{k}={v}")).collect();
         println!("{:<22} {:>6} {:>8} {:>9}  {}", x.variant, x.arch, x.words, x.agreeing, by.join(" "));
     }
+    println!("re-ran nvdisasm on the {} finding words: {} reproduce", all_f.len(), all_f.len() - mismatches.len());
     println!("wrote {}", fpath.display());
     for w in written {
         println!("wrote {}", w.display());
+    }
+    if !mismatches.is_empty() {
+        for m in mismatches.iter().take(10) {
+            let f = &all_f[m.index];
+            eprintln!("not reproduced: {} {} word {}: reported '{}', now '{}'", f.arch, f.variant, f.word, f.actual, m.got);
+        }
+        return Err(format!("{} of {} findings did not reproduce on a second nvdisasm run", mismatches.len(), all_f.len()));
     }
     Ok((all_s, all_f))
 }

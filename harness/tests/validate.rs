@@ -130,3 +130,29 @@ fn validation_report_snapshots() {
         });
     }
 }
+
+/// The validator's self-check catches a finding whose word no longer prints `actual`.
+#[test]
+fn reproduce_flags_a_finding_that_does_not_reproduce() {
+    let nv = nvdisasm();
+    let good = Finding {
+        arch: "SM90".into(),
+        variant: "DFMA_R_R_R_R".into(),
+        class: Class::FixedIgnored,
+        field: None,
+        bits: vec![40],
+        word: "0000000000000000000001000000022b".into(),
+        expected: "not DFMA_R_R_R_R (bit 40 is fixed 0)".into(),
+        actual: "@P0 DFMA R0, R0, R0, R0 ;".into(),
+        proposal: None,
+        occurrences: 1,
+        tool: nv.version.clone(),
+    };
+    let mut wrong = good.clone();
+    wrong.actual = "@P0 DFMA R1, R0, R0, R0 ;".into();
+    let mut bad_word = good.clone();
+    bad_word.word = "xyz".into();
+    let m = validate::reproduce::reproduce(&nv, &[good.clone(), wrong, good, bad_word]);
+    assert_eq!(m.iter().map(|m| m.index).collect::<Vec<_>>(), vec![1, 3], "{m:?}");
+    assert_eq!(m[0].got, "@P0 DFMA R0, R0, R0, R0 ;");
+}

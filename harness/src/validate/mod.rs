@@ -8,6 +8,7 @@
 
 pub mod compare;
 pub mod finding;
+pub mod reproduce;
 
 use crate::codec::{self, Codec, Values};
 use crate::gen::{random_listed_values, Rng};

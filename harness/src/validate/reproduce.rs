@@ -1,0 +1,49 @@
+//! Re-running every finding's word through a fresh nvdisasm batch: a report whose words do
+//! not print `actual` again is not worth trusting, so the validator checks its own output.
+
+use super::finding::{self, Finding};
+use crate::oracle::nvdisasm::{Nvdisasm, Outcome};
+use std::collections::BTreeMap;
+
+/// A finding whose word printed something else on the re-run.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Mismatch {
+    pub index: usize,
+    pub got: String,
+}
+
+/// Disassembles the findings' words again (one batch per architecture) and returns those
+/// whose outcome is not their `actual`; a malformed word is a mismatch too.
+pub fn reproduce(nv: &Nvdisasm, findings: &[Finding]) -> Vec<Mismatch> {
+    let mut by_arch: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+    for (i, f) in findings.iter().enumerate() {
+        by_arch.entry(f.arch.as_str()).or_default().push(i);
+    }
+    let mut out = vec![];
+    for (arch, idx) in by_arch {
+        let mut ok = vec![];
+        let mut words = vec![];
+        for &i in &idx {
+            match findings[i].word() {
+                Some(w) => {
+                    ok.push(i);
+                    words.push(w);
+                }
+                None => out.push(Mismatch { index: i, got: "<not 32 hex digits>".into() }),
+            }
+        }
+        for (i, o) in ok.into_iter().zip(nv.disassemble(arch, &words)) {
+            let got = match o {
+                Outcome::Printed { text } => text,
+                Outcome::Illegal { message } => finding::illegal_text(&message),
+                Outcome::Silent => finding::SILENT.to_string(),
+                Outcome::ToolFailure { message } => format!("<tool failure: {message}>"),
+            };
+            if got != findings[i].actual {
+                out.push(Mismatch { index: i, got });
+            }
+        }
+    }
+    out.sort_by_key(|m| m.index);
+    out
+}
