@@ -91,7 +91,7 @@ struct PageRun<'p> {
 }
 
 /// The probes of a group of pages (one architecture), page by page in probe order.
-fn probe_batches<'p>(pages: &[&'p Page], codec: &Codec, opts: &Options) -> Vec<PageRun<'p>> {
+fn build_runs<'p>(pages: &[&'p Page], codec: &Codec, opts: &Options) -> Vec<PageRun<'p>> {
     pages
         .iter()
         .map(|&page| {
@@ -125,12 +125,12 @@ pub fn probe_words(spec: &crate::spec::Spec, codec: &Codec, opts: &Options) -> V
     arch_groups(spec)
         .into_iter()
         .map(|pages| {
-            let runs = probe_batches(&pages, codec, opts);
-            let (mut fixed, mut random) = (vec![], vec![]);
+            let runs = build_runs(&pages, codec, opts);
+            let (mut structured, mut random) = (vec![], vec![]);
             for p in runs.iter().flat_map(|r| &r.probes) {
-                if p.kind == Kind::Random { random.push(p.word) } else { fixed.push(p.word) }
+                if p.kind == Kind::Random { random.push(p.word) } else { structured.push(p.word) }
             }
-            (pages[0].arch.nvdisasm_name(), fixed, random)
+            (pages[0].arch.nvdisasm_name(), structured, random)
         })
         .collect()
 }
@@ -166,7 +166,7 @@ fn validate_group(pages: &[&Page], codec: &Codec, nv: &Nvdisasm, opts: &Options,
             eprintln!("  {arch:>6} {:>7.3} s  {what}", t0.elapsed().as_secs_f64());
         }
     };
-    let mut runs = probe_batches(pages, codec, opts);
+    let mut runs = build_runs(pages, codec, opts);
     phase(&format!("{} probes built", runs.iter().map(|r| r.probes.len()).sum::<usize>()));
     let n_variants = codec.variants().len();
     let mut outs: Vec<Vec<Outcome>> = runs.iter().map(|r| vec![Outcome::Silent; r.probes.len()]).collect();
