@@ -127,6 +127,20 @@ pub fn format_ranges(bits: &[u8]) -> String {
     out
 }
 
+/// Words serialize as their 32-digit hex form (bit 127 first).
+impl serde::Serialize for Word {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.hex())
+    }
+}
+
+/// Bit sets serialize as inclusive ranges (`"12..15,72"`): readable in snapshots.
+impl serde::Serialize for BitSet {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&format_ranges(&self.iter().collect::<Vec<_>>()))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -141,19 +155,5 @@ mod tests {
     fn ranges() {
         assert_eq!(format_ranges(&[3, 4, 5, 9, 11, 12]), "3..5,9,11..12");
         assert_eq!(format!("{:?}", BitSet::from_bits([0, 1, 127])), "0..1,127");
-    }
-}
-
-/// Words serialize as their 32-digit hex form (bit 127 first).
-impl serde::Serialize for Word {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(&self.hex())
-    }
-}
-
-/// Bit sets serialize as inclusive ranges (`"12..15,72"`): readable in snapshots.
-impl serde::Serialize for BitSet {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(&format_ranges(&self.iter().collect::<Vec<_>>()))
     }
 }
