@@ -2,7 +2,7 @@
 //! `bash ci/install-cuda-tools.sh`) and fail, not skip, when they are missing.
 
 use sass_harness::codec::{self, Codec};
-use sass_harness::oracle::nvdisasm::{Nvdisasm, Outcome};
+use sass_harness::oracle::nvdisasm::Nvdisasm;
 use sass_harness::oracle::tools::{self, Tool};
 use sass_harness::sass;
 use sass_harness::spec::{self, Arch};
@@ -38,22 +38,12 @@ fn run_all(random: usize) -> Vec<Finding> {
 fn every_finding_reproduces() {
     let findings = run_all(300);
     assert!(findings.len() > 50, "the seed pages have real mistakes; only {} findings", findings.len());
-    let nv = nvdisasm();
-    // One batch per architecture, findings' words only: a fresh run, not the validator's.
-    for arch in ["SM90", "SM100"] {
-        let fs: Vec<&Finding> = findings.iter().filter(|f| f.arch == arch).collect();
-        let words: Vec<_> = fs.iter().map(|f| f.word().expect("finding word is 32 hex digits")).collect();
-        let outs = nv.disassemble(arch, &words);
-        for (f, out) in fs.iter().zip(outs) {
-            let actual = match out {
-                Outcome::Printed { text } => text,
-                Outcome::Illegal { message } => validate::finding::illegal_text(&message),
-                Outcome::Silent => validate::finding::SILENT.to_string(),
-                Outcome::ToolFailure { message } => panic!("tool failure on {}: {message}", f.word),
-            };
-            assert_eq!(actual, f.actual, "{f:?}");
-        }
+    // One fresh batch per architecture, the findings' words only: not the validator's run.
+    let mismatches = validate::reproduce::reproduce(&nvdisasm(), &findings);
+    for m in &mismatches {
+        eprintln!("not reproduced: {:?} → now {}", findings[m.index], m.got);
     }
+    assert!(mismatches.is_empty(), "{} of {} findings did not reproduce", mismatches.len(), findings.len());
 }
 
 /// Known mistakes of the seed pages, found by reading nvdisasm by hand, must be reported.

@@ -23,23 +23,25 @@ pub fn elements(i: &Instruction) -> Vec<(String, String)> {
         ("arity".to_string(), i.operands.len().to_string()),
     ];
     for (k, o) in i.operands.iter().enumerate() {
-        match &o.body {
-            Body::Const { bank, offset } => {
-                out.push((format!("op{k}.bank"), format!("{bank:#x}")));
-                out.push((format!("op{k}.offset"), crate::sass::hex_signed(*offset)));
-            }
-            Body::ConstX { ureg, offset } => {
-                out.push((format!("op{k}.bank"), Body::UReg { n: *ureg }.to_string()));
-                out.push((format!("op{k}.offset"), crate::sass::hex_signed(*offset)));
-            }
-            b => out.push((format!("op{k}.body"), canonical_body(b))),
+        for part in parts(o) {
+            out.push((format!("op{k}.{part}"), part_text(o, part)));
         }
-        out.push((format!("op{k}.neg"), o.neg.to_string()));
-        out.push((format!("op{k}.abs"), o.abs.to_string()));
-        out.push((format!("op{k}.not"), o.not.to_string()));
-        out.push((format!("op{k}.sfx"), o.suffixes.join(".")));
     }
     out
+}
+
+/// The canonical text of one element of an operand (a name from [`parts`]).
+fn part_text(o: &Operand, part: &str) -> String {
+    match (part, &o.body) {
+        ("neg", _) => o.neg.to_string(),
+        ("abs", _) => o.abs.to_string(),
+        ("not", _) => o.not.to_string(),
+        ("sfx", _) => o.suffixes.join("."),
+        ("bank", Body::Const { bank, .. }) => format!("{bank:#x}"),
+        ("bank", Body::ConstX { ureg, .. }) => Body::UReg { n: *ureg }.to_string(),
+        ("offset", Body::Const { offset, .. } | Body::ConstX { offset, .. }) => crate::sass::hex_signed(*offset),
+        (_, b) => canonical_body(b),
+    }
 }
 
 fn canonical_body(b: &Body) -> String {
@@ -199,6 +201,12 @@ mod tests {
             changed(&r, &q),
             vec!["arity", "op1.body", "op1.neg", "op1.sfx", "op1.bank", "op1.offset", "op3.body", "op3.neg", "op3.abs", "op3.not", "op3.sfx"]
         );
+        // changed() and elements() name the same elements; element_value reads them.
+        let names: Vec<String> = elements(&r).into_iter().chain(elements(&q)).map(|(n, _)| n).collect();
+        assert!(changed(&r, &q).iter().all(|c| names.contains(c)));
+        assert_eq!(element_value(&q, "op1.bank").as_deref(), Some("0x1"));
+        assert_eq!(element_value(&q, "op1.offset").as_deref(), Some("0x4"));
+        assert_eq!(element_value(&r, "op1.sfx").as_deref(), Some("H1"));
         // Every NaN is one value; -0.0 is not 0.0.
         let n1 = p("DFMA R0, R0, R0, +QNAN ;").unwrap();
         let n2 = p("DFMA R0, R0, R0, -QNAN ;").unwrap();

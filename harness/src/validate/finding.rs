@@ -1,5 +1,6 @@
 //! What validation reports: one finding per disagreement (merged), and per-variant tallies.
 
+use crate::oracle::nvdisasm::Outcome;
 use crate::word::Word;
 use serde::{Deserialize, Serialize};
 
@@ -79,11 +80,21 @@ impl Finding {
     }
 }
 
-/// How a printed outcome is rendered in `actual`.
+/// How an illegal outcome is rendered in `actual`.
 pub fn illegal_text(message: &str) -> String {
     format!("<illegal: {message}>")
 }
 pub const SILENT: &str = "<silent>";
+
+/// An nvdisasm outcome as a finding's `actual` shows it.
+pub fn outcome_text(o: &Outcome) -> String {
+    match o {
+        Outcome::Printed { text } => text.clone(),
+        Outcome::Illegal { message } => illegal_text(message),
+        Outcome::Silent => SILENT.to_string(),
+        Outcome::ToolFailure { message } => format!("<tool failure: {message}>"),
+    }
+}
 
 /// Per-variant tallies for the summary.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]

@@ -17,7 +17,7 @@ use crate::sass::{self, Instruction};
 use crate::spec::{FieldKind, FlagRole, Page, RowKind, Variant};
 use crate::word::{format_ranges, Word};
 use compare::{changed, compare, element_value, Verdict};
-pub use finding::{BitStatus, Class, Finding, VariantSummary};
+pub use finding::{outcome_text, BitStatus, Class, Finding, VariantSummary};
 use std::collections::BTreeMap;
 
 #[derive(Clone, Debug)]
@@ -53,14 +53,10 @@ struct Probe {
     kind: Kind,
 }
 
-/// The outcome as a string for `actual`.
-fn outcome_text(o: &Outcome) -> String {
-    match o {
-        Outcome::Printed { text } => text.clone(),
-        Outcome::Illegal { message } => finding::illegal_text(message),
-        Outcome::Silent => finding::SILENT.to_string(),
-        Outcome::ToolFailure { message } => format!("<tool failure: {message}>"),
-    }
+
+/// The oracle returns one outcome per word; should it not, the probe says so.
+fn missing_outcome() -> Outcome {
+    Outcome::ToolFailure { message: "internal: no outcome for the probe".into() }
 }
 
 fn printed(o: &Outcome) -> Option<Instruction> {
@@ -82,10 +78,11 @@ struct PageRun<'p> {
     page: &'p Page,
     vis: Vec<usize>,
     probes: Vec<Probe>,
-    checked: BTreeMap<usize, (usize, usize)>,
+    /// Per codec variant index: (words, agreeing), and the bits confirmed / disputed.
+    checked: Vec<(usize, usize)>,
     raw: Vec<Finding>,
-    verified: BTreeMap<usize, u128>,
-    disputed: BTreeMap<usize, u128>,
+    verified: Vec<u128>,
+    disputed: Vec<u128>,
     /// What nvdisasm printed for each variant's base word, parsed once.
     base_actual: BTreeMap<usize, Option<Instruction>>,
 }
@@ -101,7 +98,8 @@ fn build_runs<'p>(pages: &[&'p Page], codec: &Codec, opts: &Options) -> Vec<Page
             for &vi in &vis {
                 probes.extend(probes_for(codec, vi, opts, &mut rng));
             }
-            PageRun { page, vis, probes, checked: BTreeMap::new(), raw: vec![], verified: BTreeMap::new(), disputed: BTreeMap::new(), base_actual: BTreeMap::new() }
+            let n = codec.variants().len();
+            PageRun { page, vis, probes, checked: vec![(0, 0); n], raw: vec![], verified: vec![0; n], disputed: vec![0; n], base_actual: BTreeMap::new() }
         })
         .collect()
 }
@@ -168,7 +166,6 @@ fn validate_group(pages: &[&Page], codec: &Codec, nv: &Nvdisasm, opts: &Options,
     };
     let mut runs = build_runs(pages, codec, opts);
     phase(&format!("{} probes built", runs.iter().map(|r| r.probes.len()).sum::<usize>()));
-    let n_variants = codec.variants().len();
     let mut outs: Vec<Vec<Outcome>> = runs.iter().map(|r| vec![Outcome::Silent; r.probes.len()]).collect();
     let mut verdicts: Vec<Vec<Option<Judged>>> = runs.iter().map(|r| (0..r.probes.len()).map(|_| None).collect()).collect();
 
@@ -184,7 +181,7 @@ fn validate_group(pages: &[&Page], codec: &Codec, nv: &Nvdisasm, opts: &Options,
             if p.kind != Kind::Random {
                 continue;
             }
-            let o = random_outs.next().unwrap_or_else(|| Outcome::ToolFailure { message: "internal: no outcome for the probe".into() });
+            let o = random_outs.next().unwrap_or_else(missing_outcome);
             let values = codec.extract(p.vi, p.word);
             let a = Analysis { codec, nv_tool: &nv.version, v: codec.variant(p.vi), arch: &arch };
             let j = a.judge(p, &values, &o, None);
@@ -218,7 +215,7 @@ fn validate_group(pages: &[&Page], codec: &Codec, nv: &Nvdisasm, opts: &Options,
     for (ri, run) in runs.iter_mut().enumerate() {
         for (pi, p) in run.probes.iter().enumerate() {
             if p.kind != Kind::Random {
-                outs[ri][pi] = structured_outs.next().unwrap_or_else(|| Outcome::ToolFailure { message: "internal: no outcome for the probe".into() });
+                outs[ri][pi] = structured_outs.next().unwrap_or_else(missing_outcome);
             }
             if p.kind == Kind::Base {
                 run.base_actual.insert(p.vi, printed(&outs[ri][pi]));
@@ -228,9 +225,6 @@ fn validate_group(pages: &[&Page], codec: &Codec, nv: &Nvdisasm, opts: &Options,
     // Every probe in probe order, so findings keep their order whatever the batches.
     for (ri, run) in runs.iter_mut().enumerate() {
         let mut syntax_seen: BTreeMap<(usize, &'static str), usize> = BTreeMap::new();
-        let mut checked = vec![(0usize, 0usize); n_variants];
-        let mut verified = vec![0u128; n_variants];
-        let mut disputed = vec![0u128; n_variants];
         for (pi, p) in run.probes.iter().enumerate() {
             let o = &outs[ri][pi];
             let values = codec.extract(p.vi, p.word);
@@ -239,21 +233,21 @@ fn validate_group(pages: &[&Page], codec: &Codec, nv: &Nvdisasm, opts: &Options,
                 Some(j) => j,
                 None => a.judge(p, &values, o, run.base_actual.get(&p.vi).and_then(Option::as_ref)),
             };
-            checked[p.vi].0 += 1;
+            run.checked[p.vi].0 += 1;
             match j {
                 Judged::Agree(bits) => {
-                    checked[p.vi].1 += 1;
-                    verified[p.vi] |= bits;
+                    run.checked[p.vi].1 += 1;
+                    run.verified[p.vi] |= bits;
                 }
                 Judged::Found(f) => {
                     for &b in &f.bits {
-                        disputed[p.vi] |= 1u128 << b;
+                        run.disputed[p.vi] |= 1u128 << b;
                     }
                     run.raw.push(f);
                 }
                 Judged::Syntax { what, bits } => {
                     for &b in &bits {
-                        disputed[p.vi] |= 1u128 << b;
+                        run.disputed[p.vi] |= 1u128 << b;
                     }
                     // One finding per variant and difference, in first-seen order (what
                     // `merge` would make of one finding per word).
@@ -273,15 +267,6 @@ fn validate_group(pages: &[&Page], codec: &Codec, nv: &Nvdisasm, opts: &Options,
                 }
                 // Counted as a candidate in batch one.
                 Judged::Minimize(_) => {}
-            }
-        }
-        for &vi in &run.vis {
-            run.checked.insert(vi, checked[vi]);
-            if verified[vi] != 0 {
-                run.verified.insert(vi, verified[vi]);
-            }
-            if disputed[vi] != 0 {
-                run.disputed.insert(vi, disputed[vi]);
             }
         }
     }
@@ -305,7 +290,7 @@ fn validate_group(pages: &[&Page], codec: &Codec, nv: &Nvdisasm, opts: &Options,
         if let Some(mut f) = a.random_finding(&c.values, w, &c.outcome, run.base_actual.get(&c.vi).and_then(Option::as_ref)) {
             f.occurrences = c.count;
             for &b in &f.bits {
-                *run.disputed.entry(c.vi).or_default() |= 1u128 << b;
+                run.disputed[c.vi] |= 1u128 << b;
             }
             run.raw.push(f);
         }
@@ -317,13 +302,13 @@ fn validate_group(pages: &[&Page], codec: &Codec, nv: &Nvdisasm, opts: &Options,
             .iter()
             .map(|&vi| {
                 let v = codec.variant(vi);
-                let (words, agreeing) = run.checked.get(&vi).copied().unwrap_or_default();
+                let (words, agreeing) = run.checked[vi];
                 let mut by_class = BTreeMap::new();
                 for f in findings.iter().filter(|f| f.variant == v.key) {
                     *by_class.entry(f.class.name().to_string()).or_insert(0) += 1;
                 }
-                let ver = run.verified.get(&vi).copied().unwrap_or(0);
-                let dis = run.disputed.get(&vi).copied().unwrap_or(0);
+                let ver = run.verified[vi];
+                let dis = run.disputed[vi];
                 let bit_status = (0..128u32)
                     .map(|b| {
                         if dis >> b & 1 == 1 {

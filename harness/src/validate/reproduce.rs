@@ -1,8 +1,8 @@
 //! Re-running every finding's word through a fresh nvdisasm batch: a report whose words do
 //! not print `actual` again is not worth trusting, so the validator checks its own output.
 
-use super::finding::{self, Finding};
-use crate::oracle::nvdisasm::{Nvdisasm, Outcome};
+use super::finding::{outcome_text, Finding};
+use crate::oracle::nvdisasm::Nvdisasm;
 use std::collections::BTreeMap;
 
 /// A finding whose word printed something else on the re-run.
@@ -33,12 +33,7 @@ pub fn reproduce(nv: &Nvdisasm, findings: &[Finding]) -> Vec<Mismatch> {
             }
         }
         for (i, o) in ok.into_iter().zip(nv.disassemble(arch, &words)) {
-            let got = match o {
-                Outcome::Printed { text } => text,
-                Outcome::Illegal { message } => finding::illegal_text(&message),
-                Outcome::Silent => finding::SILENT.to_string(),
-                Outcome::ToolFailure { message } => format!("<tool failure: {message}>"),
-            };
+            let got = outcome_text(&o);
             if got != findings[i].actual {
                 out.push(Mismatch { index: i, got });
             }
