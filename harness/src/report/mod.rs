@@ -76,7 +76,7 @@ pub fn write_reports(
 #[cfg(test)]
 pub(crate) mod fixture {
     use crate::spec::{Spec, Variant};
-    use crate::validate::finding::{BitStatus, Class, Finding, VariantSummary};
+    use crate::validate::finding::{BitStatus, Class, Correction, Edit, Finding, Severity, VariantSummary};
 
     pub const TOOL: &str = "nvdisasm: Cuda compilation tools, release 12.8, V12.8.93";
 
@@ -132,6 +132,16 @@ pub(crate) mod fixture {
             arch: v0.arch.to_string(),
             variant: v0.key.clone(),
             class: Class::FieldBits,
+            severity: Severity::Error,
+            page: v0.file.clone(),
+            line: v0.layout_lines[3],
+            correction: Some(Correction {
+                edits: vec![Edit::RowName { variant: v0.key.clone(), table: "Modifier Group 1".into(), value: 1, width: 2, from: Some("RM".into()), name: "RP".into() }],
+                fixes: 3,
+                regressions: 0,
+                probes: 40,
+                diff: "@@ -22,1 +22,1 @@\n-01\tRM\n+01\tRP\n".into(),
+            }),
             field: Some("modi 1".into()),
             bits: d.clone(),
             word: "000fe20000004000000000000000722b".into(),
@@ -145,6 +155,10 @@ pub(crate) mod fixture {
             arch: v0.arch.to_string(),
             variant: v0.key.clone(),
             class: Class::Syntax,
+            severity: Severity::Note,
+            page: v0.file.clone(),
+            line: v0.line,
+            correction: None,
             field: None,
             bits: vec![],
             word: "000fe20000000000000000000000722b".into(),

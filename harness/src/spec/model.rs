@@ -109,6 +109,8 @@ pub struct Field {
     pub kind: FieldKind,
     /// Bit positions, least significant value bit first.
     pub bits: Vec<u8>,
+    /// The page line of the layout content row where the field's name first appears.
+    pub line: usize,
 }
 
 impl Field {
@@ -234,7 +236,12 @@ pub struct Variant {
     /// Modifier print order, derived from the distilled line.
     pub modifiers: Vec<ModSlot>,
     pub file: String,
+    /// The heading's line.
     pub line: usize,
+    /// Lines of the `distilled:` line and of the layout's four rows (index and content
+    /// for bits 0–63, then for 64–127): what `fix` rewrites.
+    pub distilled_line: usize,
+    pub layout_lines: [usize; 4],
 }
 
 impl Variant {

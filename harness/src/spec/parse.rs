@@ -218,11 +218,14 @@ fn parse_variant(p: &mut Lines, instruction: &str, arch: Arch) -> Result<Variant
     }
     // Layout: two pairs of index/content rows.
     let mut cells: Vec<(Cell, usize)> = Vec::with_capacity(128);
+    let mut layout_lines = [0usize; 4];
     for half in 0..2 {
         let (il, idx) = p.expect("a layout index row (0..7 repeated)")?;
         let (cl, content) = p.expect("a layout content row")?;
         let row = layout_half(p, il, idx, cl, content, half)?;
         cells.extend(row);
+        layout_lines[2 * half] = il;
+        layout_lines[2 * half + 1] = cl;
     }
     let (fields_raw, fixed_mask, fixed_value, inferred) = spans(p, &cells)?;
     let mut tables = vec![];
@@ -236,7 +239,9 @@ fn parse_variant(p: &mut Lines, instruction: &str, arch: Arch) -> Result<Variant
         }
     }
     let ctx = VariantCtx { file: p.file.to_string(), key: key.clone() };
-    let v = build_variant(p, ctx, arch, heading, mnemonic, heading_mods, form, kinds, distilled, dinst, fields_raw, fixed_mask, fixed_value, inferred, tables, hl)?;
+    let mut v = build_variant(p, ctx, arch, heading, mnemonic, heading_mods, form, kinds, distilled, dinst, fields_raw, fixed_mask, fixed_value, inferred, tables, hl)?;
+    v.distilled_line = dl;
+    v.layout_lines = layout_lines;
     Ok(v)
 }
 
@@ -557,7 +562,7 @@ fn build_variant(
         if bits.len() > 64 {
             return Err(err(f.line, format!("field '{}' spans {} bits", f.name, bits.len())));
         }
-        fields.push(Field { name: f.name.clone(), kind, bits });
+        fields.push(Field { name: f.name.clone(), kind, bits, line: f.line });
     }
     if fields.len() > crate::codec::MAX_FIELDS {
         return Err(err(line, format!("{} fields; at most {} are supported", fields.len(), crate::codec::MAX_FIELDS)));
@@ -631,6 +636,8 @@ fn build_variant(
         modifiers: vec![],
         file: ctx.file.clone(),
         line,
+        distilled_line: 0,
+        layout_lines: [0; 4],
     };
     v.modifiers = modifier_order(p, &v, &heading_mods, &dinst).map_err(|m| err(line, m))?;
     Ok(v)

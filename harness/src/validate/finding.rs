@@ -50,12 +50,77 @@ impl Class {
     }
 }
 
+/// How much a finding asks of the page's author.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Severity {
+    /// A page mistake: a page edit ([`Correction`]) explains it, verified against nvdisasm.
+    Error,
+    /// nvdisasm disagrees and no page edit explains it: the harness's own model, or
+    /// something the page format cannot say (`proposal` says which).
+    Warning,
+    /// Fixed bits nvdisasm ignores, constraints among control fields, spelling only.
+    Note,
+}
+
+impl Severity {
+    pub const ALL: [Severity; 3] = [Severity::Error, Severity::Warning, Severity::Note];
+    pub fn name(self) -> &'static str {
+        match self {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+            Severity::Note => "note",
+        }
+    }
+}
+
+/// One machine-applicable edit of a page (JSON-tagged by `edit`). Every edit names the
+/// variant by its key; `fix` applies them to the page text.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "edit", rename_all = "snake_case")]
+pub enum Edit {
+    /// The field named `field` (as the page writes it) occupies exactly `bits` (value bits
+    /// in increasing bit order); bits it gives up become fixed 0, bits it takes stop being
+    /// fixed or another field's.
+    FieldBits { variant: String, field: String, bits: Vec<u8> },
+    /// A bit the page calls fixed is a one-bit field named `name` (`cABS`, `cNEG`, …).
+    FixedToFlag { variant: String, bit: u8, name: String },
+    /// The one-bit field at `bit` is named `to`, not `from` (e.g. `cABS` ↔ `cNEG`).
+    RenameFlag { variant: String, bit: u8, from: String, to: String },
+    /// Row `value` of the table titled `table` is named `name` (added when the page omits it).
+    RowName { variant: String, table: String, value: u64, width: u32, from: Option<String>, name: String },
+    /// The variant heading is `to`, not `from` (e.g. `I2F.???0` → `I2F`).
+    Heading { variant: String, from: String, to: String },
+    /// The `distilled:` line is `to`, not `from`.
+    Distilled { variant: String, from: String, to: String },
+}
+
+/// A page edit and the evidence that it is right.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Correction {
+    pub edits: Vec<Edit>,
+    /// Probe words of the variant that disagreed with the page and agree with the edit.
+    pub fixes: usize,
+    /// Probe words that agreed with the page and disagree with the edit: always 0 for a
+    /// correction that is reported (the verification's condition).
+    pub regressions: usize,
+    /// Probe words judged under the edit.
+    pub probes: usize,
+    /// The edit as a unified diff of the page file.
+    pub diff: String,
+}
+
 /// One reproducible disagreement between a page and nvdisasm.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Finding {
     pub arch: String,
     pub variant: String,
     pub class: Class,
+    pub severity: Severity,
+    /// The page file and the 1-based line of what the finding blames (the layout row of the
+    /// field, the table row, the heading); the variant's heading line when nothing narrower.
+    pub page: String,
+    pub line: usize,
     /// The page's field the finding is about, if any.
     pub field: Option<String>,
     /// The word bits involved, ascending.
@@ -66,8 +131,10 @@ pub struct Finding {
     pub expected: String,
     /// What nvdisasm printed (or `<illegal: …>`, `<silent>`).
     pub actual: String,
-    /// A correction to the page, when the evidence determines one.
+    /// What the finding means, in a sentence: the correction, or why there is none.
     pub proposal: Option<String>,
+    /// The verified page edit behind an `error` (none for warnings and notes).
+    pub correction: Option<Correction>,
     /// How many probe words showed this same disagreement.
     pub occurrences: usize,
     /// nvdisasm's version line.

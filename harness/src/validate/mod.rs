@@ -17,7 +17,7 @@ use crate::sass::{self, Instruction};
 use crate::spec::{FieldKind, FlagRole, Page, RowKind, Variant};
 use crate::word::{format_ranges, Word};
 use compare::{changed, compare, element_value, Verdict};
-pub use finding::{outcome_text, BitStatus, Class, Finding, VariantSummary};
+pub use finding::{outcome_text, BitStatus, Class, Correction, Edit, Finding, Severity, VariantSummary};
 use std::collections::BTreeMap;
 
 #[derive(Clone, Debug)]
@@ -432,6 +432,10 @@ impl<'a> Analysis<'a> {
             arch: self.arch.to_string(),
             variant: self.v.key.clone(),
             class,
+            severity: Severity::Warning,
+            page: self.v.file.clone(),
+            line: field.map(|f| self.v.fields[f].line).unwrap_or(self.v.line),
+            correction: None,
             field: field.map(|f| self.v.fields[f].name.clone()),
             bits,
             word: word.hex(),
