@@ -323,7 +323,9 @@ fn bench(s: &Spec, words: usize) -> Result<(), String> {
     let per = (words / c.variants().len()).max(1);
     let opts = validate::Options { random_per_variant: per, seed: 99, timings: true, ..Default::default() };
     // nvdisasm alone first, on exactly the words and batches the validator sends first.
-    let batches = validate::probe_words(s, &c, &opts);
+    let vis: Vec<usize> = (0..c.variants().len()).collect();
+    let conv = sass_harness::oracle::learn::learn(&nv, &c, &vis);
+    let batches = validate::probe_words(s, &c, &conv, &opts);
     let t0 = Instant::now();
     let alone_words = validate::disassemble_only(&nv, &batches);
     let alone = t0.elapsed().as_secs_f64();

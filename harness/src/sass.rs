@@ -34,7 +34,8 @@ impl fmt::Display for Predicate {
 pub enum Body {
     /// `R<n>`; RZ is 255.
     Reg { n: u16 },
-    /// `UR<n>`; URZ is 63.
+    /// `UR<n>`; [`URZ`] is the zero register, whose index depends on the architecture
+    /// (63 on SM90, 255 on SM100): the codec maps it.
     UReg { n: u16 },
     /// `P<n>`/`PT` (7).
     Pred { n: u8 },
@@ -43,6 +44,8 @@ pub enum Body {
     /// Integer immediate as printed (`0x10`, `-0x8`).
     Imm { value: i64 },
     /// Floating immediate; `text` is kept because nvdisasm's float formatting is syntax.
+    /// The value's bits are kept too: `+SNAN` is a NaN with the quiet bit clear. Specials
+    /// (`±INF`, `±QNAN`, `±SNAN`, `-0.0`) carry nvdisasm's trailing space in `text`.
     Float { value: f64, text: String },
     /// `c[bank][offset]`.
     Const { bank: u32, offset: i64 },
@@ -53,7 +56,13 @@ pub enum Body {
 }
 
 pub const RZ: u16 = 255;
-pub const URZ: u16 = 63;
+/// `URZ`, whatever its index on the architecture (see [`Body::UReg`]).
+pub const URZ: u16 = u16::MAX;
+
+/// nvdisasm prints these float spellings with a space after them (`+INF , R2`, `-0.0  ;`).
+pub fn is_special_float(text: &str) -> bool {
+    matches!(text.trim_end(), "+INF" | "-INF" | "+QNAN" | "-QNAN" | "+SNAN" | "-SNAN" | "-0.0")
+}
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Operand {
@@ -73,14 +82,14 @@ impl Operand {
     }
 }
 
-/// The terminator is `" ;"` or `";"`: spacing, not meaning.
+/// The terminator is `" ;"` or `";"`: spacing, not meaning (nvdisasm's choice depends on
+/// the instruction and its barrier bits; `codec::conventions` learns it). A float special
+/// before it brings its own space (`+INF  ;` is `+INF ` and ` ;`).
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Terminator {
     SpaceSemicolon,
     Semicolon,
-    /// Float specials print with two spaces (`+INF  ;`).
-    TwoSpacesSemicolon,
     Missing,
 }
 
@@ -166,7 +175,6 @@ impl fmt::Display for Instruction {
         f.write_str(match self.terminator {
             Terminator::SpaceSemicolon => " ;",
             Terminator::Semicolon => ";",
-            Terminator::TwoSpacesSemicolon => "  ;",
             Terminator::Missing => "",
         })
     }
@@ -193,14 +201,15 @@ impl std::str::FromStr for Instruction {
 /// Parses one instruction as nvdisasm prints it (without address or encoding comments).
 pub fn parse_instruction(text: &str) -> Result<Instruction, ParseError> {
     let trimmed_end = text.trim_end();
-    let (body, terminator) = if let Some(b) = trimmed_end.strip_suffix("  ;") {
-        (b, Terminator::TwoSpacesSemicolon)
-    } else if let Some(b) = trimmed_end.strip_suffix(" ;") {
-        (b, Terminator::SpaceSemicolon)
-    } else if let Some(b) = trimmed_end.strip_suffix(';') {
-        (b, Terminator::Semicolon)
-    } else {
-        (trimmed_end, Terminator::Missing)
+    let (body, terminator) = match trimmed_end.strip_suffix(';') {
+        // A float special ends the operands with a space of its own (`+INF ;` has the
+        // terminator `;`, `+INF  ;` has ` ;`).
+        Some(b) => {
+            let spaces = b.len() - b.trim_end_matches(' ').len();
+            let own = usize::from(split_operands(b).last().and_then(|o| o.split_whitespace().last()).is_some_and(is_special_float));
+            (b.trim_end_matches(' '), if spaces > own { Terminator::SpaceSemicolon } else { Terminator::Semicolon })
+        }
+        None => (trimmed_end, Terminator::Missing),
     };
     let lead = body.len() - body.trim_start().len();
     let mut rest = body.trim_start();
@@ -373,13 +382,21 @@ pub fn parse_int(s: &str) -> Option<i64> {
     i64::try_from(v).ok()
 }
 
+/// Quiet and signalling NaNs as doubles (the quiet bit is mantissa bit 51).
+pub const QNAN_BITS: u64 = 0x7ff8_0000_0000_0000;
+pub const SNAN_BITS: u64 = 0x7ff4_0000_0000_0000;
+
 pub fn parse_float(s: &str) -> Option<f64> {
+    let nan = |bits: u64| Some(f64::from_bits(bits));
     match s {
         "+INF" | "INF" => return Some(f64::INFINITY),
         "-INF" => return Some(f64::NEG_INFINITY),
-        // The sign of a NaN is a bit of the word: `-QNAN` must read back negative.
-        "+QNAN" | "QNAN" | "+SNAN" | "NAN" | "+NAN" => return Some(f64::NAN),
-        "-QNAN" | "-SNAN" | "-NAN" => return Some(-f64::NAN),
+        // The sign of a NaN is a bit of the word: `-QNAN` must read back negative, and
+        // `SNAN` keeps its quiet bit clear.
+        "+QNAN" | "QNAN" | "NAN" | "+NAN" => return nan(QNAN_BITS),
+        "-QNAN" | "-NAN" => return nan(QNAN_BITS | 1 << 63),
+        "+SNAN" | "SNAN" => return nan(SNAN_BITS),
+        "-SNAN" => return nan(SNAN_BITS | 1 << 63),
         _ => {}
     }
     if s.starts_with("0x") || s.starts_with("-0x") {
@@ -423,7 +440,8 @@ pub fn parse_body(s: &str) -> Option<Body> {
         return Some(Body::Imm { value: v });
     }
     if let Some(v) = parse_float(s) {
-        return Some(Body::Float { value: v, text: s.to_string() });
+        let text = if is_special_float(s) { format!("{s} ") } else { s.to_string() };
+        return Some(Body::Float { value: v, text });
     }
     if s.chars().all(|c| !c.is_whitespace() && c != ',') {
         return Some(Body::Other { text: s.to_string() });
@@ -453,6 +471,9 @@ mod tests {
             "@P0 DFMA R0, R0, cx[UR0][0x0], R0 ;",
             "@P0 DFMA R0, R0, R0, -1.5 ;",
             "@P0 DFMA R0, R0, R0, +INF  ;",
+            "@P0 FFMA R0, R1, R3, +INF ;",
+            "@P0 DFMA R0, R0, -SNAN , R0 ;",
+            "@P0 DFMA R0, R0, R0, -0.0  ;",
             "@P0 DFMA R0, R0, R0, 2.1219957909652723151e-314 ;",
             "@P0 DFMA R0, R0.reuse, URZ, R0 ;",
             "@P0 I2F.???0.U32 R0, 0x0 ;",

@@ -88,7 +88,7 @@ pub fn fill(v: &Variant, inst: &Instruction) -> Result<Values, String> {
         };
         match (spec.kind, &o.body) {
             (OperandKind::Reg, Body::Reg { n }) => set(&mut values, 0, *n as u64)?,
-            (OperandKind::UReg, Body::UReg { n }) => set(&mut values, 0, *n as u64)?,
+            (OperandKind::UReg, Body::UReg { n }) => set(&mut values, 0, ureg_index(v, *n))?,
             (OperandKind::Imm, Body::Imm { value }) => {
                 let f = spec.value_fields[0].ok_or("immediate without bits")?;
                 let w = v.fields[f].width();
@@ -104,28 +104,37 @@ pub fn fill(v: &Variant, inst: &Instruction) -> Result<Values, String> {
                     if b & 0xffff_ffff != 0 {
                         return Err(format!("operand {k}: {value} needs more than the high 32 bits of a double"));
                     }
-                    if value.is_nan() { 0x7ff8_0000 | ((b >> 63) << 31) } else { b >> 32 }
+                    // NaNs come from parse_float with their sign and quiet bit only.
+                    b >> 32
                 } else {
                     let f = *value as f32;
                     if f as f64 != *value && !value.is_nan() {
                         return Err(format!("operand {k}: {value} is not a float"));
                     }
-                    if value.is_nan() { 0x7fc0_0000 | ((value.to_bits() >> 63) << 31) } else { f.to_bits() as u64 }
+                    if value.is_nan() {
+                        let quiet = value.to_bits() >> 51 & 1 == 1;
+                        (if quiet { 0x7fc0_0000 } else { 0x7fa0_0000 }) | ((value.to_bits() >> 63) << 31)
+                    } else {
+                        f.to_bits() as u64
+                    }
                 };
                 set(&mut values, 0, bits)?
             }
             (OperandKind::Const, Body::Const { bank, offset }) => {
-                if *offset < 0 || offset % 4 != 0 {
-                    return Err(format!("operand {k}: offset {offset:#x} is not a non-negative multiple of 4"));
+                // The offset field is signed (see codec::print).
+                let w = spec.value_fields[1].map(|f| v.fields[f].width()).unwrap_or(0);
+                let units = *offset / 4;
+                if offset % 4 != 0 || w == 0 || units < -(1i64 << (w - 1)) || units >= 1i64 << (w - 1) {
+                    return Err(format!("operand {k}: offset {offset:#x} is not a multiple of 4 in the signed {w}-bit field (4-byte units)"));
                 }
                 set(&mut values, 0, *bank as u64)?;
-                set(&mut values, 1, (*offset / 4) as u64)?;
+                set(&mut values, 1, (units as u64) & ((1u64 << w) - 1))?;
             }
             (OperandKind::ConstX, Body::ConstX { ureg, offset }) => {
                 if *offset < 0 || offset % 4 != 0 {
                     return Err(format!("operand {k}: offset {offset:#x} is not a non-negative multiple of 4"));
                 }
-                set(&mut values, 0, *ureg as u64)?;
+                set(&mut values, 0, ureg_index(v, *ureg))?;
                 set(&mut values, 1, (*offset / 4) as u64)?;
             }
             (kind, body) => return Err(format!("operand {k}: expected {}, found '{body}'", kind.form_token())),
@@ -156,6 +165,15 @@ pub fn fill(v: &Variant, inst: &Instruction) -> Result<Values, String> {
         .collect();
     match_tokens(v, &slots, &inst.modifiers, &mut values)?;
     Ok(values)
+}
+
+/// A uniform register's field value: `URZ` is the architecture's zero register.
+fn ureg_index(v: &Variant, n: u16) -> u64 {
+    if n == crate::sass::URZ {
+        super::conventions::uniform_zero(v.arch) as u64
+    } else {
+        n as u64
+    }
 }
 
 enum Slot {

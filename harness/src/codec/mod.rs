@@ -2,8 +2,9 @@
 
 pub mod asm;
 pub mod bits;
+pub mod conventions;
 pub mod print;
 
 pub use asm::{assemble, AsmError};
 pub use bits::{Codec, DecodeError, Values, MAX_FIELDS};
-pub use print::print;
+pub use print::{print, print_with};

@@ -1,13 +1,17 @@
 //! Decoded instruction → SASS text in nvdisasm's syntax, from what the page says.
 //!
-//! Where the page is silent, nvdisasm's conventions fill in: `RZ` is R255, `URZ` is UR63,
-//! predicate bit 3 negates and index 7 is PT (omitted when not negated), constant-bank
-//! offsets count 4-byte words, and an `F` operand of a D-prefixed (fp64) instruction holds
-//! the high 32 bits of a double. Values a table does not list print as `UNLISTED<n>`.
+//! Where the page is silent, nvdisasm's conventions fill in (`conventions` holds those that
+//! depend on the architecture or must be learned from nvdisasm): `RZ` is R255, `URZ` the
+//! architecture's last uniform register, predicate bit 3 negates and index 7 is PT
+//! (omitted when not negated), constant-bank offsets count 4-byte words and are signed in
+//! `c[I][I]`, and an `F` operand of a D-prefixed (fp64) instruction holds the high 32 bits
+//! of a double. Values a table does not list print as `UNLISTED<n>`.
 
 use super::bits::Values;
+use super::conventions::{FormConventions, SlotId};
 use crate::sass::{Body, Instruction, Operand, Predicate};
-use crate::spec::{FieldKind, ModSlot, OperandKind, RowKind, Table, Variant};
+use crate::spec::{FieldKind, ModSlot, OperandKind, OperandSpec, RowKind, Table, Variant};
+use crate::word::Word;
 
 pub const UNLISTED: &str = "UNLISTED";
 
@@ -26,38 +30,54 @@ pub fn float_is_double(v: &Variant) -> bool {
 }
 
 pub fn float_body(v: &Variant, bits: u64) -> Body {
-    let value = if float_is_double(v) { f64::from_bits(bits << 32) } else { f32::from_bits(bits as u32) as f64 };
-    Body::Float { value, text: format_float(value) }
+    let (value, text) = float_text(bits, float_is_double(v));
+    Body::Float { value, text }
 }
 
-/// A float as nvdisasm spells it: int32-valued numbers as integers, 2^31 and above as
-/// `%.20e`, the rest as `%.20g`; `+INF`, `+QNAN`, `-0.0`. Every spelling parses back to the
-/// same value except NaN payloads (see [`lossless`]).
-pub fn format_float(x: f64) -> String {
+/// An `F` field's value as nvdisasm spells it, and as a double (bits kept: a signalling
+/// NaN stays signalling). `double`: the field holds the high 32 bits of a double;
+/// otherwise an fp32.
+pub fn float_text(bits: u64, double: bool) -> (f64, String) {
+    let (value, quiet) = if double {
+        let b = bits << 32;
+        (f64::from_bits(b), b >> 51 & 1 == 1)
+    } else {
+        let b = bits as u32;
+        let quiet = b >> 22 & 1 == 1;
+        let x = f32::from_bits(b);
+        // `as f64` would quiet a signalling NaN: keep sign and quietness by hand.
+        let nan = || f64::from_bits((b as u64 >> 31) << 63 | if quiet { crate::sass::QNAN_BITS } else { crate::sass::SNAN_BITS });
+        (if x.is_nan() { nan() } else { x as f64 }, quiet)
+    };
+    (value, format_float(value, quiet))
+}
+
+/// A float as nvdisasm spells it (nvdisasm 13.5, fp32 and fp64 alike): `%.20e` from 1e9 up,
+/// otherwise `%.20g` (so integers below 1e9 print as integers); `+INF`, `+QNAN`, `+SNAN`,
+/// `-0.0` followed by a space. Every finite spelling parses back to the same value.
+pub fn format_float(x: f64, quiet: bool) -> String {
+    let sign = if x.is_sign_negative() { '-' } else { '+' };
     if x.is_nan() {
-        return if x.is_sign_negative() { "-QNAN".into() } else { "+QNAN".into() };
+        return format!("{sign}{}NAN ", if quiet { 'Q' } else { 'S' });
     }
     if x.is_infinite() {
-        return if x > 0.0 { "+INF".into() } else { "-INF".into() };
+        return format!("{sign}INF ");
     }
     if x == 0.0 {
-        return if x.is_sign_negative() { "-0.0".into() } else { "0".into() };
+        return if x.is_sign_negative() { "-0.0 ".into() } else { "0".into() };
     }
-    if x.fract() == 0.0 && x.abs() < 2147483648.0 {
-        return format!("{}", x as i64);
+    let exp_text = |m: &str, e: i32| format!("{m}e{}{:02}", if e < 0 { '-' } else { '+' }, e.abs());
+    if x.abs() >= 1e9 {
+        let sci = format!("{x:.20e}");
+        let (m, e) = sci.split_once('e').unwrap_or((&sci, "0"));
+        return exp_text(m, e.parse().unwrap_or(0));
     }
-    let sci = format!("{:.19e}", x); // 20 significant digits, exact rounding
+    // %.20g: the exponent after rounding to 20 significant digits picks the style.
+    let sci = format!("{x:.19e}");
     let (mant, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
     let e: i32 = exp.parse().unwrap_or(0);
-    let exp_text = |e: i32| format!("e{}{:02}", if e < 0 { '-' } else { '+' }, e.abs());
-    if x.abs() >= 2147483648.0 && e < 20 {
-        let wide = format!("{:.20e}", x);
-        let (m, _) = wide.split_once('e').unwrap_or((&wide, ""));
-        return format!("{m}{}", exp_text(e));
-    }
-    if !(-4..20).contains(&e) {
-        let m = mant.trim_end_matches('0').trim_end_matches('.');
-        return format!("{m}{}", exp_text(e));
+    if e < -4 {
+        return exp_text(mant.trim_end_matches('0').trim_end_matches('.'), e);
     }
     let fixed = format!("{:.*}", (19 - e).max(0) as usize, x);
     if fixed.contains('.') {
@@ -67,10 +87,17 @@ pub fn format_float(x: f64) -> String {
     }
 }
 
+/// What the page alone predicts: no learned conventions (control bits print nothing, the
+/// terminator is the distilled line's, modifiers in page order).
 pub fn print(v: &Variant, values: &Values) -> Instruction {
+    print_with(v, values, None)
+}
+
+/// The text nvdisasm prints for `word` (whose field values are `values`), with what was
+/// learned about this form: `.reuse`, the terminator and the modifier order.
+pub fn print_with(v: &Variant, values: &Values, learned: Option<(&FormConventions, Word)>) -> Instruction {
     let val = |i: usize| values.get(i);
     let mut pred = None;
-    let mut modifiers = vec![];
     for (i, f) in v.fields.iter().enumerate() {
         if f.kind == FieldKind::Pred {
             let p = val(i);
@@ -81,50 +108,97 @@ pub fn print(v: &Variant, values: &Values) -> Instruction {
             }
         }
     }
-    for slot in &v.modifiers {
-        match slot {
-            ModSlot::Fixed { text } => modifiers.push(text.clone()),
-            ModSlot::Group { field, hidden_zero } => {
-                let x = val(*field);
-                if !(*hidden_zero && x == 0) {
-                    modifiers.extend(row_tokens(v.field_table(*field), x));
-                }
-            }
-            ModSlot::Flag { field } => {
-                if val(*field) != 0 {
-                    modifiers.push(v.fields[*field].name.clone());
-                }
-            }
+    let modifiers = modifiers(v, values, learned.map(|l| l.0));
+    let signed_imm = learned.is_some_and(|(c, _)| c.signed_imm);
+    let mut operands: Vec<Operand> = v.operands.iter().map(|o| operand(v, o, values, signed_imm)).collect();
+    let mut terminator = v.terminator;
+    if let Some((c, w)) = learned {
+        let mask = c.reuse_mask(w);
+        for (k, op) in operands.iter_mut().enumerate() {
+            op.reuse = mask >> k & 1 == 1;
         }
+        terminator = c.terminator(w).unwrap_or(terminator);
     }
-    let operands = v
-        .operands
+    Instruction { pred, mnemonic: v.mnemonic.clone(), modifiers, operands, terminator }
+}
+
+/// The modifier tokens, in nvdisasm's order when it was learned, else the page's.
+fn modifiers(v: &Variant, values: &Values, learned: Option<&FormConventions>) -> Vec<String> {
+    let mut slots: Vec<(Option<usize>, Vec<String>)> = v
+        .modifiers
         .iter()
-        .map(|o| {
-            let fv = |k: usize| o.value_fields[k].map(val).unwrap_or(0);
-            let body = match o.kind {
-                OperandKind::Reg => Body::Reg { n: fv(0) as u16 },
-                OperandKind::UReg => Body::UReg { n: fv(0) as u16 },
-                OperandKind::Imm => Body::Imm { value: fv(0) as i64 },
-                OperandKind::Float => float_body(v, fv(0)),
-                OperandKind::Const => Body::Const { bank: fv(0) as u32, offset: (fv(1) * 4) as i64 },
-                OperandKind::ConstX => Body::ConstX { ureg: fv(0) as u16, offset: (fv(1) * 4) as i64 },
-            };
-            let mut op = Operand::new(body);
-            op.abs = o.abs_field.map(|f| val(f) != 0).unwrap_or(false);
-            op.neg = o.neg_field.map(|f| val(f) != 0).unwrap_or(false);
-            for &s in &o.suffix_fields {
-                op.suffixes.extend(row_tokens(v.field_table(s), val(s)));
-            }
-            for &s in &o.selector_fields {
-                if val(s) != 0 {
-                    op.suffixes.push(v.fields[s].name.clone());
+        .map(|slot| {
+            let toks = match slot {
+                ModSlot::Fixed { text } => vec![text.clone()],
+                ModSlot::Group { field, hidden_zero } => {
+                    let x = values.get(*field);
+                    if *hidden_zero && x == 0 { vec![] } else { row_tokens(v.field_table(*field), x) }
                 }
-            }
-            op
+                ModSlot::Flag { field } => {
+                    if values.get(*field) != 0 { vec![v.fields[*field].name.clone()] } else { vec![] }
+                }
+            };
+            let rank = learned.and_then(|c| c.modifier_order.iter().position(|id| *id == slot_id(v, slot)));
+            (rank, toks)
         })
         .collect();
-    Instruction { pred, mnemonic: v.mnemonic.clone(), modifiers, operands, terminator: v.terminator }
+    if slots.iter().all(|(r, _)| r.is_some()) {
+        slots.sort_by_key(|(r, _)| *r);
+    }
+    slots.into_iter().flat_map(|(_, t)| t).collect()
+}
+
+/// A modifier slot's identity across page edits (see [`SlotId`]).
+pub fn slot_id(v: &Variant, slot: &ModSlot) -> SlotId {
+    match slot {
+        ModSlot::Fixed { text } => SlotId::Fixed(text.clone()),
+        ModSlot::Group { field, .. } | ModSlot::Flag { field } => SlotId::FieldAt(v.fields[*field].bits[0]),
+    }
+}
+
+fn operand(v: &Variant, o: &OperandSpec, values: &Values, signed_imm: bool) -> Operand {
+    let val = |i: usize| values.get(i);
+    let fv = |k: usize| o.value_fields[k].map(val).unwrap_or(0);
+    let width = |k: usize| o.value_fields[k].map(|f| v.fields[f].width()).unwrap_or(0);
+    let body = match o.kind {
+        OperandKind::Reg => Body::Reg { n: fv(0) as u16 },
+        OperandKind::UReg => Body::UReg { n: ureg(v, fv(0)) },
+        OperandKind::Imm if signed_imm => Body::Imm { value: signed(fv(0), width(0)) },
+        OperandKind::Imm => Body::Imm { value: fv(0) as i64 },
+        OperandKind::Float => float_body(v, fv(0)),
+        OperandKind::Const => Body::Const { bank: fv(0) as u32, offset: signed(fv(1), width(1)) * 4 },
+        OperandKind::ConstX => Body::ConstX { ureg: ureg(v, fv(0)), offset: (fv(1) * 4) as i64 },
+    };
+    let mut op = Operand::new(body);
+    op.abs = o.abs_field.map(|f| val(f) != 0).unwrap_or(false);
+    op.neg = o.neg_field.map(|f| val(f) != 0).unwrap_or(false);
+    for &s in &o.suffix_fields {
+        op.suffixes.extend(row_tokens(v.field_table(s), val(s)));
+    }
+    for &s in &o.selector_fields {
+        if val(s) != 0 {
+            op.suffixes.push(v.fields[s].name.clone());
+        }
+    }
+    op
+}
+
+/// The uniform register a field value names: the architecture's zero register prints `URZ`.
+fn ureg(v: &Variant, x: u64) -> u16 {
+    if x == super::conventions::uniform_zero(v.arch) as u64 {
+        crate::sass::URZ
+    } else {
+        x as u16
+    }
+}
+
+/// A `c[I][I]` offset field is signed (nvdisasm prints `c[0x0][-0x8000]` for its top bit).
+fn signed(x: u64, width: u32) -> i64 {
+    if width == 0 || width >= 64 || x >> (width - 1) & 1 == 0 {
+        x as i64
+    } else {
+        x as i64 - (1i64 << width)
+    }
 }
 
 /// Does `values` print distinctly from every other value of `v` (so text → word is exact)?
@@ -155,21 +229,40 @@ pub fn injective(v: &Variant) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::format_float as f;
+    use super::float_text;
     #[test]
     fn floats_are_spelled_like_nvdisasm() {
-        // Spellings observed from nvdisasm 13.5 on DFMA R,R,R,F words.
-        assert_eq!(f(1.0), "1");
-        assert_eq!(f(-1.5), "-1.5");
-        assert_eq!(f(100.0), "100");
-        assert_eq!(f(f64::from_bits(0x3fb9999900000000)), "0.099999964237213134766");
-        assert_eq!(f(f64::from_bits(0x0000000100000000)), "2.1219957909652723151e-314");
-        assert_eq!(f(2147483648.0), "2.14748364800000000000e+09");
-        assert_eq!(f(-0.0), "-0.0");
-        assert_eq!(f(f64::INFINITY), "+INF");
-        for bits in [0x3fb9999900000000u64, 0x0000000100000000, 0x41e0000000000000, 0xc00921fb00000000] {
-            let x = f64::from_bits(bits);
-            assert_eq!(f(x).parse::<f64>().unwrap().to_bits(), bits, "{}", f(x));
+        // (F field, is fp64, nvdisasm 13.5's text) from DFMA R,R,R,F and FFMA R,R,F,R words.
+        #[rustfmt::skip]
+        let seen: &[(u64, bool, &str)] = &[
+            (0x3ff00000, true, "1"), (0x40240000, true, "10"), (0x3fb99999, true, "0.099999964237213134766"),
+            (0x00000001, true, "2.1219957909652723151e-314"), (0x41e00000, true, "2.14748364800000000000e+09"),
+            (0x7fefffff, true, "1.79769227765543015872e+308"), (0x00100000, true, "2.2250738585072013831e-308"),
+            (0x3e800000, true, "1.1920928955078125e-07"), (0x44300000, true, "2.95147905179352825856e+20"),
+            (0x41dfffff, true, "2.14748262400000000000e+09"), (0x3ff00001, true, "1.0000009536743164062"),
+            (0x7ff00000, true, "+INF "), (0xfff00000, true, "-INF "), (0x7ff80000, true, "+QNAN "),
+            (0xfff80000, true, "-QNAN "), (0x7ff40000, true, "+SNAN "), (0xfff00001, true, "-SNAN "),
+            (0x80000000, true, "-0.0 "), (0x00000000, true, "0"),
+            (0x3f800000, false, "1"), (0x7f800000, false, "+INF "), (0x7fc00000, false, "+QNAN "),
+            (0xffc00000, false, "-QNAN "), (0x7fa00000, false, "+SNAN "), (0x7f800001, false, "+SNAN "),
+            (0x80000000, false, "-0.0 "), (0x3dcccccd, false, "0.10000000149011611938"),
+            (0x4f000000, false, "2.14748364800000000000e+09"), (0x4effffff, false, "2.14748352000000000000e+09"),
+            (0x00000001, false, "1.4012984643248170709e-45"), (0x7f7fffff, false, "3.40282346638528859812e+38"),
+            (0x4e6e6b28, false, "1.00000000000000000000e+09"), (0x4e6e6b27, false, "999999936"),
+            (0x4e800000, false, "1.07374182400000000000e+09"), (0x4e000000, false, "536870912"),
+            (0x3727c5ac, false, "9.9999997473787516356e-06"), (0x47f120e5, false, "123456.7890625"),
+        ];
+        for &(bits, double, text) in seen {
+            assert_eq!(float_text(bits, double).1, text, "{bits:#x} double={double}");
+        }
+        // Finite spellings read back to the same bits; NaNs keep sign and quietness.
+        for &(bits, double, text) in seen {
+            let x: f64 = crate::sass::parse_float(text.trim_end()).unwrap();
+            let back = if double { x.to_bits() >> 32 } else { x as f32 as f64 as f32 as u64 };
+            if !x.is_nan() && double {
+                assert_eq!(back, bits, "{text}");
+            }
+            assert_eq!(x.is_nan(), float_text(bits, double).0.is_nan());
         }
     }
 }

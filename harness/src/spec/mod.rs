@@ -1,6 +1,7 @@
 //! Pages → spec: the model, the page parser, loading files and folders.
 
 pub mod model;
+pub mod edit;
 pub mod parse;
 
 pub use model::*;

@@ -651,13 +651,16 @@ fn is_selector(s: &str) -> bool {
 /// Which operand does each `cABS`/`cNEG`/selector flag belong to? The page does not say.
 /// Rules, in order (each assumption is a warning, and validation checks it):
 /// 1. flags directly before a plain `modi` belong to that operand-modifier table's operand;
-/// 2. the SM70+ ALU slots: 72/73 → the operand whose field starts at bit 24, 62/63 → at
-///    bit 32, 74/75 → at bit 64;
+/// 2. the SM70+ ALU slots (as Mesa NAK encodes them): 72/73 → the operand whose value
+///    starts in bits 24–31, 62/63 → in bits 32–61 (a register, uniform register or
+///    constant in the second source slot, wherever the form prints it), 74/75 → in 64–71;
 /// 3. otherwise, the k-th occurrence of a name → the k-th source operand.
 fn assign_flag_operands(p: &mut Lines, key: &str, line: usize, fields: &mut [Field], page_ops: &[Vec<usize>], kinds: &[OperandKind]) {
-    let start_of = |fields: &[Field], bit: u8| -> Option<usize> {
+    // The operand whose value starts inside a source slot's bits (a register at 32, or a
+    // constant's bank and offset anywhere in 32..62).
+    let start_in = |fields: &[Field], slot: std::ops::Range<u8>| -> Option<usize> {
         fields.iter().find_map(|f| match f.kind {
-            FieldKind::Operand { page_operand } if f.bits.first() == Some(&bit) => Some(page_operand),
+            FieldKind::Operand { page_operand } if f.bits.first().is_some_and(|b| slot.contains(b)) => Some(page_operand),
             _ => None,
         })
     };
@@ -690,9 +693,9 @@ fn assign_flag_operands(p: &mut Lines, key: &str, line: usize, fields: &mut [Fie
         }
         let base = |o: usize| page_ops.iter().find(|ops| ops.contains(&o)).map(|ops| ops[0]).unwrap_or(o);
         let slot = match bit {
-            72 | 73 => start_of(fields, 24),
-            62 | 63 => start_of(fields, 32).or_else(|| start_of(fields, 38)),
-            74 | 75 => start_of(fields, 64),
+            72 | 73 => start_in(fields, 24..32),
+            62 | 63 => start_in(fields, 32..62),
+            74 | 75 => start_in(fields, 64..72),
             _ => None,
         };
         let (op, how) = if let Some(o) = rule1 {

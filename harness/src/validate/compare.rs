@@ -2,7 +2,7 @@
 //!
 //! An instruction is split into named elements (`pred`, `mods`, `op2.body`, `op2.neg`, …)
 //! so a disagreement can be pinned to the operand or modifier it touches. `.reuse` is a
-//! control field nvdisasm prints only in some combinations; it is not compared.
+//! control field nvdisasm prints only in some combinations: a difference in it is syntax.
 
 use crate::sass::{Body, Instruction, Operand, Terminator};
 
@@ -162,7 +162,9 @@ pub fn compare(expected: &Instruction, actual: &Instruction) -> Verdict {
         (Body::Float { text: p, .. }, Body::Float { text: q, .. }) => p == q,
         _ => true,
     });
+    let reuse_alike = expected.operands.iter().zip(&actual.operands).all(|(x, y)| x.reuse == y.reuse);
     match (spelled_alike, expected.terminator == actual.terminator) {
+        (true, true) if !reuse_alike => Verdict::Syntax("reuse flags"),
         (true, true) => Verdict::Agree,
         (true, false) if expected.terminator != Terminator::Missing => Verdict::Syntax("terminator spacing"),
         _ => Verdict::Syntax("number spelling"),
@@ -179,7 +181,7 @@ mod tests {
         let a = p("@P0 DFMA R0, R0, R0, R0 ;").unwrap();
         assert_eq!(compare(&a, &a), Verdict::Agree);
         assert_eq!(compare(&a, &p("@P0 DFMA R0, R0, R0, R0;").unwrap()), Verdict::Syntax("terminator spacing"));
-        assert_eq!(compare(&a, &p("@P0 DFMA R0, R0.reuse, R0, R0 ;").unwrap()), Verdict::Agree);
+        assert_eq!(compare(&a, &p("@P0 DFMA R0, R0.reuse, R0, R0 ;").unwrap()), Verdict::Syntax("reuse flags"));
         assert_eq!(compare(&a, &p("@P0 DFMA R0, R1, R0, R0 ;").unwrap()), Verdict::Differ);
         let f = p("DFMA R0, R0, R0, 1e2 ;").unwrap();
         assert_eq!(compare(&f, &p("DFMA R0, R0, R0, 100 ;").unwrap()), Verdict::Syntax("number spelling"));

@@ -74,26 +74,7 @@ impl Severity {
     }
 }
 
-/// One machine-applicable edit of a page (JSON-tagged by `edit`). Every edit names the
-/// variant by its key; `fix` applies them to the page text.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "edit", rename_all = "snake_case")]
-pub enum Edit {
-    /// The field named `field` (as the page writes it) occupies exactly `bits` (value bits
-    /// in increasing bit order); bits it gives up become fixed 0, bits it takes stop being
-    /// fixed or another field's.
-    FieldBits { variant: String, field: String, bits: Vec<u8> },
-    /// A bit the page calls fixed is a one-bit field named `name` (`cABS`, `cNEG`, …).
-    FixedToFlag { variant: String, bit: u8, name: String },
-    /// The one-bit field at `bit` is named `to`, not `from` (e.g. `cABS` ↔ `cNEG`).
-    RenameFlag { variant: String, bit: u8, from: String, to: String },
-    /// Row `value` of the table titled `table` is named `name` (added when the page omits it).
-    RowName { variant: String, table: String, value: u64, width: u32, from: Option<String>, name: String },
-    /// The variant heading is `to`, not `from` (e.g. `I2F.???0` → `I2F`).
-    Heading { variant: String, from: String, to: String },
-    /// The `distilled:` line is `to`, not `from`.
-    Distilled { variant: String, from: String, to: String },
-}
+pub use crate::spec::edit::Edit;
 
 /// A page edit and the evidence that it is right.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -7,9 +7,11 @@
 //! findings to the caller as soon as a page is done.
 
 pub mod compare;
+pub mod correct;
 pub mod finding;
 pub mod reproduce;
 
+use crate::codec::conventions::{self as conv_rules, Conventions, FormConventions};
 use crate::codec::{self, Codec, Values};
 use crate::gen::{random_listed_values, Rng};
 use crate::oracle::nvdisasm::{Nvdisasm, Outcome};
@@ -88,7 +90,7 @@ struct PageRun<'p> {
 }
 
 /// The probes of a group of pages (one architecture), page by page in probe order.
-fn build_runs<'p>(pages: &[&'p Page], codec: &Codec, opts: &Options) -> Vec<PageRun<'p>> {
+fn build_runs<'p>(pages: &[&'p Page], codec: &Codec, conv: &Conventions, opts: &Options) -> Vec<PageRun<'p>> {
     pages
         .iter()
         .map(|&page| {
@@ -96,7 +98,7 @@ fn build_runs<'p>(pages: &[&'p Page], codec: &Codec, opts: &Options) -> Vec<Page
             let mut rng = Rng::new(opts.seed ^ (page.arch.0 as u64) << 32);
             let mut probes = vec![];
             for &vi in &vis {
-                probes.extend(probes_for(codec, vi, opts, &mut rng));
+                probes.extend(probes_for(codec, vi, conv.get(codec.variant(vi).arch, &codec.variant(vi).key), opts, &mut rng));
             }
             let n = codec.variants().len();
             PageRun { page, vis, probes, checked: vec![(0, 0); n], raw: vec![], verified: vec![0; n], disputed: vec![0; n], base_actual: BTreeMap::new() }
@@ -119,11 +121,11 @@ pub fn disassemble_only(nv: &Nvdisasm, batches: &[(String, Vec<Word>, Vec<Word>)
 
 /// The probe words [`validate_pages`] disassembles, per architecture: (arch, structured,
 /// random). What the benchmark times nvdisasm alone on.
-pub fn probe_words(spec: &crate::spec::Spec, codec: &Codec, opts: &Options) -> Vec<(String, Vec<Word>, Vec<Word>)> {
+pub fn probe_words(spec: &crate::spec::Spec, codec: &Codec, conv: &Conventions, opts: &Options) -> Vec<(String, Vec<Word>, Vec<Word>)> {
     arch_groups(spec)
         .into_iter()
         .map(|pages| {
-            let runs = build_runs(&pages, codec, opts);
+            let runs = build_runs(&pages, codec, conv, opts);
             let (mut structured, mut random) = (vec![], vec![]);
             for p in runs.iter().flat_map(|r| &r.probes) {
                 if p.kind == Kind::Random { random.push(p.word) } else { structured.push(p.word) }
@@ -164,7 +166,11 @@ fn validate_group(pages: &[&Page], codec: &Codec, nv: &Nvdisasm, opts: &Options,
             eprintln!("  {arch:>6} {:>7.3} s  {what}", t0.elapsed().as_secs_f64());
         }
     };
-    let mut runs = build_runs(pages, codec, opts);
+    let vis: Vec<usize> = pages.iter().flat_map(|p| &p.variants).filter_map(|v| codec.index_of(&v.key, Some(v.arch))).collect();
+    let conv = crate::oracle::learn::learn(nv, codec, &vis);
+    phase(&format!("conventions of {} forms learned", conv.len()));
+    let conv = &conv;
+    let mut runs = build_runs(pages, codec, conv, opts);
     phase(&format!("{} probes built", runs.iter().map(|r| r.probes.len()).sum::<usize>()));
     let mut outs: Vec<Vec<Outcome>> = runs.iter().map(|r| vec![Outcome::Silent; r.probes.len()]).collect();
     let mut verdicts: Vec<Vec<Option<Judged>>> = runs.iter().map(|r| (0..r.probes.len()).map(|_| None).collect()).collect();
@@ -183,7 +189,7 @@ fn validate_group(pages: &[&Page], codec: &Codec, nv: &Nvdisasm, opts: &Options,
             }
             let o = random_outs.next().unwrap_or_else(missing_outcome);
             let values = codec.extract(p.vi, p.word);
-            let a = Analysis { codec, nv_tool: &nv.version, v: codec.variant(p.vi), arch: &arch };
+            let a = Analysis { codec, nv_tool: &nv.version, v: codec.variant(p.vi), arch: &arch, learned: conv.get(codec.variant(p.vi).arch, &codec.variant(p.vi).key) };
             let j = a.judge(p, &values, &o, None);
             if let Judged::Minimize(elems) = &j {
                 match by_key.get(&(p.vi, elems.clone())) {
@@ -203,7 +209,7 @@ fn validate_group(pages: &[&Page], codec: &Codec, nv: &Nvdisasm, opts: &Options,
     phase(&format!("random probes judged; {} disagreements to minimize", cands.len()));
 
     // Batch two: the structured probes and the first minimization tries.
-    let mut shrink = Minimizer { codec, cands, rounds: opts.minimize_rounds, round: 0 };
+    let mut shrink = Minimizer { codec, conv, cands, rounds: opts.minimize_rounds, round: 0 };
     let mut tries = shrink.first_tries();
     let mut words: Vec<Word> = runs.iter().flat_map(|r| &r.probes).filter(|p| p.kind != Kind::Random).map(|p| p.word).collect();
     let n_structured = words.len();
@@ -228,7 +234,7 @@ fn validate_group(pages: &[&Page], codec: &Codec, nv: &Nvdisasm, opts: &Options,
         for (pi, p) in run.probes.iter().enumerate() {
             let o = &outs[ri][pi];
             let values = codec.extract(p.vi, p.word);
-            let a = Analysis { codec, nv_tool: &nv.version, v: codec.variant(p.vi), arch: &arch };
+            let a = Analysis { codec, nv_tool: &nv.version, v: codec.variant(p.vi), arch: &arch, learned: conv.get(codec.variant(p.vi).arch, &codec.variant(p.vi).key) };
             let j = match verdicts[ri][pi].take() {
                 Some(j) => j,
                 None => a.judge(p, &values, o, run.base_actual.get(&p.vi).and_then(Option::as_ref)),
@@ -285,7 +291,7 @@ fn validate_group(pages: &[&Page], codec: &Codec, nv: &Nvdisasm, opts: &Options,
     for c in cands {
         let run = &mut runs[c.run];
         let v = codec.variant(c.vi);
-        let a = Analysis { codec, nv_tool: &nv.version, v, arch: &arch };
+        let a = Analysis { codec, nv_tool: &nv.version, v, arch: &arch, learned: conv.get(v.arch, &v.key) };
         let w = codec.encode_unchecked(c.vi, &c.values);
         if let Some(mut f) = a.random_finding(&c.values, w, &c.outcome, run.base_actual.get(&c.vi).and_then(Option::as_ref)) {
             f.occurrences = c.count;
@@ -295,8 +301,14 @@ fn validate_group(pages: &[&Page], codec: &Codec, nv: &Nvdisasm, opts: &Options,
             run.raw.push(f);
         }
     }
-    for run in runs {
-        let findings = merge(run.raw);
+    phase("minimization findings built");
+    for (ri, run) in runs.into_iter().enumerate() {
+        let mut findings = merge(run.raw);
+        for &vi in &run.vis {
+            let v = codec.variant(vi);
+            let obs: Vec<(Word, &Outcome)> = run.probes.iter().zip(&outs[ri]).filter(|(p, _)| p.vi == vi).map(|(p, o)| (p.word, o)).collect();
+            correct::triage(run.page, v, &obs, conv.get(v.arch, &v.key), &mut findings);
+        }
         let summaries = run
             .vis
             .iter()
@@ -339,7 +351,7 @@ struct Candidate {
     outcome: Outcome,
 }
 
-fn probes_for(codec: &Codec, vi: usize, opts: &Options, rng: &mut Rng) -> Vec<Probe> {
+fn probes_for(codec: &Codec, vi: usize, learned: Option<&FormConventions>, opts: &Options, rng: &mut Rng) -> Vec<Probe> {
     let v = codec.variant(vi);
     let base = Values::zero(v.fields.len());
     let mut out = vec![];
@@ -369,12 +381,26 @@ fn probes_for(codec: &Codec, vi: usize, opts: &Options, rng: &mut Rng) -> Vec<Pr
         // Fixed bits are no field's, so the word's values stay the base's.
         out.push(Probe { vi, word, kind: Kind::Fixed { bit } });
     }
+    // Random words take control bits nvdisasm accepts for this form (learned), so that
+    // `.reuse`, barriers and the terminator are checked too, when the page calls every
+    // bit 105–125 a control field.
+    let legal = learned.filter(|_| controls_cover_105_125(v)).map(|c| c.legal_opex()).unwrap_or_default();
     for _ in 0..opts.random_per_variant {
         let vals = random_listed_values(v, rng);
-        let word = codec.encode_unchecked(vi, &vals);
+        let mut word = codec.encode_unchecked(vi, &vals);
+        if !legal.is_empty() {
+            word = conv_rules::with_opex(word, legal[rng.below(legal.len() as u64) as usize]);
+            word = conv_rules::with_barriers(word, rng.below(conv_rules::BARRIER_VALUES as u64) as usize);
+        }
         out.push(Probe { vi, word, kind: Kind::Random });
     }
     out
+}
+
+/// Does the page call every bit 105–125 part of a control field?
+fn controls_cover_105_125(v: &Variant) -> bool {
+    let m = v.fields.iter().filter(|f| f.is_control()).fold(crate::word::BitSet::EMPTY, |a, f| a.union(f.mask()));
+    (105..=125).all(|b| m.contains(b))
 }
 
 enum Judged {
@@ -392,6 +418,8 @@ struct Analysis<'a> {
     nv_tool: &'a str,
     v: &'a Variant,
     arch: &'a str,
+    /// nvdisasm's conventions for this form, learned at the start of the run.
+    learned: Option<&'a FormConventions>,
 }
 
 /// Which printed element does page operand `po` show as?
@@ -452,9 +480,14 @@ impl<'a> Analysis<'a> {
         self.v.fields[fi].bits.iter().enumerate().filter(|(k, _)| x >> k & 1 == 1).map(|(_, &b)| b).collect()
     }
 
+    /// What the page predicts nvdisasm prints for `word`.
+    fn predict(&self, values: &Values, word: Word) -> Instruction {
+        codec::print_with(self.v, values, self.learned.map(|c| (c, word)))
+    }
+
     fn judge(&self, p: &Probe, values: &Values, o: &Outcome, base_actual: Option<&Instruction>) -> Judged {
         let v = self.v;
-        let expected = codec::print(v, values);
+        let expected = self.predict(values, p.word);
         let exp_text = expected.to_string();
         let word_bits: u128 = match &p.kind {
             Kind::Field { field, value } => self.bits_of(*field, *value).iter().fold(0u128, |a, &b| a | 1u128 << b),
@@ -530,7 +563,7 @@ impl<'a> Analysis<'a> {
     /// Same meaning, other text (built once per variant and kind of difference: a page
     /// whose selector syntax differs shows it on nearly every word).
     fn syntax_finding(&self, values: &Values, word: Word, o: &Outcome, what: &'static str, bits: Vec<u8>) -> Finding {
-        let exp_text = codec::print(self.v, values).to_string();
+        let exp_text = self.predict(values, word).to_string();
         let mut f = self.finding(Class::Syntax, None, bits, word, exp_text, outcome_text(o), Some(format!("syntax only: {what}")));
         f.field = Some(what.to_string());
         f
@@ -615,7 +648,7 @@ impl<'a> Analysis<'a> {
     fn random_finding(&self, vals: &Values, w: Word, o: &Outcome, base: Option<&Instruction>) -> Option<Finding> {
         let v = self.v;
         let nonzero: Vec<usize> = (0..v.fields.len()).filter(|&i| vals.get(i) != 0 && !v.fields[i].is_control()).collect();
-        let expected = codec::print(v, vals);
+        let expected = self.predict(vals, w);
         let p = Probe { vi: 0, word: w, kind: Kind::Random };
         if nonzero.len() == 1 {
             // One field alone: judge it as a field probe.
@@ -682,6 +715,7 @@ const TRIPLES_UP_TO: usize = 12;
 /// and large because every nvdisasm start costs some 0.3 s.
 struct Minimizer<'c> {
     codec: &'c Codec<'c>,
+    conv: &'c Conventions,
     cands: Vec<Candidate>,
     rounds: usize,
     round: usize,
@@ -692,7 +726,9 @@ impl Minimizer<'_> {
         match printed(out) {
             None => want == ["<legality>".to_string()],
             Some(a) => {
-                let exp = codec::print(self.codec.variant(vi), vals);
+                let v = self.codec.variant(vi);
+                let w = self.codec.encode_unchecked(vi, vals);
+                let exp = codec::print_with(v, vals, self.conv.get(v.arch, &v.key).map(|c| (c, w)));
                 compare(&exp, &a) == Verdict::Differ && changed(&exp, &a) == want
             }
         }

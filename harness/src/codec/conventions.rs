@@ -1,0 +1,135 @@
+//! nvdisasm's printing conventions that pages do not state: in one place.
+//!
+//! Two kinds. Fixed rules that depend only on the architecture ([`uniform_zero`]) were
+//! read off nvdisasm once and are checked against it by tests. Rules that differ per
+//! instruction form — which control-bit combinations nvdisasm accepts, where it prints
+//! `.reuse`, the space before `;`, the order of modifiers — are learned from nvdisasm at
+//! the start of each run ([`learn`]) and kept in a [`Conventions`] the printer consults.
+//!
+//! What was seen (nvdisasm 13.5, SM90 DFMA): bits 105–109 (stall, yield) and 122–125
+//! (reuse) form one table-coded "opex" field: most combinations are illegal, and `.reuse`
+//! prints only in some legal ones (yield set and a stall of 1–11); the terminator is ` ;`
+//! except when both barrier fields (bits 110–115) are 7 the wait mask and the opex bits are 0, but FFMA
+//! and FHFMA print `;` whatever the barriers. None of this is labelled on the pages, so it is learned by bit
+//! position, not by the page's control-field names.
+
+use crate::sass::Terminator;
+use crate::spec::Arch;
+use crate::word::Word;
+use std::collections::HashMap;
+
+/// The uniform zero register's index: uniform registers have 6 bits before SM100 and 8
+/// from SM100 on (nvdisasm prints `UR63` on SM100 and `URZ` for 255).
+pub fn uniform_zero(arch: Arch) -> u16 {
+    if arch.0 >= 100 {
+        255
+    } else {
+        63
+    }
+}
+
+/// Bits 105–109 (stall, yield) and 122–125 (reuse): nvdisasm's "opex" table index.
+pub fn opex_index(w: Word) -> usize {
+    let b = w.0;
+    ((b >> 105) & 0x1f | ((b >> 122) & 0xf) << 5) as usize
+}
+
+/// The word with opex index `i` in bits 105–109 and 122–125.
+pub fn with_opex(w: Word, i: usize) -> Word {
+    let i = i as u128;
+    let clear = !((0x1fu128 << 105) | (0xfu128 << 122));
+    Word(w.0 & clear | (i & 0x1f) << 105 | (i >> 5 & 0xf) << 122)
+}
+
+/// Bits 110–115: the two barrier fields.
+pub fn barrier_index(w: Word) -> usize {
+    ((w.0 >> 110) & 0x3f) as usize
+}
+
+pub fn with_barriers(w: Word, i: usize) -> Word {
+    Word(w.0 & !(0x3fu128 << 110) | ((i as u128) & 0x3f) << 110)
+}
+
+/// Bits 116–121: the wait mask.
+pub fn wait_index(w: Word) -> usize {
+    ((w.0 >> 116) & 0x3f) as usize
+}
+
+pub fn with_wait(w: Word, i: usize) -> Word {
+    Word(w.0 & !(0x3fu128 << 116) | ((i as u128) & 0x3f) << 116)
+}
+
+pub const WAIT_VALUES: usize = 64;
+pub const OPEX_VALUES: usize = 512;
+pub const BARRIER_VALUES: usize = 64;
+
+/// One variant's learned conventions.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FormConventions {
+    /// Per opex index: `None` when nvdisasm rejects it, else which printed operands (bit k:
+    /// operand k) carry `.reuse`.
+    pub opex: Vec<Option<u8>>,
+    /// Per opex index, with both barriers 7: does nvdisasm end the line with `;` (no space)?
+    pub opex_semicolon: Vec<bool>,
+    /// Per barrier index, with opex 0: the terminator.
+    pub terminator: Vec<Terminator>,
+    /// Per wait mask (bits 116–121), with opex 0 and both barriers 7: `;` without a space?
+    pub wait_semicolon: Vec<bool>,
+    /// Modifier print order: the first word bit of each modifier slot's field (or the
+    /// fixed text of a heading modifier), in the order nvdisasm prints them. Empty when
+    /// it could not be learned: the page's order is used.
+    pub modifier_order: Vec<SlotId>,
+    /// Integer immediates print signed (`-0x21b6c350`, as I2F does) rather than unsigned.
+    pub signed_imm: bool,
+}
+
+/// A modifier slot, named so that it survives page edits that renumber fields.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum SlotId {
+    Fixed(String),
+    FieldAt(u8),
+}
+
+impl FormConventions {
+    /// Is this word's control combination one nvdisasm accepts?
+    pub fn legal(&self, w: Word) -> bool {
+        self.opex.get(opex_index(w)).is_some_and(Option::is_some)
+    }
+    pub fn reuse_mask(&self, w: Word) -> u8 {
+        self.opex.get(opex_index(w)).copied().flatten().unwrap_or(0)
+    }
+    /// `;` only where all three sweeps saw `;`: nvdisasm 13.5 drops the space when the
+    /// barriers, the wait mask and the opex bits all say "nothing to wait for" (DFMA: both barriers 7, stall,
+    /// yield and reuse 0), and FFMA-like forms never print it.
+    pub fn terminator(&self, w: Word) -> Option<Terminator> {
+        let by_barriers = self.terminator.get(barrier_index(w)).copied()?;
+        let by_opex = *self.opex_semicolon.get(opex_index(w))?;
+        let by_wait = *self.wait_semicolon.get(wait_index(w))?;
+        Some(if by_barriers == Terminator::Semicolon && by_opex && by_wait { Terminator::Semicolon } else { Terminator::SpaceSemicolon })
+    }
+    /// Opex indices nvdisasm accepts (what random probes draw their control bits from).
+    pub fn legal_opex(&self) -> Vec<usize> {
+        (0..self.opex.len()).filter(|&i| self.opex[i].is_some()).collect()
+    }
+}
+
+/// Learned conventions of every variant, by (architecture, key).
+#[derive(Clone, Debug, Default)]
+pub struct Conventions {
+    forms: HashMap<(Arch, String), FormConventions>,
+}
+
+impl Conventions {
+    pub fn get(&self, arch: Arch, key: &str) -> Option<&FormConventions> {
+        self.forms.get(&(arch, key.to_string()))
+    }
+    pub fn insert(&mut self, arch: Arch, key: &str, c: FormConventions) {
+        self.forms.insert((arch, key.to_string()), c);
+    }
+    pub fn len(&self) -> usize {
+        self.forms.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.forms.is_empty()
+    }
+}

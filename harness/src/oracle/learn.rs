@@ -1,0 +1,134 @@
+//! Learning nvdisasm's per-form printing conventions (see `codec::conventions`): one batch
+//! per architecture, about 580 words per variant, asked once per run.
+
+use super::nvdisasm::{Nvdisasm, Outcome};
+use crate::codec::conventions::{self as conv, Conventions, FormConventions, SlotId};
+use crate::codec::print::{row_tokens, slot_id};
+use crate::codec::{Codec, Values};
+use crate::sass::{self, Instruction, Terminator};
+use crate::spec::{ModSlot, OperandKind, RowKind, Variant};
+use crate::word::Word;
+
+/// The probe words of one variant, in the order [`FormConventions`] reads them back.
+struct Plan {
+    vi: usize,
+    words: Vec<Word>,
+    /// Each ordered slot and the first token it prints in the order probe.
+    order_slots: Vec<(SlotId, String)>,
+    has_imm: bool,
+}
+
+const WAIT_AT: usize = conv::OPEX_VALUES + conv::BARRIER_VALUES;
+const ORDER_AT: usize = WAIT_AT + conv::WAIT_VALUES;
+
+fn plan(codec: &Codec, vi: usize) -> Plan {
+    let v = codec.variant(vi);
+    let base = codec.encode_unchecked(vi, &Values::zero(v.fields.len()));
+    // The opex sweep with both barriers 7, the barrier sweep with opex 0: the terminator
+    // is `;` only where both allow it (see FormConventions::terminator).
+    let quiet = conv::with_barriers(base, conv::BARRIER_VALUES - 1);
+    let mut words: Vec<Word> = (0..conv::OPEX_VALUES).map(|i| conv::with_opex(quiet, i)).collect();
+    words.extend((0..conv::BARRIER_VALUES).map(|i| conv::with_barriers(base, i)));
+    words.extend((0..conv::WAIT_VALUES).map(|i| conv::with_wait(quiet, i)));
+    let (order_values, order_slots) = order_probe(v);
+    words.push(codec.encode_unchecked(vi, &order_values));
+    let imm = v.operands.iter().find(|o| o.kind == OperandKind::Imm).and_then(|o| o.value_fields[0]);
+    if let Some(f) = imm {
+        let mut vals = Values::zero(v.fields.len());
+        vals.set(f, v.fields[f].max());
+        words.push(codec.encode_unchecked(vi, &vals));
+    }
+    Plan { vi, words, order_slots, has_imm: imm.is_some() }
+}
+
+/// Values that make every modifier slot print tokens no other slot prints, and the slots
+/// that do (in page order). A slot without such a value is left out: its place is not
+/// learned, and the printer then keeps the page's order.
+fn order_probe(v: &Variant) -> (Values, Vec<(SlotId, String)>) {
+    let mut vals = Values::zero(v.fields.len());
+    let mut taken: Vec<String> = v.modifiers.iter().filter_map(|s| if let ModSlot::Fixed { text } = s { Some(text.clone()) } else { None }).collect();
+    let mut slots = vec![];
+    for slot in &v.modifiers {
+        match slot {
+            ModSlot::Fixed { text } => slots.push((slot_id(v, slot), text.clone())),
+            ModSlot::Flag { field } => {
+                vals.set(*field, 1);
+                taken.push(v.fields[*field].name.clone());
+                slots.push((slot_id(v, slot), v.fields[*field].name.clone()));
+            }
+            ModSlot::Group { field, .. } => {
+                let Some(t) = v.field_table(*field) else { continue };
+                let pick = t.rows.iter().find(|r| {
+                    r.kind == RowKind::Named && row_tokens(Some(t), r.value).iter().all(|x| !taken.contains(x))
+                });
+                if let Some(r) = pick {
+                    let toks = row_tokens(Some(t), r.value);
+                    vals.set(*field, r.value);
+                    slots.push((slot_id(v, slot), toks[0].clone()));
+                    taken.extend(toks);
+                }
+            }
+        }
+    }
+    (vals, slots)
+}
+
+fn printed(o: &Outcome) -> Option<Instruction> {
+    match o {
+        Outcome::Printed { text } => sass::parse_instruction(text).ok(),
+        _ => None,
+    }
+}
+
+/// Reads one variant's outcomes back into its conventions.
+fn read(v: &Variant, p: &Plan, outs: &[Outcome]) -> FormConventions {
+    let sweep: Vec<Option<Instruction>> = outs[..conv::OPEX_VALUES].iter().map(printed).collect();
+    let opex = sweep.iter().map(|i| i.as_ref().map(|i| i.operands.iter().enumerate().fold(0u8, |m, (k, op)| m | u8::from(op.reuse) << k))).collect();
+    let opex_semicolon = sweep.iter().map(|i| i.as_ref().is_some_and(|i| i.terminator == Terminator::Semicolon)).collect();
+    let wait_semicolon = outs[WAIT_AT..ORDER_AT].iter().map(|o| printed(o).is_some_and(|i| i.terminator == Terminator::Semicolon)).collect();
+    let terminator: Vec<Terminator> = outs[conv::OPEX_VALUES..WAIT_AT].iter().map(|o| printed(o).map(|i| i.terminator).unwrap_or(v.terminator)).collect();
+    let modifier_order = printed(&outs[ORDER_AT]).map(|i| order_of(v, &p.order_slots, &i)).unwrap_or_default();
+    let signed_imm = p.has_imm && printed(&outs[ORDER_AT + 1]).is_some_and(|i| i.operands.iter().any(|o| matches!(o.body, sass::Body::Imm { value } if value < 0)));
+    FormConventions { opex, opex_semicolon, terminator, wait_semicolon, modifier_order, signed_imm }
+}
+
+/// The slots in the order nvdisasm printed their first tokens; empty unless every slot of
+/// the variant was found.
+fn order_of(v: &Variant, slots: &[(SlotId, String)], printed: &Instruction) -> Vec<SlotId> {
+    if slots.len() != v.modifiers.len() {
+        return vec![];
+    }
+    let mut at: Vec<(usize, SlotId)> = vec![];
+    for (id, first) in slots {
+        match printed.modifiers.iter().position(|m| m == first) {
+            Some(pos) => at.push((pos, id.clone())),
+            None => return vec![],
+        }
+    }
+    at.sort_by_key(|(p, _)| *p);
+    at.into_iter().map(|(_, id)| id).collect()
+}
+
+/// Learns the conventions of the given variants (all of one architecture or several),
+/// one nvdisasm batch per architecture.
+pub fn learn(nv: &Nvdisasm, codec: &Codec, vis: &[usize]) -> Conventions {
+    let mut out = Conventions::default();
+    let mut archs: Vec<crate::spec::Arch> = vis.iter().map(|&vi| codec.variant(vi).arch).collect();
+    archs.sort();
+    archs.dedup();
+    for arch in archs {
+        let plans: Vec<Plan> = vis.iter().filter(|&&vi| codec.variant(vi).arch == arch).map(|&vi| plan(codec, vi)).collect();
+        let words: Vec<Word> = plans.iter().flat_map(|p| p.words.iter().copied()).collect();
+        let outs = nv.disassemble(&arch.nvdisasm_name(), &words);
+        let mut at = 0;
+        for p in &plans {
+            let v = codec.variant(p.vi);
+            let n = p.words.len();
+            if outs.len() >= at + n {
+                out.insert(v.arch, &v.key, read(v, p, &outs[at..at + n]));
+            }
+            at += n;
+        }
+    }
+    out
+}

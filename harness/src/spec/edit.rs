@@ -1,0 +1,201 @@
+//! Page edits applied to page text: what `fix` writes and what validation checks a
+//! correction with (the edited text is parsed again, so an edit means what the parser
+//! reads, nothing else). Lines nothing touches stay byte-identical: banner, description,
+//! order, spacing, CRLF, a missing final newline.
+
+use super::model::{FieldKind, Page, Variant};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// One machine-applicable edit of a page (JSON-tagged by `edit`). Every edit names the
+/// variant by its key; `fix` applies them to the page text.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "edit", rename_all = "snake_case")]
+pub enum Edit {
+    /// The field named `field` (as the page writes it) occupies exactly `bits` (value bits
+    /// in increasing bit order); bits it gives up become fixed 0, bits it takes stop being
+    /// fixed or another field's.
+    FieldBits { variant: String, field: String, bits: Vec<u8> },
+    /// A bit the page calls fixed is a one-bit field named `name` (`cABS`, `cNEG`, …).
+    FixedToFlag { variant: String, bit: u8, name: String },
+    /// The one-bit field at `bit` is named `to`, not `from` (e.g. `cABS` ↔ `cNEG`).
+    RenameFlag { variant: String, bit: u8, from: String, to: String },
+    /// Row `value` of the table titled `table` is named `name` (added when the page omits it).
+    RowName { variant: String, table: String, value: u64, width: u32, from: Option<String>, name: String },
+    /// The variant heading is `to`, not `from` (e.g. `I2F.???0` → `I2F`).
+    Heading { variant: String, from: String, to: String },
+    /// The `distilled:` line is `to`, not `from`.
+    Distilled { variant: String, from: String, to: String },
+}
+
+/// One layout cell as the page writes it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Owner {
+    Fixed(bool),
+    /// Index into the layout's field names (a field per index; names may repeat).
+    Field(usize),
+}
+
+/// A variant's 128 cells, editable.
+struct Layout {
+    owners: Vec<Owner>,
+    names: Vec<String>,
+}
+
+impl Layout {
+    fn of(v: &Variant) -> Layout {
+        let mut owners: Vec<Owner> = (0..128u8).map(|b| Owner::Fixed(v.fixed_value.bit(b))).collect();
+        for (i, f) in v.fields.iter().enumerate() {
+            for &b in &f.bits {
+                owners[b as usize] = Owner::Field(i);
+            }
+        }
+        Layout { owners, names: v.fields.iter().map(|f| f.name.clone()).collect() }
+    }
+
+    fn apply(&mut self, e: &Edit) -> Result<(), String> {
+        match e {
+            Edit::FieldBits { field, bits, .. } => {
+                let id = self.names.iter().position(|n| n == field).ok_or_else(|| format!("no field '{field}'"))?;
+                for o in self.owners.iter_mut().filter(|o| **o == Owner::Field(id)) {
+                    *o = Owner::Fixed(false);
+                }
+                for &b in bits {
+                    self.owners[b as usize] = Owner::Field(id);
+                }
+            }
+            Edit::FixedToFlag { bit, name, .. } => {
+                if !matches!(self.owners[*bit as usize], Owner::Fixed(_)) {
+                    return Err(format!("bit {bit} is not fixed"));
+                }
+                self.names.push(name.clone());
+                self.owners[*bit as usize] = Owner::Field(self.names.len() - 1);
+            }
+            Edit::RenameFlag { bit, to, .. } => match self.owners[*bit as usize] {
+                Owner::Field(id) => self.names[id] = to.clone(),
+                Owner::Fixed(_) => return Err(format!("bit {bit} is fixed, not a flag")),
+            },
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// The content row of one half: a name where a field's span starts, empty cells after.
+    fn row(&self, half: usize) -> String {
+        (half * 64..half * 64 + 64)
+            .map(|b| match &self.owners[b] {
+                Owner::Fixed(x) => u8::from(*x).to_string(),
+                Owner::Field(id) if b > 0 && self.owners[b - 1] == Owner::Field(*id) => String::new(),
+                Owner::Field(id) => self.names[*id].clone(),
+            })
+            .collect::<Vec<_>>()
+            .join("\t")
+    }
+}
+
+fn index_row() -> String {
+    (0..64).map(|i| (i % 8).to_string()).collect::<Vec<_>>().join("\t")
+}
+
+fn variant_of<'p>(page: &'p Page, key: &str) -> Result<&'p Variant, String> {
+    page.variants.iter().find(|v| v.key == key).ok_or_else(|| format!("{}: no variant '{key}'", page.file))
+}
+
+fn edit_variant(e: &Edit) -> &str {
+    match e {
+        Edit::FieldBits { variant, .. }
+        | Edit::FixedToFlag { variant, .. }
+        | Edit::RenameFlag { variant, .. }
+        | Edit::RowName { variant, .. }
+        | Edit::Heading { variant, .. }
+        | Edit::Distilled { variant, .. } => variant,
+    }
+}
+
+/// Replacement lines by 1-based line number (one line may become several).
+type Lines = BTreeMap<usize, Vec<String>>;
+
+fn table_edit(v: &Variant, e: &Edit, out: &mut Lines) -> Result<(), String> {
+    let Edit::RowName { table, value, width, name, .. } = e else { return Ok(()) };
+    let t = v.tables.iter().find(|t| &t.title == table).ok_or_else(|| format!("{}: no table '{table}'", v.key))?;
+    let line = format!("{:0w$b}\t{name}", value, w = *width as usize);
+    match t.rows.iter().find(|r| r.value == *value) {
+        Some(r) => {
+            out.insert(r.line, vec![line]);
+        }
+        None => {
+            // After the last listed row below the value (or after the header line).
+            let after = t.rows.iter().filter(|r| r.value < *value).map(|r| r.line).max().unwrap_or(t.line + 1);
+            out.entry(after).or_insert_with(|| vec![String::new()]).push(line);
+        }
+    }
+    Ok(())
+}
+
+fn variant_edits(v: &Variant, edits: &[&Edit], out: &mut Lines) -> Result<(), String> {
+    let mut layout = Layout::of(v);
+    let mut layout_changed = false;
+    for e in edits {
+        match e {
+            Edit::FieldBits { .. } | Edit::FixedToFlag { .. } | Edit::RenameFlag { .. } => {
+                layout.apply(e).map_err(|m| format!("{}: {m}", v.key))?;
+                layout_changed = true;
+            }
+            Edit::RowName { .. } => table_edit(v, e, out)?,
+            Edit::Heading { to, .. } => {
+                out.insert(v.line, vec![to.clone()]);
+            }
+            Edit::Distilled { to, .. } => {
+                out.insert(v.distilled_line, vec![format!("distilled: {to}")]);
+            }
+        }
+    }
+    if layout_changed {
+        let [i0, c0, i1, c1] = v.layout_lines;
+        out.insert(i0, vec![index_row()]);
+        out.insert(c0, vec![layout.row(0)]);
+        out.insert(i1, vec![index_row()]);
+        out.insert(c1, vec![layout.row(1)]);
+    }
+    Ok(())
+}
+
+/// `text` (the page `page` was parsed from) with `edits` applied.
+pub fn apply(text: &str, page: &Page, edits: &[Edit]) -> Result<String, String> {
+    let mut by_variant: BTreeMap<&str, Vec<&Edit>> = BTreeMap::new();
+    for e in edits {
+        by_variant.entry(edit_variant(e)).or_default().push(e);
+    }
+    let mut out: Lines = BTreeMap::new();
+    for (key, es) in by_variant {
+        variant_edits(variant_of(page, key)?, &es, &mut out)?;
+    }
+    let mut result: Vec<String> = vec![];
+    for (i, line) in text.split('\n').enumerate() {
+        let cr = if line.ends_with('\r') { "\r" } else { "" };
+        match out.get(&(i + 1)) {
+            Some(new) => {
+                for (k, l) in new.iter().enumerate() {
+                    // An insertion keeps the original line first (marked by an empty entry).
+                    if k == 0 && l.is_empty() && new.len() > 1 {
+                        result.push(line.to_string());
+                    } else {
+                        result.push(format!("{l}{cr}"));
+                    }
+                }
+            }
+            None => result.push(line.to_string()),
+        }
+    }
+    Ok(result.join("\n"))
+}
+
+/// Which page operand's value field a name is (`operand 3` → 3).
+pub fn operand_field_name(po: usize) -> String {
+    format!("operand {po}")
+}
+
+/// Is this field a flag the page may rename or move (cABS, cNEG)?
+pub fn is_abs_neg(v: &Variant, fi: usize) -> bool {
+    matches!(&v.fields[fi].kind, FieldKind::Flag { role: super::model::FlagRole::Abs | super::model::FlagRole::Neg, .. })
+}

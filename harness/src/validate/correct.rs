@@ -1,0 +1,329 @@
+//! From disagreements to page corrections: a finding blames the page (severity `error`)
+//! only when a page edit explains it. Candidate edits are read off the probes (where each
+//! bit's flip landed, what each table value printed); each candidate is applied to the page
+//! text, the text is parsed again, and every probe word of the variant is judged anew: the
+//! edit is kept when some words that disagreed now agree and none that agreed now
+//! disagrees. Disagreements no kept edit explains are warnings; fixed bits nvdisasm
+//! ignores, control-field constraints and spelling are notes.
+
+use super::compare::{changed, compare, Verdict};
+use super::finding::{Class, Correction, Finding, Severity};
+use crate::codec::conventions::FormConventions;
+use crate::codec::print::row_tokens;
+use crate::codec::{self, Codec, Values};
+use crate::oracle::nvdisasm::Outcome;
+use crate::sass::{self, Instruction};
+use crate::spec::edit::{self, Edit};
+use crate::spec::{FieldKind, FlagRole, ModSlot, Page, RowKind, Spec, Variant};
+use crate::word::Word;
+use std::collections::{BTreeMap, HashMap};
+
+/// How one probe word reads against a version of the page.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum V {
+    Agree,
+    /// nvdisasm prints another meaning than the page predicts (or a bit the page calls
+    /// fixed changes an operand).
+    Differ,
+    /// The page calls a bit of the word fixed, and nvdisasm ignores it: what a corrected
+    /// page that narrows a field predicts, and only a note.
+    Ignored,
+    /// Illegal words, spelling, other variants: no evidence either way.
+    Other,
+}
+
+fn printed(o: &Outcome) -> Option<Instruction> {
+    match o {
+        Outcome::Printed { text } => sass::parse_instruction(text).ok(),
+        _ => None,
+    }
+}
+
+/// A version of the page, parsed, with the variant under judgement.
+struct Version {
+    spec: Spec,
+    text: String,
+}
+
+impl Version {
+    fn parse(file: &str, text: String) -> Option<Version> {
+        let page = crate::spec::parse_page(file, text.as_bytes()).ok()?;
+        Some(Version { spec: Spec { pages: vec![page] }, text })
+    }
+    fn page(&self) -> &Page {
+        &self.spec.pages[0]
+    }
+}
+
+/// Judges words against one version of the page.
+struct Judge<'a> {
+    codec: Codec<'a>,
+    vi: usize,
+    base: Option<&'a Instruction>,
+    learned: Option<&'a FormConventions>,
+}
+
+impl<'a> Judge<'a> {
+    fn new(version: &'a Version, key: &str, base: Option<&'a Instruction>, learned: Option<&'a FormConventions>) -> Option<Judge<'a>> {
+        let codec = Codec::new(&version.spec);
+        let vi = codec.index_of(key, None)?;
+        Some(Judge { codec, vi, base, learned })
+    }
+
+    fn verdict(&self, word: Word, o: &Outcome) -> V {
+        let v = self.codec.variant(self.vi);
+        let Some(actual) = printed(o) else { return V::Other };
+        match self.codec.find(v.arch, word) {
+            Ok(vi) if vi == self.vi => {
+                let values = self.codec.extract(vi, word);
+                let expected = codec::print_with(v, &values, self.learned.map(|c| (c, word)));
+                match compare(&expected, &actual) {
+                    Verdict::Agree => V::Agree,
+                    Verdict::Syntax(_) => V::Other,
+                    Verdict::Differ => V::Differ,
+                }
+            }
+            Ok(_) => V::Other,
+            // A word the page cannot express: evidence against the page when it prints
+            // this variant's instruction with a changed operand.
+            Err(_) => match self.base {
+                Some(b) if same_shape(b, &actual) && !changed(b, &actual).is_empty() => V::Differ,
+                Some(b) if same_shape(b, &actual) => V::Ignored,
+                _ => V::Other,
+            },
+        }
+    }
+
+    fn verdicts(&self, obs: &[(Word, &Outcome)]) -> Vec<V> {
+        obs.iter().map(|(w, o)| self.verdict(*w, o)).collect()
+    }
+}
+
+/// A disagreement a page edit explains: the word agrees with the edited page, or the
+/// edited page calls the disputed bit fixed and nvdisasm ignores it.
+fn explained(v: V) -> bool {
+    matches!(v, V::Agree | V::Ignored)
+}
+
+/// Same mnemonic and operand kinds: the same instruction form.
+fn same_shape(a: &Instruction, b: &Instruction) -> bool {
+    let kinds = |i: &Instruction| i.operands.iter().map(|o| std::mem::discriminant(&o.body)).collect::<Vec<_>>();
+    a.mnemonic == b.mnemonic && kinds(a) == kinds(b)
+}
+
+/// What flipping one bit did to the zero word's text.
+enum Effect {
+    Ignored,
+    /// The value of page operand `po` changed.
+    Value(usize),
+    /// `cABS`/`cNEG` of the form operand at this index appeared.
+    Flag(&'static str),
+}
+
+fn effect(v: &Variant, base: &Instruction, actual: &Instruction) -> Option<Effect> {
+    if !same_shape(base, actual) {
+        return None;
+    }
+    let ch = changed(base, actual);
+    let [el] = ch.as_slice() else { return if ch.is_empty() { Some(Effect::Ignored) } else { None } };
+    let (op, part) = el.split_once('.')?;
+    let k: usize = op.strip_prefix("op")?.parse().ok()?;
+    let o = v.operands.get(k)?;
+    match part {
+        "body" | "bank" => o.page_operands.first().map(|&po| Effect::Value(po)),
+        "offset" => o.page_operands.get(1).map(|&po| Effect::Value(po)),
+        "neg" => Some(Effect::Flag("cNEG")),
+        "abs" => Some(Effect::Flag("cABS")),
+        _ => None,
+    }
+}
+
+/// Where the page's layout and the single-bit probes disagree, the layout the probes
+/// show: operand bits moved, dropped (nvdisasm ignores them) or found among fixed bits;
+/// cABS/cNEG flags found among fixed bits or renamed.
+fn layout_candidate(v: &Variant, by_word: &HashMap<Word, &Outcome>, base_word: Word, base: &Instruction) -> Vec<Edit> {
+    let owner = |b: u8| v.fields.iter().position(|f| f.bits.contains(&b));
+    let mut sets: BTreeMap<String, Vec<u8>> = v.fields.iter().filter(|f| matches!(f.kind, FieldKind::Operand { .. })).map(|f| (f.name.clone(), f.bits.clone())).collect();
+    let before = sets.clone();
+    let mut flags = vec![];
+    for b in 0..105u8 {
+        let own = owner(b);
+        let movable = match own {
+            None => !v.fixed_value.bit(b),
+            Some(fi) => matches!(v.fields[fi].kind, FieldKind::Operand { .. } | FieldKind::Flag { role: FlagRole::Abs | FlagRole::Neg, .. }),
+        };
+        let actual = by_word.get(&base_word.flip(b)).and_then(|o| printed(o));
+        let (true, Some(actual)) = (movable, actual) else { continue };
+        let own_name = own.map(|fi| v.fields[fi].name.clone());
+        match (effect(v, base, &actual), &own_name) {
+            (Some(Effect::Ignored), Some(n)) if sets.contains_key(n) => sets.get_mut(n).unwrap().retain(|&x| x != b),
+            (Some(Effect::Value(po)), _) => {
+                let target = edit::operand_field_name(po);
+                if own_name.as_ref() != Some(&target) && sets.contains_key(&target) {
+                    for s in sets.values_mut() {
+                        s.retain(|&x| x != b);
+                    }
+                    sets.get_mut(&target).unwrap().push(b);
+                }
+            }
+            (Some(Effect::Flag(name)), None) => flags.push(Edit::FixedToFlag { variant: v.key.clone(), bit: b, name: name.into() }),
+            (Some(Effect::Flag(name)), Some(n)) if n != name && own.is_some_and(|fi| edit::is_abs_neg(v, fi)) => {
+                flags.push(Edit::RenameFlag { variant: v.key.clone(), bit: b, from: n.clone(), to: name.into() })
+            }
+            _ => {}
+        }
+    }
+    let mut edits: Vec<Edit> = sets
+        .into_iter()
+        .filter(|(n, s)| before.get(n) != Some(s) && !s.is_empty())
+        .map(|(field, mut bits)| {
+            bits.sort_unstable();
+            Edit::FieldBits { variant: v.key.clone(), field, bits }
+        })
+        .collect();
+    edits.extend(flags);
+    edits
+}
+
+/// Tokens of `a` not matched in `b` (multiset difference, order of `a` kept).
+fn minus(a: &[String], b: &[String]) -> Vec<String> {
+    let mut rest: Vec<&String> = b.iter().collect();
+    a.iter()
+        .filter(|t| match rest.iter().position(|x| x == t) {
+            Some(i) => {
+                rest.remove(i);
+                false
+            }
+            None => true,
+        })
+        .cloned()
+        .collect()
+}
+
+/// Per modifier-group field: the row names its values print, and the heading without
+/// modifiers nvdisasm does not print with every value.
+fn table_candidates(v: &Variant, codec: &Codec, vi: usize, by_word: &HashMap<Word, &Outcome>) -> Vec<Vec<Edit>> {
+    let fixed: Vec<String> = v.modifiers.iter().filter_map(|m| if let ModSlot::Fixed { text } = m { Some(text.clone()) } else { None }).collect();
+    let mut out = vec![];
+    for slot in &v.modifiers {
+        let ModSlot::Group { field, hidden_zero } = slot else { continue };
+        let Some(t) = v.field_table(*field) else { continue };
+        let mut seen: Vec<(u64, Vec<String>, Vec<String>)> = vec![];
+        let mut heading_missing = false;
+        for x in 0..(1u64 << t.width) {
+            let mut vals = Values::zero(v.fields.len());
+            vals.set(*field, x);
+            let Some(actual) = by_word.get(&codec.encode_unchecked(vi, &vals)).and_then(|o| printed(o)) else { continue };
+            let own = if *hidden_zero && x == 0 { vec![] } else { row_tokens(Some(t), x) };
+            let others = minus(&codec::print(v, &vals).modifiers, &own);
+            heading_missing |= fixed.iter().any(|f| !actual.modifiers.contains(f));
+            seen.push((x, actual.modifiers.clone(), others));
+        }
+        let mut edits = vec![];
+        if heading_missing {
+            edits.push(Edit::Heading { variant: v.key.clone(), from: v.heading.clone(), to: v.mnemonic.clone() });
+        }
+        for (x, actual, others) in seen {
+            let others = if heading_missing { minus(&others, &fixed) } else { others };
+            let toks = minus(&actual, &others);
+            let name = if toks.is_empty() { "(default)".to_string() } else { toks.join(".") };
+            let row = t.row(x);
+            let same = row.is_some_and(|r| r.name == name || (r.kind == RowKind::Default && toks.is_empty()));
+            if !same && (row.is_some() || !toks.is_empty()) {
+                edits.push(Edit::RowName { variant: v.key.clone(), table: t.title.clone(), value: x, width: t.width, from: row.map(|r| r.name.clone()), name });
+            }
+        }
+        if !edits.is_empty() {
+            out.push(edits);
+        }
+    }
+    out
+}
+
+/// Classes that never blame the page.
+fn is_note(f: &Finding, v: &Variant) -> bool {
+    match f.class {
+        Class::FixedIgnored | Class::Syntax => true,
+        Class::Legality => f.field.as_ref().is_none_or(|n| v.fields.iter().any(|x| &x.name == n && x.is_control())),
+        _ => false,
+    }
+}
+
+fn outcome_of(f: &Finding) -> Outcome {
+    if f.actual.starts_with('<') {
+        Outcome::Silent
+    } else {
+        Outcome::Printed { text: f.actual.clone() }
+    }
+}
+
+/// A kept edit: the page after it, and the evidence.
+struct Kept {
+    version: Version,
+    correction: Correction,
+}
+
+/// Gives every finding of variant `v` its severity, and errors their verified correction.
+/// `obs` are the variant's probe words with nvdisasm's outcomes, the zero word first.
+pub fn triage(page: &Page, v: &Variant, obs: &[(Word, &Outcome)], learned: Option<&FormConventions>, findings: &mut [Finding]) {
+    for f in findings.iter_mut().filter(|f| f.variant == v.key) {
+        f.severity = if is_note(f, v) { Severity::Note } else { Severity::Warning };
+    }
+    let Some(kept) = corrections(page, v, obs, learned) else { return };
+    let Some(original) = std::fs::read_to_string(&page.file).ok().and_then(|t| Version::parse(&page.file, t)) else { return };
+    let base = obs.first().and_then(|(_, o)| printed(o));
+    let judge0 = Judge::new(&original, &v.key, base.as_ref(), learned);
+    for f in findings.iter_mut().filter(|f| f.variant == v.key && f.severity == Severity::Warning) {
+        let (Some(w), Some(j0)) = (f.word(), judge0.as_ref()) else { continue };
+        let o = outcome_of(f);
+        if j0.verdict(w, &o) != V::Differ {
+            continue;
+        }
+        for k in &kept {
+            if Judge::new(&k.version, &v.key, base.as_ref(), learned).is_some_and(|j| explained(j.verdict(w, &o))) {
+                f.severity = Severity::Error;
+                f.correction = Some(k.correction.clone());
+                break;
+            }
+        }
+    }
+}
+
+/// The kept edits of one variant, each applied on top of those before it.
+fn corrections(page: &Page, v: &Variant, obs: &[(Word, &Outcome)], learned: Option<&FormConventions>) -> Option<Vec<Kept>> {
+    let text = std::fs::read_to_string(&page.file).ok()?;
+    let original = Version::parse(&page.file, text)?;
+    let base = obs.first().and_then(|(_, o)| printed(o))?;
+    let by_word: HashMap<Word, &Outcome> = obs.iter().map(|(w, o)| (*w, *o)).collect();
+    let codec = Codec::new(&original.spec);
+    let vi = codec.index_of(&v.key, None)?;
+    let mut cands = vec![layout_candidate(v, &by_word, obs[0].0, &base)];
+    cands.extend(table_candidates(v, &codec, vi, &by_word));
+    let mut current = Judge::new(&original, &v.key, Some(&base), learned)?.verdicts(obs);
+    let mut edits: Vec<Edit> = vec![];
+    let mut kept: Vec<Kept> = vec![];
+    let mut prev_text = original.text.clone();
+    for cand in cands.into_iter().filter(|c| !c.is_empty()) {
+        let all: Vec<Edit> = edits.iter().chain(&cand).cloned().collect();
+        let Ok(text) = edit::apply(&original.text, original.page(), &all) else { continue };
+        let Some(version) = Version::parse(&page.file, text) else { continue };
+        let Some(next) = Judge::new(&version, &v.key, Some(&base), learned).map(|j| j.verdicts(obs)) else { continue };
+        let fixes = current.iter().zip(&next).filter(|(a, b)| **a == V::Differ && explained(**b)).count();
+        let regressions = current.iter().zip(&next).filter(|(a, b)| **a == V::Agree && **b == V::Differ).count();
+        if fixes == 0 || regressions > 0 {
+            continue;
+        }
+        let diff = unified_diff(&page.file, &prev_text, &version.text);
+        prev_text = version.text.clone();
+        let correction = Correction { edits: cand.clone(), fixes, regressions, probes: obs.len(), diff };
+        edits.extend(cand);
+        current = next;
+        kept.push(Kept { version, correction });
+    }
+    Some(kept)
+}
+
+/// A unified diff of a page file, three lines of context.
+pub fn unified_diff(file: &str, before: &str, after: &str) -> String {
+    similar::TextDiff::from_lines(before, after).unified_diff().context_radius(3).header(file, file).to_string()
+}
