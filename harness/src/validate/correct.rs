@@ -84,8 +84,15 @@ impl<'a> Judge<'a> {
                 }
             }
             Ok(_) => V::Other,
-            // A word the page cannot express: evidence against the page when it prints
-            // this variant's instruction with a changed operand.
+            // A word the page cannot express. With its fixed bits restored it is one the
+            // page describes: printing that word's text means the bits are ignored.
+            Err(_) if self.codec.find(v.arch, restore_fixed(v, word)) == Ok(self.vi) => {
+                let w2 = restore_fixed(v, word);
+                let expected = codec::print_with(v, &self.codec.extract(self.vi, w2), self.learned.map(|c| (c, w2)));
+                if compare(&expected, &actual) == Verdict::Differ { V::Differ } else { V::Ignored }
+            }
+            // Evidence against the page when it prints this variant's instruction with a
+            // changed operand.
             Err(_) => match self.base {
                 Some(b) if same_shape(b, &actual) && !changed(b, &actual).is_empty() => V::Differ,
                 Some(b) if same_shape(b, &actual) => V::Ignored,
@@ -97,6 +104,11 @@ impl<'a> Judge<'a> {
     fn verdicts(&self, obs: &[(Word, &Outcome)]) -> Vec<V> {
         obs.iter().map(|(w, o)| self.verdict(*w, o)).collect()
     }
+}
+
+/// `word` with the bits the variant calls fixed set to their fixed values.
+fn restore_fixed(v: &Variant, word: Word) -> Word {
+    Word(word.0 & !v.fixed_mask.0 | v.fixed_value.0)
 }
 
 /// A disagreement a page edit explains: the word agrees with the edited page, or the
