@@ -55,6 +55,20 @@ enum Cmd {
         #[arg(long, default_value_t = 10_000)]
         random: usize,
     },
+    /// Validate pages, apply every verified correction and write the corrected pages (same
+    /// format, byte-identical where nothing changed) and a unified diff per changed page
+    /// under DIR; repeats validation on the corrected pages until no error is left (at
+    /// most three rounds). Each round's reports go to DIR/round-N.
+    Fix {
+        /// Page files or folders.
+        paths: Vec<PathBuf>,
+        /// Where corrected pages, diffs and reports go.
+        #[arg(long)]
+        out: PathBuf,
+        /// Random probe words per variant.
+        #[arg(long, default_value_t = 10_000)]
+        random: usize,
+    },
     /// Compile corpus/ptx with ptxas and compare every covered word with nvdisasm.
     Realcode {
         paths: Vec<PathBuf>,
@@ -139,6 +153,7 @@ fn run(cmd: Cmd) -> Result<(), String> {
             validate(&s, &out, random, 0x5eed)?;
             realcode(&s, Path::new("corpus/ptx"), &out)
         }
+        Cmd::Fix { paths, out, random } => fix(&paths, &out, random),
         Cmd::Realcode { paths, ptx, out } => {
             let s = load(&paths)?;
             realcode(&s, &ptx, &out)
@@ -277,6 +292,66 @@ fn validate(s: &Spec, out: &Path, random: usize, seed: u64) -> Result<(Vec<Varia
         return Err(format!("{} of {} findings did not reproduce on a second nvdisasm run", mismatches.len(), all_f.len()));
     }
     Ok((all_s, all_f))
+}
+
+/// Where a page found under one of `roots` goes under `out`: its path below that root
+/// (a file given directly: its file name).
+fn output_path(page: &Path, roots: &[PathBuf], out: &Path) -> PathBuf {
+    for r in roots {
+        if let Ok(rel) = page.strip_prefix(r) {
+            if !rel.as_os_str().is_empty() {
+                return out.join(rel);
+            }
+        }
+    }
+    out.join(page.file_name().unwrap_or(page.as_os_str()))
+}
+
+fn fix(paths: &[PathBuf], out: &Path, random: usize) -> Result<(), String> {
+    let first = load(paths)?;
+    let originals: Vec<(PathBuf, String)> = first
+        .pages
+        .iter()
+        .map(|p| std::fs::read_to_string(&p.file).map(|t| (output_path(Path::new(&p.file), paths, out), t)).map_err(|e| format!("{}: {e}", p.file)))
+        .collect::<Result<_, _>>()?;
+    let mut spec = first;
+    let mut errors = 0;
+    for round in 1..=3 {
+        let (_, findings) = validate(&spec, &out.join(format!("round-{round}")), random, 0x5eed)?;
+        errors = findings.iter().filter(|f| f.severity == validate::Severity::Error).count();
+        println!("fix round {round}: {errors} error(s)");
+        if errors == 0 && round > 1 {
+            break;
+        }
+        let corrected = sass_harness::fix::correct_pages(&spec, &findings)?;
+        for (page, (dest, _)) in corrected.iter().zip(&originals) {
+            if let Some(dir) = dest.parent() {
+                std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+            }
+            std::fs::write(dest, &page.text).map_err(|e| format!("{}: {e}", dest.display()))?;
+        }
+        if errors == 0 {
+            break;
+        }
+        let next: Vec<PathBuf> = originals.iter().map(|(d, _)| d.clone()).collect();
+        spec = load(&next)?;
+    }
+    for (dest, original) in &originals {
+        let now = std::fs::read_to_string(dest).map_err(|e| format!("{}: {e}", dest.display()))?;
+        let diff_path = PathBuf::from(format!("{}.diff", dest.display()));
+        if now != *original {
+            let name = dest.display().to_string();
+            std::fs::write(&diff_path, sass_harness::validate::correct::unified_diff(&name, original, &now)).map_err(|e| format!("{}: {e}", diff_path.display()))?;
+            println!("corrected {} (diff: {})", dest.display(), diff_path.display());
+        } else {
+            let _ = std::fs::remove_file(&diff_path);
+            println!("unchanged {}", dest.display());
+        }
+    }
+    if errors > 0 {
+        return Err(format!("{errors} error(s) left after three rounds of corrections"));
+    }
+    Ok(())
 }
 
 fn realcode(s: &Spec, ptx: &Path, out: &Path) -> Result<(), String> {
