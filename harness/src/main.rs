@@ -364,6 +364,10 @@ fn realcode(s: &Spec, ptx: &Path, out: &Path) -> Result<(), String> {
         "real code: {} kernels, {} words, {} covered by the pages, {} agreeing with nvdisasm, {} printed differently",
         r.kernels, r.words, r.covered, r.agreeing, r.disagreeing.len()
     );
+    println!("  byte-identical to nvdisasm: {} of {} covered words", r.identical, r.covered);
+    for e in r.not_identical.iter().take(8) {
+        println!("  spelled differently: {}  ours '{}'  nvdisasm '{}'  [{}]", e.word, e.ours, e.nvdisasm, e.kernel);
+    }
     println!(
         "  nvdisasm text → assembler: {} bit-exact, {} exact up to ignored bits {:?}, {} mismatches",
         r.asm_exact, r.asm_up_to_ignored, r.ignored_bits, r.asm_mismatch

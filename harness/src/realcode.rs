@@ -23,6 +23,11 @@ pub struct RealCodeReport {
     pub agreeing: usize,
     /// Covered words printed differently (page mistakes; see the findings).
     pub disagreeing: Vec<Example>,
+    /// Covered words whose text is byte-identical to nvdisasm's (with the conventions
+    /// learned from nvdisasm at the start of the run: `.reuse`, terminator, modifier order).
+    pub identical: usize,
+    /// Agreeing words whose text is not byte-identical (spelling only).
+    pub not_identical: Vec<Example>,
     /// Agreeing words whose nvdisasm text assembles back bit-exactly.
     pub asm_exact: usize,
     /// Agreeing words that assemble back up to bits nvdisasm ignores (listed in `ignored_bits`).
@@ -64,6 +69,8 @@ pub fn run(codec: &Codec, nv: &Nvdisasm, ptxas_path: &Path, ptx_dir: &Path, out_
     archs.sort();
     archs.dedup();
     let mut rep = RealCodeReport::default();
+    let all: Vec<usize> = (0..codec.variants().len()).collect();
+    let conv = crate::oracle::learn::learn(nv, codec, &all);
     for f in &files {
         let text = std::fs::read_to_string(f).map_err(|e| format!("{}: {e}", f.display()))?;
         for &arch in &archs {
@@ -83,7 +90,7 @@ pub fn run(codec: &Codec, nv: &Nvdisasm, ptxas_path: &Path, ptx_dir: &Path, out_
                 let v = codec.variant(vi);
                 rep.covered += 1;
                 *rep.by_variant.entry(v.key.clone()).or_default() += 1;
-                let ours = codec::print(v, &vals);
+                let ours = codec::print_with(v, &vals, conv.get(v.arch, &v.key).map(|c| (c, *w)));
                 let Outcome::Printed { text: theirs } = o else {
                     rep.disagreeing.push(Example { kernel: kernel.clone(), word: w.hex(), ours: ours.to_string(), nvdisasm: format!("{o:?}"), note: "not printed".into() });
                     continue;
@@ -94,6 +101,11 @@ pub fn run(codec: &Codec, nv: &Nvdisasm, ptxas_path: &Path, ptx_dir: &Path, out_
                     continue;
                 }
                 rep.agreeing += 1;
+                if ours.to_string() == theirs {
+                    rep.identical += 1;
+                } else {
+                    rep.not_identical.push(Example { kernel: kernel.clone(), word: w.hex(), ours: ours.to_string(), nvdisasm: theirs.clone(), note: "spelling".into() });
+                }
                 match asm::assemble_inst(codec, arch, &parsed, *w) {
                     Ok((_, w2)) if w2 == *w => rep.asm_exact += 1,
                     Ok((vj, w2)) => {

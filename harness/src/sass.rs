@@ -141,19 +141,23 @@ impl fmt::Display for Operand {
         if self.not {
             f.write_str(if matches!(self.body, Body::Pred { .. } | Body::UPred { .. }) { "!" } else { "~" })?;
         }
-        // nvdisasm puts selectors inside the bars: `|UR0.B3210|`.
+        // nvdisasm puts selectors inside the bars (`|UR0.B3210|`), `.reuse` straight after
+        // a bare register (`R7.reuse.H1`) and after the bars (`-|R244|.reuse`).
         if self.abs {
             f.write_str("|")?;
         }
         write!(f, "{}", self.body)?;
+        if self.reuse && !self.abs {
+            f.write_str(".reuse")?;
+        }
         for s in &self.suffixes {
             write!(f, ".{s}")?;
         }
         if self.abs {
             f.write_str("|")?;
-        }
-        if self.reuse {
-            f.write_str(".reuse")?;
+            if self.reuse {
+                f.write_str(".reuse")?;
+            }
         }
         Ok(())
     }
@@ -480,6 +484,7 @@ mod tests {
             "@P0 DFMA R0, R0, R0, 100 ;",
             "@P0 QADD4.E5M2x4.E5M2x4 R0, R0.B3210, |UR0.B3210|;",
             "@P0 FHFMA R0, -|R1.H1|.reuse, R0, R0 ;",
+            "FHFMA.SAT R8, R7, R7.reuse.H1, R2 ;",
         ] {
             rt(s);
         }
