@@ -37,6 +37,8 @@ INT = re.compile(r"^-?0x[0-9a-f]+$")
 def strip_decor(s):
     """'-|R0|.reuse' -> (neg, abs, body)."""
     s = s.replace(".reuse", "")
+    if s[:1] in "~!":
+        return False, False, "NOT:" + s[1:]
     neg = s.startswith("-") and not INT.match(s) and not _is_float(s)
     if neg:
         s = s[1:]
@@ -85,7 +87,10 @@ def float_bits(s, double):
         x = float(s)
     if double:
         return struct.unpack("<Q", struct.pack("<d", x))[0] >> 32
-    return struct.unpack("<I", struct.pack("<f", x))[0]
+    try:
+        return struct.unpack("<I", struct.pack("<f", x))[0]
+    except OverflowError:
+        return None
 
 
 def values(kind, body, ctx):
@@ -128,6 +133,8 @@ def classify(base, text, kinds, ctx):
             continue
         na, aa, ba = strip_decor(a)
         nb, ab, bb = strip_decor(b)
+        if ba.startswith("NOT:") != bb.startswith("NOT:") and ba.replace("NOT:", "") == bb.replace("NOT:", ""):
+            return ("multi", f"operand {i} gets a '~'/'!' (no page flag can say this): {text}")
         if ba == bb:
             if na != nb:
                 changes.append(("flag", i, "cNEG"))
@@ -186,7 +193,7 @@ def build_fields(info, flips):
             fields.append({"name": c[2], "bits": [b], "operand": c[1]})
         elif c[0] == "mod":
             modbits.append(b)
-        elif c[0] == "multi":
+        elif c[0] == "multi" and split_text(c[1])[:4] != split_text(info["text"])[:4]:
             notes.append(f"bit {b}: several changes: {c[1]}")
     for name, kb in opbits.items():
         kb.sort()
@@ -305,7 +312,8 @@ def solve(arch, seed):
             fmask |= 1 << b
     zero = seed & ~fmask
     distilled = disasm(arch, [zero])[0] if zero != seed else info["text"]
-    return {"arch": arch, "seed": seed, "zero": zero, "info": info, "fields": fields, "tables": tables,
+    ignored = [b for b, c in flips.items() if c == ("fixed", "ignored")]
+    return {"arch": arch, "seed": seed, "zero": zero, "ignored": ignored, "info": info, "fields": fields, "tables": tables,
             "distilled": distilled, "notes": notes, "flips": flips}
 
 
@@ -344,6 +352,51 @@ def verify_operands(r, rng, n=4):
         u = unit(info["kinds"][i], j)
         if got is not None and (got // u) % (1 << w) != v:
             notes.append(f"{name} = {v:#x}: prints {ops[i]!r} ({word:#034x})")
+    return notes
+
+
+def random_word(r, rng):
+    """The zero word with every field random (groups: a listed row), control bits zero."""
+    w = r["zero"]
+    for f in r["fields"]:
+        if f["name"].startswith("modi "):
+            v = rng.choice(sorted(r["tables"][int(f["name"].split()[1]) - 1]))
+        else:
+            v = rng.getrandbits(len(f["bits"]))
+        for k, b in enumerate(f["bits"]):
+            if v >> k & 1:
+                w |= 1 << b
+    return w
+
+
+def verify_random(r, rng, n=100):
+    """Random words with all fields set: the bits the page calls ignored must stay ignored,
+    and every operand must print its field values; returns notes."""
+    slots = slot_numbers(r["info"]["kinds"])
+    ws = [random_word(r, rng) for _ in range(n)]
+    noise = [sum(1 << b for b in r["ignored"] if rng.getrandbits(1)) for _ in ws]
+    texts = disasm(r["arch"], ws + [w | x for w, x in zip(ws, noise)])
+    notes = []
+    for k, w in enumerate(ws):
+        t, u = texts[k], texts[n + k]
+        if t is None or u is None:
+            notes.append(f"random word {w:#034x}: illegal ({t!r}, {u!r})")
+            continue
+        if split_text(t)[:4] != split_text(u)[:4]:
+            notes.append(f"ignored bits matter in context: {w:#034x} {t!r} vs {w | noise[k]:#034x} {u!r}")
+        ops = split_text(t)[3]
+        for f in r["fields"]:
+            if not f["name"].startswith("operand "):
+                continue
+            po = int(f["name"].split()[1])
+            i = next(i for i, s in enumerate(slots) if po in s)
+            j = slots[i].index(po)
+            v = sum((w >> b & 1) << q for q, b in enumerate(f["bits"]))
+            body = strip_decor(ops[i])[2]
+            got = values(r["info"]["kinds"][i], body, r["info"]["ctx"])[j] if kind_of(body) == r["info"]["kinds"][i] else "?"
+            if got is None or got != "?" and (got // unit(r["info"]["kinds"][i], j)) % (1 << len(f["bits"])) == v:
+                continue
+            notes.append(f"{f['name']} = {v:#x} in {w:#034x} prints {ops[i]!r}")
     return notes
 
 
@@ -468,7 +521,7 @@ def main():
             arch, name, desc, words = page_zero_words(text)
             rs = [solve(arch, w) for w in words]
             want = render_page(arch, name, desc, rs)
-            notes = [n for r in rs for n in r["notes"] + verify_operands(r, rng)] + flag_disagreements(path, rs)
+            notes = [n for r in rs for n in r["notes"] + verify_operands(r, rng) + verify_random(r, rng)] + flag_disagreements(path, rs)
             same = want.strip() == text.strip()
             print(f"{path}: {len(words)} variants, {'same as nvdisasm' if same else 'DIFFERS from nvdisasm'}")
             for n in notes:
@@ -481,7 +534,7 @@ def main():
     rs = [solve(a.arch, int(w, 16)) for w in a.word]
     for r in rs:
         print(f"{r['info']['mn']} {','.join(r['info']['kinds'])}: {r['distilled']}", file=sys.stderr)
-        for n in r["notes"] + verify_operands(r, rng):
+        for n in r["notes"] + verify_operands(r, rng) + verify_random(r, rng):
             print("   note:", n, file=sys.stderr)
     page = render_page(a.arch, a.name or rs[0]["info"]["mn"], a.description, rs)
     if a.out:
