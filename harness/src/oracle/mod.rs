@@ -1,5 +1,7 @@
 //! Oracles: external judges of what a word means.
 
+pub mod listing;
 pub mod nvdisasm;
+pub mod process;
 pub mod ptxas;
 pub mod tools;
