@@ -243,7 +243,7 @@ mod tests {
         assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
         let e = load(std::slice::from_ref(&d)).unwrap_err();
         assert!(e.file.ends_with("x.txt") && e.message.contains("FIFO"), "{e}");
-        let e = load(&[fifo.clone()]).unwrap_err();
+        let e = load(std::slice::from_ref(&fifo)).unwrap_err();
         assert!(e.message.contains("not a regular file"), "{e}");
         let e = load(&[PathBuf::from("/dev/zero")]).unwrap_err();
         assert!(e.file == "/dev/zero" && e.message.contains("a device"), "{e}");
