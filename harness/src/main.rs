@@ -5,55 +5,76 @@ use sass_harness::check::roundtrip;
 use sass_harness::codec::{self, Codec};
 use sass_harness::gen::{random_values, Rng};
 use sass_harness::oracle::nvdisasm::Nvdisasm;
+use sass_harness::oracle::process;
 use sass_harness::spec::{self, Spec};
 use sass_harness::validate::{self, Finding, VariantSummary};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 #[derive(Parser)]
 #[command(name = "sass-harness", version, about = "Differential fuzzing and validation of NVIDIA SASS encoding pages")]
 struct Cli {
     #[command(subcommand)]
     cmd: Cmd,
+    /// Seconds an external tool (nvdisasm, ptxas) may run before it is killed and the
+    /// command fails [default: $SASS_HARNESS_TOOL_TIMEOUT, else 120].
+    #[arg(long, global = true, value_name = "SECONDS", value_parser = process::parse_seconds)]
+    tool_timeout: Option<Duration>,
 }
 
 #[derive(Subcommand)]
 enum Cmd {
     /// Parse pages and print a summary (or the canonical spec as JSON).
     Parse {
-        paths: Vec<PathBuf>,
+        #[command(flatten)]
+        pages: Pages,
+        /// Print the canonical spec as JSON instead of the summary.
         #[arg(long)]
         json: bool,
     },
     /// Roundtrip-check every variant with random words (pure, no external tool).
     Check {
-        paths: Vec<PathBuf>,
+        #[command(flatten)]
+        pages: Pages,
+        /// Random words per variant.
         #[arg(long, default_value_t = 100_000)]
         words: usize,
+        /// Seed of the random words.
         #[arg(long, default_value_t = 1)]
         seed: u64,
     },
     /// Validate pages against nvdisasm and write findings and reports.
     Validate {
-        paths: Vec<PathBuf>,
+        #[command(flatten)]
+        pages: Pages,
+        /// Folder for findings.jsonl and the reports (created if missing).
         #[arg(long, default_value = "reports")]
         out: PathBuf,
+        /// Random probe words per variant (besides the structured probes).
         #[arg(long, default_value_t = 10_000)]
         random: usize,
+        /// Seed of the random probes.
         #[arg(long, default_value_t = 0x5eed)]
         seed: u64,
     },
-    /// The main job: check, then validate, then write reports.
+    /// The main job: check, then validate, then compare real code; write reports.
     Run {
-        paths: Vec<PathBuf>,
+        #[command(flatten)]
+        pages: Pages,
+        /// Folder for findings, reports and compiled cubins (created if missing).
         #[arg(long, default_value = "reports")]
         out: PathBuf,
+        /// Random words per variant for the roundtrip check.
         #[arg(long, default_value_t = 100_000)]
         words: usize,
+        /// Random probe words per variant for validation.
         #[arg(long, default_value_t = 10_000)]
         random: usize,
+        /// Folder of PTX kernels for the real-code comparison.
+        #[arg(long, default_value = "corpus/ptx")]
+        ptx: PathBuf,
     },
     /// Validate pages, apply every verified correction and write the corrected pages (same
     /// format, byte-identical where nothing changed) and a unified diff per changed page
@@ -69,21 +90,27 @@ enum Cmd {
         #[arg(long, default_value_t = 10_000)]
         random: usize,
     },
-    /// Compile corpus/ptx with ptxas and compare every covered word with nvdisasm.
+    /// Compile PTX kernels with ptxas and compare every covered word with nvdisasm.
     Realcode {
-        paths: Vec<PathBuf>,
+        #[command(flatten)]
+        pages: Pages,
+        /// Folder of PTX kernels (*.ptx).
         #[arg(long, default_value = "corpus/ptx")]
         ptx: PathBuf,
+        /// Folder for realcode.json and the compiled cubins (created if missing).
         #[arg(long, default_value = "reports")]
         out: PathBuf,
     },
-    /// Decode 32-hex-digit words (bit 127 first) and print them.
+    /// Decode 32-hex-digit words (bit 127 first) and print them; exits non-zero when a
+    /// word matches no variant.
     Decode {
         /// `90`, `SM90` or `sm_90`.
         #[arg(long, value_parser = parse_arch)]
         arch: u32,
+        /// Page files or folders (repeatable).
         #[arg(long = "spec", default_value = "corpus/isa")]
         spec: Vec<PathBuf>,
+        /// Words as up to 32 hex digits, most significant first.
         words: Vec<String>,
     },
     /// Assemble one line of SASS text.
@@ -91,16 +118,30 @@ enum Cmd {
         /// `90`, `SM90` or `sm_90`.
         #[arg(long, value_parser = parse_arch)]
         arch: u32,
+        /// Page files or folders (repeatable).
         #[arg(long = "spec", default_value = "corpus/isa")]
         spec: Vec<PathBuf>,
+        /// The instruction, in nvdisasm's syntax (e.g. `@P0 DFMA R0, R0, R0, R0 ;`).
         text: String,
     },
     /// Time validation of N words against nvdisasm alone on the same words.
     Bench {
-        paths: Vec<PathBuf>,
+        #[command(flatten)]
+        pages: Pages,
+        /// Words to validate (spread over the variants).
         #[arg(long, default_value_t = 50_000)]
         words: usize,
     },
+}
+
+/// The pages a command reads.
+#[derive(clap::Args)]
+struct Pages {
+    /// Page files (*.txt) or folders of them (e.g. corpus/isa).
+    paths: Vec<PathBuf>,
+    /// Treat every page warning (irregularities the parser repairs) as an error.
+    #[arg(long)]
+    strict: bool,
 }
 
 fn main() -> ExitCode {
@@ -112,6 +153,10 @@ fn main() -> ExitCode {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
     let cli = Cli::parse();
+    if let Some(t) = cli.tool_timeout {
+        // One place the tool runners read it from, whoever starts them.
+        std::env::set_var(process::TIMEOUT_VAR, t.as_secs_f64().to_string());
+    }
     match run(cli.cmd) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
@@ -121,17 +166,42 @@ fn main() -> ExitCode {
     }
 }
 
-fn load(paths: &[PathBuf]) -> Result<Spec, String> {
-    if paths.is_empty() {
+fn load(pages: &Pages) -> Result<Spec, String> {
+    if pages.paths.is_empty() {
         return Err("no pages given (try: corpus/isa)".into());
     }
-    spec::load(paths).map_err(|e| e.to_string())
+    let s = spec::load(&pages.paths).map_err(|e| e.to_string())?;
+    let warnings: Vec<_> = s.warnings().collect();
+    if pages.strict && !warnings.is_empty() {
+        for w in &warnings {
+            eprintln!("warning: {w}");
+        }
+        return Err(format!("--strict: {} page warning(s), listed above", warnings.len()));
+    }
+    Ok(s)
+}
+
+fn load_spec(paths: &[PathBuf]) -> Result<Spec, String> {
+    load(&Pages { paths: paths.to_vec(), strict: false })
+}
+
+/// nvdisasm, located and identified; a warning when it is not the pinned version.
+fn nvdisasm() -> Result<Nvdisasm, String> {
+    // From here on, Ctrl-C / SIGTERM kill the running tools and end the command through
+    // its error path, so temporaries are removed (commands without tools keep the
+    // default disposition).
+    process::install_interrupt_handler();
+    let nv = Nvdisasm::locate().map_err(|e| e.to_string())?;
+    if let Some(w) = nv.pin_warning() {
+        eprintln!("warning: {w}");
+    }
+    Ok(nv)
 }
 
 fn run(cmd: Cmd) -> Result<(), String> {
     match cmd {
-        Cmd::Parse { paths, json } => {
-            let s = load(&paths)?;
+        Cmd::Parse { pages, json } => {
+            let s = load(&pages)?;
             if json {
                 println!("{}", serde_json::to_string_pretty(&s).map_err(|e| e.to_string())?);
             } else {
@@ -139,49 +209,65 @@ fn run(cmd: Cmd) -> Result<(), String> {
             }
             Ok(())
         }
-        Cmd::Check { paths, words, seed } => {
-            let s = load(&paths)?;
+        Cmd::Check { pages, words, seed } => {
+            let s = load(&pages)?;
             check(&s, words, seed)
         }
-        Cmd::Validate { paths, out, random, seed } => {
-            let s = load(&paths)?;
+        Cmd::Validate { pages, out, random, seed } => {
+            let s = load(&pages)?;
             validate(&s, &out, random, seed).map(|_| ())
         }
-        Cmd::Run { paths, out, words, random } => {
-            let s = load(&paths)?;
+        Cmd::Run { pages, out, words, random, ptx } => {
+            let s = load(&pages)?;
             check(&s, words, 1)?;
             validate(&s, &out, random, 0x5eed)?;
-            realcode(&s, Path::new("corpus/ptx"), &out)
+            realcode(&s, &ptx, &out)
         }
         Cmd::Fix { paths, out, random } => fix(&paths, &out, random),
-        Cmd::Realcode { paths, ptx, out } => {
-            let s = load(&paths)?;
+        Cmd::Realcode { pages, ptx, out } => {
+            let s = load(&pages)?;
             realcode(&s, &ptx, &out)
         }
         Cmd::Decode { arch, spec: sp, words } => {
-            let s = load(&sp)?;
-            let c = Codec::new(&s);
-            for w in words {
-                let word = sass_harness::word::Word::parse_hex(&w).ok_or_else(|| format!("'{w}' is not up to 32 hex digits"))?;
-                match c.decode(spec::Arch(arch), word) {
-                    Ok((vi, vals)) => println!("{}  {}  {}", word, c.variant(vi).key, codec::print(c.variant(vi), &vals)),
-                    Err(e) => println!("{word}  error: {e}"),
-                }
-            }
-            Ok(())
+            let s = load_spec(&sp)?;
+            decode(&s, arch, &words)
         }
         Cmd::Asm { arch, spec: sp, text } => {
-            let s = load(&sp)?;
+            let s = load_spec(&sp)?;
             let c = Codec::new(&s);
             let (vi, w) = codec::assemble(&c, spec::Arch(arch), &text, sass_harness::word::Word::ZERO).map_err(|e| e.to_string())?;
             println!("{}  {}", w, c.variant(vi).key);
             Ok(())
         }
-        Cmd::Bench { paths, words } => {
-            let s = load(&paths)?;
+        Cmd::Bench { pages, words } => {
+            let s = load(&pages)?;
             bench(&s, words)
         }
     }
+}
+
+/// Prints each word's variant and text; an error when `arch` has no variant or a word
+/// matches none (after printing every word).
+fn decode(s: &Spec, arch: u32, words: &[String]) -> Result<(), String> {
+    let c = Codec::new(s);
+    if !c.variants().iter().any(|v| v.arch == spec::Arch(arch)) {
+        return Err(format!("the pages have no variant for SM{arch}"));
+    }
+    let mut unmatched = 0;
+    for w in words {
+        let word = sass_harness::word::Word::parse_hex(w).ok_or_else(|| format!("'{w}' is not up to 32 hex digits"))?;
+        match c.decode(spec::Arch(arch), word) {
+            Ok((vi, vals)) => println!("{}  {}  {}", word, c.variant(vi).key, codec::print(c.variant(vi), &vals)),
+            Err(e) => {
+                unmatched += 1;
+                println!("{word}  error: {e}");
+            }
+        }
+    }
+    if unmatched > 0 {
+        return Err(format!("{unmatched} of {} word(s) matched no variant", words.len()));
+    }
+    Ok(())
 }
 
 fn print_summary(s: &Spec) {
@@ -234,7 +320,7 @@ fn check(s: &Spec, words: usize, seed: u64) -> Result<(), String> {
 }
 
 fn validate(s: &Spec, out: &Path, random: usize, seed: u64) -> Result<(Vec<VariantSummary>, Vec<Finding>), String> {
-    let nv = Nvdisasm::locate().map_err(|e| e.to_string())?;
+    let nv = nvdisasm()?;
     let c = Codec::new(s);
     std::fs::create_dir_all(out).map_err(|e| format!("{}: {e}", out.display()))?;
     let fpath = out.join("findings.jsonl");
@@ -246,7 +332,7 @@ fn validate(s: &Spec, out: &Path, random: usize, seed: u64) -> Result<(Vec<Varia
     let mut all_s = vec![];
     let mut all_f = vec![];
     let mut err = None;
-    validate::validate_pages(s, &c, &nv, &opts, |p, sums, finds| {
+    let run = validate::validate_pages(s, &c, &nv, &opts, |p, sums, finds| {
         bar.set_message(format!("{} {} done", p.instruction, p.arch));
         for f in &finds {
             if let Err(e) = serde_json::to_string(f).map_err(|e| e.to_string()).and_then(|l| writeln!(file, "{l}").map_err(|e| e.to_string())) {
@@ -260,6 +346,8 @@ fn validate(s: &Spec, out: &Path, random: usize, seed: u64) -> Result<(Vec<Varia
         all_f.extend(finds);
         bar.inc(1);
     });
+    bar.finish_and_clear();
+    run.map_err(|e| e.to_string())?;
     if let Some(e) = err {
         return Err(format!("{}: {e}", fpath.display()));
     }
@@ -267,9 +355,8 @@ fn validate(s: &Spec, out: &Path, random: usize, seed: u64) -> Result<(Vec<Varia
     let order = |arch: &str, key: &str| c.variants().iter().position(|v| v.key == key && v.arch.nvdisasm_name() == arch);
     all_s.sort_by_key(|x| order(&x.arch, &x.variant));
     all_f.sort_by_key(|f| order(&f.arch, &f.variant));
-    bar.finish_and_clear();
     // Check our own output: every finding's word, in a fresh batch, prints `actual` again.
-    let mismatches = validate::reproduce::reproduce(&nv, &all_f);
+    let mismatches = validate::reproduce::reproduce(&nv, &all_f).map_err(|e| e.to_string())?;
     let written = sass_harness::report::write_reports(out, s, &all_s, &all_f, &nv.version).map_err(|e| e.to_string())?;
     let words: usize = all_s.iter().map(|x| x.words).sum();
     let agree: usize = all_s.iter().map(|x| x.agreeing).sum();
@@ -308,7 +395,7 @@ fn output_path(page: &Path, roots: &[PathBuf], out: &Path) -> PathBuf {
 }
 
 fn fix(paths: &[PathBuf], out: &Path, random: usize) -> Result<(), String> {
-    let first = load(paths)?;
+    let first = load_spec(paths)?;
     let originals: Vec<(PathBuf, String)> = first
         .pages
         .iter()
@@ -334,7 +421,7 @@ fn fix(paths: &[PathBuf], out: &Path, random: usize) -> Result<(), String> {
             break;
         }
         let next: Vec<PathBuf> = originals.iter().map(|(d, _)| d.clone()).collect();
-        spec = load(&next)?;
+        spec = load_spec(&next)?;
     }
     for (dest, original) in &originals {
         let now = std::fs::read_to_string(dest).map_err(|e| format!("{}: {e}", dest.display()))?;
@@ -355,7 +442,7 @@ fn fix(paths: &[PathBuf], out: &Path, random: usize) -> Result<(), String> {
 }
 
 fn realcode(s: &Spec, ptx: &Path, out: &Path) -> Result<(), String> {
-    let nv = Nvdisasm::locate().map_err(|e| e.to_string())?;
+    let nv = nvdisasm()?;
     let ptxas = sass_harness::oracle::tools::locate(sass_harness::oracle::tools::Tool::Ptxas).map_err(|e| e.to_string())?;
     let c = Codec::new(s);
     let tmp = out.join("cubins");
@@ -396,24 +483,24 @@ fn parse_arch(s: &str) -> Result<u32, String> {
 }
 
 fn bench(s: &Spec, words: usize) -> Result<(), String> {
-    let nv = Nvdisasm::locate().map_err(|e| e.to_string())?;
+    let nv = nvdisasm()?;
     let c = Codec::new(s);
     // The same words both ways: the validator's probes (structured and seeded random).
     let per = (words / c.variants().len()).max(1);
     let opts = validate::Options { random_per_variant: per, seed: 99, timings: true, ..Default::default() };
     // nvdisasm alone first, on exactly the words and batches the validator sends first.
     let vis: Vec<usize> = (0..c.variants().len()).collect();
-    let conv = sass_harness::oracle::learn::learn(&nv, &c, &vis);
+    let conv = sass_harness::oracle::learn::learn(&nv, &c, &vis).map_err(|e| e.to_string())?;
     let batches = validate::probe_words(s, &c, &conv, &opts);
     let t0 = Instant::now();
-    let alone_words = validate::disassemble_only(&nv, &batches);
+    let alone_words = validate::disassemble_only(&nv, &batches).map_err(|e| e.to_string())?;
     let alone = t0.elapsed().as_secs_f64();
     // The whole validation: the same nvdisasm work plus comparing, attributing,
     // minimizing (more nvdisasm runs) and merging.
     eprintln!("validation phases (per architecture, from its start):");
     let t1 = Instant::now();
     let mut checked = 0;
-    validate::validate_pages(s, &c, &nv, &opts, |_, sums, _| checked += sums.iter().map(|x| x.words).sum::<usize>());
+    validate::validate_pages(s, &c, &nv, &opts, |_, sums, _| checked += sums.iter().map(|x| x.words).sum::<usize>()).map_err(|e| e.to_string())?;
     let harness = t1.elapsed().as_secs_f64();
     if checked != alone_words {
         return Err(format!("internal: validation checked {checked} words, the baseline disassembled {alone_words}"));

@@ -70,7 +70,7 @@ pub fn run(codec: &Codec, nv: &Nvdisasm, ptxas_path: &Path, ptx_dir: &Path, out_
     archs.dedup();
     let mut rep = RealCodeReport::default();
     let all: Vec<usize> = (0..codec.variants().len()).collect();
-    let conv = crate::oracle::learn::learn(nv, codec, &all);
+    let conv = crate::oracle::learn::learn(nv, codec, &all).map_err(|e| e.to_string())?;
     for f in &files {
         let text = std::fs::read_to_string(f).map_err(|e| format!("{}: {e}", f.display()))?;
         for &arch in &archs {
@@ -83,7 +83,7 @@ pub fn run(codec: &Codec, nv: &Nvdisasm, ptxas_path: &Path, ptx_dir: &Path, out_
             rep.kernels += 1;
             rep.words += words.len();
             let ws: Vec<Word> = words.iter().map(|w| w.word).collect();
-            let outs = nv.disassemble(&arch.nvdisasm_name(), &ws);
+            let outs = nv.disassemble(&arch.nvdisasm_name(), &ws).map_err(|e| e.to_string())?;
             let kernel = format!("{} ({})", f.file_name().unwrap_or_default().to_string_lossy(), arch);
             for (w, o) in ws.iter().zip(outs) {
                 let Ok((vi, vals)) = codec.decode(arch, *w) else { continue };

@@ -1,6 +1,7 @@
 //! The `sass-harness` program as a user meets it: exit statuses, messages, pipes.
 
 use std::io::Read;
+use std::path::Path;
 use std::process::{Command, Stdio};
 
 fn bin() -> Command {
@@ -73,4 +74,74 @@ fn arch_is_accepted_as_number_or_name() {
     let out = bin().args(["asm", "--arch", "SMX", "NOP ;"]).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("expected an architecture such as 90"));
+}
+
+/// A fresh scratch folder for one test.
+fn scratch(tag: &str) -> std::path::PathBuf {
+    let d = std::env::temp_dir().join(format!("sass-harness-cli-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// A fake nvdisasm that answers `--version` as the real one and runs `script` otherwise.
+fn fake_nvdisasm(dir: &std::path::Path, script: &str) -> std::path::PathBuf {
+    let real = sass_harness::oracle::tools::locate(sass_harness::oracle::tools::Tool::Nvdisasm).expect("nvdisasm required: bash ci/install-cuda-tools.sh");
+    let p = dir.join("nvdisasm");
+    std::fs::write(&p, format!("#!/bin/sh\nif [ \"$1\" = --version ]; then exec {} --version; fi\n{script}\n", real.display())).unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
+    p
+}
+
+fn validate_with(env: &[(&str, &std::path::Path)], out: &std::path::Path) -> (Option<i32>, String) {
+    let mut c = bin();
+    c.args(["validate", "corpus/isa", "--random", "20", "--out"]).arg(out);
+    for (k, v) in env {
+        c.env(k, v);
+    }
+    let o = c.output().unwrap();
+    (o.status.code(), String::from_utf8_lossy(&o.stderr).into_owned())
+}
+
+/// Tool faults end the run with an error naming the tool and what happened; they are
+/// never findings.
+#[test]
+fn tool_faults_fail_validate_with_a_clear_message() {
+    let dir = scratch("toolfault");
+    let out = dir.join("out");
+    let crash = fake_nvdisasm(&dir, "echo 'internal compiler error' >&2; kill -SEGV $$");
+    for (env, want) in [
+        (vec![("NVDISASM", Path::new("/bin/false"))], vec!["/bin/false is not nvdisasm"]),
+        (vec![("NVDISASM", Path::new("/bin/true"))], vec!["/bin/true is not nvdisasm"]),
+        (vec![("NVDISASM", crash.as_path())], vec!["killed by signal 11", "internal compiler error", "tried twice", " -b SM", "first word"]),
+        (vec![("TMPDIR", Path::new("/nonexistent/tmp"))], vec!["/nonexistent/tmp", "temporary folder"]),
+    ] {
+        let (code, err) = validate_with(&env, &out);
+        assert_eq!(code, Some(2), "{env:?}: {err}");
+        for w in want {
+            assert!(err.contains(w), "{env:?}: {w:?} not in {err}");
+        }
+        assert!(!err.contains("panicked"), "{err}");
+        let findings = std::fs::read_to_string(out.join("findings.jsonl")).unwrap_or_default();
+        assert!(!findings.contains("tool failure"), "{findings}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_hung_nvdisasm_times_out_by_flag_and_by_variable() {
+    let dir = scratch("hang");
+    let out = dir.join("out");
+    let hang = fake_nvdisasm(&dir, "sleep 100000 & exec sleep 100000");
+    let t = std::time::Instant::now();
+    let (code, err) = validate_with(&[("NVDISASM", &hang), ("SASS_HARNESS_TOOL_TIMEOUT", Path::new("0.5"))], &out);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("timed out after 0.5 s"), "{err}");
+    let o = bin().args(["validate", "corpus/isa", "--random", "20", "--tool-timeout", "0.3", "--out"]).arg(&out).env("NVDISASM", &hang).output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("timed out after 0.3 s"), "{err}");
+    assert!(t.elapsed() < std::time::Duration::from_secs(60), "{:?}", t.elapsed());
+    let _ = std::fs::remove_dir_all(&dir);
 }

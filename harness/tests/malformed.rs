@@ -370,9 +370,10 @@ fn multi_bit_modifier_flag() {
 
 #[test]
 fn field_wider_than_64_bits() {
-    // Second content row starts with 40 empty cells: `operand 3` (from bit 32, the last
-    // cell of the short first row) runs on to bit 103.
-    let mut c = vec![""; 40];
+    // `operand 3` (bits 32..63, the last cell of the short first row) again at bits
+    // 64..103: the two spans of one numbered name are one field of 72 bits.
+    let mut c = vec!["operand 3"];
+    c.extend(vec![""; 39]);
     c.extend(vec!["0"; 24]);
     let t = set_line(&dfma(), V2_CONTENT1, &c.join("\t"));
     rejects(&t, V2_CONTENT0, &["field 'operand 3' spans 72 bits"]);
@@ -752,4 +753,75 @@ fn mutated_pages_never_panic() {
     // Both outcomes occur: the mutations are neither all harmless nor all fatal.
     assert!(ok > 50 && err > 50, "ok {ok}, err {err}");
     eprintln!("mutations: {ok} accepted, {err} rejected, 0 panics");
+}
+
+/// A page of `n` copies of the DFMA page's first variant, keys numbered.
+fn many_variants(n: usize) -> String {
+    let text = dfma();
+    let ls = lines(&text);
+    let block = ls[V1_HEADING - 1..V1_ROWS[3]].join("\n");
+    let mut out = ls[..L_COUNT - 1].join("\n");
+    out.push_str(&format!("\n{n} variants on SM90 (H100)\n"));
+    for i in 0..n {
+        out.push('\n');
+        out.push_str(&block.replace("key: DFMA_R_R_R_R", &format!("key: DFMA_R_R_R_R_{i}")));
+        out.push('\n');
+    }
+    out
+}
+
+/// Parsing is linear in the variants of a page: 16× the variants may take 16× the time
+/// (32× allowed for noise), not 256× (it took 0.4 s for 10 000 variants and 7.9 s for
+/// 40 000 when each variant's key was compared with every earlier one).
+#[test]
+fn parsing_is_linear_in_variants() {
+    let time = |n: usize| {
+        let text = many_variants(n);
+        let t = std::time::Instant::now();
+        let page = parse(&text).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(page.variants.len(), n);
+        t.elapsed().as_secs_f64()
+    };
+    time(500); // warm-up
+    let (small, large) = (time(2_000), time(32_000));
+    eprintln!("2 000 variants: {small:.3} s, 32 000: {large:.3} s");
+    assert!(large < 32.0 * small, "2 000 variants: {small:.3} s, 32 000: {large:.3} s");
+}
+
+/// Issue 7 item 6: a cell that is neither 0, 1 nor a name used to become a field named `2`.
+#[test]
+fn a_digit_other_than_0_or_1_is_no_field_name() {
+    for bad in ["2", "-", "01"] {
+        let t = edit_line(&dfma(), V2_CONTENT1, |l| {
+            let mut c = cells(l);
+            assert_eq!(c[13], "0");
+            c[13] = bad.to_string();
+            c.join("\t")
+        });
+        rejects(&t, V2_CONTENT1, &[&format!("layout cell 14 (bit 77 if no cell was dropped) is '{bad}'"), "expected 0, 1, empty or a field name"]);
+    }
+}
+
+/// Issue 7 item 6: an empty first cell of the 64–127 row used to extend the last field of
+/// the 0–63 row (here `operand 3`, cut short at 33 cells) across the row boundary.
+#[test]
+fn a_field_does_not_continue_across_the_row_boundary() {
+    let t = edit_line(&dfma(), V2_CONTENT1, |l| {
+        let mut c = cells(l);
+        c[0] = String::new();
+        c.join("\t")
+    });
+    rejects(&t, V2_CONTENT1, &["bits 64..127 content row starts with an empty cell", "expected 0, 1 or a field name at bit 64"]);
+}
+
+/// A header announcing more variants than the page has stays a warning (`--strict`, in
+/// the CLI, makes every warning an error).
+#[test]
+fn a_wrong_variant_count_is_a_warning() {
+    let t = set_line(&dfma(), L_COUNT, "12 variants on SM90 (H100)");
+    let page = parse(&t).unwrap();
+    let w: Vec<_> = page.warnings.iter().filter(|w| w.rule == rules::VARIANT_COUNT).collect();
+    assert_eq!(w.len(), 1, "{:?}", page.warnings);
+    assert_eq!(w[0].line, L_COUNT);
+    assert!(w[0].message.contains("announces 12 variants but has 9"), "{}", w[0].message);
 }

@@ -23,7 +23,7 @@ fn run_all(random: usize) -> Vec<Finding> {
     let opts = validate::Options { random_per_variant: random, ..Default::default() };
     let mut all = vec![];
     for p in &s.pages {
-        let (sums, finds) = validate::validate_page(p, &c, &nv, &opts);
+        let (sums, finds) = validate::validate_page(p, &c, &nv, &opts).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(sums.len(), p.variants.len());
         for x in &sums {
             assert!(x.words > 100 && x.agreeing > 0, "{x:?}");
@@ -39,7 +39,7 @@ fn every_finding_reproduces() {
     let findings = run_all(300);
     assert!(findings.len() > 50, "the seed pages have real mistakes; only {} findings", findings.len());
     // One fresh batch per architecture, the findings' words only: not the validator's run.
-    let mismatches = validate::reproduce::reproduce(&nvdisasm(), &findings);
+    let mismatches = validate::reproduce::reproduce(&nvdisasm(), &findings).unwrap_or_else(|e| panic!("{e}"));
     for m in &mismatches {
         eprintln!("not reproduced: {:?} → now {}", findings[m.index], m.got);
     }
@@ -98,7 +98,7 @@ fn validation_report_snapshots() {
     let nv = nvdisasm();
     let opts = validate::Options { random_per_variant: 200, ..Default::default() };
     for p in &s.pages {
-        let (sums, finds) = validate::validate_page(p, &c, &nv, &opts);
+        let (sums, finds) = validate::validate_page(p, &c, &nv, &opts).unwrap_or_else(|e| panic!("{e}"));
         let mut text = String::new();
         for x in &sums {
             text.push_str(&format!("## {} words={} agreeing={} {:?}\n", x.variant, x.words, x.agreeing, x.findings));
@@ -146,7 +146,7 @@ fn reproduce_flags_a_finding_that_does_not_reproduce() {
     wrong.actual = "@P0 DFMA R1, R0, R0, R0 ;".into();
     let mut bad_word = good.clone();
     bad_word.word = "xyz".into();
-    let m = validate::reproduce::reproduce(&nv, &[good.clone(), wrong, good, bad_word]);
+    let m = validate::reproduce::reproduce(&nv, &[good.clone(), wrong, good, bad_word]).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(m.iter().map(|m| m.index).collect::<Vec<_>>(), vec![1, 3], "{m:?}");
     assert_eq!(m[0].got, "@P0 DFMA R0, R0, R0, R0 ;");
 }

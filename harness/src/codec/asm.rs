@@ -59,46 +59,78 @@ pub fn assemble_inst(codec: &Codec, arch: Arch, inst: &Instruction, controls_fro
     }
 }
 
+/// Highest predicate index (`PT`); the predicate field holds it and a negation bit above.
+const PT: u8 = 7;
+
+/// The guard predicate's field value (`@!P3` → 0b1011; none → PT), range-checked.
+fn fill_pred(v: &Variant, inst: &Instruction, values: &mut Values) -> Result<(), String> {
+    let fields: Vec<usize> = (0..v.fields.len()).filter(|&i| v.fields[i].kind == FieldKind::Pred).collect();
+    let x = match &inst.pred {
+        Some(p) if p.index > PT => return Err(format!("predicate P{} does not exist (P0..P6, PT)", p.index)),
+        Some(p) => p.index as u64 | if p.negated { 8 } else { 0 },
+        None => PT as u64,
+    };
+    if fields.is_empty() && x != PT as u64 {
+        return Err("the page has no predicate field for '@…'".into());
+    }
+    for i in fields {
+        if x > v.fields[i].max() {
+            return Err(format!("predicate value {x:#x} does not fit '{}' ({} bits)", v.fields[i].name, v.fields[i].width()));
+        }
+        values.set(i, x);
+    }
+    Ok(())
+}
+
+/// An integer immediate as its field's bits: non-negative values must fit the field,
+/// negative ones its two's complement range.
+fn imm_bits(v: &Variant, f: usize, k: usize, value: i64) -> Result<u64, String> {
+    let w = v.fields[f].width();
+    let max = v.fields[f].max();
+    let fits = if value >= 0 { value as u64 <= max } else { w >= 64 || value >= -(1i128 << (w - 1)) as i64 };
+    if w == 0 || !fits {
+        return Err(format!("operand {k}: {} does not fit '{}' ({w} bits)", sass::hex_signed(value), v.fields[f].name));
+    }
+    Ok(value as u64 & max)
+}
+
 /// Field values for `inst` read as variant `v`, control fields zero.
 pub fn fill(v: &Variant, inst: &Instruction) -> Result<Values, String> {
     let mut values = Values::zero(v.fields.len());
-    for (i, f) in v.fields.iter().enumerate() {
-        if f.kind == FieldKind::Pred {
-            let p = match &inst.pred {
-                None => 7,
-                Some(p) => p.index as u64 | if p.negated { 8 } else { 0 },
-            };
-            values.set(i, p);
-        }
-    }
+    fill_pred(v, inst, &mut values)?;
     if inst.operands.len() != v.operands.len() {
         return Err(format!("{} operands, the form '{}' has {}", inst.operands.len(), v.form, v.operands.len()));
     }
     for (k, (o, spec)) in inst.operands.iter().zip(&v.operands).enumerate() {
-        let set = |values: &mut Values, slot: usize, x: u64| -> Result<(), String> {
+        // `shown` is the value as written, for the message.
+        let set = |values: &mut Values, slot: usize, x: u64, shown: &str| -> Result<(), String> {
             match spec.value_fields[slot] {
                 Some(f) if x <= v.fields[f].max() => {
                     values.set(f, x);
                     Ok(())
                 }
-                Some(f) => Err(format!("operand {k}: {x:#x} does not fit '{}' ({} bits)", v.fields[f].name, v.fields[f].width())),
+                Some(f) => {
+                    Err(format!("operand {k}: {shown} does not fit '{}' ({} bits)", v.fields[f].name, v.fields[f].width()))
+                }
                 None if x == 0 => Ok(()),
                 None => Err(format!("operand {k}: no bits for a non-zero value")),
             }
         };
         match (spec.kind, &o.body) {
-            (OperandKind::Reg, Body::Reg { n }) => set(&mut values, 0, *n as u64)?,
-            (OperandKind::UReg, Body::UReg { n }) => set(&mut values, 0, ureg_index(v, *n))?,
+            // Registers are checked against the page's field, not the register file: the
+            // printer shows what the page's field holds (UR86 in an 8-bit field), and the
+            // two must roundtrip; a field wider than the hardware's is the validator's finding.
+            (OperandKind::Reg, Body::Reg { n }) => set(&mut values, 0, *n as u64, &format!("R{n}"))?,
+            (OperandKind::UReg, Body::UReg { n }) => set(&mut values, 0, ureg_index(v, *n), &Body::UReg { n: *n }.to_string())?,
             (OperandKind::Imm, Body::Imm { value }) => {
                 let f = spec.value_fields[0].ok_or("immediate without bits")?;
-                let w = v.fields[f].width();
-                let x = if *value < 0 { (*value as u64) & v.fields[f].max() } else { *value as u64 };
-                if *value < 0 && *value < -(1i64 << (w - 1).min(62)) {
-                    return Err(format!("operand {k}: {value} does not fit {w} bits"));
-                }
-                set(&mut values, 0, x)?
+                values.set(f, imm_bits(v, f, k, *value)?);
             }
-            (OperandKind::Float, Body::Float { value, .. }) => {
+            (OperandKind::Float, Body::Float { value, text }) => {
+                // A finite literal too large for f64 parses as infinity: say so, not +INF.
+                if value.is_infinite() && !text.contains("INF") {
+                    return Err(format!("operand {k}: {text} is out of range for a floating-point literal"));
+                }
                 let bits = if float_is_double(v) {
                     let b = value.to_bits();
                     if b & 0xffff_ffff != 0 {
@@ -109,7 +141,7 @@ pub fn fill(v: &Variant, inst: &Instruction) -> Result<Values, String> {
                 } else {
                     let f = *value as f32;
                     if f as f64 != *value && !value.is_nan() {
-                        return Err(format!("operand {k}: {value} is not a float"));
+                        return Err(format!("operand {k}: {text} is not exactly a 32-bit float"));
                     }
                     if value.is_nan() {
                         let quiet = value.to_bits() >> 51 & 1 == 1;
@@ -118,7 +150,7 @@ pub fn fill(v: &Variant, inst: &Instruction) -> Result<Values, String> {
                         f.to_bits() as u64
                     }
                 };
-                set(&mut values, 0, bits)?
+                set(&mut values, 0, bits, text)?
             }
             (OperandKind::Const, Body::Const { bank, offset }) => {
                 // The offset field is signed (see codec::print).
@@ -127,15 +159,15 @@ pub fn fill(v: &Variant, inst: &Instruction) -> Result<Values, String> {
                 if offset % 4 != 0 || w == 0 || units < -(1i64 << (w - 1)) || units >= 1i64 << (w - 1) {
                     return Err(format!("operand {k}: offset {offset:#x} is not a multiple of 4 in the signed {w}-bit field (4-byte units)"));
                 }
-                set(&mut values, 0, *bank as u64)?;
-                set(&mut values, 1, (units as u64) & ((1u64 << w) - 1))?;
+                set(&mut values, 0, *bank as u64, &format!("bank {bank:#x}"))?;
+                set(&mut values, 1, (units as u64) & ((1u64 << w) - 1), &format!("offset {offset:#x}"))?;
             }
             (OperandKind::ConstX, Body::ConstX { ureg, offset }) => {
                 if *offset < 0 || offset % 4 != 0 {
                     return Err(format!("operand {k}: offset {offset:#x} is not a non-negative multiple of 4"));
                 }
-                set(&mut values, 0, ureg_index(v, *ureg))?;
-                set(&mut values, 1, (*offset / 4) as u64)?;
+                set(&mut values, 0, ureg_index(v, *ureg), &Body::UReg { n: *ureg }.to_string())?;
+                set(&mut values, 1, (*offset / 4) as u64, &format!("offset {offset:#x}"))?;
             }
             (kind, body) => return Err(format!("operand {k}: expected {}, found '{body}'", kind.form_token())),
         }

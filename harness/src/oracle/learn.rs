@@ -1,7 +1,7 @@
 //! Learning nvdisasm's per-form printing conventions (see `codec::conventions`): one batch
 //! per architecture, about 580 words per variant, asked once per run.
 
-use super::nvdisasm::{Nvdisasm, Outcome};
+use super::nvdisasm::{Nvdisasm, NvdisasmError, Outcome};
 use crate::codec::conventions::{self as conv, Conventions, FormConventions, SlotId};
 use crate::codec::print::{row_tokens, slot_id};
 use crate::codec::{Codec, Values};
@@ -111,7 +111,7 @@ fn order_of(v: &Variant, slots: &[(SlotId, String)], printed: &Instruction) -> V
 
 /// Learns the conventions of the given variants (all of one architecture or several),
 /// one nvdisasm batch per architecture.
-pub fn learn(nv: &Nvdisasm, codec: &Codec, vis: &[usize]) -> Conventions {
+pub fn learn(nv: &Nvdisasm, codec: &Codec, vis: &[usize]) -> Result<Conventions, NvdisasmError> {
     let mut out = Conventions::default();
     let mut archs: Vec<crate::spec::Arch> = vis.iter().map(|&vi| codec.variant(vi).arch).collect();
     archs.sort();
@@ -119,7 +119,7 @@ pub fn learn(nv: &Nvdisasm, codec: &Codec, vis: &[usize]) -> Conventions {
     for arch in archs {
         let plans: Vec<Plan> = vis.iter().filter(|&&vi| codec.variant(vi).arch == arch).map(|&vi| plan(codec, vi)).collect();
         let words: Vec<Word> = plans.iter().flat_map(|p| p.words.iter().copied()).collect();
-        let outs = nv.disassemble(&arch.nvdisasm_name(), &words);
+        let outs = nv.disassemble(&arch.nvdisasm_name(), &words)?;
         let mut at = 0;
         for p in &plans {
             let v = codec.variant(p.vi);
@@ -130,5 +130,5 @@ pub fn learn(nv: &Nvdisasm, codec: &Codec, vis: &[usize]) -> Conventions {
             at += n;
         }
     }
-    out
+    Ok(out)
 }

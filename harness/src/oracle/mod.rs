@@ -1,6 +1,8 @@
 //! Oracles: external judges of what a word means.
 
 pub mod learn;
+pub mod listing;
 pub mod nvdisasm;
+pub mod process;
 pub mod ptxas;
 pub mod tools;

@@ -13,21 +13,26 @@
 //! - Some words are *silent*: no listing line and no error. In the middle of a listing
 //!   their two `/* 0x… */` hex comments still appear (without an address); at the very
 //!   end of a file even those vanish, so every batch ends with a sentinel NOP.
-//! - Instruction lines look like
-//!   `        /*0010*/               @P0 DFMA R0, R0, R0, R1 ;      /* 0x000000000000022b */`
-//!   followed by a line holding only `/* 0x0000000000000001 */` (the high 64 bits).
-//!   Addresses grow past four digits (`/*4e200*/`) in large files.
+//! - A tool fault (a crash, a timeout, a failure that names no illegal address, a listing
+//!   that does not map back to the words sent) is never a finding: the batch is retried
+//!   once, then the whole call fails with an [`NvdisasmError`] naming the tool, the
+//!   architecture, the batch and what happened.
+//!
+//! The listing and stderr formats are read by [`super::listing`].
 
 use std::collections::BTreeMap;
-use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Mutex;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use super::tools::{self, Tool, ToolError};
+use super::listing::{parse_errors, parse_listing};
+use super::process::{self, describe_status, excerpt, Limits, ProcessError};
+use super::tools::{self, Tool, ToolError, ToolVersion};
 use crate::word::Word;
+
+pub use super::listing::error_message;
 
 /// Most words one nvdisasm process gets; larger inputs are split into more chunks than
 /// jobs and served by a worker pool. nvdisasm's time is linear in the words (about
@@ -39,8 +44,10 @@ pub const MIN_CHUNK: usize = 16_384;
 /// Rounds of "replace the illegal words by NOPs and run again" per chunk. nvdisasm
 /// reports every illegal address in one run, so two rounds normally suffice.
 pub const MAX_ROUNDS: usize = 6;
-/// Default wall-clock limit per nvdisasm process.
-pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(120);
+/// Default wall-clock limit per nvdisasm process (see [`process::timeout_from_env`]).
+pub const DEFAULT_TIMEOUT: Duration = process::DEFAULT_TIMEOUT;
+/// Limit for `nvdisasm --version`, which answers at once.
+const VERSION_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// The NOP used as filler and sentinel: `NOP;` with the control bits ptxas gives its
 /// padding NOPs (stall 0, yield clear, no barriers; 0x000fc00000000000 high,
@@ -65,15 +72,57 @@ pub enum Outcome {
     Illegal { message: String },
     /// No error and no line: the word decodes to nothing printable.
     Silent,
-    /// The tool crashed, timed out, failed without naming addresses, or printed
-    /// something we could not map back to the word.
-    ToolFailure { message: String },
+}
+
+/// Why a call to nvdisasm produced no outcomes. Never a finding: the tool, not the page,
+/// is at fault, and the run must stop.
+#[derive(Debug, thiserror::Error)]
+pub enum NvdisasmError {
+    #[error("cannot create a temporary folder under {dir} (the system temp dir; set TMPDIR to change it): {err}")]
+    TempDir { dir: PathBuf, err: String },
+    #[error("{tool} -b {arch}, batch of {words} words at {base:#x} (first word {first}){}: {fault}", if *.retried { ", tried twice" } else { "" })]
+    Batch { tool: PathBuf, arch: String, words: usize, first: Word, base: u64, retried: bool, fault: Box<BatchFault> },
+}
+
+/// What went wrong with one batch.
+#[derive(Debug, thiserror::Error)]
+pub enum BatchFault {
+    #[error("cannot write the batch file {path}: {err}")]
+    Write { path: PathBuf, err: String },
+    #[error(transparent)]
+    Process(#[from] ProcessError),
+    #[error("failed ({status}) without a usable list of illegal addresses; stderr: {stderr}")]
+    NoAddress { status: String, stderr: String },
+    #[error("reported {why} ({addr:#x}); stderr: {stderr}")]
+    BadAddress { why: &'static str, addr: u64, stderr: String },
+    #[error("printed address {addr:#x} twice")]
+    DuplicateAddress { addr: u64 },
+    #[error("the sentinel NOP at {addr:#x} is missing from the listing: {stdout}")]
+    NoSentinel { addr: u64, stdout: String },
+    #[error("the listing at {addr:#x} ({text}) shows hex {shown} but the word sent was {sent}")]
+    HexMismatch { addr: u64, text: String, shown: String, sent: String },
+    #[error("still illegal words after {MAX_ROUNDS} rounds")]
+    Rounds,
+    #[error("internal: a worker produced no result for its chunk")]
+    NoResult,
+}
+
+impl BatchFault {
+    /// Faults worth one more try: the process misbehaved. Wrong listings and an
+    /// interrupt are not retried.
+    fn transient(&self) -> bool {
+        matches!(self, BatchFault::NoAddress { .. })
+            || matches!(self, BatchFault::Process(e) if !matches!(e, ProcessError::Interrupted { .. }))
+    }
 }
 
 #[derive(Clone, Debug)]
 pub struct Nvdisasm {
     pub path: PathBuf,
+    /// The version line, e.g. `release 13.5, V13.5.37`.
     pub version: String,
+    /// The full version (`13.5.37`) where `--version` names one.
+    pub version_number: Option<String>,
     /// Processes run at once.
     pub jobs: usize,
     /// Wall-clock limit per process.
@@ -83,60 +132,53 @@ pub struct Nvdisasm {
 }
 
 impl Nvdisasm {
-    /// Find nvdisasm (see [`tools::locate`]) and read its version; `jobs` is the number
-    /// of available cores.
+    /// Find nvdisasm (see [`tools::locate`]), check that it is nvdisasm and read its
+    /// version; `jobs` is the number of available cores, the timeout comes from
+    /// `SASS_HARNESS_TOOL_TIMEOUT` (seconds) or [`DEFAULT_TIMEOUT`].
     pub fn locate() -> Result<Nvdisasm, ToolError> {
         let path = tools::locate(Tool::Nvdisasm)?;
-        let version = tools::version(&path)?;
-        let jobs = std::thread::available_parallelism()
-            .map(|n| n.get())
-            .unwrap_or(1);
-        Ok(Nvdisasm {
-            path,
-            version,
-            jobs,
-            timeout: DEFAULT_TIMEOUT,
-            min_chunk: MIN_CHUNK,
-        })
+        let timeout = process::timeout_from_env()
+            .map_err(|err| ToolError::Run { path: path.display().to_string(), err })?;
+        let v = tools::version(Tool::Nvdisasm, &path, VERSION_TIMEOUT.min(timeout.max(Duration::from_secs(5))))?;
+        let jobs = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
+        Ok(Nvdisasm { path, version: v.line, version_number: v.number, jobs, timeout, min_chunk: MIN_CHUNK })
+    }
+
+    /// A warning when this nvdisasm is not the pinned version ([`tools::PINNED_VERSION`]).
+    pub fn pin_warning(&self) -> Option<String> {
+        let v = ToolVersion { line: self.version.clone(), number: self.version_number.clone() };
+        v.pin_warning(Tool::Nvdisasm, &self.path)
     }
 
     /// Disassemble `words` for `arch` (`"SM90"`, `"SM100"`, … as `nvdisasm -b` takes it).
     /// The result has the same length and order as `words`. Word `i` is disassembled at
     /// address `16 * i`, whatever the chunking: PC-relative operands (`BRA 0x10`, `LEPC
     /// R104, 0x…`) print targets computed from that address.
-    pub fn disassemble(&self, arch: &str, words: &[Word]) -> Vec<Outcome> {
+    pub fn disassemble(&self, arch: &str, words: &[Word]) -> Result<Vec<Outcome>, NvdisasmError> {
         self.disassemble_at(arch, 0, words)
     }
 
     /// Like [`Nvdisasm::disassemble`], with word `i` at address `base + 16 * i`
     /// (`nvdisasm --base-address`).
-    pub fn disassemble_at(&self, arch: &str, base: u64, words: &[Word]) -> Vec<Outcome> {
+    pub fn disassemble_at(&self, arch: &str, base: u64, words: &[Word]) -> Result<Vec<Outcome>, NvdisasmError> {
         if words.is_empty() {
-            return vec![];
+            return Ok(vec![]);
         }
         let jobs = self.jobs.max(1);
         let chunk = words.len().div_ceil(jobs).max(self.min_chunk.max(1)).min(MAX_CHUNK);
         let chunks: Vec<&[Word]> = words.chunks(chunk).collect();
-        let dir = match TempDir::new() {
-            Ok(d) => d,
-            Err(e) => {
-                let message = format!("cannot create a temporary directory: {e}");
-                return vec![Outcome::ToolFailure { message }; words.len()];
-            }
-        };
-        let results: Vec<Mutex<Option<Vec<Outcome>>>> =
-            chunks.iter().map(|_| Mutex::new(None)).collect();
+        let dir = TempDir::new()?;
+        let results: Vec<Mutex<Option<ChunkResult>>> = chunks.iter().map(|_| Mutex::new(None)).collect();
         let next = AtomicUsize::new(0);
-        let workers = jobs.min(chunks.len());
         std::thread::scope(|s| {
-            for _ in 0..workers {
+            for _ in 0..jobs.min(chunks.len()) {
                 s.spawn(|| loop {
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     if i >= chunks.len() {
                         break;
                     }
-                    let start = base.wrapping_add((i * chunk) as u64 * 16);
-                    let out = self.run_chunk(arch, start, chunks[i], &dir.path, i);
+                    let batch = Batch { arch, base: base.wrapping_add((i * chunk) as u64 * 16), words: chunks[i] };
+                    let out = self.run_chunk(&batch, &dir.path.join(format!("chunk{i}")));
                     *results[i].lock().unwrap_or_else(|e| e.into_inner()) = Some(out);
                 });
             }
@@ -144,420 +186,179 @@ impl Nvdisasm {
         let mut out = Vec::with_capacity(words.len());
         for (r, c) in results.into_iter().zip(&chunks) {
             match r.into_inner().unwrap_or_else(|e| e.into_inner()) {
-                Some(v) if v.len() == c.len() => out.extend(v),
-                _ => {
-                    let message = "internal: a worker produced no result for its chunk".to_string();
-                    out.extend(std::iter::repeat_n(
-                        Outcome::ToolFailure { message },
-                        c.len(),
-                    ));
-                }
+                Some(Ok(v)) if v.len() == c.len() => out.extend(v),
+                Some(Err(e)) => return Err(e),
+                _ => return Err(self.error(&Batch { arch, base, words: c }, false, BatchFault::NoResult)),
             }
         }
-        out
+        Ok(out)
+    }
+
+    fn error(&self, b: &Batch, retried: bool, fault: BatchFault) -> NvdisasmError {
+        NvdisasmError::Batch {
+            tool: self.path.clone(),
+            arch: b.arch.to_string(),
+            words: b.words.len(),
+            first: b.words.first().copied().unwrap_or(Word::ZERO),
+            base: b.base,
+            retried,
+            fault: Box::new(fault),
+        }
     }
 
     /// One chunk: run, replace illegal words by NOPs, run again, until clean.
-    fn run_chunk(
-        &self,
-        arch: &str,
-        base: u64,
-        words: &[Word],
-        dir: &Path,
-        chunk_no: usize,
-    ) -> Vec<Outcome> {
-        let n = words.len();
-        let filler = nop(arch);
-        let mut current: Vec<Word> = words.to_vec();
-        let mut done: Vec<Option<Outcome>> = vec![None; n];
-        let fail_rest = |done: &mut Vec<Option<Outcome>>, message: String| {
-            for d in done.iter_mut().filter(|d| d.is_none()) {
-                *d = Some(Outcome::ToolFailure {
-                    message: message.clone(),
-                });
-            }
-        };
+    fn run_chunk(&self, b: &Batch, file_stem: &Path) -> Result<Vec<Outcome>, NvdisasmError> {
+        let mut state = ChunkState::new(b.words, nop(b.arch));
         for round in 0..MAX_ROUNDS {
-            let file = dir.join(format!("chunk{chunk_no}-round{round}.bin"));
-            let mut bytes = Vec::with_capacity((n + 1) * 16);
-            for w in current.iter().chain(std::iter::once(&filler)) {
-                bytes.extend_from_slice(&w.to_le_bytes());
+            let file = file_stem.with_extension(format!("round{round}.bin"));
+            let (stdout, reported) = self.run_round_retrying(b, &state.current, &file)?;
+            if let Some(stdout) = stdout {
+                return state.finish(b, &stdout).map_err(|f| self.error(b, false, f));
             }
-            if let Err(e) = std::fs::write(&file, &bytes) {
-                fail_rest(&mut done, format!("cannot write {}: {e}", file.display()));
-                break;
+            state.replace_illegal(reported, &b.base).map_err(|f| self.error(b, false, f))?;
+            if state.all_done() {
+                return Ok(state.into_outcomes());
             }
-            let run = run_with_timeout(
-                Command::new(&self.path)
-                    .arg("-b")
-                    .arg(arch)
-                    .arg("-hex")
-                    .arg("--base-address")
-                    .arg(format!("{base:#x}"))
-                    .arg(&file),
-                self.timeout,
-            );
-            let _ = std::fs::remove_file(&file);
-            let run = match run {
-                Ok(r) => r,
-                Err(message) => {
-                    fail_rest(&mut done, message);
-                    break;
-                }
+        }
+        Err(self.error(b, false, BatchFault::Rounds))
+    }
+
+    /// [`Nvdisasm::run_round`], once more if the process misbehaved.
+    fn run_round_retrying(&self, b: &Batch, words: &[Word], file: &Path) -> Result<RoundResult, NvdisasmError> {
+        match self.run_round(b, words, file) {
+            Err(f) if f.transient() => self.run_round(b, words, file).map_err(|f| self.error(b, true, f)),
+            r => r.map_err(|f| self.error(b, false, f)),
+        }
+    }
+
+    /// Writes `words` and the sentinel to `file`, runs nvdisasm on it and returns its
+    /// listing, or the illegal words it named (offsets from the batch's base).
+    fn run_round(&self, b: &Batch, words: &[Word], file: &Path) -> Result<RoundResult, BatchFault> {
+        let mut bytes = Vec::with_capacity((words.len() + 1) * 16);
+        for w in words.iter().chain(std::iter::once(&nop(b.arch))) {
+            bytes.extend_from_slice(&w.to_le_bytes());
+        }
+        std::fs::write(file, &bytes).map_err(|e| BatchFault::Write { path: file.to_path_buf(), err: e.to_string() })?;
+        let mut cmd = Command::new(&self.path);
+        cmd.arg("-b").arg(b.arch).arg("-hex").arg("--base-address").arg(format!("{:#x}", b.base)).arg(file);
+        let run = process::run(&mut cmd, &Limits::with_timeout(self.timeout));
+        let _ = std::fs::remove_file(file);
+        let run = run?;
+        let stdout = String::from_utf8_lossy(&run.stdout).into_owned();
+        let stderr = String::from_utf8_lossy(&run.stderr).into_owned();
+        if run.status.success() {
+            return Ok((Some(stdout), BTreeMap::new()));
+        }
+        // Keys are offsets from the chunk's base address; below the base wraps to huge.
+        let reported: BTreeMap<u64, Vec<String>> =
+            parse_errors(&stderr).into_iter().map(|(a, m)| (a.wrapping_sub(b.base), m)).collect();
+        if reported.is_empty() || run.status.code().is_none() {
+            return Err(BatchFault::NoAddress { status: describe_status(&run.status), stderr: excerpt(&stderr) });
+        }
+        Ok((None, reported.into_iter().map(|(a, m)| (a, (m, stderr.clone()))).collect()))
+    }
+}
+
+type ChunkResult = Result<Vec<Outcome>, NvdisasmError>;
+
+/// One chunk of words and where it sits.
+struct Batch<'a> {
+    arch: &'a str,
+    base: u64,
+    words: &'a [Word],
+}
+
+/// A round's result: the listing, or (offset → (messages, the whole stderr)) for the
+/// illegal words it named.
+type RoundResult = (Option<String>, BTreeMap<u64, (Vec<String>, String)>);
+
+/// A chunk between rounds: the words sent (illegal ones replaced by NOPs) and the
+/// outcomes known so far.
+struct ChunkState<'a> {
+    words: &'a [Word],
+    filler: Word,
+    current: Vec<Word>,
+    done: Vec<Option<Outcome>>,
+}
+
+impl<'a> ChunkState<'a> {
+    fn new(words: &'a [Word], filler: Word) -> Self {
+        ChunkState { words, filler, current: words.to_vec(), done: vec![None; words.len()] }
+    }
+
+    fn all_done(&self) -> bool {
+        self.done.iter().all(Option::is_some)
+    }
+
+    fn into_outcomes(self) -> Vec<Outcome> {
+        self.done.into_iter().map(|d| d.unwrap_or(Outcome::Silent)).collect()
+    }
+
+    /// Records the named words as illegal and puts NOPs in their place; an address that
+    /// is not a word of this round is a tool fault.
+    fn replace_illegal(&mut self, reported: BTreeMap<u64, (Vec<String>, String)>, base: &u64) -> Result<(), BatchFault> {
+        let n = self.words.len() as u64;
+        for (&addr, (_, stderr)) in &reported {
+            let why = if addr % 16 != 0 {
+                "an unaligned address"
+            } else if addr / 16 == n {
+                "the sentinel NOP's address"
+            } else if addr / 16 > n {
+                "an address past the end of the batch"
+            } else if self.done[(addr / 16) as usize].is_some() {
+                "an address already replaced by a NOP"
+            } else {
+                continue;
             };
-            if run.success {
-                let listing = parse_listing(&run.stdout);
-                let mut by_addr: BTreeMap<u64, (String, Option<Word>)> = BTreeMap::new();
-                let mut duplicate = None;
-                // Keys are offsets from the chunk's base address.
-                for (addr, text, hex) in listing {
-                    let addr = addr.wrapping_sub(base);
-                    if by_addr.insert(addr, (text, hex)).is_some() {
-                        duplicate = Some(addr);
-                    }
-                }
-                if let Some(a) = duplicate {
-                    fail_rest(
-                        &mut done,
-                        format!("nvdisasm printed address {:#x} twice", base.wrapping_add(a)),
-                    );
-                    break;
-                }
-                let sentinel = (n as u64) * 16;
-                match by_addr.get(&sentinel) {
-                    Some((_, Some(h))) if *h == filler => {}
-                    _ => {
-                        fail_rest(
-                            &mut done,
-                            format!(
-                                "the sentinel NOP at {:#x} is missing from nvdisasm's output: {}",
-                                base.wrapping_add(sentinel),
-                                excerpt(&run.stdout)
-                            ),
-                        );
-                        break;
-                    }
-                }
-                for (i, d) in done.iter_mut().enumerate() {
-                    if d.is_some() {
-                        continue;
-                    }
-                    *d = Some(match by_addr.get(&((i as u64) * 16)) {
-                        None => Outcome::Silent,
-                        Some((text, Some(h))) if *h == words[i] => {
-                            Outcome::Printed { text: text.clone() }
-                        }
-                        Some((text, h)) => Outcome::ToolFailure {
-                            message: format!(
-                                "listing at {:#x} ({text}) shows hex {} but the word sent was {}",
-                                base.wrapping_add(i as u64 * 16),
-                                h.map(|h| h.hex()).unwrap_or_else(|| "none".into()),
-                                words[i].hex()
-                            ),
-                        },
-                    });
-                }
-                return done.into_iter().map(|d| d.expect("all resolved")).collect();
-            }
-            // Failure: expect addresses of illegal words on stderr.
-            // Keys are offsets from the chunk's base address; below the base wraps to huge.
-            let reported: BTreeMap<u64, Vec<String>> = parse_errors(&run.stderr)
-                .into_iter()
-                .map(|(a, m)| (a.wrapping_sub(base), m))
-                .collect();
-            if reported.is_empty() {
-                fail_rest(
-                    &mut done,
-                    format!(
-                        "nvdisasm failed ({}) without naming an address: {}",
-                        run.status,
-                        excerpt(&run.stderr)
-                    ),
-                );
-                break;
-            }
-            let mut bad = None;
-            for addr in reported.keys() {
-                let i = usize::try_from(addr / 16).unwrap_or(usize::MAX);
-                if addr % 16 != 0 || i >= n || done[i].is_some() {
-                    bad = Some(*addr);
-                    break;
-                }
-            }
-            if let Some(a) = bad {
-                let why = if a % 16 != 0 {
-                    "an unaligned address"
-                } else if a / 16 == n as u64 {
-                    "the sentinel NOP's address"
-                } else if a / 16 > n as u64 {
-                    "an address past the end of the batch"
-                } else {
-                    "an address already replaced by a NOP"
-                };
-                fail_rest(
-                    &mut done,
-                    format!(
-                        "nvdisasm reported {why} ({:#x}): {}",
-                        base.wrapping_add(a),
-                        excerpt(&run.stderr)
-                    ),
-                );
-                break;
-            }
-            for (addr, lines) in reported {
-                let i = (addr / 16) as usize;
-                done[i] = Some(Outcome::Illegal {
-                    message: lines.join("\n"),
-                });
-                current[i] = filler;
-            }
-            if done.iter().all(Option::is_some) {
-                break;
+            return Err(BatchFault::BadAddress { why, addr: base.wrapping_add(addr), stderr: excerpt(stderr) });
+        }
+        for (addr, (lines, _)) in reported {
+            let i = (addr / 16) as usize;
+            self.done[i] = Some(Outcome::Illegal { message: lines.join("\n") });
+            self.current[i] = self.filler;
+        }
+        Ok(())
+    }
+
+    /// Maps a clean listing back to the words: printed, or silent where no line has the
+    /// word's address. The sentinel must be there, and every printed hex must be the
+    /// word sent.
+    fn finish(mut self, b: &Batch, stdout: &str) -> Result<Vec<Outcome>, BatchFault> {
+        let mut by_addr: BTreeMap<u64, (String, Option<Word>)> = BTreeMap::new();
+        for (addr, text, hex) in parse_listing(stdout) {
+            if by_addr.insert(addr.wrapping_sub(b.base), (text, hex)).is_some() {
+                return Err(BatchFault::DuplicateAddress { addr });
             }
         }
-        fail_rest(
-            &mut done,
-            format!("still illegal words after {MAX_ROUNDS} rounds"),
-        );
-        done.into_iter().map(|d| d.expect("all resolved")).collect()
-    }
-}
-
-/// An stderr line without what depends on the batch: the `nvdisasm error   : ` prefix
-/// and the ` at address 0x…` suffix (addresses are relative to the chunk's file, so they
-/// would change with `jobs`). `nvdisasm error   : Opclass 'nop_', undefined value 0x3b
-/// for table 'TABLES_opex_1' at address 0x00000a50` → `Opclass 'nop_', undefined value
-/// 0x3b for table 'TABLES_opex_1'`.
-pub fn error_message(line: &str) -> String {
-    let mut m = line.trim();
-    if let Some(rest) = m.strip_prefix("nvdisasm") {
-        if let Some(colon) = rest.find(':') {
-            if rest[..colon]
-                .trim()
-                .chars()
-                .all(|c| c.is_ascii_alphabetic())
-            {
-                m = rest[colon + 1..].trim_start();
-            }
+        let sentinel = self.words.len() as u64 * 16;
+        match by_addr.get(&sentinel) {
+            Some((_, Some(h))) if *h == self.filler => {}
+            _ => return Err(BatchFault::NoSentinel { addr: b.base.wrapping_add(sentinel), stdout: excerpt(stdout) }),
         }
-    }
-    if let Some(pos) = m.rfind(" at address ") {
-        m = m[..pos].trim_end();
-    }
-    m.to_string()
-}
-
-/// stderr lines that name an address, grouped by address (in order of appearance), as
-/// [`error_message`]s.
-fn parse_errors(stderr: &str) -> BTreeMap<u64, Vec<String>> {
-    let mut out: BTreeMap<u64, Vec<String>> = BTreeMap::new();
-    for line in stderr.lines() {
-        let Some(pos) = line.find("at address ") else {
-            continue;
-        };
-        let rest = line[pos + "at address ".len()..].trim_start();
-        let rest = rest
-            .strip_prefix("0x")
-            .or_else(|| rest.strip_prefix("0X"))
-            .unwrap_or(rest);
-        let digits: String = rest.chars().take_while(|c| c.is_ascii_hexdigit()).collect();
-        if let Ok(a) = u64::from_str_radix(&digits, 16) {
-            out.entry(a).or_default().push(error_message(line));
-        }
-    }
-    out
-}
-
-/// Instruction lines of an nvdisasm listing (raw `-b` output or a cubin's): the address,
-/// the text (trimmed, spacing before `;` kept) and, with `-hex`, the word from the two
-/// hex comments. Labels, directives (`.byte …` even when addressed), section banners and
-/// the orphan hex comments of silent words are skipped.
-pub fn parse_listing(stdout: &str) -> Vec<(u64, String, Option<Word>)> {
-    let mut out: Vec<(u64, String, Option<Word>)> = vec![];
-    // Index into `out` of an instruction whose low half came on its own line and whose
-    // high half is expected on the very next line.
-    let mut awaiting_high: Option<(usize, u64)> = None;
-    for line in stdout.lines() {
-        let t = line.trim();
-        if let Some(v) = comment_only(t) {
-            if let Some((k, low)) = awaiting_high.take() {
-                out[k].2 = Some(Word(((v as u128) << 64) | low as u128));
-            }
-            continue;
-        }
-        awaiting_high = None;
-        let Some((addr, rest)) = address_prefix(t) else {
-            continue;
-        };
-        let (body, low) = split_hex_comment(rest);
-        let text = body.trim();
-        if text.is_empty() || text.starts_with('.') {
-            continue;
-        }
-        out.push((addr, normalise_text(text), None));
-        if let Some(low) = low {
-            awaiting_high = Some((out.len() - 1, low));
-        }
-    }
-    out
-}
-
-/// nvdisasm pads an unnamed enum value (`???1`) with spaces that depend on the widest
-/// line in the whole listing, so the same word prints differently in different batches
-/// (`[R195],     ???1` alone, ~100 spaces in a 30000-word batch). Collapse the blanks
-/// before `???` to one space; all other spacing (`+INF  ;`, `+INF ,`) is stable and kept.
-fn normalise_text(text: &str) -> String {
-    if !text.contains("???") {
-        return text.to_string();
-    }
-    let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    while let Some(pos) = rest.find("???") {
-        let before = &rest[..pos];
-        let trimmed = before.trim_end_matches([' ', '\t']);
-        out.push_str(trimmed);
-        if trimmed.len() < before.len() {
-            out.push(' ');
-        }
-        out.push_str("???");
-        rest = &rest[pos + 3..];
-    }
-    out.push_str(rest);
-    out
-}
-
-/// `/*0010*/ rest` → (0x10, rest).
-fn address_prefix(t: &str) -> Option<(u64, &str)> {
-    let inner = t.strip_prefix("/*")?;
-    let end = inner.find("*/")?;
-    let a = inner[..end].trim();
-    if a.is_empty() || !a.chars().all(|c| c.is_ascii_hexdigit()) {
-        return None;
-    }
-    Some((u64::from_str_radix(a, 16).ok()?, &inner[end + 2..]))
-}
-
-/// A trimmed line that is only `/* 0x0123… */`.
-fn comment_only(t: &str) -> Option<u64> {
-    let inner = t.strip_prefix("/*")?.strip_suffix("*/")?.trim();
-    let h = inner.strip_prefix("0x")?;
-    if h.is_empty() || h.len() > 16 || !h.chars().all(|c| c.is_ascii_hexdigit()) {
-        return None;
-    }
-    u64::from_str_radix(h, 16).ok()
-}
-
-/// `text ;      /* 0x… */` → (`text ;      `, Some(low)); without a trailing hex comment,
-/// (rest, None).
-fn split_hex_comment(rest: &str) -> (&str, Option<u64>) {
-    let r = rest.trim_end();
-    if let Some(pos) = r.rfind("/*") {
-        if let Some(v) = comment_only(&r[pos..]) {
-            return (&r[..pos], Some(v));
-        }
-    }
-    (rest, None)
-}
-
-fn excerpt(s: &str) -> String {
-    let s = s.trim();
-    if s.is_empty() {
-        return "(no output)".into();
-    }
-    let mut e: String = s.chars().take(400).collect();
-    if e.len() < s.len() {
-        e.push('…');
-    }
-    e
-}
-
-struct RunOutput {
-    success: bool,
-    status: String,
-    stdout: String,
-    stderr: String,
-}
-
-/// Run to completion or kill at `timeout`. Err only when the tool could not be run or
-/// was killed.
-fn run_with_timeout(cmd: &mut Command, timeout: Duration) -> Result<RunOutput, String> {
-    let mut child = cmd
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|e| format!("could not start nvdisasm: {e}"))?;
-    let mut so = child.stdout.take();
-    let mut se = child.stderr.take();
-    let (status, stdout, stderr) = std::thread::scope(|s| {
-        let ho = s.spawn(move || {
-            let mut b = Vec::new();
-            if let Some(p) = so.as_mut() {
-                let _ = p.read_to_end(&mut b);
-            }
-            b
-        });
-        let he = s.spawn(move || {
-            let mut b = Vec::new();
-            if let Some(p) = se.as_mut() {
-                let _ = p.read_to_end(&mut b);
-            }
-            b
-        });
-        let start = Instant::now();
-        let mut nap = Duration::from_millis(2);
-        let status = loop {
-            match child.try_wait() {
-                Ok(Some(st)) => break Ok(st),
-                Ok(None) if start.elapsed() >= timeout => {
-                    let _ = child.kill();
-                    let _ = child.wait();
-                    break Err(format!(
-                        "nvdisasm timed out after {:.1} s and was killed",
-                        timeout.as_secs_f64()
-                    ));
+        for (i, d) in self.done.iter_mut().enumerate().filter(|(_, d)| d.is_none()) {
+            let sent = self.words[i];
+            *d = Some(match by_addr.remove(&(i as u64 * 16)) {
+                None => Outcome::Silent,
+                Some((text, Some(h))) if h == sent => Outcome::Printed { text },
+                Some((text, h)) => {
+                    let shown = h.map(|h| h.hex()).unwrap_or_else(|| "none".into());
+                    let addr = b.base.wrapping_add(i as u64 * 16);
+                    return Err(BatchFault::HexMismatch { addr, text, shown, sent: sent.hex() });
                 }
-                Ok(None) => {
-                    std::thread::sleep(nap);
-                    nap = (nap * 2).min(Duration::from_millis(20));
-                }
-                Err(e) => {
-                    let _ = child.kill();
-                    let _ = child.wait();
-                    break Err(format!("waiting for nvdisasm failed: {e}"));
-                }
-            }
-        };
-        (
-            status,
-            ho.join().unwrap_or_default(),
-            he.join().unwrap_or_default(),
-        )
-    });
-    let status = status?;
-    let stdout = String::from_utf8_lossy(&stdout).into_owned();
-    let stderr = String::from_utf8_lossy(&stderr).into_owned();
-    if status.code().is_none() {
-        return Err(format!(
-            "nvdisasm was killed ({status}): {}",
-            excerpt(&stderr)
-        ));
+            });
+        }
+        Ok(self.into_outcomes())
     }
-    Ok(RunOutput {
-        success: status.success(),
-        status: status.to_string(),
-        stdout,
-        stderr,
-    })
 }
 
-/// A fresh directory under the system temp dir, removed on drop.
+/// A fresh directory under the system temp dir, removed on drop (also when a run ends
+/// with an error or an interrupt).
 struct TempDir {
     path: PathBuf,
 }
 
 impl TempDir {
-    fn new() -> std::io::Result<TempDir> {
+    fn new() -> Result<TempDir, NvdisasmError> {
         static COUNTER: AtomicU64 = AtomicU64::new(0);
         let base = std::env::temp_dir();
         loop {
@@ -566,7 +367,7 @@ impl TempDir {
             match std::fs::create_dir(&path) {
                 Ok(()) => return Ok(TempDir { path }),
                 Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
-                Err(e) => return Err(e),
+                Err(e) => return Err(NvdisasmError::TempDir { dir: base, err: e.to_string() }),
             }
         }
     }
@@ -592,6 +393,14 @@ mod tests {
     fn dfma(rd: u8, rc: u8) -> Word {
         w(0x22b | (rd as u64) << 16, rc as u64)
     }
+    impl Nvdisasm {
+        fn dis(&self, arch: &str, words: &[Word]) -> Vec<Outcome> {
+            self.disassemble(arch, words).unwrap_or_else(|e| panic!("{e}"))
+        }
+        fn dis_at(&self, arch: &str, base: u64, words: &[Word]) -> Vec<Outcome> {
+            self.disassemble_at(arch, base, words).unwrap_or_else(|e| panic!("{e}"))
+        }
+    }
     fn printed(t: &str) -> Outcome {
         Outcome::Printed { text: t.into() }
     }
@@ -603,7 +412,7 @@ mod tests {
         let d = nv();
         for arch in ["SM90", "SM100"] {
             assert_eq!(
-                d.disassemble(arch, &[nop(arch)]),
+                d.dis(arch, &[nop(arch)]),
                 vec![printed("NOP;")],
                 "{arch}"
             );
@@ -614,7 +423,7 @@ mod tests {
     fn legal_words_print_in_order_and_last_word_survives() {
         let d = nv();
         let words = [dfma(0, 0), dfma(0, 1), nop("SM90"), dfma(7, 3)];
-        let out = d.disassemble("SM90", &words);
+        let out = d.dis("SM90", &words);
         assert_eq!(
             out,
             vec![
@@ -626,10 +435,10 @@ mod tests {
         );
         // A single word: the sentinel keeps it printed.
         assert_eq!(
-            d.disassemble("SM100", &[dfma(2, 0)]),
+            d.dis("SM100", &[dfma(2, 0)]),
             vec![printed("@P0 DFMA R2, R0, R0, R0 ;")]
         );
-        assert!(d.disassemble("SM90", &[]).is_empty());
+        assert!(d.dis("SM90", &[]).is_empty());
     }
 
     #[test]
@@ -644,7 +453,7 @@ mod tests {
             all_ones,
             dfma(3, 0),
         ];
-        let out = d.disassemble("SM90", &words);
+        let out = d.dis("SM90", &words);
         assert_eq!(out.len(), words.len());
         for (i, o) in out.iter().enumerate() {
             if words[i] == all_ones {
@@ -673,7 +482,7 @@ mod tests {
         let words = [dfma(1, 0), nop_opex, Word(u128::MAX), dfma_opex, dfma(2, 0)];
         for jobs in [1, 4] {
             d.jobs = jobs;
-            let out = d.disassemble("SM100", &words);
+            let out = d.dis("SM100", &words);
             let illegal = |m: &str| Outcome::Illegal { message: m.into() };
             assert_eq!(
                 out,
@@ -691,7 +500,7 @@ mod tests {
         }
         // All illegal: no second run needed, nothing else reported.
         d.jobs = 1;
-        let out = d.disassemble("SM90", &[Word(u128::MAX); 3]);
+        let out = d.dis("SM90", &[Word(u128::MAX); 3]);
         assert!(
             out.iter().all(|o| matches!(o, Outcome::Illegal { .. })),
             "{out:?}"
@@ -706,14 +515,14 @@ mod tests {
         let words = vec![bra; 7];
         for jobs in [1, 3] {
             d.jobs = jobs;
-            let out = d.disassemble("SM90", &words);
+            let out = d.dis("SM90", &words);
             let want: Vec<Outcome> = (0..7)
                 .map(|i| printed(&format!("BRA {:#x};", i * 16)))
                 .collect();
             assert_eq!(out, want, "jobs={jobs}");
         }
         d.jobs = 2;
-        let out = d.disassemble_at("SM90", 0x1000, &[bra, Word(u128::MAX), bra]);
+        let out = d.dis_at("SM90", 0x1000, &[bra, Word(u128::MAX), bra]);
         assert_eq!(out[0], printed("BRA 0x1000;"));
         assert!(matches!(out[1], Outcome::Illegal { .. }), "{:?}", out[1]);
         assert_eq!(out[2], printed("BRA 0x1020;"));
@@ -725,7 +534,7 @@ mod tests {
         // In the middle, and last (where only the sentinel keeps the mapping honest).
         let words = [dfma(1, 0), SILENT_SM90, dfma(2, 0), SILENT_SM90];
         assert_eq!(
-            d.disassemble("SM90", &words),
+            d.dis("SM90", &words),
             vec![
                 printed("@P0 DFMA R1, R0, R0, R0 ;"),
                 Outcome::Silent,
@@ -742,7 +551,7 @@ mod tests {
         d.min_chunk = 1000;
         // R255 is RZ, so stay below it.
         let words: Vec<Word> = (0..5000).map(|i| dfma((i % 255) as u8, 0)).collect();
-        let out = d.disassemble("SM90", &words);
+        let out = d.dis("SM90", &words);
         assert_eq!(out.len(), words.len());
         for (i, o) in out.iter().enumerate() {
             let want = format!("@P0 DFMA R{}, R0, R0, R0 ;", i % 255);
@@ -751,95 +560,92 @@ mod tests {
     }
 
     #[test]
-    fn bad_arch_is_a_tool_failure() {
-        let d = nv();
-        let out = d.disassemble("SM50", &[dfma(0, 0), dfma(1, 0)]);
-        assert_eq!(out.len(), 2);
-        for o in out {
-            assert!(
-                matches!(&o, Outcome::ToolFailure { message } if message.contains("SM50")),
-                "{o:?}"
-            );
+    fn bad_arch_is_an_error_naming_it() {
+        let e = nv().disassemble("SM50", &[dfma(0, 0), dfma(1, 0)]).unwrap_err();
+        let m = e.to_string();
+        assert!(matches!(e, NvdisasmError::Batch { retried: true, .. }), "{m}");
+        assert!(m.contains("SM50") && m.contains("2 words") && m.contains("exit status"), "{m}");
+    }
+
+    #[test]
+    fn timeout_is_an_error() {
+        let mut d = nv();
+        d.timeout = Duration::from_millis(1);
+        let e = d.disassemble("SM90", &[dfma(0, 0)]).unwrap_err();
+        assert!(e.to_string().contains("timed out"), "{e}");
+    }
+
+    /// A fake nvdisasm: a shell script in a fresh folder.
+    fn fake(tag: &str, script: &str) -> (Nvdisasm, PathBuf) {
+        let dir = crate::oracle::ptxas::test_support::scratch(tag);
+        let path = dir.join("nvdisasm");
+        std::fs::write(&path, format!("#!/bin/sh\n{script}\n")).unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let mut d = nv();
+        d.path = path;
+        (d, dir)
+    }
+
+    #[test]
+    fn crashes_and_silent_failures_are_errors_not_outcomes() {
+        for (script, want) in [
+            ("exit 1", "exit status 1"),
+            ("echo 'Segmentation fault' >&2; kill -SEGV $$", "killed by signal 11"),
+            ("echo 'nvdisasm fatal : out of memory' >&2; exit 3", "out of memory"),
+        ] {
+            let (d, dir) = fake("nvd-crash", script);
+            let e = d.disassemble("SM90", &[dfma(3, 0), dfma(4, 0)]).unwrap_err();
+            let m = e.to_string();
+            assert!(matches!(e, NvdisasmError::Batch { retried: true, .. }), "{m}");
+            for part in [want, "SM90", &d.path.display().to_string(), &dfma(3, 0).to_string(), "2 words"] {
+                assert!(m.contains(part), "{script}: {part:?} not in {m}");
+            }
+            let _ = std::fs::remove_dir_all(dir);
         }
     }
 
     #[test]
-    fn timeout_is_a_tool_failure() {
-        let mut d = nv();
-        d.timeout = Duration::from_millis(1);
-        let out = d.disassemble("SM90", &[dfma(0, 0)]);
-        assert!(
-            matches!(&out[0], Outcome::ToolFailure { message } if message.contains("timed out")),
-            "{out:?}"
+    fn a_crash_is_retried_once() {
+        let real = nv().path;
+        let (d, dir) = fake("nvd-retry", "");
+        let once = dir.join("crashed");
+        let script = format!(
+            "#!/bin/sh\nif [ ! -e {o} ]; then touch {o}; kill -SEGV $$; fi\nexec {r} \"$@\"\n",
+            o = once.display(),
+            r = real.display()
         );
+        std::fs::write(&d.path, script).unwrap();
+        assert_eq!(d.dis("SM90", &[dfma(5, 0)]), vec![printed("@P0 DFMA R5, R0, R0, R0 ;")]);
+        assert!(once.exists());
+        let _ = std::fs::remove_dir_all(dir);
     }
 
     #[test]
-    fn parse_listing_handles_raw_and_cubin_forms() {
-        let listing = "\t.headerflags\t@\"EF_CUDA_64BIT_ADDRESS EF_CUDA_SM90\"
-//--------------------- .text.k                   --------------------------
-\t.section\t.text.k,\"ax\",@progbits
-        .global         k
-k:
-.text.k:
-        /*0000*/ \t.byte\t0xff, 0xff, 0xff, 0xff
-        /*0000*/               @P0 DFMA R0, R0, R0, +INF  ;      /* 0x000000000000022b */
-                                                              /* 0x0000000000000001 */
-                                                              /* 0xa02ac240ae41bc78 */
-                                                              /* 0x000001b8fc286e97 */
-.L_x_0:
-        /*0020*/                   BRA `(.L_x_0);                          /* 0xfffffffc00fc7947 */
-                                                                           /* 0x000fc0000383ffff */
-        /*4e200*/                   NOP;                       /* 0x0000000000007918 */
-                                                              /* 0x000fc00000000000 */
-        /*4e210*/                   EXIT ;
-";
-        let got = parse_listing(listing);
-        assert_eq!(
-            got,
-            vec![
-                (
-                    0x0,
-                    "@P0 DFMA R0, R0, R0, +INF  ;".to_string(),
-                    Some(w(0x22b, 1))
-                ),
-                (
-                    0x20,
-                    "BRA `(.L_x_0);".to_string(),
-                    Some(w(0xfffffffc00fc7947, 0x000fc0000383ffff))
-                ),
-                (0x4e200, "NOP;".to_string(), Some(nop("SM90"))),
-                (0x4e210, "EXIT ;".to_string(), None),
-            ]
-        );
-        assert!(parse_listing("garbage /*zz*/\n/* 0xnothex */\n").is_empty());
-        // Batch-dependent padding before `???` is collapsed.
-        let wide = "        /*0000*/               @P3 SUQUERY.BA.1D P0, R31, [R195],                    ???1, UR24, 0x77 ; /* 0x191dd843c31f3fb3 */
-                                                                                         /* 0x000001be2b907d09 */";
-        assert_eq!(
-            parse_listing(wide),
-            vec![(
-                0,
-                "@P3 SUQUERY.BA.1D P0, R31, [R195], ???1, UR24, 0x77 ;".to_string(),
-                Some(Word(0x000001be2b907d09191dd843c31f3fb3))
-            )]
-        );
+    fn hung_tools_and_floods_end_in_errors_quickly() {
+        let t = std::time::Instant::now();
+        for (script, want, secs) in [("sleep 100000 & exec sleep 100000", "timed out", 0.5), ("exec yes", "more than", 60.0)] {
+            let (mut d, dir) = fake("nvd-hang", script);
+            d.timeout = Duration::from_secs_f64(secs);
+            let t = std::time::Instant::now();
+            let e = d.disassemble("SM90", &[dfma(0, 0)]).unwrap_err();
+            assert!(e.to_string().contains(want), "{e}");
+            eprintln!("{script}: {:?}", t.elapsed());
+            let _ = std::fs::remove_dir_all(dir);
+        }
+        assert!(t.elapsed() < Duration::from_secs(30), "{:?}", t.elapsed());
     }
 
     #[test]
-    fn parse_errors_groups_by_address() {
-        let e = "nvdisasm error   : Unrecognized operation for functional unit 'uC' at address 0x00000010\n\
-                 nvdisasm error   : Illegal instruction found\n\
-                 nvdisasm error   : Opclass 'nop_', undefined value 0x3b for table 'TABLES_opex_1' at address 0x00000a50\n";
-        let m = parse_errors(e);
-        assert_eq!(m.keys().copied().collect::<Vec<_>>(), vec![0x10, 0xa50]);
-        assert_eq!(
-            m[&0x10],
-            vec!["Unrecognized operation for functional unit 'uC'".to_string()]
-        );
-        assert_eq!(
-            m[&0xa50],
-            vec!["Opclass 'nop_', undefined value 0x3b for table 'TABLES_opex_1'".to_string()]
-        );
+    fn a_listing_that_lies_is_an_error() {
+        // Succeeds, prints nothing: the sentinel is missing.
+        let (d, dir) = fake("nvd-empty", "exit 0");
+        let e = d.disassemble("SM90", &[dfma(0, 0)]).unwrap_err();
+        assert!(matches!(&e, NvdisasmError::Batch { fault, .. } if matches!(**fault, BatchFault::NoSentinel { .. })), "{e}");
+        // Names an address that is not a word of the batch.
+        let (d, dir2) = fake("nvd-addr", "echo 'nvdisasm error : bad at address 0x00000400' >&2; exit 1");
+        let e = d.disassemble("SM90", &[dfma(0, 0)]).unwrap_err();
+        assert!(e.to_string().contains("past the end"), "{e}");
+        let _ = (std::fs::remove_dir_all(dir), std::fs::remove_dir_all(dir2));
     }
 }

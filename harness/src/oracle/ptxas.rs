@@ -9,6 +9,8 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use super::process::{self, describe_status, Limits, ProcessError};
+
 #[derive(Debug, thiserror::Error)]
 pub enum PtxasError {
     #[error("{file}: {arch:?} is not a ptxas GPU name (expected sm_<digits> with an optional a/f suffix, e.g. sm_90, sm_100)")]
@@ -19,6 +21,10 @@ pub enum PtxasError {
     OutDir { file: String, dir: String, err: String },
     #[error("{file}: could not run ptxas at {ptxas}: {err}")]
     Spawn { file: String, ptxas: String, err: String },
+    #[error("{file}: {err}")]
+    Process { file: String, err: ProcessError },
+    #[error("{file}: {err}")]
+    Timeout { file: String, err: String },
     #[error("{file}: ptxas -arch={arch} failed ({status}):\n{stderr}")]
     Failed { file: String, arch: String, status: String, stderr: String },
     #[error("{file}: ptxas -arch={arch} succeeded but wrote no cubin at {cubin}; stderr:\n{stderr}")]
@@ -52,6 +58,19 @@ pub fn cubin_path(ptx: &Path, arch: &str, out_dir: &Path) -> PathBuf {
 /// missing). Returns the cubin's path. Never panics.
 pub fn compile(ptxas: &Path, ptx: &Path, arch: &str, out_dir: &Path) -> Result<PathBuf, PtxasError> {
     let file = ptx.display().to_string();
+    let timeout = process::timeout_from_env().map_err(|err| PtxasError::Timeout { file, err })?;
+    compile_within(ptxas, ptx, arch, out_dir, timeout)
+}
+
+/// [`compile`], with ptxas killed after `timeout`.
+pub fn compile_within(
+    ptxas: &Path,
+    ptx: &Path,
+    arch: &str,
+    out_dir: &Path,
+    timeout: std::time::Duration,
+) -> Result<PathBuf, PtxasError> {
+    let file = ptx.display().to_string();
     if !is_valid_arch(arch) {
         return Err(PtxasError::BadArch { file, arch: arch.to_string() });
     }
@@ -74,16 +93,17 @@ pub fn compile(ptxas: &Path, ptx: &Path, arch: &str, out_dir: &Path) -> Result<P
     // A stale cubin from an earlier run must not pass for this run's output.
     let _ = std::fs::remove_file(&cubin);
 
-    let out =
-        Command::new(ptxas).arg(format!("-arch={arch}")).arg("-o").arg(&cubin).arg(ptx).output().map_err(|e| {
-            PtxasError::Spawn { file: file.clone(), ptxas: ptxas.display().to_string(), err: e.to_string() }
-        })?;
+    let mut cmd = Command::new(ptxas);
+    cmd.arg(format!("-arch={arch}")).arg("-o").arg(&cubin).arg(ptx);
+    let out = process::run(&mut cmd, &Limits::with_timeout(timeout)).map_err(|e| match e {
+        ProcessError::Spawn { err, .. } => {
+            PtxasError::Spawn { file: file.clone(), ptxas: ptxas.display().to_string(), err }
+        }
+        err => PtxasError::Process { file: file.clone(), err },
+    })?;
     let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
     if !out.status.success() {
-        let status = match out.status.code() {
-            Some(c) => format!("exit code {c}"),
-            None => "killed by a signal".to_string(),
-        };
+        let status = describe_status(&out.status);
         let _ = std::fs::remove_file(&cubin);
         return Err(PtxasError::Failed { file, arch: arch.to_string(), status, stderr });
     }
@@ -230,6 +250,21 @@ mod tests {
         assert!(matches!(e, PtxasError::Input { .. }) && e.to_string().contains("missing.ptx"), "{e}");
         let e = compile(Path::new("/nonexistent/ptxas"), &dir, "sm_90", &dir).unwrap_err();
         assert!(matches!(e, PtxasError::Input { .. }), "{e}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_hung_ptxas_is_killed() {
+        let dir = scratch("ptxas-hang");
+        let fake = dir.join("ptxas");
+        std::fs::write(&fake, "#!/bin/sh\nsleep 100000 & exec sleep 100000\n").unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let t = std::time::Instant::now();
+        let limit = std::time::Duration::from_millis(300);
+        let e = compile_within(&fake, &tools_corpus_file(), "sm_90", &dir, limit).unwrap_err();
+        assert!(matches!(e, PtxasError::Process { err: ProcessError::TimedOut { .. }, .. }), "{e}");
+        assert!(t.elapsed() < std::time::Duration::from_secs(10));
         let _ = std::fs::remove_dir_all(&dir);
     }
 

@@ -129,10 +129,12 @@ pub fn parse_page(file: &str, bytes: &[u8]) -> Result<Page, PageError> {
         None => return p.err(ln2, format!("expected 'N variants on SMxx (GPU)', found '{}'", l2.trim())),
     };
     let mut variants: Vec<Variant> = vec![];
+    // Key → line of its variant: a map, so a page of many variants parses in linear time.
+    let mut keys: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
     while p.peek().is_some() {
         let v = parse_variant(&mut p, &instruction, arch)?;
-        if let Some(prev) = variants.iter().find(|x| x.key == v.key) {
-            return p.err(v.line, format!("duplicate key '{}' (first at line {})", v.key, prev.line));
+        if let Some(first) = keys.insert(v.key.clone(), v.line) {
+            return p.err(v.line, format!("duplicate key '{}' (first at line {first})", v.key));
         }
         variants.push(v);
     }
@@ -263,19 +265,8 @@ fn layout_half(p: &mut Lines, il: usize, idx: &str, cl: usize, content: &str, ha
             _ => return p.err(il, format!("expected a layout index row of digits 0..7 separated by tabs, found cell '{c}'")),
         }
     }
-    let mut content_cells: Vec<Cell> = content
-        .split('\t')
-        .map(|c| {
-            let c = c.trim();
-            match c {
-                "0" => Cell::Fixed(false),
-                "1" => Cell::Fixed(true),
-                "" => Cell::Empty,
-                s => Cell::Name(s.to_string()),
-            }
-        })
-        .collect();
     let base = half * 64;
+    let mut content_cells = content_row(p, cl, content, base)?;
     // Where does the index row break the 0..7 pattern? Each break is one dropped cell.
     let mut dropped = vec![];
     let mut expect_i = 0usize;
@@ -321,6 +312,26 @@ fn layout_half(p: &mut Lines, il: usize, idx: &str, cl: usize, content: &str, ha
     Ok(content_cells.into_iter().map(|c| (c, cl)).collect())
 }
 
+/// A content row's cells: `0`, `1`, empty, or a field name (which starts with a letter:
+/// `pred`, `operand 3`, `modi 1`, `cABS`, …). Anything else (`2`, `-`, `*`) is an error,
+/// not a field of that name.
+fn content_row(p: &Lines, cl: usize, content: &str, base: usize) -> Result<Vec<Cell>, PageError> {
+    let mut out = Vec::with_capacity(64);
+    for (i, c) in content.split('\t').enumerate() {
+        out.push(match c.trim() {
+            "0" => Cell::Fixed(false),
+            "1" => Cell::Fixed(true),
+            "" => Cell::Empty,
+            s if s.starts_with(|c: char| c.is_ascii_alphabetic()) => Cell::Name(s.to_string()),
+            s => {
+                let at = format!("cell {} (bit {} if no cell was dropped)", i + 1, base + i);
+                return p.err(cl, format!("layout {at} is '{s}'; expected 0, 1, empty or a field name"));
+            }
+        });
+    }
+    Ok(out)
+}
+
 struct RawField {
     name: String,
     spans: Vec<Vec<u8>>,
@@ -338,6 +349,9 @@ fn spans(p: &mut Lines, cells: &[(Cell, usize)]) -> Result<Spans, PageError> {
     let mut current: Option<usize> = None;
     for (bit, (cell, line)) in cells.iter().enumerate() {
         let bit = bit as u8;
+        if bit == 64 && *cell == Cell::Empty {
+            return p.err(*line, "the bits 64..127 content row starts with an empty cell; expected 0, 1 or a field name at bit 64 (a field does not continue from the bits 0..63 row)");
+        }
         match cell {
             Cell::Fixed(b) => {
                 mask.insert(bit);
@@ -401,6 +415,7 @@ fn parse_table(p: &mut Lines, tl: usize, title: &str, id: TableId) -> Result<Tab
         return p.err(hl, format!("expected a table header 'Binary<TAB>Value', found '{}'", h.trim()));
     }
     let mut rows: Vec<Row> = vec![];
+    let mut lines_by_value: std::collections::HashMap<u64, usize> = std::collections::HashMap::new();
     let mut width: Option<usize> = None;
     while let Some((rl, r)) = p.peek() {
         let Some((bin, name)) = r.split_once('\t') else { break };
@@ -423,8 +438,8 @@ fn parse_table(p: &mut Lines, tl: usize, title: &str, id: TableId) -> Result<Tab
             return p.err(rl, format!("table rows wider than 16 bits are not supported (row '{bin}' has {})", bin.len()));
         }
         let value = u64::from_str_radix(bin, 2).unwrap_or(0);
-        if let Some(prev) = rows.iter().find(|x| x.value == value) {
-            return p.err(rl, format!("value {bin} listed twice (first at line {})", prev.line));
+        if let Some(first) = lines_by_value.insert(value, rl) {
+            return p.err(rl, format!("value {bin} listed twice (first at line {first})"));
         }
         let kind = if name == "(default)" {
             RowKind::Default
@@ -443,17 +458,17 @@ fn parse_table(p: &mut Lines, tl: usize, title: &str, id: TableId) -> Result<Tab
     let Some(width) = width else {
         return p.err(tl, format!("table '{title}' has no rows"));
     };
-    let omitted: Vec<u64> = (0..(1u64 << width)).filter(|v| rows.iter().all(|r| r.value != *v)).collect();
+    let omitted: Vec<u64> = (0..(1u64 << width)).filter(|v| !lines_by_value.contains_key(v)).collect();
     if !omitted.is_empty() {
         let list: Vec<String> = omitted.iter().map(|v| format!("{:0w$b}", v, w = width)).collect();
         p.warn(tl, rules::OMITTED_VALUES, format!("{title}: values {} not listed", list.join(", ")));
     }
-    let mut seen: Vec<(&str, u64)> = vec![];
+    let mut seen: std::collections::HashMap<&str, u64> = std::collections::HashMap::new();
     for r in &rows {
-        if let Some((_, v)) = seen.iter().find(|(n, _)| *n == r.name) {
+        if let Some(v) = seen.get(r.name.as_str()) {
             p.warn(r.line, rules::DUPLICATE_NAMES, format!("{title}: '{}' names both {:0w$b} and {:0w$b}; the assembler picks {:0w$b}", r.name, v, r.value, v, w = width));
         } else {
-            seen.push((&r.name, r.value));
+            seen.insert(&r.name, r.value);
         }
     }
     Ok(Table { id, title: title.to_string(), width: width as u32, rows, omitted, line: tl })

@@ -140,7 +140,6 @@ pub fn outcome_text(o: &Outcome) -> String {
         Outcome::Printed { text } => text.clone(),
         Outcome::Illegal { message } => illegal_text(message),
         Outcome::Silent => SILENT.to_string(),
-        Outcome::ToolFailure { message } => format!("<tool failure: {message}>"),
     }
 }
 

@@ -14,7 +14,7 @@ pub mod reproduce;
 use crate::codec::conventions::{self as conv_rules, Conventions, FormConventions};
 use crate::codec::{self, Codec, Values};
 use crate::gen::{random_listed_values, Rng};
-use crate::oracle::nvdisasm::{Nvdisasm, Outcome};
+use crate::oracle::nvdisasm::{Nvdisasm, NvdisasmError, Outcome};
 use crate::sass::{self, Instruction};
 use crate::spec::{FieldKind, FlagRole, Page, RowKind, Variant};
 use crate::word::{format_ranges, Word};
@@ -56,9 +56,9 @@ struct Probe {
 }
 
 
-/// The oracle returns one outcome per word; should it not, the probe says so.
+/// The oracle returns one outcome per word (or an error); should it not, the probe says so.
 fn missing_outcome() -> Outcome {
-    Outcome::ToolFailure { message: "internal: no outcome for the probe".into() }
+    Outcome::Illegal { message: "internal: no outcome for the probe".into() }
 }
 
 fn printed(o: &Outcome) -> Option<Instruction> {
@@ -69,10 +69,10 @@ fn printed(o: &Outcome) -> Option<Instruction> {
 }
 
 /// Validates one page (see [`validate_pages`]).
-pub fn validate_page(page: &Page, codec: &Codec, nv: &Nvdisasm, opts: &Options) -> (Vec<VariantSummary>, Vec<Finding>) {
+pub fn validate_page(page: &Page, codec: &Codec, nv: &Nvdisasm, opts: &Options) -> Result<(Vec<VariantSummary>, Vec<Finding>), NvdisasmError> {
     let mut out = (vec![], vec![]);
-    validate_group(&[page], codec, nv, opts, |_, s, f| out = (s, f));
-    out
+    validate_group(&[page], codec, nv, opts, |_, s, f| out = (s, f))?;
+    Ok(out)
 }
 
 /// Per page state between judging and reporting.
@@ -109,13 +109,13 @@ fn build_runs<'p>(pages: &[&'p Page], codec: &Codec, conv: &Conventions, opts: &
 /// nvdisasm alone on `batches` (from [`probe_words`]), sent as [`validate_pages`] sends
 /// them (architectures at once; in each, the random batch, then the structured one): the
 /// benchmark's baseline. Returns the number of words disassembled.
-pub fn disassemble_only(nv: &Nvdisasm, batches: &[(String, Vec<Word>, Vec<Word>)]) -> usize {
+pub fn disassemble_only(nv: &Nvdisasm, batches: &[(String, Vec<Word>, Vec<Word>)]) -> Result<usize, NvdisasmError> {
     std::thread::scope(|s| {
         let hs: Vec<_> = batches
             .iter()
-            .map(|(arch, structured, random)| s.spawn(move || nv.disassemble(arch, random).len() + nv.disassemble(arch, structured).len()))
+            .map(|(arch, structured, random)| s.spawn(move || Ok(nv.disassemble(arch, random)?.len() + nv.disassemble(arch, structured)?.len())))
             .collect();
-        hs.into_iter().map(|h| h.join().unwrap_or(0)).sum()
+        hs.into_iter().map(|h| h.join().unwrap_or(Ok(0))).sum()
     })
 }
 
@@ -157,8 +157,8 @@ fn arch_groups(spec: &crate::spec::Spec) -> Vec<Vec<&Page>> {
 /// illegal words gather: rejected control values, INVALID and omitted rows, fixed-bit
 /// flips) together with the first minimization batch, which so rides on a run that
 /// happens anyway.
-fn validate_group(pages: &[&Page], codec: &Codec, nv: &Nvdisasm, opts: &Options, mut done: impl FnMut(&Page, Vec<VariantSummary>, Vec<Finding>)) {
-    let Some(first) = pages.first() else { return };
+fn validate_group(pages: &[&Page], codec: &Codec, nv: &Nvdisasm, opts: &Options, mut done: impl FnMut(&Page, Vec<VariantSummary>, Vec<Finding>)) -> Result<(), NvdisasmError> {
+    let Some(first) = pages.first() else { return Ok(()) };
     let arch = first.arch.nvdisasm_name();
     let t0 = std::time::Instant::now();
     let phase = |what: &str| {
@@ -167,7 +167,7 @@ fn validate_group(pages: &[&Page], codec: &Codec, nv: &Nvdisasm, opts: &Options,
         }
     };
     let vis: Vec<usize> = pages.iter().flat_map(|p| &p.variants).filter_map(|v| codec.index_of(&v.key, Some(v.arch))).collect();
-    let conv = crate::oracle::learn::learn(nv, codec, &vis);
+    let conv = crate::oracle::learn::learn(nv, codec, &vis)?;
     phase(&format!("conventions of {} forms learned", conv.len()));
     let conv = &conv;
     let mut runs = build_runs(pages, codec, conv, opts);
@@ -177,7 +177,7 @@ fn validate_group(pages: &[&Page], codec: &Codec, nv: &Nvdisasm, opts: &Options,
 
     // Batch one: the random probes, judged; their disagreements become candidates.
     let random: Vec<Word> = runs.iter().flat_map(|r| &r.probes).filter(|p| p.kind == Kind::Random).map(|p| p.word).collect();
-    let mut random_outs = nv.disassemble(&arch, &random).into_iter();
+    let mut random_outs = nv.disassemble(&arch, &random)?.into_iter();
     phase(&format!("{} random probes disassembled", random.len()));
     let mut cands: Vec<Candidate> = vec![];
     for (ri, run) in runs.iter().enumerate() {
@@ -214,7 +214,7 @@ fn validate_group(pages: &[&Page], codec: &Codec, nv: &Nvdisasm, opts: &Options,
     let mut words: Vec<Word> = runs.iter().flat_map(|r| &r.probes).filter(|p| p.kind != Kind::Random).map(|p| p.word).collect();
     let n_structured = words.len();
     words.extend(shrink.words(&tries));
-    let mut batch = nv.disassemble(&arch, &words);
+    let mut batch = nv.disassemble(&arch, &words)?;
     let try_outs = batch.split_off(n_structured.min(batch.len()));
     let mut structured_outs = batch.into_iter();
     phase(&format!("{n_structured} structured probes and {} minimization tries disassembled", tries.len()));
@@ -284,7 +284,7 @@ fn validate_group(pages: &[&Page], codec: &Codec, nv: &Nvdisasm, opts: &Options,
         if tries.is_empty() {
             break;
         }
-        try_outs = nv.disassemble(&arch, &shrink.words(&tries));
+        try_outs = nv.disassemble(&arch, &shrink.words(&tries))?;
     }
     let cands = shrink.cands;
     phase("minimized");
@@ -338,6 +338,7 @@ fn validate_group(pages: &[&Page], codec: &Codec, nv: &Nvdisasm, opts: &Options,
         done(run.page, summaries, findings);
     }
     phase("merged and reported");
+    Ok(())
 }
 
 /// A random word that disagrees, being shrunk; `outcome` is nvdisasm's for `values`.
@@ -499,9 +500,6 @@ impl<'a> Analysis<'a> {
             if *text == exp_text {
                 return Judged::Agree(word_bits);
             }
-        }
-        if let Outcome::ToolFailure { .. } = o {
-            return Judged::Found(self.finding(Class::Legality, None, vec![], p.word, exp_text, outcome_text(o), None));
         }
         // Fixed-bit flips: the page predicts "not this variant".
         if let Kind::Fixed { bit } = p.kind {
@@ -876,24 +874,29 @@ pub fn validate_pages(
     nv: &Nvdisasm,
     opts: &Options,
     mut done: impl FnMut(&Page, Vec<VariantSummary>, Vec<Finding>),
-) {
+) -> Result<(), NvdisasmError> {
     let groups = arch_groups(spec);
     let (tx, rx) = std::sync::mpsc::channel();
     std::thread::scope(|s| {
-        for g in &groups {
-            let tx = tx.clone();
-            s.spawn(move || {
-                validate_group(g, codec, nv, opts, |p, sums, finds| {
-                    let i = spec.pages.iter().position(|q| std::ptr::eq(q, p));
-                    let _ = tx.send((i, sums, finds));
-                });
-            });
-        }
+        let handles: Vec<_> = groups
+            .iter()
+            .map(|g| {
+                let tx = tx.clone();
+                s.spawn(move || {
+                    validate_group(g, codec, nv, opts, |p, sums, finds| {
+                        let i = spec.pages.iter().position(|q| std::ptr::eq(q, p));
+                        let _ = tx.send((i, sums, finds));
+                    })
+                })
+            })
+            .collect();
         drop(tx);
         for (i, sums, finds) in rx {
             if let Some(p) = i.and_then(|i| spec.pages.get(i)) {
                 done(p, sums, finds);
             }
         }
-    });
+        // The first architecture's tool fault, if any, ends the run.
+        handles.into_iter().try_for_each(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+    })
 }

@@ -2,7 +2,7 @@
 //! not print `actual` again is not worth trusting, so the validator checks its own output.
 
 use super::finding::{outcome_text, Finding};
-use crate::oracle::nvdisasm::Nvdisasm;
+use crate::oracle::nvdisasm::{Nvdisasm, NvdisasmError};
 use std::collections::BTreeMap;
 
 /// A finding whose word printed something else on the re-run.
@@ -14,7 +14,7 @@ pub struct Mismatch {
 
 /// Disassembles the findings' words again (one batch per architecture) and returns those
 /// whose outcome is not their `actual`; a malformed word is a mismatch too.
-pub fn reproduce(nv: &Nvdisasm, findings: &[Finding]) -> Vec<Mismatch> {
+pub fn reproduce(nv: &Nvdisasm, findings: &[Finding]) -> Result<Vec<Mismatch>, NvdisasmError> {
     let mut by_arch: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
     for (i, f) in findings.iter().enumerate() {
         by_arch.entry(f.arch.as_str()).or_default().push(i);
@@ -32,7 +32,7 @@ pub fn reproduce(nv: &Nvdisasm, findings: &[Finding]) -> Vec<Mismatch> {
                 None => out.push(Mismatch { index: i, got: "<not 32 hex digits>".into() }),
             }
         }
-        for (i, o) in ok.into_iter().zip(nv.disassemble(arch, &words)) {
+        for (i, o) in ok.into_iter().zip(nv.disassemble(arch, &words)?) {
             let got = outcome_text(&o);
             if got != findings[i].actual {
                 out.push(Mismatch { index: i, got });
@@ -40,5 +40,5 @@ pub fn reproduce(nv: &Nvdisasm, findings: &[Finding]) -> Vec<Mismatch> {
         }
     }
     out.sort_by_key(|m| m.index);
-    out
+    Ok(out)
 }
