@@ -295,7 +295,7 @@ pub fn parse_operand(t: &str) -> Result<Operand, String> {
     let mut abs = false;
     // A leading '-' belongs to the operand unless it starts a number.
     if let Some(r) = s.strip_prefix('-') {
-        if !r.starts_with(|c: char| c.is_ascii_digit()) && !r.starts_with("INF") && !r.starts_with("QNAN") && !r.starts_with("NAN") {
+        if !r.starts_with(|c: char| c.is_ascii_digit()) && !r.starts_with("INF") && !r.starts_with("QNAN") && !r.starts_with("SNAN") && !r.starts_with("NAN") {
             neg = true;
             s = r;
         }
@@ -357,7 +357,7 @@ fn split_suffixes(s: &str) -> (&str, &str) {
 
 fn looks_numeric(s: &str) -> bool {
     let s = s.trim_start_matches(['-', '+']);
-    s.starts_with(|c: char| c.is_ascii_digit()) || s.starts_with("INF") || s.starts_with("QNAN") || s.starts_with("NAN")
+    s.starts_with(|c: char| c.is_ascii_digit()) || s.starts_with("INF") || s.starts_with("QNAN") || s.starts_with("SNAN") || s.starts_with("NAN")
 }
 
 fn parse_reg_num(s: &str, prefix: &str, zero: &str, zval: u16) -> Option<u16> {

@@ -49,7 +49,8 @@ fn negative_qnan_keeps_its_sign() {
     let s = corpus();
     let c = Codec::new(&s);
     let arch = spec::Arch(90);
-    let text = "@!P0 DFMA R53, RZ, -QNAN, R0 ;";
+    // nvdisasm's spelling: a float special carries a space after it.
+    let text = "@!P0 DFMA R53, RZ, -QNAN , R0 ;";
     let (vi, w) = codec::assemble(&c, arch, text, Word::ZERO).expect("assembles");
     assert_eq!(c.variant(vi).key, "DFMA_R_R_F_R");
     assert_eq!(w.hex(), "0000000000000000fff80000ff35882b", "sign bit 63 set");
@@ -89,10 +90,12 @@ fn assembler_rejects_out_of_range_values() {
         "@!P6 DFMA R254, RZ, R0, R0 ;",
         "@PT DFMA R0, R0, URZ, R0 ;",
         "DFMA R0, R0, UR127, R0 ;",
-        "DFMA R0, R0, c[0x1f][0xfffc], R0 ;",
+        // Constant offsets are signed (nvdisasm prints c[0x0][-0x8000]).
+        "DFMA R0, R0, c[0x1f][0x7ffc], R0 ;",
+        "DFMA R0, R0, c[0x1f][-0x8000], R0 ;",
         "DFMA R0, R0, cx[URZ][0xfffc], R0 ;",
-        "DFMA R0, R0, R0, +INF ;",
-        "DFMA R0, R0, R0, -INF ;",
+        "DFMA R0, R0, R0, +INF  ;",
+        "DFMA R0, R0, R0, -INF  ;",
     ] {
         let (key, w) = asm(text).unwrap_or_else(|e| panic!("{text}: {e}"));
         let (vi, vals) = c.decode(spec::Arch(90), w).unwrap();

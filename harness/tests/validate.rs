@@ -104,7 +104,8 @@ fn validation_report_snapshots() {
             text.push_str(&format!("## {} words={} agreeing={} {:?}\n", x.variant, x.words, x.agreeing, x.findings));
             for f in finds.iter().filter(|f| f.variant == x.variant) {
                 text.push_str(&format!(
-                    "{} | {} | {} | {} | {} | {}\n",
+                    "{} | {} | {} | {} | {} | {} | {}\n",
+                    f.severity.name(),
                     f.class.name(),
                     f.field.as_deref().unwrap_or("-"),
                     sass_harness::word::format_ranges(&f.bits),
@@ -112,6 +113,9 @@ fn validation_report_snapshots() {
                     f.actual,
                     f.proposal.as_deref().unwrap_or("-")
                 ));
+                if let Some(c) = &f.correction {
+                    text.push_str(&format!("    correction (fixes {}, regressions {}): {}\n", c.fixes, c.regressions, serde_json::to_string(&c.edits).unwrap()));
+                }
             }
         }
         let name = format!("validation_{}_{}", p.instruction, p.arch);

@@ -157,7 +157,7 @@ pub fn fill(v: &Variant, inst: &Instruction) -> Result<Values, String> {
                 let w = spec.value_fields[1].map(|f| v.fields[f].width()).unwrap_or(0);
                 let units = *offset / 4;
                 if offset % 4 != 0 || w == 0 || units < -(1i64 << (w - 1)) || units >= 1i64 << (w - 1) {
-                    return Err(format!("operand {k}: offset {offset:#x} is not a multiple of 4 in the signed {w}-bit field (4-byte units)"));
+                    return Err(format!("operand {k}: offset {offset:#x} does not fit: not a multiple of 4 in the signed {w}-bit field (4-byte units)"));
                 }
                 set(&mut values, 0, *bank as u64, &format!("bank {bank:#x}"))?;
                 set(&mut values, 1, (units as u64) & ((1u64 << w) - 1), &format!("offset {offset:#x}"))?;
