@@ -18,6 +18,8 @@ pub enum Edit {
     FieldBits { variant: String, field: String, bits: Vec<u8> },
     /// A bit the page calls fixed is a one-bit field named `name` (`cABS`, `cNEG`, …).
     FixedToFlag { variant: String, bit: u8, name: String },
+    /// The fixed bit `bit` has the value `value` (an opcode bit the page gets wrong).
+    FixedBit { variant: String, bit: u8, value: bool },
     /// The one-bit field at `bit` is named `to`, not `from` (e.g. `cABS` ↔ `cNEG`).
     RenameFlag { variant: String, bit: u8, from: String, to: String },
     /// Row `value` of the table titled `table` is named `name` (added when the page omits it).
@@ -26,6 +28,24 @@ pub enum Edit {
     Heading { variant: String, from: String, to: String },
     /// The `distilled:` line is `to`, not `from`.
     Distilled { variant: String, from: String, to: String },
+}
+
+impl Edit {
+    /// The edit in words, for reports.
+    pub fn describe(&self) -> String {
+        match self {
+            Edit::FieldBits { field, bits, .. } => format!("'{field}' is bits {}", crate::word::format_ranges(bits)),
+            Edit::FixedToFlag { bit, name, .. } => format!("bit {bit} is '{name}', not fixed"),
+            Edit::FixedBit { bit, value, .. } => format!("bit {bit} is fixed {}", u8::from(*value)),
+            Edit::RenameFlag { bit, from, to, .. } => format!("bit {bit} is '{to}', not '{from}'"),
+            Edit::RowName { table, value, width, from, name, .. } => match from {
+                Some(f) => format!("{table}: {:0w$b} is '{name}', not '{f}'", value, w = *width as usize),
+                None => format!("{table}: {:0w$b} is '{name}' (missing from the page)", value, w = *width as usize),
+            },
+            Edit::Heading { from, to, .. } => format!("the heading is '{to}', not '{from}'"),
+            Edit::Distilled { from, to, .. } => format!("the distilled line is '{to}', not '{from}'"),
+        }
+    }
 }
 
 /// One layout cell as the page writes it.
@@ -71,6 +91,10 @@ impl Layout {
                 self.names.push(name.clone());
                 self.owners[*bit as usize] = Owner::Field(self.names.len() - 1);
             }
+            Edit::FixedBit { bit, value, .. } => match self.owners[*bit as usize] {
+                Owner::Fixed(_) => self.owners[*bit as usize] = Owner::Fixed(*value),
+                Owner::Field(_) => return Err(format!("bit {bit} is a field's, not fixed")),
+            },
             Edit::RenameFlag { bit, to, .. } => match self.owners[*bit as usize] {
                 Owner::Field(id) => self.names[id] = to.clone(),
                 Owner::Fixed(_) => return Err(format!("bit {bit} is fixed, not a flag")),
@@ -105,6 +129,7 @@ fn edit_variant(e: &Edit) -> &str {
     match e {
         Edit::FieldBits { variant, .. }
         | Edit::FixedToFlag { variant, .. }
+        | Edit::FixedBit { variant, .. }
         | Edit::RenameFlag { variant, .. }
         | Edit::RowName { variant, .. }
         | Edit::Heading { variant, .. }
@@ -137,7 +162,7 @@ fn variant_edits(v: &Variant, edits: &[&Edit], out: &mut Lines) -> Result<(), St
     let mut layout_changed = false;
     for e in edits {
         match e {
-            Edit::FieldBits { .. } | Edit::FixedToFlag { .. } | Edit::RenameFlag { .. } => {
+            Edit::FieldBits { .. } | Edit::FixedToFlag { .. } | Edit::FixedBit { .. } | Edit::RenameFlag { .. } => {
                 layout.apply(e).map_err(|m| format!("{}: {m}", v.key))?;
                 layout_changed = true;
             }

@@ -130,6 +130,8 @@ enum Effect {
     Value(usize),
     /// `cABS`/`cNEG` of the form operand at this index appeared.
     Flag(&'static str),
+    /// Modifiers appeared that only this modifier-group field's table lists.
+    Group(usize),
 }
 
 fn effect(v: &Variant, base: &Instruction, actual: &Instruction) -> Option<Effect> {
@@ -138,6 +140,15 @@ fn effect(v: &Variant, base: &Instruction, actual: &Instruction) -> Option<Effec
     }
     let ch = changed(base, actual);
     let [el] = ch.as_slice() else { return if ch.is_empty() { Some(Effect::Ignored) } else { None } };
+    if el == "mods" {
+        let new = minus(&actual.modifiers, &base.modifiers);
+        let lists = |fi: usize| v.field_table(fi).is_some_and(|t| t.rows.iter().any(|r| !new.is_empty() && new.iter().all(|x| r.tokens().contains(&x.as_str()))));
+        let groups: Vec<usize> = (0..v.fields.len()).filter(|&fi| matches!(v.fields[fi].kind, FieldKind::Group { .. }) && lists(fi)).collect();
+        return match groups.as_slice() {
+            [fi] => Some(Effect::Group(*fi)),
+            _ => None,
+        };
+    }
     let (op, part) = el.split_once('.')?;
     let k: usize = op.strip_prefix("op")?.parse().ok()?;
     let o = v.operands.get(k)?;
@@ -155,22 +166,27 @@ fn effect(v: &Variant, base: &Instruction, actual: &Instruction) -> Option<Effec
 /// cABS/cNEG flags found among fixed bits or renamed.
 fn layout_candidate(v: &Variant, by_word: &HashMap<Word, &Outcome>, base_word: Word, base: &Instruction) -> Vec<Edit> {
     let owner = |b: u8| v.fields.iter().position(|f| f.bits.contains(&b));
-    let mut sets: BTreeMap<String, Vec<u8>> = v.fields.iter().filter(|f| matches!(f.kind, FieldKind::Operand { .. })).map(|f| (f.name.clone(), f.bits.clone())).collect();
+    let mut sets: BTreeMap<String, Vec<u8>> =
+        v.fields.iter().filter(|f| matches!(f.kind, FieldKind::Operand { .. } | FieldKind::Group { .. })).map(|f| (f.name.clone(), f.bits.clone())).collect();
     let before = sets.clone();
     let mut flags = vec![];
     for b in 0..105u8 {
         let own = owner(b);
         let movable = match own {
             None => !v.fixed_value.bit(b),
-            Some(fi) => matches!(v.fields[fi].kind, FieldKind::Operand { .. } | FieldKind::Flag { role: FlagRole::Abs | FlagRole::Neg, .. }),
+            Some(fi) => matches!(v.fields[fi].kind, FieldKind::Operand { .. } | FieldKind::Group { .. } | FieldKind::Flag { role: FlagRole::Abs | FlagRole::Neg, .. }),
         };
         let actual = by_word.get(&base_word.flip(b)).and_then(|o| printed(o));
         let (true, Some(actual)) = (movable, actual) else { continue };
         let own_name = own.map(|fi| v.fields[fi].name.clone());
         match (effect(v, base, &actual), &own_name) {
             (Some(Effect::Ignored), Some(n)) if sets.contains_key(n) => sets.get_mut(n).unwrap().retain(|&x| x != b),
-            (Some(Effect::Value(po)), _) => {
-                let target = edit::operand_field_name(po);
+            (Some(e @ (Effect::Value(_) | Effect::Group(_))), _) => {
+                let target = match e {
+                    Effect::Value(po) => edit::operand_field_name(po),
+                    Effect::Group(fi) => v.fields[fi].name.clone(),
+                    _ => unreachable!(),
+                };
                 if own_name.as_ref() != Some(&target) && sets.contains_key(&target) {
                     for s in sets.values_mut() {
                         s.retain(|&x| x != b);
@@ -295,9 +311,19 @@ pub fn triage(page: &Page, v: &Variant, obs: &[(Word, &Outcome)], learned: Optio
             if Judge::new(&k.version, &v.key, base.as_ref(), learned).is_some_and(|j| explained(j.verdict(w, &o))) {
                 f.severity = Severity::Error;
                 f.correction = Some(k.correction.clone());
+                f.proposal = Some(format!("{}{}", f.proposal.as_ref().map(|p| format!("{p}; ")).unwrap_or_default(), k.summary()));
                 break;
             }
         }
+    }
+}
+
+impl Kept {
+    /// "page edit: …; verified on N probe words, 0 regressions".
+    fn summary(&self) -> String {
+        let c = &self.correction;
+        let what: Vec<String> = c.edits.iter().map(Edit::describe).collect();
+        format!("page edit: {} (verified: {} of {} probe words fixed, {} regressions)", what.join("; "), c.fixes, c.probes, c.regressions)
     }
 }
 
@@ -309,7 +335,13 @@ fn corrections(page: &Page, v: &Variant, obs: &[(Word, &Outcome)], learned: Opti
     let by_word: HashMap<Word, &Outcome> = obs.iter().map(|(w, o)| (*w, *o)).collect();
     let codec = Codec::new(&original.spec);
     let vi = codec.index_of(&v.key, None)?;
-    let mut cands = vec![layout_candidate(v, &by_word, obs[0].0, &base)];
+    // The whole layout repair first, then each of its edits alone (one wrong part must not
+    // sink the rest), then the tables.
+    let layout = layout_candidate(v, &by_word, obs[0].0, &base);
+    let mut cands = vec![layout.clone()];
+    if layout.len() > 1 {
+        cands.extend(layout.into_iter().map(|e| vec![e]));
+    }
     cands.extend(table_candidates(v, &codec, vi, &by_word));
     let mut current = Judge::new(&original, &v.key, Some(&base), learned)?.verdicts(obs);
     let mut edits: Vec<Edit> = vec![];
