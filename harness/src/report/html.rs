@@ -1,7 +1,7 @@
 //! One self-contained HTML page per instruction page: each variant's 128-bit layout drawn like
 //! the ISA viewer, bits coloured by what validation showed, then the variant's findings.
 
-use super::{about, edits_words, evidence, finding_matches, note_lines, of_severity, summary_matches, Counts};
+use super::{about, edits_words, error_groups, evidence, finding_matches, locations_of, note_lines, of_severity, summary_matches, variants_of, Counts};
 use crate::spec::{Field, Page, Variant};
 use crate::validate::finding::{BitStatus, Class, Finding, Severity, VariantSummary};
 use crate::word::format_ranges;
@@ -271,18 +271,20 @@ fn diff_pre(out: &mut String, diff: &str) {
     out.push_str("</pre>\n");
 }
 
-/// One error: what and where, the edit in words, the evidence, the word, the page diff.
-/// `href` is the link to the variant's section.
-fn error_block(out: &mut String, n: usize, f: &Finding, href: &str) {
+/// One page edit and the errors it explains: what and where, the edit in words, the
+/// evidence, each error's word with expected and actual text, the page diff. `href` links
+/// to the variant's section.
+fn error_block(out: &mut String, n: usize, g: &[&Finding], href: &str) {
+    let f = g[0];
+    let what = if g.len() == 1 { about(f) } else { format!("{} errors, one page edit", g.len()) };
     let _ = writeln!(
         out,
-        "<div class=\"error\" id=\"e{n}\">\n<h3><span class=\"sev error\">error</span> <a href=\"{}\">{}</a> <span class=\"arch\">{}</span>: {}</h3>\n<dl class=\"info\">",
+        "<div class=\"error\" id=\"e{n}\">\n<h3><span class=\"sev error\">error</span> <a href=\"{}\">{}</a>: {}</h3>\n<dl class=\"info\">",
         esc(href),
-        esc(&f.variant),
-        esc(&f.arch),
-        esc(&about(f))
+        esc(&variants_of(g)),
+        esc(&what)
     );
-    let _ = writeln!(out, "<dt>where</dt><dd><code>{}:{}</code></dd>", esc(&f.page), f.line);
+    let _ = writeln!(out, "<dt>where</dt><dd><code>{}</code></dd>", esc(&locations_of(g)));
     match &f.correction {
         Some(c) => {
             let _ = writeln!(out, "<dt>edit</dt><dd class=\"edit\">{}</dd>", esc(&edits_words(c)));
@@ -290,11 +292,17 @@ fn error_block(out: &mut String, n: usize, f: &Finding, href: &str) {
         }
         None => out.push_str("<dt>edit</dt><dd class=\"edit\">none recorded (an error should carry a verified correction)</dd>\n"),
     }
-    let _ = writeln!(out, "<dt>word</dt><dd><code>{}</code> (seen {}×)</dd>", esc(&f.word), f.occurrences);
-    let _ = writeln!(out, "<dt>page expects</dt><dd><code>{}</code></dd>", esc(&f.expected));
-    let _ = writeln!(out, "<dt>nvdisasm prints</dt><dd><code>{}</code></dd>", esc(&f.actual));
-    if let Some(p) = f.proposal.as_deref().filter(|p| !p.trim().is_empty()) {
-        let _ = writeln!(out, "<dt>proposal</dt><dd>{}</dd>", esc(p));
+    for e in g {
+        let label = if g.len() == 1 { "word".to_string() } else { esc(&about(e)) };
+        let proposal = e.proposal.as_deref().filter(|p| !p.trim().is_empty()).map(|p| format!("<br>{}", esc(p))).unwrap_or_default();
+        let _ = writeln!(
+            out,
+            "<dt>{label}</dt><dd class=\"word\"><code>{}</code> (seen {}×): the page expects <code>{}</code>, nvdisasm prints <code>{}</code>{proposal}</dd>",
+            esc(&e.word),
+            e.occurrences,
+            esc(&e.expected),
+            esc(&e.actual)
+        );
     }
     out.push_str("</dl>\n");
     match f.correction.as_ref().filter(|c| !c.diff.trim().is_empty()) {
@@ -307,13 +315,16 @@ fn error_block(out: &mut String, n: usize, f: &Finding, href: &str) {
 /// The page's errors (each in full), warnings (a table) and notes (one line per variant),
 /// before the per-variant layouts. `href` links a finding to its variant's section.
 fn lead(out: &mut String, findings: &[&Finding], href: &dyn Fn(&Finding) -> String) {
-    let errors = of_severity(findings.iter().copied(), Severity::Error);
-    let _ = writeln!(out, "<section class=\"errors\">\n<h2 class=\"sev\">Errors ({})</h2>", errors.len());
-    if errors.is_empty() {
+    let groups = error_groups(findings.iter().copied());
+    let n: usize = groups.iter().map(Vec::len).sum();
+    let _ = writeln!(out, "<section class=\"errors\">\n<h2 class=\"sev\">Errors ({n})</h2>");
+    if groups.is_empty() {
         out.push_str("<p class=\"none\">No errors.</p>\n");
+    } else {
+        let _ = writeln!(out, "<p>{n} error{}, explained by {} page edit{}.</p>", if n == 1 { "" } else { "s" }, groups.len(), if groups.len() == 1 { "" } else { "s" });
     }
-    for (i, f) in errors.iter().enumerate() {
-        error_block(out, i + 1, f, &href(f));
+    for (i, g) in groups.iter().enumerate() {
+        error_block(out, i + 1, g, &href(g[0]));
     }
     out.push_str("</section>\n");
     let warnings = of_severity(findings.iter().copied(), Severity::Warning);
@@ -618,7 +629,9 @@ mod tests {
         let errors = &html[order[0]..order[1]];
         assert!(errors.contains("<h2 class=\"sev\">Errors (1)</h2>"));
         assert_eq!(errors.matches("<div class=\"error\"").count(), 1);
-        assert!(errors.contains(&format!("<a href=\"#{}\">{}</a>", variant_anchor(v0), v0.key)));
+        assert!(errors.contains(&format!("<a href=\"#{}\">{} (SM90)</a>: field_bits, field modi 1", variant_anchor(v0), v0.key)));
+        assert!(errors.contains("<p>1 error, explained by 1 page edit.</p>"));
+        assert!(errors.contains("<dt>word</dt><dd class=\"word\"><code>000fe20000004000000000000000722b</code> (seen 3×): the page expects <code>DFMA.RM R0, R0, R0, R0 ;</code>, nvdisasm prints <code>DFMA.RP R0, R0, R0, R0 ;</code><br>swap RM and RP</dd>"), "{errors}");
         assert!(errors.contains("<dd class=\"edit\">row 1 (0b01) of table \u{201c}Modifier Group 1\u{201d} is \u{201c}RP\u{201d}, not \u{201c}RM\u{201d}</dd>"), "{errors}");
         assert!(errors.contains("<dd class=\"evidence\">fixes 3 of 40 probe words, 0 regressions</dd>"));
         assert!(errors.contains(&format!("<dt>where</dt><dd><code>{}:{}</code></dd>", esc(&v0.file), v0.layout_lines[3])));

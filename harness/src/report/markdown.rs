@@ -1,7 +1,7 @@
 //! The Markdown summary: pages with their errors, warnings and notes; every error with its
 //! page diff; warnings; notes one line per variant; tallies by class.
 
-use super::{about, edits_words, evidence, note_lines, of_severity, Counts};
+use super::{about, edits_words, error_groups, evidence, locations_of, note_lines, of_severity, variants_of, Counts};
 use crate::validate::finding::{Class, Finding, Severity, VariantSummary};
 use crate::word::format_ranges;
 use std::fmt::Write as _;
@@ -173,18 +173,23 @@ fn pages_table(out: &mut String, summaries: &[VariantSummary], findings: &[Findi
     out.push('\n');
 }
 
-/// `## Errors (n)`: per error a heading, where, the edit in words, evidence, the word with
-/// expected and actual text, the proposal, and the page diff.
+/// `## Errors (n)`: per page edit (errors sharing one correction together) a heading, where,
+/// the edit in words, evidence, each error's word with expected and actual text and its
+/// proposal, and the page diff.
 fn errors_section(out: &mut String, findings: &[Finding]) {
-    let errors = of_severity(findings, Severity::Error);
-    let _ = writeln!(out, "## Errors ({})\n", errors.len());
-    if errors.is_empty() {
+    let groups = error_groups(findings);
+    let n: usize = groups.iter().map(Vec::len).sum();
+    let _ = writeln!(out, "## Errors ({n})\n");
+    if groups.is_empty() {
         out.push_str("No errors.\n\n");
         return;
     }
-    for (i, f) in errors.iter().enumerate() {
-        let _ = writeln!(out, "### E{}. {} ({}): {}\n", i + 1, md_text(&f.variant), md_text(&f.arch), md_text(&about(f)));
-        let _ = writeln!(out, "- **where**: {}", md_code(&format!("{}:{}", f.page, f.line)));
+    let _ = writeln!(out, "{}, explained by {}.\n", plural(n, "error"), plural(groups.len(), "page edit"));
+    for (i, g) in groups.iter().enumerate() {
+        let f = g[0];
+        let what = if g.len() == 1 { about(f) } else { format!("{} errors, one page edit", g.len()) };
+        let _ = writeln!(out, "### E{}. {}: {}\n", i + 1, md_text(&variants_of(g)), md_text(&what));
+        let _ = writeln!(out, "- **where**: {}", md_code(&locations_of(g)));
         match &f.correction {
             Some(c) => {
                 let _ = writeln!(out, "- **edit**: {}", md_text(&edits_words(c)));
@@ -192,16 +197,26 @@ fn errors_section(out: &mut String, findings: &[Finding]) {
             }
             None => out.push_str("- **edit**: none recorded (an error should carry a verified correction)\n"),
         }
-        let _ = writeln!(
-            out,
-            "- **word** {}: the page expects {}, nvdisasm prints {} (seen {})",
-            md_code(&f.word),
-            md_code(&f.expected),
-            md_code(&f.actual),
-            plural(f.occurrences, "time")
-        );
-        if let Some(p) = f.proposal.as_deref().filter(|p| !p.trim().is_empty()) {
-            let _ = writeln!(out, "- **proposal**: {}", md_text(p));
+        for e in g {
+            let lead = if g.len() == 1 { "- **word**".to_string() } else { format!("- {}, **word**", md_text(&about(e))) };
+            let _ = write!(
+                out,
+                "{lead} {}: the page expects {}, nvdisasm prints {} (seen {})",
+                md_code(&e.word),
+                md_code(&e.expected),
+                md_code(&e.actual),
+                plural(e.occurrences, "time")
+            );
+            match e.proposal.as_deref().filter(|p| !p.trim().is_empty()) {
+                Some(p) if g.len() == 1 => {
+                    let _ = write!(out, "\n- **proposal**: {}", md_text(p));
+                }
+                Some(p) => {
+                    let _ = write!(out, "; {}", md_text(p));
+                }
+                None => {}
+            }
+            out.push('\n');
         }
         match f.correction.as_ref().filter(|c| !c.diff.trim().is_empty()) {
             Some(c) => {
@@ -349,6 +364,8 @@ mod tests {
         let modi = format_ranges(&fixture::disputed_bits(v0));
         let expected = [
             "".to_string(),
+            "1 error, explained by 1 page edit.".into(),
+            "".into(),
             format!("### E1. {} (SM90): field_bits, field modi 1, bits {modi}", v0.key),
             "".into(),
             format!("- **where**: `{}:{}`", v0.file, v0.layout_lines[3]),
@@ -366,6 +383,19 @@ mod tests {
             "```".into(),
         ];
         assert_eq!(error[..expected.len()], expected, "{md}");
+        // Errors that one page edit explains are listed under it, with the diff once.
+        let mut more = findings.clone();
+        let mut twin = findings[4].clone();
+        twin.word = "000fe20000004000000000000000f22b".into();
+        twin.proposal = None;
+        more.push(twin);
+        let md2 = markdown_summary(&summaries, &more, fixture::TOOL);
+        let error = section(&md2, "## Errors (2)");
+        assert_eq!(error[1], "2 errors, explained by 1 page edit.");
+        assert_eq!(error[3], format!("### E1. {} (SM90): 2 errors, one page edit", v0.key));
+        assert_eq!(error[8], format!("- field_bits, field modi 1, bits {modi}, **word** `000fe20000004000000000000000722b`: the page expects `DFMA.RM R0, R0, R0, R0 ;`, nvdisasm prints `DFMA.RP R0, R0, R0, R0 ;` (seen 3 times); swap RM and RP"));
+        assert!(error[9].starts_with("- field_bits, field modi 1") && error[9].contains("`000fe20000004000000000000000f22b`") && error[9].ends_with("(seen 3 times)"), "{}", error[9]);
+        assert_eq!(md2.matches("```diff").count(), 1);
         // Notes: one line per variant, nothing else.
         let notes: Vec<&str> = section(&md, "## Notes (5)").into_iter().filter(|l| !l.is_empty()).collect();
         assert_eq!(

@@ -82,6 +82,32 @@ pub(crate) fn of_severity<'a>(findings: impl IntoIterator<Item = &'a Finding>, s
     findings.into_iter().filter(|f| f.severity == s).collect()
 }
 
+/// Errors grouped by the page edit that explains them (same page, same correction), groups
+/// in order of first appearance; an error without a correction is a group of its own.
+pub(crate) fn error_groups<'a>(findings: impl IntoIterator<Item = &'a Finding>) -> Vec<Vec<&'a Finding>> {
+    let mut groups: Vec<Vec<&Finding>> = vec![];
+    for f in findings.into_iter().filter(|f| f.severity == Severity::Error) {
+        let same = |g: &&mut Vec<&Finding>| f.correction.is_some() && g[0].page == f.page && g[0].correction == f.correction;
+        match groups.iter_mut().find(|g| same(g)) {
+            Some(g) => g.push(f),
+            None => groups.push(vec![f]),
+        }
+    }
+    groups
+}
+
+/// Distinct `variant (arch)` names of some findings, `, `-separated.
+pub(crate) fn variants_of(fs: &[&Finding]) -> String {
+    let names: Vec<String> = fs.iter().map(|f| format!("{} ({})", f.variant, f.arch)).collect();
+    distinct(names.iter().map(String::as_str)).join(", ")
+}
+
+/// Distinct `page:line` locations of some findings, `, `-separated.
+pub(crate) fn locations_of(fs: &[&Finding]) -> String {
+    let locs: Vec<String> = fs.iter().map(|f| format!("{}:{}", f.page, f.line)).collect();
+    distinct(locs.iter().map(String::as_str)).join(", ")
+}
+
 /// What a finding class means, in a sentence (SARIF rule descriptions, legends).
 pub fn class_description(c: Class) -> &'static str {
     match c {
@@ -467,6 +493,27 @@ mod tests {
         assert_eq!(loud.len(), 2);
         assert!(note_lines(loud).is_empty());
         assert_eq!(Counts::of(&findings), Counts { errors: 1, warnings: 1, notes: 5 });
+    }
+
+    #[test]
+    fn report_errors_grouped_by_page_edit() {
+        let spec = fixture::spec();
+        let (_, findings) = fixture::data(&spec);
+        let e = &findings[4];
+        let twin = Finding { word: "1".into(), ..e.clone() };
+        let mut other_diff = e.clone();
+        other_diff.correction.as_mut().unwrap().diff.push_str("+x\n");
+        let other_page = Finding { page: "other.txt".into(), ..e.clone() };
+        let bare = Finding { correction: None, ..e.clone() };
+        let all = [e.clone(), other_diff.clone(), findings[2].clone(), twin.clone(), bare.clone(), bare.clone(), other_page.clone()];
+        let groups = error_groups(&all);
+        let words: Vec<Vec<&str>> = groups.iter().map(|g| g.iter().map(|f| f.word.as_str()).collect()).collect();
+        assert_eq!(words, [vec![e.word.as_str(), "1"], vec![e.word.as_str()], vec![e.word.as_str()], vec![e.word.as_str()], vec![e.word.as_str()]]);
+        assert_eq!(groups[1][0].correction, other_diff.correction);
+        assert!(groups[2][0].correction.is_none() && groups[3][0].correction.is_none(), "no correction: never merged");
+        assert_eq!(groups[4][0].page, "other.txt");
+        assert_eq!(locations_of(&groups[0]), format!("{}:{}", e.page, e.line));
+        assert_eq!(variants_of(&[e, &findings[1]]), format!("{} (SM90), {} (SM90)", e.variant, findings[1].variant));
     }
 
     #[test]
