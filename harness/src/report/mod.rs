@@ -368,6 +368,11 @@ pub(crate) mod fixture {
             findings: by_class(&[("fixed_ignored", 1)]),
             bit_status: status(v1, &[]),
         };
+        (vec![s0, s1], findings(v0, v1, &d))
+    }
+
+    /// The findings of [`data`], on its two variants; `d` are the error's bits.
+    fn findings(v0: &Variant, v1: &Variant, d: &[u8]) -> Vec<Finding> {
         let note = |v: &Variant, class: Class, bits: Vec<u8>| Finding {
             arch: v.arch.to_string(),
             variant: v.key.clone(),
@@ -397,7 +402,7 @@ pub(crate) mod fixture {
                 diff: "--- a/DFMA.txt\n+++ b/DFMA.txt\n@@ -22,1 +22,1 @@\n-01\tRM\n+01\tRP\n".into(),
             }),
             field: Some("modi 1".into()),
-            bits: d.clone(),
+            bits: d.to_vec(),
             word: "000fe20000004000000000000000722b".into(),
             expected: "DFMA.RM R0, R0, R0, R0 ;".into(),
             actual: "DFMA.RP R0, R0, R0, R0 ;".into(),
@@ -426,7 +431,7 @@ pub(crate) mod fixture {
             ..note(v0, Class::Syntax, vec![])
         };
         let legality = Finding { field: Some("reuse".into()), proposal: None, ..note(v0, Class::Legality, vec![122, 123]) };
-        let findings = vec![
+        vec![
             syntax,
             note(v1, Class::FixedIgnored, (100..=103).collect()),
             warning,
@@ -434,8 +439,7 @@ pub(crate) mod fixture {
             error,
             legality,
             note(v0, Class::FixedIgnored, vec![76, 77]),
-        ];
-        (vec![s0, s1], findings)
+        ]
     }
 }
 
