@@ -53,7 +53,7 @@ table.findings th,table.index th{background:#eee}
 table td.num{text-align:right}
 .none{color:#2a7a2a}
 td.bit.error{box-shadow:inset 0 0 0 2px #b00020;color:#b00020}
-h2.sev{font-family:inherit}
+h2.severity{font-family:inherit}
 .sev{display:inline-block;padding:0 .4em;border-radius:3px;font-size:12px;font-weight:bold}
 .sev.error{background:#b00020;color:#fff}.sev.warning{background:#e8a200;color:#000}.sev.note{background:#ccd;color:#000}
 div.error{border-left:4px solid #b00020;padding:.2em .8em;margin:.8em 0;background:#fff8f8}
@@ -317,7 +317,7 @@ fn error_block(out: &mut String, n: usize, g: &[&Finding], href: &str) {
 fn lead(out: &mut String, findings: &[&Finding], href: &dyn Fn(&Finding) -> String) {
     let groups = error_groups(findings.iter().copied());
     let n: usize = groups.iter().map(Vec::len).sum();
-    let _ = writeln!(out, "<section class=\"errors\">\n<h2 class=\"sev\">Errors ({n})</h2>");
+    let _ = writeln!(out, "<section class=\"errors\">\n<h2 class=\"severity\">Errors ({n})</h2>");
     if groups.is_empty() {
         out.push_str("<p class=\"none\">No errors.</p>\n");
     } else {
@@ -328,7 +328,7 @@ fn lead(out: &mut String, findings: &[&Finding], href: &dyn Fn(&Finding) -> Stri
     }
     out.push_str("</section>\n");
     let warnings = of_severity(findings.iter().copied(), Severity::Warning);
-    let _ = writeln!(out, "<section class=\"warnings\">\n<h2 class=\"sev\">Warnings ({})</h2>", warnings.len());
+    let _ = writeln!(out, "<section class=\"warnings\">\n<h2 class=\"severity\">Warnings ({})</h2>", warnings.len());
     if warnings.is_empty() {
         out.push_str("<p class=\"none\">No warnings.</p>\n");
     } else {
@@ -337,7 +337,7 @@ fn lead(out: &mut String, findings: &[&Finding], href: &dyn Fn(&Finding) -> Stri
     out.push_str("</section>\n");
     let lines = note_lines(findings.iter().copied());
     let n: usize = lines.iter().map(|l| l.count).sum();
-    let _ = writeln!(out, "<section class=\"notes\">\n<h2 class=\"sev\">Notes ({n})</h2>");
+    let _ = writeln!(out, "<section class=\"notes\">\n<h2 class=\"severity\">Notes ({n})</h2>");
     if lines.is_empty() {
         out.push_str("<p class=\"none\">No notes.</p>\n");
     } else {
@@ -490,13 +490,13 @@ pub fn html_index(pages: &[(&Page, String)], summaries: &[VariantSummary], findi
         }
         let _ = writeln!(out, "<td class=\"num errors\">{}</td><td class=\"num warnings\">{}</td><td class=\"num notes\">{}</td></tr>", c.errors, c.warnings, c.notes);
     };
-    let mut errors: Vec<(&Finding, String)> = vec![];
+    let mut errors: Vec<(Vec<&Finding>, String)> = vec![];
     for (page, file) in pages {
         let ss: Vec<&VariantSummary> = summaries.iter().filter(|s| page.variants.iter().any(|v| summary_matches(s, v))).collect();
         let fs: Vec<&Finding> = findings.iter().filter(|f| page.variants.iter().any(|v| finding_matches(f, v))).collect();
-        for f in of_severity(fs.iter().copied(), Severity::Error) {
-            let v = page.variants.iter().find(|v| finding_matches(f, v)).map(variant_anchor).unwrap_or_default();
-            errors.push((f, format!("{file}#{v}")));
+        for g in error_groups(fs.iter().copied()) {
+            let v = page.variants.iter().find(|v| finding_matches(g[0], v)).map(variant_anchor).unwrap_or_default();
+            errors.push((g, format!("{file}#{v}")));
         }
         let nums = [page.variants.len(), ss.len(), ss.iter().map(|s| s.words).sum(), ss.iter().map(|s| s.agreeing).sum()];
         let first = format!("<a href=\"{}\">{}</a>", esc(file), esc(&page.instruction));
@@ -506,14 +506,18 @@ pub fn html_index(pages: &[(&Page, String)], summaries: &[VariantSummary], findi
     let nums = [pages.iter().map(|(p, _)| p.variants.len()).sum(), summaries.len(), all(|s| s.words), all(|s| s.agreeing)];
     row(&mut out, "<strong>total</strong>".into(), String::new(), nums, Counts::of(findings));
     out.push_str("</table>\n");
-    let _ = writeln!(out, "<h2 class=\"sev\">Errors ({})</h2>", errors.len());
+    let n: usize = errors.iter().map(|(g, _)| g.len()).sum();
+    let _ = writeln!(out, "<h2 class=\"severity\">Errors ({n})</h2>");
     if errors.is_empty() {
         out.push_str("<p class=\"none\">No errors.</p>\n");
     } else {
+        let _ = writeln!(out, "<p>{n} error{}, explained by {} page edit{}:</p>", if n == 1 { "" } else { "s" }, errors.len(), if errors.len() == 1 { "" } else { "s" });
         out.push_str("<ul class=\"errors\">\n");
-        for (f, href) in &errors {
-            let what = f.correction.as_ref().map(|c| format!("{} ({})", edits_words(c), evidence(c))).unwrap_or_else(|| "no correction recorded".into());
-            let _ = writeln!(out, "<li><a href=\"{}\">{}</a> ({}): {} — {}</li>", esc(href), esc(&f.variant), esc(&f.arch), esc(&about(f)), esc(&what));
+        for (g, href) in &errors {
+            let f = g[0];
+            let what = if g.len() == 1 { about(f) } else { format!("{} errors", g.len()) };
+            let edit = f.correction.as_ref().map(|c| format!("{} ({})", edits_words(c), evidence(c))).unwrap_or_else(|| "no correction recorded".into());
+            let _ = writeln!(out, "<li><a href=\"{}\">{}</a>: {} — {}</li>", esc(href), esc(&variants_of(g)), esc(&what), esc(&edit));
         }
         out.push_str("</ul>\n");
     }
@@ -627,7 +631,7 @@ mod tests {
         assert!(order.windows(2).all(|w| w[0] < w[1]), "{order:?}");
         assert!(html.contains("1 errors, 1 warnings, 5 notes"));
         let errors = &html[order[0]..order[1]];
-        assert!(errors.contains("<h2 class=\"sev\">Errors (1)</h2>"));
+        assert!(errors.contains("<h2 class=\"severity\">Errors (1)</h2>"));
         assert_eq!(errors.matches("<div class=\"error\"").count(), 1);
         assert!(errors.contains(&format!("<a href=\"#{}\">{} (SM90)</a>: field_bits, field modi 1", variant_anchor(v0), v0.key)));
         assert!(errors.contains("<p>1 error, explained by 1 page edit.</p>"));
@@ -668,8 +672,9 @@ mod tests {
         assert_eq!(index.matches("<td class=\"num errors\">0</td><td class=\"num warnings\">0</td><td class=\"num notes\">0</td>").count(), spec.pages.len() - 1);
         // The errors, linked to their variant's section.
         let v0 = &spec.pages[0].variants[0];
-        assert!(index.contains("<h2 class=\"sev\">Errors (1)</h2>"));
-        assert!(index.contains(&format!("<li><a href=\"DFMA_SM90.html#{}\">{}</a> (SM90): field_bits, field modi 1", variant_anchor(v0), v0.key)), "{index}");
+        assert!(index.contains("<h2 class=\"severity\">Errors (1)</h2>"));
+        assert!(index.contains("<p>1 error, explained by 1 page edit:</p>"), "{index}");
+        assert!(index.contains(&format!("<li><a href=\"DFMA_SM90.html#{}\">{} (SM90)</a>: field_bits, field modi 1", variant_anchor(v0), v0.key)), "{index}");
         assert!(index.contains("(fixes 3 of 40 probe words, 0 regressions)</li>"));
         assert!(index.contains("t&lt;1&gt;"));
     }
