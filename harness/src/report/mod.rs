@@ -124,22 +124,7 @@ pub fn class_description(c: Class) -> &'static str {
 
 /// A page edit in words (plain text: callers escape it).
 pub fn edit_words(e: &Edit) -> String {
-    match e {
-        Edit::FieldBits { field, bits, .. } => format!("field \u{201c}{field}\u{201d} occupies bits {}", format_ranges(bits)),
-        Edit::FixedToFlag { bit, name, .. } => format!("fixed bit {bit} is the one-bit field \u{201c}{name}\u{201d}"),
-        Edit::RenameFlag { bit, from, to, .. } => {
-            format!("the one-bit field at bit {bit} is \u{201c}{to}\u{201d}, not \u{201c}{from}\u{201d}")
-        }
-        Edit::RowName { table, value, width, from, name, .. } => {
-            let row = format!("row {value} (0b{value:0w$b})", w = *width as usize);
-            match from {
-                Some(from) => format!("{row} of table \u{201c}{table}\u{201d} is \u{201c}{name}\u{201d}, not \u{201c}{from}\u{201d}"),
-                None => format!("{row} of table \u{201c}{table}\u{201d} is missing: it is \u{201c}{name}\u{201d}"),
-            }
-        }
-        Edit::Heading { from, to, .. } => format!("the heading is \u{201c}{to}\u{201d}, not \u{201c}{from}\u{201d}"),
-        Edit::Distilled { from, to, .. } => format!("the distilled line is \u{201c}{to}\u{201d}, not \u{201c}{from}\u{201d}"),
-    }
+    e.describe()
 }
 
 /// All edits of a correction in words, `; `-separated (`no edit recorded` when empty).

@@ -31,19 +31,23 @@ pub enum Edit {
 }
 
 impl Edit {
-    /// The edit in words, for reports.
+    /// The edit in words, for reports (plain text: callers escape it).
     pub fn describe(&self) -> String {
+        let q = |s: &str| format!("\u{201c}{s}\u{201d}");
         match self {
-            Edit::FieldBits { field, bits, .. } => format!("'{field}' is bits {}", crate::word::format_ranges(bits)),
-            Edit::FixedToFlag { bit, name, .. } => format!("bit {bit} is '{name}', not fixed"),
-            Edit::FixedBit { bit, value, .. } => format!("bit {bit} is fixed {}", u8::from(*value)),
-            Edit::RenameFlag { bit, from, to, .. } => format!("bit {bit} is '{to}', not '{from}'"),
-            Edit::RowName { table, value, width, from, name, .. } => match from {
-                Some(f) => format!("{table}: {:0w$b} is '{name}', not '{f}'", value, w = *width as usize),
-                None => format!("{table}: {:0w$b} is '{name}' (missing from the page)", value, w = *width as usize),
-            },
-            Edit::Heading { from, to, .. } => format!("the heading is '{to}', not '{from}'"),
-            Edit::Distilled { from, to, .. } => format!("the distilled line is '{to}', not '{from}'"),
+            Edit::FieldBits { field, bits, .. } => format!("field {} occupies bits {}", q(field), crate::word::format_ranges(bits)),
+            Edit::FixedToFlag { bit, name, .. } => format!("fixed bit {bit} is the one-bit field {}", q(name)),
+            Edit::FixedBit { bit, value, .. } => format!("bit {bit} is fixed {}, not {}", u8::from(*value), u8::from(!*value)),
+            Edit::RenameFlag { bit, from, to, .. } => format!("the one-bit field at bit {bit} is {}, not {}", q(to), q(from)),
+            Edit::RowName { table, value, width, from, name, .. } => {
+                let row = format!("row {value} (0b{value:0w$b})", w = *width as usize);
+                match from {
+                    Some(from) => format!("{row} of table {} is {}, not {}", q(table), q(name), q(from)),
+                    None => format!("{row} of table {} is missing: it is {}", q(table), q(name)),
+                }
+            }
+            Edit::Heading { from, to, .. } => format!("the heading is {}, not {}", q(to), q(from)),
+            Edit::Distilled { from, to, .. } => format!("the distilled line is {}, not {}", q(to), q(from)),
         }
     }
 }

@@ -322,7 +322,9 @@ fn content_row(p: &Lines, cl: usize, content: &str, base: usize) -> Result<Vec<C
             "0" => Cell::Fixed(false),
             "1" => Cell::Fixed(true),
             "" => Cell::Empty,
-            s if s.starts_with(|c: char| c.is_ascii_alphabetic()) => Cell::Name(s.to_string()),
+            // Names start with a letter, or are modifier flags like `16x2`: digits then a
+            // letter. A bare number other than 0/1 is a typo, not a field.
+            s if s.chars().any(|c| c.is_ascii_alphabetic()) && s.chars().next().is_some_and(|c| c.is_ascii_alphanumeric()) => Cell::Name(s.to_string()),
             s => {
                 let at = format!("cell {} (bit {} if no cell was dropped)", i + 1, base + i);
                 return p.err(cl, format!("layout {at} is '{s}'; expected 0, 1, empty or a field name"));

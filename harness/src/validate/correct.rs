@@ -301,7 +301,13 @@ pub fn triage(page: &Page, v: &Variant, obs: &[(Word, &Outcome)], learned: Optio
     let Some(original) = std::fs::read_to_string(&page.file).ok().and_then(|t| Version::parse(&page.file, t)) else { return };
     let base = obs.first().and_then(|(_, o)| printed(o));
     let judge0 = Judge::new(&original, &v.key, base.as_ref(), learned);
+    let zero_fixed = kept.iter().find(|k| matches!(k.correction.edits.as_slice(), [Edit::FixedBit { .. }]));
     for f in findings.iter_mut().filter(|f| f.variant == v.key && f.severity == Severity::Warning) {
+        // Every word of a variant whose zero word nvdisasm rejects is rejected: one cause.
+        if let (Some(k), true) = (zero_fixed, f.actual.starts_with("<illegal")) {
+            mark_error(f, k);
+            continue;
+        }
         let (Some(w), Some(j0)) = (f.word(), judge0.as_ref()) else { continue };
         let o = outcome_of(f);
         if j0.verdict(w, &o) != V::Differ {
@@ -309,13 +315,38 @@ pub fn triage(page: &Page, v: &Variant, obs: &[(Word, &Outcome)], learned: Optio
         }
         for k in &kept {
             if Judge::new(&k.version, &v.key, base.as_ref(), learned).is_some_and(|j| explained(j.verdict(w, &o))) {
-                f.severity = Severity::Error;
-                f.correction = Some(k.correction.clone());
-                f.proposal = Some(format!("{}{}", f.proposal.as_ref().map(|p| format!("{p}; ")).unwrap_or_default(), k.summary()));
+                mark_error(f, k);
                 break;
             }
         }
     }
+}
+
+/// The finding blames the page: its correction, the sentence, and the line the edit changes.
+fn mark_error(f: &mut Finding, k: &Kept) {
+    f.severity = Severity::Error;
+    f.correction = Some(k.correction.clone());
+    f.proposal = Some(format!("{}{}", f.proposal.as_ref().map(|p| format!("{p}; ")).unwrap_or_default(), k.summary()));
+    if let Some(line) = first_changed_line(&k.correction.diff) {
+        f.line = line;
+    }
+}
+
+/// The first line of the original file a unified diff removes or changes.
+fn first_changed_line(diff: &str) -> Option<usize> {
+    let mut line = 0usize;
+    for l in diff.lines() {
+        if let Some(h) = l.strip_prefix("@@ -") {
+            line = h.split([',', ' ']).next()?.parse().ok()?;
+        } else if l.starts_with("---") || l.starts_with("+++") {
+            continue;
+        } else if l.starts_with('-') || l.starts_with('+') {
+            return Some(line.max(1));
+        } else if l.starts_with(' ') {
+            line += 1;
+        }
+    }
+    None
 }
 
 impl Kept {
@@ -327,11 +358,31 @@ impl Kept {
     }
 }
 
+/// When nvdisasm rejects the variant's zero word: the fixed bit whose flip makes it print
+/// the page's distilled line exactly (an opcode bit the page writes wrong).
+fn fixed_bit_correction(page: &Page, v: &Variant, original: &Version, obs: &[(Word, &Outcome)]) -> Option<Kept> {
+    let by_word: HashMap<Word, &Outcome> = obs.iter().map(|(w, o)| (*w, *o)).collect();
+    let base_word = obs.first()?.0;
+    let bit = v.fixed_mask.iter().filter(|&b| b < 105).find(|&b| {
+        matches!(by_word.get(&base_word.flip(b)), Some(Outcome::Printed { text }) if *text == v.distilled)
+    })?;
+    let e = Edit::FixedBit { variant: v.key.clone(), bit, value: !v.fixed_value.bit(bit) };
+    let text = edit::apply(&original.text, original.page(), std::slice::from_ref(&e)).ok()?;
+    let version = Version::parse(&page.file, text)?;
+    let diff = unified_diff(&page.file, &original.text, &version.text);
+    // The evidence is the zero word itself: rejected as the page writes it, the distilled
+    // line exactly as corrected.
+    let correction = Correction { edits: vec![e], fixes: 1, regressions: 0, probes: 2, diff };
+    Some(Kept { version, correction })
+}
+
 /// The kept edits of one variant, each applied on top of those before it.
 fn corrections(page: &Page, v: &Variant, obs: &[(Word, &Outcome)], learned: Option<&FormConventions>) -> Option<Vec<Kept>> {
     let text = std::fs::read_to_string(&page.file).ok()?;
     let original = Version::parse(&page.file, text)?;
-    let base = obs.first().and_then(|(_, o)| printed(o))?;
+    let Some(base) = obs.first().and_then(|(_, o)| printed(o)) else {
+        return Some(fixed_bit_correction(page, v, &original, obs).into_iter().collect());
+    };
     let by_word: HashMap<Word, &Outcome> = obs.iter().map(|(w, o)| (*w, *o)).collect();
     let codec = Codec::new(&original.spec);
     let vi = codec.index_of(&v.key, None)?;
