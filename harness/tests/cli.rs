@@ -145,3 +145,68 @@ fn a_hung_nvdisasm_times_out_by_flag_and_by_variable() {
     assert!(t.elapsed() < std::time::Duration::from_secs(60), "{:?}", t.elapsed());
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn strict_turns_page_warnings_into_errors() {
+    let ok = bin().args(["parse", "corpus/isa"]).output().unwrap();
+    assert!(ok.status.success());
+    for cmd in [&["parse", "corpus/isa", "--strict"][..], &["check", "corpus/isa", "--words", "1", "--strict"]] {
+        let o = bin().args(cmd).output().unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{cmd:?}: {err}");
+        assert!(err.contains("--strict: 171 page warning(s)") && err.contains("warning: corpus/isa/"), "{cmd:?}: {err}");
+    }
+}
+
+#[test]
+fn decode_fails_on_words_that_match_nothing() {
+    let good = "0000000000000000000000000000022b";
+    let o = bin().args(["decode", "--arch", "90", good]).output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("DFMA_R_R_R_R"));
+    // Every word is still printed; the status says one matched nothing.
+    let o = bin().args(["decode", "--arch", "90", good, "ffffffffffffffffffffffffffffffff"]).output().unwrap();
+    let (out, err) = (String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(out.contains("DFMA_R_R_R_R") && out.contains("ffffffffffffffffffffffffffffffff  error:"), "{out}");
+    assert!(err.contains("1 of 2 word(s) matched no variant"), "{err}");
+    let o = bin().args(["decode", "--arch", "75", good]).output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("no variant for SM75"), "{err}");
+}
+
+/// Every option of every command says what it does in `--help`.
+#[test]
+fn every_option_has_help_text() {
+    for cmd in ["parse", "check", "validate", "run", "realcode", "decode", "asm", "bench"] {
+        let o = bin().args([cmd, "--help"]).output().unwrap();
+        let help = String::from_utf8_lossy(&o.stdout);
+        assert!(o.status.success(), "{cmd}");
+        let mut options = 0;
+        for line in help.lines().skip_while(|l| !l.starts_with("Arguments:") && !l.starts_with("Options:")) {
+            let t = line.trim_start();
+            if t.starts_with('-') || t.starts_with('<') || t.starts_with('[') {
+                options += 1;
+                // `--flag <V>  Text`: the text follows two or more spaces.
+                let text = t.split("  ").skip(1).map(str::trim).find(|s| !s.is_empty());
+                assert!(text.is_some(), "{cmd}: option without help text: {line:?}\n{help}");
+            }
+        }
+        assert!(options >= 3, "{cmd}: {help}");
+    }
+}
+
+#[test]
+fn run_reads_ptx_from_the_folder_given() {
+    let dir = scratch("runptx");
+    let o = bin()
+        .args(["run", "corpus/isa", "--words", "10", "--random", "10", "--ptx", "/nonexistent/ptx", "--out"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("/nonexistent/ptx"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
