@@ -5,6 +5,7 @@ pub mod codec;
 pub mod cubin;
 pub mod gen;
 pub mod oracle;
+pub mod output;
 pub mod realcode;
 pub mod report;
 pub mod sass;

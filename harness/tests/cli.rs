@@ -210,3 +210,65 @@ fn run_reads_ptx_from_the_folder_given() {
     assert!(err.contains("/nonexistent/ptx"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Lines of a file the fake tools append their pids to.
+fn pids(p: &Path) -> Vec<i32> {
+    std::fs::read_to_string(p).unwrap_or_default().lines().filter_map(|l| l.trim().parse().ok()).collect()
+}
+
+/// Whether a process is gone (or a zombie nobody has reaped yet).
+fn gone(pid: i32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Err(_) => true,
+        Ok(s) => s.rsplit_once(')').map(|(_, r)| r.trim_start().starts_with('Z')).unwrap_or(false),
+    }
+}
+
+fn wait_for(what: &str, secs: u64, mut ok: impl FnMut() -> bool) {
+    let t = std::time::Instant::now();
+    while !ok() {
+        assert!(t.elapsed() < std::time::Duration::from_secs(secs), "timed out waiting for {what}");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}
+
+/// A second run on a busy output folder is refused; SIGINT kills the first run's
+/// nvdisasm processes (grandchildren too), removes its temporaries and exits non-zero.
+#[test]
+fn output_folder_is_locked_and_sigint_cleans_up() {
+    let dir = scratch("lock");
+    let (tmp, out, pidfile) = (dir.join("tmp"), dir.join("out"), dir.join("pids"));
+    std::fs::create_dir_all(&tmp).unwrap();
+    let p = pidfile.display();
+    let hang = fake_nvdisasm(&dir, &format!("sleep 100000 & echo $! >> {p}; echo $$ >> {p}; exec sleep 100000"));
+    let validate = || {
+        let mut c = bin();
+        c.args(["validate", "corpus/isa", "--random", "20", "--tool-timeout", "60", "--out"]).arg(&out);
+        c.env("NVDISASM", &hang).env("TMPDIR", &tmp);
+        c
+    };
+    let mut first = validate().stdout(Stdio::null()).stderr(Stdio::piped()).spawn().unwrap();
+    wait_for("the fake nvdisasm to start", 60, || pids(&pidfile).len() >= 2);
+    let second = validate().output().unwrap();
+    let err = String::from_utf8_lossy(&second.stderr);
+    assert_eq!(second.status.code(), Some(2), "{err}");
+    assert!(err.contains("is in use by another sass-harness run") && err.contains(&out.display().to_string()), "{err}");
+    let has_temporaries = || std::fs::read_dir(&tmp).unwrap().any(|e| e.unwrap().file_name().to_string_lossy().starts_with("sass-harness-nvdisasm-"));
+    assert!(has_temporaries());
+    // SAFETY: signalling the child we started.
+    assert_eq!(unsafe { libc::kill(first.id() as i32, libc::SIGINT) }, 0);
+    let mut status = None;
+    wait_for("the first run to end", 20, || {
+        status = first.try_wait().unwrap();
+        status.is_some()
+    });
+    let mut err = String::new();
+    first.stderr.take().unwrap().read_to_string(&mut err).unwrap();
+    assert_eq!(status.unwrap().code(), Some(2), "{err}");
+    assert!(err.contains("interrupted"), "{err}");
+    assert!(!has_temporaries(), "temporaries left in {}", tmp.display());
+    for pid in pids(&pidfile) {
+        wait_for(&format!("pid {pid} to die"), 5, || gone(pid));
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
