@@ -6,6 +6,7 @@ pub mod cubin;
 pub mod fix;
 pub mod gen;
 pub mod oracle;
+pub mod output;
 pub mod realcode;
 pub mod report;
 pub mod sass;

@@ -6,6 +6,7 @@ use sass_harness::codec::{self, Codec};
 use sass_harness::gen::{random_values, Rng};
 use sass_harness::oracle::nvdisasm::Nvdisasm;
 use sass_harness::oracle::process;
+use sass_harness::output::OutputDir;
 use sass_harness::spec::{self, Spec};
 use sass_harness::validate::{self, Finding, VariantSummary};
 use std::io::Write;
@@ -185,6 +186,11 @@ fn load_spec(paths: &[PathBuf]) -> Result<Spec, String> {
     load(&Pages { paths: paths.to_vec(), strict: false })
 }
 
+/// The output folder, created and locked for this run.
+fn lock_out(out: &Path) -> Result<OutputDir, String> {
+    OutputDir::lock(out).map_err(|e| e.to_string())
+}
+
 /// nvdisasm, located and identified; a warning when it is not the pinned version.
 fn nvdisasm() -> Result<Nvdisasm, String> {
     // From here on, Ctrl-C / SIGTERM kill the running tools and end the command through
@@ -215,18 +221,19 @@ fn run(cmd: Cmd) -> Result<(), String> {
         }
         Cmd::Validate { pages, out, random, seed } => {
             let s = load(&pages)?;
-            validate(&s, &out, random, seed).map(|_| ())
+            validate(&s, &lock_out(&out)?, random, seed).map(|_| ())
         }
         Cmd::Run { pages, out, words, random, ptx } => {
             let s = load(&pages)?;
             check(&s, words, 1)?;
+            let out = lock_out(&out)?;
             validate(&s, &out, random, 0x5eed)?;
             realcode(&s, &ptx, &out)
         }
         Cmd::Fix { paths, out, random } => fix(&paths, &out, random),
         Cmd::Realcode { pages, ptx, out } => {
             let s = load(&pages)?;
-            realcode(&s, &ptx, &out)
+            realcode(&s, &ptx, &lock_out(&out)?)
         }
         Cmd::Decode { arch, spec: sp, words } => {
             let s = load_spec(&sp)?;
@@ -319,12 +326,12 @@ fn check(s: &Spec, words: usize, seed: u64) -> Result<(), String> {
     Ok(())
 }
 
-fn validate(s: &Spec, out: &Path, random: usize, seed: u64) -> Result<(Vec<VariantSummary>, Vec<Finding>), String> {
+fn validate(s: &Spec, out: &OutputDir, random: usize, seed: u64) -> Result<(Vec<VariantSummary>, Vec<Finding>), String> {
     let nv = nvdisasm()?;
     let c = Codec::new(s);
-    std::fs::create_dir_all(out).map_err(|e| format!("{}: {e}", out.display()))?;
-    let fpath = out.join("findings.jsonl");
-    let mut file = std::fs::File::create(&fpath).map_err(|e| format!("{}: {e}", fpath.display()))?;
+    // Streamed page by page (an interrupted run keeps what it found); the reports below
+    // are staged and renamed into place whole.
+    let (mut file, fpath) = out.create("findings.jsonl").map_err(|e| e.to_string())?;
     let opts = validate::Options { random_per_variant: random, seed, ..Default::default() };
     let started = Instant::now();
     let bar = indicatif::ProgressBar::new(s.pages.len() as u64);
@@ -357,7 +364,7 @@ fn validate(s: &Spec, out: &Path, random: usize, seed: u64) -> Result<(Vec<Varia
     all_f.sort_by_key(|f| order(&f.arch, &f.variant));
     // Check our own output: every finding's word, in a fresh batch, prints `actual` again.
     let mismatches = validate::reproduce::reproduce(&nv, &all_f).map_err(|e| e.to_string())?;
-    let written = sass_harness::report::write_reports(out, s, &all_s, &all_f, &nv.version).map_err(|e| e.to_string())?;
+    let written = out.stage(|dir| sass_harness::report::write_reports(dir, s, &all_s, &all_f, &nv.version)).map_err(|e| e.to_string())?;
     let words: usize = all_s.iter().map(|x| x.words).sum();
     let agree: usize = all_s.iter().map(|x| x.agreeing).sum();
     println!("validated {} variants: {} words, {} agreeing, {} findings in {:.1} s (nvdisasm {})", all_s.len(), words, agree, all_f.len(), started.elapsed().as_secs_f64(), nv.version);
@@ -404,7 +411,7 @@ fn fix(paths: &[PathBuf], out: &Path, random: usize) -> Result<(), String> {
     let mut spec = first;
     let mut errors = 0;
     for round in 1..=3 {
-        let (_, findings) = validate(&spec, &out.join(format!("round-{round}")), random, 0x5eed)?;
+        let (_, findings) = validate(&spec, &lock_out(&out.join(format!("round-{round}")))?, random, 0x5eed)?;
         errors = findings.iter().filter(|f| f.severity == validate::Severity::Error).count();
         println!("fix round {round}: {errors} error(s)");
         if errors == 0 && round > 1 {
@@ -441,11 +448,11 @@ fn fix(paths: &[PathBuf], out: &Path, random: usize) -> Result<(), String> {
     Ok(())
 }
 
-fn realcode(s: &Spec, ptx: &Path, out: &Path) -> Result<(), String> {
+fn realcode(s: &Spec, ptx: &Path, out: &OutputDir) -> Result<(), String> {
     let nv = nvdisasm()?;
     let ptxas = sass_harness::oracle::tools::locate(sass_harness::oracle::tools::Tool::Ptxas).map_err(|e| e.to_string())?;
     let c = Codec::new(s);
-    let tmp = out.join("cubins");
+    let tmp = out.path().join("cubins");
     let r = sass_harness::realcode::run(&c, &nv, &ptxas, ptx, &tmp)?;
     println!(
         "real code: {} kernels, {} words, {} covered by the pages, {} agreeing with nvdisasm, {} printed differently",
@@ -465,8 +472,8 @@ fn realcode(s: &Spec, ptx: &Path, out: &Path) -> Result<(), String> {
     for e in r.disagreeing.iter().take(8) {
         println!("  differs: {}  ours '{}'  nvdisasm '{}'  [{}]", e.word, e.ours, e.nvdisasm, e.kernel);
     }
-    let path = out.join("realcode.json");
-    std::fs::write(&path, serde_json::to_string_pretty(&r).map_err(|e| e.to_string())?).map_err(|e| format!("{}: {e}", path.display()))?;
+    let json = serde_json::to_string_pretty(&r).map_err(|e| e.to_string())?;
+    let path = out.write("realcode.json", json.as_bytes()).map_err(|e| e.to_string())?;
     println!("wrote {}", path.display());
     if r.asm_mismatch > 0 {
         return Err(format!("{} agreeing words did not assemble back", r.asm_mismatch));

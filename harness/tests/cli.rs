@@ -145,3 +145,130 @@ fn a_hung_nvdisasm_times_out_by_flag_and_by_variable() {
     assert!(t.elapsed() < std::time::Duration::from_secs(60), "{:?}", t.elapsed());
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn strict_turns_page_warnings_into_errors() {
+    let ok = bin().args(["parse", "corpus/isa"]).output().unwrap();
+    assert!(ok.status.success());
+    for cmd in [&["parse", "corpus/isa", "--strict"][..], &["check", "corpus/isa", "--words", "1", "--strict"]] {
+        let o = bin().args(cmd).output().unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{cmd:?}: {err}");
+        assert!(err.contains("--strict: 171 page warning(s)") && err.contains("warning: corpus/isa/"), "{cmd:?}: {err}");
+    }
+}
+
+#[test]
+fn decode_fails_on_words_that_match_nothing() {
+    let good = "0000000000000000000000000000022b";
+    let o = bin().args(["decode", "--arch", "90", good]).output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("DFMA_R_R_R_R"));
+    // Every word is still printed; the status says one matched nothing.
+    let o = bin().args(["decode", "--arch", "90", good, "ffffffffffffffffffffffffffffffff"]).output().unwrap();
+    let (out, err) = (String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(out.contains("DFMA_R_R_R_R") && out.contains("ffffffffffffffffffffffffffffffff  error:"), "{out}");
+    assert!(err.contains("1 of 2 word(s) matched no variant"), "{err}");
+    let o = bin().args(["decode", "--arch", "75", good]).output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("no variant for SM75"), "{err}");
+}
+
+/// Every option of every command says what it does in `--help`.
+#[test]
+fn every_option_has_help_text() {
+    for cmd in ["parse", "check", "validate", "run", "realcode", "decode", "asm", "bench"] {
+        let o = bin().args([cmd, "--help"]).output().unwrap();
+        let help = String::from_utf8_lossy(&o.stdout);
+        assert!(o.status.success(), "{cmd}");
+        let mut options = 0;
+        for line in help.lines().skip_while(|l| !l.starts_with("Arguments:") && !l.starts_with("Options:")) {
+            let t = line.trim_start();
+            if t.starts_with('-') || t.starts_with('<') || t.starts_with('[') {
+                options += 1;
+                // `--flag <V>  Text`: the text follows two or more spaces.
+                let text = t.split("  ").skip(1).map(str::trim).find(|s| !s.is_empty());
+                assert!(text.is_some(), "{cmd}: option without help text: {line:?}\n{help}");
+            }
+        }
+        assert!(options >= 3, "{cmd}: {help}");
+    }
+}
+
+#[test]
+fn run_reads_ptx_from_the_folder_given() {
+    let dir = scratch("runptx");
+    let o = bin()
+        .args(["run", "corpus/isa", "--words", "10", "--random", "10", "--ptx", "/nonexistent/ptx", "--out"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("/nonexistent/ptx"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Lines of a file the fake tools append their pids to.
+fn pids(p: &Path) -> Vec<i32> {
+    std::fs::read_to_string(p).unwrap_or_default().lines().filter_map(|l| l.trim().parse().ok()).collect()
+}
+
+/// Whether a process is gone (or a zombie nobody has reaped yet).
+fn gone(pid: i32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Err(_) => true,
+        Ok(s) => s.rsplit_once(')').map(|(_, r)| r.trim_start().starts_with('Z')).unwrap_or(false),
+    }
+}
+
+fn wait_for(what: &str, secs: u64, mut ok: impl FnMut() -> bool) {
+    let t = std::time::Instant::now();
+    while !ok() {
+        assert!(t.elapsed() < std::time::Duration::from_secs(secs), "timed out waiting for {what}");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}
+
+/// A second run on a busy output folder is refused; SIGINT kills the first run's
+/// nvdisasm processes (grandchildren too), removes its temporaries and exits non-zero.
+#[test]
+fn output_folder_is_locked_and_sigint_cleans_up() {
+    let dir = scratch("lock");
+    let (tmp, out, pidfile) = (dir.join("tmp"), dir.join("out"), dir.join("pids"));
+    std::fs::create_dir_all(&tmp).unwrap();
+    let p = pidfile.display();
+    let hang = fake_nvdisasm(&dir, &format!("sleep 100000 & echo $! >> {p}; echo $$ >> {p}; exec sleep 100000"));
+    let validate = || {
+        let mut c = bin();
+        c.args(["validate", "corpus/isa", "--random", "20", "--tool-timeout", "60", "--out"]).arg(&out);
+        c.env("NVDISASM", &hang).env("TMPDIR", &tmp);
+        c
+    };
+    let mut first = validate().stdout(Stdio::null()).stderr(Stdio::piped()).spawn().unwrap();
+    wait_for("the fake nvdisasm to start", 60, || pids(&pidfile).len() >= 2);
+    let second = validate().output().unwrap();
+    let err = String::from_utf8_lossy(&second.stderr);
+    assert_eq!(second.status.code(), Some(2), "{err}");
+    assert!(err.contains("is in use by another sass-harness run") && err.contains(&out.display().to_string()), "{err}");
+    let has_temporaries = || std::fs::read_dir(&tmp).unwrap().any(|e| e.unwrap().file_name().to_string_lossy().starts_with("sass-harness-nvdisasm-"));
+    assert!(has_temporaries());
+    // SAFETY: signalling the child we started.
+    assert_eq!(unsafe { libc::kill(first.id() as i32, libc::SIGINT) }, 0);
+    let mut status = None;
+    wait_for("the first run to end", 20, || {
+        status = first.try_wait().unwrap();
+        status.is_some()
+    });
+    let mut err = String::new();
+    first.stderr.take().unwrap().read_to_string(&mut err).unwrap();
+    assert_eq!(status.unwrap().code(), Some(2), "{err}");
+    assert!(err.contains("interrupted"), "{err}");
+    assert!(!has_temporaries(), "temporaries left in {}", tmp.display());
+    for pid in pids(&pidfile) {
+        wait_for(&format!("pid {pid} to die"), 5, || gone(pid));
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -137,8 +137,7 @@ impl Nvdisasm {
     /// `SASS_HARNESS_TOOL_TIMEOUT` (seconds) or [`DEFAULT_TIMEOUT`].
     pub fn locate() -> Result<Nvdisasm, ToolError> {
         let path = tools::locate(Tool::Nvdisasm)?;
-        let timeout = process::timeout_from_env()
-            .map_err(|err| ToolError::Run { path: path.display().to_string(), err })?;
+        let timeout = process::timeout_from_env().map_err(ToolError::Setting)?;
         let v = tools::version(Tool::Nvdisasm, &path, VERSION_TIMEOUT.min(timeout.max(Duration::from_secs(5))))?;
         let jobs = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
         Ok(Nvdisasm { path, version: v.line, version_number: v.number, jobs, timeout, min_chunk: MIN_CHUNK })

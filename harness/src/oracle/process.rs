@@ -20,8 +20,10 @@ pub const TIMEOUT_VAR: &str = "SASS_HARNESS_TOOL_TIMEOUT";
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(120);
 /// Most stdout read from a tool: a 100 000-word nvdisasm listing is about 125 MB.
 pub const MAX_STDOUT: usize = 512 << 20;
-/// Most stderr read from a tool: one line per illegal word stays far below this.
-pub const MAX_STDERR: usize = 16 << 20;
+/// Most stderr read from a tool: nvdisasm writes up to ~160 bytes per illegal word (an
+/// address line and an `Illegal instruction found` line), 16 MB for a 100 000-word chunk
+/// of illegal words; four times that is still a bounded read.
+pub const MAX_STDERR: usize = 64 << 20;
 /// How long the pipe readers get to finish after the child's group is killed: they only
 /// drain what is left in the pipes, unless something outside the group holds them open.
 const READER_GRACE: Duration = Duration::from_secs(5);

@@ -41,6 +41,8 @@ pub enum ToolError {
     BadVariable { var: &'static str, path: String },
     #[error("could not run {path}: {err}")]
     Run { path: String, err: String },
+    #[error("{0}")]
+    Setting(String),
     #[error("{path} --version: {err}")]
     Version { path: String, err: ProcessError },
     #[error("{path} is not {tool}: its --version output does not name {tool} ({status}): {output}")]

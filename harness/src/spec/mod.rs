@@ -263,7 +263,10 @@ mod tests {
         std::fs::write(d.join("notes.txt"), "todo: more pages\n").unwrap();
         let e = load(std::slice::from_ref(&d)).unwrap_err();
         assert!(e.file.ends_with("notes.txt") && e.line == 1, "{e}");
-        assert!(e.message.contains("expected an instruction name") && e.message.contains("every .txt file under"), "{e}");
+        assert!(
+            e.message.contains("expected an instruction name") && e.message.contains("every .txt file under"),
+            "{e}"
+        );
         let _ = std::fs::remove_dir_all(&d);
     }
 

@@ -240,8 +240,25 @@ fn parse_variant(p: &mut Lines, instruction: &str, arch: Arch) -> Result<Variant
             break;
         }
     }
-    let ctx = VariantCtx { file: p.file.to_string(), key: key.clone() };
-    let mut v = build_variant(p, ctx, arch, heading, mnemonic, heading_mods, form, kinds, distilled, dinst, fields_raw, fixed_mask, fixed_value, inferred, tables, hl)?;
+    let draft = VariantDraft {
+        file: p.file.to_string(),
+        key,
+        line: hl,
+        arch,
+        heading,
+        mnemonic,
+        heading_mods,
+        form,
+        kinds,
+        distilled,
+        dinst,
+        raw: fields_raw,
+        fixed_mask,
+        fixed_value,
+        inferred,
+        tables,
+    };
+    let mut v = draft.build(p)?;
     v.distilled_line = dl;
     v.layout_lines = layout_lines;
     Ok(v)
@@ -476,15 +493,12 @@ fn parse_table(p: &mut Lines, tl: usize, title: &str, id: TableId) -> Result<Tab
     Ok(Table { id, title: title.to_string(), width: width as u32, rows, omitted, line: tl })
 }
 
-struct VariantCtx {
+/// A variant as read from the page, before its fields are interpreted and checked.
+struct VariantDraft {
     file: String,
     key: String,
-}
-
-#[allow(clippy::too_many_arguments)]
-fn build_variant(
-    p: &mut Lines,
-    ctx: VariantCtx,
+    /// The heading's line: where whole-variant errors point.
+    line: usize,
     arch: Arch,
     heading: String,
     mnemonic: String,
@@ -498,35 +512,85 @@ fn build_variant(
     fixed_value: Word,
     inferred: BitSet,
     tables: Vec<Table>,
-    line: usize,
-) -> Result<Variant, PageError> {
-    let key = ctx.key.clone();
-    let err = |l: usize, m: String| -> PageError { PageError { file: ctx.file.clone(), line: l, message: format!("{key}: {m}") } };
-    // Page operand numbering: c[I][I] and cx[UR][I] take two numbers.
-    let mut page_ops = vec![];
-    let mut next = 0;
-    for &k in &kinds {
-        page_ops.push((next..next + k.page_slots()).collect::<Vec<_>>());
-        next += k.page_slots();
+}
+
+/// Fields classified so far, and what later checks need from the classification.
+#[derive(Default)]
+struct FieldScan {
+    fields: Vec<Field>,
+    /// Plain `modi` spans met, matched in order to the `Operand K Modifiers` tables.
+    plain_modi: usize,
+    /// Flag name → (spans, line of the first), for the repeated-name warning.
+    name_counts: Vec<(String, usize, usize)>,
+}
+
+impl VariantDraft {
+    fn err(&self, line: usize, m: impl std::fmt::Display) -> PageError {
+        PageError { file: self.file.clone(), line, message: format!("{}: {m}", self.key) }
     }
-    let n_page = next;
-    let operand_tables: Vec<usize> = tables
-        .iter()
-        .filter_map(|t| match t.id {
-            TableId::Operand { page_operand } => Some(page_operand),
-            _ => None,
-        })
-        .collect();
-    let mut fields: Vec<Field> = vec![];
-    let mut plain_modi = 0usize;
-    let mut name_counts: Vec<(String, usize, usize)> = vec![];
-    for f in &raw {
-        let bits: Vec<u8> = {
-            let mut b: Vec<u8> = f.spans.iter().flatten().copied().collect();
-            b.sort_unstable();
-            b
-        };
-        let kind = match f.name.as_str() {
+
+    /// Page operand numbers per form operand: c[I][I] and cx[UR][I] take two numbers.
+    fn page_ops(&self) -> Vec<Vec<usize>> {
+        let mut next = 0;
+        self.kinds
+            .iter()
+            .map(|k| {
+                let ops = (next..next + k.page_slots()).collect();
+                next += k.page_slots();
+                ops
+            })
+            .collect()
+    }
+
+    /// The page operands of the `Operand K Modifiers` tables, in page order.
+    fn operand_tables(&self) -> Vec<usize> {
+        self.tables
+            .iter()
+            .filter_map(|t| match t.id {
+                TableId::Operand { page_operand } => Some(page_operand),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// Classifies every layout span as a field; warns about repeated flag names.
+    fn fields(&self, p: &mut Lines, n_page: usize) -> Result<Vec<Field>, PageError> {
+        let operand_tables = self.operand_tables();
+        let mut scan = FieldScan::default();
+        for f in &self.raw {
+            let mut bits: Vec<u8> = f.spans.iter().flatten().copied().collect();
+            bits.sort_unstable();
+            let kind = self.field_kind(f, &bits, n_page, &operand_tables, &mut scan)?;
+            if let FieldKind::Flag { role: FlagRole::Modifier, .. } = &kind {
+                if bits.len() != 1 {
+                    return Err(self.err(f.line, format!("flag '{}' spans {} bits; flags are one bit", f.name, bits.len())));
+                }
+            }
+            if bits.len() > 64 {
+                return Err(self.err(f.line, format!("field '{}' spans {} bits", f.name, bits.len())));
+            }
+            scan.fields.push(Field { name: f.name.clone(), kind, bits, line: f.line });
+        }
+        if scan.fields.len() > crate::codec::MAX_FIELDS {
+            let m = format!("{} fields; at most {} are supported", scan.fields.len(), crate::codec::MAX_FIELDS);
+            return Err(self.err(self.line, m));
+        }
+        for (n, c, l) in &scan.name_counts {
+            if *c > 1 {
+                let m = format!("{}: '{n}' names {c} separate fields; they are told apart by operand", self.key);
+                p.warn(*l, rules::REPEATED_NAME, m);
+            }
+        }
+        if scan.plain_modi < operand_tables.len() {
+            let m = format!("{} 'Operand K Modifiers' tables but {} plain 'modi' spans", operand_tables.len(), scan.plain_modi);
+            return Err(self.err(self.line, m));
+        }
+        Ok(scan.fields)
+    }
+
+    /// What one layout span is, from its name.
+    fn field_kind(&self, f: &RawField, bits: &[u8], n_page: usize, operand_tables: &[usize], scan: &mut FieldScan) -> Result<FieldKind, PageError> {
+        Ok(match f.name.as_str() {
             "pred" => FieldKind::Pred,
             "stall" => FieldKind::Control { control: Control::Stall },
             "y" => FieldKind::Control { control: Control::Yield },
@@ -535,129 +599,144 @@ fn build_variant(
             "b-mask" => FieldKind::Control { control: Control::WaitMask },
             "reuse" => FieldKind::Control { control: Control::Reuse },
             "modi" => {
-                let Some(&op) = operand_tables.get(plain_modi) else {
-                    return Err(err(f.line, format!("plain 'modi' span #{} at bit {} has no 'Operand K Modifiers' table", plain_modi + 1, bits[0])));
+                let Some(&op) = operand_tables.get(scan.plain_modi) else {
+                    let m = format!("plain 'modi' span #{} at bit {} has no 'Operand K Modifiers' table", scan.plain_modi + 1, bits[0]);
+                    return Err(self.err(f.line, m));
                 };
-                plain_modi += 1;
+                scan.plain_modi += 1;
                 FieldKind::OperandModifier { page_operand: op }
             }
-            n => {
-                if let Some(num) = n.strip_prefix("operand ") {
-                    let page_operand: usize = num.parse().map_err(|_| err(f.line, format!("expected 'operand N', found '{n}'")))?;
-                    if page_operand >= n_page {
-                        return Err(err(f.line, format!("'{n}' but the form '{form}' has page operands 0..{}", n_page.saturating_sub(1))));
-                    }
-                    FieldKind::Operand { page_operand }
-                } else if let Some(num) = n.strip_prefix("modi ") {
-                    let group: u32 = num.parse().map_err(|_| err(f.line, format!("expected 'modi N', found '{n}'")))?;
-                    if !tables.iter().any(|t| t.id == TableId::Group { group }) {
-                        return Err(err(f.line, format!("'{n}' has no 'Modifier Group {group}' table")));
-                    }
-                    FieldKind::Group { group }
-                } else if n.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
-                    let role = match n {
-                        "cABS" => FlagRole::Abs,
-                        "cNEG" => FlagRole::Neg,
-                        s if is_selector(s) => FlagRole::Selector,
-                        _ => FlagRole::Modifier,
-                    };
-                    match name_counts.iter_mut().find(|(x, _, _)| x == n) {
-                        Some(e) => e.1 += 1,
-                        None => name_counts.push((n.to_string(), 1, f.line)),
-                    }
-                    FieldKind::Flag { name: n.to_string(), role, page_operand: None }
-                } else {
-                    return Err(err(f.line, format!("unknown layout cell '{n}' at bit {}", bits[0])));
+            n => self.named_kind(f, n, bits, n_page, scan)?,
+        })
+    }
+
+    /// `operand N`, `modi N`, or a flag (`cABS`, `SAT`, `H1`, …).
+    fn named_kind(&self, f: &RawField, n: &str, bits: &[u8], n_page: usize, scan: &mut FieldScan) -> Result<FieldKind, PageError> {
+        if let Some(num) = n.strip_prefix("operand ") {
+            let page_operand: usize = num.parse().map_err(|_| self.err(f.line, format!("expected 'operand N', found '{n}'")))?;
+            if page_operand >= n_page {
+                let m = format!("'{n}' but the form '{}' has page operands 0..{}", self.form, n_page.saturating_sub(1));
+                return Err(self.err(f.line, m));
+            }
+            return Ok(FieldKind::Operand { page_operand });
+        }
+        if let Some(num) = n.strip_prefix("modi ") {
+            let group: u32 = num.parse().map_err(|_| self.err(f.line, format!("expected 'modi N', found '{n}'")))?;
+            if !self.tables.iter().any(|t| t.id == TableId::Group { group }) {
+                return Err(self.err(f.line, format!("'{n}' has no 'Modifier Group {group}' table")));
+            }
+            return Ok(FieldKind::Group { group });
+        }
+        if !n.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+            return Err(self.err(f.line, format!("unknown layout cell '{n}' at bit {}", bits[0])));
+        }
+        let role = match n {
+            "cABS" => FlagRole::Abs,
+            "cNEG" => FlagRole::Neg,
+            s if is_selector(s) => FlagRole::Selector,
+            _ => FlagRole::Modifier,
+        };
+        match scan.name_counts.iter_mut().find(|(x, _, _)| x == n) {
+            Some(e) => e.1 += 1,
+            None => scan.name_counts.push((n.to_string(), 1, f.line)),
+        }
+        Ok(FieldKind::Flag { name: n.to_string(), role, page_operand: None })
+    }
+
+    /// Each table appears once, names an operand of the form, and is used by exactly the
+    /// field of its width.
+    fn check_tables(&self, fields: &[Field], n_page: usize) -> Result<(), PageError> {
+        for (i, t) in self.tables.iter().enumerate() {
+            if self.tables[..i].iter().any(|u| u.id == t.id) {
+                return Err(self.err(t.line, format!("table '{}' appears twice", t.title)));
+            }
+            if let TableId::Operand { page_operand } = t.id {
+                if page_operand >= n_page {
+                    return Err(self.err(t.line, format!("table '{}' names an operand the form '{}' does not have", t.title, self.form)));
                 }
             }
+            let users: Vec<&Field> = fields
+                .iter()
+                .filter(|f| match (&f.kind, &t.id) {
+                    (FieldKind::Group { group }, TableId::Group { group: g }) => group == g,
+                    (FieldKind::OperandModifier { page_operand }, TableId::Operand { page_operand: o }) => page_operand == o,
+                    _ => false,
+                })
+                .collect();
+            match users.as_slice() {
+                [] => return Err(self.err(t.line, format!("table '{}' is used by no layout field", t.title))),
+                [f] if f.width() != t.width => {
+                    let m = format!("table '{}' has {}-bit rows but its field spans {} bits", t.title, t.width, f.width());
+                    return Err(self.err(t.line, m));
+                }
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
+    /// Every page operand has an `operand N` field.
+    fn check_operand_fields(&self, fields: &[Field], page_ops: &[Vec<usize>]) -> Result<(), PageError> {
+        for (i, ops) in page_ops.iter().enumerate() {
+            for &po in ops {
+                if !fields.iter().any(|f| f.kind == FieldKind::Operand { page_operand: po }) {
+                    let m = format!("form operand {i} ('{}') has no 'operand {po}' field in the layout", self.kinds[i].form_token());
+                    return Err(self.err(self.line, m));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Fields do not overlap each other or fixed bits, and together cover all 128 bits.
+    fn check_coverage(&self, fields: &[Field]) -> Result<(), PageError> {
+        let mut seen = self.fixed_mask;
+        for f in fields {
+            let m = f.mask();
+            if !seen.intersect(m).is_empty() {
+                return Err(self.err(self.line, format!("field '{}' overlaps other bits", f.name)));
+            }
+            seen = seen.union(m);
+        }
+        if seen != BitSet::ALL {
+            return Err(self.err(self.line, "layout does not cover all 128 bits"));
+        }
+        Ok(())
+    }
+
+    /// Interprets and checks the draft: the variant, or the first error.
+    fn build(mut self, p: &mut Lines) -> Result<Variant, PageError> {
+        let page_ops = self.page_ops();
+        let n_page = page_ops.iter().map(Vec::len).sum();
+        let mut fields = self.fields(p, n_page)?;
+        self.check_tables(&fields, n_page)?;
+        self.check_operand_fields(&fields, &page_ops)?;
+        assign_flag_operands(p, &self.key, self.line, &mut fields, &page_ops, &self.kinds);
+        let operands = build_operands(&fields, &page_ops, &self.kinds);
+        self.check_coverage(&fields)?;
+        let mut v = Variant {
+            key: self.key.clone(),
+            arch: self.arch,
+            heading: std::mem::take(&mut self.heading),
+            mnemonic: std::mem::take(&mut self.mnemonic),
+            form: std::mem::take(&mut self.form),
+            operands,
+            distilled: std::mem::take(&mut self.distilled),
+            terminator: self.dinst.terminator,
+            fixed_mask: self.fixed_mask,
+            fixed_value: self.fixed_value,
+            inferred: self.inferred,
+            fields,
+            tables: std::mem::take(&mut self.tables),
+            modifiers: vec![],
+            file: self.file.clone(),
+            line: self.line,
+            distilled_line: 0,
+            layout_lines: [0; 4],
         };
-        if let FieldKind::Flag { role, .. } = &kind {
-            if matches!(role, FlagRole::Modifier) && bits.len() != 1 {
-                return Err(err(f.line, format!("flag '{}' spans {} bits; flags are one bit", f.name, bits.len())));
-            }
-        }
-        if bits.len() > 64 {
-            return Err(err(f.line, format!("field '{}' spans {} bits", f.name, bits.len())));
-        }
-        fields.push(Field { name: f.name.clone(), kind, bits, line: f.line });
+        v.modifiers = modifier_order(p, &v, &self.heading_mods, &self.dinst).map_err(|m| self.err(self.line, m))?;
+        Ok(v)
     }
-    if fields.len() > crate::codec::MAX_FIELDS {
-        return Err(err(line, format!("{} fields; at most {} are supported", fields.len(), crate::codec::MAX_FIELDS)));
-    }
-    for (n, c, l) in &name_counts {
-        if *c > 1 {
-            p.warn(*l, rules::REPEATED_NAME, format!("{key}: '{n}' names {c} separate fields; they are told apart by operand"));
-        }
-    }
-    if plain_modi < operand_tables.len() {
-        return Err(err(line, format!("{} 'Operand K Modifiers' tables but {plain_modi} plain 'modi' spans", operand_tables.len())));
-    }
-    for (i, t) in tables.iter().enumerate() {
-        if tables[..i].iter().any(|u| u.id == t.id) {
-            return Err(err(t.line, format!("table '{}' appears twice", t.title)));
-        }
-        if let TableId::Operand { page_operand } = t.id {
-            if page_operand >= n_page {
-                return Err(err(t.line, format!("table '{}' names an operand the form '{form}' does not have", t.title)));
-            }
-        }
-        let users: Vec<&Field> = fields.iter().filter(|f| match (&f.kind, &t.id) {
-            (FieldKind::Group { group }, TableId::Group { group: g }) => group == g,
-            (FieldKind::OperandModifier { page_operand }, TableId::Operand { page_operand: o }) => page_operand == o,
-            _ => false,
-        }).collect();
-        match users.as_slice() {
-            [] => return Err(err(t.line, format!("table '{}' is used by no layout field", t.title))),
-            [f] if f.width() != t.width => {
-                return Err(err(t.line, format!("table '{}' has {}-bit rows but its field spans {} bits", t.title, t.width, f.width())))
-            }
-            _ => {}
-        }
-    }
-    // Every page operand needs a field, except an all-zero-width one: that is an error.
-    for (i, ops) in page_ops.iter().enumerate() {
-        for &po in ops {
-            if !fields.iter().any(|f| f.kind == FieldKind::Operand { page_operand: po }) {
-                return Err(err(line, format!("form operand {} ('{}') has no 'operand {po}' field in the layout", i, kinds[i].form_token())));
-            }
-        }
-    }
-    assign_flag_operands(p, &key, line, &mut fields, &page_ops, &kinds);
-    let operands = build_operands(&fields, &page_ops, &kinds);
-    // Sanity: fields do not overlap and do not cover fixed bits.
-    let mut seen = fixed_mask;
-    for f in &fields {
-        let m = f.mask();
-        if !seen.intersect(m).is_empty() {
-            return Err(err(line, format!("field '{}' overlaps other bits", f.name)));
-        }
-        seen = seen.union(m);
-    }
-    if seen != BitSet::ALL {
-        return Err(err(line, "layout does not cover all 128 bits".into()));
-    }
-    let mut v = Variant {
-        key: key.clone(),
-        arch,
-        heading,
-        mnemonic,
-        form,
-        operands,
-        distilled,
-        terminator: dinst.terminator,
-        fixed_mask,
-        fixed_value,
-        inferred,
-        fields,
-        tables,
-        modifiers: vec![],
-        file: ctx.file.clone(),
-        line,
-        distilled_line: 0,
-        layout_lines: [0; 4],
-    };
-    v.modifiers = modifier_order(p, &v, &heading_mods, &dinst).map_err(|m| err(line, m))?;
-    Ok(v)
 }
 
 /// Operand selectors print after an operand (`R0.H1`), not after the mnemonic.
