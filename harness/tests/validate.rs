@@ -53,20 +53,26 @@ fn known_page_mistakes_are_found() {
     let has = |variant: &str, class: Class, pred: &dyn Fn(&Finding) -> bool| {
         findings.iter().any(|f| f.variant == variant && f.class == class && pred(f))
     };
+    use validate::{Edit, Severity};
+    let is = |s: Severity| move |f: &Finding| f.severity == s;
     // c[I][I]: the page gives bit 53 to the bank and bit 54 to the offset; nvdisasm reads
-    // bit 53 as the offset's top bit and bit 54 as bank bit 0.
-    assert!(has("DFMA_R_R_R_I_I", Class::FieldBits, &|f| f.bits.contains(&53)), "bit 53");
-    assert!(has("DFMA_R_R_R_I_I", Class::FieldBits, &|f| f.bits.contains(&54)), "bit 54");
-    // A uniform register has 6 bits; the page says 7 (DFMA) or 8 (FHFMA).
-    assert!(has("DFMA_R_R_UR_R", Class::FieldBits, &|f| f.bits.contains(&38)), "UR bit 38");
-    // I2F R,I: the heading's '???0' is not printed with a destination type.
-    assert!(has("I2F_R_I", Class::TableRow, &|f| f.proposal.as_deref().unwrap_or("").contains("F16")), "I2F heading");
-    // I2F R,R: the size group prints instead of (not after) the signedness group.
-    assert!(has("I2F_R_R", Class::TableRow, &|f| f.field.as_deref() == Some("modi 4")), "I2F modi 4");
-    // Control fields are checked by nvdisasm: yield alone is rejected.
-    assert!(has("DFMA_R_R_R_R", Class::Legality, &|f| f.field.as_deref() == Some("y")), "yield");
-    // Bits the page calls fixed that nvdisasm ignores.
-    assert!(has("DFMA_R_R_R_R", Class::FixedIgnored, &|_| true));
+    // bit 53 as the offset's top bit and bit 54 as bank bit 0: errors, with that edit.
+    let swap = |f: &Finding| f.correction.as_ref().is_some_and(|c| c.edits.iter().any(|e| matches!(e, Edit::FieldBits { field, bits, .. } if field == "operand 4" && *bits == (40..=53).collect::<Vec<u8>>())));
+    assert!(has("DFMA_R_R_R_I_I", Class::FieldBits, &|f| f.bits.contains(&53) && is(Severity::Error)(f) && swap(f)), "bit 53");
+    assert!(has("DFMA_R_R_R_I_I", Class::FieldBits, &|f| f.bits.contains(&54) && is(Severity::Error)(f) && swap(f)), "bit 54");
+    // A uniform register has 6 bits on SM90; the page says 7.
+    assert!(has("DFMA_R_R_UR_R", Class::FieldBits, &|f| f.bits.contains(&38) && is(Severity::Error)(f)), "UR bit 38");
+    // I2F R,I: the heading's '???0' is a value of group 1, not printed with every value.
+    let heading = |f: &Finding| f.correction.as_ref().is_some_and(|c| c.edits.iter().any(|e| matches!(e, Edit::Heading { to, .. } if to == "I2F")));
+    assert!(has("I2F_R_I", Class::TableRow, &|f| is(Severity::Error)(f) && heading(f)), "I2F heading");
+    // I2F R,R: the size group prints instead of (not after) the signedness group: no
+    // layout or table edit says that, so it is a warning.
+    assert!(has("I2F_R_R", Class::TableRow, &|f| f.field.as_deref() == Some("modi 4") && is(Severity::Warning)(f)), "I2F modi 4");
+    // Control fields are checked by nvdisasm: yield alone is rejected (a note).
+    assert!(has("DFMA_R_R_R_R", Class::Legality, &|f| f.field.as_deref() == Some("y") && is(Severity::Note)(f)), "yield");
+    // Bits the page calls fixed that nvdisasm ignores: notes.
+    assert!(has("DFMA_R_R_R_R", Class::FixedIgnored, &is(Severity::Note)));
+    assert!(findings.iter().all(|f| (f.severity == Severity::Error) == f.correction.is_some()), "errors, and only errors, carry a correction");
 }
 
 /// Real code: every word of our PTX kernels that a page covers decodes, prints what

@@ -326,7 +326,8 @@ pub fn triage(page: &Page, v: &Variant, obs: &[(Word, &Outcome)], learned: Optio
 fn mark_error(f: &mut Finding, k: &Kept) {
     f.severity = Severity::Error;
     f.correction = Some(k.correction.clone());
-    f.proposal = Some(format!("{}{}", f.proposal.as_ref().map(|p| format!("{p}; ")).unwrap_or_default(), k.summary()));
+    // What was seen is in `expected` and `actual`; the sentence is the edit that explains it.
+    f.proposal = Some(k.summary());
     if let Some(line) = first_changed_line(&k.correction.diff) {
         f.line = line;
     }
