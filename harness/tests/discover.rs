@@ -16,11 +16,20 @@ fn nv() -> Nvdisasm {
 }
 
 /// What a page says about a variant, in comparable form.
-fn layout(v: &Variant) -> (Vec<(String, Vec<u8>)>, String, String, Vec<Vec<(u64, String)>>, String) {
+#[derive(Debug, PartialEq)]
+struct Layout {
+    fields: Vec<(String, Vec<u8>)>,
+    fixed: Vec<u8>,
+    fixed_value: String,
+    tables: Vec<Vec<(u64, String)>>,
+    distilled: String,
+}
+
+fn layout(v: &Variant) -> Layout {
     let mut fields: Vec<(String, Vec<u8>)> = v.fields.iter().map(|f| (f.name.clone(), f.bits.clone())).collect();
     fields.sort();
     let tables = v.tables.iter().map(|t| t.rows.iter().map(|r| (r.value, r.name.clone())).collect()).collect();
-    (fields, v.fixed_mask.iter().map(|b| b.to_string()).collect::<Vec<_>>().join(","), v.fixed_value.hex(), tables, v.distilled.clone())
+    Layout { fields, fixed: v.fixed_mask.iter().collect(), fixed_value: v.fixed_value.hex(), tables, distilled: v.distilled.clone() }
 }
 
 /// Discovers `key` from the zero word of its page and compares, field by field.
