@@ -73,7 +73,8 @@ pub fn solve(o: &mut Oracle, s: &Seed, seed: Word, effects: &[(u8, Effect)]) -> 
     let (mut mods, tables) = groups(o, s, seed, comps, &single)?;
     fields.append(&mut mods);
     let distilled = s.text.clone();
-    Ok(Discovered { arch: s.arch, mnemonic: s.inst.mnemonic.clone(), kinds: s.kinds.clone(), zero: seed, distilled, fields, tables, notes })
+    let ignored = effects.iter().filter(|(_, e)| *e == Effect::Fixed(Fixed::Ignored)).map(|(b, _)| *b).collect();
+    Ok(Discovered { arch: s.arch, mnemonic: s.inst.mnemonic.clone(), kinds: s.kinds.clone(), zero: seed, distilled, fields, tables, ignored, notes })
 }
 
 fn modset(m: &[String]) -> std::collections::BTreeSet<&str> {
@@ -184,6 +185,59 @@ fn print_order(o: &mut Oracle, seed: Word, groups: &[Vec<u8>], tables: &[Table])
     let mut idx: Vec<usize> = (0..groups.len()).collect();
     idx.sort_by_key(|&i| first[i].as_ref().and_then(|n| mods.iter().position(|m| m == n)).unwrap_or(usize::MAX));
     Ok(idx)
+}
+
+/// The zero word with every field random (a group: one of its rows).
+fn random_word(d: &Discovered, rng: &mut Rng) -> Word {
+    d.fields.iter().fold(d.zero, |w, f| {
+        let v = match f.kind {
+            FieldKind::Group(n) => {
+                let t = &d.tables[n as usize - 1];
+                t[rng.below(t.len() as u64) as usize].0
+            }
+            _ => rng.next_u64() & if f.bits.len() >= 64 { u64::MAX } else { (1u64 << f.bits.len()) - 1 },
+        };
+        set(w, &f.bits, v)
+    })
+}
+
+/// The printed sub-value of page operand `po`, in field units, if it reads back.
+fn printed_value(s: &Seed, text: &str, po: usize) -> Option<i128> {
+    let sl = slots(s);
+    let i = sl.iter().position(|x| x.contains(&po))?;
+    let sub = sl[i].iter().position(|&x| x == po)?;
+    let op = sass::parse_instruction(text).ok()?.operands.get(i)?.clone();
+    let raw = super::probe::raw_operands(text);
+    s.values(&op, raw.get(i).map(String::as_str).unwrap_or("")).get(sub).copied().flatten()
+}
+
+/// `n` random words with every field set: each operand prints its fields' values, and the
+/// bits called ignored change nothing in context (each word again with them random).
+pub fn verify_random(o: &mut Oracle, s: &Seed, d: &Discovered, seed: u64, n: usize) -> Result<Vec<String>, DiscoverError> {
+    let mut rng = Rng::new(seed ^ 0x7a2d);
+    let words: Vec<Word> = (0..n).map(|_| random_word(d, &mut rng)).collect();
+    let noisy: Vec<Word> = words.iter().map(|&w| d.ignored.iter().fold(w, |w, &b| w.with_bit(b, rng.next_u64() & 1 == 1))).collect();
+    let texts = o.texts(&[words.clone(), noisy.clone()].concat())?;
+    let mut notes = vec![];
+    for (k, &w) in words.iter().enumerate() {
+        let (Some(t), Some(u)) = (&texts[k], &texts[n + k]) else {
+            notes.push(format!("random word {w} or {} is illegal", noisy[k]));
+            continue;
+        };
+        let same = |a: &str, b: &str| sass::parse_instruction(a).ok().map(|i| (i.pred, i.mnemonic, i.modifiers, i.operands)) == sass::parse_instruction(b).ok().map(|i| (i.pred, i.mnemonic, i.modifiers, i.operands));
+        if !same(t, u) {
+            notes.push(format!("ignored bits matter in context: {w} prints '{t}', {} prints '{u}'", noisy[k]));
+        }
+        for f in &d.fields {
+            let FieldKind::Operand(po) = f.kind else { continue };
+            let v = f.bits.iter().enumerate().fold(0i128, |a, (q, &b)| a | (i128::from(w.bit(b)) << q));
+            match printed_value(s, t, po) {
+                Some(g) if g.rem_euclid(1i128 << f.bits.len()) != v => notes.push(format!("operand {po} = {v:#x} in {w} prints '{t}'")),
+                _ => {}
+            }
+        }
+    }
+    Ok(notes)
 }
 
 /// Every operand field at all-ones and random values (other fields zero) must print that

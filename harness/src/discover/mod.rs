@@ -6,7 +6,8 @@
 //! operand, or a modifier bit. Value bits become `operand N` fields in weight order; modifier
 //! bits are joined into one group whenever a pair's joint text is not the union of their
 //! single effects; each group is enumerated for its table; every operand field is checked at
-//! all-ones and random values. Each step is one nvdisasm batch (four processes in all).
+//! all-ones and random values, and random words with every field set check the operands again
+//! and that the bits called ignored stay ignored in context. Each step is one nvdisasm batch.
 //! [`page::render`] writes the result in the ISA-viewer page format that `spec::parse` reads.
 
 pub mod layout;
@@ -72,6 +73,8 @@ pub struct Discovered {
     pub fields: Vec<Field>,
     /// Tables of `modi 1`, `modi 2`, … in order.
     pub tables: Vec<Table>,
+    /// Fixed bits whose single flip prints the same text (written as the zero word's bit).
+    pub ignored: Vec<u8>,
     /// What the page cannot say, and checks that failed (empty for a clean variant).
     pub notes: Vec<String>,
 }
@@ -132,6 +135,8 @@ pub fn discover(nv: &Nvdisasm, arch: Arch, seed: Word) -> Result<Discovered, Dis
     }
     d.zero = zero;
     let mut notes = layout::verify(&mut o, &s, &d, 0x5eed)?;
+    d.notes.append(&mut notes);
+    let mut notes = layout::verify_random(&mut o, &s, &d, 0x5eed, 100)?;
     d.notes.append(&mut notes);
     Ok(d)
 }
