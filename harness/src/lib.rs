@@ -3,6 +3,7 @@
 pub mod check;
 pub mod codec;
 pub mod cubin;
+pub mod discover;
 pub mod fix;
 pub mod gen;
 pub mod oracle;

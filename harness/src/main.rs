@@ -125,6 +125,21 @@ enum Cmd {
         /// The instruction, in nvdisasm's syntax (e.g. `@P0 DFMA R0, R0, R0, R0 ;`).
         text: String,
     },
+    /// Solve variants' layouts from seed words with nvdisasm and write them as one page.
+    Discover {
+        /// `90`, `SM90` or `sm_90`.
+        #[arg(long, value_parser = parse_arch)]
+        arch: u32,
+        /// A seed word, 32 hex digits (bit 127 first), control bits zero; repeat for more variants.
+        #[arg(long = "word", required = true)]
+        words: Vec<String>,
+        /// Directory for the page (`<mnemonic>_sm<arch>.txt`).
+        #[arg(long)]
+        out: PathBuf,
+        /// Page description line.
+        #[arg(long)]
+        description: Option<String>,
+    },
     /// Time validation of N words against nvdisasm alone on the same words.
     Bench {
         #[command(flatten)]
@@ -246,6 +261,7 @@ fn run(cmd: Cmd) -> Result<(), String> {
             println!("{}  {}", w, c.variant(vi).key);
             Ok(())
         }
+        Cmd::Discover { arch, words, out, description } => discover(arch, &words, &out, description.as_deref()),
         Cmd::Bench { pages, words } => {
             let s = load(&pages)?;
             bench(&s, words)
@@ -516,5 +532,30 @@ fn bench(s: &Spec, words: usize) -> Result<(), String> {
     println!("nvdisasm alone:   {alone:.2} s ({:.0} words/s)", checked as f64 / alone);
     println!("harness validate: {harness:.2} s ({:.0} words/s)", checked as f64 / harness);
     println!("ratio (harness throughput / nvdisasm throughput): {:.2}", alone / harness);
+    Ok(())
+}
+
+fn discover(arch: u32, words: &[String], out: &Path, description: Option<&str>) -> Result<(), String> {
+    use sass_harness::discover;
+    use sass_harness::word::Word;
+    let nv = nvdisasm()?;
+    let mut found = vec![];
+    for w in words {
+        let word = Word::parse_hex(w).ok_or_else(|| format!("'{w}' is not a word of up to 32 hex digits"))?;
+        let d = discover::discover(&nv, spec::Arch(arch), word).map_err(|e| e.to_string())?;
+        eprintln!("{}: {} field(s), {} table(s): {}", discover::page::key(&d), d.fields.len(), d.tables.len(), d.distilled);
+        for n in &d.notes {
+            eprintln!("  note: {n}");
+        }
+        found.push(d);
+    }
+    let name = found[0].mnemonic.clone();
+    if let Some(d) = found.iter().find(|d| d.mnemonic != name) {
+        return Err(format!("seeds decode to {name} and {}: one page holds one instruction", d.mnemonic));
+    }
+    std::fs::create_dir_all(out).map_err(|e| format!("{}: {e}", out.display()))?;
+    let path = out.join(format!("{}_sm{arch}.txt", name.to_lowercase()));
+    std::fs::write(&path, discover::page::render(&name, description, &found)).map_err(|e| format!("{}: {e}", path.display()))?;
+    println!("wrote {}", path.display());
     Ok(())
 }

@@ -1,0 +1,279 @@
+//! From single-flip effects to fields and tables, and the multi-value checks of the result.
+
+use super::probe::{Effect, Fixed, Seed};
+use super::{DiscoverError, Discovered, Field, FieldKind, Oracle, Table};
+use crate::gen::Rng;
+use crate::sass;
+use crate::spec::FlagRole;
+use crate::word::Word;
+use std::collections::BTreeMap;
+
+/// Page operand numbers of each form operand (`c[I][I]`, `cx[UR][I]` take two).
+pub fn slots(s: &Seed) -> Vec<Vec<usize>> {
+    let mut n = 0;
+    s.kinds
+        .iter()
+        .map(|k| {
+            let v: Vec<usize> = (n..n + k.page_slots()).collect();
+            n += k.page_slots();
+            v
+        })
+        .collect()
+}
+
+/// Fields and tables from the flips (plus two batches: modifier pairs, group rows and order).
+pub fn solve(o: &mut Oracle, s: &Seed, seed: Word, effects: &[(u8, Effect)]) -> Result<Discovered, DiscoverError> {
+    let sl = slots(s);
+    let mut fields = vec![];
+    let mut notes = vec![];
+    let mut values: BTreeMap<usize, Vec<(u32, u8)>> = BTreeMap::new();
+    let mut pred = vec![];
+    let mut modbits = vec![];
+    for (b, e) in effects {
+        match e {
+            Effect::Pred => pred.push(*b),
+            Effect::Value { operand, sub, weight } => {
+                if weight.is_none() {
+                    notes.push(format!("bit {b}: operand {operand} changes by a step that is not a power of two"));
+                }
+                values.entry(sl[*operand][*sub]).or_default().push((weight.unwrap_or(99), *b));
+            }
+            Effect::Flag { operand, role } => {
+                let kind = if *role == FlagRole::Abs { FieldKind::Abs(*operand) } else { FieldKind::Neg(*operand) };
+                fields.push(Field { kind, bits: vec![*b] });
+            }
+            Effect::Modifiers(_) => modbits.push(*b),
+            Effect::Unexpressible(t) => notes.push(format!("bit {b}: no page cell can say this: {t}")),
+            Effect::Fixed(Fixed::Terminator) => notes.push(format!("bit {b}: only the terminator changes; written fixed")),
+            Effect::Fixed(_) => {}
+        }
+    }
+    if !pred.is_empty() {
+        fields.push(Field { kind: FieldKind::Pred, bits: pred });
+    }
+    for (po, mut wb) in values {
+        wb.sort();
+        let weights: Vec<u32> = wb.iter().map(|x| x.0).collect();
+        let bits: Vec<u8> = wb.iter().map(|x| x.1).collect();
+        if weights != (0..wb.len() as u32).collect::<Vec<_>>() || !bits.windows(2).all(|w| w[0] < w[1]) {
+            notes.push(format!("operand {po}: value weights {weights:?} at bits {bits:?} are not 1, 2, 4, … in bit order"));
+        }
+        let mut sorted = bits;
+        sorted.sort_unstable();
+        fields.push(Field { kind: FieldKind::Operand(po), bits: sorted });
+    }
+    let single: BTreeMap<u8, Vec<String>> = effects
+        .iter()
+        .filter_map(|(b, e)| match e {
+            Effect::Modifiers(m) => Some((*b, m.clone())),
+            _ => None,
+        })
+        .collect();
+    let comps = components(o, s, seed, &single)?;
+    let (mut mods, tables) = groups(o, s, seed, comps, &single)?;
+    fields.append(&mut mods);
+    let distilled = s.text.clone();
+    let ignored = effects.iter().filter(|(_, e)| *e == Effect::Fixed(Fixed::Ignored)).map(|(b, _)| *b).collect();
+    Ok(Discovered { arch: s.arch, mnemonic: s.inst.mnemonic.clone(), kinds: s.kinds.clone(), zero: seed, distilled, fields, tables, ignored, notes })
+}
+
+fn modset(m: &[String]) -> std::collections::BTreeSet<&str> {
+    m.iter().map(String::as_str).collect()
+}
+
+/// Modifier bits joined wherever a pair's joint text is not the union of the single effects.
+fn components(o: &mut Oracle, s: &Seed, seed: Word, single: &BTreeMap<u8, Vec<String>>) -> Result<Vec<Vec<u8>>, DiscoverError> {
+    let bits: Vec<u8> = single.keys().copied().collect();
+    let pairs: Vec<(u8, u8)> = bits.iter().enumerate().flat_map(|(i, &a)| bits[i + 1..].iter().map(move |&b| (a, b))).collect();
+    let texts = o.texts(&pairs.iter().map(|&(a, b)| seed.flip(a).flip(b)).collect::<Vec<_>>())?;
+    let mut parent: BTreeMap<u8, u8> = bits.iter().map(|&b| (b, b)).collect();
+    fn find(p: &BTreeMap<u8, u8>, mut x: u8) -> u8 {
+        while p[&x] != x {
+            x = p[&x];
+        }
+        x
+    }
+    let base = modset(&s.inst.modifiers);
+    for (&(a, b), t) in pairs.iter().zip(&texts) {
+        let joint = t.as_deref().and_then(|t| sass::parse_instruction(t).ok()).map(|i| i.modifiers);
+        let want: std::collections::BTreeSet<&str> = base.iter().copied().chain(modset(&single[&a])).chain(modset(&single[&b])).collect();
+        if joint.as_ref().map(|j| modset(j) != want).unwrap_or(true) {
+            let (ra, rb) = (find(&parent, a), find(&parent, b));
+            parent.insert(ra, rb);
+        }
+    }
+    let mut comps: BTreeMap<u8, Vec<u8>> = BTreeMap::new();
+    for &b in &bits {
+        comps.entry(find(&parent, b)).or_default().push(b);
+    }
+    let mut out: Vec<Vec<u8>> = comps.into_values().collect();
+    out.sort();
+    Ok(out)
+}
+
+/// Each component: a one-bit modifier flag, or a group enumerated for its table; groups are
+/// numbered in nvdisasm's print order.
+fn groups(o: &mut Oracle, s: &Seed, seed: Word, comps: Vec<Vec<u8>>, single: &BTreeMap<u8, Vec<String>>) -> Result<(Vec<Field>, Vec<Table>), DiscoverError> {
+    let mut fields = vec![];
+    let mut multi = vec![];
+    for c in comps {
+        if let [b] = c.as_slice() {
+            let m = &single[b];
+            let added: Vec<&String> = m.iter().filter(|x| !s.inst.modifiers.contains(x)).collect();
+            let rest: Vec<&String> = m.iter().filter(|x| !added.contains(x)).collect();
+            if added.len() == 1 && rest.len() == s.inst.modifiers.len() && added[0].chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+                fields.push(Field { kind: FieldKind::Modifier(added[0].clone()), bits: c });
+                continue;
+            }
+        }
+        multi.push(c);
+    }
+    let words: Vec<Word> = multi.iter().flat_map(|g| (0..1u64 << g.len()).map(move |v| set(seed, g, v))).collect();
+    let texts = o.texts(&words)?;
+    let mut tables = vec![];
+    let mut at = 0;
+    for g in &multi {
+        let n = 1usize << g.len();
+        tables.push(rows(&texts[at..at + n]));
+        at += n;
+    }
+    let order = print_order(o, seed, &multi, &tables)?;
+    let mut out_tables = vec![];
+    for (k, &i) in order.iter().enumerate() {
+        fields.push(Field { kind: FieldKind::Group(k as u32 + 1), bits: multi[i].clone() });
+        out_tables.push(tables[i].clone());
+    }
+    Ok((fields, out_tables))
+}
+
+/// `seed` with value `v` written into `bits` (LSB first).
+pub fn set(seed: Word, bits: &[u8], v: u64) -> Word {
+    bits.iter().enumerate().fold(seed, |w, (k, &b)| w.with_bit(b, v >> k & 1 == 1))
+}
+
+/// Row names: the modifiers a value prints beyond those every legal value prints.
+fn rows(texts: &[Option<String>]) -> Table {
+    let mods: Vec<Option<Vec<String>>> = texts
+        .iter()
+        .map(|t| t.as_deref().and_then(|t| sass::parse_instruction(t).ok()).map(|i| i.modifiers))
+        .collect();
+    let legal: Vec<&Vec<String>> = mods.iter().flatten().collect();
+    let common: Vec<&String> = legal.first().map(|f| f.iter().filter(|m| legal.iter().all(|l| l.contains(m))).collect()).unwrap_or_default();
+    mods.iter()
+        .enumerate()
+        .filter_map(|(v, m)| {
+            let own: Vec<&str> = m.as_ref()?.iter().filter(|x| !common.contains(x)).map(String::as_str).collect();
+            Some((v as u64, if own.is_empty() { "(default)".to_string() } else { own.join(".") }))
+        })
+        .collect()
+}
+
+/// Group indices sorted by where nvdisasm prints them, from one word with every group set
+/// to its first named row.
+fn print_order(o: &mut Oracle, seed: Word, groups: &[Vec<u8>], tables: &[Table]) -> Result<Vec<usize>, DiscoverError> {
+    let mut w = seed;
+    let mut first = vec![];
+    for (g, t) in groups.iter().zip(tables) {
+        let row = t.iter().find(|(v, n)| *v != 0 && n != "(default)");
+        if let Some((v, _)) = row {
+            w = set(w, g, *v);
+        }
+        first.push(row.map(|(_, n)| n.split('.').next().unwrap_or("").to_string()));
+    }
+    let text = o.texts(&[w])?.remove(0).unwrap_or_default();
+    let mods = sass::parse_instruction(&text).map(|i| i.modifiers).unwrap_or_default();
+    let mut idx: Vec<usize> = (0..groups.len()).collect();
+    idx.sort_by_key(|&i| first[i].as_ref().and_then(|n| mods.iter().position(|m| m == n)).unwrap_or(usize::MAX));
+    Ok(idx)
+}
+
+/// The zero word with every field random (a group: one of its rows).
+fn random_word(d: &Discovered, rng: &mut Rng) -> Word {
+    d.fields.iter().fold(d.zero, |w, f| {
+        let v = match f.kind {
+            FieldKind::Group(n) => {
+                let t = &d.tables[n as usize - 1];
+                t[rng.below(t.len() as u64) as usize].0
+            }
+            _ => rng.next_u64() & if f.bits.len() >= 64 { u64::MAX } else { (1u64 << f.bits.len()) - 1 },
+        };
+        set(w, &f.bits, v)
+    })
+}
+
+/// The printed sub-value of page operand `po`, in field units, if it reads back.
+fn printed_value(s: &Seed, text: &str, po: usize) -> Option<i128> {
+    let sl = slots(s);
+    let i = sl.iter().position(|x| x.contains(&po))?;
+    let sub = sl[i].iter().position(|&x| x == po)?;
+    let op = sass::parse_instruction(text).ok()?.operands.get(i)?.clone();
+    let raw = super::probe::raw_operands(text);
+    s.values(&op, raw.get(i).map(String::as_str).unwrap_or("")).get(sub).copied().flatten()
+}
+
+/// `n` random words with every field set: each operand prints its fields' values, and the
+/// bits called ignored change nothing in context (each word again with them random).
+pub fn verify_random(o: &mut Oracle, s: &Seed, d: &Discovered, seed: u64, n: usize) -> Result<Vec<String>, DiscoverError> {
+    let mut rng = Rng::new(seed ^ 0x7a2d);
+    let words: Vec<Word> = (0..n).map(|_| random_word(d, &mut rng)).collect();
+    let noisy: Vec<Word> = words.iter().map(|&w| d.ignored.iter().fold(w, |w, &b| w.with_bit(b, rng.next_u64() & 1 == 1))).collect();
+    let texts = o.texts(&[words.clone(), noisy.clone()].concat())?;
+    let mut notes = vec![];
+    for (k, &w) in words.iter().enumerate() {
+        let (Some(t), Some(u)) = (&texts[k], &texts[n + k]) else {
+            notes.push(format!("random word {w} or {} is illegal", noisy[k]));
+            continue;
+        };
+        // Texts, not parsed operands: a NaN immediate never equals itself. Spacing before
+        // the terminator is syntax (bits 102/103 of FFMA change it alone).
+        let body = |x: &str| x.trim_end().trim_end_matches(';').trim_end().to_string();
+        if body(t) != body(u) {
+            notes.push(format!("ignored bits matter in context: {w} prints '{t}', {} prints '{u}'", noisy[k]));
+        }
+        for f in &d.fields {
+            let FieldKind::Operand(po) = f.kind else { continue };
+            let v = f.bits.iter().enumerate().fold(0i128, |a, (q, &b)| a | (i128::from(w.bit(b)) << q));
+            match printed_value(s, t, po) {
+                Some(g) if g.rem_euclid(1i128 << f.bits.len()) != v => notes.push(format!("operand {po} = {v:#x} in {w} prints '{t}'")),
+                _ => {}
+            }
+        }
+    }
+    Ok(notes)
+}
+
+/// Every operand field at all-ones and random values (other fields zero) must print that
+/// value; returns one note per disagreement.
+pub fn verify(o: &mut Oracle, s: &Seed, d: &Discovered, seed: u64) -> Result<Vec<String>, DiscoverError> {
+    let sl = slots(s);
+    let mut rng = Rng::new(seed);
+    let mut cases = vec![];
+    for f in &d.fields {
+        let FieldKind::Operand(po) = f.kind else { continue };
+        let Some(i) = sl.iter().position(|x| x.contains(&po)) else { continue };
+        let sub = sl[i].iter().position(|&x| x == po).unwrap_or(0);
+        let max = if f.bits.len() >= 64 { u64::MAX } else { (1u64 << f.bits.len()) - 1 };
+        for v in [max, rng.next_u64() & max, rng.next_u64() & max, rng.next_u64() & max] {
+            cases.push((po, i, sub, f.bits.len() as u32, v, set(d.zero, &f.bits, v)));
+        }
+    }
+    let texts = o.texts(&cases.iter().map(|c| c.5).collect::<Vec<_>>())?;
+    let mut notes = vec![];
+    for ((po, i, sub, w, v, word), t) in cases.into_iter().zip(texts) {
+        let Some(t) = t.filter(|t| !t.is_empty()) else {
+            notes.push(format!("operand {po} = {v:#x}: word {word} does not print"));
+            continue;
+        };
+        let raw = super::probe::raw_operands(&t);
+        let op = sass::parse_instruction(&t).ok().and_then(|x| x.operands.get(i).cloned());
+        let got = op.as_ref().and_then(|op| s.values(op, raw.get(i).map(String::as_str).unwrap_or("")).get(sub).copied().flatten());
+        let ok = match got {
+            Some(g) => g.rem_euclid(1i128 << w) == v as i128,
+            None => op.is_some(), // a NaN immediate: its payload is not printed
+        };
+        if !ok {
+            notes.push(format!("operand {po} = {v:#x}: word {word} prints '{t}'"));
+        }
+    }
+    Ok(notes)
+}

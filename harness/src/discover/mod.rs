@@ -1,0 +1,142 @@
+//! Discovery: a variant's layout solved from one seed word with nvdisasm alone (issue 9, v0).
+//!
+//! From the seed (an instruction word with control bits zero), every non-control bit is
+//! flipped singly; each flip's effect ([`probe::Effect`]) says whether the bit is fixed, the
+//! predicate, a value bit of one operand (with its weight), a `cABS`/`cNEG` decoration of one
+//! operand, or a modifier bit. Value bits become `operand N` fields in weight order; modifier
+//! bits are joined into one group whenever a pair's joint text is not the union of their
+//! single effects; each group is enumerated for its table; every operand field is checked at
+//! all-ones and random values, and random words with every field set check the operands again
+//! and that the bits called ignored stay ignored in context. Each step is one nvdisasm batch.
+//! [`page::render`] writes the result in the ISA-viewer page format that `spec::parse` reads.
+
+pub mod layout;
+pub mod page;
+pub mod probe;
+
+use crate::oracle::nvdisasm::{Nvdisasm, Outcome};
+use crate::spec::{Arch, OperandKind};
+use crate::word::Word;
+use probe::{Effect, Seed};
+
+/// Control fields (bits 105–125) are never probed: most values are illegal for most words.
+pub const CONTROL: std::ops::Range<u8> = 105..126;
+
+/// One field of a discovered layout.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Field {
+    pub kind: FieldKind,
+    /// Bit positions, least significant value bit first.
+    pub bits: Vec<u8>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FieldKind {
+    Pred,
+    /// Page operand number (`c[I][I]`/`cx[UR][I]` take two).
+    Operand(usize),
+    /// `modi N`, N counted from 1 in nvdisasm's print order.
+    Group(u32),
+    /// `cABS` / `cNEG` of a form operand.
+    Abs(usize),
+    Neg(usize),
+    /// A one-bit instruction modifier such as `SAT`.
+    Modifier(String),
+}
+
+impl Field {
+    /// The name a page writes in the field's first cell.
+    pub fn name(&self) -> String {
+        match &self.kind {
+            FieldKind::Pred => "pred".into(),
+            FieldKind::Operand(n) => format!("operand {n}"),
+            FieldKind::Group(n) => format!("modi {n}"),
+            FieldKind::Abs(_) => "cABS".into(),
+            FieldKind::Neg(_) => "cNEG".into(),
+            FieldKind::Modifier(m) => m.clone(),
+        }
+    }
+}
+
+/// A modifier group's table: (value, row name) for every legal value, `(default)` for none.
+pub type Table = Vec<(u64, String)>;
+
+/// A solved variant.
+#[derive(Clone, Debug)]
+pub struct Discovered {
+    pub arch: Arch,
+    pub mnemonic: String,
+    pub kinds: Vec<OperandKind>,
+    /// The seed with every field zero, and nvdisasm's text for it.
+    pub zero: Word,
+    pub distilled: String,
+    pub fields: Vec<Field>,
+    /// Tables of `modi 1`, `modi 2`, … in order.
+    pub tables: Vec<Table>,
+    /// Fixed bits whose single flip prints the same text (written as the zero word's bit).
+    pub ignored: Vec<u8>,
+    /// What the page cannot say, and checks that failed (empty for a clean variant).
+    pub notes: Vec<String>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum DiscoverError {
+    #[error("seed {0} is not a printable instruction on {1} ({2})")]
+    Seed(Word, Arch, String),
+    #[error("nvdisasm failed: {0}")]
+    Tool(String),
+}
+
+/// The batched oracle: one nvdisasm process per call; `None` = illegal, `""` = silent.
+pub struct Oracle<'a> {
+    pub nv: &'a Nvdisasm,
+    pub arch: Arch,
+    pub processes: usize,
+}
+
+impl Oracle<'_> {
+    pub fn texts(&mut self, words: &[Word]) -> Result<Vec<Option<String>>, DiscoverError> {
+        self.processes += 1;
+        let out = self.nv.disassemble(&self.arch.nvdisasm_name(), words).map_err(|e| DiscoverError::Tool(e.to_string()))?;
+        Ok(out
+            .into_iter()
+            .map(|o| match o {
+                Outcome::Printed { text } => Some(text),
+                Outcome::Silent => Some(String::new()),
+                Outcome::Illegal { .. } => None,
+            })
+            .collect())
+    }
+}
+
+/// Bits probed by single flips: all but the control fields.
+pub fn probe_bits() -> Vec<u8> {
+    (0..128u8).filter(|b| !CONTROL.contains(b)).collect()
+}
+
+/// Solves the variant of `seed` (control bits should be zero).
+pub fn discover(nv: &Nvdisasm, arch: Arch, seed: Word) -> Result<Discovered, DiscoverError> {
+    let mut o = Oracle { nv, arch, processes: 0 };
+    let bits = probe_bits();
+    let mut words = vec![seed];
+    words.extend(bits.iter().map(|&b| seed.flip(b)));
+    let texts = o.texts(&words)?;
+    let seed_text = match &texts[0] {
+        Some(t) if !t.is_empty() => t.clone(),
+        Some(_) => return Err(DiscoverError::Seed(seed, arch, "silent".into())),
+        None => return Err(DiscoverError::Seed(seed, arch, "illegal".into())),
+    };
+    let s = Seed::new(arch, &seed_text).map_err(|e| DiscoverError::Seed(seed, arch, e))?;
+    let effects: Vec<(u8, Effect)> = bits.iter().zip(&texts[1..]).map(|(&b, t)| (b, s.classify(t.as_deref()))).collect();
+    let mut d = layout::solve(&mut o, &s, seed, &effects)?;
+    let zero = Word(seed.0 & !d.fields.iter().flat_map(|f| f.bits.iter()).fold(0u128, |m, &b| m | 1u128 << b));
+    if zero != seed {
+        d.distilled = o.texts(&[zero])?[0].clone().unwrap_or_default();
+    }
+    d.zero = zero;
+    let mut notes = layout::verify(&mut o, &s, &d, 0x5eed)?;
+    d.notes.append(&mut notes);
+    let mut notes = layout::verify_random(&mut o, &s, &d, 0x5eed, 100)?;
+    d.notes.append(&mut notes);
+    Ok(d)
+}

@@ -1,0 +1,75 @@
+//! A discovered variant written as an ISA-viewer page (the seed format `spec::parse` reads).
+//!
+//! The layout is two pairs of tab-separated rows (index row `0..7` × 8, then 64 cells, least
+//! significant bit first); a field's name fills its first cell and each span's first cell,
+//! empty cells continue it; control fields carry the seeds' labels; bits 126–127 and every
+//! other bit the discovery left to no field are fixed cells holding the zero word's bit.
+
+use super::{Discovered, FieldKind};
+use crate::spec::OperandKind;
+
+const CONTROL_LABELS: [(&str, u8, u8); 6] = [("stall", 105, 4), ("y", 109, 1), ("r-bar", 110, 3), ("w-bar", 113, 3), ("b-mask", 116, 6), ("reuse", 122, 4)];
+
+/// The variant key the seeds use: mnemonic and form tokens (`FFMA_R_R_I_I_R`).
+pub fn key(d: &Discovered) -> String {
+    let toks: Vec<&str> = d
+        .kinds
+        .iter()
+        .map(|k| match k {
+            OperandKind::Const => "I_I",
+            OperandKind::ConstX => "UR_I",
+            k => k.form_token(),
+        })
+        .collect();
+    format!("{}_{}", d.mnemonic, toks.join("_"))
+}
+
+/// The 128 layout cells.
+pub fn cells(d: &Discovered) -> Vec<String> {
+    let mut cells: Vec<Option<String>> = vec![None; 128];
+    for f in &d.fields {
+        for (k, &b) in f.bits.iter().enumerate() {
+            let starts_span = k == 0 || f.bits[k - 1] + 1 != b;
+            cells[b as usize] = Some(if starts_span { f.name() } else { String::new() });
+        }
+    }
+    for (name, lo, w) in CONTROL_LABELS {
+        for b in lo..lo + w {
+            cells[b as usize] = Some(if b == lo { name.to_string() } else { String::new() });
+        }
+    }
+    cells.into_iter().enumerate().map(|(b, c)| c.unwrap_or_else(|| u8::from(d.zero.bit(b as u8)).to_string())).collect()
+}
+
+/// One variant block: heading, form, distilled, key, layout, tables.
+pub fn variant_block(d: &Discovered) -> String {
+    let form: Vec<&str> = d.kinds.iter().map(|k| k.form_token()).collect();
+    let index: Vec<String> = (0..64).map(|i| (i % 8).to_string()).collect();
+    let index = index.join("\t");
+    let c = cells(d);
+    let layout = [index.clone(), c[..64].join("\t"), index, c[64..].join("\t")].join("\n");
+    let mut parts = vec![d.mnemonic.clone(), form.join(","), format!("distilled: {}", d.distilled), format!("key: {}", key(d)), layout];
+    for (n, t) in d.tables.iter().enumerate() {
+        let width = d.fields.iter().find(|f| f.kind == FieldKind::Group(n as u32 + 1)).map(|f| f.bits.len()).unwrap_or(1);
+        let rows: Vec<String> = t.iter().map(|(v, name)| format!("{v:0width$b}\t{name}")).collect();
+        parts.push(format!("Modifier Group {}", n + 1));
+        parts.push(format!("Binary\tValue\n{}", rows.join("\n")));
+    }
+    parts.join("\n\n") + "\n"
+}
+
+/// A whole page for variants of one instruction and architecture.
+pub fn render(name: &str, description: Option<&str>, variants: &[Discovered]) -> String {
+    let arch = variants.first().map(|d| d.arch.0).unwrap_or(90);
+    let gpu = match arch {
+        90 => "H100",
+        100 => "B200",
+        _ => "GPU",
+    };
+    let mut head = vec!["NVIDIA ISA Viewer".to_string(), name.to_string()];
+    head.extend(description.map(str::to_string));
+    let noun = if variants.len() == 1 { "variant" } else { "variants" };
+    head.push(format!("{} {noun} on SM{arch} ({gpu})", variants.len()));
+    let blocks: Vec<String> = variants.iter().map(variant_block).collect();
+    head.join("\n\n") + "\n\n" + &blocks.join("\n")
+}

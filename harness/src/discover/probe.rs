@@ -1,0 +1,231 @@
+//! What one probe word did, compared with the seed: the effect classes of single-bit flips.
+
+use crate::sass::{self, Body, Instruction, Operand};
+use crate::spec::{Arch, FlagRole, OperandKind};
+
+/// Everything about the seed's text that the classification needs.
+#[derive(Clone, Debug)]
+pub struct Seed {
+    pub arch: Arch,
+    pub text: String,
+    pub inst: Instruction,
+    pub kinds: Vec<OperandKind>,
+}
+
+/// Why a bit is written as a fixed cell.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Fixed {
+    /// nvdisasm rejects the flipped word.
+    Illegal,
+    /// No line at all.
+    Silent,
+    /// The same text: nvdisasm ignores the bit.
+    Ignored,
+    /// Only the terminator's spacing changes (`;` → ` ;`).
+    Terminator,
+    /// Another mnemonic, operand count or operand kind: an opcode or form bit.
+    Other,
+}
+
+/// The effect of flipping one bit of the seed.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Effect {
+    Fixed(Fixed),
+    Pred,
+    /// The modifier list changed to this.
+    Modifiers(Vec<String>),
+    /// Form operand `operand`, sub-value `sub` (bank/UR = 0, offset = 1) changed by 2^`weight`
+    /// units (`None`: not a power of two, or a NaN).
+    Value { operand: usize, sub: usize, weight: Option<u32> },
+    /// A `-` or `|…|` decoration appeared on form operand `operand`.
+    Flag { operand: usize, role: FlagRole },
+    /// Something a page cannot say (several changes, `~`/`!`), with the text.
+    Unexpressible(String),
+}
+
+/// The operand kind a printed operand has, as the page's form line writes it.
+pub fn kind_of(o: &Operand) -> Option<OperandKind> {
+    match o.body {
+        Body::Reg { .. } => Some(OperandKind::Reg),
+        Body::UReg { .. } => Some(OperandKind::UReg),
+        Body::Imm { .. } => Some(OperandKind::Imm),
+        Body::Float { .. } => Some(OperandKind::Float),
+        Body::Const { .. } => Some(OperandKind::Const),
+        Body::ConstX { .. } => Some(OperandKind::ConstX),
+        _ => None,
+    }
+}
+
+impl Seed {
+    /// Reads the seed's text; `None` if an operand is of a kind pages cannot name.
+    pub fn new(arch: Arch, text: &str) -> Result<Seed, String> {
+        let inst = sass::parse_instruction(text).map_err(|e| format!("seed text '{text}': {e}"))?;
+        let kinds = inst.operands.iter().map(kind_of).collect::<Option<Vec<_>>>();
+        let kinds = kinds.ok_or_else(|| format!("seed text '{text}' has an operand kind pages cannot name (only R, UR, I, F, c[I][I], cx[UR][I])"))?;
+        Ok(Seed { arch, text: text.to_string(), inst, kinds })
+    }
+
+    /// Uniform register zero: UR63 (6 bits) before SM100, UR255 (8 bits) from SM100.
+    pub fn urz(&self) -> i128 {
+        if self.arch.0 >= 100 {
+            255
+        } else {
+            63
+        }
+    }
+
+    /// The sub-values of a printed operand, in field units (offsets in 4-byte units).
+    pub fn values(&self, o: &Operand, raw: &str) -> Vec<Option<i128>> {
+        let ureg = |n: u16| if raw.contains("URZ") { self.urz() } else { n as i128 };
+        match &o.body {
+            Body::Reg { n } => vec![Some(*n as i128)],
+            Body::UReg { n } => vec![Some(ureg(*n))],
+            Body::Imm { value } => vec![Some(*value as i128)],
+            Body::Float { value, .. } => vec![float_bits(*value, self.inst.mnemonic.starts_with('D'))],
+            Body::Const { bank, offset } => vec![Some(*bank as i128), Some(*offset as i128 / 4)],
+            Body::ConstX { ureg: u, offset } => vec![Some(ureg(*u)), Some(*offset as i128 / 4)],
+            _ => vec![None],
+        }
+    }
+
+    /// Classifies the text of the seed with one bit flipped.
+    pub fn classify(&self, out: Option<&str>) -> Effect {
+        let Some(text) = out else { return Effect::Fixed(Fixed::Illegal) };
+        if text.is_empty() {
+            return Effect::Fixed(Fixed::Silent);
+        }
+        if text == self.text {
+            return Effect::Fixed(Fixed::Ignored);
+        }
+        let Ok(inst) = sass::parse_instruction(text) else { return Effect::Fixed(Fixed::Other) };
+        if inst.mnemonic != self.inst.mnemonic || inst.operands.len() != self.inst.operands.len() {
+            return Effect::Fixed(Fixed::Other);
+        }
+        let mut changes = vec![];
+        if inst.pred != self.inst.pred {
+            changes.push(Effect::Pred);
+        }
+        if inst.modifiers != self.inst.modifiers {
+            changes.push(Effect::Modifiers(inst.modifiers.clone()));
+        }
+        let raws = raw_operands(text);
+        for (i, (a, b)) in self.inst.operands.iter().zip(&inst.operands).enumerate() {
+            match self.operand_change(i, a, b, raws.get(i).map(String::as_str).unwrap_or("")) {
+                Ok(mut c) => changes.append(&mut c),
+                Err(e) => return e,
+            }
+        }
+        match changes.len() {
+            0 => Effect::Fixed(Fixed::Terminator),
+            1 => changes.remove(0),
+            _ => Effect::Unexpressible(text.to_string()),
+        }
+    }
+
+    fn operand_change(&self, i: usize, a: &Operand, b: &Operand, raw: &str) -> Result<Vec<Effect>, Effect> {
+        if kind_of(b) != Some(self.kinds[i]) {
+            return Err(Effect::Fixed(Fixed::Other));
+        }
+        if b.not != a.not || b.suffixes != a.suffixes {
+            return Err(Effect::Unexpressible(format!("operand {i} prints '{raw}'")));
+        }
+        let mut out = vec![];
+        if a.neg != b.neg {
+            out.push(Effect::Flag { operand: i, role: FlagRole::Neg });
+        }
+        if a.abs != b.abs {
+            out.push(Effect::Flag { operand: i, role: FlagRole::Abs });
+        }
+        let seed_raw = raw_operands(&self.text);
+        let va = self.values(a, seed_raw.get(i).map(String::as_str).unwrap_or(""));
+        let vb = self.values(b, raw);
+        for (sub, (x, y)) in va.iter().zip(&vb).enumerate() {
+            if x == y && x.is_some() {
+                continue;
+            }
+            let weight = match (x, y) {
+                (Some(x), Some(y)) => power_of_two((x ^ y).unsigned_abs()),
+                _ => None,
+            };
+            out.push(Effect::Value { operand: i, sub, weight });
+        }
+        Ok(out)
+    }
+}
+
+fn power_of_two(d: u128) -> Option<u32> {
+    (d != 0 && d & (d - 1) == 0).then(|| d.trailing_zeros())
+}
+
+/// The bits of a printed float immediate: f32 bits, or the high 32 bits of a double.
+pub fn float_bits(v: f64, double: bool) -> Option<i128> {
+    if v.is_nan() {
+        return None;
+    }
+    if double {
+        return Some((v.to_bits() >> 32) as i128);
+    }
+    let f = v as f32;
+    (f as f64 == v || v.is_infinite()).then(|| f.to_bits() as i128)
+}
+
+/// The operands of an instruction text as printed, split at top-level commas.
+pub fn raw_operands(text: &str) -> Vec<String> {
+    let body = text.trim_end().trim_end_matches(';').trim_end();
+    let body = match body.strip_prefix('@') {
+        Some(r) => r.split_once(' ').map(|x| x.1).unwrap_or(""),
+        None => body,
+    };
+    let Some((_, ops)) = body.split_once(' ') else { return vec![] };
+    let (mut out, mut cur, mut depth) = (vec![], String::new(), 0i32);
+    for ch in ops.chars() {
+        match ch {
+            '[' | '(' => depth += 1,
+            ']' | ')' => depth -= 1,
+            _ => {}
+        }
+        if ch == ',' && depth == 0 {
+            out.push(cur.trim().to_string());
+            cur.clear();
+        } else {
+            cur.push(ch);
+        }
+    }
+    if !cur.trim().is_empty() {
+        out.push(cur.trim().to_string());
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn seed(t: &str) -> Seed {
+        Seed::new(Arch(90), t).unwrap()
+    }
+
+    #[test]
+    fn flips_are_classified_like_nvdisasm_prints_them() {
+        let s = seed("@P0 FFMA R0, R0, R0, c[0x0][0x0];");
+        assert_eq!(s.classify(None), Effect::Fixed(Fixed::Illegal));
+        assert_eq!(s.classify(Some("@P0 FFMA R0, R0, R0, c[0x0][0x0] ;")), Effect::Fixed(Fixed::Terminator));
+        assert_eq!(s.classify(Some("@P1 FFMA R0, R0, R0, c[0x0][0x0];")), Effect::Pred);
+        assert_eq!(s.classify(Some("@P0 FFMA R0, R0, R0, c[0x0][-0x8000];")), Effect::Value { operand: 3, sub: 1, weight: Some(13) });
+        assert_eq!(s.classify(Some("@P0 FFMA R0, R0, R0, c[0x10][0x0];")), Effect::Value { operand: 3, sub: 0, weight: Some(4) });
+        assert_eq!(s.classify(Some("@P0 FFMA R0, R0, R0, -c[0x0][0x0];")), Effect::Flag { operand: 3, role: FlagRole::Neg });
+        assert_eq!(s.classify(Some("@P0 FFMA.RM R0, R0, R0, c[0x0][0x0];")), Effect::Modifiers(vec!["RM".into()]));
+        assert_eq!(s.classify(Some("@P0 FADD R0, R0, c[0x0][0x0];")), Effect::Fixed(Fixed::Other));
+    }
+
+    #[test]
+    fn uniform_zero_and_floats() {
+        let s = Seed::new(Arch(100), "@P0 FFMA R0, R0, UR0, R0;").unwrap();
+        assert_eq!(s.classify(Some("@P0 FFMA R0, R0, UR128, R0;")), Effect::Value { operand: 2, sub: 0, weight: Some(7) });
+        let z = sass::parse_operand("URZ").unwrap();
+        assert_eq!(s.values(&z, "URZ"), vec![Some(255)]);
+        assert_eq!(float_bits(-0.0, false), Some(0x8000_0000));
+        assert_eq!(float_bits(2.0, true), Some(0x4000_0000));
+        assert_eq!(raw_operands("@P0 FFMA R0, -|R1|, cx[UR0][0x4], R2 ;"), vec!["R0", "-|R1|", "cx[UR0][0x4]", "R2"]);
+    }
+}
