@@ -79,8 +79,12 @@ pub struct FormConventions {
     /// fixed text of a heading modifier), in the order nvdisasm prints them. Empty when
     /// it could not be learned: the page's order is used.
     pub modifier_order: Vec<SlotId>,
-    /// Integer immediates print signed (`-0x21b6c350`, as I2F does) rather than unsigned.
+    /// Integer immediates print signed (`-0x21b6c350`, as I2F does) rather than unsigned,
+    /// with every modifier group at zero.
     pub signed_imm: bool,
+    /// Group values that change that (I2F R,I: `.U32` makes the immediate unsigned): the
+    /// group field's first bit, its value, and the signedness then.
+    pub signed_imm_by: Vec<(u8, u64, bool)>,
 }
 
 /// A modifier slot, named so that it survives page edits that renumber fields.

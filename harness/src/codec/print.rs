@@ -109,7 +109,7 @@ pub fn print_with(v: &Variant, values: &Values, learned: Option<(&FormConvention
         }
     }
     let modifiers = modifiers(v, values, learned.map(|l| l.0));
-    let signed_imm = learned.is_some_and(|(c, _)| c.signed_imm);
+    let signed_imm = learned.is_some_and(|(c, _)| signed_imm(v, values, c));
     let mut operands: Vec<Operand> = v.operands.iter().map(|o| operand(v, o, values, signed_imm)).collect();
     let mut terminator = v.terminator;
     if let Some((c, w)) = learned {
@@ -120,6 +120,13 @@ pub fn print_with(v: &Variant, values: &Values, learned: Option<(&FormConvention
         terminator = c.terminator(w).unwrap_or(terminator);
     }
     Instruction { pred, mnemonic: v.mnemonic.clone(), modifiers, operands, terminator }
+}
+
+/// Does the immediate print signed for these values? The base rule, unless a group's
+/// current value was seen to change it.
+fn signed_imm(v: &Variant, values: &Values, c: &FormConventions) -> bool {
+    let set = |bit: u8, x: u64| v.fields.iter().position(|f| f.bits[0] == bit).is_some_and(|fi| values.get(fi) == x);
+    c.signed_imm_by.iter().find(|(bit, x, s)| *s != c.signed_imm && set(*bit, *x)).map(|(_, _, s)| *s).unwrap_or(c.signed_imm)
 }
 
 /// The modifier tokens, in nvdisasm's order when it was learned, else the page's.

@@ -16,6 +16,8 @@ struct Plan {
     /// Each ordered slot and the first token it prints in the order probe.
     order_slots: Vec<(SlotId, String)>,
     has_imm: bool,
+    /// After the immediate's word: one per (group field's first bit, value), immediate at max.
+    imm_by_group: Vec<(u8, u64)>,
 }
 
 const WAIT_AT: usize = conv::OPEX_VALUES + conv::BARRIER_VALUES;
@@ -33,12 +35,21 @@ fn plan(codec: &Codec, vi: usize) -> Plan {
     let (order_values, order_slots) = order_probe(v);
     words.push(codec.encode_unchecked(vi, &order_values));
     let imm = v.operands.iter().find(|o| o.kind == OperandKind::Imm).and_then(|o| o.value_fields[0]);
+    let mut imm_by_group = vec![];
     if let Some(f) = imm {
         let mut vals = Values::zero(v.fields.len());
         vals.set(f, v.fields[f].max());
         words.push(codec.encode_unchecked(vi, &vals));
+        for (g, field) in v.fields.iter().enumerate().filter(|(_, x)| matches!(x.kind, crate::spec::FieldKind::Group { .. })) {
+            for x in 1..=field.max().min(255) {
+                let mut with = vals;
+                with.set(g, x);
+                words.push(codec.encode_unchecked(vi, &with));
+                imm_by_group.push((field.bits[0], x));
+            }
+        }
     }
-    Plan { vi, words, order_slots, has_imm: imm.is_some() }
+    Plan { vi, words, order_slots, has_imm: imm.is_some(), imm_by_group }
 }
 
 /// Values that make every modifier slot print tokens no other slot prints, and the slots
@@ -88,8 +99,15 @@ fn read(v: &Variant, p: &Plan, outs: &[Outcome]) -> FormConventions {
     let wait_semicolon = outs[WAIT_AT..ORDER_AT].iter().map(|o| printed(o).is_some_and(|i| i.terminator == Terminator::Semicolon)).collect();
     let terminator: Vec<Terminator> = outs[conv::OPEX_VALUES..WAIT_AT].iter().map(|o| printed(o).map(|i| i.terminator).unwrap_or(v.terminator)).collect();
     let modifier_order = printed(&outs[ORDER_AT]).map(|i| order_of(v, &p.order_slots, &i)).unwrap_or_default();
-    let signed_imm = p.has_imm && printed(&outs[ORDER_AT + 1]).is_some_and(|i| i.operands.iter().any(|o| matches!(o.body, sass::Body::Imm { value } if value < 0)));
-    FormConventions { opex, opex_semicolon, terminator, wait_semicolon, modifier_order, signed_imm }
+    let negative = |o: &Outcome| printed(o).map(|i| i.operands.iter().any(|o| matches!(o.body, sass::Body::Imm { value } if value < 0)));
+    let signed_imm = p.has_imm && negative(&outs[ORDER_AT + 1]).unwrap_or(false);
+    let signed_imm_by = p
+        .imm_by_group
+        .iter()
+        .zip(&outs[(ORDER_AT + 2).min(outs.len())..])
+        .filter_map(|(&(bit, x), o)| negative(o).map(|s| (bit, x, s)))
+        .collect();
+    FormConventions { opex, opex_semicolon, terminator, wait_semicolon, modifier_order, signed_imm, signed_imm_by }
 }
 
 /// The slots in the order nvdisasm printed their first tokens; empty unless every slot of

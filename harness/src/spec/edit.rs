@@ -24,6 +24,11 @@ pub enum Edit {
     RenameFlag { variant: String, bit: u8, from: String, to: String },
     /// Row `value` of the table titled `table` is named `name` (added when the page omits it).
     RowName { variant: String, table: String, value: u64, width: u32, from: Option<String>, name: String },
+    /// The table titled `table` is rewritten with rows of `width` bits (value, name): what
+    /// a field that takes over another's bits needs.
+    Table { variant: String, table: String, width: u32, rows: Vec<(u64, String)> },
+    /// The table titled `table` goes (its field's bits went to another field).
+    RemoveTable { variant: String, table: String },
     /// The variant heading is `to`, not `from` (e.g. `I2F.???0` → `I2F`).
     Heading { variant: String, from: String, to: String },
     /// The `distilled:` line is `to`, not `from`.
@@ -46,6 +51,11 @@ impl Edit {
                     None => format!("{row} of table {} is missing: it is {}", q(table), q(name)),
                 }
             }
+            Edit::Table { table, width, rows, .. } => {
+                let list: Vec<String> = rows.iter().map(|(x, n)| format!("{x:0w$b} {n}", w = *width as usize)).collect();
+                format!("table {} has {width}-bit rows: {}", q(table), list.join(", "))
+            }
+            Edit::RemoveTable { table, .. } => format!("table {} goes", q(table)),
             Edit::Heading { from, to, .. } => format!("the heading is {}, not {}", q(to), q(from)),
             Edit::Distilled { from, to, .. } => format!("the distilled line is {}, not {}", q(to), q(from)),
         }
@@ -136,6 +146,8 @@ fn edit_variant(e: &Edit) -> &str {
         | Edit::FixedBit { variant, .. }
         | Edit::RenameFlag { variant, .. }
         | Edit::RowName { variant, .. }
+        | Edit::Table { variant, .. }
+        | Edit::RemoveTable { variant, .. }
         | Edit::Heading { variant, .. }
         | Edit::Distilled { variant, .. } => variant,
     }
@@ -161,6 +173,30 @@ fn table_edit(v: &Variant, e: &Edit, out: &mut Lines) -> Result<(), String> {
     Ok(())
 }
 
+/// Rewrites or removes a whole table: its title line through its last row (and, when it
+/// goes, the blank line before it).
+fn table_rewrite(v: &Variant, e: &Edit, out: &mut Lines) -> Result<(), String> {
+    let (Edit::Table { table, .. } | Edit::RemoveTable { table, .. }) = e else { return Ok(()) };
+    let t = v.tables.iter().find(|t| &t.title == table).ok_or_else(|| format!("{}: no table '{table}'", v.key))?;
+    let last = t.rows.iter().map(|r| r.line).max().unwrap_or(t.line);
+    for l in t.line..=last {
+        out.insert(l, vec![]);
+    }
+    match e {
+        Edit::Table { width, rows, .. } => {
+            let mut block = vec![t.title.clone(), String::new(), "Binary\tValue".to_string()];
+            block.extend(rows.iter().map(|(x, n)| format!("{x:0w$b}\t{n}", w = *width as usize)));
+            out.insert(t.line, block);
+        }
+        _ => {
+            if t.line > 1 {
+                out.entry(t.line - 1).or_insert_with(Vec::new);
+            }
+        }
+    }
+    Ok(())
+}
+
 fn variant_edits(v: &Variant, edits: &[&Edit], out: &mut Lines) -> Result<(), String> {
     let mut layout = Layout::of(v);
     let mut layout_changed = false;
@@ -171,6 +207,7 @@ fn variant_edits(v: &Variant, edits: &[&Edit], out: &mut Lines) -> Result<(), St
                 layout_changed = true;
             }
             Edit::RowName { .. } => table_edit(v, e, out)?,
+            Edit::Table { .. } | Edit::RemoveTable { .. } => table_rewrite(v, e, out)?,
             Edit::Heading { to, .. } => {
                 out.insert(v.line, vec![to.clone()]);
             }

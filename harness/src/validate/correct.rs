@@ -268,6 +268,64 @@ fn table_candidates(v: &Variant, codec: &Codec, vi: usize, by_word: &HashMap<Wor
     out
 }
 
+/// Two modifier groups that nvdisasm reads as one field (I2F: signedness and width print
+/// `U16`, `S16`, not `U8.U16`): the first takes both fields' bits and a table of what
+/// every combination printed; the second and its table go.
+fn merge_candidates(v: &Variant, codec: &Codec, vi: usize, by_word: &HashMap<Word, &Outcome>) -> Vec<Vec<Edit>> {
+    let zero = Values::zero(v.fields.len());
+    let mut out = vec![];
+    let mut pairs: Vec<(usize, usize)> = super::group_pairs(v).into_iter().map(|(a, b, _, _)| (a, b)).collect();
+    pairs.dedup();
+    for (a, b) in pairs {
+        let (Some(ta), Some(tb)) = (v.field_table(a), v.field_table(b)) else { continue };
+        let others = minus(&minus(&codec::print(v, &zero).modifiers, &row_tokens(Some(ta), 0)), &row_tokens(Some(tb), 0));
+        let mut bits: Vec<u8> = v.fields[a].bits.iter().chain(&v.fields[b].bits).copied().collect();
+        bits.sort_unstable();
+        let mut rows = vec![];
+        let mut differs = false;
+        for x in 0..=v.fields[a].max() {
+            for y in 0..=v.fields[b].max() {
+                let mut vals = zero;
+                vals.set(a, x);
+                vals.set(b, y);
+                let Some(o) = by_word.get(&codec.encode_unchecked(vi, &vals)) else { return out };
+                let value = merged_value(&bits, &v.fields[a].bits, x, &v.fields[b].bits, y);
+                let name = match printed(o) {
+                    Some(i) => {
+                        differs |= i.modifiers != codec::print(v, &vals).modifiers;
+                        let toks = minus(&i.modifiers, &others);
+                        if toks.is_empty() { "(default)".to_string() } else { toks.join(".") }
+                    }
+                    None => format!("INVALID{value}"),
+                };
+                rows.push((value, name));
+            }
+        }
+        if !differs {
+            continue;
+        }
+        rows.sort();
+        out.push(vec![
+            Edit::FieldBits { variant: v.key.clone(), field: v.fields[a].name.clone(), bits: bits.clone() },
+            Edit::Table { variant: v.key.clone(), table: ta.title.clone(), width: bits.len() as u32, rows },
+            Edit::RemoveTable { variant: v.key.clone(), table: tb.title.clone() },
+        ]);
+    }
+    out
+}
+
+/// The value of a field on `bits` (increasing) holding `x` on `a`'s bits and `y` on `b`'s.
+fn merged_value(bits: &[u8], a: &[u8], x: u64, b: &[u8], y: u64) -> u64 {
+    bits.iter().enumerate().fold(0, |acc, (k, bit)| {
+        let set = match (a.iter().position(|p| p == bit), b.iter().position(|p| p == bit)) {
+            (Some(i), _) => x >> i & 1,
+            (_, Some(j)) => y >> j & 1,
+            _ => 0,
+        };
+        acc | set << k
+    })
+}
+
 /// Classes that never blame the page.
 fn is_note(f: &Finding, v: &Variant) -> bool {
     match f.class {
@@ -395,6 +453,7 @@ fn corrections(page: &Page, v: &Variant, obs: &[(Word, &Outcome)], learned: Opti
         cands.extend(layout.into_iter().map(|e| vec![e]));
     }
     cands.extend(table_candidates(v, &codec, vi, &by_word));
+    cands.extend(merge_candidates(v, &codec, vi, &by_word));
     let mut current = Judge::new(&original, &v.key, Some(&base), learned)?.verdicts(obs);
     let mut edits: Vec<Edit> = vec![];
     let mut kept: Vec<Kept> = vec![];

@@ -44,6 +44,9 @@ enum Kind {
     Field { field: usize, value: u64 },
     /// Fixed bit flipped.
     Fixed { bit: u8 },
+    /// Two modifier-group fields set together (both non-zero): do they combine as the
+    /// page says, or does one change what the other prints?
+    Pair { a: usize, b: usize },
     Random,
 }
 
@@ -377,6 +380,12 @@ fn probes_for(codec: &Codec, vi: usize, learned: Option<&FormConventions>, opts:
             push(vv, Kind::Field { field: fi, value: x });
         }
     }
+    for (a, b, x, y) in group_pairs(v) {
+        let mut vv = base;
+        vv.set(a, x);
+        vv.set(b, y);
+        push(vv, Kind::Pair { a, b });
+    }
     for bit in v.fixed_mask.iter() {
         let word = v.fixed_value.flip(bit);
         // Fixed bits are no field's, so the word's values stay the base's.
@@ -394,6 +403,27 @@ fn probes_for(codec: &Codec, vi: usize, learned: Option<&FormConventions>, opts:
             word = conv_rules::with_barriers(word, rng.below(conv_rules::BARRIER_VALUES as u64) as usize);
         }
         out.push(Probe { vi, word, kind: Kind::Random });
+    }
+    out
+}
+
+/// Every pair of modifier-group fields with every pair of non-zero values (tables of up to
+/// 256 value pairs): the evidence for groups that are one field in truth.
+pub(crate) fn group_pairs(v: &Variant) -> Vec<(usize, usize, u64, u64)> {
+    let groups: Vec<usize> = (0..v.fields.len()).filter(|&i| matches!(v.fields[i].kind, FieldKind::Group { .. })).collect();
+    let mut out = vec![];
+    for (i, &a) in groups.iter().enumerate() {
+        for &b in &groups[i + 1..] {
+            let (ma, mb) = (v.fields[a].max(), v.fields[b].max());
+            if (ma + 1) * (mb + 1) > 256 {
+                continue;
+            }
+            for x in 1..=ma {
+                for y in 1..=mb {
+                    out.push((a, b, x, y));
+                }
+            }
+        }
     }
     out
 }
@@ -551,6 +581,16 @@ impl<'a> Analysis<'a> {
             }
             Verdict::Differ => match p.kind {
                 Kind::Field { field, value } => Judged::Found(self.field_finding(field, value, p.word, &expected, &actual, base_actual, o)),
+                Kind::Pair { a, b } => {
+                    let mut bits = self.bits_of(a, values.get(a));
+                    bits.extend(self.bits_of(b, values.get(b)));
+                    bits.sort_unstable();
+                    let (na, nb) = (&v.fields[a].name, &v.fields[b].name);
+                    let why = format!("fields interact: '{na}' and '{nb}' together print what the page does not predict");
+                    let mut f = self.finding(Class::Interaction, Some(a), bits, p.word, exp_text, outcome_text(o), Some(why));
+                    f.field = Some(format!("{na} + {nb}"));
+                    Judged::Found(f)
+                }
                 Kind::Base => Judged::Found(self.finding(Class::FieldBits, None, vec![], p.word, exp_text, outcome_text(o), Some("the distilled line does not match nvdisasm for the zero word".into()))),
                 Kind::Random => Judged::Minimize(changed(&expected, &actual)),
                 Kind::Fixed { .. } => unreachable!(),
