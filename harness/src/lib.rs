@@ -8,6 +8,7 @@ pub mod oracle;
 pub mod realcode;
 pub mod report;
 pub mod sass;
+pub mod semantics;
 pub mod spec;
 pub mod validate;
 pub mod word;

@@ -87,6 +87,19 @@ enum Cmd {
         #[arg(long, default_value_t = 50_000)]
         words: usize,
     },
+    /// Predict what a word writes (CPU reference semantics): `model --arch 90 WORD R2=0x… …`
+    /// or `--batch FILE` of JSON lines `{"word":…,"inputs":{…}}` (`-` for stdin).
+    Model {
+        /// `90`, `SM90` or `sm_90`.
+        #[arg(long, value_parser = parse_arch)]
+        arch: u32,
+        #[arg(long = "spec", default_value = "corpus/isa")]
+        spec: Vec<PathBuf>,
+        #[arg(long)]
+        batch: Option<PathBuf>,
+        /// The word, then REG=VALUE inputs (a 64-bit operand through its even register).
+        args: Vec<String>,
+    },
 }
 
 fn main() -> ExitCode {
@@ -166,7 +179,32 @@ fn run(cmd: Cmd) -> Result<(), String> {
             let s = load(&paths)?;
             bench(&s, words)
         }
+        Cmd::Model { arch, spec: sp, batch, args } => model(&load(&sp)?, spec::Arch(arch), batch.as_deref(), &args),
     }
+}
+
+fn model(s: &Spec, arch: spec::Arch, batch: Option<&Path>, args: &[String]) -> Result<(), String> {
+    use sass_harness::semantics::batch;
+    let c = Codec::new(s);
+    if let Some(file) = batch {
+        let stdout = std::io::stdout();
+        let errors = if file == Path::new("-") {
+            batch::model_batch(&c, arch, std::io::stdin().lock(), stdout.lock())?
+        } else {
+            let f = std::fs::File::open(file).map_err(|e| format!("{}: {e}", file.display()))?;
+            batch::model_batch(&c, arch, std::io::BufReader::new(f), stdout.lock())?
+        };
+        return if errors == 0 { Ok(()) } else { Err(format!("{errors} batch line(s) had errors (see their \"error\")")) };
+    }
+    let (word, assignments) = args.split_first().ok_or("no word given: model --arch 90 WORD REG=VALUE…")?;
+    let out = batch::model_one(&c, arch, word, assignments)?;
+    if out.0.is_empty() {
+        println!("(nothing written: guard false or destination RZ)");
+    }
+    for o in &out.0 {
+        println!("{o}");
+    }
+    Ok(())
 }
 
 fn print_summary(s: &Spec) {
