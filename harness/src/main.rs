@@ -100,6 +100,12 @@ enum Cmd {
         /// The word, then REG=VALUE inputs (a 64-bit operand through its even register).
         args: Vec<String>,
     },
+    /// Run every variant's words on the GPU against the models (`--dry-run`: build and
+    /// check every patched cubin with nvdisasm, no GPU). Exit 3 when no GPU/driver.
+    Exec(sass_harness::oracle::gpu::cli::ExecArgs),
+    /// (internal) One batch in a child process: `exec` starts these.
+    #[command(hide = true)]
+    ExecWorker(sass_harness::oracle::gpu::cli::WorkerArgs),
 }
 
 fn main() -> ExitCode {
@@ -111,7 +117,13 @@ fn main() -> ExitCode {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
     let cli = Cli::parse();
-    match run(cli.cmd) {
+    // exec has exit statuses of its own (3: no GPU), so it bypasses `run`.
+    let cmd = match cli.cmd {
+        Cmd::Exec(a) => return sass_harness::oracle::gpu::cli::exec_main(&a),
+        Cmd::ExecWorker(a) => return sass_harness::oracle::gpu::cli::worker_main(&a),
+        other => other,
+    };
+    match run(cmd) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {e}");
@@ -179,6 +191,7 @@ fn run(cmd: Cmd) -> Result<(), String> {
             let s = load(&paths)?;
             bench(&s, words)
         }
+        Cmd::Exec(_) | Cmd::ExecWorker(_) => Err("exec is handled before run".into()),
         Cmd::Model { arch, spec: sp, batch, args } => model(&load(&sp)?, spec::Arch(arch), batch.as_deref(), &args),
     }
 }

@@ -115,10 +115,21 @@ fn guard(insn: &Instruction, inputs: &Inputs) -> Result<bool, ModelError> {
     }
 }
 
-/// Decode `word` for `arch` and print it: the instruction the models read.
+/// Decode `word` for `arch` and print it: the instruction the models read. Text a page
+/// heading carries (`I2F.???0`: printed always, a label of the page generator rather than
+/// a field's value) is dropped, so it does not make a word unmodellable.
 pub fn instruction(codec: &crate::codec::Codec, arch: crate::spec::Arch, word: crate::word::Word) -> Result<Instruction, String> {
     let (vi, values) = codec.decode(arch, word).map_err(|e| e.to_string())?;
-    Ok(crate::codec::print(codec.variant(vi), &values))
+    let v = codec.variant(vi);
+    let mut insn = crate::codec::print(v, &values);
+    for slot in &v.modifiers {
+        if let crate::spec::ModSlot::Fixed { text } = slot {
+            if let Some(i) = insn.modifiers.iter().position(|m| m == text) {
+                insn.modifiers.remove(i);
+            }
+        }
+    }
+    Ok(insn)
 }
 
 /// Decode and evaluate: what `word` writes on `inputs`.
