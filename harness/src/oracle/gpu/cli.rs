@@ -35,6 +35,10 @@ pub struct ExecArgs {
     /// Seconds one batch (one child process) may take.
     #[arg(long, default_value_t = 60)]
     pub timeout: u64,
+    /// Run a plan built earlier (`exec --dry-run --out DIR`, its cubins next to it)
+    /// instead of building one: no ptxas or nvdisasm needed.
+    #[arg(long)]
+    pub plan: Option<PathBuf>,
     /// Also run the write-barrier experiment (see `gpu::barrier`).
     #[arg(long)]
     pub barrier_experiment: bool,
@@ -106,11 +110,37 @@ fn exec(a: &ExecArgs) -> Result<u8, String> {
             }
         }
     }
+    let plan_dir = match &a.plan {
+        Some(p) => p.clone(),
+        None => {
+            if let Some(code) = build_plan(&codec, a)? {
+                return Ok(code);
+            }
+            a.out.clone()
+        }
+    };
+    if a.dry_run {
+        return Ok(0);
+    }
+    let entries = read_plan(&plan_dir.join("plan.jsonl"))?;
+    dev.entries = entries.clone();
+    std::fs::create_dir_all(&a.out).map_err(|e| format!("{}: {e}", a.out.display()))?;
+    let n = run_plan(&codec, &mut dev, &entries, &plan_dir, a)?;
+    println!("exec: {n} finding(s) in {}", a.out.join("exec-findings.jsonl").display());
+    if a.barrier_experiment {
+        barrier::run(&mut dev, &plan_dir, &a.out, a.inputs.div_ceil(256) * 256, a.seed)?;
+    }
+    Ok(0)
+}
+
+/// The dry run into `a.out` (and the barrier cubins when asked); `Some(1)` on a patch
+/// failure.
+fn build_plan(codec: &Codec, a: &ExecArgs) -> Result<Option<u8>, String> {
     let nv = Nvdisasm::locate().map_err(|e| e.to_string())?;
     let ptxas = tools::locate(Tool::Ptxas).map_err(|e| e.to_string())?;
     let opts = Options { out: a.out.clone(), slots: a.slots, random: a.random, seed: a.seed };
     let t0 = Instant::now();
-    let rep = dry_run(&codec, &nv, &ptxas, &opts)?;
+    let rep = dry_run(codec, &nv, &ptxas, &opts)?;
     println!(
         "dry run: {} patched words ({} hidden fixed bits) in {} cubins, {} words dropped (illegal alone), {:.1} s; plan: {}",
         rep.entries,
@@ -125,22 +155,12 @@ fn exec(a: &ExecArgs) -> Result<u8, String> {
             println!("PATCH FAILURE: {f}");
         }
         println!("dry run: {} patch failure(s)", rep.failures.len());
-        return Ok(1);
+        return Ok(Some(1));
     }
     if a.barrier_experiment {
-        barrier::build(&codec, &nv, &ptxas, &a.out, a.slots)?;
+        barrier::build(codec, &nv, &ptxas, &a.out, a.slots)?;
     }
-    if a.dry_run {
-        return Ok(0);
-    }
-    let entries = read_plan(&a.out.join("plan.jsonl"))?;
-    dev.entries = entries.clone();
-    let n = run_plan(&codec, &mut dev, &entries, a)?;
-    println!("exec: {n} finding(s) in {}", a.out.join("exec-findings.jsonl").display());
-    if a.barrier_experiment {
-        barrier::run(&codec, &mut dev, &a.out, a.inputs.div_ceil(256) * 256, a.seed)?;
-    }
-    Ok(0)
+    Ok(None)
 }
 
 pub fn read_plan(path: &Path) -> Result<Vec<PlanEntry>, String> {
@@ -154,7 +174,7 @@ fn device_sm(tool: &str) -> Option<u32> {
 }
 
 /// Run every executable cubin of the plan twice (two output sentinels); stream findings.
-pub fn run_plan(codec: &Codec, dev: &mut dyn Executor, entries: &[PlanEntry], a: &ExecArgs) -> Result<usize, String> {
+pub fn run_plan(codec: &Codec, dev: &mut dyn Executor, entries: &[PlanEntry], plan_dir: &Path, a: &ExecArgs) -> Result<usize, String> {
     let path = a.out.join("exec-findings.jsonl");
     let mut out = std::io::BufWriter::new(std::fs::File::create(&path).map_err(|e| format!("{}: {e}", path.display()))?);
     let mut by_cubin: BTreeMap<&str, Vec<&PlanEntry>> = BTreeMap::new();
@@ -174,7 +194,7 @@ pub fn run_plan(codec: &Codec, dev: &mut dyn Executor, entries: &[PlanEntry], a:
             skipped_arch += es.len();
             continue;
         }
-        let r = run_cubin(codec, dev, &tool, cubin, es, a);
+        let r = run_cubin(codec, dev, &tool, &plan_dir.join(cubin), es, a);
         for f in &r.findings {
             writeln!(out, "{}", serde_json::to_string(f).map_err(|e| e.to_string())?).map_err(|e| e.to_string())?;
             out.flush().map_err(|e| e.to_string())?;
@@ -197,13 +217,13 @@ struct CubinOutcome {
 }
 
 /// One cubin: inputs, two runs with different sentinels, comparison with the models.
-fn run_cubin(codec: &Codec, dev: &mut dyn Executor, tool: &str, cubin: &str, es: &[&PlanEntry], a: &ExecArgs) -> CubinOutcome {
+fn run_cubin(codec: &Codec, dev: &mut dyn Executor, tool: &str, cubin: &Path, es: &[&PlanEntry], a: &ExecArgs) -> CubinOutcome {
     let kind = es[0].template;
     let (in_stride, out_stride) = crate::oracle::exec::strides(kind, a.slots);
     let threads = a.inputs.div_ceil(256) * 256;
-    let seed = a.seed ^ cubin.bytes().fold(0u64, |h, b| h.wrapping_mul(31).wrapping_add(b as u64));
+    let seed = a.seed ^ es[0].cubin.bytes().fold(0u64, |h, b| h.wrapping_mul(31).wrapping_add(b as u64));
     let input = inputs::generate(kind, a.slots, threads, seed);
-    let mut b = Batch { cubin: a.out.join(cubin), function: "slots".into(), threads, in_stride, out_stride, k: inputs::constant(kind, seed), sentinel: 0xa5a5_a5a5 };
+    let mut b = Batch { cubin: cubin.to_path_buf(), function: "slots".into(), threads, in_stride, out_stride, k: inputs::constant(kind, seed), sentinel: 0xa5a5_a5a5 };
     let first = dev.run(&b, &input);
     b.sentinel = 0x5a5a_5a5a;
     let second = dev.run(&b, &input);
@@ -211,7 +231,7 @@ fn run_cubin(codec: &Codec, dev: &mut dyn Executor, tool: &str, cubin: &str, es:
     let (o1, o2) = match (first, second) {
         (Ok(x), Ok(y)) => (x, y),
         (Err(Trap { message }), _) | (_, Err(Trap { message })) => {
-            out.findings = es.iter().map(|e| finding(tool, e, ExecClass::Trap, "", format!("{cubin}: {message}"))).collect();
+            out.findings = es.iter().map(|e| finding(tool, e, ExecClass::Trap, "", format!("{}: {message}", e.cubin))).collect();
             return out;
         }
     };
