@@ -418,3 +418,36 @@ fn unmodelled_forms_say_so() {
     let e = run(&c, 100, "QADD4.E4M3x4.E5M2x4 R1, R2.B3210, R3.B3210;", &[("R2", 0), ("R3", 0)]).unwrap_err();
     assert!(e.contains("no model") && e.contains("mixed"), "{e}");
 }
+
+// ---- `sass-harness model` ----
+
+fn model_cli(args: &[&str], stdin: &str) -> (Option<i32>, String, String) {
+    use std::io::Write;
+    let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_sass-harness"));
+    c.current_dir(sass_harness::oracle::tools::repo_root()).arg("model").args(args);
+    c.stdin(std::process::Stdio::piped()).stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::piped());
+    let mut child = c.spawn().unwrap();
+    child.stdin.take().unwrap().write_all(stdin.as_bytes()).unwrap();
+    let o = child.wait_with_output().unwrap();
+    (o.status.code(), String::from_utf8_lossy(&o.stdout).into(), String::from_utf8_lossy(&o.stderr).into())
+}
+
+#[test]
+fn model_cli_prints_pairs_reads_batches_and_names_missing_inputs() {
+    // DFMA.RM R0, R2, R4, R6: 1 * 2 + 2^-53 rounds down to 2 under RM, up under RP.
+    let w = "0000000000004006000000040200722b";
+    let (code, out, _) = model_cli(&["--arch", "90", w, "R2=0x3ff0000000000000", "R4=0x4000000000000000", "R6=0x3ca0000000000000"], "");
+    assert_eq!((code, out.trim()), (Some(0), "R0=0x4000000000000000"));
+    let batch = format!(
+        "{{\"word\":\"{w}\",\"inputs\":{{\"R2\":\"0x3ff0000000000000\",\"R4\":\"0x4000000000000000\",\"R6\":\"0xbca0000000000000\"}}}}\n{{\"word\":\"{w}\",\"inputs\":{{\"R2\":\"0x1\"}}}}\n"
+    );
+    let (code, out, err) = model_cli(&["--arch", "90", "--batch", "-"], &batch);
+    let lines: Vec<&str> = out.lines().collect();
+    // 2 - 2^-53 under RM: the largest double below 2.
+    assert_eq!(lines[0], r#"{"outputs":{"R0":"0x3fffffffffffffff"}}"#);
+    assert!(lines[1].contains("missing input R4"), "{out}");
+    assert_eq!(code, Some(2), "{err}");
+    let (code, _, err) = model_cli(&["--arch", "90", w, "R2=0x1", "R4=zz"], "");
+    assert_eq!(code, Some(2));
+    assert!(err.contains("'zz' is not a number"), "{err}");
+}
