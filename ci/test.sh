@@ -4,4 +4,5 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash ci/install-cuda-tools.sh
+bash ci/lint-workflows.sh
 cargo test --workspace --release

@@ -11,6 +11,7 @@ pub mod output;
 pub mod realcode;
 pub mod report;
 pub mod sass;
+pub mod semantics;
 pub mod spec;
 pub mod validate;
 pub mod word;

@@ -148,6 +148,25 @@ enum Cmd {
         #[arg(long, default_value_t = 50_000)]
         words: usize,
     },
+    /// Predict what a word writes (CPU reference semantics): `model --arch 90 WORD R2=0x… …`
+    /// or `--batch FILE` of JSON lines `{"word":…,"inputs":{…}}` (`-` for stdin).
+    Model {
+        /// `90`, `SM90` or `sm_90`.
+        #[arg(long, value_parser = parse_arch)]
+        arch: u32,
+        #[arg(long = "spec", default_value = "corpus/isa")]
+        spec: Vec<PathBuf>,
+        #[arg(long)]
+        batch: Option<PathBuf>,
+        /// The word, then REG=VALUE inputs (a 64-bit operand through its even register).
+        args: Vec<String>,
+    },
+    /// Run every variant's words on the GPU against the models (`--dry-run`: build and
+    /// check every patched cubin with nvdisasm, no GPU). Exit 3 when no GPU/driver.
+    Exec(sass_harness::oracle::gpu::cli::ExecArgs),
+    /// (internal) One batch in a child process: `exec` starts these.
+    #[command(hide = true)]
+    ExecWorker(sass_harness::oracle::gpu::cli::WorkerArgs),
 }
 
 /// The pages a command reads.
@@ -173,7 +192,13 @@ fn main() -> ExitCode {
         // One place the tool runners read it from, whoever starts them.
         std::env::set_var(process::TIMEOUT_VAR, t.as_secs_f64().to_string());
     }
-    match run(cli.cmd) {
+    // exec has exit statuses of its own (3: no GPU), so it bypasses `run`.
+    let cmd = match cli.cmd {
+        Cmd::Exec(a) => return sass_harness::oracle::gpu::cli::exec_main(&a),
+        Cmd::ExecWorker(a) => return sass_harness::oracle::gpu::cli::worker_main(&a),
+        other => other,
+    };
+    match run(cmd) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {e}");
@@ -266,6 +291,8 @@ fn run(cmd: Cmd) -> Result<(), String> {
             let s = load(&pages)?;
             bench(&s, words)
         }
+        Cmd::Exec(_) | Cmd::ExecWorker(_) => Err("exec is handled before run".into()),
+        Cmd::Model { arch, spec: sp, batch, args } => model(&load_spec(&sp)?, spec::Arch(arch), batch.as_deref(), &args),
     }
 }
 
@@ -289,6 +316,30 @@ fn decode(s: &Spec, arch: u32, words: &[String]) -> Result<(), String> {
     }
     if unmatched > 0 {
         return Err(format!("{unmatched} of {} word(s) matched no variant", words.len()));
+    }
+    Ok(())
+}
+
+fn model(s: &Spec, arch: spec::Arch, batch: Option<&Path>, args: &[String]) -> Result<(), String> {
+    use sass_harness::semantics::batch;
+    let c = Codec::new(s);
+    if let Some(file) = batch {
+        let stdout = std::io::stdout();
+        let errors = if file == Path::new("-") {
+            batch::model_batch(&c, arch, std::io::stdin().lock(), stdout.lock())?
+        } else {
+            let f = std::fs::File::open(file).map_err(|e| format!("{}: {e}", file.display()))?;
+            batch::model_batch(&c, arch, std::io::BufReader::new(f), stdout.lock())?
+        };
+        return if errors == 0 { Ok(()) } else { Err(format!("{errors} batch line(s) had errors (see their \"error\")")) };
+    }
+    let (word, assignments) = args.split_first().ok_or("no word given: model --arch 90 WORD REG=VALUE…")?;
+    let out = batch::model_one(&c, arch, word, assignments)?;
+    if out.0.is_empty() {
+        println!("(nothing written: guard false or destination RZ)");
+    }
+    for o in &out.0 {
+        println!("{o}");
     }
     Ok(())
 }

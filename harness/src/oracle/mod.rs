@@ -2,6 +2,8 @@
 
 pub mod learn;
 pub mod listing;
+pub mod exec;
+pub mod gpu;
 pub mod nvdisasm;
 pub mod process;
 pub mod ptxas;
