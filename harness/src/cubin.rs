@@ -85,9 +85,7 @@ fn code_sections_of<Elf: FileHeader<Endian = Endianness>>(data: &[u8]) -> Result
             return Err(CubinError::SectionOutsideFile { section: name, offset: file_offset, size, len: data.len() });
         }
         let flags: u64 = sh.sh_flags(endian).into();
-        let code = sh.sh_type(endian) == elf::SHT_PROGBITS
-            && flags & u64::from(elf::SHF_EXECINSTR) != 0
-            && name.starts_with(TEXT_PREFIX);
+        let code = sh.sh_type(endian) == elf::SHT_PROGBITS && flags & u64::from(elf::SHF_EXECINSTR) != 0 && name.starts_with(TEXT_PREFIX);
         if !code {
             continue;
         }
@@ -110,12 +108,7 @@ pub fn text_words(cubin: &[u8]) -> Result<Vec<CodeWord>, CubinError> {
         for (i, chunk) in bytes.chunks_exact(WORD_BYTES as usize).enumerate() {
             let mut b = [0u8; 16];
             b.copy_from_slice(chunk);
-            words.push(CodeWord {
-                section: s.name.clone(),
-                function: function.clone(),
-                offset: i as u64 * WORD_BYTES,
-                word: Word::from_le_bytes(b),
-            });
+            words.push(CodeWord { section: s.name.clone(), function: function.clone(), offset: i as u64 * WORD_BYTES, word: Word::from_le_bytes(b) });
         }
     }
     Ok(words)
@@ -247,14 +240,7 @@ mod tests {
             let jobs: Vec<_> = (0..threads)
                 .map(|t| {
                     let (built, nvdisasm) = (&built, &nvdisasm);
-                    sc.spawn(move || {
-                        built
-                            .iter()
-                            .skip(t)
-                            .step_by(threads)
-                            .map(|(_, _, c)| nvdisasm_listing(nvdisasm, c))
-                            .collect::<Vec<_>>()
-                    })
+                    sc.spawn(move || built.iter().skip(t).step_by(threads).map(|(_, _, c)| nvdisasm_listing(nvdisasm, c)).collect::<Vec<_>>())
                 })
                 .collect();
             let per: Vec<Vec<String>> = jobs.into_iter().map(|j| j.join().expect("nvdisasm thread")).collect();
@@ -273,8 +259,7 @@ mod tests {
             for w in &words {
                 ours.entry(w.section.clone()).or_default().push((w.offset, w.word));
             }
-            let theirs: BTreeMap<String, Vec<(u64, Word)>> =
-                listed.iter().map(|(s, v)| (s.clone(), v.iter().map(|l| (l.offset, l.word)).collect())).collect();
+            let theirs: BTreeMap<String, Vec<(u64, Word)>> = listed.iter().map(|(s, v)| (s.clone(), v.iter().map(|l| (l.offset, l.word)).collect())).collect();
             assert_eq!(ours.keys().collect::<Vec<_>>(), theirs.keys().collect::<Vec<_>>(), "{what}: sections");
             for (s, v) in &ours {
                 assert_eq!(v, &theirs[s], "{what}: words of {s}");
@@ -286,14 +271,7 @@ mod tests {
 
     /// Patch `word` in at `offset`, check exactly those 16 bytes changed, and return the
     /// nvdisasm listing of the patched section.
-    fn patch_and_list(
-        nvdisasm: &Path,
-        dir: &Path,
-        bytes: &[u8],
-        section: &str,
-        offset: u64,
-        word: Word,
-    ) -> Vec<Listed> {
+    fn patch_and_list(nvdisasm: &Path, dir: &Path, bytes: &[u8], section: &str, offset: u64, word: Word) -> Vec<Listed> {
         let patched = patch_word(bytes, section, offset, word).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(patched.len(), bytes.len());
         let changed: Vec<usize> = (0..bytes.len()).filter(|&i| bytes[i] != patched[i]).collect();

@@ -434,7 +434,15 @@ fn validate(s: &Spec, out: &OutputDir, random: usize, seed: u64) -> Result<(Vec<
     let written = out.stage(|dir| sass_harness::report::write_reports(dir, s, &all_s, &all_f, &nv.version)).map_err(|e| e.to_string())?;
     let words: usize = all_s.iter().map(|x| x.words).sum();
     let agree: usize = all_s.iter().map(|x| x.agreeing).sum();
-    println!("validated {} variants: {} words, {} agreeing, {} findings in {:.1} s (nvdisasm {})", all_s.len(), words, agree, all_f.len(), started.elapsed().as_secs_f64(), nv.version);
+    println!(
+        "validated {} variants: {} words, {} agreeing, {} findings in {:.1} s (nvdisasm {})",
+        all_s.len(),
+        words,
+        agree,
+        all_f.len(),
+        started.elapsed().as_secs_f64(),
+        nv.version
+    );
     println!("{:<22} {:>6} {:>8} {:>9}  findings by class", "variant", "arch", "words", "agreeing");
     for x in &all_s {
         let by: Vec<String> = x.findings.iter().map(|(k, v)| format!("{k}={v}")).collect();
@@ -502,7 +510,8 @@ fn fix(paths: &[PathBuf], out: &Path, random: usize) -> Result<(), String> {
         let diff_path = PathBuf::from(format!("{}.diff", dest.display()));
         if now != *original {
             let name = dest.display().to_string();
-            std::fs::write(&diff_path, sass_harness::validate::correct::unified_diff(&name, original, &now)).map_err(|e| format!("{}: {e}", diff_path.display()))?;
+            std::fs::write(&diff_path, sass_harness::validate::correct::unified_diff(&name, original, &now))
+                .map_err(|e| format!("{}: {e}", diff_path.display()))?;
             println!("corrected {} (diff: {})", dest.display(), diff_path.display());
         } else {
             let _ = std::fs::remove_file(&diff_path);
@@ -523,7 +532,11 @@ fn realcode(s: &Spec, ptx: &Path, out: &OutputDir) -> Result<(), String> {
     let r = sass_harness::realcode::run(&c, &nv, &ptxas, ptx, &tmp)?;
     println!(
         "real code: {} kernels, {} words, {} covered by the pages, {} agreeing with nvdisasm, {} printed differently",
-        r.kernels, r.words, r.covered, r.agreeing, r.disagreeing.len()
+        r.kernels,
+        r.words,
+        r.covered,
+        r.agreeing,
+        r.disagreeing.len()
     );
     println!("  byte-identical to nvdisasm: {} of {} covered words", r.identical, r.covered);
     for e in r.not_identical.iter().take(8) {

@@ -18,9 +18,7 @@ pub const LOCK_FILE: &str = ".sass-harness.lock";
 pub enum OutputError {
     #[error("{path}: {err}")]
     Io { path: PathBuf, err: std::io::Error },
-    #[error(
-        "{dir} is in use by another sass-harness run (it holds {lock}); wait for it to end or choose another --out"
-    )]
+    #[error("{dir} is in use by another sass-harness run (it holds {lock}); wait for it to end or choose another --out")]
     Busy { dir: PathBuf, lock: PathBuf },
 }
 
@@ -41,8 +39,7 @@ impl OutputDir {
     pub fn lock(dir: &Path) -> Result<OutputDir, OutputError> {
         std::fs::create_dir_all(dir).map_err(io(dir))?;
         let lock = dir.join(LOCK_FILE);
-        let file =
-            std::fs::OpenOptions::new().create(true).truncate(false).write(true).open(&lock).map_err(io(&lock))?;
+        let file = std::fs::OpenOptions::new().create(true).truncate(false).write(true).open(&lock).map_err(io(&lock))?;
         try_lock(&file).map_err(|e| match e.kind() {
             std::io::ErrorKind::WouldBlock => OutputError::Busy { dir: dir.to_path_buf(), lock: lock.clone() },
             _ => OutputError::Io { path: lock.clone(), err: e },
@@ -75,10 +72,7 @@ impl OutputDir {
 
     /// Runs `write` on a fresh staging folder inside `<dir>` and moves every file it
     /// reports to the same place under `<dir>`. Returns the final paths.
-    pub fn stage<E: std::fmt::Display>(
-        &self,
-        write: impl FnOnce(&Path) -> Result<Vec<PathBuf>, E>,
-    ) -> Result<Vec<PathBuf>, OutputError> {
+    pub fn stage<E: std::fmt::Display>(&self, write: impl FnOnce(&Path) -> Result<Vec<PathBuf>, E>) -> Result<Vec<PathBuf>, OutputError> {
         let staging = self.dir.join(format!(".staging-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&staging);
         std::fs::create_dir_all(&staging).map_err(io(&staging))?;

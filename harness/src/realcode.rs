@@ -92,7 +92,13 @@ pub fn run(codec: &Codec, nv: &Nvdisasm, ptxas_path: &Path, ptx_dir: &Path, out_
                 *rep.by_variant.entry(v.key.clone()).or_default() += 1;
                 let ours = codec::print_with(v, &vals, conv.get(v.arch, &v.key).map(|c| (c, *w)));
                 let Outcome::Printed { text: theirs } = o else {
-                    rep.disagreeing.push(Example { kernel: kernel.clone(), word: w.hex(), ours: ours.to_string(), nvdisasm: format!("{o:?}"), note: "not printed".into() });
+                    rep.disagreeing.push(Example {
+                        kernel: kernel.clone(),
+                        word: w.hex(),
+                        ours: ours.to_string(),
+                        nvdisasm: format!("{o:?}"),
+                        note: "not printed".into(),
+                    });
                     continue;
                 };
                 let parsed = sass::parse_instruction(&theirs).map_err(|e| format!("nvdisasm text '{theirs}': {e}"))?;
@@ -104,7 +110,13 @@ pub fn run(codec: &Codec, nv: &Nvdisasm, ptxas_path: &Path, ptx_dir: &Path, out_
                 if ours.to_string() == theirs {
                     rep.identical += 1;
                 } else {
-                    rep.not_identical.push(Example { kernel: kernel.clone(), word: w.hex(), ours: ours.to_string(), nvdisasm: theirs.clone(), note: "spelling".into() });
+                    rep.not_identical.push(Example {
+                        kernel: kernel.clone(),
+                        word: w.hex(),
+                        ours: ours.to_string(),
+                        nvdisasm: theirs.clone(),
+                        note: "spelling".into(),
+                    });
                 }
                 match asm::assemble_inst(codec, arch, &parsed, *w) {
                     Ok((_, w2)) if w2 == *w => rep.asm_exact += 1,
@@ -118,7 +130,13 @@ pub fn run(codec: &Codec, nv: &Nvdisasm, ptxas_path: &Path, ptx_dir: &Path, out_
                             rep.ignored_bits = rep.ignored_bits.union(diff);
                         } else {
                             rep.asm_mismatch += 1;
-                            rep.asm_failures.push(Example { kernel: kernel.clone(), word: w.hex(), ours: ours.to_string(), nvdisasm: theirs, note: format!("assembles to {w2} (bits {diff:?} differ)") });
+                            rep.asm_failures.push(Example {
+                                kernel: kernel.clone(),
+                                word: w.hex(),
+                                ours: ours.to_string(),
+                                nvdisasm: theirs,
+                                note: format!("assembles to {w2} (bits {diff:?} differ)"),
+                            });
                         }
                     }
                     Err(e) => {

@@ -200,11 +200,7 @@ fn every_option_has_help_text() {
 #[test]
 fn run_reads_ptx_from_the_folder_given() {
     let dir = scratch("runptx");
-    let o = bin()
-        .args(["run", "corpus/isa", "--words", "10", "--random", "10", "--ptx", "/nonexistent/ptx", "--out"])
-        .arg(&dir)
-        .output()
-        .unwrap();
+    let o = bin().args(["run", "corpus/isa", "--words", "10", "--random", "10", "--ptx", "/nonexistent/ptx", "--out"]).arg(&dir).output().unwrap();
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(2), "{err}");
     assert!(err.contains("/nonexistent/ptx"), "{err}");

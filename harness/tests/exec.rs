@@ -142,11 +142,8 @@ fn exec_with_a_wrong_fake_device_reports_every_modelled_word() {
 #[test]
 fn gpu_exec_runs_words_on_the_device() {
     let require = std::env::var("SASS_HARNESS_REQUIRE_GPU").is_ok_and(|v| v == "1");
-    let why = if !cuda::driver_present() {
-        Some("no CUDA driver (libcuda cannot be loaded)".to_string())
-    } else {
-        executor(None, &scratch("probe")).probe().err()
-    };
+    let why =
+        if !cuda::driver_present() { Some("no CUDA driver (libcuda cannot be loaded)".to_string()) } else { executor(None, &scratch("probe")).probe().err() };
     if let Some(why) = why {
         assert!(!require, "SASS_HARNESS_REQUIRE_GPU=1 but {why}");
         println!("skipped gpu_exec_runs_words_on_the_device: {why}");

@@ -7,15 +7,11 @@
 use sass_harness::codec::{self, Codec, Values};
 use sass_harness::gen::Rng;
 use sass_harness::oracle::tools::repo_root;
-use sass_harness::spec::{parse_page, parse::rules, Page, PageError, Spec};
+use sass_harness::spec::{parse::rules, parse_page, Page, PageError, Spec};
 
 const DFMA: &str = "corpus/isa/sm90/003_ab0fe5b2f4c60028.txt";
-const SEEDS: [&str; 4] = [
-    "corpus/isa/sm100/000_dd4eba16d4788e68.txt",
-    "corpus/isa/sm100/001_5878eccde2420d5f.txt",
-    "corpus/isa/sm100/002_0a5fb5177dae0430.txt",
-    DFMA,
-];
+const SEEDS: [&str; 4] =
+    ["corpus/isa/sm100/000_dd4eba16d4788e68.txt", "corpus/isa/sm100/001_5878eccde2420d5f.txt", "corpus/isa/sm100/002_0a5fb5177dae0430.txt", DFMA];
 
 // DFMA page landmarks (1-based line numbers).
 // Header.
@@ -577,11 +573,7 @@ fn crlf_and_bom_parse_to_the_same_spec() {
         let crlf = text.replace('\n', "\r\n");
         let bom = format!("\u{feff}{text}");
         let both = format!("\u{feff}{crlf}");
-        for (what, t, want) in [
-            ("crlf", &crlf, &[rules::CRLF][..]),
-            ("bom", &bom, &[rules::BOM][..]),
-            ("bom+crlf", &both, &[rules::BOM, rules::CRLF][..]),
-        ] {
+        for (what, t, want) in [("crlf", &crlf, &[rules::CRLF][..]), ("bom", &bom, &[rules::BOM][..]), ("bom+crlf", &both, &[rules::BOM, rules::CRLF][..])] {
             let p = parse_page("p.txt", t.as_bytes()).unwrap_or_else(|e| panic!("{seed} {what}: {e}"));
             assert_eq!(p.variants, base.variants, "{seed} {what}");
             assert_eq!((&p.instruction, &p.description, p.arch, &p.gpu), (&base.instruction, &base.description, base.arch, &base.gpu));
@@ -601,9 +593,44 @@ fn crlf_and_bom_parse_to_the_same_spec() {
 
 /// Bytes a mutation may write: layout and table syntax, digits, names, odd characters.
 const PALETTE: &[&[u8]] = &[
-    b"\t", b"\n", b"\r", b" ", b"0", b"1", b"7", b"8", b".", b",", b";", b"@", b"!", b"|", b"-", b"[", b"]", b"c", b"x", b"R",
-    b"U", b"I", b"F", b"operand ", b"modi ", b"modi", b"cABS", b"Modifier Group ", b"Operand 1 Modifiers", b"Binary\tValue",
-    b"\xc3\xa9", b"\xef\xbb\xbf", b"\xff", b"\x00", b"99999999999999999999", b"(default)", b"???0", b"INVALID1",
+    b"\t",
+    b"\n",
+    b"\r",
+    b" ",
+    b"0",
+    b"1",
+    b"7",
+    b"8",
+    b".",
+    b",",
+    b";",
+    b"@",
+    b"!",
+    b"|",
+    b"-",
+    b"[",
+    b"]",
+    b"c",
+    b"x",
+    b"R",
+    b"U",
+    b"I",
+    b"F",
+    b"operand ",
+    b"modi ",
+    b"modi",
+    b"cABS",
+    b"Modifier Group ",
+    b"Operand 1 Modifiers",
+    b"Binary\tValue",
+    b"\xc3\xa9",
+    b"\xef\xbb\xbf",
+    b"\xff",
+    b"\x00",
+    b"99999999999999999999",
+    b"(default)",
+    b"???0",
+    b"INVALID1",
 ];
 
 fn mutate(rng: &mut Rng, page: &[u8]) -> (Vec<u8>, Vec<String>) {

@@ -39,7 +39,11 @@ fn scratch(tag: &str) -> PathBuf {
 #[test]
 fn correct_pages_get_no_error_and_no_warning() {
     let fs = validate_paths(&[tools::repo_root().join("corpus/isa-correct")], 1000);
-    let bad: Vec<String> = fs.iter().filter(|f| f.severity != Severity::Note).map(|f| format!("{:?} {} {} {:?}: {} | {}", f.severity, f.variant, f.class.name(), f.field, f.expected, f.actual)).collect();
+    let bad: Vec<String> = fs
+        .iter()
+        .filter(|f| f.severity != Severity::Note)
+        .map(|f| format!("{:?} {} {} {:?}: {} | {}", f.severity, f.variant, f.class.name(), f.field, f.expected, f.actual))
+        .collect();
     assert!(bad.is_empty(), "{} findings blame correct pages:\n{}", bad.len(), bad.join("\n"));
     assert!(count(&fs, Severity::Note) > 100, "notes (fixed bits nvdisasm ignores) are still reported");
 }
@@ -115,13 +119,14 @@ fn each_mutation_is_an_error_with_the_right_correction() {
         std::fs::create_dir_all(out.parent().unwrap()).unwrap();
         std::fs::write(&out, mutate(&text, m)).unwrap();
     }
-    let fs = validate_paths(&[dir.clone()], 1000);
+    let fs = validate_paths(std::slice::from_ref(&dir), 1000);
     for m in MUTATIONS {
         let page = dir.join(m.file).display().to_string();
         let on_page: Vec<&Finding> = fs.iter().filter(|f| f.page == page && f.severity != Severity::Note).collect();
         assert!(!on_page.is_empty(), "{}: the mistake is not found", m.file);
         for f in &on_page {
-            let c = f.correction.as_ref().unwrap_or_else(|| panic!("{}: not an error: {:?} {} {} | {}", m.file, f.severity, f.class.name(), f.expected, f.actual));
+            let c =
+                f.correction.as_ref().unwrap_or_else(|| panic!("{}: not an error: {:?} {} {} | {}", m.file, f.severity, f.class.name(), f.expected, f.actual));
             assert_eq!(c.edits, (m.want)(), "{}: wrong correction", m.file);
             assert_eq!((c.regressions, f.line), (0, m.line), "{}", m.file);
             assert!(c.fixes > 0 && !c.diff.is_empty(), "{}: {c:?}", m.file);
@@ -168,8 +173,9 @@ fn seed_mistakes_are_errors_and_fixed_pages_validate_clean() {
         assert_eq!(p.changed(), !p.diff().is_empty());
         paths.push(out);
     }
-    let again = validate_paths(&[dir.clone()], 1000);
-    let left: Vec<String> = again.iter().filter(|f| f.severity == Severity::Error).map(|f| format!("{} {} {:?}", f.variant, f.class.name(), f.proposal)).collect();
+    let again = validate_paths(std::slice::from_ref(&dir), 1000);
+    let left: Vec<String> =
+        again.iter().filter(|f| f.severity == Severity::Error).map(|f| format!("{} {} {:?}", f.variant, f.class.name(), f.proposal)).collect();
     assert!(left.is_empty(), "errors left after fix:\n{}", left.join("\n"));
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -115,8 +115,14 @@ fn fma_exact(f: Fmt, pf: Fmt, a: u64, b: u64, c: u64, r: Rounding) -> Option<u64
     let sp = sa != sb;
     let sc = c >> (f.width() - 1) & 1 == 1;
     let (ia, ib, ic) = (pf.is_inf(a), pf.is_inf(b), f.is_inf(c));
-    let (na, ea) = { let (_, n, e) = pf.split(a); (n, e) };
-    let (nb, eb) = { let (_, n, e) = pf.split(b); (n, e) };
+    let (na, ea) = {
+        let (_, n, e) = pf.split(a);
+        (n, e)
+    };
+    let (nb, eb) = {
+        let (_, n, e) = pf.split(b);
+        (n, e)
+    };
     if ia || ib {
         let other_zero = (ia && !ib && nb.is_zero()) || (ib && !ia && na.is_zero());
         if other_zero || (ic && sc != sp) {
@@ -142,18 +148,33 @@ fn fma_exact(f: Fmt, pf: Fmt, a: u64, b: u64, c: u64, r: Rounding) -> Option<u64
 }
 
 const EDGE64: [u64; 20] = [
-    0, 0x8000_0000_0000_0000, 1, 0x8000_0000_0000_0001, 0x000f_ffff_ffff_ffff, 0x0010_0000_0000_0000,
-    0x7fef_ffff_ffff_ffff, 0xffef_ffff_ffff_ffff, 0x7ff0_0000_0000_0000, 0xfff0_0000_0000_0000,
-    0x7ff8_0000_0000_0000, 0x7ff0_0000_0000_0001, 0xfff4_0000_dead_beef, 0x3ff0_0000_0000_0000,
-    0xbff0_0000_0000_0000, 0x3ff0_0000_0000_0001, 0x3fe0_0000_0000_0000, 0x4340_0000_0000_0000,
-    0x3ca0_0000_0000_0000, 0x0000_0000_0000_0003,
+    0,
+    0x8000_0000_0000_0000,
+    1,
+    0x8000_0000_0000_0001,
+    0x000f_ffff_ffff_ffff,
+    0x0010_0000_0000_0000,
+    0x7fef_ffff_ffff_ffff,
+    0xffef_ffff_ffff_ffff,
+    0x7ff0_0000_0000_0000,
+    0xfff0_0000_0000_0000,
+    0x7ff8_0000_0000_0000,
+    0x7ff0_0000_0000_0001,
+    0xfff4_0000_dead_beef,
+    0x3ff0_0000_0000_0000,
+    0xbff0_0000_0000_0000,
+    0x3ff0_0000_0000_0001,
+    0x3fe0_0000_0000_0000,
+    0x4340_0000_0000_0000,
+    0x3ca0_0000_0000_0000,
+    0x0000_0000_0000_0003,
 ];
 
 /// Random doubles biased to edges, exponents near each other, and cancellation.
 fn gen_f64(rng: &mut Rng) -> u64 {
     match rng.below(8) {
         0 | 1 => EDGE64[rng.below(EDGE64.len() as u64) as usize],
-        2 => rng.next_u64() & 0x800f_ffff_ffff_ffff,                    // subnormal
+        2 => rng.next_u64() & 0x800f_ffff_ffff_ffff,                                   // subnormal
         3 => (rng.next_u64() & 0x800f_ffff_ffff_ffff) | (0x3f0 + rng.below(32)) << 52, // near 1
         _ => rng.next_u64(),
     }

@@ -50,14 +50,16 @@ fn every_finding_reproduces() {
 #[test]
 fn known_page_mistakes_are_found() {
     let findings = run_all(200);
-    let has = |variant: &str, class: Class, pred: &dyn Fn(&Finding) -> bool| {
-        findings.iter().any(|f| f.variant == variant && f.class == class && pred(f))
-    };
+    let has = |variant: &str, class: Class, pred: &dyn Fn(&Finding) -> bool| findings.iter().any(|f| f.variant == variant && f.class == class && pred(f));
     use validate::{Edit, Severity};
     let is = |s: Severity| move |f: &Finding| f.severity == s;
     // c[I][I]: the page gives bit 53 to the bank and bit 54 to the offset; nvdisasm reads
     // bit 53 as the offset's top bit and bit 54 as bank bit 0: errors, with that edit.
-    let swap = |f: &Finding| f.correction.as_ref().is_some_and(|c| c.edits.iter().any(|e| matches!(e, Edit::FieldBits { field, bits, .. } if field == "operand 4" && *bits == (40..=53).collect::<Vec<u8>>())));
+    let swap = |f: &Finding| {
+        f.correction.as_ref().is_some_and(|c| {
+            c.edits.iter().any(|e| matches!(e, Edit::FieldBits { field, bits, .. } if field == "operand 4" && *bits == (40..=53).collect::<Vec<u8>>()))
+        })
+    };
     assert!(has("DFMA_R_R_R_I_I", Class::FieldBits, &|f| f.bits.contains(&53) && is(Severity::Error)(f) && swap(f)), "bit 53");
     assert!(has("DFMA_R_R_R_I_I", Class::FieldBits, &|f| f.bits.contains(&54) && is(Severity::Error)(f) && swap(f)), "bit 54");
     // A uniform register has 6 bits on SM90; the page says 7.
@@ -67,7 +69,11 @@ fn known_page_mistakes_are_found() {
     assert!(has("I2F_R_I", Class::TableRow, &|f| is(Severity::Error)(f) && heading(f)), "I2F heading");
     // I2F R,R: the size group prints instead of (not after) the signedness group: the two
     // are one field (U8 S8 U16 S16 U32 S32), and the correction merges them.
-    let merged = |f: &Finding| f.correction.as_ref().is_some_and(|c| c.edits.iter().any(|e| matches!(e, Edit::FieldBits { field, bits, .. } if field == "modi 1" && *bits == [74, 84, 85])));
+    let merged = |f: &Finding| {
+        f.correction
+            .as_ref()
+            .is_some_and(|c| c.edits.iter().any(|e| matches!(e, Edit::FieldBits { field, bits, .. } if field == "modi 1" && *bits == [74, 84, 85])))
+    };
     assert!(has("I2F_R_R", Class::TableRow, &|f| f.field.as_deref() == Some("modi 4") && is(Severity::Error)(f) && merged(f)), "I2F modi 4");
     // ... while the byte selectors turning into half selectors with a 16-bit source is
     // something no page edit says: a warning.
@@ -124,7 +130,12 @@ fn validation_report_snapshots() {
                     f.proposal.as_deref().unwrap_or("-")
                 ));
                 if let Some(c) = &f.correction {
-                    text.push_str(&format!("    correction (fixes {}, regressions {}): {}\n", c.fixes, c.regressions, serde_json::to_string(&c.edits).unwrap()));
+                    text.push_str(&format!(
+                        "    correction (fixes {}, regressions {}): {}\n",
+                        c.fixes,
+                        c.regressions,
+                        serde_json::to_string(&c.edits).unwrap()
+                    ));
                 }
             }
         }

@@ -135,9 +135,7 @@ fn fill_operand(v: &Variant, k: usize, o: &sass::Operand, spec: &OperandSpec, va
                 values.set(f, x);
                 Ok(())
             }
-            Some(f) => {
-                Err(format!("operand {k}: {shown} does not fit '{}' ({} bits)", v.fields[f].name, v.fields[f].width()))
-            }
+            Some(f) => Err(format!("operand {k}: {shown} does not fit '{}' ({} bits)", v.fields[f].name, v.fields[f].width())),
             None if x == 0 => Ok(()),
             None => Err(format!("operand {k}: no bits for a non-zero value")),
         }

@@ -240,32 +240,17 @@ impl<'s> Codec<'s> {
 
     #[cold]
     fn ambiguous(&self, arch: Arch, word: Word) -> DecodeError {
-        let keys = self
-            .patterns
-            .iter()
-            .enumerate()
-            .filter(|(_, c)| c.arch == arch && word.0 & c.mask == c.value)
-            .map(|(i, _)| self.variants[i].key.clone())
-            .collect();
+        let keys =
+            self.patterns.iter().enumerate().filter(|(_, c)| c.arch == arch && word.0 & c.mask == c.value).map(|(i, _)| self.variants[i].key.clone()).collect();
         DecodeError::Ambiguous { word, keys }
     }
 
     #[cold]
     fn no_match(&self, arch: Arch, word: Word) -> DecodeError {
-        let best = self
-            .patterns
-            .iter()
-            .enumerate()
-            .filter(|(_, c)| c.arch == arch)
-            .min_by_key(|(_, c)| ((word.0 & c.mask) ^ c.value).count_ones());
+        let best = self.patterns.iter().enumerate().filter(|(_, c)| c.arch == arch).min_by_key(|(_, c)| ((word.0 & c.mask) ^ c.value).count_ones());
         match best {
             None => DecodeError::NoArch { arch },
-            Some((i, c)) => DecodeError::NoMatch {
-                arch,
-                word,
-                nearest: self.variants[i].key.clone(),
-                differ: BitSet((word.0 & c.mask) ^ c.value),
-            },
+            Some((i, c)) => DecodeError::NoMatch { arch, word, nearest: self.variants[i].key.clone(), differ: BitSet((word.0 & c.mask) ^ c.value) },
         }
     }
 }

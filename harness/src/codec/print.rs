@@ -139,10 +139,18 @@ fn modifiers(v: &Variant, values: &Values, learned: Option<&FormConventions>) ->
                 ModSlot::Fixed { text } => vec![text.clone()],
                 ModSlot::Group { field, hidden_zero } => {
                     let x = values.get(*field);
-                    if *hidden_zero && x == 0 { vec![] } else { row_tokens(v.field_table(*field), x) }
+                    if *hidden_zero && x == 0 {
+                        vec![]
+                    } else {
+                        row_tokens(v.field_table(*field), x)
+                    }
                 }
                 ModSlot::Flag { field } => {
-                    if values.get(*field) != 0 { vec![v.fields[*field].name.clone()] } else { vec![] }
+                    if values.get(*field) != 0 {
+                        vec![v.fields[*field].name.clone()]
+                    } else {
+                        vec![]
+                    }
                 }
             };
             let rank = learned.and_then(|c| c.modifier_order.iter().position(|id| *id == slot_id(v, slot)));
@@ -215,10 +223,12 @@ pub fn lossless(v: &Variant, values: &Values) -> bool {
     injective(v)
         && v.operands.iter().all(|o| {
             o.kind != OperandKind::Float
-                || o.value_fields[0].map(|f| match float_body(v, values.get(f)) {
-                    Body::Float { value, .. } => !value.is_nan(),
-                    _ => true,
-                }).unwrap_or(true)
+                || o.value_fields[0]
+                    .map(|f| match float_body(v, values.get(f)) {
+                        Body::Float { value, .. } => !value.is_nan(),
+                        _ => true,
+                    })
+                    .unwrap_or(true)
         })
 }
 
@@ -232,7 +242,6 @@ pub fn injective(v: &Variant) -> bool {
         names.len() == n
     })
 }
-
 
 #[cfg(test)]
 mod tests {

@@ -153,10 +153,7 @@ pub fn set(seed: Word, bits: &[u8], v: u64) -> Word {
 
 /// Row names: the modifiers a value prints beyond those every legal value prints.
 fn rows(texts: &[Option<String>]) -> Table {
-    let mods: Vec<Option<Vec<String>>> = texts
-        .iter()
-        .map(|t| t.as_deref().and_then(|t| sass::parse_instruction(t).ok()).map(|i| i.modifiers))
-        .collect();
+    let mods: Vec<Option<Vec<String>>> = texts.iter().map(|t| t.as_deref().and_then(|t| sass::parse_instruction(t).ok()).map(|i| i.modifiers)).collect();
     let legal: Vec<&Vec<String>> = mods.iter().flatten().collect();
     let common: Vec<&String> = legal.first().map(|f| f.iter().filter(|m| legal.iter().all(|l| l.contains(m))).collect()).unwrap_or_default();
     mods.iter()

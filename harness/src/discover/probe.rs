@@ -36,9 +36,16 @@ pub enum Effect {
     Modifiers(Vec<String>),
     /// Form operand `operand`, sub-value `sub` (bank/UR = 0, offset = 1) changed by 2^`weight`
     /// units (`None`: not a power of two, or a NaN).
-    Value { operand: usize, sub: usize, weight: Option<u32> },
+    Value {
+        operand: usize,
+        sub: usize,
+        weight: Option<u32>,
+    },
     /// A `-` or `|…|` decoration appeared on form operand `operand`.
-    Flag { operand: usize, role: FlagRole },
+    Flag {
+        operand: usize,
+        role: FlagRole,
+    },
     /// Something a page cannot say (several changes, `~`/`!`), with the text.
     Unexpressible(String),
 }

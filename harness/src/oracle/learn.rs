@@ -69,9 +69,7 @@ fn order_probe(v: &Variant) -> (Values, Vec<(SlotId, String)>) {
             }
             ModSlot::Group { field, .. } => {
                 let Some(t) = v.field_table(*field) else { continue };
-                let pick = t.rows.iter().find(|r| {
-                    r.kind == RowKind::Named && row_tokens(Some(t), r.value).iter().all(|x| !taken.contains(x))
-                });
+                let pick = t.rows.iter().find(|r| r.kind == RowKind::Named && row_tokens(Some(t), r.value).iter().all(|x| !taken.contains(x)));
                 if let Some(r) = pick {
                     let toks = row_tokens(Some(t), r.value);
                     vals.set(*field, r.value);
@@ -101,12 +99,8 @@ fn read(v: &Variant, p: &Plan, outs: &[Outcome]) -> FormConventions {
     let modifier_order = printed(&outs[ORDER_AT]).map(|i| order_of(v, &p.order_slots, &i)).unwrap_or_default();
     let negative = |o: &Outcome| printed(o).map(|i| i.operands.iter().any(|o| matches!(o.body, sass::Body::Imm { value } if value < 0)));
     let signed_imm = p.has_imm && negative(&outs[ORDER_AT + 1]).unwrap_or(false);
-    let signed_imm_by = p
-        .imm_by_group
-        .iter()
-        .zip(&outs[(ORDER_AT + 2).min(outs.len())..])
-        .filter_map(|(&(bit, x), o)| negative(o).map(|s| (bit, x, s)))
-        .collect();
+    let signed_imm_by =
+        p.imm_by_group.iter().zip(&outs[(ORDER_AT + 2).min(outs.len())..]).filter_map(|(&(bit, x), o)| negative(o).map(|s| (bit, x, s))).collect();
     FormConventions { opex, opex_semicolon, terminator, wait_semicolon, modifier_order, signed_imm, signed_imm_by }
 }
 

@@ -184,11 +184,7 @@ k:
                                                                                          /* 0x000001be2b907d09 */";
         assert_eq!(
             parse_listing(wide),
-            vec![(
-                0,
-                "@P3 SUQUERY.BA.1D P0, R31, [R195], ???1, UR24, 0x77 ;".to_string(),
-                Some(Word(0x000001be2b907d09191dd843c31f3fb3))
-            )]
+            vec![(0, "@P3 SUQUERY.BA.1D P0, R31, [R195], ???1, UR24, 0x77 ;".to_string(), Some(Word(0x000001be2b907d09191dd843c31f3fb3)))]
         );
     }
 

@@ -1,9 +1,9 @@
 //! Oracles: external judges of what a word means.
 
-pub mod learn;
-pub mod listing;
 pub mod exec;
 pub mod gpu;
+pub mod learn;
+pub mod listing;
 pub mod nvdisasm;
 pub mod process;
 pub mod ptxas;

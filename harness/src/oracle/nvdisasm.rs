@@ -111,8 +111,7 @@ impl BatchFault {
     /// Faults worth one more try: the process misbehaved. Wrong listings and an
     /// interrupt are not retried.
     fn transient(&self) -> bool {
-        matches!(self, BatchFault::NoAddress { .. })
-            || matches!(self, BatchFault::Process(e) if !matches!(e, ProcessError::Interrupted { .. }))
+        matches!(self, BatchFault::NoAddress { .. }) || matches!(self, BatchFault::Process(e) if !matches!(e, ProcessError::Interrupted { .. }))
     }
 }
 
@@ -249,8 +248,7 @@ impl Nvdisasm {
             return Ok((Some(stdout), BTreeMap::new()));
         }
         // Keys are offsets from the chunk's base address; below the base wraps to huge.
-        let reported: BTreeMap<u64, Vec<String>> =
-            parse_errors(&stderr).into_iter().map(|(a, m)| (a.wrapping_sub(b.base), m)).collect();
+        let reported: BTreeMap<u64, Vec<String>> = parse_errors(&stderr).into_iter().map(|(a, m)| (a.wrapping_sub(b.base), m)).collect();
         if reported.is_empty() || run.status.code().is_none() {
             return Err(BatchFault::NoAddress { status: describe_status(&run.status), stderr: excerpt(&stderr) });
         }
@@ -410,11 +408,7 @@ mod tests {
     fn nop_prints_as_nop() {
         let d = nv();
         for arch in ["SM90", "SM100"] {
-            assert_eq!(
-                d.dis(arch, &[nop(arch)]),
-                vec![printed("NOP;")],
-                "{arch}"
-            );
+            assert_eq!(d.dis(arch, &[nop(arch)]), vec![printed("NOP;")], "{arch}");
         }
     }
 
@@ -425,18 +419,10 @@ mod tests {
         let out = d.dis("SM90", &words);
         assert_eq!(
             out,
-            vec![
-                printed("@P0 DFMA R0, R0, R0, R0 ;"),
-                printed("@P0 DFMA R0, R0, R0, R1 ;"),
-                printed("NOP;"),
-                printed("@P0 DFMA R7, R0, R0, R3 ;"),
-            ]
+            vec![printed("@P0 DFMA R0, R0, R0, R0 ;"), printed("@P0 DFMA R0, R0, R0, R1 ;"), printed("NOP;"), printed("@P0 DFMA R7, R0, R0, R3 ;"),]
         );
         // A single word: the sentinel keeps it printed.
-        assert_eq!(
-            d.dis("SM100", &[dfma(2, 0)]),
-            vec![printed("@P0 DFMA R2, R0, R0, R0 ;")]
-        );
+        assert_eq!(d.dis("SM100", &[dfma(2, 0)]), vec![printed("@P0 DFMA R2, R0, R0, R0 ;")]);
         assert!(d.dis("SM90", &[]).is_empty());
     }
 
@@ -444,24 +430,14 @@ mod tests {
     fn illegal_words_are_reported_exactly() {
         let d = nv();
         let all_ones = Word(u128::MAX);
-        let words = [
-            dfma(1, 0),
-            all_ones,
-            dfma(2, 0),
-            all_ones,
-            all_ones,
-            dfma(3, 0),
-        ];
+        let words = [dfma(1, 0), all_ones, dfma(2, 0), all_ones, all_ones, dfma(3, 0)];
         let out = d.dis("SM90", &words);
         assert_eq!(out.len(), words.len());
         for (i, o) in out.iter().enumerate() {
             if words[i] == all_ones {
                 match o {
                     Outcome::Illegal { message } => {
-                        assert_eq!(
-                            message, "Unrecognized operation for functional unit 'uC'",
-                            "{i}"
-                        )
+                        assert_eq!(message, "Unrecognized operation for functional unit 'uC'", "{i}")
                     }
                     o => panic!("{i}: expected Illegal, got {o:?}"),
                 }
@@ -489,9 +465,7 @@ mod tests {
                     printed("@P0 DFMA R1, R0, R0, R0 ;"),
                     illegal("Opclass 'nop_', undefined value 0x3b for table 'TABLES_opex_1'"),
                     illegal("Unrecognized operation for functional unit 'uC'"),
-                    illegal(
-                        "Opclass 'dfma__RsIR_RIR', undefined value 0x5d for table 'TABLES_opex_3'"
-                    ),
+                    illegal("Opclass 'dfma__RsIR_RIR', undefined value 0x5d for table 'TABLES_opex_3'"),
                     printed("@P0 DFMA R2, R0, R0, R0 ;"),
                 ],
                 "jobs={jobs}"
@@ -500,10 +474,7 @@ mod tests {
         // All illegal: no second run needed, nothing else reported.
         d.jobs = 1;
         let out = d.dis("SM90", &[Word(u128::MAX); 3]);
-        assert!(
-            out.iter().all(|o| matches!(o, Outcome::Illegal { .. })),
-            "{out:?}"
-        );
+        assert!(out.iter().all(|o| matches!(o, Outcome::Illegal { .. })), "{out:?}");
     }
 
     #[test]
@@ -515,9 +486,7 @@ mod tests {
         for jobs in [1, 3] {
             d.jobs = jobs;
             let out = d.dis("SM90", &words);
-            let want: Vec<Outcome> = (0..7)
-                .map(|i| printed(&format!("BRA {:#x};", i * 16)))
-                .collect();
+            let want: Vec<Outcome> = (0..7).map(|i| printed(&format!("BRA {:#x};", i * 16))).collect();
             assert_eq!(out, want, "jobs={jobs}");
         }
         d.jobs = 2;
@@ -532,15 +501,7 @@ mod tests {
         let d = nv();
         // In the middle, and last (where only the sentinel keeps the mapping honest).
         let words = [dfma(1, 0), SILENT_SM90, dfma(2, 0), SILENT_SM90];
-        assert_eq!(
-            d.dis("SM90", &words),
-            vec![
-                printed("@P0 DFMA R1, R0, R0, R0 ;"),
-                Outcome::Silent,
-                printed("@P0 DFMA R2, R0, R0, R0 ;"),
-                Outcome::Silent
-            ]
-        );
+        assert_eq!(d.dis("SM90", &words), vec![printed("@P0 DFMA R1, R0, R0, R0 ;"), Outcome::Silent, printed("@P0 DFMA R2, R0, R0, R0 ;"), Outcome::Silent]);
     }
 
     #[test]
@@ -609,11 +570,7 @@ mod tests {
         let real = nv().path;
         let (d, dir) = fake("nvd-retry", "");
         let once = dir.join("crashed");
-        let script = format!(
-            "#!/bin/sh\nif [ ! -e {o} ]; then touch {o}; kill -SEGV $$; fi\nexec {r} \"$@\"\n",
-            o = once.display(),
-            r = real.display()
-        );
+        let script = format!("#!/bin/sh\nif [ ! -e {o} ]; then touch {o}; kill -SEGV $$; fi\nexec {r} \"$@\"\n", o = once.display(), r = real.display());
         std::fs::write(&d.path, script).unwrap();
         assert_eq!(d.dis("SM90", &[dfma(5, 0)]), vec![printed("@P0 DFMA R5, R0, R0, R0 ;")]);
         assert!(once.exists());

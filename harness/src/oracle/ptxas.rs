@@ -63,32 +63,18 @@ pub fn compile(ptxas: &Path, ptx: &Path, arch: &str, out_dir: &Path) -> Result<P
 }
 
 /// [`compile`], with ptxas killed after `timeout`.
-pub fn compile_within(
-    ptxas: &Path,
-    ptx: &Path,
-    arch: &str,
-    out_dir: &Path,
-    timeout: std::time::Duration,
-) -> Result<PathBuf, PtxasError> {
+pub fn compile_within(ptxas: &Path, ptx: &Path, arch: &str, out_dir: &Path, timeout: std::time::Duration) -> Result<PathBuf, PtxasError> {
     let file = ptx.display().to_string();
     if !is_valid_arch(arch) {
         return Err(PtxasError::BadArch { file, arch: arch.to_string() });
     }
     // ptxas's own message for a missing input is terse; say it plainly.
-    if let Err(e) = std::fs::metadata(ptx).and_then(|m| {
-        if m.is_file() {
-            Ok(())
-        } else {
-            Err(std::io::Error::new(std::io::ErrorKind::InvalidInput, "not a regular file"))
-        }
-    }) {
+    if let Err(e) =
+        std::fs::metadata(ptx).and_then(|m| if m.is_file() { Ok(()) } else { Err(std::io::Error::new(std::io::ErrorKind::InvalidInput, "not a regular file")) })
+    {
         return Err(PtxasError::Input { file, err: e.to_string() });
     }
-    std::fs::create_dir_all(out_dir).map_err(|e| PtxasError::OutDir {
-        file: file.clone(),
-        dir: out_dir.display().to_string(),
-        err: e.to_string(),
-    })?;
+    std::fs::create_dir_all(out_dir).map_err(|e| PtxasError::OutDir { file: file.clone(), dir: out_dir.display().to_string(), err: e.to_string() })?;
     let cubin = cubin_path(ptx, arch, out_dir);
     // A stale cubin from an earlier run must not pass for this run's output.
     let _ = std::fs::remove_file(&cubin);
@@ -96,9 +82,7 @@ pub fn compile_within(
     let mut cmd = Command::new(ptxas);
     cmd.arg(format!("-arch={arch}")).arg("-o").arg(&cubin).arg(ptx);
     let out = process::run(&mut cmd, &Limits::with_timeout(timeout)).map_err(|e| match e {
-        ProcessError::Spawn { err, .. } => {
-            PtxasError::Spawn { file: file.clone(), ptxas: ptxas.display().to_string(), err }
-        }
+        ProcessError::Spawn { err, .. } => PtxasError::Spawn { file: file.clone(), ptxas: ptxas.display().to_string(), err },
         err => PtxasError::Process { file: file.clone(), err },
     })?;
     let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
@@ -132,11 +116,7 @@ pub(crate) mod test_support {
     /// A fresh, empty scratch folder under the system temp dir.
     pub fn scratch(tag: &str) -> PathBuf {
         static N: AtomicUsize = AtomicUsize::new(0);
-        let d = std::env::temp_dir().join(format!(
-            "sass-harness-{tag}-{}-{}",
-            std::process::id(),
-            N.fetch_add(1, Ordering::Relaxed)
-        ));
+        let d = std::env::temp_dir().join(format!("sass-harness-{tag}-{}-{}", std::process::id(), N.fetch_add(1, Ordering::Relaxed)));
         let _ = std::fs::remove_dir_all(&d);
         std::fs::create_dir_all(&d).expect("create scratch dir");
         d
@@ -221,11 +201,7 @@ mod tests {
         let ptxas = ptxas();
         let dir = scratch("ptxas-bad");
         let ptx = dir.join("broken.ptx");
-        std::fs::write(
-            &ptx,
-            ".version 8.8\n.target sm_90\n.address_size 64\n.visible .entry k()\n{\n    frobnicate.f32 %f1;\n    ret;\n}\n",
-        )
-        .unwrap();
+        std::fs::write(&ptx, ".version 8.8\n.target sm_90\n.address_size 64\n.visible .entry k()\n{\n    frobnicate.f32 %f1;\n    ret;\n}\n").unwrap();
         let e = compile(&ptxas, &ptx, "sm_90", &dir).unwrap_err();
         let msg = e.to_string();
         assert!(matches!(e, PtxasError::Failed { .. }), "{msg}");

@@ -66,11 +66,7 @@ fn is_exe(p: &Path) -> bool {
 pub fn locate(tool: Tool) -> Result<PathBuf, ToolError> {
     if let Some(v) = std::env::var_os(tool.env_var()) {
         let p = PathBuf::from(&v);
-        return if is_exe(&p) {
-            Ok(p)
-        } else {
-            Err(ToolError::BadVariable { var: tool.env_var(), path: p.display().to_string() })
-        };
+        return if is_exe(&p) { Ok(p) } else { Err(ToolError::BadVariable { var: tool.env_var(), path: p.display().to_string() }) };
     }
     let mut candidates = vec![];
     if let Some(h) = std::env::var_os("CUDA_HOME") {
@@ -124,8 +120,7 @@ pub fn version(tool: Tool, path: &Path, timeout: Duration) -> Result<ToolVersion
     let p = path.display().to_string();
     let mut limits = Limits::with_timeout(timeout);
     limits.max_stdout = 1 << 20;
-    let out = process::run(Command::new(path).arg("--version"), &limits)
-        .map_err(|err| ToolError::Version { path: p.clone(), err })?;
+    let out = process::run(Command::new(path).arg("--version"), &limits).map_err(|err| ToolError::Version { path: p.clone(), err })?;
     let text = String::from_utf8_lossy(&out.stdout);
     if !out.status.success() || !text.contains(tool.exe()) {
         return Err(ToolError::NotTheTool {
@@ -173,9 +168,7 @@ mod tests {
 
     #[test]
     fn versions_parse_and_warn_off_pin() {
-        let v = parse_version(
-            "nvdisasm: NVIDIA (R) CUDA disassembler\nCuda compilation tools, release 13.5, V13.5.37\nBuild x\n",
-        );
+        let v = parse_version("nvdisasm: NVIDIA (R) CUDA disassembler\nCuda compilation tools, release 13.5, V13.5.37\nBuild x\n");
         assert_eq!(v.line, "release 13.5, V13.5.37");
         assert_eq!(v.number.as_deref(), Some("13.5.37"));
         assert_eq!(v.pin_warning(Tool::Nvdisasm, Path::new("/x")), None);

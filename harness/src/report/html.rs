@@ -109,9 +109,7 @@ fn bit_role(v: &Variant, bit: u8) -> String {
     let claims: Vec<String> = v
         .fields
         .iter()
-        .filter_map(|f: &Field| {
-            f.bits.iter().position(|&b| b == bit).map(|k| format!("{} (value bit {k} of {})", f.name, f.bits.len()))
-        })
+        .filter_map(|f: &Field| f.bits.iter().position(|&b| b == bit).map(|k| format!("{} (value bit {k} of {})", f.name, f.bits.len())))
         .collect();
     if !claims.is_empty() {
         claims.join(", ")
@@ -149,7 +147,15 @@ fn layout(out: &mut String, v: &Variant, summary: Option<&VariantSummary>, findi
                 let _ = write!(tip, "; findings: {}", c.join(", "));
             }
             let fixed = v.fixed_mask.contains(b) && owner(v, b) == Owner::Fixed;
-            let text = if fixed { if v.fixed_value.bit(b) { "1" } else { "0" } } else { "" };
+            let text = if fixed {
+                if v.fixed_value.bit(b) {
+                    "1"
+                } else {
+                    "0"
+                }
+            } else {
+                ""
+            };
             let inferred = if v.inferred.contains(b) { " inferred" } else { "" };
             let error = if findings.iter().any(|f| f.severity == Severity::Error && f.bits.contains(&b)) {
                 tip.push_str("; error: a verified page edit changes this bit");
@@ -157,12 +163,7 @@ fn layout(out: &mut String, v: &Variant, summary: Option<&VariantSummary>, findi
             } else {
                 ""
             };
-            let _ = write!(
-                out,
-                "<td class=\"bit {}{inferred}{error}\" data-bit=\"{b}\" title=\"{}\">{text}</td>",
-                status_class(st),
-                esc(&tip)
-            );
+            let _ = write!(out, "<td class=\"bit {}{inferred}{error}\" data-bit=\"{b}\" title=\"{}\">{text}</td>", status_class(st), esc(&tip));
         }
         out.push_str("</tr>\n<tr class=\"fields\">");
         // Merged cells: runs of adjacent bits with the same owner.
@@ -180,17 +181,11 @@ fn layout(out: &mut String, v: &Variant, summary: Option<&VariantSummary>, findi
                     let f = &v.fields[i];
                     let mut tip = format!("{}: bits {range}", f.name);
                     if f.bits.len() != span as usize {
-                        let vb: Vec<u8> =
-                            (b..=e).filter_map(|x| f.bits.iter().position(|&y| y == x).map(|k| k as u8)).collect();
+                        let vb: Vec<u8> = (b..=e).filter_map(|x| f.bits.iter().position(|&y| y == x).map(|k| k as u8)).collect();
                         let _ = write!(tip, " (value bits {} of {}: all at {})", format_ranges(&vb), f.bits.len(), format_ranges(&f.bits));
                     }
                     let class = if f.is_control() { "field control" } else { "field" };
-                    let _ = write!(
-                        out,
-                        "<td class=\"{class}\" colspan=\"{span}\" title=\"{}\">{}</td>",
-                        esc(&tip),
-                        esc(&f.name)
-                    );
+                    let _ = write!(out, "<td class=\"{class}\" colspan=\"{span}\" title=\"{}\">{}</td>", esc(&tip), esc(&f.name));
                 }
                 Owner::Fixed => {
                     let _ = write!(out, "<td class=\"fixed\" colspan=\"{span}\" title=\"fixed bits {range}\"></td>");
@@ -321,7 +316,13 @@ fn lead(out: &mut String, findings: &[&Finding], href: &dyn Fn(&Finding) -> Stri
     if groups.is_empty() {
         out.push_str("<p class=\"none\">No errors.</p>\n");
     } else {
-        let _ = writeln!(out, "<p>{n} error{}, explained by {} page edit{}.</p>", if n == 1 { "" } else { "s" }, groups.len(), if groups.len() == 1 { "" } else { "s" });
+        let _ = writeln!(
+            out,
+            "<p>{n} error{}, explained by {} page edit{}.</p>",
+            if n == 1 { "" } else { "s" },
+            groups.len(),
+            if groups.len() == 1 { "" } else { "s" }
+        );
     }
     for (i, g) in groups.iter().enumerate() {
         error_block(out, i + 1, g, &href(g[0]));
@@ -361,7 +362,9 @@ fn legend(out: &mut String) {
         let _ = write!(out, "<span><span class=\"sw {class}\"></span>{}</span>", esc(text));
     }
     out.push_str("<span><span class=\"sw\" style=\"font-weight:bold\">0/1</span>fixed bit value</span>");
-    out.push_str("<span><span class=\"sw\" style=\"font-style:italic;color:#b05a00;outline:1px dashed #b05a00;outline-offset:-3px\">0</span>fixed, inferred</span>");
+    out.push_str(
+        "<span><span class=\"sw\" style=\"font-style:italic;color:#b05a00;outline:1px dashed #b05a00;outline-offset:-3px\">0</span>fixed, inferred</span>",
+    );
     out.push_str("<span><span class=\"sw\" style=\"box-shadow:inset 0 0 0 2px #b00020\"></span>an error's edit changes the bit</span>");
     out.push_str("<span><span class=\"sw field\"></span>field</span>");
     out.push_str("<span><span class=\"sw field control\"></span>control field</span>");
@@ -417,9 +420,7 @@ pub fn html_page(page: &Page, summaries: &[VariantSummary], findings: &[Finding]
         let _ = writeln!(out, "<li><a href=\"#{}\">{}</a> <code>{}</code>{counts}</li>", esc(&variant_anchor(v)), esc(&v.key), esc(&v.form));
     }
     out.push_str("</ul></nav>\n</header>\n");
-    let href = |f: &Finding| {
-        page.variants.iter().find(|v| finding_matches(f, v)).map(|v| format!("#{}", variant_anchor(v))).unwrap_or_default()
-    };
+    let href = |f: &Finding| page.variants.iter().find(|v| finding_matches(f, v)).map(|v| format!("#{}", variant_anchor(v))).unwrap_or_default();
     lead(&mut out, &on_page, &href);
     for v in &page.variants {
         variant_section(&mut out, v, summaries, findings);
@@ -432,13 +433,7 @@ pub fn html_page(page: &Page, summaries: &[VariantSummary], findings: &[Finding]
 fn variant_section(out: &mut String, v: &Variant, summaries: &[VariantSummary], findings: &[Finding]) {
     let summary = summaries.iter().find(|s| summary_matches(s, v));
     let fs: Vec<&Finding> = findings.iter().filter(|f| finding_matches(f, v)).collect();
-    let _ = writeln!(
-        out,
-        "<section class=\"variant\" id=\"{}\" data-key=\"{}\">\n<h2>{}</h2>",
-        esc(&variant_anchor(v)),
-        esc(&v.key),
-        esc(&v.key)
-    );
+    let _ = writeln!(out, "<section class=\"variant\" id=\"{}\" data-key=\"{}\">\n<h2>{}</h2>", esc(&variant_anchor(v)), esc(&v.key), esc(&v.key));
     layout(out, v, summary, &fs);
     out.push_str("<dl class=\"info\">\n");
     let _ = writeln!(out, "<dt>key</dt><dd><code>{}</code></dd>", esc(&v.key));
@@ -454,12 +449,7 @@ fn variant_section(out: &mut String, v: &Variant, summaries: &[VariantSummary], 
             let by: Vec<String> = Class::ALL
                 .iter()
                 .filter_map(|c| s.findings.get(c.name()).filter(|&&n| n > 0).map(|n| format!("{} {n}", c.name())))
-                .chain(
-                    s.findings
-                        .iter()
-                        .filter(|(k, &n)| n > 0 && !Class::ALL.iter().any(|c| c.name() == k.as_str()))
-                        .map(|(k, n)| format!("{k} {n}")),
-                )
+                .chain(s.findings.iter().filter(|(k, &n)| n > 0 && !Class::ALL.iter().any(|c| c.name() == k.as_str())).map(|(k, n)| format!("{k} {n}")))
                 .collect();
             let _ = writeln!(out, "<dt>findings</dt><dd>{}</dd>", if by.is_empty() { "none".to_string() } else { esc(&by.join(", ")) });
         }
@@ -488,7 +478,11 @@ pub fn html_index(pages: &[(&Page, String)], summaries: &[VariantSummary], findi
         for n in nums {
             let _ = write!(out, "<td class=\"num\">{n}</td>");
         }
-        let _ = writeln!(out, "<td class=\"num errors\">{}</td><td class=\"num warnings\">{}</td><td class=\"num notes\">{}</td></tr>", c.errors, c.warnings, c.notes);
+        let _ = writeln!(
+            out,
+            "<td class=\"num errors\">{}</td><td class=\"num warnings\">{}</td><td class=\"num notes\">{}</td></tr>",
+            c.errors, c.warnings, c.notes
+        );
     };
     let mut errors: Vec<(Vec<&Finding>, String)> = vec![];
     for (page, file) in pages {
@@ -511,7 +505,13 @@ pub fn html_index(pages: &[(&Page, String)], summaries: &[VariantSummary], findi
     if errors.is_empty() {
         out.push_str("<p class=\"none\">No errors.</p>\n");
     } else {
-        let _ = writeln!(out, "<p>{n} error{}, explained by {} page edit{}:</p>", if n == 1 { "" } else { "s" }, errors.len(), if errors.len() == 1 { "" } else { "s" });
+        let _ = writeln!(
+            out,
+            "<p>{n} error{}, explained by {} page edit{}:</p>",
+            if n == 1 { "" } else { "s" },
+            errors.len(),
+            if errors.len() == 1 { "" } else { "s" }
+        );
         out.push_str("<ul class=\"errors\">\n");
         for (g, href) in &errors {
             let f = g[0];
@@ -636,7 +636,10 @@ mod tests {
         assert!(errors.contains(&format!("<a href=\"#{}\">{} (SM90)</a>: field_bits, field modi 1", variant_anchor(v0), v0.key)));
         assert!(errors.contains("<p>1 error, explained by 1 page edit.</p>"));
         assert!(errors.contains("<dt>word</dt><dd class=\"word\"><code>000fe20000004000000000000000722b</code> (seen 3×): the page expects <code>DFMA.RM R0, R0, R0, R0 ;</code>, nvdisasm prints <code>DFMA.RP R0, R0, R0, R0 ;</code><br>swap RM and RP</dd>"), "{errors}");
-        assert!(errors.contains("<dd class=\"edit\">row 1 (0b01) of table \u{201c}Modifier Group 1\u{201d} is \u{201c}RP\u{201d}, not \u{201c}RM\u{201d}</dd>"), "{errors}");
+        assert!(
+            errors.contains("<dd class=\"edit\">row 1 (0b01) of table \u{201c}Modifier Group 1\u{201d} is \u{201c}RP\u{201d}, not \u{201c}RM\u{201d}</dd>"),
+            "{errors}"
+        );
         assert!(errors.contains("<dd class=\"evidence\">fixes 3 of 40 probe words, 0 regressions</dd>"));
         assert!(errors.contains(&format!("<dt>where</dt><dd><code>{}:{}</code></dd>", esc(&v0.file), v0.layout_lines[3])));
         assert!(errors.contains("<code>DFMA.RM R0, R0, R0, R0 ;</code>") && errors.contains("<code>DFMA.RP R0, R0, R0, R0 ;</code>"));
@@ -648,11 +651,17 @@ mod tests {
         assert!(warnings.contains("bits 80 &amp; 81 together print &lt;.FTZ&gt;"), "{warnings}");
         let notes = &html[order[2]..order[3]];
         assert_eq!(notes.matches("<li>").count(), 2, "one line per variant");
-        assert!(notes.contains(&format!("<li><code>{}</code> (SM90): bits 100..103: nvdisasm ignores them (fixed_ignored: 1 finding, 4 bits)</li>", page.variants[1].key)));
+        assert!(notes.contains(&format!(
+            "<li><code>{}</code> (SM90): bits 100..103: nvdisasm ignores them (fixed_ignored: 1 finding, 4 bits)</li>",
+            page.variants[1].key
+        )));
         // A deleted line that looks like a file header inside a hunk is still a deletion.
         let mut out = String::new();
         diff_pre(&mut out, "@@ -1 +1 @@\n--- x\n+<y>\n");
-        assert_eq!(out, "<pre class=\"diff\"><span class=\"hunk\">@@ -1 +1 @@</span>\n<span class=\"del\">--- x</span>\n<span class=\"add\">+&lt;y&gt;</span>\n</pre>\n");
+        assert_eq!(
+            out,
+            "<pre class=\"diff\"><span class=\"hunk\">@@ -1 +1 @@</span>\n<span class=\"del\">--- x</span>\n<span class=\"add\">+&lt;y&gt;</span>\n</pre>\n"
+        );
     }
 
     #[test]
@@ -669,7 +678,10 @@ mod tests {
         let total = format!("<tr><td><strong>total</strong></td><td></td><td class=\"num\">{variants}</td><td class=\"num\">2</td><td class=\"num\">65</td><td class=\"num\">62</td>{counts}</tr>");
         assert!(index.contains(&total), "{index}");
         // Other pages have no findings.
-        assert_eq!(index.matches("<td class=\"num errors\">0</td><td class=\"num warnings\">0</td><td class=\"num notes\">0</td>").count(), spec.pages.len() - 1);
+        assert_eq!(
+            index.matches("<td class=\"num errors\">0</td><td class=\"num warnings\">0</td><td class=\"num notes\">0</td>").count(),
+            spec.pages.len() - 1
+        );
         // The errors, linked to their variant's section.
         let v0 = &spec.pages[0].variants[0];
         assert!(index.contains("<h2 class=\"severity\">Errors (1)</h2>"));

@@ -394,7 +394,13 @@ mod tests {
         assert_eq!(error[1], "2 errors, explained by 1 page edit.");
         assert_eq!(error[3], format!("### E1. {} (SM90): 2 errors, one page edit", v0.key));
         assert_eq!(error[8], format!("- field_bits, field modi 1, bits {modi}, **word** `000fe20000004000000000000000722b`: the page expects `DFMA.RM R0, R0, R0, R0 ;`, nvdisasm prints `DFMA.RP R0, R0, R0, R0 ;` (seen 3 times); swap RM and RP"));
-        assert!(error[9].starts_with("- field_bits, field modi 1") && error[9].contains("`000fe20000004000000000000000f22b`") && error[9].ends_with("(seen 3 times)"), "{}", error[9]);
+        assert!(
+            error[9].starts_with("- field_bits, field modi 1")
+                && error[9].contains("`000fe20000004000000000000000f22b`")
+                && error[9].ends_with("(seen 3 times)"),
+            "{}",
+            error[9]
+        );
         assert_eq!(md2.matches("```diff").count(), 1);
         // Notes: one line per variant, nothing else.
         let notes: Vec<&str> = section(&md, "## Notes (5)").into_iter().filter(|l| !l.is_empty()).collect();

@@ -158,16 +158,8 @@ pub struct NoteLine {
 
 /// The order of a note line's clauses: what nvdisasm ignores, then what it rejects, then
 /// the rest, spelling last.
-const NOTE_ORDER: [Class; 8] = [
-    Class::FixedIgnored,
-    Class::Legality,
-    Class::Unexpressible,
-    Class::Interaction,
-    Class::FlagOperand,
-    Class::FieldBits,
-    Class::TableRow,
-    Class::Syntax,
-];
+const NOTE_ORDER: [Class; 8] =
+    [Class::FixedIgnored, Class::Legality, Class::Unexpressible, Class::Interaction, Class::FlagOperand, Class::FieldBits, Class::TableRow, Class::Syntax];
 
 /// The notes among `findings`, one line per variant (variants in order of first appearance):
 /// one clause per class in `NOTE_ORDER`, bits grouped by what nvdisasm does, e.g.
@@ -251,13 +243,7 @@ fn note_clause(c: Class, fs: &[&Finding]) -> String {
 
 /// Writes `summary.md`, `findings.sarif`, `html/<INSTRUCTION>_<ARCH>.html` per page and
 /// `html/index.html` under `dir` (created as needed). Returns the written paths, in that order.
-pub fn write_reports(
-    dir: &Path,
-    spec: &Spec,
-    summaries: &[VariantSummary],
-    findings: &[Finding],
-    tool_version: &str,
-) -> std::io::Result<Vec<PathBuf>> {
+pub fn write_reports(dir: &Path, spec: &Spec, summaries: &[VariantSummary], findings: &[Finding], tool_version: &str) -> std::io::Result<Vec<PathBuf>> {
     let html_dir = dir.join("html");
     std::fs::create_dir_all(&html_dir)?;
     let mut written = vec![];
@@ -380,7 +366,14 @@ pub(crate) mod fixture {
             severity: Severity::Error,
             line: v0.layout_lines[3],
             correction: Some(Correction {
-                edits: vec![Edit::RowName { variant: v0.key.clone(), table: "Modifier Group 1".into(), value: 1, width: 2, from: Some("RM".into()), name: "RP".into() }],
+                edits: vec![Edit::RowName {
+                    variant: v0.key.clone(),
+                    table: "Modifier Group 1".into(),
+                    value: 1,
+                    width: 2,
+                    from: Some("RM".into()),
+                    name: "RP".into(),
+                }],
                 fixes: 3,
                 regressions: 0,
                 probes: 40,

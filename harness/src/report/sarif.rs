@@ -172,10 +172,7 @@ fn level(s: Severity) -> &'static str {
 /// The findings as a SARIF log: one run, one rule per class (in [`Class::ALL`] order), one
 /// result per finding in input order.
 pub fn sarif_log(findings: &[Finding], tool_version: &str) -> SarifLog {
-    let rules = Class::ALL
-        .iter()
-        .map(|&c| Rule { id: c.name(), short_description: Message { text: class_description(c).into() } })
-        .collect();
+    let rules = Class::ALL.iter().map(|&c| Rule { id: c.name(), short_description: Message { text: class_description(c).into() } }).collect();
     SarifLog {
         schema: SARIF_SCHEMA,
         version: "2.1.0",
@@ -222,8 +219,7 @@ fn result(f: &Finding) -> SarifResult {
         Some(uri) => vec![Location {
             physical_location: PhysicalLocation {
                 artifact_location: ArtifactLocation { uri: uri.clone() },
-                region: (f.line >= 1)
-                    .then_some(Region { start_line: f.line, start_column: None, end_line: None, end_column: None }),
+                region: (f.line >= 1).then_some(Region { start_line: f.line, start_column: None, end_line: None, end_column: None }),
             },
         }],
         None => vec![],

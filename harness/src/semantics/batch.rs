@@ -77,4 +77,3 @@ pub fn model_batch(codec: &Codec, arch: Arch, input: impl BufRead, mut out: impl
     }
     Ok(errors)
 }
-

@@ -79,9 +79,7 @@ impl Inputs {
     }
     /// `REG=VALUE` (`R2=0x3ff0000000000000`, `P0=1`, `c[0x0][0x10]=5`).
     pub fn parse_assignment(&mut self, text: &str) -> Result<(), ModelError> {
-        let (k, v) = text
-            .split_once('=')
-            .ok_or_else(|| ModelError::BadInput(format!("'{text}' is not REG=VALUE")))?;
+        let (k, v) = text.split_once('=').ok_or_else(|| ModelError::BadInput(format!("'{text}' is not REG=VALUE")))?;
         let value = parse_value(v).ok_or_else(|| ModelError::BadInput(format!("'{v}' is not a number (0x… or decimal)")))?;
         self.set(k.parse()?, value);
         Ok(())
@@ -133,12 +131,7 @@ pub fn instruction(codec: &crate::codec::Codec, arch: crate::spec::Arch, word: c
 }
 
 /// Decode and evaluate: what `word` writes on `inputs`.
-pub fn predict(
-    codec: &crate::codec::Codec,
-    arch: crate::spec::Arch,
-    word: crate::word::Word,
-    inputs: &Inputs,
-) -> Result<Outputs, String> {
+pub fn predict(codec: &crate::codec::Codec, arch: crate::spec::Arch, word: crate::word::Word, inputs: &Inputs) -> Result<Outputs, String> {
     let insn = instruction(codec, arch, word)?;
     evaluate(&insn, inputs).map_err(|e| e.to_string())
 }

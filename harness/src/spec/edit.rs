@@ -190,7 +190,7 @@ fn table_rewrite(v: &Variant, e: &Edit, out: &mut Lines) -> Result<(), String> {
         }
         _ => {
             if t.line > 1 {
-                out.entry(t.line - 1).or_insert_with(Vec::new);
+                out.entry(t.line - 1).or_default();
             }
         }
     }

@@ -8,8 +8,8 @@
 //! a file or folder reached through several paths (symlinks, repeated arguments) counts
 //! once, so symlink cycles end.
 
-pub mod model;
 pub mod edit;
+pub mod model;
 pub mod parse;
 
 pub use model::*;
@@ -172,10 +172,7 @@ fn load_page(f: &PageFile) -> Result<Page, PageError> {
     let bytes = read_page(&f.path)?;
     parse_page(&name, &bytes).map_err(|mut e| {
         if let Some(dir) = &f.found_in {
-            e.message.push_str(&format!(
-                " (every .txt file under {} is read as a page; move other files out of page folders)",
-                dir.display()
-            ));
+            e.message.push_str(&format!(" (every .txt file under {} is read as a page; move other files out of page folders)", dir.display()));
         }
         e
     })
@@ -263,10 +260,7 @@ mod tests {
         std::fs::write(d.join("notes.txt"), "todo: more pages\n").unwrap();
         let e = load(std::slice::from_ref(&d)).unwrap_err();
         assert!(e.file.ends_with("notes.txt") && e.line == 1, "{e}");
-        assert!(
-            e.message.contains("expected an instruction name") && e.message.contains("every .txt file under"),
-            "{e}"
-        );
+        assert!(e.message.contains("expected an instruction name") && e.message.contains("every .txt file under"), "{e}");
         let _ = std::fs::remove_dir_all(&d);
     }
 

@@ -92,14 +92,26 @@ pub enum FieldKind {
     /// `pred`: guard predicate, 3 bits of index and a negation bit.
     Pred,
     /// `operand N`: page operand N (see [`Variant::operands`]).
-    Operand { page_operand: usize },
+    Operand {
+        page_operand: usize,
+    },
     /// `modi N`: Modifier Group N.
-    Group { group: u32 },
+    Group {
+        group: u32,
+    },
     /// plain `modi`: the k-th such span belongs to the k-th "Operand K Modifiers" table.
-    OperandModifier { page_operand: usize },
+    OperandModifier {
+        page_operand: usize,
+    },
     /// A one-bit (or wider) named flag.
-    Flag { name: String, role: FlagRole, page_operand: Option<usize> },
-    Control { control: Control },
+    Flag {
+        name: String,
+        role: FlagRole,
+        page_operand: Option<usize>,
+    },
+    Control {
+        control: Control,
+    },
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -251,9 +263,7 @@ impl Variant {
     pub fn field_table(&self, field: usize) -> Option<&Table> {
         match &self.fields[field].kind {
             FieldKind::Group { group } => self.table(&TableId::Group { group: *group }),
-            FieldKind::OperandModifier { page_operand } => {
-                self.table(&TableId::Operand { page_operand: *page_operand })
-            }
+            FieldKind::OperandModifier { page_operand } => self.table(&TableId::Operand { page_operand: *page_operand }),
             _ => None,
         }
     }

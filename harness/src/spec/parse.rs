@@ -94,8 +94,7 @@ pub fn parse_page(file: &str, bytes: &[u8]) -> Result<Page, PageError> {
     if text.contains('\r') {
         pre.push((1, rules::CRLF, "CRLF line endings read as LF".to_string()));
     }
-    let lines: Vec<(usize, &str)> =
-        text.split('\n').enumerate().map(|(i, l)| (i + 1, l.strip_suffix('\r').unwrap_or(l))).collect();
+    let lines: Vec<(usize, &str)> = text.split('\n').enumerate().map(|(i, l)| (i + 1, l.strip_suffix('\r').unwrap_or(l))).collect();
     let mut p = Lines { file, lines, pos: 0, warnings: vec![] };
     for (line, rule, msg) in pre {
         p.warn(line, rule, msg);
@@ -204,8 +203,7 @@ fn parse_variant(p: &mut Lines, instruction: &str, arch: Arch) -> Result<Variant
         Some(s) => s.trim().to_string(),
         None => return p.err(dl, format!("expected 'distilled: <SASS text>', found '{}'", d.trim())),
     };
-    let dinst = sass::parse_instruction(&distilled)
-        .map_err(|e| PageError { file: p.file.into(), line: dl, message: format!("distilled text: {e}") })?;
+    let dinst = sass::parse_instruction(&distilled).map_err(|e| PageError { file: p.file.into(), line: dl, message: format!("distilled text: {e}") })?;
     let (kl, k) = p.expect("'key: <KEY>'")?;
     let key = match k.trim_start().strip_prefix("key:") {
         Some(s) if !s.trim().is_empty() => s.trim().to_string(),
@@ -408,7 +406,12 @@ fn spans(p: &mut Lines, cells: &[(Cell, usize)]) -> Result<Spans, PageError> {
         if f.spans.len() > 1 {
             let desc: Vec<String> = f.spans.iter().map(|s| crate::word::format_ranges(s)).collect();
             let line = f.line;
-            let msg = format!("'{}' appears in {} separate spans ({}): read as one field, value bits in increasing bit order", f.name, f.spans.len(), desc.join(" and "));
+            let msg = format!(
+                "'{}' appears in {} separate spans ({}): read as one field, value bits in increasing bit order",
+                f.name,
+                f.spans.len(),
+                desc.join(" and ")
+            );
             p.warn(line, rules::SPLIT_FIELD, msg);
         }
     }
@@ -485,7 +488,11 @@ fn parse_table(p: &mut Lines, tl: usize, title: &str, id: TableId) -> Result<Tab
     let mut seen: std::collections::HashMap<&str, u64> = std::collections::HashMap::new();
     for r in &rows {
         if let Some(v) = seen.get(r.name.as_str()) {
-            p.warn(r.line, rules::DUPLICATE_NAMES, format!("{title}: '{}' names both {:0w$b} and {:0w$b}; the assembler picks {:0w$b}", r.name, v, r.value, v, w = width));
+            p.warn(
+                r.line,
+                rules::DUPLICATE_NAMES,
+                format!("{title}: '{}' names both {:0w$b} and {:0w$b}; the assembler picks {:0w$b}", r.name, v, r.value, v, w = width),
+            );
         } else {
             seen.insert(&r.name, r.value);
         }
@@ -761,7 +768,8 @@ fn assign_flag_operands(p: &mut Lines, key: &str, line: usize, fields: &mut [Fie
         })
     };
     // The head page operand of each form operand that can take flags (not immediates).
-    let sources: Vec<usize> = page_ops.iter().zip(kinds).skip(1).filter(|(_, k)| !matches!(k, OperandKind::Imm | OperandKind::Float)).map(|(o, _)| o[0]).collect();
+    let sources: Vec<usize> =
+        page_ops.iter().zip(kinds).skip(1).filter(|(_, k)| !matches!(k, OperandKind::Imm | OperandKind::Float)).map(|(o, _)| o[0]).collect();
     let mut counts: Vec<(String, usize)> = vec![];
     let order: Vec<usize> = {
         let mut o: Vec<usize> = (0..fields.len()).collect();
@@ -828,10 +836,7 @@ fn build_operands(fields: &[Field], page_ops: &[Vec<usize>], kinds: &[OperandKin
         .iter()
         .zip(kinds)
         .map(|(ops, &kind)| {
-            let value_fields = ops
-                .iter()
-                .map(|&po| fields.iter().position(|f| f.kind == FieldKind::Operand { page_operand: po }))
-                .collect();
+            let value_fields = ops.iter().map(|&po| fields.iter().position(|f| f.kind == FieldKind::Operand { page_operand: po })).collect();
             let head = ops[0];
             let flag = |want: FlagRole| {
                 fields.iter().position(|f| matches!(&f.kind, FieldKind::Flag { role, page_operand: Some(o), .. } if *role == want && *o == head))
@@ -923,8 +928,16 @@ fn modifier_order(p: &mut Lines, v: &Variant, heading_mods: &[String], d: &sass:
         if let Some(r) = row0 {
             if r.kind != RowKind::Default {
                 hidden_zero = true;
-                p.warn(v.line, rules::HIDDEN_AT_ZERO, format!(
-                    "{}: group {} prints '{}' at zero but the distilled line does not show it separately; at zero it prints nothing", v.key, gnum(g), r.name));
+                p.warn(
+                    v.line,
+                    rules::HIDDEN_AT_ZERO,
+                    format!(
+                        "{}: group {} prints '{}' at zero but the distilled line does not show it separately; at zero it prints nothing",
+                        v.key,
+                        gnum(g),
+                        r.name
+                    ),
+                );
             }
         }
         let pos = placed
@@ -935,7 +948,8 @@ fn modifier_order(p: &mut Lines, v: &Variant, heading_mods: &[String], d: &sass:
         placed.insert(pos, ModSlot::Group { field: g, hidden_zero });
         used.push(g);
     }
-    let mut flags: Vec<usize> = v.fields.iter().enumerate().filter(|(_, f)| matches!(&f.kind, FieldKind::Flag { role: FlagRole::Modifier, .. })).map(|(i, _)| i).collect();
+    let mut flags: Vec<usize> =
+        v.fields.iter().enumerate().filter(|(_, f)| matches!(&f.kind, FieldKind::Flag { role: FlagRole::Modifier, .. })).map(|(i, _)| i).collect();
     flags.sort_by_key(|&i| v.fields[i].bits[0]);
     placed.extend(flags.into_iter().map(|field| ModSlot::Flag { field }));
     Ok(placed)

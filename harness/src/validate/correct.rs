@@ -89,7 +89,11 @@ impl<'a> Judge<'a> {
             Err(_) if self.codec.find(v.arch, restore_fixed(v, word)) == Ok(self.vi) => {
                 let w2 = restore_fixed(v, word);
                 let expected = codec::print_with(v, &self.codec.extract(self.vi, w2), self.learned.map(|c| (c, w2)));
-                if compare(&expected, &actual) == Verdict::Differ { V::Differ } else { V::Ignored }
+                if compare(&expected, &actual) == Verdict::Differ {
+                    V::Differ
+                } else {
+                    V::Ignored
+                }
             }
             // Evidence against the page when it prints this variant's instruction with a
             // changed operand.
@@ -142,7 +146,8 @@ fn effect(v: &Variant, base: &Instruction, actual: &Instruction) -> Option<Effec
     let [el] = ch.as_slice() else { return if ch.is_empty() { Some(Effect::Ignored) } else { None } };
     if el == "mods" {
         let new = minus(&actual.modifiers, &base.modifiers);
-        let lists = |fi: usize| v.field_table(fi).is_some_and(|t| t.rows.iter().any(|r| !new.is_empty() && new.iter().all(|x| r.tokens().contains(&x.as_str()))));
+        let lists =
+            |fi: usize| v.field_table(fi).is_some_and(|t| t.rows.iter().any(|r| !new.is_empty() && new.iter().all(|x| r.tokens().contains(&x.as_str()))));
         let groups: Vec<usize> = (0..v.fields.len()).filter(|&fi| matches!(v.fields[fi].kind, FieldKind::Group { .. }) && lists(fi)).collect();
         return match groups.as_slice() {
             [fi] => Some(Effect::Group(*fi)),
@@ -174,7 +179,9 @@ fn layout_candidate(v: &Variant, by_word: &HashMap<Word, &Outcome>, base_word: W
         let own = owner(b);
         let movable = match own {
             None => !v.fixed_value.bit(b),
-            Some(fi) => matches!(v.fields[fi].kind, FieldKind::Operand { .. } | FieldKind::Group { .. } | FieldKind::Flag { role: FlagRole::Abs | FlagRole::Neg, .. }),
+            Some(fi) => {
+                matches!(v.fields[fi].kind, FieldKind::Operand { .. } | FieldKind::Group { .. } | FieldKind::Flag { role: FlagRole::Abs | FlagRole::Neg, .. })
+            }
         };
         let actual = by_word.get(&base_word.flip(b)).and_then(|o| printed(o));
         let (true, Some(actual)) = (movable, actual) else { continue };
@@ -294,7 +301,11 @@ fn merge_candidates(v: &Variant, codec: &Codec, vi: usize, by_word: &HashMap<Wor
                     Some(i) => {
                         differs |= i.modifiers != codec::print(v, &vals).modifiers;
                         let toks = minus(&i.modifiers, &others);
-                        if toks.is_empty() { "(default)".to_string() } else { toks.join(".") }
+                        if toks.is_empty() {
+                            "(default)".to_string()
+                        } else {
+                            toks.join(".")
+                        }
                     }
                     None => format!("INVALID{value}"),
                 };
@@ -422,9 +433,11 @@ impl Kept {
 fn fixed_bit_correction(page: &Page, v: &Variant, original: &Version, obs: &[(Word, &Outcome)]) -> Option<Kept> {
     let by_word: HashMap<Word, &Outcome> = obs.iter().map(|(w, o)| (*w, *o)).collect();
     let base_word = obs.first()?.0;
-    let bit = v.fixed_mask.iter().filter(|&b| b < 105).find(|&b| {
-        matches!(by_word.get(&base_word.flip(b)), Some(Outcome::Printed { text }) if *text == v.distilled)
-    })?;
+    let bit = v
+        .fixed_mask
+        .iter()
+        .filter(|&b| b < 105)
+        .find(|&b| matches!(by_word.get(&base_word.flip(b)), Some(Outcome::Printed { text }) if *text == v.distilled))?;
     let e = Edit::FixedBit { variant: v.key.clone(), bit, value: !v.fixed_value.bit(bit) };
     let text = edit::apply(&original.text, original.page(), std::slice::from_ref(&e)).ok()?;
     let version = Version::parse(&page.file, text)?;

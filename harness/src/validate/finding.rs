@@ -26,16 +26,8 @@ pub enum Class {
 }
 
 impl Class {
-    pub const ALL: [Class; 8] = [
-        Class::FieldBits,
-        Class::TableRow,
-        Class::FlagOperand,
-        Class::Interaction,
-        Class::Legality,
-        Class::Unexpressible,
-        Class::FixedIgnored,
-        Class::Syntax,
-    ];
+    pub const ALL: [Class; 8] =
+        [Class::FieldBits, Class::TableRow, Class::FlagOperand, Class::Interaction, Class::Legality, Class::Unexpressible, Class::FixedIgnored, Class::Syntax];
     pub fn name(self) -> &'static str {
         match self {
             Class::FieldBits => "field_bits",

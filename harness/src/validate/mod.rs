@@ -41,12 +41,20 @@ impl Default for Options {
 enum Kind {
     Base,
     /// Field `field` set to `value` from the base (bit walks, boundaries, table rows, flags).
-    Field { field: usize, value: u64 },
+    Field {
+        field: usize,
+        value: u64,
+    },
     /// Fixed bit flipped.
-    Fixed { bit: u8 },
+    Fixed {
+        bit: u8,
+    },
     /// Two modifier-group fields set together (both non-zero): do they combine as the
     /// page says, or does one change what the other prints?
-    Pair { a: usize, b: usize },
+    Pair {
+        a: usize,
+        b: usize,
+    },
     Random,
 }
 
@@ -57,7 +65,6 @@ struct Probe {
     word: Word,
     kind: Kind,
 }
-
 
 /// The oracle returns one outcome per word (or an error); should it not, the probe says so.
 fn missing_outcome() -> Outcome {
@@ -131,7 +138,11 @@ pub fn probe_words(spec: &crate::spec::Spec, codec: &Codec, conv: &Conventions, 
             let runs = build_runs(&pages, codec, conv, opts);
             let (mut structured, mut random) = (vec![], vec![]);
             for p in runs.iter().flat_map(|r| &r.probes) {
-                if p.kind == Kind::Random { random.push(p.word) } else { structured.push(p.word) }
+                if p.kind == Kind::Random {
+                    random.push(p.word)
+                } else {
+                    structured.push(p.word)
+                }
             }
             (pages[0].arch.nvdisasm_name(), structured, random)
         })
@@ -160,7 +171,13 @@ fn arch_groups(spec: &crate::spec::Spec) -> Vec<Vec<&Page>> {
 /// illegal words gather: rejected control values, INVALID and omitted rows, fixed-bit
 /// flips) together with the first minimization batch, which so rides on a run that
 /// happens anyway.
-fn validate_group(pages: &[&Page], codec: &Codec, nv: &Nvdisasm, opts: &Options, mut done: impl FnMut(&Page, Vec<VariantSummary>, Vec<Finding>)) -> Result<(), NvdisasmError> {
+fn validate_group(
+    pages: &[&Page],
+    codec: &Codec,
+    nv: &Nvdisasm,
+    opts: &Options,
+    mut done: impl FnMut(&Page, Vec<VariantSummary>, Vec<Finding>),
+) -> Result<(), NvdisasmError> {
     let Some(first) = pages.first() else { return Ok(()) };
     let arch = first.arch.nvdisasm_name();
     let t0 = std::time::Instant::now();
@@ -192,7 +209,13 @@ fn validate_group(pages: &[&Page], codec: &Codec, nv: &Nvdisasm, opts: &Options,
             }
             let o = random_outs.next().unwrap_or_else(missing_outcome);
             let values = codec.extract(p.vi, p.word);
-            let a = Analysis { codec, nv_tool: &nv.version, v: codec.variant(p.vi), arch: &arch, learned: conv.get(codec.variant(p.vi).arch, &codec.variant(p.vi).key) };
+            let a = Analysis {
+                codec,
+                nv_tool: &nv.version,
+                v: codec.variant(p.vi),
+                arch: &arch,
+                learned: conv.get(codec.variant(p.vi).arch, &codec.variant(p.vi).key),
+            };
             let j = a.judge(p, &values, &o, None);
             if let Judged::Minimize(elems) = &j {
                 match by_key.get(&(p.vi, elems.clone())) {
@@ -237,7 +260,13 @@ fn validate_group(pages: &[&Page], codec: &Codec, nv: &Nvdisasm, opts: &Options,
         for (pi, p) in run.probes.iter().enumerate() {
             let o = &outs[ri][pi];
             let values = codec.extract(p.vi, p.word);
-            let a = Analysis { codec, nv_tool: &nv.version, v: codec.variant(p.vi), arch: &arch, learned: conv.get(codec.variant(p.vi).arch, &codec.variant(p.vi).key) };
+            let a = Analysis {
+                codec,
+                nv_tool: &nv.version,
+                v: codec.variant(p.vi),
+                arch: &arch,
+                learned: conv.get(codec.variant(p.vi).arch, &codec.variant(p.vi).key),
+            };
             let j = match verdicts[ri][pi].take() {
                 Some(j) => j,
                 None => a.judge(p, &values, o, run.base_actual.get(&p.vi).and_then(Option::as_ref)),
@@ -434,12 +463,17 @@ fn controls_cover_105_125(v: &Variant) -> bool {
     (105..=125).all(|b| m.contains(b))
 }
 
+// A verdict lives only while its probe is judged; boxing the finding buys nothing.
+#[allow(clippy::large_enum_variant)]
 enum Judged {
     /// Agreement; the bits it confirms.
     Agree(u128),
     Found(Finding),
     /// Same meaning, other text; the finding is built by [`Analysis::syntax_finding`].
-    Syntax { what: &'static str, bits: Vec<u8> },
+    Syntax {
+        what: &'static str,
+        bits: Vec<u8>,
+    },
     /// A random word that disagrees on these elements: minimize before reporting.
     Minimize(Vec<String>),
 }
@@ -544,10 +578,26 @@ impl<'a> Analysis<'a> {
             }
             let ch: Vec<String> = changed(base, &actual);
             if ch.is_empty() {
-                return Judged::Found(self.finding(Class::FixedIgnored, None, vec![bit], p.word, format!("not {} (bit {bit} is fixed {})", v.key, v.fixed_value.bit(bit) as u8), outcome_text(o), Some(format!("bit {bit}: nvdisasm ignores it; mark it don't-care{note}"))));
+                return Judged::Found(self.finding(
+                    Class::FixedIgnored,
+                    None,
+                    vec![bit],
+                    p.word,
+                    format!("not {} (bit {bit} is fixed {})", v.key, v.fixed_value.bit(bit) as u8),
+                    outcome_text(o),
+                    Some(format!("bit {bit}: nvdisasm ignores it; mark it don't-care{note}")),
+                ));
             }
             let what: Vec<String> = ch.iter().map(|c| describe_element(v, c)).collect();
-            return Judged::Found(self.finding(Class::Unexpressible, None, vec![bit], p.word, format!("not {} (bit {bit} is fixed {})", v.key, v.fixed_value.bit(bit) as u8), outcome_text(o), Some(format!("bit {bit} is not fixed: it changes {}{note}", what.join(", ")))));
+            return Judged::Found(self.finding(
+                Class::Unexpressible,
+                None,
+                vec![bit],
+                p.word,
+                format!("not {} (bit {bit} is fixed {})", v.key, v.fixed_value.bit(bit) as u8),
+                outcome_text(o),
+                Some(format!("bit {bit} is not fixed: it changes {}{note}", what.join(", "))),
+            ));
         }
         let Some(actual) = printed(o) else {
             // Illegal or silent.
@@ -557,13 +607,36 @@ impl<'a> Analysis<'a> {
                         Some(r) if r.kind == RowKind::Invalid => return Judged::Agree(word_bits),
                         None => return Judged::Agree(word_bits), // omitted: the page claims nothing
                         Some(r) => {
-                            return Judged::Found(self.finding(Class::TableRow, Some(field), self.v.fields[field].bits.clone(), p.word, exp_text, outcome_text(o), Some(format!("{}: value {:0w$b} is not '{}' but illegal: mark it INVALID{}", t.title, value, r.name, value, w = t.width as usize))));
+                            return Judged::Found(self.finding(
+                                Class::TableRow,
+                                Some(field),
+                                self.v.fields[field].bits.clone(),
+                                p.word,
+                                exp_text,
+                                outcome_text(o),
+                                Some(format!(
+                                    "{}: value {:0w$b} is not '{}' but illegal: mark it INVALID{}",
+                                    t.title,
+                                    value,
+                                    r.name,
+                                    value,
+                                    w = t.width as usize
+                                )),
+                            ));
                         }
                     }
                 }
                 let f = &v.fields[field];
                 let what = if f.is_control() { "control field" } else { "field" };
-                return Judged::Found(self.finding(Class::Legality, Some(field), self.bits_of(field, value), p.word, exp_text, outcome_text(o), Some(format!("{what} '{}' = {value:#x} is rejected by nvdisasm", f.name))));
+                return Judged::Found(self.finding(
+                    Class::Legality,
+                    Some(field),
+                    self.bits_of(field, value),
+                    p.word,
+                    exp_text,
+                    outcome_text(o),
+                    Some(format!("{what} '{}' = {value:#x} is rejected by nvdisasm", f.name)),
+                ));
             }
             if p.kind == Kind::Random {
                 return Judged::Minimize(vec!["<legality>".into()]);
@@ -591,7 +664,15 @@ impl<'a> Analysis<'a> {
                     f.field = Some(format!("{na} + {nb}"));
                     Judged::Found(f)
                 }
-                Kind::Base => Judged::Found(self.finding(Class::FieldBits, None, vec![], p.word, exp_text, outcome_text(o), Some("the distilled line does not match nvdisasm for the zero word".into()))),
+                Kind::Base => Judged::Found(self.finding(
+                    Class::FieldBits,
+                    None,
+                    vec![],
+                    p.word,
+                    exp_text,
+                    outcome_text(o),
+                    Some("the distilled line does not match nvdisasm for the zero word".into()),
+                )),
                 Kind::Random => Judged::Minimize(changed(&expected, &actual)),
                 Kind::Fixed { .. } => unreachable!(),
             },
@@ -609,7 +690,16 @@ impl<'a> Analysis<'a> {
 
     /// A single field set to `value` printed something other than predicted.
     #[allow(clippy::too_many_arguments)]
-    fn field_finding(&self, fi: usize, value: u64, word: Word, expected: &Instruction, actual: &Instruction, base: Option<&Instruction>, o: &Outcome) -> Finding {
+    fn field_finding(
+        &self,
+        fi: usize,
+        value: u64,
+        word: Word,
+        expected: &Instruction,
+        actual: &Instruction,
+        base: Option<&Instruction>,
+        o: &Outcome,
+    ) -> Finding {
         let v = self.v;
         let f = &v.fields[fi];
         let bits = self.bits_of(fi, value);
@@ -624,7 +714,9 @@ impl<'a> Analysis<'a> {
             FieldKind::Group { .. } | FieldKind::OperandModifier { .. } => {
                 let t = v.field_table(fi).expect("table field");
                 let (new_tokens, where_) = match &f.kind {
-                    FieldKind::Group { .. } => (token_diff(base.map(|b| b.modifiers.clone()).unwrap_or_default(), actual.modifiers.clone()), "modifiers".to_string()),
+                    FieldKind::Group { .. } => {
+                        (token_diff(base.map(|b| b.modifiers.clone()).unwrap_or_default(), actual.modifiers.clone()), "modifiers".to_string())
+                    }
                     _ => {
                         let el = act_changes.iter().find(|c| c.ends_with(".sfx")).cloned();
                         let toks = el
@@ -638,9 +730,21 @@ impl<'a> Analysis<'a> {
                 let name = if new_tokens.is_empty() { "(default)".to_string() } else { new_tokens.join(".") };
                 let others: Vec<&String> = act_changes.iter().filter(|c| **c != "mods" && !c.ends_with(".sfx")).collect();
                 let proposal = if others.is_empty() {
-                    format!("{}: {:0w$b} → {name}{}", t.title, value, if t.row(value).is_none() { " (row missing from the page)" } else { "" }, w = t.width as usize)
+                    format!(
+                        "{}: {:0w$b} → {name}{}",
+                        t.title,
+                        value,
+                        if t.row(value).is_none() { " (row missing from the page)" } else { "" },
+                        w = t.width as usize
+                    )
                 } else {
-                    format!("{}: {:0w$b} also changes {} ({where_})", t.title, value, others.iter().map(|c| describe_element(v, c)).collect::<Vec<_>>().join(", "), w = t.width as usize)
+                    format!(
+                        "{}: {:0w$b} also changes {} ({where_})",
+                        t.title,
+                        value,
+                        others.iter().map(|c| describe_element(v, c)).collect::<Vec<_>>().join(", "),
+                        w = t.width as usize
+                    )
                 };
                 self.finding(Class::TableRow, Some(fi), bits, word, exp_text, act_text, Some(proposal))
             }
@@ -655,7 +759,12 @@ impl<'a> Analysis<'a> {
                     let toks = token_diff(base.map(|b| b.modifiers.clone()).unwrap_or_default(), actual.modifiers.clone());
                     format!("bit {} prints {} (page: .{name})", bits[0], if toks.is_empty() { act_desc.join(", ") } else { format!(".{}", toks.join(".")) })
                 } else {
-                    format!("bit {} is {} (page: '{name}' of {})", bits[0], act_desc.join(" and "), pred_changes.iter().map(|c| describe_element(v, c)).collect::<Vec<_>>().join(", "))
+                    format!(
+                        "bit {} is {} (page: '{name}' of {})",
+                        bits[0],
+                        act_desc.join(" and "),
+                        pred_changes.iter().map(|c| describe_element(v, c)).collect::<Vec<_>>().join(", ")
+                    )
                 };
                 self.finding(class, Some(fi), bits, word, exp_text, act_text, Some(proposal))
             }
@@ -718,7 +827,15 @@ impl<'a> Analysis<'a> {
                 format!("together they print {}", ch.iter().map(|c| describe_element(v, c)).collect::<Vec<_>>().join(", "))
             }
         };
-        let mut f = self.finding(class, nonzero.first().copied(), bits, w, expected.to_string(), outcome_text(o), Some(format!("fields interact: {}: {what}", names.join(", "))));
+        let mut f = self.finding(
+            class,
+            nonzero.first().copied(),
+            bits,
+            w,
+            expected.to_string(),
+            outcome_text(o),
+            Some(format!("fields interact: {}: {what}", names.join(", "))),
+        );
         f.field = Some(nonzero.iter().map(|&i| v.fields[i].name.clone()).collect::<Vec<_>>().join(" + "));
         Some(f)
     }
@@ -882,9 +999,8 @@ fn without(fs: &[usize], drop: &[usize]) -> Vec<usize> {
 fn merge(raw: Vec<Finding>) -> Vec<Finding> {
     let mut out: Vec<Finding> = vec![];
     for f in raw {
-        let key_match = |g: &Finding| {
-            g.variant == f.variant && g.class == f.class && g.field == f.field && (g.proposal == f.proposal || (f.class == Class::Syntax))
-        };
+        let key_match =
+            |g: &Finding| g.variant == f.variant && g.class == f.class && g.field == f.field && (g.proposal == f.proposal || (f.class == Class::Syntax));
         if let Some(g) = out.iter_mut().find(|g| key_match(g)) {
             g.occurrences += f.occurrences;
             for b in f.bits {

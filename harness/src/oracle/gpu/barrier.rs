@@ -14,9 +14,9 @@
 //! barrier in that consumers wait on. Only a GPU runs the cubins (`exec --barrier-experiment`).
 
 use super::dryrun::{build_template, SECTION};
+use super::inputs;
 use super::slots::Slot;
 use super::template::Kind;
-use super::inputs;
 use crate::codec::Codec;
 use crate::cubin;
 use crate::oracle::exec::{strides, Batch, Executor};
@@ -26,7 +26,6 @@ use crate::word::Word;
 use serde::{Deserialize, Serialize};
 use std::io::Write;
 use std::path::Path;
-
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct BarrierCubin {
@@ -145,9 +144,14 @@ pub fn build(codec: &Codec, nv: &Nvdisasm, ptxas: &Path, out: &Path, nslots: u32
             continue;
         };
         let (label, bits) = &fields[fi];
-        let line = serde_json::json!({"arch": v.arch.0, "template": kind, "placeholder": t.slots[0].text, "waited_field": label, "bits": bits, "slots": waited.len()});
+        let line =
+            serde_json::json!({"arch": v.arch.0, "template": kind, "placeholder": t.slots[0].text, "waited_field": label, "bits": bits, "slots": waited.len()});
         writeln!(evidence, "{line}").map_err(|e| e.to_string())?;
-        println!("barrier evidence: ptxas puts the barrier that {}'s store waits on in the page's `{label}` field (bits {bits:?}), {} slots", kind.placeholder(), waited.len());
+        println!(
+            "barrier evidence: ptxas puts the barrier that {}'s store waits on in the page's `{label}` field (bits {bits:?}), {} slots",
+            kind.placeholder(),
+            waited.len()
+        );
         let slots: Vec<Slot> = waited.into_iter().filter(|w| w.1 == fi).map(|w| w.0).collect();
         for exp in experiments(&fields, fi) {
             let rel = format!("barrier/{}.{}.{exp}.cubin", kind.name(), v.arch.ptxas_name());
@@ -159,7 +163,6 @@ pub fn build(codec: &Codec, nv: &Nvdisasm, ptxas: &Path, out: &Path, nslots: u32
     }
     Ok(n)
 }
-
 
 /// What the placeholder computes, from its PTX (`cvt.rn.f32.s16`): the reference the
 /// experiment compares with, independent of any page.
@@ -178,7 +181,16 @@ pub fn classify(c: &BarrierCubin, b: &Batch, input: &[u8], output: &[u8]) -> Vec
     c.slots
         .iter()
         .map(|s| {
-            let mut r = BarrierResult { arch: c.arch, kind: c.kind, experiment: c.experiment.clone(), slot_offset: s.offset, threads: b.threads, model: 0, stale: 0, other: 0 };
+            let mut r = BarrierResult {
+                arch: c.arch,
+                kind: c.kind,
+                experiment: c.experiment.clone(),
+                slot_offset: s.offset,
+                threads: b.threads,
+                model: 0,
+                stale: 0,
+                other: 0,
+            };
             for t in 0..b.threads as usize {
                 let vals: Vec<(u16, Option<u64>)> = s.sources.iter().map(|x| (x.reg, rd(input, t * b.in_stride as usize + x.in_offset as usize))).collect();
                 let want = vals.first().and_then(|v| v.1).and_then(|x| reference(c.kind, x));
@@ -246,7 +258,15 @@ mod tests {
     #[test]
     fn classify_counts_reference_stale_and_other() {
         // One slot: I2F.S16 R0, R0 (destination = source: the stale value is the input).
-        let slot = Slot { offset: 0x40, word: Word(0), text: "I2F.S16 R0, R0 ;".into(), dest: 0, sources: vec![Source { reg: 0, in_offset: 0 }], out_offset: 0, store_at: 0x60 };
+        let slot = Slot {
+            offset: 0x40,
+            word: Word(0),
+            text: "I2F.S16 R0, R0 ;".into(),
+            dest: 0,
+            sources: vec![Source { reg: 0, in_offset: 0 }],
+            out_offset: 0,
+            store_at: 0x60,
+        };
         let c = BarrierCubin { arch: 90, kind: Kind::I2f, experiment: "clear_r-bar".into(), cubin: String::new(), template_slots: 1, slots: vec![slot] };
         let b = Batch { cubin: Default::default(), function: "slots".into(), threads: 3, in_stride: 4, out_stride: 4, k: 0, sentinel: 0 };
         let input: Vec<u8> = [5u32, 7, 9].iter().flat_map(|x| x.to_le_bytes()).collect();

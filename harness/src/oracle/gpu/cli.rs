@@ -202,7 +202,10 @@ pub fn run_plan(codec: &Codec, dev: &mut dyn Executor, entries: &[PlanEntry], pl
         }
         unmodelled.extend(r.unmodelled);
     }
-    println!("exec: {} words run, {skipped_ur} not runnable (cx[UR][…] sources), {skipped_arch} for another architecture than the device's", entries.len() - skipped_ur - skipped_arch);
+    println!(
+        "exec: {} words run, {skipped_ur} not runnable (cx[UR][…] sources), {skipped_arch} for another architecture than the device's",
+        entries.len() - skipped_ur - skipped_arch
+    );
     let upath = a.out.join("exec-unmodelled.txt");
     std::fs::write(&upath, unmodelled.join("\n")).map_err(|e| format!("{}: {e}", upath.display()))?;
     println!("exec: {} words ran without a model to compare with (listed in {})", unmodelled.len(), upath.display());
@@ -223,7 +226,8 @@ fn run_cubin(codec: &Codec, dev: &mut dyn Executor, tool: &str, cubin: &Path, es
     let threads = a.inputs.div_ceil(256) * 256;
     let seed = a.seed ^ es[0].cubin.bytes().fold(0u64, |h, b| h.wrapping_mul(31).wrapping_add(b as u64));
     let input = inputs::generate(kind, a.slots, threads, seed);
-    let mut b = Batch { cubin: cubin.to_path_buf(), function: "slots".into(), threads, in_stride, out_stride, k: inputs::constant(kind, seed), sentinel: 0xa5a5_a5a5 };
+    let mut b =
+        Batch { cubin: cubin.to_path_buf(), function: "slots".into(), threads, in_stride, out_stride, k: inputs::constant(kind, seed), sentinel: 0xa5a5_a5a5 };
     let first = dev.run(&b, &input);
     b.sentinel = 0x5a5a_5a5a;
     let second = dev.run(&b, &input);

@@ -1,12 +1,12 @@
 //! Running words on a GPU: PTX templates, cubin patching, the dry run that proves patches
 //! on the CPU, and the CUDA executor (cudarc) behind [`crate::oracle::exec::Executor`].
 
-pub mod template;
+pub mod barrier;
+pub mod cli;
+pub mod cuda;
 pub mod dryrun;
+pub mod inputs;
 pub mod patch;
 pub mod slots;
-pub mod inputs;
-pub mod cuda;
+pub mod template;
 pub mod worker;
-pub mod cli;
-pub mod barrier;

@@ -81,11 +81,7 @@ pub fn fit(codec: &Codec, job: &Job, slot: &Slot, kind: Kind) -> Result<Word, St
 
 /// `w` with every reuse bit of `v`'s layout cleared.
 pub fn clear_reuse(v: &Variant, w: Word) -> Word {
-    v.fields
-        .iter()
-        .filter(|f| f.kind == FieldKind::Control { control: Control::Reuse })
-        .flat_map(|f| f.bits.iter())
-        .fold(w, |w, &b| w.with_bit(b, false))
+    v.fields.iter().filter(|f| f.kind == FieldKind::Control { control: Control::Reuse }).flat_map(|f| f.bits.iter()).fold(w, |w, &b| w.with_bit(b, false))
 }
 
 /// The words to test for variant `vi`: every listed row of every table, every flag alone,

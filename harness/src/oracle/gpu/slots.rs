@@ -119,12 +119,12 @@ pub fn find_slots(listing: &[(u64, String, Option<Word>)], mnemonic: &str, pair:
 }
 
 fn trace_load(before: &[Line], r: u16, pair: bool, what: &str) -> Result<u32, String> {
-    let l = before
-        .iter()
-        .rev()
-        .find(|l| writes(l).contains(&r))
-        .ok_or_else(|| format!("{what}: nothing writes R{r} before it"))?;
-    let full = if pair { l.op.contains(".64") } else { !l.op.contains(".64") && !l.op.contains(".U16") && !l.op.contains(".U8") && !l.op.contains(".S16") && !l.op.contains(".S8") };
+    let l = before.iter().rev().find(|l| writes(l).contains(&r)).ok_or_else(|| format!("{what}: nothing writes R{r} before it"))?;
+    let full = if pair {
+        l.op.contains(".64")
+    } else {
+        !l.op.contains(".64") && !l.op.contains(".U16") && !l.op.contains(".U8") && !l.op.contains(".S16") && !l.op.contains(".S8")
+    };
     if !l.op.starts_with("LDG") || !full || reg_of(l.operands[0]) != Some(r) {
         return Err(format!("{what}: R{r} comes from '{} {}' at {:#x}, not a full-width load", l.op, l.operands.join(", "), l.addr));
     }
@@ -204,12 +204,8 @@ mod tests {
     fn refuses_sources_not_loaded_and_clobbered_destinations() {
         let listing = vec![l(0x10, "MOV R4, R2 ;"), l(0x20, "HADD2 R7, R4, R4 ;"), l(0x30, "STG.E desc[UR4][R4.64], R7 ;")];
         assert!(find_slots(&listing, "HADD2", false).unwrap_err().contains("not a full-width load"));
-        let listing = vec![
-            l(0x10, "LDG.E R4, desc[UR4][R2.64] ;"),
-            l(0x20, "HADD2 R7, R4, R4 ;"),
-            l(0x30, "MOV R7, R2 ;"),
-            l(0x40, "STG.E desc[UR4][R4.64], R7 ;"),
-        ];
+        let listing =
+            vec![l(0x10, "LDG.E R4, desc[UR4][R2.64] ;"), l(0x20, "HADD2 R7, R4, R4 ;"), l(0x30, "MOV R7, R2 ;"), l(0x40, "STG.E desc[UR4][R4.64], R7 ;")];
         assert!(find_slots(&listing, "HADD2", false).unwrap_err().contains("overwritten"));
         assert_eq!(reg_of("-|R8|.H1"), Some(8));
         assert_eq!(reg_of("UR4"), None);

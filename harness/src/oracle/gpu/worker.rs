@@ -118,7 +118,8 @@ impl Executor for ChildExecutor {
         let mut c = self.command();
         c.arg("--request").arg(&rpath);
         let (code, stdout, stderr) = run_limited(c, self.timeout).map_err(t)?;
-        let resp: Response = serde_json::from_str(stdout.trim()).map_err(|e| t(format!("worker exit {code:?}, answer '{}' ({e}); stderr: {}", stdout.trim(), stderr.trim())))?;
+        let resp: Response =
+            serde_json::from_str(stdout.trim()).map_err(|e| t(format!("worker exit {code:?}, answer '{}' ({e}); stderr: {}", stdout.trim(), stderr.trim())))?;
         if let Some(m) = resp.trap {
             return Err(t(m));
         }
