@@ -5,4 +5,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash ci/install-cuda-tools.sh
 bash ci/lint-workflows.sh
+# House rules: formatted, and clippy-clean with warnings as errors (fuzz crate too).
+cargo fmt --all --check
+(cd fuzz && cargo fmt --check)
+cargo clippy --workspace --release --all-targets -- -D warnings
 cargo test --workspace --release
