@@ -135,6 +135,10 @@ fn exec_with_a_wrong_fake_device_reports_every_modelled_word() {
         assert!(!ex["inputs"].as_object().unwrap().is_empty(), "{f}");
         assert_ne!(ex["expected"], ex["actual"], "{f}");
     }
+    // A faulting device: every runnable word gets a trap finding naming its cubin.
+    let fs = run("trap");
+    assert_eq!(fs.len(), runnable);
+    assert!(fs.iter().all(|f| f["class"] == "trap" && f["message"].as_str().unwrap().contains("cubins/")), "{fs:?}");
 }
 
 /// The GPU run itself. Skips (saying why) without a GPU, fails then when
