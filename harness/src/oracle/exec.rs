@@ -165,11 +165,13 @@ pub fn finding(tool: &str, e: &PlanEntry, class: ExecClass, text: &str, message:
 }
 
 /// The CPU models as a device: what a correct GPU would write. `flip_results` corrupts
-/// one output bit of every thread (a wrong device, for testing the comparison).
+/// one output bit of every thread (a wrong device, for testing the comparison);
+/// `hidden_only` limits that to hidden-bit words (a device where a flipped bit matters).
 pub struct ModelExecutor<'a> {
     pub codec: &'a Codec<'a>,
     pub entries: Vec<PlanEntry>,
     pub flip_results: bool,
+    pub hidden_only: bool,
 }
 
 impl Executor for ModelExecutor<'_> {
@@ -184,7 +186,8 @@ impl Executor for ModelExecutor<'_> {
             for t in 0..b.threads as usize {
                 let inputs = thread_inputs(e, input, t, b.in_stride, b.k);
                 let Ok(o) = evaluate(&insn, &inputs) else { continue };
-                let Some(v) = o.0.first().map(|o| o.bits ^ self.flip_results as u64) else { continue };
+                let flip = self.flip_results && (!self.hidden_only || e.bit.is_some());
+                let Some(v) = o.0.first().map(|o| o.bits ^ flip as u64) else { continue };
                 let at = t * b.out_stride as usize + e.out_offset as usize;
                 out[at..at + bytes as usize].copy_from_slice(&v.to_le_bytes()[..bytes as usize]);
             }
