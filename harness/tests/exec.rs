@@ -171,3 +171,30 @@ fn gpu_exec_runs_words_on_the_device() {
     assert!(text.contains(" words run,"), "{text}");
     assert!(out.join("exec-findings.jsonl").exists());
 }
+
+#[test]
+fn check_entry_flags_differences_and_stale_reads() {
+    use sass_harness::oracle::exec::check_entry;
+    use sass_harness::oracle::gpu::dryrun::{PlanEntry, SourceEntry};
+    use sass_harness::oracle::gpu::template::Kind;
+    let s = spec::load(&[repo_root().join("corpus/isa")]).unwrap();
+    let c = Codec::new(&s);
+    let (_, w) = sass_harness::codec::assemble(&c, Arch(90), "DFMA R2, R2, R4, R6 ;", Word::ZERO).unwrap();
+    let src = |reg, in_offset| SourceEntry { reg, in_offset };
+    let e = PlanEntry {
+        arch: 90, variant: "DFMA_R_R_R_R".into(), word: w.hex(), cubin: "x.cubin".into(), section: ".text.slots".into(), offset: 0,
+        kind: "page".into(), bit: None, base_word: None, values_id: String::new(), template: Kind::Dfma, dest: 2, out_offset: 0,
+        sources: vec![src(2, 0), src(4, 8), src(6, 16)], executable: true, why_not: None,
+    };
+    let b = Batch { cubin: "x.cubin".into(), function: "slots".into(), threads: 2, in_stride: 24, out_stride: 8, k: 0, sentinel: 0 };
+    let (one, two, half) = (1.0f64.to_bits(), 2.0f64.to_bits(), 0.5f64.to_bits());
+    let input: Vec<u8> = [one, two, half, two, two, half].iter().flat_map(|x| x.to_le_bytes()).collect();
+    // Thread 0 right (1*2+0.5 = 2.5); thread 1 stores R2's old value (2.0, not 4.5).
+    let output: Vec<u8> = [2.5f64.to_bits(), two].iter().flat_map(|x| x.to_le_bytes()).collect();
+    let f = check_entry(&c, "test", &e, &b, &input, &output).unwrap().expect("a finding");
+    assert_eq!((f.mismatches, f.stale_reads, f.inputs_run), (1, 1, 2));
+    assert_eq!(f.examples[0].expected["R2"], "0x4012000000000000");
+    assert!(f.message.contains("old value"), "{}", f.message);
+    let good: Vec<u8> = [2.5f64.to_bits(), 4.5f64.to_bits()].iter().flat_map(|x| x.to_le_bytes()).collect();
+    assert!(check_entry(&c, "test", &e, &b, &input, &good).unwrap().is_none());
+}

@@ -73,6 +73,10 @@ pub struct ExecFinding {
     pub examples: Vec<Example>,
     /// How many of the inputs disagreed.
     pub mismatches: usize,
+    /// How many of those stored the destination's old value (when a source shares the
+    /// destination register): a latency or barrier problem rather than semantics.
+    #[serde(default)]
+    pub stale_reads: usize,
     pub inputs_run: usize,
     pub message: String,
 }
@@ -130,6 +134,10 @@ pub fn check_entry(codec: &Codec, tool: &str, e: &PlanEntry, b: &Batch, input: &
             continue;
         }
         f.mismatches += 1;
+        let old = e.sources.iter().find(|s| s.reg == e.dest).and_then(|s| inputs.0.get(&Loc::R(s.reg)));
+        if old == Some(&got) {
+            f.stale_reads += 1;
+        }
         if f.examples.len() < EXAMPLES {
             let show = |m: &Inputs| m.0.iter().map(|(k, v)| (k.to_string(), hex(*v, 8))).collect();
             let want_s = want.map(|w| hex(w, bytes)).unwrap_or_else(|| "(not written)".into());
@@ -143,6 +151,9 @@ pub fn check_entry(codec: &Codec, tool: &str, e: &PlanEntry, b: &Batch, input: &
     f.inputs_run = b.threads as usize;
     Ok((f.mismatches > 0).then(|| {
         f.message = format!("{} of {} inputs differ from the model", f.mismatches, b.threads);
+        if f.stale_reads > 0 {
+            f.message.push_str(&format!("; {} stored the destination's old value (latency/barrier?)", f.stale_reads));
+        }
         f
     }))
 }
@@ -159,6 +170,7 @@ pub fn finding(tool: &str, e: &PlanEntry, class: ExecClass, text: &str, message:
         text: text.into(),
         examples: vec![],
         mismatches: 0,
+        stale_reads: 0,
         inputs_run: 0,
         message,
     }
