@@ -60,6 +60,38 @@ fn dry_run_proves_every_patch_and_catches_tampering() {
         verify(&nv, Arch(100), &base, &[Patched { path: p, words: vec![(e.offset, patched_word)] }], &mut r);
         assert!(r.failures.iter().any(|f| f.contains(expect)), "{expect}: {:?}", r.failures);
     }
+    isolate_traps_finds_the_words(&out, &plan);
+}
+
+/// A device that faults when the cubin holds all of `words`.
+struct TrapsOn(Vec<Word>);
+
+impl Executor for TrapsOn {
+    fn tool(&self) -> String {
+        "test".into()
+    }
+    fn run(&mut self, b: &Batch, _: &[u8]) -> Result<Vec<u8>, sass_harness::oracle::exec::Trap> {
+        let bytes = std::fs::read(&b.cubin).unwrap();
+        let words = sass_harness::cubin::text_words(&bytes).unwrap();
+        if self.0.iter().all(|w| words.iter().any(|c| c.word == *w)) {
+            return Err(sass_harness::oracle::exec::Trap { message: "CUDA_ERROR_ILLEGAL_INSTRUCTION".into() });
+        }
+        Ok(vec![0; (b.threads * b.out_stride) as usize])
+    }
+}
+
+fn isolate_traps_finds_the_words(out: &std::path::Path, plan: &[sass_harness::oracle::gpu::dryrun::PlanEntry]) {
+    use sass_harness::oracle::gpu::cli::isolate_traps;
+    let es: Vec<_> = plan.iter().filter(|e| e.cubin == plan[0].cubin).collect();
+    assert!(es.len() > 8);
+    let base = std::fs::read(out.join("templates/i2f.sm_100.baseline.cubin")).unwrap();
+    let b = Batch { cubin: out.join(&es[0].cubin), function: "slots".into(), threads: 256, in_stride: 4, out_stride: 4, k: 0, sentinel: 0 };
+    let w = |i: usize| Word::parse_hex(&es[i].word).unwrap();
+    let found = isolate_traps(&mut TrapsOn(vec![w(5)]), &base, &es, &b, &[], &out.join("bisect"));
+    assert_eq!(found.iter().map(|x| x.0.word.clone()).collect::<Vec<_>>(), vec![es[5].word.clone()]);
+    let found = isolate_traps(&mut TrapsOn(vec![w(1), w(es.len() - 1)]), &base, &es, &b, &[], &out.join("bisect"));
+    assert_eq!(found.len(), es.len(), "words that trap only together: all reported");
+    assert!(found[0].1.contains("only when these"), "{:?}", found[0]);
 }
 
 #[test]

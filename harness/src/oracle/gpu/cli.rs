@@ -234,7 +234,15 @@ fn run_cubin(codec: &Codec, dev: &mut dyn Executor, tool: &str, cubin: &Path, es
     let (o1, o2) = match (first, second) {
         (Ok(x), Ok(y)) => (x, y),
         (Err(Trap { message }), _) | (_, Err(Trap { message })) => {
-            out.findings = es.iter().map(|e| finding(tool, e, ExecClass::Trap, "", format!("{}: {message}", e.cubin))).collect();
+            // Which words trap: rerun subsets (the rest restored to the template).
+            let mut traps = match std::fs::read(trap_base(cubin, es[0])) {
+                Ok(base) => isolate_traps(dev, &base, es, &b, &input, &a.out.join("bisect")),
+                Err(e) => es.iter().map(|x| (*x, format!("{message} (not isolated: {e})"))).collect(),
+            };
+            if traps.is_empty() {
+                traps = es.iter().map(|x| (*x, format!("{message} (did not happen again on a rerun)"))).collect();
+            }
+            out.findings = traps.into_iter().map(|(e, m)| finding(tool, e, ExecClass::Trap, "", format!("{}: {m}", e.cubin))).collect();
             return out;
         }
     };
@@ -273,6 +281,42 @@ fn attribute_hidden(r: &mut CubinOutcome, es: &[&PlanEntry], base_ok: &mut std::
         if base_ok.get(id) != Some(&true) {
             f.class = ExecClass::Semantics;
             f.message.push_str(" (its base word, without the flip, also differs or did not run: not attributed to the bit)");
+        }
+    }
+}
+
+/// The unpatched template (reuse bits cleared) next to a plan's cubins.
+fn trap_base(cubin: &Path, e: &PlanEntry) -> PathBuf {
+    let plan_dir = cubin.parent().and_then(Path::parent).unwrap_or(Path::new("."));
+    plan_dir.join("templates").join(format!("{}.sm_{}.baseline.cubin", e.template.name(), e.arch))
+}
+
+/// The words of a trapping cubin that trap: halves rerun with the other words restored
+/// to the template's placeholders, down to single words. Words that trap only together
+/// are all reported, saying so.
+pub fn isolate_traps<'e>(dev: &mut dyn Executor, base: &[u8], es: &[&'e PlanEntry], b: &Batch, input: &[u8], dir: &Path) -> Vec<(&'e PlanEntry, String)> {
+    let run = |dev: &mut dyn Executor, subset: &[&PlanEntry]| -> Result<(), String> {
+        let mut bytes = base.to_vec();
+        for e in subset {
+            let w = crate::word::Word::parse_hex(&e.word).ok_or("bad plan word")?;
+            bytes = crate::cubin::patch_word(&bytes, &e.section, e.offset, w).map_err(|e| e.to_string())?;
+        }
+        std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;
+        let path = dir.join(format!("{}-{:x}.cubin", subset.len(), subset[0].offset));
+        std::fs::write(&path, bytes).map_err(|e| e.to_string())?;
+        dev.run(&Batch { cubin: path, ..b.clone() }, input).map(|_| ()).map_err(|t| t.message)
+    };
+    match run(dev, es) {
+        Ok(()) => vec![],
+        Err(m) if es.len() == 1 => vec![(es[0], m)],
+        Err(m) => {
+            let (l, r) = es.split_at(es.len() / 2);
+            let mut found = isolate_traps(dev, base, l, b, input, dir);
+            found.extend(isolate_traps(dev, base, r, b, input, dir));
+            if found.is_empty() {
+                return es.iter().map(|e| (*e, format!("{m} (only when these {} words run together)", es.len()))).collect();
+            }
+            found
         }
     }
 }
