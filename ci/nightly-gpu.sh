@@ -60,7 +60,7 @@ log "binary: $bin ($("$bin" --version))"
 
 # 3. Tests, GPU tests required.
 if command -v cargo >/dev/null; then
-  SASS_HARNESS_REQUIRE_GPU=1 step tests cargo test --workspace --release
+  step tests env SASS_HARNESS_REQUIRE_GPU=1 cargo test --workspace --release
 else
   log "tests: no cargo here; the GPU checks run through the binary below (exec exits 3 without a GPU)"
 fi
@@ -71,7 +71,7 @@ step validate "$bin" validate corpus/isa --out "$OUT/validate"
 # 5. Execution: every runnable word on the GPU, and the barrier experiment.
 plan=()
 [ -n "${SASS_HARNESS_PLAN:-}" ] && plan=(--plan "$SASS_HARNESS_PLAN")
-step exec "$bin" exec corpus/isa --barrier-experiment --out "$OUT/exec" "${plan[@]}"
+step exec "$bin" exec corpus/isa --barrier-experiment --out "$OUT/exec" ${plan[@]+"${plan[@]}"}
 [ "$(tail -1 "$OUT/nightly.log")" = "nightly-gpu: == exec: exit 3" ] && log "exec: no usable GPU on this runner (exit 3): failing the nightly"
 
 # 6. Fuzzing, time-boxed, where cargo-fuzz exists.

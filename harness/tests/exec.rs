@@ -60,6 +60,38 @@ fn dry_run_proves_every_patch_and_catches_tampering() {
         verify(&nv, Arch(100), &base, &[Patched { path: p, words: vec![(e.offset, patched_word)] }], &mut r).expect("nvdisasm runs");
         assert!(r.failures.iter().any(|f| f.contains(expect)), "{expect}: {:?}", r.failures);
     }
+    isolate_traps_finds_the_words(&out, &plan);
+}
+
+/// A device that faults when the cubin holds all of `words`.
+struct TrapsOn(Vec<Word>);
+
+impl Executor for TrapsOn {
+    fn tool(&self) -> String {
+        "test".into()
+    }
+    fn run(&mut self, b: &Batch, _: &[u8]) -> Result<Vec<u8>, sass_harness::oracle::exec::Trap> {
+        let bytes = std::fs::read(&b.cubin).unwrap();
+        let words = sass_harness::cubin::text_words(&bytes).unwrap();
+        if self.0.iter().all(|w| words.iter().any(|c| c.word == *w)) {
+            return Err(sass_harness::oracle::exec::Trap { message: "CUDA_ERROR_ILLEGAL_INSTRUCTION".into() });
+        }
+        Ok(vec![0; (b.threads * b.out_stride) as usize])
+    }
+}
+
+fn isolate_traps_finds_the_words(out: &std::path::Path, plan: &[sass_harness::oracle::gpu::dryrun::PlanEntry]) {
+    use sass_harness::oracle::gpu::cli::isolate_traps;
+    let es: Vec<_> = plan.iter().filter(|e| e.cubin == plan[0].cubin).collect();
+    assert!(es.len() > 8);
+    let base = std::fs::read(out.join("templates/i2f.sm_100.baseline.cubin")).unwrap();
+    let b = Batch { cubin: out.join(&es[0].cubin), function: "slots".into(), threads: 256, in_stride: 4, out_stride: 4, k: 0, sentinel: 0 };
+    let w = |i: usize| Word::parse_hex(&es[i].word).unwrap();
+    let found = isolate_traps(&mut TrapsOn(vec![w(5)]), &base, &es, &b, &[], &out.join("bisect"));
+    assert_eq!(found.iter().map(|x| x.0.word.clone()).collect::<Vec<_>>(), vec![es[5].word.clone()]);
+    let found = isolate_traps(&mut TrapsOn(vec![w(1), w(es.len() - 1)]), &base, &es, &b, &[], &out.join("bisect"));
+    assert_eq!(found.len(), es.len(), "words that trap only together: all reported");
+    assert!(found[0].1.contains("only when these"), "{:?}", found[0]);
 }
 
 #[test]
@@ -129,12 +161,23 @@ fn exec_with_a_wrong_fake_device_reports_every_modelled_word() {
     let runnable = plan.iter().filter(|e| e.executable).count();
     assert_eq!(fs.len(), runnable, "one finding per runnable word");
     for f in &fs {
-        assert!(f["class"] == "semantics" || f["class"] == "hidden_semantics", "{f}");
+        // Base words are wrong too, so no difference is blamed on a flipped bit.
+        assert_eq!(f["class"], "semantics", "{f}");
         assert_eq!(f["mismatches"], 256, "{f}");
         let ex = &f["examples"][0];
         assert!(!ex["inputs"].as_object().unwrap().is_empty(), "{f}");
         assert_ne!(ex["expected"], ex["actual"], "{f}");
     }
+    // A device right on page words and wrong on flipped ones: the bits are blamed.
+    let fs = run("wrong-hidden");
+    let hidden = plan.iter().filter(|e| e.executable && e.kind == "hidden_bit").count();
+    assert!(hidden > 0);
+    assert_eq!(fs.len(), hidden);
+    assert!(fs.iter().all(|f| f["class"] == "hidden_semantics" && f["bit"].is_u64()), "{fs:?}");
+    // A faulting device: every runnable word gets a trap finding naming its cubin.
+    let fs = run("trap");
+    assert_eq!(fs.len(), runnable);
+    assert!(fs.iter().all(|f| f["class"] == "trap" && f["message"].as_str().unwrap().contains("cubins/")), "{fs:?}");
 }
 
 /// The GPU run itself. Skips (saying why) without a GPU, fails then when
@@ -156,4 +199,31 @@ fn gpu_exec_runs_words_on_the_device() {
     assert_eq!(o.status.code(), Some(0), "{text}\n{}", String::from_utf8_lossy(&o.stderr));
     assert!(text.contains(" words run,"), "{text}");
     assert!(out.join("exec-findings.jsonl").exists());
+}
+
+#[test]
+fn check_entry_flags_differences_and_stale_reads() {
+    use sass_harness::oracle::exec::check_entry;
+    use sass_harness::oracle::gpu::dryrun::{PlanEntry, SourceEntry};
+    use sass_harness::oracle::gpu::template::Kind;
+    let s = spec::load(&[repo_root().join("corpus/isa")]).unwrap();
+    let c = Codec::new(&s);
+    let (_, w) = sass_harness::codec::assemble(&c, Arch(90), "DFMA R2, R2, R4, R6 ;", Word::ZERO).unwrap();
+    let src = |reg, in_offset| SourceEntry { reg, in_offset };
+    let e = PlanEntry {
+        arch: 90, variant: "DFMA_R_R_R_R".into(), word: w.hex(), cubin: "x.cubin".into(), section: ".text.slots".into(), offset: 0,
+        kind: "page".into(), bit: None, base_word: None, values_id: String::new(), template: Kind::Dfma, dest: 2, out_offset: 0,
+        sources: vec![src(2, 0), src(4, 8), src(6, 16)], executable: true, why_not: None,
+    };
+    let b = Batch { cubin: "x.cubin".into(), function: "slots".into(), threads: 2, in_stride: 24, out_stride: 8, k: 0, sentinel: 0 };
+    let (one, two, half) = (1.0f64.to_bits(), 2.0f64.to_bits(), 0.5f64.to_bits());
+    let input: Vec<u8> = [one, two, half, two, two, half].iter().flat_map(|x| x.to_le_bytes()).collect();
+    // Thread 0 right (1*2+0.5 = 2.5); thread 1 stores R2's old value (2.0, not 4.5).
+    let output: Vec<u8> = [2.5f64.to_bits(), two].iter().flat_map(|x| x.to_le_bytes()).collect();
+    let f = check_entry(&c, "test", &e, &b, &input, &output).unwrap().expect("a finding");
+    assert_eq!((f.mismatches, f.stale_reads, f.inputs_run), (1, 1, 2));
+    assert_eq!(f.examples[0].expected["R2"], "0x4012000000000000");
+    assert!(f.message.contains("old value"), "{}", f.message);
+    let good: Vec<u8> = [2.5f64.to_bits(), 4.5f64.to_bits()].iter().flat_map(|x| x.to_le_bytes()).collect();
+    assert!(check_entry(&c, "test", &e, &b, &input, &good).unwrap().is_none());
 }

@@ -73,6 +73,10 @@ pub struct ExecFinding {
     pub examples: Vec<Example>,
     /// How many of the inputs disagreed.
     pub mismatches: usize,
+    /// How many of those stored the destination's old value (when a source shares the
+    /// destination register): a latency or barrier problem rather than semantics.
+    #[serde(default)]
+    pub stale_reads: usize,
     pub inputs_run: usize,
     pub message: String,
 }
@@ -130,6 +134,10 @@ pub fn check_entry(codec: &Codec, tool: &str, e: &PlanEntry, b: &Batch, input: &
             continue;
         }
         f.mismatches += 1;
+        let old = e.sources.iter().find(|s| s.reg == e.dest).and_then(|s| inputs.0.get(&Loc::R(s.reg)));
+        if old == Some(&got) {
+            f.stale_reads += 1;
+        }
         if f.examples.len() < EXAMPLES {
             let show = |m: &Inputs| m.0.iter().map(|(k, v)| (k.to_string(), hex(*v, 8))).collect();
             let want_s = want.map(|w| hex(w, bytes)).unwrap_or_else(|| "(not written)".into());
@@ -143,6 +151,9 @@ pub fn check_entry(codec: &Codec, tool: &str, e: &PlanEntry, b: &Batch, input: &
     f.inputs_run = b.threads as usize;
     Ok((f.mismatches > 0).then(|| {
         f.message = format!("{} of {} inputs differ from the model", f.mismatches, b.threads);
+        if f.stale_reads > 0 {
+            f.message.push_str(&format!("; {} stored the destination's old value (latency/barrier?)", f.stale_reads));
+        }
         f
     }))
 }
@@ -159,17 +170,20 @@ pub fn finding(tool: &str, e: &PlanEntry, class: ExecClass, text: &str, message:
         text: text.into(),
         examples: vec![],
         mismatches: 0,
+        stale_reads: 0,
         inputs_run: 0,
         message,
     }
 }
 
 /// The CPU models as a device: what a correct GPU would write. `flip_results` corrupts
-/// one output bit of every thread (a wrong device, for testing the comparison).
+/// one output bit of every thread (a wrong device, for testing the comparison);
+/// `hidden_only` limits that to hidden-bit words (a device where a flipped bit matters).
 pub struct ModelExecutor<'a> {
     pub codec: &'a Codec<'a>,
     pub entries: Vec<PlanEntry>,
     pub flip_results: bool,
+    pub hidden_only: bool,
 }
 
 impl Executor for ModelExecutor<'_> {
@@ -184,7 +198,8 @@ impl Executor for ModelExecutor<'_> {
             for t in 0..b.threads as usize {
                 let inputs = thread_inputs(e, input, t, b.in_stride, b.k);
                 let Ok(o) = evaluate(&insn, &inputs) else { continue };
-                let Some(v) = o.0.first().map(|o| o.bits ^ self.flip_results as u64) else { continue };
+                let flip = self.flip_results && (!self.hidden_only || e.bit.is_some());
+                let Some(v) = o.0.first().map(|o| o.bits ^ flip as u64) else { continue };
                 let at = t * b.out_stride as usize + e.out_offset as usize;
                 out[at..at + bytes as usize].copy_from_slice(&v.to_le_bytes()[..bytes as usize]);
             }

@@ -44,7 +44,8 @@ pub struct ExecArgs {
     pub barrier_experiment: bool,
     #[arg(long, default_value_t = 0x5eed)]
     pub seed: u64,
-    /// (testing) a fake device instead of CUDA: model, wrong, trap, hang, crash, silent.
+    /// (testing) a fake device instead of CUDA: model, wrong, wrong-hidden, trap, hang,
+    /// crash, silent.
     #[arg(long, hide = true)]
     pub fake: Option<String>,
 }
@@ -185,6 +186,7 @@ pub fn run_plan(codec: &Codec, dev: &mut dyn Executor, entries: &[PlanEntry], pl
     let sm = device_sm(&tool);
     let (mut found, mut skipped_arch, mut skipped_ur) = (0, 0, 0);
     let mut unmodelled = vec![];
+    let mut base_ok: std::collections::HashMap<String, bool> = Default::default();
     for (cubin, es) in &by_cubin {
         if es.iter().any(|e| !e.executable) {
             skipped_ur += es.len();
@@ -194,7 +196,8 @@ pub fn run_plan(codec: &Codec, dev: &mut dyn Executor, entries: &[PlanEntry], pl
             skipped_arch += es.len();
             continue;
         }
-        let r = run_cubin(codec, dev, &tool, &plan_dir.join(cubin), es, a);
+        let mut r = run_cubin(codec, dev, &tool, &plan_dir.join(cubin), es, a);
+        attribute_hidden(&mut r, es, &mut base_ok);
         for f in &r.findings {
             writeln!(out, "{}", serde_json::to_string(f).map_err(|e| e.to_string())?).map_err(|e| e.to_string())?;
             out.flush().map_err(|e| e.to_string())?;
@@ -235,7 +238,15 @@ fn run_cubin(codec: &Codec, dev: &mut dyn Executor, tool: &str, cubin: &Path, es
     let (o1, o2) = match (first, second) {
         (Ok(x), Ok(y)) => (x, y),
         (Err(Trap { message }), _) | (_, Err(Trap { message })) => {
-            out.findings = es.iter().map(|e| finding(tool, e, ExecClass::Trap, "", format!("{}: {message}", e.cubin))).collect();
+            // Which words trap: rerun subsets (the rest restored to the template).
+            let mut traps = match std::fs::read(trap_base(cubin, es[0])) {
+                Ok(base) => isolate_traps(dev, &base, es, &b, &input, &a.out.join("bisect")),
+                Err(e) => es.iter().map(|x| (*x, format!("{message} (not isolated: {e})"))).collect(),
+            };
+            if traps.is_empty() {
+                traps = es.iter().map(|x| (*x, format!("{message} (did not happen again on a rerun)"))).collect();
+            }
+            out.findings = traps.into_iter().map(|(e, m)| finding(tool, e, ExecClass::Trap, "", format!("{}: {m}", e.cubin))).collect();
             return out;
         }
     };
@@ -259,6 +270,59 @@ fn run_cubin(codec: &Codec, dev: &mut dyn Executor, tool: &str, cubin: &Path, es
         }
     }
     out
+}
+
+/// A flipped bit is blamed (`hidden_semantics`) only when its base page word ran and
+/// matched the model; otherwise the difference is the word's own (`semantics`). Page
+/// words run before the hidden-bit words of their template (plan order).
+fn attribute_hidden(r: &mut CubinOutcome, es: &[&PlanEntry], base_ok: &mut std::collections::HashMap<String, bool>) {
+    let bad: std::collections::HashSet<&str> = r.findings.iter().map(|f| f.word.as_str()).collect();
+    for e in es.iter().filter(|e| e.kind == "page") {
+        base_ok.entry(e.values_id.clone()).or_insert(!bad.contains(e.word.as_str()) && !r.unmodelled.iter().any(|u| u.contains(&e.word)));
+    }
+    for f in r.findings.iter_mut().filter(|f| f.class == ExecClass::HiddenSemantics) {
+        let id = es.iter().find(|e| e.word == f.word).map(|e| e.values_id.as_str()).unwrap_or("");
+        if base_ok.get(id) != Some(&true) {
+            f.class = ExecClass::Semantics;
+            f.message.push_str(" (its base word, without the flip, also differs or did not run: not attributed to the bit)");
+        }
+    }
+}
+
+/// The unpatched template (reuse bits cleared) next to a plan's cubins.
+fn trap_base(cubin: &Path, e: &PlanEntry) -> PathBuf {
+    let plan_dir = cubin.parent().and_then(Path::parent).unwrap_or(Path::new("."));
+    plan_dir.join("templates").join(format!("{}.sm_{}.baseline.cubin", e.template.name(), e.arch))
+}
+
+/// The words of a trapping cubin that trap: halves rerun with the other words restored
+/// to the template's placeholders, down to single words. Words that trap only together
+/// are all reported, saying so.
+pub fn isolate_traps<'e>(dev: &mut dyn Executor, base: &[u8], es: &[&'e PlanEntry], b: &Batch, input: &[u8], dir: &Path) -> Vec<(&'e PlanEntry, String)> {
+    let run = |dev: &mut dyn Executor, subset: &[&PlanEntry]| -> Result<(), String> {
+        let mut bytes = base.to_vec();
+        for e in subset {
+            let w = crate::word::Word::parse_hex(&e.word).ok_or("bad plan word")?;
+            bytes = crate::cubin::patch_word(&bytes, &e.section, e.offset, w).map_err(|e| e.to_string())?;
+        }
+        std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;
+        let path = dir.join(format!("{}-{:x}.cubin", subset.len(), subset[0].offset));
+        std::fs::write(&path, bytes).map_err(|e| e.to_string())?;
+        dev.run(&Batch { cubin: path, ..b.clone() }, input).map(|_| ()).map_err(|t| t.message)
+    };
+    match run(dev, es) {
+        Ok(()) => vec![],
+        Err(m) if es.len() == 1 => vec![(es[0], m)],
+        Err(m) => {
+            let (l, r) = es.split_at(es.len() / 2);
+            let mut found = isolate_traps(dev, base, l, b, input, dir);
+            found.extend(isolate_traps(dev, base, r, b, input, dir));
+            if found.is_empty() {
+                return es.iter().map(|e| (*e, format!("{m} (only when these {} words run together)", es.len()))).collect();
+            }
+            found
+        }
+    }
 }
 
 pub fn worker_main(a: &WorkerArgs) -> ExitCode {
@@ -292,12 +356,12 @@ fn worker(a: &WorkerArgs) -> i32 {
         return 2;
     };
     match a.fake.as_deref() {
-        Some(m @ ("model" | "wrong")) => {
+        Some(m @ ("model" | "wrong" | "wrong-hidden")) => {
             let run = || -> Result<i32, String> {
                 let s = load(&a.spec)?;
                 let codec = Codec::new(&s);
                 let req: Request = serde_json::from_slice(&std::fs::read(req_path).map_err(|e| e.to_string())?).map_err(|e| e.to_string())?;
-                let mut dev = ModelExecutor { codec: &codec, entries: req.entries, flip_results: m == "wrong" };
+                let mut dev = ModelExecutor { codec: &codec, entries: req.entries, flip_results: m != "model", hidden_only: m == "wrong-hidden" };
                 Ok(serve(&mut dev, req_path))
             };
             run().unwrap_or_else(|e| {

@@ -56,6 +56,10 @@ pub struct PlanEntry {
     pub bit: Option<u8>,
     /// For `hidden_bit`: the same word without the flip (the result must not change).
     pub base_word: Option<String>,
+    /// The field values before fitting (same for a hidden-bit word and its base page
+    /// word): pairs a `hidden_bit` entry with the page entry it flips.
+    #[serde(default)]
+    pub values_id: String,
     pub template: Kind,
     pub dest: u16,
     pub out_offset: u32,
@@ -181,6 +185,14 @@ fn jobs_for(codec: &Codec, nv: &Nvdisasm, t: &Template, variants: &[usize], opts
     Ok(jobs)
 }
 
+/// `variant:hash` of a job's field values (SipHash with fixed keys: stable across runs).
+fn values_id(job: &Job) -> String {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    job.values.as_slice().hash(&mut h);
+    format!("{}:{:016x}", job.variant, h.finish())
+}
+
 /// A patched cubin: where it is and which word sits at which offset.
 pub struct Patched {
     pub path: PathBuf,
@@ -217,6 +229,7 @@ fn emit(codec: &Codec, t: &Template, base: &[u8], jobs: &[Job], out: &Path, plan
                 kind: if job.flip.is_some() { "hidden_bit" } else { "page" }.into(),
                 bit: job.flip,
                 base_word: job.flip.map(|b| w.flip(b).hex()),
+                values_id: values_id(job),
                 template: t.kind,
                 dest: slot.dest,
                 out_offset: slot.out_offset,

@@ -6,7 +6,8 @@
 //! output records to `request.output` and one JSON [`Response`] line on stdout; exit 0
 //! (ran) or 4 (trap). `--probe` prints the device (`{"tool":…}`) or exits 3 (no GPU).
 //! `--fake MODE` replaces the device for tests: `model` (the CPU models), `wrong` (the
-//! models with one result bit flipped), `trap`, `hang`, `crash`, `silent` (writes nothing).
+//! models with one result bit flipped), `wrong-hidden` (flipped for hidden-bit words
+//! only), `trap`, `hang`, `crash`, `silent` (writes nothing).
 
 use crate::oracle::exec::{Batch, Executor, Trap};
 use crate::oracle::gpu::dryrun::PlanEntry;
