@@ -211,9 +211,22 @@ fn check_entry_flags_differences_and_stale_reads() {
     let (_, w) = sass_harness::codec::assemble(&c, Arch(90), "DFMA R2, R2, R4, R6 ;", Word::ZERO).unwrap();
     let src = |reg, in_offset| SourceEntry { reg, in_offset };
     let e = PlanEntry {
-        arch: 90, variant: "DFMA_R_R_R_R".into(), word: w.hex(), cubin: "x.cubin".into(), section: ".text.slots".into(), offset: 0,
-        kind: "page".into(), bit: None, base_word: None, values_id: String::new(), template: Kind::Dfma, dest: 2, out_offset: 0,
-        sources: vec![src(2, 0), src(4, 8), src(6, 16)], executable: true, why_not: None,
+        arch: 90,
+        variant: "DFMA_R_R_R_R".into(),
+        word: w.hex(),
+        cubin: "x.cubin".into(),
+        section: ".text.slots".into(),
+        offset: 0,
+        kind: "page".into(),
+        bit: None,
+        base_word: None,
+        values_id: String::new(),
+        template: Kind::Dfma,
+        dest: 2,
+        out_offset: 0,
+        sources: vec![src(2, 0), src(4, 8), src(6, 16)],
+        executable: true,
+        why_not: None,
     };
     let b = Batch { cubin: "x.cubin".into(), function: "slots".into(), threads: 2, in_stride: 24, out_stride: 8, k: 0, sentinel: 0 };
     let (one, two, half) = (1.0f64.to_bits(), 2.0f64.to_bits(), 0.5f64.to_bits());
