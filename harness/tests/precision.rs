@@ -147,8 +147,9 @@ fn edits_of<'a>(fs: &'a [Finding], variant: &str) -> Vec<&'a Edit> {
     out
 }
 
-/// The seeds' known mistakes are errors with verified corrections, and the pages `fix`
-/// writes from them validate with no error left.
+/// The seeds' known mistakes are errors with verified corrections, the pages `fix` writes
+/// from them print all real code byte-identically to nvdisasm, and validate with no error
+/// left.
 #[test]
 fn seed_mistakes_are_errors_and_fixed_pages_validate_clean() {
     let roots = [tools::repo_root().join("corpus/isa")];
@@ -173,6 +174,14 @@ fn seed_mistakes_are_errors_and_fixed_pages_validate_clean() {
         assert_eq!(p.changed(), !p.diff().is_empty());
         paths.push(out);
     }
+    // The codec built from the corrected pages prints every covered real-code word exactly
+    // as nvdisasm does.
+    let fixed = spec::load(std::slice::from_ref(&dir)).unwrap();
+    let nv = Nvdisasm::locate().unwrap();
+    let ptxas = tools::locate(tools::Tool::Ptxas).expect("ptxas is required: bash ci/install-cuda-tools.sh");
+    let rc = sass_harness::realcode::run(&Codec::new(&fixed), &nv, &ptxas, &tools::repo_root().join("corpus/ptx"), &scratch("cubins")).unwrap();
+    assert!(rc.covered > 30, "{rc:?}");
+    assert_eq!(rc.identical, rc.covered, "not byte-identical: {:?} {:?}", rc.not_identical, rc.disagreeing);
     let again = validate_paths(std::slice::from_ref(&dir), 1000);
     let left: Vec<String> =
         again.iter().filter(|f| f.severity == Severity::Error).map(|f| format!("{} {} {:?}", f.variant, f.class.name(), f.proposal)).collect();
