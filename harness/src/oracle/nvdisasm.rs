@@ -209,11 +209,11 @@ impl Nvdisasm {
         let mut state = ChunkState::new(b.words, nop(b.arch));
         for round in 0..MAX_ROUNDS {
             let file = file_stem.with_extension(format!("round{round}.bin"));
-            let (stdout, reported) = self.run_round_retrying(b, &state.current, &file)?;
+            let (stdout, reported, stderr) = self.run_round_retrying(b, &state.current, &file)?;
             if let Some(stdout) = stdout {
                 return state.finish(b, &stdout).map_err(|f| self.error(b, false, f));
             }
-            state.replace_illegal(reported, &b.base).map_err(|f| self.error(b, false, f))?;
+            state.replace_illegal(reported, &stderr, &b.base).map_err(|f| self.error(b, false, f))?;
             if state.all_done() {
                 return Ok(state.into_outcomes());
             }
@@ -245,14 +245,14 @@ impl Nvdisasm {
         let stdout = String::from_utf8_lossy(&run.stdout).into_owned();
         let stderr = String::from_utf8_lossy(&run.stderr).into_owned();
         if run.status.success() {
-            return Ok((Some(stdout), BTreeMap::new()));
+            return Ok((Some(stdout), BTreeMap::new(), String::new()));
         }
         // Keys are offsets from the chunk's base address; below the base wraps to huge.
         let reported: BTreeMap<u64, Vec<String>> = parse_errors(&stderr).into_iter().map(|(a, m)| (a.wrapping_sub(b.base), m)).collect();
         if reported.is_empty() || run.status.code().is_none() {
             return Err(BatchFault::NoAddress { status: describe_status(&run.status), stderr: excerpt(&stderr) });
         }
-        Ok((None, reported.into_iter().map(|(a, m)| (a, (m, stderr.clone()))).collect()))
+        Ok((None, reported, stderr))
     }
 }
 
@@ -265,9 +265,9 @@ struct Batch<'a> {
     words: &'a [Word],
 }
 
-/// A round's result: the listing, or (offset → (messages, the whole stderr)) for the
-/// illegal words it named.
-type RoundResult = (Option<String>, BTreeMap<u64, (Vec<String>, String)>);
+/// A round's result: the listing, or (offset → messages) for the illegal words it named,
+/// and the whole stderr once (for messages about a bad address).
+type RoundResult = (Option<String>, BTreeMap<u64, Vec<String>>, String);
 
 /// A chunk between rounds: the words sent (illegal ones replaced by NOPs) and the
 /// outcomes known so far.
@@ -293,9 +293,9 @@ impl<'a> ChunkState<'a> {
 
     /// Records the named words as illegal and puts NOPs in their place; an address that
     /// is not a word of this round is a tool fault.
-    fn replace_illegal(&mut self, reported: BTreeMap<u64, (Vec<String>, String)>, base: &u64) -> Result<(), BatchFault> {
+    fn replace_illegal(&mut self, reported: BTreeMap<u64, Vec<String>>, stderr: &str, base: &u64) -> Result<(), BatchFault> {
         let n = self.words.len() as u64;
-        for (&addr, (_, stderr)) in &reported {
+        for &addr in reported.keys() {
             let why = if addr % 16 != 0 {
                 "an unaligned address"
             } else if addr / 16 == n {
@@ -309,7 +309,7 @@ impl<'a> ChunkState<'a> {
             };
             return Err(BatchFault::BadAddress { why, addr: base.wrapping_add(addr), stderr: excerpt(stderr) });
         }
-        for (addr, (lines, _)) in reported {
+        for (addr, lines) in reported {
             let i = (addr / 16) as usize;
             self.done[i] = Some(Outcome::Illegal { message: lines.join("\n") });
             self.current[i] = self.filler;
