@@ -434,19 +434,28 @@ fn validate(s: &Spec, out: &OutputDir, random: usize, seed: u64) -> Result<(Vec<
     let written = out.stage(|dir| sass_harness::report::write_reports(dir, s, &all_s, &all_f, &nv.version)).map_err(|e| e.to_string())?;
     let words: usize = all_s.iter().map(|x| x.words).sum();
     let agree: usize = all_s.iter().map(|x| x.agreeing).sum();
+    let severities = |fs: &mut dyn Iterator<Item = &Finding>| {
+        let mut n = [0usize; 3];
+        for f in fs {
+            n[f.severity as usize] += 1;
+        }
+        format!("{} error(s), {} warning(s), {} note(s)", n[0], n[1], n[2])
+    };
     println!(
-        "validated {} variants: {} words, {} agreeing, {} findings in {:.1} s (nvdisasm {})",
+        "validated {} variants: {} words, {} agreeing, {} findings ({}) in {:.1} s (nvdisasm {})",
         all_s.len(),
         words,
         agree,
         all_f.len(),
+        severities(&mut all_f.iter()),
         started.elapsed().as_secs_f64(),
         nv.version
     );
-    println!("{:<22} {:>6} {:>8} {:>9}  findings by class", "variant", "arch", "words", "agreeing");
+    println!("{:<22} {:>6} {:>8} {:>9}  findings by severity; by class", "variant", "arch", "words", "agreeing");
     for x in &all_s {
         let by: Vec<String> = x.findings.iter().map(|(k, v)| format!("{k}={v}")).collect();
-        println!("{:<22} {:>6} {:>8} {:>9}  {}", x.variant, x.arch, x.words, x.agreeing, by.join(" "));
+        let sev = severities(&mut all_f.iter().filter(|f| f.variant == x.variant && f.arch == x.arch));
+        println!("{:<22} {:>6} {:>8} {:>9}  {sev}; {}", x.variant, x.arch, x.words, x.agreeing, by.join(" "));
     }
     println!("re-ran nvdisasm on the {} finding words: {} reproduce", all_f.len(), all_f.len() - mismatches.len());
     println!("wrote {}", fpath.display());
