@@ -399,7 +399,9 @@ fn validate(s: &Spec, out: &OutputDir, random: usize, seed: u64) -> Result<(Vec<
     // Streamed page by page (an interrupted run keeps what it found); the reports below
     // are staged and renamed into place whole.
     let (mut file, fpath) = out.create("findings.jsonl").map_err(|e| e.to_string())?;
-    let opts = validate::Options { random_per_variant: random, seed, ..Default::default() };
+    // SASS_HARNESS_TIMINGS=1 prints each phase's time to stderr (for profiling big runs).
+    let timings = std::env::var_os("SASS_HARNESS_TIMINGS").is_some_and(|v| v != "0");
+    let opts = validate::Options { random_per_variant: random, seed, timings, ..Default::default() };
     let started = Instant::now();
     let bar = indicatif::ProgressBar::new(s.pages.len() as u64);
     bar.set_style(indicatif::ProgressStyle::with_template("{bar:30} {pos}/{len} pages  {msg}").unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()));
@@ -426,9 +428,11 @@ fn validate(s: &Spec, out: &OutputDir, random: usize, seed: u64) -> Result<(Vec<
         return Err(format!("{}: {e}", fpath.display()));
     }
     // Pages finish in any order; report them in corpus order.
-    let order = |arch: &str, key: &str| c.variants().iter().position(|v| v.key == key && v.arch.nvdisasm_name() == arch);
-    all_s.sort_by_key(|x| order(&x.arch, &x.variant));
-    all_f.sort_by_key(|f| order(&f.arch, &f.variant));
+    let index: std::collections::HashMap<(String, &str), usize> =
+        c.variants().iter().enumerate().map(|(i, v)| ((v.arch.nvdisasm_name(), v.key.as_str()), i)).collect();
+    let order = |arch: &str, key: &str| index.get(&(arch.to_string(), key)).copied();
+    all_s.sort_by_cached_key(|x| order(&x.arch, &x.variant));
+    all_f.sort_by_cached_key(|f| order(&f.arch, &f.variant));
     // Check our own output: every finding's word, in a fresh batch, prints `actual` again.
     let mismatches = validate::reproduce::reproduce(&nv, &all_f).map_err(|e| e.to_string())?;
     let written = out.stage(|dir| sass_harness::report::write_reports(dir, s, &all_s, &all_f, &nv.version)).map_err(|e| e.to_string())?;

@@ -121,6 +121,14 @@ fn order_of(v: &Variant, slots: &[(SlotId, String)], printed: &Instruction) -> V
     at.into_iter().map(|(_, id)| id).collect()
 }
 
+/// What a variant's printing depends on: everything but its key and where its page is.
+fn signature(v: &Variant) -> String {
+    let fields: Vec<(&str, &[u8])> = v.fields.iter().map(|f| (f.name.as_str(), f.bits.as_slice())).collect();
+    let tables: Vec<(&str, Vec<(u64, &str)>)> =
+        v.tables.iter().map(|t| (t.title.as_str(), t.rows.iter().map(|r| (r.value, r.name.as_str())).collect())).collect();
+    format!("{}|{:x}|{:x}|{}|{}|{fields:?}|{tables:?}", v.arch, v.fixed_mask.0, v.fixed_value.0, v.heading, v.distilled)
+}
+
 /// Learns the conventions of the given variants (all of one architecture or several),
 /// one nvdisasm batch per architecture.
 pub fn learn(nv: &Nvdisasm, codec: &Codec, vis: &[usize]) -> Result<Conventions, NvdisasmError> {
@@ -129,7 +137,21 @@ pub fn learn(nv: &Nvdisasm, codec: &Codec, vis: &[usize]) -> Result<Conventions,
     archs.sort();
     archs.dedup();
     for arch in archs {
-        let plans: Vec<Plan> = vis.iter().filter(|&&vi| codec.variant(vi).arch == arch).map(|&vi| plan(codec, vi)).collect();
+        // Variants that read alike (same layout, tables, heading and distilled line) print
+        // alike: ask nvdisasm about one of them.
+        let mut first: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+        let mut same_as: Vec<(usize, usize)> = vec![];
+        let mut asked: Vec<usize> = vec![];
+        for &vi in vis.iter().filter(|&&vi| codec.variant(vi).arch == arch) {
+            match first.entry(signature(codec.variant(vi))) {
+                std::collections::hash_map::Entry::Occupied(e) => same_as.push((vi, *e.get())),
+                std::collections::hash_map::Entry::Vacant(e) => {
+                    e.insert(vi);
+                    asked.push(vi);
+                }
+            }
+        }
+        let plans: Vec<Plan> = asked.iter().map(|&vi| plan(codec, vi)).collect();
         let words: Vec<Word> = plans.iter().flat_map(|p| p.words.iter().copied()).collect();
         let outs = nv.disassemble(&arch.nvdisasm_name(), &words)?;
         let mut at = 0;
@@ -140,6 +162,12 @@ pub fn learn(nv: &Nvdisasm, codec: &Codec, vis: &[usize]) -> Result<Conventions,
                 out.insert(v.arch, &v.key, read(v, p, &outs[at..at + n]));
             }
             at += n;
+        }
+        for (vi, model) in same_as {
+            let (v, m) = (codec.variant(vi), codec.variant(model));
+            if let Some(c) = out.get(m.arch, &m.key).cloned() {
+                out.insert(v.arch, &v.key, c);
+            }
         }
     }
     Ok(out)

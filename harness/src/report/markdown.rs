@@ -88,16 +88,8 @@ impl Tally {
 }
 
 /// Groups items by a key, groups in order of first appearance, items in input order.
-fn group_by<T, K: PartialEq>(items: &[T], key: impl Fn(&T) -> K) -> Vec<(K, Vec<&T>)> {
-    let mut groups: Vec<(K, Vec<&T>)> = vec![];
-    for it in items {
-        let k = key(it);
-        match groups.iter_mut().find(|(g, _)| *g == k) {
-            Some((_, v)) => v.push(it),
-            None => groups.push((k, vec![it])),
-        }
-    }
-    groups
+fn group_by<T, K: Eq + std::hash::Hash + Clone>(items: &[T], key: impl Fn(&T) -> K) -> Vec<(K, Vec<&T>)> {
+    super::group_in_order(items.iter(), |it| key(it))
 }
 
 /// A fenced code block (fence longer than any backtick run in `text`), `text` verbatim.
@@ -155,16 +147,22 @@ pub fn markdown_summary(summaries: &[VariantSummary], findings: &[Finding], tool
 fn pages_table(out: &mut String, summaries: &[VariantSummary], findings: &[Finding]) {
     out.push_str("## Pages\n\n| page | variants | words checked | agreeing | errors | warnings | notes |\n");
     out.push_str("|---|---:|---:|---:|---:|---:|---:|\n");
-    let of = |s: &VariantSummary, f: &Finding| s.variant == f.variant && s.arch == f.arch;
+    // Findings by (arch, variant), once: a scan per page would be quadratic.
+    let by_variant = super::group_in_order(findings.iter(), |f| (f.arch.as_str(), f.variant.as_str()));
+    let by_variant: std::collections::HashMap<(&str, &str), Vec<&Finding>> = by_variant.into_iter().collect();
+    let of_rows = |rows: &[&VariantSummary]| {
+        rows.iter().flat_map(|s| by_variant.get(&(s.arch.as_str(), s.variant.as_str())).into_iter().flatten().copied()).collect::<Vec<&Finding>>()
+    };
     let row = |out: &mut String, label: &str, variants: usize, words: usize, agreeing: usize, c: Counts| {
         let _ = writeln!(out, "| {label} | {variants} | {words} | {agreeing} | {} | {} | {} |", c.errors, c.warnings, c.notes);
     };
     for ((page, arch), rows) in group_by(summaries, |s| (s.page.clone(), s.arch.clone())) {
-        let c = Counts::of(findings.iter().filter(|f| rows.iter().any(|s| of(s, f))));
+        let c = Counts::of(of_rows(&rows));
         let (words, agreeing) = rows.iter().fold((0, 0), |(w, a), s| (w + s.words, a + s.agreeing));
         row(out, &format!("{} ({})", md_text(&page), md_text(&arch)), rows.len(), words, agreeing, c);
     }
-    let orphans = Counts::of(findings.iter().filter(|f| !summaries.iter().any(|s| of(s, f))));
+    let known: std::collections::HashSet<(&str, &str)> = summaries.iter().map(|s| (s.arch.as_str(), s.variant.as_str())).collect();
+    let orphans = Counts::of(findings.iter().filter(|f| !known.contains(&(f.arch.as_str(), f.variant.as_str()))));
     if orphans.total() > 0 {
         row(out, "(variants without a summary)", 0, 0, 0, orphans);
     }

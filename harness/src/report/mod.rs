@@ -85,12 +85,28 @@ pub(crate) fn of_severity<'a>(findings: impl IntoIterator<Item = &'a Finding>, s
 /// Errors grouped by the page edit that explains them (same page, same correction), groups
 /// in order of first appearance; an error without a correction is a group of its own.
 pub(crate) fn error_groups<'a>(findings: impl IntoIterator<Item = &'a Finding>) -> Vec<Vec<&'a Finding>> {
-    let mut groups: Vec<Vec<&Finding>> = vec![];
-    for f in findings.into_iter().filter(|f| f.severity == Severity::Error) {
-        let same = |g: &&mut Vec<&Finding>| f.correction.is_some() && g[0].page == f.page && g[0].correction == f.correction;
-        match groups.iter_mut().find(|g| same(g)) {
-            Some(g) => g.push(f),
-            None => groups.push(vec![f]),
+    // A correction is identified by its page and diff; one without is a group of its own.
+    let errors = findings.into_iter().filter(|f| f.severity == Severity::Error).enumerate();
+    let grouped = group_in_order(errors, |(i, f)| match &f.correction {
+        Some(c) => (f.page.clone(), c.diff.clone(), usize::MAX),
+        None => (f.page.clone(), String::new(), *i),
+    });
+    grouped.into_iter().map(|(_, g)| g.into_iter().map(|(_, f)| f).collect()).collect()
+}
+
+/// Groups in order of first appearance, items in input order; linear in the items (a hash
+/// map finds each item's group: reports of whole architectures have 10⁵–10⁶ findings).
+pub(crate) fn group_in_order<T, K: Eq + std::hash::Hash + Clone>(items: impl IntoIterator<Item = T>, key: impl Fn(&T) -> K) -> Vec<(K, Vec<T>)> {
+    let mut at: std::collections::HashMap<K, usize> = std::collections::HashMap::new();
+    let mut groups: Vec<(K, Vec<T>)> = vec![];
+    for it in items {
+        let k = key(&it);
+        match at.get(&k) {
+            Some(&i) => groups[i].1.push(it),
+            None => {
+                at.insert(k.clone(), groups.len());
+                groups.push((k, vec![it]));
+            }
         }
     }
     groups
@@ -165,15 +181,8 @@ const NOTE_ORDER: [Class; 8] =
 /// one clause per class in `NOTE_ORDER`, bits grouped by what nvdisasm does, e.g.
 /// `bits 40..61,76..77: nvdisasm ignores them (fixed_ignored: 22 findings, 24 bits)`.
 pub fn note_lines<'a>(findings: impl IntoIterator<Item = &'a Finding>) -> Vec<NoteLine> {
-    let mut groups: Vec<((String, String), Vec<&Finding>)> = vec![];
-    for f in findings.into_iter().filter(|f| f.severity == Severity::Note) {
-        let key = (f.arch.clone(), f.variant.clone());
-        match groups.iter_mut().find(|(k, _)| *k == key) {
-            Some((_, v)) => v.push(f),
-            None => groups.push((key, vec![f])),
-        }
-    }
-    groups
+    let notes = findings.into_iter().filter(|f| f.severity == Severity::Note);
+    group_in_order(notes, |f| (f.arch.clone(), f.variant.clone()))
         .into_iter()
         .map(|((arch, variant), fs)| {
             let clauses: Vec<String> = NOTE_ORDER
@@ -190,13 +199,8 @@ pub fn note_lines<'a>(findings: impl IntoIterator<Item = &'a Finding>) -> Vec<No
 
 /// Distinct items in order of first appearance.
 fn distinct<'a>(items: impl Iterator<Item = &'a str>) -> Vec<&'a str> {
-    let mut out: Vec<&str> = vec![];
-    for i in items.filter(|i| !i.trim().is_empty()) {
-        if !out.contains(&i) {
-            out.push(i);
-        }
-    }
-    out
+    let mut seen = std::collections::HashSet::new();
+    items.filter(|i| !i.trim().is_empty() && seen.insert(*i)).collect()
 }
 
 /// One class's notes of one variant as a clause.
@@ -241,6 +245,29 @@ fn note_clause(c: Class, fs: &[&Finding]) -> String {
     format!("{text} ({}: {n} finding{}{nbits})", c.name(), if n == 1 { "" } else { "s" })
 }
 
+/// Indices of each page's findings and summaries (by `spec.pages` index), in input order.
+pub(crate) fn by_page(spec: &Spec, summaries: &[VariantSummary], findings: &[Finding]) -> (Vec<Vec<usize>>, Vec<Vec<usize>>) {
+    let mut page_of: std::collections::HashMap<(String, &str), usize> = std::collections::HashMap::new();
+    for (pi, p) in spec.pages.iter().enumerate() {
+        for v in &p.variants {
+            page_of.entry((v.arch.to_string(), v.key.as_str())).or_insert(pi);
+        }
+    }
+    let mut fs = vec![vec![]; spec.pages.len()];
+    let mut ss = vec![vec![]; spec.pages.len()];
+    for (i, f) in findings.iter().enumerate() {
+        if let Some(&pi) = page_of.get(&(f.arch.clone(), f.variant.as_str())) {
+            fs[pi].push(i);
+        }
+    }
+    for (i, s) in summaries.iter().enumerate() {
+        if let Some(&pi) = page_of.get(&(s.arch.clone(), s.variant.as_str())) {
+            ss[pi].push(i);
+        }
+    }
+    (fs, ss)
+}
+
 /// Writes `summary.md`, `findings.sarif`, `html/<INSTRUCTION>_<ARCH>.html` per page and
 /// `html/index.html` under `dir` (created as needed). Returns the written paths, in that order.
 pub fn write_reports(dir: &Path, spec: &Spec, summaries: &[VariantSummary], findings: &[Finding], tool_version: &str) -> std::io::Result<Vec<PathBuf>> {
@@ -253,13 +280,17 @@ pub fn write_reports(dir: &Path, spec: &Spec, summaries: &[VariantSummary], find
     written.push(md);
 
     let sarif = dir.join("findings.sarif");
-    let json = serde_json::to_string_pretty(&sarif_log(findings, tool_version)).map_err(std::io::Error::other)?;
-    std::fs::write(&sarif, json + "\n")?;
+    // Streamed to the file: a whole architecture's log is hundreds of MB as one string.
+    let mut w = std::io::BufWriter::new(std::fs::File::create(&sarif)?);
+    serde_json::to_writer_pretty(&mut w, &sarif_log(findings, tool_version)).map_err(std::io::Error::other)?;
+    std::io::Write::write_all(&mut w, b"\n")?;
+    std::io::Write::flush(&mut w)?;
     written.push(sarif);
 
+    let (page_findings, page_summaries) = by_page(spec, summaries, findings);
     let mut used = std::collections::BTreeSet::new();
     let mut entries: Vec<(&Page, String)> = vec![];
-    for page in &spec.pages {
+    for (pi, page) in spec.pages.iter().enumerate() {
         // Two pages with the same instruction and arch (should not happen) get distinct files.
         let base = html_file_name(page);
         let mut name = base.clone();
@@ -269,7 +300,10 @@ pub fn write_reports(dir: &Path, spec: &Spec, summaries: &[VariantSummary], find
             n += 1;
         }
         let path = html_dir.join(&name);
-        std::fs::write(&path, html_page(page, summaries, findings, tool_version))?;
+        // This page's findings only (one pass over them all, not one per page).
+        let fs: Vec<Finding> = page_findings[pi].iter().map(|&i| findings[i].clone()).collect();
+        let ss: Vec<VariantSummary> = page_summaries[pi].iter().map(|&i| summaries[i].clone()).collect();
+        std::fs::write(&path, html_page(page, &ss, &fs, tool_version))?;
         written.push(path);
         entries.push((page, name));
     }

@@ -1024,6 +1024,26 @@ pub fn bits_text(bits: &[u8]) -> String {
 /// Validates every page: pages are grouped by architecture (one nvdisasm batch per group,
 /// see [`validate_group`]) and the groups run at once; `done` is called on this thread
 /// as each page finishes.
+/// About how many probe words one validation batch holds (see [`validate_pages`]).
+const GROUP_WORDS: usize = 250_000;
+
+/// Consecutive runs of `pages` of about [`GROUP_WORDS`] probe words each (a page is never split).
+fn slices<'p>(pages: &[&'p Page], opts: &Options) -> Vec<Vec<&'p Page>> {
+    let mut out: Vec<Vec<&Page>> = vec![];
+    let mut words = GROUP_WORDS;
+    for &p in pages {
+        // Structured probes are a few hundred per variant.
+        let n = p.variants.len() * (opts.random_per_variant + 400);
+        if words + n > GROUP_WORDS {
+            out.push(vec![]);
+            words = 0;
+        }
+        words += n;
+        out.last_mut().expect("pushed above").push(p);
+    }
+    out
+}
+
 pub fn validate_pages(
     spec: &crate::spec::Spec,
     codec: &Codec,
@@ -1039,10 +1059,15 @@ pub fn validate_pages(
             .map(|g| {
                 let tx = tx.clone();
                 s.spawn(move || {
-                    validate_group(g, codec, nv, opts, |p, sums, finds| {
-                        let i = spec.pages.iter().position(|q| std::ptr::eq(q, p));
-                        let _ = tx.send((i, sums, finds));
-                    })
+                    // In slices of about GROUP_WORDS probe words: what is in flight (outcomes,
+                    // verdicts) stays bounded however many pages an architecture has.
+                    for slice in slices(g, opts) {
+                        validate_group(&slice, codec, nv, opts, |p, sums, finds| {
+                            let i = spec.pages.iter().position(|q| std::ptr::eq(q, p));
+                            let _ = tx.send((i, sums, finds));
+                        })?;
+                    }
+                    Ok(())
                 })
             })
             .collect();
