@@ -486,24 +486,9 @@ pub fn html_index(pages: &[(&Page, String)], summaries: &[VariantSummary], findi
     };
     let mut errors: Vec<(Vec<&Finding>, String)> = vec![];
     // Each page's findings and summaries, in one pass (a scan per page is quadratic).
-    let mut page_of: std::collections::HashMap<(String, &str), usize> = std::collections::HashMap::new();
-    for (pi, (page, _)) in pages.iter().enumerate() {
-        for v in &page.variants {
-            page_of.entry((v.arch.to_string(), v.key.as_str())).or_insert(pi);
-        }
-    }
-    let mut page_fs: Vec<Vec<&Finding>> = vec![vec![]; pages.len()];
-    let mut page_ss: Vec<Vec<&VariantSummary>> = vec![vec![]; pages.len()];
-    for f in findings {
-        if let Some(&pi) = page_of.get(&(f.arch.clone(), f.variant.as_str())) {
-            page_fs[pi].push(f);
-        }
-    }
-    for s in summaries {
-        if let Some(&pi) = page_of.get(&(s.arch.clone(), s.variant.as_str())) {
-            page_ss[pi].push(s);
-        }
-    }
+    let (fi, si) = super::by_page(pages.iter().map(|(p, _)| *p), summaries, findings);
+    let page_fs: Vec<Vec<&Finding>> = fi.iter().map(|is| is.iter().map(|&i| &findings[i]).collect()).collect();
+    let page_ss: Vec<Vec<&VariantSummary>> = si.iter().map(|is| is.iter().map(|&i| &summaries[i]).collect()).collect();
     for (pi, (page, file)) in pages.iter().enumerate() {
         let (ss, fs) = (&page_ss[pi], &page_fs[pi]);
         for g in error_groups(fs.iter().copied()) {

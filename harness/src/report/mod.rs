@@ -246,15 +246,17 @@ fn note_clause(c: Class, fs: &[&Finding]) -> String {
 }
 
 /// Indices of each page's findings and summaries (by `spec.pages` index), in input order.
-pub(crate) fn by_page(spec: &Spec, summaries: &[VariantSummary], findings: &[Finding]) -> (Vec<Vec<usize>>, Vec<Vec<usize>>) {
+pub(crate) fn by_page<'p>(pages: impl IntoIterator<Item = &'p Page>, summaries: &[VariantSummary], findings: &[Finding]) -> (Vec<Vec<usize>>, Vec<Vec<usize>>) {
     let mut page_of: std::collections::HashMap<(String, &str), usize> = std::collections::HashMap::new();
-    for (pi, p) in spec.pages.iter().enumerate() {
+    let mut n = 0;
+    for (pi, p) in pages.into_iter().enumerate() {
         for v in &p.variants {
             page_of.entry((v.arch.to_string(), v.key.as_str())).or_insert(pi);
         }
+        n = pi + 1;
     }
-    let mut fs = vec![vec![]; spec.pages.len()];
-    let mut ss = vec![vec![]; spec.pages.len()];
+    let mut fs = vec![vec![]; n];
+    let mut ss = vec![vec![]; n];
     for (i, f) in findings.iter().enumerate() {
         if let Some(&pi) = page_of.get(&(f.arch.clone(), f.variant.as_str())) {
             fs[pi].push(i);
@@ -287,7 +289,7 @@ pub fn write_reports(dir: &Path, spec: &Spec, summaries: &[VariantSummary], find
     std::io::Write::flush(&mut w)?;
     written.push(sarif);
 
-    let (page_findings, page_summaries) = by_page(spec, summaries, findings);
+    let (page_findings, page_summaries) = by_page(&spec.pages, summaries, findings);
     let mut used = std::collections::BTreeSet::new();
     let mut entries: Vec<(&Page, String)> = vec![];
     for (pi, page) in spec.pages.iter().enumerate() {

@@ -190,6 +190,9 @@ fn validate_group(
     let conv = crate::oracle::learn::learn(nv, codec, &vis)?;
     phase(&format!("conventions of {} forms learned", conv.len()));
     let conv = &conv;
+    // Each variant's learned conventions, looked up once (not once per probe).
+    let learned: Vec<Option<&FormConventions>> = codec.variants().iter().map(|v| conv.get(v.arch, &v.key)).collect();
+    let analysis = |vi: usize| Analysis { codec, nv_tool: &nv.version, v: codec.variant(vi), arch: &arch, learned: learned[vi] };
     let mut runs = build_runs(pages, codec, conv, opts);
     phase(&format!("{} probes built", runs.iter().map(|r| r.probes.len()).sum::<usize>()));
     let mut outs: Vec<Vec<Outcome>> = runs.iter().map(|r| vec![Outcome::Silent; r.probes.len()]).collect();
@@ -209,13 +212,7 @@ fn validate_group(
             }
             let o = random_outs.next().unwrap_or_else(missing_outcome);
             let values = codec.extract(p.vi, p.word);
-            let a = Analysis {
-                codec,
-                nv_tool: &nv.version,
-                v: codec.variant(p.vi),
-                arch: &arch,
-                learned: conv.get(codec.variant(p.vi).arch, &codec.variant(p.vi).key),
-            };
+            let a = analysis(p.vi);
             let j = a.judge(p, &values, &o, None);
             if let Judged::Minimize(elems) = &j {
                 match by_key.get(&(p.vi, elems.clone())) {
@@ -260,13 +257,7 @@ fn validate_group(
         for (pi, p) in run.probes.iter().enumerate() {
             let o = &outs[ri][pi];
             let values = codec.extract(p.vi, p.word);
-            let a = Analysis {
-                codec,
-                nv_tool: &nv.version,
-                v: codec.variant(p.vi),
-                arch: &arch,
-                learned: conv.get(codec.variant(p.vi).arch, &codec.variant(p.vi).key),
-            };
+            let a = analysis(p.vi);
             let j = match verdicts[ri][pi].take() {
                 Some(j) => j,
                 None => a.judge(p, &values, o, run.base_actual.get(&p.vi).and_then(Option::as_ref)),
@@ -322,8 +313,7 @@ fn validate_group(
     phase("minimized");
     for c in cands {
         let run = &mut runs[c.run];
-        let v = codec.variant(c.vi);
-        let a = Analysis { codec, nv_tool: &nv.version, v, arch: &arch, learned: conv.get(v.arch, &v.key) };
+        let a = analysis(c.vi);
         let w = codec.encode_unchecked(c.vi, &c.values);
         if let Some(mut f) = a.random_finding(&c.values, w, &c.outcome, run.base_actual.get(&c.vi).and_then(Option::as_ref)) {
             f.occurrences = c.count;
