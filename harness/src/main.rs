@@ -59,6 +59,10 @@ enum Cmd {
         /// Seed of the random probes.
         #[arg(long, default_value_t = 0x5eed)]
         seed: u64,
+        /// Continue an interrupted run in the same folder: keep the pages it finished
+        /// (progress.jsonl) and their findings, validate the rest.
+        #[arg(long)]
+        resume: bool,
     },
     /// The main job: check, then validate, then compare real code; write reports.
     Run {
@@ -259,9 +263,11 @@ fn run(cmd: Cmd) -> Result<(), String> {
             let s = load(&pages)?;
             check(&s, words, seed)
         }
-        Cmd::Validate { pages, out, random, seed } => {
+        Cmd::Validate { pages, out, random, seed, resume } => {
             let s = load(&pages)?;
-            validate(&s, &lock_out(&out)?, random, seed).map(|_| ())
+            let out = lock_out(&out)?;
+            let previous = if resume { validate::resume::read(out.path())? } else { Default::default() };
+            validate_resuming(&s, &out, random, seed, previous).map(|_| ())
         }
         Cmd::Run { pages, out, words, random, ptx } => {
             let s = load(&pages)?;
@@ -394,29 +400,59 @@ fn check(s: &Spec, words: usize, seed: u64) -> Result<(), String> {
 }
 
 fn validate(s: &Spec, out: &OutputDir, random: usize, seed: u64) -> Result<(Vec<VariantSummary>, Vec<Finding>), String> {
+    validate_resuming(s, out, random, seed, Default::default())
+}
+
+/// Writes one JSON line and flushes it.
+fn json_line(file: &mut std::fs::File, value: &impl serde::Serialize) -> Result<(), String> {
+    let mut l = serde_json::to_string(value).map_err(|e| e.to_string())?;
+    l.push('\n');
+    file.write_all(l.as_bytes()).and_then(|_| file.flush()).map_err(|e| e.to_string())
+}
+
+/// Validation that keeps what `previous` (an interrupted run) finished.
+fn validate_resuming(
+    s: &Spec,
+    out: &OutputDir,
+    random: usize,
+    seed: u64,
+    previous: validate::resume::Previous,
+) -> Result<(Vec<VariantSummary>, Vec<Finding>), String> {
     let nv = nvdisasm()?;
     let c = Codec::new(s);
-    // Streamed page by page (an interrupted run keeps what it found); the reports below
-    // are staged and renamed into place whole.
-    let (mut file, fpath) = out.create("findings.jsonl").map_err(|e| e.to_string())?;
+    // Until the reports are in place, the folder says the run is incomplete.
+    out.write("INCOMPLETE", b"a validation is running or was interrupted; rerun with --resume\n").map_err(|e| e.to_string())?;
+    // Streamed page by page, each page then recorded in progress.jsonl (an interrupted
+    // run keeps what it finished); the reports below are staged and renamed whole.
+    let (mut file, fpath) = out.create(validate::resume::FINDINGS).map_err(|e| e.to_string())?;
+    let (mut progress, ppath) = out.create(validate::resume::PROGRESS).map_err(|e| e.to_string())?;
+    for f in &previous.findings {
+        json_line(&mut file, f).map_err(|e| format!("{}: {e}", fpath.display()))?;
+    }
+    for p in &previous.pages {
+        json_line(&mut progress, p).map_err(|e| format!("{}: {e}", ppath.display()))?;
+    }
     // SASS_HARNESS_TIMINGS=1 prints each phase's time to stderr (for profiling big runs).
     let timings = std::env::var_os("SASS_HARNESS_TIMINGS").is_some_and(|v| v != "0");
-    let opts = validate::Options { random_per_variant: random, seed, timings, ..Default::default() };
+    let opts = validate::Options { random_per_variant: random, seed, timings, skip_pages: previous.done(), ..Default::default() };
+    if !previous.pages.is_empty() {
+        println!("resuming: {} page(s) done before, {} finding(s) kept", previous.pages.len(), previous.findings.len());
+    }
     let started = Instant::now();
     let bar = indicatif::ProgressBar::new(s.pages.len() as u64);
     bar.set_style(indicatif::ProgressStyle::with_template("{bar:30} {pos}/{len} pages  {msg}").unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()));
-    let mut all_s = vec![];
-    let mut all_f = vec![];
+    let mut all_s: Vec<VariantSummary> = previous.pages.iter().flat_map(|p| p.summaries.iter().cloned()).collect();
+    let mut all_f = previous.findings;
+    bar.inc(previous.pages.len() as u64);
     let mut err = None;
     let run = validate::validate_pages(s, &c, &nv, &opts, |p, sums, finds| {
         bar.set_message(format!("{} {} done", p.instruction, p.arch));
-        for f in &finds {
-            if let Err(e) = serde_json::to_string(f).map_err(|e| e.to_string()).and_then(|l| writeln!(file, "{l}").map_err(|e| e.to_string())) {
-                err.get_or_insert(e);
-            }
+        if let Err(e) = finds.iter().try_for_each(|f| json_line(&mut file, f)) {
+            err.get_or_insert(format!("{}: {e}", fpath.display()));
         }
-        if let Err(e) = file.flush() {
-            err.get_or_insert(e.to_string());
+        let done = validate::resume::PageDone { page: p.file.clone(), summaries: sums.clone() };
+        if let Err(e) = json_line(&mut progress, &done) {
+            err.get_or_insert(format!("{}: {e}", ppath.display()));
         }
         all_s.extend(sums);
         all_f.extend(finds);
@@ -425,7 +461,7 @@ fn validate(s: &Spec, out: &OutputDir, random: usize, seed: u64) -> Result<(Vec<
     bar.finish_and_clear();
     run.map_err(|e| e.to_string())?;
     if let Some(e) = err {
-        return Err(format!("{}: {e}", fpath.display()));
+        return Err(e);
     }
     // Pages finish in any order; report them in corpus order.
     let index: std::collections::HashMap<(String, &str), usize> =
@@ -466,6 +502,9 @@ fn validate(s: &Spec, out: &OutputDir, random: usize, seed: u64) -> Result<(Vec<
     for w in written {
         println!("wrote {}", w.display());
     }
+    // The reports are in place: the run is complete.
+    let marker = out.path().join("INCOMPLETE");
+    std::fs::remove_file(&marker).map_err(|e| format!("{}: {e}", marker.display()))?;
     if !mismatches.is_empty() {
         for m in mismatches.iter().take(10) {
             let f = &all_f[m.index];

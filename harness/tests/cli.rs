@@ -268,3 +268,41 @@ fn output_folder_is_locked_and_sigint_cleans_up() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// An interrupted validation (a page done, the next one's findings torn mid-line) is
+/// finished by `--resume` with exactly the findings of an uninterrupted run; the folder
+/// says INCOMPLETE until the reports are in place.
+#[test]
+fn resume_finishes_an_interrupted_run_with_the_same_findings() {
+    let dir = std::env::temp_dir().join(format!("sass-harness-cli-resume-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let run = |extra: &[&str]| {
+        let out = bin().args(["validate", "corpus/isa", "--random", "30", "--out"]).arg(&dir).args(extra).output().unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8_lossy(&out.stdout).to_string()
+    };
+    let sorted = |p: &Path| {
+        let mut l: Vec<String> = std::fs::read_to_string(p).unwrap().lines().map(str::to_string).collect();
+        l.sort();
+        l
+    };
+    run(&[]);
+    let whole = sorted(&dir.join("findings.jsonl"));
+    assert!(!dir.join("INCOMPLETE").exists());
+    // Interrupt it after its first page: one progress line, and a torn findings line.
+    let progress = std::fs::read_to_string(dir.join("progress.jsonl")).unwrap();
+    let first = progress.lines().next().unwrap().to_string();
+    let page: serde_json::Value = serde_json::from_str(&first).unwrap();
+    let page = page["page"].as_str().unwrap().to_string();
+    std::fs::write(dir.join("progress.jsonl"), format!("{first}\n{{\"page\":")).unwrap();
+    let findings = std::fs::read_to_string(dir.join("findings.jsonl")).unwrap();
+    let kept: Vec<&str> = findings.lines().filter(|l| l.contains(&format!("\"page\":\"{page}\""))).collect();
+    let other = findings.lines().find(|l| !l.contains(&format!("\"page\":\"{page}\""))).unwrap();
+    std::fs::write(dir.join("findings.jsonl"), format!("{}\n{}\n{}", kept.join("\n"), other, &other[..other.len() / 2])).unwrap();
+    std::fs::write(dir.join("INCOMPLETE"), "").unwrap();
+    let out = run(&["--resume"]);
+    assert!(out.contains("resuming: 1 page(s) done before"), "{out}");
+    assert_eq!(sorted(&dir.join("findings.jsonl")), whole);
+    assert!(!dir.join("INCOMPLETE").exists());
+    let _ = std::fs::remove_dir_all(&dir);
+}

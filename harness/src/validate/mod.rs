@@ -10,6 +10,7 @@ pub mod compare;
 pub mod correct;
 pub mod finding;
 pub mod reproduce;
+pub mod resume;
 
 use crate::codec::conventions::{self as conv_rules, Conventions, FormConventions};
 use crate::codec::{self, Codec, Values};
@@ -29,11 +30,13 @@ pub struct Options {
     pub minimize_rounds: usize,
     /// Print each phase's elapsed time to stderr (the benchmark's breakdown).
     pub timings: bool,
+    /// Page files an earlier run finished (`--resume`): not validated again.
+    pub skip_pages: std::collections::HashSet<String>,
 }
 
 impl Default for Options {
     fn default() -> Self {
-        Options { random_per_variant: 10_000, seed: 0x5eed, minimize_rounds: 8, timings: false }
+        Options { random_per_variant: 10_000, seed: 0x5eed, minimize_rounds: 8, timings: false, skip_pages: Default::default() }
     }
 }
 
@@ -1041,7 +1044,11 @@ pub fn validate_pages(
     opts: &Options,
     mut done: impl FnMut(&Page, Vec<VariantSummary>, Vec<Finding>),
 ) -> Result<(), NvdisasmError> {
-    let groups = arch_groups(spec);
+    let groups: Vec<Vec<&Page>> = arch_groups(spec)
+        .into_iter()
+        .map(|g| g.into_iter().filter(|p| !opts.skip_pages.contains(&p.file)).collect::<Vec<_>>())
+        .filter(|g| !g.is_empty())
+        .collect();
     let (tx, rx) = std::sync::mpsc::channel();
     std::thread::scope(|s| {
         let handles: Vec<_> = groups
