@@ -115,6 +115,14 @@ pub struct Finding {
 }
 
 impl Finding {
+    /// One more word showed this finding; its bits join the finding's.
+    pub fn add_occurrence(&mut self, bits: Vec<u8>) {
+        self.occurrences += 1;
+        self.bits.extend(bits);
+        self.bits.sort_unstable();
+        self.bits.dedup();
+    }
+
     pub fn word(&self) -> Option<Word> {
         Word::parse_hex(&self.word)
     }

@@ -102,6 +102,33 @@ struct PageRun<'p> {
     base_actual: BTreeMap<usize, Option<Instruction>>,
 }
 
+/// Marks bits a finding names as disputed.
+fn dispute(mask: &mut u128, bits: &[u8]) {
+    for &b in bits {
+        *mask |= 1u128 << b;
+    }
+}
+
+impl PageRun<'_> {
+    /// The variant's tallies: words, agreeing, findings by class, and each bit's status.
+    fn summary(&self, v: &Variant, vi: usize, arch: &str, findings: &[Finding]) -> VariantSummary {
+        let (words, agreeing) = self.checked[vi];
+        let mut by_class = BTreeMap::new();
+        for f in findings.iter().filter(|f| f.variant == v.key) {
+            *by_class.entry(f.class.name().to_string()).or_insert(0) += 1;
+        }
+        let (ver, dis) = (self.verified[vi], self.disputed[vi]);
+        let bit_status = (0..128u32)
+            .map(|b| match (dis >> b & 1, ver >> b & 1) {
+                (1, _) => BitStatus::Disputed,
+                (_, 1) => BitStatus::Verified,
+                _ => BitStatus::Unconfirmed,
+            })
+            .collect();
+        VariantSummary { arch: arch.to_string(), variant: v.key.clone(), page: self.page.file.clone(), words, agreeing, findings: by_class, bit_status }
+    }
+}
+
 /// The probes of a group of pages (one architecture), page by page in probe order.
 fn build_runs<'p>(pages: &[&'p Page], codec: &Codec, conv: &Conventions, opts: &Options) -> Vec<PageRun<'p>> {
     pages
@@ -182,188 +209,209 @@ fn validate_group(
     mut done: impl FnMut(&Page, Vec<VariantSummary>, Vec<Finding>),
 ) -> Result<(), NvdisasmError> {
     let Some(first) = pages.first() else { return Ok(()) };
-    let arch = first.arch.nvdisasm_name();
-    let t0 = std::time::Instant::now();
-    let phase = |what: &str| {
-        if opts.timings {
-            eprintln!("  {arch:>6} {:>7.3} s  {what}", t0.elapsed().as_secs_f64());
-        }
-    };
     let vis: Vec<usize> = pages.iter().flat_map(|p| &p.variants).filter_map(|v| codec.index_of(&v.key, Some(v.arch))).collect();
     let conv = crate::oracle::learn::learn(nv, codec, &vis)?;
-    phase(&format!("conventions of {} forms learned", conv.len()));
-    let conv = &conv;
-    // Each variant's learned conventions, looked up once (not once per probe).
-    let learned: Vec<Option<&FormConventions>> = codec.variants().iter().map(|v| conv.get(v.arch, &v.key)).collect();
-    let analysis = |vi: usize| Analysis { codec, nv_tool: &nv.version, v: codec.variant(vi), arch: &arch, learned: learned[vi] };
-    let mut runs = build_runs(pages, codec, conv, opts);
-    phase(&format!("{} probes built", runs.iter().map(|r| r.probes.len()).sum::<usize>()));
-    let mut outs: Vec<Vec<Outcome>> = runs.iter().map(|r| vec![Outcome::Silent; r.probes.len()]).collect();
-    let mut verdicts: Vec<Vec<Option<Judged>>> = runs.iter().map(|r| (0..r.probes.len()).map(|_| None).collect()).collect();
-
-    // Batch one: the random probes, judged; their disagreements become candidates.
-    let random: Vec<Word> = runs.iter().flat_map(|r| &r.probes).filter(|p| p.kind == Kind::Random).map(|p| p.word).collect();
-    let mut random_outs = nv.disassemble(&arch, &random)?.into_iter();
-    phase(&format!("{} random probes disassembled", random.len()));
-    let mut cands: Vec<Candidate> = vec![];
-    for (ri, run) in runs.iter().enumerate() {
-        // One candidate per (variant, changed elements).
-        let mut by_key: BTreeMap<(usize, Vec<String>), usize> = BTreeMap::new();
-        for (pi, p) in run.probes.iter().enumerate() {
-            if p.kind != Kind::Random {
-                continue;
-            }
-            let o = random_outs.next().unwrap_or_else(missing_outcome);
-            let values = codec.extract(p.vi, p.word);
-            let a = analysis(p.vi);
-            let j = a.judge(p, &values, &o, None);
-            if let Judged::Minimize(elems) = &j {
-                match by_key.get(&(p.vi, elems.clone())) {
-                    Some(&ci) => cands[ci].count += 1,
-                    None => {
-                        by_key.insert((p.vi, elems.clone()), cands.len());
-                        cands.push(Candidate { run: ri, vi: p.vi, values, want: elems.clone(), count: 1, outcome: o.clone() });
-                    }
-                }
-            }
-            verdicts[ri][pi] = Some(j);
-            outs[ri][pi] = o;
-        }
-    }
-    // Report order: by page, variant and disagreement, whatever order they were met in.
-    cands.sort_by(|a, b| (a.run, a.vi, &a.want).cmp(&(b.run, b.vi, &b.want)));
-    phase(&format!("random probes judged; {} disagreements to minimize", cands.len()));
-
-    // Batch two: the structured probes and the first minimization tries.
-    let mut shrink = Minimizer { codec, conv, cands, rounds: opts.minimize_rounds, round: 0 };
-    let mut tries = shrink.first_tries();
-    let mut words: Vec<Word> = runs.iter().flat_map(|r| &r.probes).filter(|p| p.kind != Kind::Random).map(|p| p.word).collect();
-    let n_structured = words.len();
-    words.extend(shrink.words(&tries));
-    let mut batch = nv.disassemble(&arch, &words)?;
-    let try_outs = batch.split_off(n_structured.min(batch.len()));
-    let mut structured_outs = batch.into_iter();
-    phase(&format!("{n_structured} structured probes and {} minimization tries disassembled", tries.len()));
-    for (ri, run) in runs.iter_mut().enumerate() {
-        for (pi, p) in run.probes.iter().enumerate() {
-            if p.kind != Kind::Random {
-                outs[ri][pi] = structured_outs.next().unwrap_or_else(missing_outcome);
-            }
-            if p.kind == Kind::Base {
-                run.base_actual.insert(p.vi, printed(&outs[ri][pi]));
-            }
-        }
-    }
-    // Every probe in probe order, so findings keep their order whatever the batches.
-    for (ri, run) in runs.iter_mut().enumerate() {
-        let mut syntax_seen: BTreeMap<(usize, &'static str), usize> = BTreeMap::new();
-        for (pi, p) in run.probes.iter().enumerate() {
-            let o = &outs[ri][pi];
-            let values = codec.extract(p.vi, p.word);
-            let a = analysis(p.vi);
-            let j = match verdicts[ri][pi].take() {
-                Some(j) => j,
-                None => a.judge(p, &values, o, run.base_actual.get(&p.vi).and_then(Option::as_ref)),
-            };
-            run.checked[p.vi].0 += 1;
-            match j {
-                Judged::Agree(bits) => {
-                    run.checked[p.vi].1 += 1;
-                    run.verified[p.vi] |= bits;
-                }
-                Judged::Found(f) => {
-                    for &b in &f.bits {
-                        run.disputed[p.vi] |= 1u128 << b;
-                    }
-                    run.raw.push(f);
-                }
-                Judged::Syntax { what, bits } => {
-                    for &b in &bits {
-                        run.disputed[p.vi] |= 1u128 << b;
-                    }
-                    // One finding per variant and difference, in first-seen order (what
-                    // `merge` would make of one finding per word).
-                    match syntax_seen.get(&(p.vi, what)) {
-                        Some(&i) => {
-                            let f: &mut Finding = &mut run.raw[i];
-                            f.occurrences += 1;
-                            f.bits.extend(bits);
-                            f.bits.sort_unstable();
-                            f.bits.dedup();
-                        }
-                        None => {
-                            syntax_seen.insert((p.vi, what), run.raw.len());
-                            run.raw.push(a.syntax_finding(&values, p.word, o, what, bits));
-                        }
-                    }
-                }
-                // Counted as a candidate in batch one.
-                Judged::Minimize(_) => {}
-            }
-        }
-    }
-    phase("structured probes judged");
-    // Further minimization batches, for disagreements that need four fields or more.
-    let mut try_outs = try_outs;
-    while !tries.is_empty() {
-        tries = shrink.absorb(&tries, try_outs);
-        if tries.is_empty() {
-            break;
-        }
-        try_outs = nv.disassemble(&arch, &shrink.words(&tries))?;
-    }
-    let cands = shrink.cands;
-    phase("minimized");
-    for c in cands {
-        let run = &mut runs[c.run];
-        let a = analysis(c.vi);
-        let w = codec.encode_unchecked(c.vi, &c.values);
-        if let Some(mut f) = a.random_finding(&c.values, w, &c.outcome, run.base_actual.get(&c.vi).and_then(Option::as_ref)) {
-            f.occurrences = c.count;
-            for &b in &f.bits {
-                run.disputed[c.vi] |= 1u128 << b;
-            }
-            run.raw.push(f);
-        }
-    }
-    phase("minimization findings built");
-    for (ri, run) in runs.into_iter().enumerate() {
-        let mut findings = merge(run.raw);
-        for &vi in &run.vis {
-            let v = codec.variant(vi);
-            let obs: Vec<(Word, &Outcome)> = run.probes.iter().zip(&outs[ri]).filter(|(p, _)| p.vi == vi).map(|(p, o)| (p.word, o)).collect();
-            correct::triage(run.page, v, &obs, conv.get(v.arch, &v.key), &mut findings);
-        }
-        let summaries = run
-            .vis
-            .iter()
-            .map(|&vi| {
-                let v = codec.variant(vi);
-                let (words, agreeing) = run.checked[vi];
-                let mut by_class = BTreeMap::new();
-                for f in findings.iter().filter(|f| f.variant == v.key) {
-                    *by_class.entry(f.class.name().to_string()).or_insert(0) += 1;
-                }
-                let ver = run.verified[vi];
-                let dis = run.disputed[vi];
-                let bit_status = (0..128u32)
-                    .map(|b| {
-                        if dis >> b & 1 == 1 {
-                            BitStatus::Disputed
-                        } else if ver >> b & 1 == 1 {
-                            BitStatus::Verified
-                        } else {
-                            BitStatus::Unconfirmed
-                        }
-                    })
-                    .collect();
-                VariantSummary { arch: arch.clone(), variant: v.key.clone(), page: run.page.file.clone(), words, agreeing, findings: by_class, bit_status }
-            })
-            .collect();
-        done(run.page, summaries, findings);
-    }
-    phase("merged and reported");
+    let cx = Group {
+        codec,
+        nv,
+        opts,
+        arch: first.arch.nvdisasm_name(),
+        started: std::time::Instant::now(),
+        // Each variant's learned conventions, looked up once (not once per probe).
+        learned: codec.variants().iter().map(|v| conv.get(v.arch, &v.key)).collect(),
+    };
+    cx.phase(&format!("conventions of {} forms learned", conv.len()));
+    let mut st = GroupState::new(pages, codec, &conv, opts);
+    cx.phase(&format!("{} probes built", st.runs.iter().map(|r| r.probes.len()).sum::<usize>()));
+    let cands = cx.random_batch(&mut st)?;
+    let mut shrink = Minimizer { cx: &cx, cands, rounds: opts.minimize_rounds, round: 0 };
+    let tries = shrink.first_tries();
+    let try_outs = cx.structured_batch(&mut st, &shrink, &tries)?;
+    cx.judge_all(&mut st);
+    cx.phase("structured probes judged");
+    cx.minimize(&mut shrink, tries, try_outs)?;
+    cx.phase("minimized");
+    cx.add_minimized(&mut st, shrink.cands);
+    cx.phase("minimization findings built");
+    cx.finish(st, &mut done);
+    cx.phase("merged and reported");
     Ok(())
+}
+
+/// What a group's validation reads: the tools, the options and what was learned.
+struct Group<'a> {
+    codec: &'a Codec<'a>,
+    nv: &'a Nvdisasm,
+    opts: &'a Options,
+    arch: String,
+    started: std::time::Instant,
+    learned: Vec<Option<&'a FormConventions>>,
+}
+
+/// What it writes: per page the probes, their outcomes and verdicts so far.
+struct GroupState<'p> {
+    runs: Vec<PageRun<'p>>,
+    outs: Vec<Vec<Outcome>>,
+    verdicts: Vec<Vec<Option<Judged>>>,
+}
+
+impl<'p> GroupState<'p> {
+    fn new(pages: &[&'p Page], codec: &Codec, conv: &Conventions, opts: &Options) -> Self {
+        let runs = build_runs(pages, codec, conv, opts);
+        let outs = runs.iter().map(|r| vec![Outcome::Silent; r.probes.len()]).collect();
+        let verdicts = runs.iter().map(|r| (0..r.probes.len()).map(|_| None).collect()).collect();
+        GroupState { runs, outs, verdicts }
+    }
+}
+
+impl<'a> Group<'a> {
+    fn phase(&self, what: &str) {
+        if self.opts.timings {
+            eprintln!("  {:>6} {:>7.3} s  {what}", self.arch, self.started.elapsed().as_secs_f64());
+        }
+    }
+
+    fn analysis(&self, vi: usize) -> Analysis<'_> {
+        Analysis { codec: self.codec, nv_tool: &self.nv.version, v: self.codec.variant(vi), arch: &self.arch, learned: self.learned[vi] }
+    }
+
+    /// What the page predicts for `word` of variant `vi` (values read off the word).
+    fn predict(&self, vi: usize, vals: &Values, word: Word) -> Instruction {
+        codec::print_with(self.codec.variant(vi), vals, self.learned[vi].map(|c| (c, word)))
+    }
+
+    /// Batch one: the random probes, judged; their disagreements become candidates, one
+    /// per (variant, changed elements), in page, variant and disagreement order.
+    fn random_batch(&self, st: &mut GroupState) -> Result<Vec<Candidate>, NvdisasmError> {
+        let random: Vec<Word> = st.runs.iter().flat_map(|r| &r.probes).filter(|p| p.kind == Kind::Random).map(|p| p.word).collect();
+        let mut random_outs = self.nv.disassemble(&self.arch, &random)?.into_iter();
+        self.phase(&format!("{} random probes disassembled", random.len()));
+        let mut cands: Vec<Candidate> = vec![];
+        for (ri, run) in st.runs.iter().enumerate() {
+            let mut by_key: BTreeMap<(usize, Vec<String>), usize> = BTreeMap::new();
+            for (pi, p) in run.probes.iter().enumerate().filter(|(_, p)| p.kind == Kind::Random) {
+                let o = random_outs.next().unwrap_or_else(missing_outcome);
+                let values = self.codec.extract(p.vi, p.word);
+                let j = self.analysis(p.vi).judge(p, &values, &o, None);
+                if let Judged::Minimize(elems) = &j {
+                    match by_key.get(&(p.vi, elems.clone())) {
+                        Some(&ci) => cands[ci].count += 1,
+                        None => {
+                            by_key.insert((p.vi, elems.clone()), cands.len());
+                            cands.push(Candidate { run: ri, vi: p.vi, values, want: elems.clone(), count: 1, outcome: o.clone() });
+                        }
+                    }
+                }
+                st.verdicts[ri][pi] = Some(j);
+                st.outs[ri][pi] = o;
+            }
+        }
+        cands.sort_by(|a, b| (a.run, a.vi, &a.want).cmp(&(b.run, b.vi, &b.want)));
+        self.phase(&format!("random probes judged; {} disagreements to minimize", cands.len()));
+        Ok(cands)
+    }
+
+    /// Batch two: the structured probes and the first minimization tries (whose outcomes
+    /// it returns); records each variant's zero word as nvdisasm printed it.
+    fn structured_batch(&self, st: &mut GroupState, shrink: &Minimizer, tries: &[Try]) -> Result<Vec<Outcome>, NvdisasmError> {
+        let mut words: Vec<Word> = st.runs.iter().flat_map(|r| &r.probes).filter(|p| p.kind != Kind::Random).map(|p| p.word).collect();
+        let n_structured = words.len();
+        words.extend(shrink.words(tries));
+        let mut batch = self.nv.disassemble(&self.arch, &words)?;
+        let try_outs = batch.split_off(n_structured.min(batch.len()));
+        let mut structured_outs = batch.into_iter();
+        self.phase(&format!("{n_structured} structured probes and {} minimization tries disassembled", tries.len()));
+        for (ri, run) in st.runs.iter_mut().enumerate() {
+            for (pi, p) in run.probes.iter().enumerate() {
+                if p.kind != Kind::Random {
+                    st.outs[ri][pi] = structured_outs.next().unwrap_or_else(missing_outcome);
+                }
+                if p.kind == Kind::Base {
+                    run.base_actual.insert(p.vi, printed(&st.outs[ri][pi]));
+                }
+            }
+        }
+        Ok(try_outs)
+    }
+
+    /// Every probe in probe order, so findings keep their order whatever the batches.
+    fn judge_all(&self, st: &mut GroupState) {
+        for (ri, run) in st.runs.iter_mut().enumerate() {
+            let mut syntax_seen: BTreeMap<(usize, &'static str), usize> = BTreeMap::new();
+            for (pi, p) in run.probes.iter().enumerate() {
+                let o = &st.outs[ri][pi];
+                let values = self.codec.extract(p.vi, p.word);
+                let a = self.analysis(p.vi);
+                let j = match st.verdicts[ri][pi].take() {
+                    Some(j) => j,
+                    None => a.judge(p, &values, o, run.base_actual.get(&p.vi).and_then(Option::as_ref)),
+                };
+                run.checked[p.vi].0 += 1;
+                match j {
+                    Judged::Agree(bits) => {
+                        run.checked[p.vi].1 += 1;
+                        run.verified[p.vi] |= bits;
+                    }
+                    Judged::Found(f) => {
+                        dispute(&mut run.disputed[p.vi], &f.bits);
+                        run.raw.push(f);
+                    }
+                    Judged::Syntax { what, bits } => {
+                        dispute(&mut run.disputed[p.vi], &bits);
+                        // One finding per variant and difference, in first-seen order (what
+                        // `merge` would make of one finding per word).
+                        match syntax_seen.get(&(p.vi, what)) {
+                            Some(&i) => run.raw[i].add_occurrence(bits),
+                            None => {
+                                syntax_seen.insert((p.vi, what), run.raw.len());
+                                run.raw.push(a.syntax_finding(&values, p.word, o, what, bits));
+                            }
+                        }
+                    }
+                    // Counted as a candidate in batch one.
+                    Judged::Minimize(_) => {}
+                }
+            }
+        }
+    }
+
+    /// Further minimization batches, for disagreements that need four fields or more.
+    fn minimize(&self, shrink: &mut Minimizer, mut tries: Vec<Try>, mut try_outs: Vec<Outcome>) -> Result<(), NvdisasmError> {
+        while !tries.is_empty() {
+            tries = shrink.absorb(&tries, try_outs);
+            if tries.is_empty() {
+                break;
+            }
+            try_outs = self.nv.disassemble(&self.arch, &shrink.words(&tries))?;
+        }
+        Ok(())
+    }
+
+    fn add_minimized(&self, st: &mut GroupState, cands: Vec<Candidate>) {
+        for c in cands {
+            let run = &mut st.runs[c.run];
+            let w = self.codec.encode_unchecked(c.vi, &c.values);
+            let base = run.base_actual.get(&c.vi).and_then(Option::as_ref);
+            if let Some(mut f) = self.analysis(c.vi).random_finding(&c.values, w, &c.outcome, base) {
+                f.occurrences = c.count;
+                dispute(&mut run.disputed[c.vi], &f.bits);
+                run.raw.push(f);
+            }
+        }
+    }
+
+    /// Per page: merged findings, their severities and corrections, and the summaries.
+    fn finish(&self, st: GroupState, done: &mut impl FnMut(&Page, Vec<VariantSummary>, Vec<Finding>)) {
+        for (ri, run) in st.runs.into_iter().enumerate() {
+            let mut findings = merge(run.raw.clone());
+            for &vi in &run.vis {
+                let obs: Vec<(Word, &Outcome)> = run.probes.iter().zip(&st.outs[ri]).filter(|(p, _)| p.vi == vi).map(|(p, o)| (p.word, o)).collect();
+                correct::triage(run.page, self.codec.variant(vi), &obs, self.learned[vi], &mut findings);
+            }
+            let summaries = run.vis.iter().map(|&vi| run.summary(self.codec.variant(vi), vi, &self.arch, &findings)).collect();
+            done(run.page, summaries, findings);
+        }
+    }
 }
 
 /// A random word that disagrees, being shrunk; `outcome` is nvdisasm's for `values`.
@@ -862,8 +910,7 @@ const TRIPLES_UP_TO: usize = 12;
 /// whose removal alone kept the disagreement" before "all but one" again. Batches are few
 /// and large because every nvdisasm start costs some 0.3 s.
 struct Minimizer<'c> {
-    codec: &'c Codec<'c>,
-    conv: &'c Conventions,
+    cx: &'c Group<'c>,
     cands: Vec<Candidate>,
     rounds: usize,
     round: usize,
@@ -874,22 +921,21 @@ impl Minimizer<'_> {
         match printed(out) {
             None => want == ["<legality>".to_string()],
             Some(a) => {
-                let v = self.codec.variant(vi);
-                let w = self.codec.encode_unchecked(vi, vals);
-                let exp = codec::print_with(v, vals, self.conv.get(v.arch, &v.key).map(|c| (c, w)));
+                let w = self.cx.codec.encode_unchecked(vi, vals);
+                let exp = self.cx.predict(vi, vals, w);
                 compare(&exp, &a) == Verdict::Differ && changed(&exp, &a) == want
             }
         }
     }
 
     fn fields_of(&self, vi: usize, vals: &Values) -> Vec<usize> {
-        let v = self.codec.variant(vi);
+        let v = self.cx.codec.variant(vi);
         (0..v.fields.len()).filter(|&fi| vals.get(fi) != 0 && !v.fields[fi].is_control()).collect()
     }
 
     /// The candidate's values with only the fields in `keep` (controls always kept).
     fn only(&self, c: &Candidate, keep: &[usize]) -> Values {
-        let v = self.codec.variant(c.vi);
+        let v = self.cx.codec.variant(c.vi);
         let mut t = c.values;
         for fi in 0..v.fields.len() {
             if !v.fields[fi].is_control() && !keep.contains(&fi) {
@@ -900,7 +946,7 @@ impl Minimizer<'_> {
     }
 
     fn words(&self, tries: &[Try]) -> Vec<Word> {
-        tries.iter().map(|(ci, t, _)| self.codec.encode_unchecked(self.cands[*ci].vi, t)).collect()
+        tries.iter().map(|(ci, t, _)| self.cx.codec.encode_unchecked(self.cands[*ci].vi, t)).collect()
     }
 
     /// Smallest subsets first, so the first try that reproduces is a smallest one.
