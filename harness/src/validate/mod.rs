@@ -592,7 +592,6 @@ impl<'a> Analysis<'a> {
     }
 
     fn judge(&self, p: &Probe, values: &Values, o: &Outcome, base_actual: Option<&Instruction>) -> Judged {
-        let v = self.v;
         let expected = self.predict(values, p.word);
         let exp_text = expected.to_string();
         let word_bits: u128 = match &p.kind {
@@ -608,82 +607,9 @@ impl<'a> Analysis<'a> {
         }
         // Fixed-bit flips: the page predicts "not this variant".
         if let Kind::Fixed { bit } = p.kind {
-            let inferred = v.inferred.contains(bit);
-            let note = if inferred { " (the page dropped this cell; it was inferred as 0)" } else { "" };
-            let Some(actual) = printed(o) else { return Judged::Agree(word_bits) };
-            let Some(base) = base_actual else { return Judged::Agree(0) };
-            // The bit selects another instruction or operand form: it is opcode, as the page says.
-            let kinds = |i: &Instruction| i.operands.iter().map(|o| std::mem::discriminant(&o.body)).collect::<Vec<_>>();
-            if actual.mnemonic != base.mnemonic || kinds(&actual) != kinds(base) || self.codec.find(v.arch, p.word).is_ok() {
-                return Judged::Agree(word_bits);
-            }
-            let ch: Vec<String> = changed(base, &actual);
-            if ch.is_empty() {
-                return Judged::Found(self.finding(
-                    Class::FixedIgnored,
-                    None,
-                    vec![bit],
-                    p.word,
-                    format!("not {} (bit {bit} is fixed {})", v.key, v.fixed_value.bit(bit) as u8),
-                    outcome_text(o),
-                    Some(format!("bit {bit}: nvdisasm ignores it; mark it don't-care{note}")),
-                ));
-            }
-            let what: Vec<String> = ch.iter().map(|c| describe_element(v, c)).collect();
-            return Judged::Found(self.finding(
-                Class::Unexpressible,
-                None,
-                vec![bit],
-                p.word,
-                format!("not {} (bit {bit} is fixed {})", v.key, v.fixed_value.bit(bit) as u8),
-                outcome_text(o),
-                Some(format!("bit {bit} is not fixed: it changes {}{note}", what.join(", "))),
-            ));
+            return self.judge_fixed(p.word, bit, o, base_actual, word_bits);
         }
-        let Some(actual) = printed(o) else {
-            // Illegal or silent.
-            if let Kind::Field { field, value } = p.kind {
-                if let Some(t) = v.field_table(field) {
-                    match t.row(value) {
-                        Some(r) if r.kind == RowKind::Invalid => return Judged::Agree(word_bits),
-                        None => return Judged::Agree(word_bits), // omitted: the page claims nothing
-                        Some(r) => {
-                            return Judged::Found(self.finding(
-                                Class::TableRow,
-                                Some(field),
-                                self.v.fields[field].bits.clone(),
-                                p.word,
-                                exp_text,
-                                outcome_text(o),
-                                Some(format!(
-                                    "{}: value {:0w$b} is not '{}' but illegal: mark it INVALID{}",
-                                    t.title,
-                                    value,
-                                    r.name,
-                                    value,
-                                    w = t.width as usize
-                                )),
-                            ));
-                        }
-                    }
-                }
-                let f = &v.fields[field];
-                let what = if f.is_control() { "control field" } else { "field" };
-                return Judged::Found(self.finding(
-                    Class::Legality,
-                    Some(field),
-                    self.bits_of(field, value),
-                    p.word,
-                    exp_text,
-                    outcome_text(o),
-                    Some(format!("{what} '{}' = {value:#x} is rejected by nvdisasm", f.name)),
-                ));
-            }
-            if p.kind == Kind::Random {
-                return Judged::Minimize(vec!["<legality>".into()]);
-            }
-            return Judged::Found(self.finding(Class::Legality, None, vec![], p.word, exp_text, outcome_text(o), None));
-        };
+        let Some(actual) = printed(o) else { return self.judge_unprinted(p, o, exp_text, word_bits) };
         match compare(&expected, &actual) {
             Verdict::Agree => Judged::Agree(word_bits),
             Verdict::Syntax(what) => {
@@ -693,30 +619,81 @@ impl<'a> Analysis<'a> {
                 };
                 Judged::Syntax { what, bits }
             }
-            Verdict::Differ => match p.kind {
-                Kind::Field { field, value } => Judged::Found(self.field_finding(field, value, p.word, &expected, &actual, base_actual, o)),
-                Kind::Pair { a, b } => {
-                    let mut bits = self.bits_of(a, values.get(a));
-                    bits.extend(self.bits_of(b, values.get(b)));
-                    bits.sort_unstable();
-                    let (na, nb) = (&v.fields[a].name, &v.fields[b].name);
-                    let why = format!("fields interact: '{na}' and '{nb}' together print what the page does not predict");
-                    let mut f = self.finding(Class::Interaction, Some(a), bits, p.word, exp_text, outcome_text(o), Some(why));
-                    f.field = Some(format!("{na} + {nb}"));
-                    Judged::Found(f)
+            Verdict::Differ => self.judge_differ(p, values, o, &expected, &actual, base_actual),
+        }
+    }
+
+    /// A flipped fixed bit: opcode (another form or instruction, as the page says), a bit
+    /// nvdisasm ignores, or a meaning the page cannot express.
+    fn judge_fixed(&self, word: Word, bit: u8, o: &Outcome, base_actual: Option<&Instruction>, word_bits: u128) -> Judged {
+        let v = self.v;
+        let note = if v.inferred.contains(bit) { " (the page dropped this cell; it was inferred as 0)" } else { "" };
+        let Some(actual) = printed(o) else { return Judged::Agree(word_bits) };
+        let Some(base) = base_actual else { return Judged::Agree(0) };
+        let kinds = |i: &Instruction| i.operands.iter().map(|o| std::mem::discriminant(&o.body)).collect::<Vec<_>>();
+        if actual.mnemonic != base.mnemonic || kinds(&actual) != kinds(base) || self.codec.find(v.arch, word).is_ok() {
+            return Judged::Agree(word_bits);
+        }
+        let ch: Vec<String> = changed(base, &actual);
+        let expected = format!("not {} (bit {bit} is fixed {})", v.key, v.fixed_value.bit(bit) as u8);
+        let (class, proposal) = if ch.is_empty() {
+            (Class::FixedIgnored, format!("bit {bit}: nvdisasm ignores it; mark it don't-care{note}"))
+        } else {
+            let what: Vec<String> = ch.iter().map(|c| describe_element(v, c)).collect();
+            (Class::Unexpressible, format!("bit {bit} is not fixed: it changes {}{note}", what.join(", ")))
+        };
+        Judged::Found(self.finding(class, None, vec![bit], word, expected, outcome_text(o), Some(proposal)))
+    }
+
+    /// nvdisasm rejected the word or printed nothing for it.
+    fn judge_unprinted(&self, p: &Probe, o: &Outcome, exp_text: String, word_bits: u128) -> Judged {
+        let v = self.v;
+        let Kind::Field { field, value } = p.kind else {
+            if p.kind == Kind::Random {
+                return Judged::Minimize(vec!["<legality>".into()]);
+            }
+            return Judged::Found(self.finding(Class::Legality, None, vec![], p.word, exp_text, outcome_text(o), None));
+        };
+        if let Some(t) = v.field_table(field) {
+            return match t.row(value) {
+                // An INVALID row, or a value the table omits: the page claims nothing.
+                Some(r) if r.kind == RowKind::Invalid => Judged::Agree(word_bits),
+                None => Judged::Agree(word_bits),
+                Some(r) => {
+                    let why = format!("{}: value {:0w$b} is not '{}' but illegal: mark it INVALID{}", t.title, value, r.name, value, w = t.width as usize);
+                    let bits = v.fields[field].bits.clone();
+                    Judged::Found(self.finding(Class::TableRow, Some(field), bits, p.word, exp_text, outcome_text(o), Some(why)))
                 }
-                Kind::Base => Judged::Found(self.finding(
-                    Class::FieldBits,
-                    None,
-                    vec![],
-                    p.word,
-                    exp_text,
-                    outcome_text(o),
-                    Some("the distilled line does not match nvdisasm for the zero word".into()),
-                )),
-                Kind::Random => Judged::Minimize(changed(&expected, &actual)),
-                Kind::Fixed { .. } => unreachable!(),
-            },
+            };
+        }
+        let f = &v.fields[field];
+        let what = if f.is_control() { "control field" } else { "field" };
+        let why = format!("{what} '{}' = {value:#x} is rejected by nvdisasm", f.name);
+        Judged::Found(self.finding(Class::Legality, Some(field), self.bits_of(field, value), p.word, exp_text, outcome_text(o), Some(why)))
+    }
+
+    /// nvdisasm printed another meaning than the page predicts.
+    fn judge_differ(&self, p: &Probe, values: &Values, o: &Outcome, expected: &Instruction, actual: &Instruction, base_actual: Option<&Instruction>) -> Judged {
+        let v = self.v;
+        let exp_text = expected.to_string();
+        match p.kind {
+            Kind::Field { field, value } => Judged::Found(self.field_finding(field, value, p.word, expected, actual, base_actual, o)),
+            Kind::Pair { a, b } => {
+                let mut bits = self.bits_of(a, values.get(a));
+                bits.extend(self.bits_of(b, values.get(b)));
+                bits.sort_unstable();
+                let (na, nb) = (&v.fields[a].name, &v.fields[b].name);
+                let why = format!("fields interact: '{na}' and '{nb}' together print what the page does not predict");
+                let mut f = self.finding(Class::Interaction, Some(a), bits, p.word, exp_text, outcome_text(o), Some(why));
+                f.field = Some(format!("{na} + {nb}"));
+                Judged::Found(f)
+            }
+            Kind::Base => {
+                let why = "the distilled line does not match nvdisasm for the zero word".to_string();
+                Judged::Found(self.finding(Class::FieldBits, None, vec![], p.word, exp_text, outcome_text(o), Some(why)))
+            }
+            Kind::Random => Judged::Minimize(changed(expected, actual)),
+            Kind::Fixed { .. } => unreachable!("fixed-bit probes are judged by judge_fixed"),
         }
     }
 
