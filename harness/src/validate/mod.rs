@@ -519,6 +519,15 @@ enum Judged {
     Minimize(Vec<String>),
 }
 
+/// What a single-field probe showed: the page's text, nvdisasm's, the zero word's, and
+/// the elements that changed from the zero word.
+struct Seen<'s> {
+    expected: &'s Instruction,
+    actual: &'s Instruction,
+    base: Option<&'s Instruction>,
+    changes: Vec<String>,
+}
+
 struct Analysis<'a> {
     codec: &'a Codec<'a>,
     nv_tool: &'a str,
@@ -719,94 +728,84 @@ impl<'a> Analysis<'a> {
         o: &Outcome,
     ) -> Finding {
         let v = self.v;
-        let f = &v.fields[fi];
         let bits = self.bits_of(fi, value);
-        let exp_text = expected.to_string();
-        let act_text = outcome_text(o);
-        let base_pred = codec::print(v, &Values::zero(v.fields.len()));
-        let pred_changes = changed(&base_pred, expected);
-        let act_changes = base.map(|b| changed(b, actual)).unwrap_or_default();
-        let act_desc: Vec<String> = act_changes.iter().map(|c| describe_element(v, c)).collect();
-        let single = value.is_power_of_two();
-        match &f.kind {
-            FieldKind::Group { .. } | FieldKind::OperandModifier { .. } => {
-                let t = v.field_table(fi).expect("table field");
-                let (new_tokens, where_) = match &f.kind {
-                    FieldKind::Group { .. } => {
-                        (token_diff(base.map(|b| b.modifiers.clone()).unwrap_or_default(), actual.modifiers.clone()), "modifiers".to_string())
-                    }
-                    _ => {
-                        let el = act_changes.iter().find(|c| c.ends_with(".sfx")).cloned();
-                        let toks = el
-                            .as_ref()
-                            .and_then(|e| element_value(actual, e))
-                            .map(|s| s.split('.').filter(|x| !x.is_empty()).map(str::to_string).collect())
-                            .unwrap_or_default();
-                        (toks, el.unwrap_or_default())
-                    }
-                };
-                let name = if new_tokens.is_empty() { "(default)".to_string() } else { new_tokens.join(".") };
-                let others: Vec<&String> = act_changes.iter().filter(|c| **c != "mods" && !c.ends_with(".sfx")).collect();
-                let proposal = if others.is_empty() {
-                    format!(
-                        "{}: {:0w$b} → {name}{}",
-                        t.title,
-                        value,
-                        if t.row(value).is_none() { " (row missing from the page)" } else { "" },
-                        w = t.width as usize
-                    )
-                } else {
-                    format!(
-                        "{}: {:0w$b} also changes {} ({where_})",
-                        t.title,
-                        value,
-                        others.iter().map(|c| describe_element(v, c)).collect::<Vec<_>>().join(", "),
-                        w = t.width as usize
-                    )
-                };
-                self.finding(Class::TableRow, Some(fi), bits, word, exp_text, act_text, Some(proposal))
+        let seen = Seen { expected, actual, base, changes: base.map(|b| changed(b, actual)).unwrap_or_default() };
+        let (class, proposal) = match &v.fields[fi].kind {
+            FieldKind::Group { .. } | FieldKind::OperandModifier { .. } => (Class::TableRow, Some(self.table_proposal(fi, value, &seen))),
+            FieldKind::Flag { role, .. } if value.is_power_of_two() => {
+                let class = if *role == FlagRole::Modifier { Class::FieldBits } else { Class::FlagOperand };
+                (class, Some(self.flag_proposal(fi, bits[0], &seen)))
             }
-            FieldKind::Flag { role, name, .. } if single => {
-                let class = match role {
-                    FlagRole::Modifier => Class::FieldBits,
-                    _ => Class::FlagOperand,
-                };
-                let proposal = if act_changes.is_empty() {
-                    format!("'{name}' at bit {}: nvdisasm prints no change", bits[0])
-                } else if *role == FlagRole::Modifier {
-                    let toks = token_diff(base.map(|b| b.modifiers.clone()).unwrap_or_default(), actual.modifiers.clone());
-                    format!("bit {} prints {} (page: .{name})", bits[0], if toks.is_empty() { act_desc.join(", ") } else { format!(".{}", toks.join(".")) })
-                } else {
-                    format!(
-                        "bit {} is {} (page: '{name}' of {})",
-                        bits[0],
-                        act_desc.join(" and "),
-                        pred_changes.iter().map(|c| describe_element(v, c)).collect::<Vec<_>>().join(", ")
-                    )
-                };
-                self.finding(class, Some(fi), bits, word, exp_text, act_text, Some(proposal))
+            _ => (Class::FieldBits, self.value_proposal(fi, value, bits.first().copied(), &seen)),
+        };
+        self.finding(class, Some(fi), bits, word, expected.to_string(), outcome_text(o), proposal)
+    }
+
+    /// A table field's value printed another row: which name it printed, or what else changed.
+    fn table_proposal(&self, fi: usize, value: u64, seen: &Seen) -> String {
+        let v = self.v;
+        let t = v.field_table(fi).expect("table field");
+        let (new_tokens, where_) = match &v.fields[fi].kind {
+            FieldKind::Group { .. } => {
+                (token_diff(seen.base.map(|b| b.modifiers.clone()).unwrap_or_default(), seen.actual.modifiers.clone()), "modifiers".to_string())
             }
             _ => {
-                // Operand values, predicate, wider flags: where did the bit land?
-                let own = match &f.kind {
-                    FieldKind::Operand { page_operand } => element_of_page_operand(v, *page_operand),
-                    FieldKind::Pred => Some("pred".to_string()),
-                    _ => None,
-                };
-                let proposal = if !single {
-                    None
-                } else if act_changes.is_empty() {
-                    Some(format!("bit {}: nvdisasm ignores it; '{}' does not include it", bits[0], f.name))
-                } else if own.as_ref().map(|o| act_changes == vec![o.clone()]).unwrap_or(false) {
-                    let el = own.unwrap();
-                    let got = element_value(actual, &el).unwrap_or_default();
-                    Some(format!("bit {} of '{}' prints {got} where the page predicts {}", bits[0], f.name, element_value(expected, &el).unwrap_or_default()))
-                } else {
-                    Some(format!("bit {} belongs to {} (page: '{}')", bits[0], act_desc.join(" and "), f.name))
-                };
-                self.finding(Class::FieldBits, Some(fi), bits, word, exp_text, act_text, proposal)
+                let el = seen.changes.iter().find(|c| c.ends_with(".sfx")).cloned();
+                let toks = el
+                    .as_ref()
+                    .and_then(|e| element_value(seen.actual, e))
+                    .map(|s| s.split('.').filter(|x| !x.is_empty()).map(str::to_string).collect())
+                    .unwrap_or_default();
+                (toks, el.unwrap_or_default())
             }
+        };
+        let name = if new_tokens.is_empty() { "(default)".to_string() } else { new_tokens.join(".") };
+        let others: Vec<String> = seen.changes.iter().filter(|c| *c != "mods" && !c.ends_with(".sfx")).map(|c| describe_element(v, c)).collect();
+        let w = t.width as usize;
+        if others.is_empty() {
+            let missing = if t.row(value).is_none() { " (row missing from the page)" } else { "" };
+            format!("{}: {value:0w$b} → {name}{missing}", t.title)
+        } else {
+            format!("{}: {value:0w$b} also changes {} ({where_})", t.title, others.join(", "))
         }
+    }
+
+    /// A one-bit flag printed something else: nothing, another modifier, or another operand's flag.
+    fn flag_proposal(&self, fi: usize, bit: u8, seen: &Seen) -> String {
+        let v = self.v;
+        let FieldKind::Flag { role, name, .. } = &v.fields[fi].kind else { unreachable!("flag field") };
+        let act_desc: Vec<String> = seen.changes.iter().map(|c| describe_element(v, c)).collect();
+        if seen.changes.is_empty() {
+            format!("'{name}' at bit {bit}: nvdisasm prints no change")
+        } else if *role == FlagRole::Modifier {
+            let toks = token_diff(seen.base.map(|b| b.modifiers.clone()).unwrap_or_default(), seen.actual.modifiers.clone());
+            format!("bit {bit} prints {} (page: .{name})", if toks.is_empty() { act_desc.join(", ") } else { format!(".{}", toks.join(".")) })
+        } else {
+            let base_pred = codec::print(v, &Values::zero(v.fields.len()));
+            let page: Vec<String> = changed(&base_pred, seen.expected).iter().map(|c| describe_element(v, c)).collect();
+            format!("bit {bit} is {} (page: '{name}' of {})", act_desc.join(" and "), page.join(", "))
+        }
+    }
+
+    /// Operand values, predicate, wider flags: where did a single bit land?
+    fn value_proposal(&self, fi: usize, value: u64, bit: Option<u8>, seen: &Seen) -> Option<String> {
+        let v = self.v;
+        let f = &v.fields[fi];
+        let bit = bit.filter(|_| value.is_power_of_two())?;
+        let own = match &f.kind {
+            FieldKind::Operand { page_operand } => element_of_page_operand(v, *page_operand),
+            FieldKind::Pred => Some("pred".to_string()),
+            _ => None,
+        };
+        let act_desc: Vec<String> = seen.changes.iter().map(|c| describe_element(v, c)).collect();
+        Some(match own {
+            _ if seen.changes.is_empty() => format!("bit {bit}: nvdisasm ignores it; '{}' does not include it", f.name),
+            Some(el) if seen.changes == [el.clone()] => {
+                let got = element_value(seen.actual, &el).unwrap_or_default();
+                format!("bit {bit} of '{}' prints {got} where the page predicts {}", f.name, element_value(seen.expected, &el).unwrap_or_default())
+            }
+            _ => format!("bit {bit} belongs to {} (page: '{}')", act_desc.join(" and "), f.name),
+        })
     }
 
     /// A minimized random word that still disagrees.
