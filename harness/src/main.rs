@@ -447,7 +447,10 @@ fn validate_resuming(
     let mut err = None;
     let run = validate::validate_pages(s, &c, &nv, &opts, |p, sums, finds| {
         bar.set_message(format!("{} {} done", p.instruction, p.arch));
-        if let Err(e) = finds.iter().try_for_each(|f| json_line(&mut file, f)) {
+        // A page's findings in one write: a kill between pages never leaves half a line
+        // (and `--resume` drops what an unfinished page left).
+        let lines: Result<String, String> = finds.iter().map(|f| serde_json::to_string(f).map(|l| l + "\n").map_err(|e| e.to_string())).collect();
+        if let Err(e) = lines.and_then(|l| file.write_all(l.as_bytes()).and_then(|_| file.flush()).map_err(|e| e.to_string())) {
             err.get_or_insert(format!("{}: {e}", fpath.display()));
         }
         let done = validate::resume::PageDone { page: p.file.clone(), summaries: sums.clone() };
