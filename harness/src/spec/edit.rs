@@ -3,7 +3,7 @@
 //! reads, nothing else). Lines nothing touches stay byte-identical: banner, description,
 //! order, spacing, CRLF, a missing final newline.
 
-use super::model::{FieldKind, Page, Variant};
+use super::model::{Page, Variant};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -254,14 +254,4 @@ pub fn apply(text: &str, page: &Page, edits: &[Edit]) -> Result<String, String> 
         }
     }
     Ok(result.join("\n"))
-}
-
-/// Which page operand's value field a name is (`operand 3` → 3).
-pub fn operand_field_name(po: usize) -> String {
-    format!("operand {po}")
-}
-
-/// Is this field a flag the page may rename or move (cABS, cNEG)?
-pub fn is_abs_neg(v: &Variant, fi: usize) -> bool {
-    matches!(&v.fields[fi].kind, FieldKind::Flag { role: super::model::FlagRole::Abs | super::model::FlagRole::Neg, .. })
 }

@@ -190,7 +190,7 @@ fn layout_candidate(v: &Variant, by_word: &HashMap<Word, &Outcome>, base_word: W
             (Some(Effect::Ignored), Some(n)) if sets.contains_key(n) => sets.get_mut(n).unwrap().retain(|&x| x != b),
             (Some(e @ (Effect::Value(_) | Effect::Group(_))), _) => {
                 let target = match e {
-                    Effect::Value(po) => edit::operand_field_name(po),
+                    Effect::Value(po) => format!("operand {po}"),
                     Effect::Group(fi) => v.fields[fi].name.clone(),
                     _ => unreachable!(),
                 };
@@ -202,7 +202,9 @@ fn layout_candidate(v: &Variant, by_word: &HashMap<Word, &Outcome>, base_word: W
                 }
             }
             (Some(Effect::Flag(name)), None) => flags.push(Edit::FixedToFlag { variant: v.key.clone(), bit: b, name: name.into() }),
-            (Some(Effect::Flag(name)), Some(n)) if n != name && own.is_some_and(|fi| edit::is_abs_neg(v, fi)) => {
+            (Some(Effect::Flag(name)), Some(n))
+                if n != name && own.is_some_and(|fi| matches!(&v.fields[fi].kind, FieldKind::Flag { role: FlagRole::Abs | FlagRole::Neg, .. })) =>
+            {
                 flags.push(Edit::RenameFlag { variant: v.key.clone(), bit: b, from: n.clone(), to: name.into() })
             }
             _ => {}
@@ -366,10 +368,13 @@ pub fn triage(page: &Page, v: &Variant, obs: &[(Word, &Outcome)], learned: Optio
     for f in findings.iter_mut().filter(|f| f.variant == v.key) {
         f.severity = if is_note(f, v) { Severity::Note } else { Severity::Warning };
     }
-    let Some(kept) = corrections(page, v, obs, learned) else { return };
+    // The page as written, parsed once: the starting point of every edit and the judge of
+    // what disagreed.
     let Some(original) = std::fs::read_to_string(&page.file).ok().and_then(|t| Version::parse(&page.file, t)) else { return };
+    let Some(kept) = corrections(page, v, &original, obs, learned) else { return };
     let base = obs.first().and_then(|(_, o)| printed(o));
     let judge0 = Judge::new(&original, &v.key, base.as_ref(), learned);
+    let judges: Vec<Option<Judge>> = kept.iter().map(|k| Judge::new(&k.version, &v.key, base.as_ref(), learned)).collect();
     let zero_fixed = kept.iter().find(|k| matches!(k.correction.edits.as_slice(), [Edit::FixedBit { .. }]));
     for f in findings.iter_mut().filter(|f| f.variant == v.key && f.severity == Severity::Warning) {
         // Every word of a variant whose zero word nvdisasm rejects is rejected: one cause.
@@ -382,11 +387,8 @@ pub fn triage(page: &Page, v: &Variant, obs: &[(Word, &Outcome)], learned: Optio
         if j0.verdict(w, &o) != V::Differ {
             continue;
         }
-        for k in &kept {
-            if Judge::new(&k.version, &v.key, base.as_ref(), learned).is_some_and(|j| explained(j.verdict(w, &o))) {
-                mark_error(f, k);
-                break;
-            }
+        if let Some(k) = kept.iter().zip(&judges).find(|(_, j)| j.as_ref().is_some_and(|j| explained(j.verdict(w, &o)))).map(|(k, _)| k) {
+            mark_error(f, k);
         }
     }
 }
@@ -449,11 +451,9 @@ fn fixed_bit_correction(page: &Page, v: &Variant, original: &Version, obs: &[(Wo
 }
 
 /// The kept edits of one variant, each applied on top of those before it.
-fn corrections(page: &Page, v: &Variant, obs: &[(Word, &Outcome)], learned: Option<&FormConventions>) -> Option<Vec<Kept>> {
-    let text = std::fs::read_to_string(&page.file).ok()?;
-    let original = Version::parse(&page.file, text)?;
+fn corrections(page: &Page, v: &Variant, original: &Version, obs: &[(Word, &Outcome)], learned: Option<&FormConventions>) -> Option<Vec<Kept>> {
     let Some(base) = obs.first().and_then(|(_, o)| printed(o)) else {
-        return Some(fixed_bit_correction(page, v, &original, obs).into_iter().collect());
+        return Some(fixed_bit_correction(page, v, original, obs).into_iter().collect());
     };
     let by_word: HashMap<Word, &Outcome> = obs.iter().map(|(w, o)| (*w, *o)).collect();
     let codec = Codec::new(&original.spec);
@@ -467,7 +467,7 @@ fn corrections(page: &Page, v: &Variant, obs: &[(Word, &Outcome)], learned: Opti
     }
     cands.extend(table_candidates(v, &codec, vi, &by_word));
     cands.extend(merge_candidates(v, &codec, vi, &by_word));
-    let mut current = Judge::new(&original, &v.key, Some(&base), learned)?.verdicts(obs);
+    let mut current = Judge::new(original, &v.key, Some(&base), learned)?.verdicts(obs);
     let mut edits: Vec<Edit> = vec![];
     let mut kept: Vec<Kept> = vec![];
     let mut prev_text = original.text.clone();
