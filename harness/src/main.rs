@@ -3,6 +3,7 @@
 use clap::{Parser, Subcommand};
 use sass_harness::check::roundtrip;
 use sass_harness::codec::{self, Codec};
+use sass_harness::discover;
 use sass_harness::gen::{random_values, Rng};
 use sass_harness::oracle::nvdisasm::Nvdisasm;
 use sass_harness::oracle::process;
@@ -134,15 +135,37 @@ enum Cmd {
         /// `90`, `SM90` or `sm_90`.
         #[arg(long, value_parser = parse_arch)]
         arch: u32,
-        /// A seed word, 32 hex digits (bit 127 first), control bits zero; repeat for more variants.
-        #[arg(long = "word", required = true)]
+        /// A seed word, 32 hex digits (bit 127 first), control bits zero; repeat for more
+        /// variants of one page. Without it, the whole architecture is discovered.
+        #[arg(long = "word")]
         words: Vec<String>,
-        /// Directory for the page (`<mnemonic>_sm<arch>.txt`).
+        /// Output folder: the page for --word; census.json, solved.jsonl, pages/ and
+        /// summary.md for a whole architecture (a rerun continues an interrupted one).
         #[arg(long)]
         out: PathBuf,
-        /// Page description line.
+        /// Page description line (with --word).
         #[arg(long)]
         description: Option<String>,
+        /// Solve only this shard of the forms, `i/n` (join shard folders with `merge`).
+        #[arg(long, value_parser = discover::sweep::Shard::parse, default_value = "0/1")]
+        shard: discover::sweep::Shard,
+        /// Only forms of these mnemonics (comma-separated), e.g. `DFMA,FFMA`.
+        #[arg(long, value_delimiter = ',')]
+        only: Vec<String>,
+        /// Concurrent solvers sharing nvdisasm batches.
+        #[arg(long, default_value_t = 256)]
+        solvers: usize,
+        /// nvdisasm processes at once (default: the number of cores).
+        #[arg(long)]
+        jobs: Option<usize>,
+    },
+    /// Join the folders of `discover --shard i/n` runs into one discovery (pages and summary).
+    Merge {
+        /// Shard output folders.
+        #[arg(required = true)]
+        shards: Vec<PathBuf>,
+        #[arg(long)]
+        out: PathBuf,
     },
     /// Time validation of N words against nvdisasm alone on the same words.
     Bench {
@@ -292,7 +315,14 @@ fn run(cmd: Cmd) -> Result<(), String> {
             println!("{}  {}", w, c.variant(vi).key);
             Ok(())
         }
-        Cmd::Discover { arch, words, out, description } => discover(arch, &words, &out, description.as_deref()),
+        Cmd::Discover { arch, words, out, description, shard, only, solvers, jobs } => {
+            if words.is_empty() {
+                discover_arch(discover::sweep::Options { arch: spec::Arch(arch), out, shard, solvers, only, tool: String::new() }, jobs)
+            } else {
+                discover(arch, &words, &out, description.as_deref())
+            }
+        }
+        Cmd::Merge { shards, out } => merge(&shards, &out),
         Cmd::Bench { pages, words } => {
             let s = load(&pages)?;
             bench(&s, words)
@@ -654,8 +684,39 @@ fn bench(s: &Spec, words: usize) -> Result<(), String> {
     Ok(())
 }
 
+/// A whole architecture (or a shard of it) into `opts.out`.
+fn discover_arch(mut opts: discover::sweep::Options, jobs: Option<usize>) -> Result<(), String> {
+    let mut nv = nvdisasm()?;
+    if let Some(j) = jobs {
+        nv.jobs = j.max(1);
+    }
+    opts.tool = format!("nvdisasm {}", nv.version_number.clone().unwrap_or_else(|| nv.version.clone()));
+    let _lock = sass_harness::output::OutputDir::lock(&opts.out).map_err(|e| e.to_string())?;
+    let s = discover::sweep::run(&nv, &opts, &|m| eprintln!("discover {}: {m}", opts.arch))?;
+    println!(
+        "{}: {} forms, {} solved onto {} pages ({} fields, {} table rows); {} batches, {} words, {:.1} s; see {}",
+        opts.arch,
+        s.forms,
+        s.solved,
+        s.pages,
+        s.fields,
+        s.rows,
+        s.batches,
+        s.words,
+        s.seconds,
+        opts.out.join("summary.md").display()
+    );
+    Ok(())
+}
+
+/// Joins shard folders: the census of the first, every shard's records, pages rendered again.
+fn merge(shards: &[PathBuf], out: &Path) -> Result<(), String> {
+    let s = discover::sweep::merge(shards, out)?;
+    println!("merged {} shard(s): {} forms, {} solved onto {} pages into {}", shards.len(), s.forms, s.solved, s.pages, out.display());
+    Ok(())
+}
+
 fn discover(arch: u32, words: &[String], out: &Path, description: Option<&str>) -> Result<(), String> {
-    use sass_harness::discover;
     use sass_harness::word::Word;
     let nv = nvdisasm()?;
     let mut found = vec![];

@@ -10,9 +10,12 @@
 //! and that the bits called ignored stay ignored in context. Each step is one nvdisasm batch.
 //! [`page::render`] writes the result in the ISA-viewer page format that `spec::parse` reads.
 
+pub mod batch;
+pub mod census;
 pub mod layout;
 pub mod page;
 pub mod probe;
+pub mod sweep;
 
 use crate::oracle::nvdisasm::{Nvdisasm, Outcome};
 use crate::spec::{Arch, OperandKind};
@@ -79,7 +82,7 @@ pub struct Discovered {
     pub notes: Vec<String>,
 }
 
-#[derive(Debug, thiserror::Error)]
+#[derive(Clone, Debug, thiserror::Error)]
 pub enum DiscoverError {
     #[error("seed {0} is not a printable instruction on {1} ({2})")]
     Seed(Word, Arch, String),
@@ -87,18 +90,38 @@ pub enum DiscoverError {
     Tool(String),
 }
 
-/// The batched oracle: one nvdisasm process per call; `None` = illegal, `""` = silent.
+/// Where probe words go: nvdisasm itself, or a [`batch::Batcher`] that merges the
+/// requests of many solvers into one nvdisasm batch.
+pub trait Source: Sync {
+    fn outcomes(&self, arch: Arch, words: &[Word]) -> Result<Vec<Outcome>, DiscoverError>;
+}
+
+impl Source for Nvdisasm {
+    fn outcomes(&self, arch: Arch, words: &[Word]) -> Result<Vec<Outcome>, DiscoverError> {
+        self.disassemble(&arch.nvdisasm_name(), words).map_err(|e| DiscoverError::Tool(e.to_string()))
+    }
+}
+
+/// One solver's view of the oracle; `requests` counts its calls.
 pub struct Oracle<'a> {
-    pub nv: &'a Nvdisasm,
+    pub src: &'a dyn Source,
     pub arch: Arch,
-    pub processes: usize,
+    pub requests: usize,
 }
 
 impl Oracle<'_> {
+    pub fn outcomes(&mut self, words: &[Word]) -> Result<Vec<Outcome>, DiscoverError> {
+        if words.is_empty() {
+            return Ok(vec![]);
+        }
+        self.requests += 1;
+        self.src.outcomes(self.arch, words)
+    }
+
+    /// Texts: `None` = illegal, `""` = silent.
     pub fn texts(&mut self, words: &[Word]) -> Result<Vec<Option<String>>, DiscoverError> {
-        self.processes += 1;
-        let out = self.nv.disassemble(&self.arch.nvdisasm_name(), words).map_err(|e| DiscoverError::Tool(e.to_string()))?;
-        Ok(out
+        Ok(self
+            .outcomes(words)?
             .into_iter()
             .map(|o| match o {
                 Outcome::Printed { text } => Some(text),
@@ -115,8 +138,8 @@ pub fn probe_bits() -> Vec<u8> {
 }
 
 /// Solves the variant of `seed` (control bits should be zero).
-pub fn discover(nv: &Nvdisasm, arch: Arch, seed: Word) -> Result<Discovered, DiscoverError> {
-    let mut o = Oracle { nv, arch, processes: 0 };
+pub fn discover(src: &dyn Source, arch: Arch, seed: Word) -> Result<Discovered, DiscoverError> {
+    let mut o = Oracle { src, arch, requests: 0 };
     let bits = probe_bits();
     let mut words = vec![seed];
     words.extend(bits.iter().map(|&b| seed.flip(b)));

@@ -6,7 +6,7 @@
 //! other bit the discovery left to no field are fixed cells holding the zero word's bit.
 
 use super::{Discovered, FieldKind};
-use crate::spec::OperandKind;
+use crate::spec::{Arch, OperandKind};
 
 const CONTROL_LABELS: [(&str, u8, u8); 6] = [("stall", 105, 4), ("y", 109, 1), ("r-bar", 110, 3), ("w-bar", 113, 3), ("b-mask", 116, 6), ("reuse", 122, 4)];
 
@@ -41,6 +41,24 @@ pub fn cells(d: &Discovered) -> Vec<String> {
     cells.into_iter().enumerate().map(|(b, c)| c.unwrap_or_else(|| u8::from(d.zero.bit(b as u8)).to_string())).collect()
 }
 
+/// The variant heading: the mnemonic, then the distilled text's modifiers that no group's
+/// zero row explains (always printed, such as `B2R.WARP`). A row name may hold several
+/// modifiers (`LO.U16.U8`); each explains one occurrence.
+pub fn heading(d: &Discovered) -> String {
+    let mut explained: Vec<&str> = d.tables.iter().filter_map(|t| t.iter().find(|(v, _)| *v == 0)).flat_map(|(_, n)| n.split('.')).collect();
+    let mods = crate::sass::parse_instruction(&d.distilled).map(|i| i.modifiers).unwrap_or_default();
+    let mut name = d.mnemonic.clone();
+    for m in mods {
+        match explained.iter().position(|e| *e == m) {
+            Some(i) => {
+                explained.remove(i);
+            }
+            None => name = format!("{name}.{m}"),
+        }
+    }
+    name
+}
+
 /// One variant block: heading, form, distilled, key, layout, tables.
 pub fn variant_block(d: &Discovered) -> String {
     let form: Vec<&str> = d.kinds.iter().map(|k| k.form_token()).collect();
@@ -48,7 +66,8 @@ pub fn variant_block(d: &Discovered) -> String {
     let index = index.join("\t");
     let c = cells(d);
     let layout = [index.clone(), c[..64].join("\t"), index, c[64..].join("\t")].join("\n");
-    let mut parts = vec![d.mnemonic.clone(), form.join(","), format!("distilled: {}", d.distilled), format!("key: {}", key(d)), layout];
+    let form = if form.is_empty() { crate::spec::parse::NO_OPERANDS.to_string() } else { form.join(",") };
+    let mut parts = vec![heading(d), form, format!("distilled: {}", d.distilled), format!("key: {}", key(d)), layout];
     for (n, t) in d.tables.iter().enumerate() {
         let width = d.fields.iter().find(|f| f.kind == FieldKind::Group(n as u32 + 1)).map(|f| f.bits.len()).unwrap_or(1);
         let rows: Vec<String> = t.iter().map(|(v, name)| format!("{v:0width$b}\t{name}")).collect();
@@ -60,16 +79,22 @@ pub fn variant_block(d: &Discovered) -> String {
 
 /// A whole page for variants of one instruction and architecture.
 pub fn render(name: &str, description: Option<&str>, variants: &[Discovered]) -> String {
-    let arch = variants.first().map(|d| d.arch.0).unwrap_or(90);
-    let gpu = match arch {
+    let arch = variants.first().map(|d| d.arch).unwrap_or(Arch(90));
+    let blocks: Vec<String> = variants.iter().map(variant_block).collect();
+    render_blocks(name, description, arch, &blocks)
+}
+
+/// A whole page from variant blocks already rendered.
+pub fn render_blocks(name: &str, description: Option<&str>, arch: Arch, blocks: &[String]) -> String {
+    let gpu = match arch.0 {
         90 => "H100",
         100 => "B200",
+        120 => "RTX 5090",
         _ => "GPU",
     };
     let mut head = vec!["NVIDIA ISA Viewer".to_string(), name.to_string()];
     head.extend(description.map(str::to_string));
-    let noun = if variants.len() == 1 { "variant" } else { "variants" };
-    head.push(format!("{} {noun} on SM{arch} ({gpu})", variants.len()));
-    let blocks: Vec<String> = variants.iter().map(variant_block).collect();
+    let noun = if blocks.len() == 1 { "variant" } else { "variants" };
+    head.push(format!("{} {noun} on {arch} ({gpu})", blocks.len()));
     head.join("\n\n") + "\n\n" + &blocks.join("\n")
 }

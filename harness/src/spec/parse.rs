@@ -163,8 +163,9 @@ fn parse_variant_count(l: &str) -> Option<(usize, Arch, Option<String>)> {
     Some((n, Arch(num), gpu))
 }
 
+/// A form line; `(none)` (or nothing) for an instruction without operands.
 fn parse_form(s: &str) -> Option<Vec<OperandKind>> {
-    if s.is_empty() {
+    if s.is_empty() || s == NO_OPERANDS {
         return Some(vec![]);
     }
     s.split(',')
@@ -179,6 +180,9 @@ fn parse_form(s: &str) -> Option<Vec<OperandKind>> {
         })
         .collect()
 }
+
+/// The form line of a variant without operands (a blank line would read as a separator).
+pub const NO_OPERANDS: &str = "(none)";
 
 fn parse_variant(p: &mut Lines, instruction: &str, arch: Arch) -> Result<Variant, PageError> {
     let (hl, heading) = p.expect("a variant heading")?;

@@ -1,0 +1,172 @@
+//! The opcode census: every instruction form nvdisasm knows on an architecture, each with
+//! one word that prints as it.
+//!
+//! A form's identity is nvdisasm's own name for it, the opclass (`dfma__RRR_RRR`): a word
+//! whose opex field (bits 105–109) holds a value its table leaves undefined makes nvdisasm
+//! say `Opclass 'dfma__RRR_RRR', undefined value 0x10 for table 'TABLES_opex_4'`. Two
+//! values are tried (0x10, then 0x1f) because a table may define one of them; a form that
+//! defines both is named by its mnemonic and operand text instead (marked `~`).
+//!
+//! Seeds: every value of bits 0–11 on a few body templates, then single-bit mutations of
+//! each form found, until no new form appears. Every step is one nvdisasm batch.
+
+use super::{DiscoverError, Oracle, CONTROL};
+use crate::oracle::nvdisasm::Outcome;
+use crate::word::Word;
+use std::collections::BTreeMap;
+
+/// Bits 105–109: the field nvdisasm's opex tables decode (stall and yield on most forms).
+const OPEX: std::ops::Range<u8> = 105..110;
+
+/// Body templates the opcode values are tried on: all zero; RZ/PT everywhere an operand
+/// usually sits; and the upper half's modifier area set, which some forms need to be legal.
+pub const TEMPLATES: [u128; 3] = [0, 0x0000_0000_0000_00ff_0000_0000_ffff_7000, 0x0000_0000_07ff_ff00_0000_0000_0000_7000];
+
+/// Most rounds of single-bit mutation after the opcode sweep (each finds forms selected
+/// by bits outside 0–11, reached through the forms of the round before).
+pub const MUTATION_ROUNDS: usize = 32;
+
+/// One instruction form and a word of it (control bits zero).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Form {
+    /// nvdisasm's opclass name, or `~MNEMONIC OPERANDS` when it never named the form.
+    pub opclass: String,
+    pub seed: Word,
+    /// nvdisasm's text for `seed`.
+    pub text: String,
+}
+
+/// What one word is, as far as the census is concerned.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Identity {
+    Illegal,
+    Form { opclass: String, text: String },
+}
+
+/// The census of one architecture.
+#[derive(Clone, Debug, Default)]
+pub struct Census {
+    /// Forms by opclass, each with the first word (in probe order) that showed it.
+    pub forms: BTreeMap<String, Form>,
+    /// Words sent to nvdisasm.
+    pub words: usize,
+}
+
+impl Census {
+    /// Sweeps bits 0–11 on every template, then mutates the forms found until none is new.
+    pub fn run(o: &mut Oracle, progress: &mut dyn FnMut(&str)) -> Result<Census, DiscoverError> {
+        let mut c = Census::default();
+        // The zero word is left out: nvdisasm rejects it without naming its address.
+        let sweep: Vec<Word> = TEMPLATES.iter().flat_map(|&t| (0..4096u128).map(move |op| Word(t & !0xfff | op))).filter(|w| w.0 != 0).collect();
+        let mut fresh = c.add(o, &sweep)?;
+        progress(&format!("opcode sweep: {} forms from {} words", c.forms.len(), sweep.len()));
+        for round in 0..MUTATION_ROUNDS {
+            if fresh.is_empty() {
+                break;
+            }
+            let words: Vec<Word> = fresh.iter().flat_map(|seed| mutation_bits().map(move |b| seed.flip(b))).filter(|w| w.0 != 0).collect();
+            fresh = c.add(o, &words)?;
+            progress(&format!("mutation round {}: {} forms ({} new) from {} words", round + 1, c.forms.len(), fresh.len(), words.len()));
+        }
+        Ok(c)
+    }
+
+    /// Identifies `words` and records the forms not seen before; returns their seeds.
+    fn add(&mut self, o: &mut Oracle, words: &[Word]) -> Result<Vec<Word>, DiscoverError> {
+        self.words += words.len();
+        let ids = identify(o, words)?;
+        let mut fresh = vec![];
+        for (&w, id) in words.iter().zip(ids) {
+            let Identity::Form { opclass, text } = id else { continue };
+            if !self.forms.contains_key(&opclass) {
+                fresh.push(w);
+                self.forms.insert(opclass.clone(), Form { opclass, seed: w, text });
+            }
+        }
+        Ok(fresh)
+    }
+}
+
+/// Bits a mutation flips: everything outside the control fields.
+fn mutation_bits() -> impl Iterator<Item = u8> {
+    (0..128u8).filter(|b| !CONTROL.contains(b))
+}
+
+/// The opclass named in an error message, if any.
+pub fn opclass_of(message: &str) -> Option<&str> {
+    let rest = &message[message.find("Opclass '")? + "Opclass '".len()..];
+    Some(&rest[..rest.find('\'')?])
+}
+
+fn with_opex(w: Word, v: u128) -> Word {
+    let mask = ((1u128 << OPEX.len()) - 1) << OPEX.start;
+    Word(w.0 & !mask | v << OPEX.start)
+}
+
+/// Each word's identity: two batches (the words with opex 0x10 next to the plain words,
+/// then opex 0x1f for the words whose 0x10 printed).
+fn identify(o: &mut Oracle, words: &[Word]) -> Result<Vec<Identity>, DiscoverError> {
+    let n = words.len();
+    let mut batch = words.to_vec();
+    batch.extend(words.iter().map(|&w| with_opex(w, 0x10)));
+    let out = o.outcomes(&batch)?;
+    let mut ids: Vec<Identity> = vec![Identity::Illegal; n];
+    let mut again = vec![];
+    for i in 0..n {
+        let Outcome::Printed { text } = &out[i] else { continue };
+        match &out[n + i] {
+            Outcome::Illegal { message } => match opclass_of(message) {
+                Some(name) => ids[i] = Identity::Form { opclass: name.to_string(), text: text.clone() },
+                None => again.push(i),
+            },
+            _ => again.push(i),
+        }
+    }
+    let second = o.outcomes(&again.iter().map(|&i| with_opex(words[i], 0x1f)).collect::<Vec<_>>())?;
+    for (&i, out2) in again.iter().zip(second) {
+        let Outcome::Printed { text } = &out[i] else { continue };
+        let opclass = match &out2 {
+            Outcome::Illegal { message } => opclass_of(message).map(str::to_string),
+            _ => None,
+        };
+        let opclass = opclass.unwrap_or_else(|| format!("~{}", text_signature(text)));
+        ids[i] = Identity::Form { opclass, text: text.clone() };
+    }
+    Ok(ids)
+}
+
+/// Mnemonic and operand shapes (digits dropped) of a text: a form name when nvdisasm
+/// gives none.
+pub fn text_signature(text: &str) -> String {
+    let body = text.trim_end().trim_end_matches(';').trim();
+    let body = body.strip_prefix('@').map(|b| b.split_once(' ').map_or("", |x| x.1)).unwrap_or(body);
+    let mnemonic = body.split_whitespace().next().unwrap_or("").split('.').next().unwrap_or("");
+    let ops = body.split_once(' ').map_or("", |x| x.1);
+    let shape: String = ops.chars().filter(|c| !c.is_ascii_digit() && !c.is_whitespace()).collect();
+    format!("{mnemonic} {shape}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn opclass_is_read_from_nvdisasm_message() {
+        let m = "Opclass 'dfma__RRR_RRR', undefined value 0x10 for table 'TABLES_opex_4'";
+        assert_eq!(opclass_of(m), Some("dfma__RRR_RRR"));
+        assert_eq!(opclass_of("Unrecognized operation for functional unit 'uC'"), None);
+    }
+
+    #[test]
+    fn text_signature_drops_predicate_numbers_and_modifiers() {
+        assert_eq!(text_signature("@P0 DFMA.RM R0, R1, c[0x0][0x10], R2 ;"), "DFMA R,R,c[x][x],R");
+        assert_eq!(text_signature("NOP;"), "NOP ");
+    }
+
+    #[test]
+    fn opex_is_set_over_bits_105_to_109() {
+        let w = with_opex(Word(u128::MAX), 0x10);
+        assert_eq!((w.0 >> 105) & 0x1f, 0x10);
+        assert_eq!(w.0 & ((1 << 105) - 1), (1 << 105) - 1);
+    }
+}

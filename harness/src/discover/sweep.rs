@@ -1,0 +1,356 @@
+//! A whole architecture: the census, every form solved by concurrent solvers that share
+//! nvdisasm batches, one page per instruction.
+//!
+//! The output folder holds `census.json` (the forms and their seeds, written once),
+//! `solved.jsonl` (one record per form of this shard, appended as each is solved, so a
+//! rerun continues where an interrupted one stopped), `pages/` (one page per mnemonic,
+//! rendered from the records) and `summary.md`. Records are rendered in opclass order, so
+//! the output does not depend on thread timing, and `merge` of shard folders renders what
+//! one run renders.
+
+use super::batch::Batcher;
+use super::census::{Census, Form};
+use super::{discover, page, DiscoverError, Oracle, Source};
+use crate::spec::Arch;
+use crate::word::Word;
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, BTreeSet};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+use std::time::Instant;
+
+/// `i/n`: this run solves the forms whose index in opclass order is `i` modulo `n`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Shard {
+    pub index: usize,
+    pub count: usize,
+}
+
+impl Shard {
+    pub const ALL: Shard = Shard { index: 0, count: 1 };
+
+    pub fn parse(s: &str) -> Result<Shard, String> {
+        let bad = || format!("--shard '{s}': expected i/n with 0 <= i < n, e.g. 0/4");
+        let (i, n) = s.split_once('/').ok_or_else(bad)?;
+        let (index, count) = (i.trim().parse().map_err(|_| bad())?, n.trim().parse().map_err(|_| bad())?);
+        if count == 0 || index >= count {
+            return Err(bad());
+        }
+        Ok(Shard { index, count })
+    }
+}
+
+pub struct Options {
+    pub arch: Arch,
+    pub out: PathBuf,
+    pub shard: Shard,
+    /// Solver threads (each holds one form at a time; they share nvdisasm batches).
+    pub solvers: usize,
+    /// Only forms whose mnemonic is in this list (all when empty).
+    pub only: Vec<String>,
+    /// nvdisasm's version line, for the banner.
+    pub tool: String,
+}
+
+/// The census as stored in `census.json`.
+#[derive(Serialize, Deserialize)]
+pub struct CensusFile {
+    pub arch: u32,
+    pub tool: String,
+    pub words: usize,
+    pub forms: Vec<FormRecord>,
+}
+
+#[derive(Clone, Serialize, Deserialize)]
+pub struct FormRecord {
+    pub opclass: String,
+    pub seed: String,
+    pub text: String,
+}
+
+/// One solved (or failed) form, a line of `solved.jsonl`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Record {
+    pub opclass: String,
+    pub seed: String,
+    pub text: String,
+    /// The page's instruction name; empty when the form was not solved.
+    pub mnemonic: String,
+    pub key: String,
+    /// The variant block in page format (with `key: <key>`); empty when not solved.
+    pub block: String,
+    pub fields: usize,
+    pub rows: usize,
+    /// Why the form is not on a page (an operand kind pages cannot name, a failed check).
+    pub unsolved: Option<String>,
+    pub notes: Vec<String>,
+}
+
+/// What a run did.
+#[derive(Debug, Default)]
+pub struct Summary {
+    pub forms: usize,
+    pub solved: usize,
+    pub pages: usize,
+    pub fields: usize,
+    pub rows: usize,
+    pub batches: usize,
+    pub words: usize,
+    pub seconds: f64,
+}
+
+fn io_err(path: &Path, e: impl std::fmt::Display) -> String {
+    format!("{}: {e}", path.display())
+}
+
+/// Runs (or continues) a discovery of `opts.arch` into `opts.out`.
+pub fn run(nv: &dyn Source, opts: &Options, progress: &(dyn Fn(&str) + Sync)) -> Result<Summary, String> {
+    let t0 = Instant::now();
+    std::fs::create_dir_all(&opts.out).map_err(|e| io_err(&opts.out, e))?;
+    let census = census(nv, opts, progress)?;
+    let mut forms: Vec<&FormRecord> = census.forms.iter().collect();
+    forms.retain(|f| opts.only.is_empty() || opts.only.iter().any(|m| m.eq_ignore_ascii_case(&mnemonic_of(&f.text))));
+    let mine: Vec<&FormRecord> = forms.iter().enumerate().filter(|(i, _)| i % opts.shard.count == opts.shard.index).map(|(_, f)| *f).collect();
+    let log = opts.out.join("solved.jsonl");
+    let mut records = read_records(&log)?;
+    let done: BTreeSet<String> = records.iter().map(|r| r.opclass.clone()).collect();
+    let todo: Vec<&FormRecord> = mine.iter().filter(|f| !done.contains(&f.opclass)).copied().collect();
+    if !done.is_empty() {
+        progress(&format!("resuming: {} of {} forms already in {}", done.len(), mine.len(), log.display()));
+    }
+    let (batches, words) = solve_all(nv, opts, &todo, &log, progress)?;
+    records = read_records(&log)?;
+    records.retain(|r| mine.iter().any(|f| f.opclass == r.opclass));
+    let mut s = write_pages(&opts.out, opts.arch, &opts.tool, &records)?;
+    s.batches = batches;
+    s.words = census.words + words;
+    s.seconds = t0.elapsed().as_secs_f64();
+    write_summary(&opts.out, opts, &s, &records)?;
+    Ok(s)
+}
+
+/// The census, from `census.json` when an earlier run wrote it.
+fn census(nv: &dyn Source, opts: &Options, progress: &(dyn Fn(&str) + Sync)) -> Result<CensusFile, String> {
+    let path = opts.out.join("census.json");
+    if let Ok(text) = std::fs::read_to_string(&path) {
+        let c: CensusFile = serde_json::from_str(&text).map_err(|e| io_err(&path, format!("not a census file ({e}); remove it to start over")))?;
+        if c.arch != opts.arch.0 {
+            return Err(io_err(&path, format!("holds SM{}, not {}: use another --out", c.arch, opts.arch)));
+        }
+        progress(&format!("census: {} forms (from {})", c.forms.len(), path.display()));
+        return Ok(c);
+    }
+    let mut o = Oracle { src: nv, arch: opts.arch, requests: 0 };
+    let c = Census::run(&mut o, &mut |m| progress(&format!("census: {m}"))).map_err(|e| e.to_string())?;
+    let forms = c.forms.values().map(|f: &Form| FormRecord { opclass: f.opclass.clone(), seed: f.seed.to_string(), text: f.text.clone() }).collect();
+    let file = CensusFile { arch: opts.arch.0, tool: opts.tool.clone(), words: c.words, forms };
+    let json = serde_json::to_string_pretty(&file).map_err(|e| e.to_string())?;
+    crate::output::write_atomic(&path, json.as_bytes()).map_err(|e| io_err(&path, e))?;
+    Ok(file)
+}
+
+fn mnemonic_of(text: &str) -> String {
+    super::census::text_signature(text).split(' ').next().unwrap_or("").to_string()
+}
+
+/// Records already in `solved.jsonl`; a torn last line (a killed run) is dropped.
+pub fn read_records(path: &Path) -> Result<Vec<Record>, String> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(vec![]),
+        Err(e) => return Err(io_err(path, e)),
+    };
+    let lines: Vec<&str> = text.lines().collect();
+    let mut out = vec![];
+    for (i, l) in lines.iter().enumerate() {
+        match serde_json::from_str::<Record>(l) {
+            Ok(r) => out.push(r),
+            Err(_) if i + 1 == lines.len() && !text.ends_with('\n') => {}
+            Err(e) => return Err(format!("{}:{}: not a record ({e})", path.display(), i + 1)),
+        }
+    }
+    Ok(out)
+}
+
+/// Solves `todo` with `opts.solvers` threads over one [`Batcher`], appending each record
+/// to `log` as it is done. Returns (batches, words) sent.
+fn solve_all(nv: &dyn Source, opts: &Options, todo: &[&FormRecord], log: &Path, progress: &(dyn Fn(&str) + Sync)) -> Result<(usize, usize), String> {
+    if todo.is_empty() {
+        return Ok((0, 0));
+    }
+    let file = std::fs::OpenOptions::new().create(true).append(true).open(log).map_err(|e| io_err(log, e))?;
+    let file = Mutex::new(file);
+    let batcher = Batcher::new(nv);
+    let next = AtomicUsize::new(0);
+    let finished = AtomicUsize::new(0);
+    let failure: Mutex<Option<String>> = Mutex::new(None);
+    let t0 = Instant::now();
+    std::thread::scope(|s| {
+        for _ in 0..opts.solvers.clamp(1, todo.len()) {
+            s.spawn(|| {
+                let _active = batcher.enter();
+                loop {
+                    let i = next.fetch_add(1, Ordering::SeqCst);
+                    if i >= todo.len() || failure.lock().map(|f| f.is_some()).unwrap_or(true) {
+                        break;
+                    }
+                    let rec = match solve_one(&batcher, opts.arch, todo[i]) {
+                        Ok(r) => r,
+                        Err(e) => {
+                            *failure.lock().unwrap_or_else(|e| e.into_inner()) = Some(e);
+                            break;
+                        }
+                    };
+                    let line = serde_json::to_string(&rec).unwrap_or_default() + "\n";
+                    let mut f = file.lock().unwrap_or_else(|e| e.into_inner());
+                    if let Err(e) = f.write_all(line.as_bytes()).and_then(|_| f.flush()) {
+                        *failure.lock().unwrap_or_else(|e| e.into_inner()) = Some(io_err(log, e));
+                        break;
+                    }
+                    let n = finished.fetch_add(1, Ordering::SeqCst) + 1;
+                    if n % 50 == 0 || n == todo.len() {
+                        progress(&format!("solved {n}/{} forms, {:.0} s", todo.len(), t0.elapsed().as_secs_f64()));
+                    }
+                }
+            });
+        }
+    });
+    if let Some(e) = failure.into_inner().unwrap_or_else(|e| e.into_inner()) {
+        return Err(format!("{e} (the forms solved so far are kept in {}; rerun to continue)", log.display()));
+    }
+    Ok(batcher.totals())
+}
+
+/// One form: its page block, or why it has none. A tool failure is an error, not a record.
+fn solve_one(src: &dyn Source, arch: Arch, f: &FormRecord) -> Result<Record, String> {
+    let seed = Word::parse_hex(&f.seed).ok_or_else(|| format!("census seed '{}' is not a word", f.seed))?;
+    let mut rec = Record {
+        opclass: f.opclass.clone(),
+        seed: f.seed.clone(),
+        text: f.text.clone(),
+        mnemonic: String::new(),
+        key: String::new(),
+        block: String::new(),
+        fields: 0,
+        rows: 0,
+        unsolved: None,
+        notes: vec![],
+    };
+    match discover(src, arch, seed) {
+        Ok(d) => {
+            rec.notes = d.notes.clone();
+            if d.notes.is_empty() {
+                rec.mnemonic = d.mnemonic.clone();
+                rec.key = page::key(&d);
+                rec.block = page::variant_block(&d);
+                rec.fields = d.fields.len();
+                rec.rows = d.tables.iter().map(Vec::len).sum();
+            } else {
+                rec.unsolved = Some(format!("{} check(s) failed", d.notes.len()));
+            }
+        }
+        Err(DiscoverError::Seed(_, _, why)) => rec.unsolved = Some(why),
+        Err(e @ DiscoverError::Tool(_)) => return Err(e.to_string()),
+    }
+    Ok(rec)
+}
+
+/// Pages from the solved records (opclass order; a key seen twice on a page gets the
+/// opclass appended). Removes pages of an earlier run first.
+pub fn write_pages(out: &Path, arch: Arch, tool: &str, records: &[Record]) -> Result<Summary, String> {
+    let dir = out.join("pages");
+    if dir.exists() {
+        std::fs::remove_dir_all(&dir).map_err(|e| io_err(&dir, e))?;
+    }
+    std::fs::create_dir_all(&dir).map_err(|e| io_err(&dir, e))?;
+    let mut sorted: Vec<&Record> = records.iter().filter(|r| r.unsolved.is_none()).collect();
+    sorted.sort_by(|a, b| a.opclass.cmp(&b.opclass));
+    let mut by_page: BTreeMap<&str, Vec<&Record>> = BTreeMap::new();
+    for r in &sorted {
+        by_page.entry(&r.mnemonic).or_default().push(r);
+    }
+    let mut s = Summary { forms: records.len(), solved: sorted.len(), pages: by_page.len(), ..Summary::default() };
+    for (name, recs) in &by_page {
+        let mut seen = BTreeSet::new();
+        let blocks: Vec<String> = recs
+            .iter()
+            .map(|r| {
+                if seen.insert(r.key.clone()) {
+                    r.block.clone()
+                } else {
+                    r.block.replacen(&format!("\nkey: {}\n", r.key), &format!("\nkey: {}__{}\n", r.key, r.opclass), 1)
+                }
+            })
+            .collect();
+        s.fields += recs.iter().map(|r| r.fields).sum::<usize>();
+        s.rows += recs.iter().map(|r| r.rows).sum::<usize>();
+        let banner = format!("Discovered by sass-harness from {tool} on {arch}: {} form(s) by opclass", recs.len());
+        let path = dir.join(format!("{}.txt", name.to_lowercase()));
+        crate::output::write_atomic(&path, page::render_blocks(name, Some(&banner), arch, &blocks).as_bytes()).map_err(|e| io_err(&path, e))?;
+    }
+    Ok(s)
+}
+
+fn write_summary(out: &Path, opts: &Options, s: &Summary, records: &[Record]) -> Result<(), String> {
+    let mut why: BTreeMap<String, usize> = BTreeMap::new();
+    for r in records {
+        if let Some(u) = &r.unsolved {
+            *why.entry(reason_class(u)).or_default() += 1;
+        }
+    }
+    let mut md = format!(
+        "# Discovery of {}\n\n{}\n\nshard {}/{}: {} forms, {} solved onto {} pages ({} fields, {} table rows); {} nvdisasm batches, {} words, {:.1} s\n\n## Not on a page\n\n",
+        opts.arch, opts.tool, opts.shard.index, opts.shard.count, s.forms, s.solved, s.pages, s.fields, s.rows, s.batches, s.words, s.seconds
+    );
+    for (w, n) in &why {
+        md.push_str(&format!("- {n} × {w}\n"));
+    }
+    let path = out.join("summary.md");
+    crate::output::write_atomic(&path, md.as_bytes()).map_err(|e| io_err(&path, e))
+}
+
+/// A reason without its word and text, so reasons of many forms count together.
+fn reason_class(why: &str) -> String {
+    if let Some(i) = why.find("has an operand kind") {
+        return why[i..].to_string();
+    }
+    why.split(':').next().unwrap_or(why).to_string()
+}
+
+/// Joins shard folders into `out`: the census (all shards must hold the same one), the
+/// records of every shard in opclass order, pages and summary rendered as one run would.
+pub fn merge(shards: &[PathBuf], out: &Path) -> Result<Summary, String> {
+    let mut census: Option<(PathBuf, String)> = None;
+    let mut records: BTreeMap<String, Record> = BTreeMap::new();
+    for dir in shards {
+        let path = dir.join("census.json");
+        let text = std::fs::read_to_string(&path).map_err(|e| io_err(&path, e))?;
+        match &census {
+            Some((first, t)) if *t != text => {
+                return Err(format!("{} and {} hold different censuses: shards of different runs", first.display(), path.display()))
+            }
+            Some(_) => {}
+            None => census = Some((path.clone(), text)),
+        }
+        for r in read_records(&dir.join("solved.jsonl"))? {
+            records.insert(r.opclass.clone(), r);
+        }
+    }
+    let (_, text) = census.ok_or("no shard folders given")?;
+    let c: CensusFile = serde_json::from_str(&text).map_err(|e| format!("census: {e}"))?;
+    if let Some(f) = c.forms.iter().find(|f| !records.contains_key(&f.opclass)) {
+        return Err(format!("no shard solved form {} ({}): a shard is missing or unfinished", f.opclass, f.text));
+    }
+    std::fs::create_dir_all(out).map_err(|e| io_err(out, e))?;
+    crate::output::write_atomic(&out.join("census.json"), text.as_bytes()).map_err(|e| e.to_string())?;
+    let records: Vec<Record> = records.into_values().collect();
+    let lines: String = records.iter().map(|r| serde_json::to_string(r).unwrap_or_default() + "\n").collect();
+    crate::output::write_atomic(&out.join("solved.jsonl"), lines.as_bytes()).map_err(|e| e.to_string())?;
+    let arch = Arch(c.arch);
+    let s = write_pages(out, arch, &c.tool, &records)?;
+    let opts = Options { arch, out: out.to_path_buf(), shard: Shard::ALL, solvers: 0, only: vec![], tool: c.tool.clone() };
+    write_summary(out, &opts, &s, &records)?;
+    Ok(s)
+}
