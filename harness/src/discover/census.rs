@@ -8,9 +8,13 @@
 //! defines both is named by its mnemonic and operand text instead (marked `~`).
 //!
 //! Seeds: every value of bits 0–11 on a few body templates, then single-bit mutations of
-//! each form found, until no new form appears. Every step is one nvdisasm batch.
+//! each form found, until no new form appears; then random words around each form (its
+//! opcode kept, the other bits random, and the seed with a few bits flipped), which reach
+//! forms selected by several bits at once; each new form is mutated again. Every step is
+//! one nvdisasm batch; the random words come from a fixed seed, so a census is repeatable.
 
 use super::{DiscoverError, Oracle, CONTROL};
+use crate::gen::Rng;
 use crate::oracle::nvdisasm::Outcome;
 use crate::word::Word;
 use std::collections::BTreeMap;
@@ -25,6 +29,14 @@ pub const TEMPLATES: [u128; 3] = [0, 0x0000_0000_0000_00ff_0000_0000_ffff_7000, 
 /// Most rounds of single-bit mutation after the opcode sweep (each finds forms selected
 /// by bits outside 0–11, reached through the forms of the round before).
 pub const MUTATION_ROUNDS: usize = 32;
+
+/// Random words per known form in a random round, and most random rounds (they stop
+/// early when one finds nothing new).
+pub const RANDOM_PER_FORM: usize = 64;
+pub const RANDOM_ROUNDS: usize = 8;
+/// Words with every non-control bit random, per random round: they reach opcodes whose
+/// words are illegal on every template.
+pub const RANDOM_GLOBAL: usize = 65_536;
 
 /// One instruction form and a word of it (control bits zero).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -58,17 +70,59 @@ impl Census {
         let mut c = Census::default();
         // The zero word is left out: nvdisasm rejects it without naming its address.
         let sweep: Vec<Word> = TEMPLATES.iter().flat_map(|&t| (0..4096u128).map(move |op| Word(t & !0xfff | op))).filter(|w| w.0 != 0).collect();
-        let mut fresh = c.add(o, &sweep)?;
+        let fresh = c.add(o, &sweep)?;
         progress(&format!("opcode sweep: {} forms from {} words", c.forms.len(), sweep.len()));
-        for round in 0..MUTATION_ROUNDS {
+        c.mutate(o, fresh, progress)?;
+        let mut rng = Rng::new(0xc0de_5eed);
+        for round in 0..RANDOM_ROUNDS {
+            let words = c.random_words(&mut rng);
+            let fresh = c.add(o, &words)?;
+            progress(&format!("random round {}: {} forms ({} new) from {} words", round + 1, c.forms.len(), fresh.len(), words.len()));
+            if fresh.is_empty() {
+                break;
+            }
+            c.mutate(o, fresh, progress)?;
+        }
+        Ok(c)
+    }
+
+    /// Single-bit mutations of `fresh` and of every form they lead to, until none is new.
+    fn mutate(&mut self, o: &mut Oracle, mut fresh: Vec<Word>, progress: &mut dyn FnMut(&str)) -> Result<(), DiscoverError> {
+        for _ in 0..MUTATION_ROUNDS {
             if fresh.is_empty() {
                 break;
             }
             let words: Vec<Word> = fresh.iter().flat_map(|seed| mutation_bits().map(move |b| seed.flip(b))).filter(|w| w.0 != 0).collect();
-            fresh = c.add(o, &words)?;
-            progress(&format!("mutation round {}: {} forms ({} new) from {} words", round + 1, c.forms.len(), fresh.len(), words.len()));
+            fresh = self.add(o, &words)?;
+            progress(&format!("mutations: {} forms ({} new) from {} words", self.forms.len(), fresh.len(), words.len()));
         }
-        Ok(c)
+        Ok(())
+    }
+
+    /// [`RANDOM_GLOBAL`] random words, and [`RANDOM_PER_FORM`] around each known form: half keep its bits 0–11 and draw
+    /// the rest, half flip each of its other bits with probability 1/8.
+    fn random_words(&self, rng: &mut Rng) -> Vec<Word> {
+        let body_mask: u128 = mutation_bits().filter(|&b| b >= 12).fold(0, |m, b| m | 1u128 << b);
+        let mut words = vec![];
+        for _ in 0..RANDOM_GLOBAL {
+            let r = (rng.next_u64() as u128) << 64 | rng.next_u64() as u128;
+            words.push(Word(r & (body_mask | 0xfff)));
+        }
+        for f in self.forms.values() {
+            for k in 0..RANDOM_PER_FORM {
+                let r = (rng.next_u64() as u128) << 64 | rng.next_u64() as u128;
+                let w = if k % 2 == 0 {
+                    f.seed.0 & !body_mask | r & body_mask
+                } else {
+                    let sparse = r & ((rng.next_u64() as u128) << 64 | rng.next_u64() as u128) & ((rng.next_u64() as u128) << 64 | rng.next_u64() as u128);
+                    f.seed.0 ^ sparse & body_mask
+                };
+                if w != 0 {
+                    words.push(Word(w));
+                }
+            }
+        }
+        words
     }
 
     /// Identifies `words` and records the forms not seen before; returns their seeds.
