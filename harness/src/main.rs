@@ -132,11 +132,15 @@ enum Cmd {
     },
     /// Solve variants' layouts from seed words with nvdisasm and write them as one page.
     Discover {
-        /// `90`, `SM90` or `sm_90`.
-        #[arg(long, value_parser = parse_arch)]
-        arch: u32,
+        /// `90`, `SM90` or `sm_90` (not with --from: the pages say).
+        #[arg(long, value_parser = parse_arch, required_unless_present = "from")]
+        arch: Option<u32>,
+        /// Rediscover these hand-written pages from their variants' zero words: writes each
+        /// page as nvdisasm shows it and `differences.md`, what the seed pages get wrong.
+        #[arg(long, conflicts_with_all = ["words", "arch"])]
+        from: Vec<PathBuf>,
         /// A seed word, 32 hex digits (bit 127 first), control bits zero; repeat for more
-        /// variants of one page. Without it, the whole architecture is discovered.
+        /// variants of one page. Without it (and --from), the whole architecture is discovered.
         #[arg(long = "word")]
         words: Vec<String>,
         /// Output folder: the page for --word; census.json, solved.jsonl, pages/ and
@@ -315,13 +319,14 @@ fn run(cmd: Cmd) -> Result<(), String> {
             println!("{}  {}", w, c.variant(vi).key);
             Ok(())
         }
-        Cmd::Discover { arch, words, out, description, shard, only, solvers, jobs } => {
-            if words.is_empty() {
+        Cmd::Discover { arch, from, words, out, description, shard, only, solvers, jobs } => match arch {
+            _ if !from.is_empty() => discover_from(&from, &out),
+            Some(arch) if words.is_empty() => {
                 discover_arch(discover::sweep::Options { arch: spec::Arch(arch), out, shard, solvers, only, tool: String::new() }, jobs)
-            } else {
-                discover(arch, &words, &out, description.as_deref())
             }
-        }
+            Some(arch) => discover(arch, &words, &out, description.as_deref()),
+            None => Err("discover needs --arch or --from".into()),
+        },
         Cmd::Merge { shards, out } => merge(&shards, &out),
         Cmd::Bench { pages, words } => {
             let s = load(&pages)?;
@@ -706,6 +711,32 @@ fn discover_arch(mut opts: discover::sweep::Options, jobs: Option<usize>) -> Res
         s.seconds,
         opts.out.join("summary.md").display()
     );
+    Ok(())
+}
+
+/// Rediscovers hand-written pages; lists where they differ from nvdisasm.
+fn discover_from(pages: &[PathBuf], out: &Path) -> Result<(), String> {
+    let s = load_spec(pages)?;
+    let nv = nvdisasm()?;
+    let _lock = OutputDir::lock(out).map_err(|e| e.to_string())?;
+    let mut md = String::from("# Seed pages against discovery\n\n");
+    let mut total = 0;
+    for seed in &s.pages {
+        let (text, _) = discover::seeded::rediscover(&nv, seed).map_err(|e| format!("{}: {e}", seed.file))?;
+        let name = Path::new(&seed.file).file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let path = out.join(&name);
+        sass_harness::output::write_atomic(&path, text.as_bytes()).map_err(|e| e.to_string())?;
+        let found = spec::parse::parse_page(&path.display().to_string(), text.as_bytes()).map_err(|e| e.to_string())?;
+        let diffs = discover::seeded::differences(seed, &found);
+        total += diffs.len();
+        md.push_str(&format!("## {} ({} {})\n\n", seed.file, seed.instruction, seed.arch));
+        md.push_str(&if diffs.is_empty() { "agrees with nvdisasm\n".to_string() } else { diffs.iter().map(|d| format!("- {d}\n")).collect() });
+        md.push('\n');
+        println!("{}: {} difference(s); wrote {}", seed.file, diffs.len(), path.display());
+    }
+    let path = out.join("differences.md");
+    sass_harness::output::write_atomic(&path, md.as_bytes()).map_err(|e| e.to_string())?;
+    println!("{total} difference(s) in all; see {}", path.display());
     Ok(())
 }
 

@@ -15,6 +15,7 @@ pub mod census;
 pub mod layout;
 pub mod page;
 pub mod probe;
+pub mod seeded;
 pub mod sweep;
 
 use crate::oracle::nvdisasm::{Nvdisasm, Outcome};
