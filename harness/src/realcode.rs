@@ -2,12 +2,12 @@
 //! against nvdisasm in both directions (decode → print, and nvdisasm's text → assemble).
 
 use crate::codec::{self, asm, Codec};
+use crate::compare::{compare, Verdict};
 use crate::cubin;
 use crate::oracle::nvdisasm::{Nvdisasm, Outcome};
 use crate::oracle::ptxas;
 use crate::sass;
 use crate::spec::Arch;
-use crate::validate::compare::{compare, Verdict};
 use crate::word::{BitSet, Word};
 use serde::Serialize;
 use std::path::Path;

@@ -6,7 +6,6 @@
 //! disagreement to a field and bits, minimize random ones, merge duplicates, and hand the
 //! findings to the caller as soon as a page is done.
 
-pub mod compare;
 pub mod correct;
 pub mod finding;
 pub mod reproduce;
@@ -14,12 +13,12 @@ pub mod resume;
 
 use crate::codec::conventions::{self as conv_rules, Conventions, FormConventions};
 use crate::codec::{self, Codec, Values};
+use crate::compare::{changed, compare, element_value, Verdict};
 use crate::gen::{random_listed_values, Rng};
 use crate::oracle::nvdisasm::{Nvdisasm, NvdisasmError, Outcome};
 use crate::sass::{self, Instruction};
 use crate::spec::{FieldKind, FlagRole, Page, RowKind, Variant};
 use crate::word::{format_ranges, Word};
-use compare::{changed, compare, element_value, Verdict};
 pub use finding::{outcome_text, BitStatus, Class, Correction, Edit, Finding, Severity, VariantSummary};
 use std::collections::BTreeMap;
 
