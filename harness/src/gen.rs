@@ -35,7 +35,8 @@ pub fn random_values(v: &Variant, rng: &mut Rng) -> Values {
 }
 
 /// Values the page calls legal: table fields take a listed, non-placeholder row when one
-/// exists; control fields stay zero (nvdisasm checks them, DESIGN.md).
+/// exists; control fields stay zero (nvdisasm rejects most control-bit combinations: see
+/// [`crate::codec::conventions`]).
 pub fn random_listed_values(v: &Variant, rng: &mut Rng) -> Values {
     let mut vals = random_values(v, rng);
     for (i, f) in v.fields.iter().enumerate() {

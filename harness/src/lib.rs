@@ -1,7 +1,8 @@
-//! sass-harness: ISA-viewer pages → spec → codec → oracles → findings → reports.
+//! sass-harness: ISA-viewer pages → spec → codec → oracles → compare → findings → reports.
 
 pub mod check;
 pub mod codec;
+pub mod compare;
 pub mod cubin;
 pub mod discover;
 pub mod fix;

@@ -185,8 +185,11 @@ enum Cmd {
         /// `90`, `SM90` or `sm_90`.
         #[arg(long, value_parser = parse_arch)]
         arch: u32,
+        /// Page files or folders (repeatable).
         #[arg(long = "spec", default_value = "corpus/isa")]
         spec: Vec<PathBuf>,
+        /// Predict every JSON line `{"word":…,"inputs":{…}}` of this file instead (`-` for
+        /// stdin): one line `{"outputs":…}` or `{"error":…}` for each.
         #[arg(long)]
         batch: Option<PathBuf>,
         /// The word, then REG=VALUE inputs (a 64-bit operand through its even register).

@@ -1,13 +1,14 @@
 //! Real code: compile our PTX kernels with ptxas, and check every word a page covers
 //! against nvdisasm in both directions (decode → print, and nvdisasm's text → assemble).
 
+use crate::codec::conventions::Conventions;
 use crate::codec::{self, asm, Codec};
+use crate::compare::{compare, Verdict};
 use crate::cubin;
 use crate::oracle::nvdisasm::{Nvdisasm, Outcome};
 use crate::oracle::ptxas;
 use crate::sass;
 use crate::spec::Arch;
-use crate::validate::compare::{compare, Verdict};
 use crate::word::{BitSet, Word};
 use serde::Serialize;
 use std::path::Path;
@@ -59,18 +60,13 @@ fn min_arch(ptx: &str) -> u32 {
 }
 
 pub fn run(codec: &Codec, nv: &Nvdisasm, ptxas_path: &Path, ptx_dir: &Path, out_dir: &Path) -> Result<RealCodeReport, String> {
-    let mut files: Vec<_> = std::fs::read_dir(ptx_dir)
-        .map_err(|e| format!("{}: {e}", ptx_dir.display()))?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().map(|x| x == "ptx").unwrap_or(false))
-        .collect();
-    files.sort();
+    let files = ptx_files(ptx_dir)?;
     let mut archs: Vec<Arch> = codec.variants().iter().map(|v| v.arch).collect();
     archs.sort();
     archs.dedup();
-    let mut rep = RealCodeReport::default();
     let all: Vec<usize> = (0..codec.variants().len()).collect();
     let conv = crate::oracle::learn::learn(nv, codec, &all).map_err(|e| e.to_string())?;
+    let mut tally = Tally { codec, conv, rep: RealCodeReport::default() };
     for f in &files {
         let text = std::fs::read_to_string(f).map_err(|e| format!("{}: {e}", f.display()))?;
         for &arch in &archs {
@@ -80,72 +76,95 @@ pub fn run(codec: &Codec, nv: &Nvdisasm, ptxas_path: &Path, ptx_dir: &Path, out_
             let cubin_path = ptxas::compile(ptxas_path, f, &arch.ptxas_name(), out_dir).map_err(|e| e.to_string())?;
             let bytes = std::fs::read(&cubin_path).map_err(|e| e.to_string())?;
             let words = cubin::text_words(&bytes).map_err(|e| e.to_string())?;
-            rep.kernels += 1;
-            rep.words += words.len();
+            tally.rep.kernels += 1;
+            tally.rep.words += words.len();
             let ws: Vec<Word> = words.iter().map(|w| w.word).collect();
             let outs = nv.disassemble(&arch.nvdisasm_name(), &ws).map_err(|e| e.to_string())?;
             let kernel = format!("{} ({})", f.file_name().unwrap_or_default().to_string_lossy(), arch);
             for (w, o) in ws.iter().zip(outs) {
-                let Ok((vi, vals)) = codec.decode(arch, *w) else { continue };
-                let v = codec.variant(vi);
-                rep.covered += 1;
-                *rep.by_variant.entry(v.key.clone()).or_default() += 1;
-                let ours = codec::print_with(v, &vals, conv.get(v.arch, &v.key).map(|c| (c, *w)));
-                let Outcome::Printed { text: theirs } = o else {
-                    rep.disagreeing.push(Example {
-                        kernel: kernel.clone(),
-                        word: w.hex(),
-                        ours: ours.to_string(),
-                        nvdisasm: format!("{o:?}"),
-                        note: "not printed".into(),
-                    });
-                    continue;
-                };
-                let parsed = sass::parse_instruction(&theirs).map_err(|e| format!("nvdisasm text '{theirs}': {e}"))?;
-                if compare(&ours, &parsed) == Verdict::Differ {
-                    rep.disagreeing.push(Example { kernel: kernel.clone(), word: w.hex(), ours: ours.to_string(), nvdisasm: theirs, note: String::new() });
-                    continue;
-                }
-                rep.agreeing += 1;
-                if ours.to_string() == theirs {
-                    rep.identical += 1;
-                } else {
-                    rep.not_identical.push(Example {
-                        kernel: kernel.clone(),
-                        word: w.hex(),
-                        ours: ours.to_string(),
-                        nvdisasm: theirs.clone(),
-                        note: "spelling".into(),
-                    });
-                }
-                match asm::assemble_inst(codec, arch, &parsed, *w) {
-                    Ok((_, w2)) if w2 == *w => rep.asm_exact += 1,
-                    Ok((vj, w2)) => {
-                        // Equal text from both words means nvdisasm ignores the bits that differ.
-                        let v2 = codec.extract(vj, w2);
-                        let same = codec::print(codec.variant(vj), &v2).to_string() == ours.to_string();
-                        let diff = BitSet(w.0 ^ w2.0);
-                        if same {
-                            rep.asm_up_to_ignored += 1;
-                            rep.ignored_bits = rep.ignored_bits.union(diff);
-                        } else {
-                            rep.asm_mismatch += 1;
-                            rep.asm_failures.push(Example {
-                                kernel: kernel.clone(),
-                                word: w.hex(),
-                                ours: ours.to_string(),
-                                nvdisasm: theirs,
-                                note: format!("assembles to {w2} (bits {diff:?} differ)"),
-                            });
-                        }
-                    }
-                    Err(e) => {
-                        rep.asm_mismatch += 1;
-                        rep.asm_failures.push(Example { kernel: kernel.clone(), word: w.hex(), ours: ours.to_string(), nvdisasm: theirs, note: e.to_string() });
-                    }
-                }
+                tally.word(&kernel, arch, *w, o)?;
             }
         }
     }
-    Ok(rep)
+    Ok(tally.rep)
+}
+
+/// The `*.ptx` files of `dir`, sorted.
+fn ptx_files(dir: &Path) -> Result<Vec<std::path::PathBuf>, String> {
+    let mut files: Vec<_> = std::fs::read_dir(dir)
+        .map_err(|e| format!("{}: {e}", dir.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().map(|x| x == "ptx").unwrap_or(false))
+        .collect();
+    files.sort();
+    Ok(files)
+}
+
+/// The report so far, and what checking one more word needs.
+struct Tally<'a> {
+    codec: &'a Codec<'a>,
+    /// Conventions learned from nvdisasm at the start of the run.
+    conv: Conventions,
+    rep: RealCodeReport,
+}
+
+impl Tally<'_> {
+    /// Checks compiled word `w` of `kernel` that nvdisasm printed as `o`, if the spec covers it.
+    fn word(&mut self, kernel: &str, arch: Arch, w: Word, o: Outcome) -> Result<(), String> {
+        let codec = self.codec;
+        let Ok((vi, vals)) = codec.decode(arch, w) else { return Ok(()) };
+        let v = codec.variant(vi);
+        let rep = &mut self.rep;
+        rep.covered += 1;
+        *rep.by_variant.entry(v.key.clone()).or_default() += 1;
+        let printed = codec::print_with(v, &vals, self.conv.get(v.arch, &v.key).map(|c| (c, w)));
+        let ours = printed.to_string();
+        let example = |nvdisasm: String, note: String| Example { kernel: kernel.to_string(), word: w.hex(), ours: ours.clone(), nvdisasm, note };
+        let Outcome::Printed { text: theirs } = o else {
+            rep.disagreeing.push(example(format!("{o:?}"), "not printed".into()));
+            return Ok(());
+        };
+        let parsed = sass::parse_instruction(&theirs).map_err(|e| format!("nvdisasm text '{theirs}': {e}"))?;
+        if compare(&printed, &parsed) == Verdict::Differ {
+            rep.disagreeing.push(example(theirs, String::new()));
+            return Ok(());
+        }
+        rep.agreeing += 1;
+        if ours == theirs {
+            rep.identical += 1;
+        } else {
+            rep.not_identical.push(example(theirs.clone(), "spelling".into()));
+        }
+        if let Some(note) = self.reassemble(arch, w, &parsed, &ours) {
+            self.rep.asm_mismatch += 1;
+            self.rep.asm_failures.push(Example { kernel: kernel.to_string(), word: w.hex(), ours, nvdisasm: theirs, note });
+        }
+        Ok(())
+    }
+
+    /// Assembles nvdisasm's text `parsed` of word `w` (printed by us as `ours`) and counts
+    /// the result; what went wrong when it does not give `w` back (up to ignored bits).
+    fn reassemble(&mut self, arch: Arch, w: Word, parsed: &sass::Instruction, ours: &str) -> Option<String> {
+        let rep = &mut self.rep;
+        match asm::assemble_inst(self.codec, arch, parsed, w) {
+            Ok((_, w2)) if w2 == w => {
+                rep.asm_exact += 1;
+                None
+            }
+            Ok((vj, w2)) => {
+                // Equal text from both words means nvdisasm ignores the bits that differ.
+                let v2 = self.codec.extract(vj, w2);
+                let same = codec::print(self.codec.variant(vj), &v2).to_string() == ours;
+                let diff = BitSet(w.0 ^ w2.0);
+                if same {
+                    rep.asm_up_to_ignored += 1;
+                    rep.ignored_bits = rep.ignored_bits.union(diff);
+                    None
+                } else {
+                    Some(format!("assembles to {w2} (bits {diff:?} differ)"))
+                }
+            }
+            Err(e) => Some(e.to_string()),
+        }
+    }
 }

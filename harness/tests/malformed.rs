@@ -417,7 +417,7 @@ fn fields_overlapping() {
     // One layout cell is one bit, so two fields cannot share a bit through the layout
     // grammar; what comes closest is two layout cells claiming the same bit, which is a
     // misaligned dropped-cell repair (tested above) or a split field that merges spans,
-    // which never overlap. The overlap and coverage checks in `build_variant` are
+    // which never overlap. The overlap and coverage checks in `check_coverage` are
     // invariants. Here: a flag name repeated next to itself is two fields, not one wide
     // one, and the page still covers each bit once.
     let t = replace_in_line(&dfma(), V2_CONTENT1, "cNEG\t0\t0\tmodi 1", "cNEG\tSAT\tSAT\tmodi 1");

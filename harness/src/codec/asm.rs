@@ -128,9 +128,29 @@ fn ureg_index(v: &Variant, n: u16) -> u64 {
 
 /// One operand's fields, range-checked; `k` numbers it in messages.
 fn fill_operand(v: &Variant, k: usize, o: &sass::Operand, spec: &OperandSpec, values: &mut Values) -> Result<(), String> {
-    // `shown` is the value as written, for the message.
-    let set = |values: &mut Values, slot: usize, x: u64, shown: &str| -> Result<(), String> {
-        match spec.value_fields[slot] {
+    let fill = OperandFill { v, k, spec };
+    fill.body(&o.body, values)?;
+    fill.flags(o, values)?;
+    // Suffixes: operand-modifier tables in order, then selector flags.
+    let mut slots: Vec<Slot> = spec.suffix_fields.iter().map(|&f| Slot::Table { field: f, hidden_zero: false }).collect();
+    slots.extend(spec.selector_fields.iter().map(|&f| Slot::Flag { field: f }));
+    match_tokens(v, &slots, &o.suffixes, values).map_err(|e| format!("operand {k}: {e}"))?;
+    Ok(())
+}
+
+/// Operand `k` of an instruction read as variant `v`, whose fields `spec` names.
+struct OperandFill<'a> {
+    v: &'a Variant,
+    k: usize,
+    spec: &'a OperandSpec,
+}
+
+impl OperandFill<'_> {
+    /// Sets the operand's `slot`-th value field to `x`; `shown` is the value as written,
+    /// for the message.
+    fn set(&self, values: &mut Values, slot: usize, x: u64, shown: &str) -> Result<(), String> {
+        let (v, k) = (self.v, self.k);
+        match self.spec.value_fields[slot] {
             Some(f) if x <= v.fields[f].max() => {
                 values.set(f, x);
                 Ok(())
@@ -139,77 +159,86 @@ fn fill_operand(v: &Variant, k: usize, o: &sass::Operand, spec: &OperandSpec, va
             None if x == 0 => Ok(()),
             None => Err(format!("operand {k}: no bits for a non-zero value")),
         }
-    };
-    match (spec.kind, &o.body) {
-        // Registers are checked against the page's field, not the register file: the
-        // printer shows what the page's field holds (UR86 in an 8-bit field), and the
-        // two must roundtrip; a field wider than the hardware's is the validator's finding.
-        (OperandKind::Reg, Body::Reg { n }) => set(values, 0, *n as u64, &format!("R{n}"))?,
-        (OperandKind::UReg, Body::UReg { n }) => set(values, 0, ureg_index(v, *n), &Body::UReg { n: *n }.to_string())?,
-        (OperandKind::Imm, Body::Imm { value }) => {
-            let f = spec.value_fields[0].ok_or("immediate without bits")?;
-            values.set(f, imm_bits(v, f, k, *value)?);
-        }
-        (OperandKind::Float, Body::Float { value, text }) => {
-            // A finite literal too large for f64 parses as infinity: say so, not +INF.
-            if value.is_infinite() && !text.contains("INF") {
-                return Err(format!("operand {k}: {text} is out of range for a floating-point literal"));
-            }
-            let bits = if float_is_double(v) {
-                let b = value.to_bits();
-                if b & 0xffff_ffff != 0 {
-                    return Err(format!("operand {k}: {value} needs more than the high 32 bits of a double"));
-                }
-                // NaNs come from parse_float with their sign and quiet bit only.
-                b >> 32
-            } else {
-                let f = *value as f32;
-                if f as f64 != *value && !value.is_nan() {
-                    return Err(format!("operand {k}: {text} is not exactly a 32-bit float"));
-                }
-                if value.is_nan() {
-                    let quiet = value.to_bits() >> 51 & 1 == 1;
-                    (if quiet { 0x7fc0_0000 } else { 0x7fa0_0000 }) | ((value.to_bits() >> 63) << 31)
-                } else {
-                    f.to_bits() as u64
-                }
-            };
-            set(values, 0, bits, text)?
-        }
-        (OperandKind::Const, Body::Const { bank, offset }) => {
-            // The offset field is signed (see codec::print).
-            let w = spec.value_fields[1].map(|f| v.fields[f].width()).unwrap_or(0);
-            let units = *offset / 4;
-            if offset % 4 != 0 || w == 0 || units < -(1i64 << (w - 1)) || units >= 1i64 << (w - 1) {
-                return Err(format!("operand {k}: offset {offset:#x} does not fit: not a multiple of 4 in the signed {w}-bit field (4-byte units)"));
-            }
-            set(values, 0, *bank as u64, &format!("bank {bank:#x}"))?;
-            set(values, 1, (units as u64) & ((1u64 << w) - 1), &format!("offset {offset:#x}"))?;
-        }
-        (OperandKind::ConstX, Body::ConstX { ureg, offset }) => {
-            if *offset < 0 || offset % 4 != 0 {
-                return Err(format!("operand {k}: offset {offset:#x} is not a non-negative multiple of 4"));
-            }
-            set(values, 0, ureg_index(v, *ureg), &Body::UReg { n: *ureg }.to_string())?;
-            set(values, 1, (*offset / 4) as u64, &format!("offset {offset:#x}"))?;
-        }
-        (kind, body) => return Err(format!("operand {k}: expected {}, found '{body}'", kind.form_token())),
     }
-    for (want, field, what) in [(o.abs, spec.abs_field, "|…|"), (o.neg, spec.neg_field, "-")] {
-        match (want, field) {
-            (true, Some(f)) => values.set(f, 1),
-            (true, None) => return Err(format!("operand {k}: the page has no {what} flag for it")),
-            _ => {}
+
+    /// The value fields, from the operand's body (register, immediate, constant, …).
+    fn body(&self, body: &Body, values: &mut Values) -> Result<(), String> {
+        let (v, k) = (self.v, self.k);
+        match (self.spec.kind, body) {
+            // Registers are checked against the page's field, not the register file: the
+            // printer shows what the page's field holds (UR86 in an 8-bit field), and the
+            // two must roundtrip; a field wider than the hardware's is the validator's finding.
+            (OperandKind::Reg, Body::Reg { n }) => self.set(values, 0, *n as u64, &format!("R{n}")),
+            (OperandKind::UReg, Body::UReg { n }) => self.set(values, 0, ureg_index(v, *n), &Body::UReg { n: *n }.to_string()),
+            (OperandKind::Imm, Body::Imm { value }) => {
+                let f = self.spec.value_fields[0].ok_or("immediate without bits")?;
+                values.set(f, imm_bits(v, f, k, *value)?);
+                Ok(())
+            }
+            (OperandKind::Float, Body::Float { value, text }) => self.set(values, 0, float_bits(v, k, *value, text)?, text),
+            (OperandKind::Const, Body::Const { bank, offset }) => {
+                // The offset field is signed (see codec::print).
+                let w = self.spec.value_fields[1].map(|f| v.fields[f].width()).unwrap_or(0);
+                let units = *offset / 4;
+                if offset % 4 != 0 || w == 0 || units < -(1i64 << (w - 1)) || units >= 1i64 << (w - 1) {
+                    return Err(format!("operand {k}: offset {offset:#x} does not fit: not a multiple of 4 in the signed {w}-bit field (4-byte units)"));
+                }
+                self.set(values, 0, *bank as u64, &format!("bank {bank:#x}"))?;
+                self.set(values, 1, (units as u64) & ((1u64 << w) - 1), &format!("offset {offset:#x}"))
+            }
+            (OperandKind::ConstX, Body::ConstX { ureg, offset }) => {
+                if *offset < 0 || offset % 4 != 0 {
+                    return Err(format!("operand {k}: offset {offset:#x} is not a non-negative multiple of 4"));
+                }
+                self.set(values, 0, ureg_index(v, *ureg), &Body::UReg { n: *ureg }.to_string())?;
+                self.set(values, 1, (*offset / 4) as u64, &format!("offset {offset:#x}"))
+            }
+            (kind, body) => Err(format!("operand {k}: expected {}, found '{body}'", kind.form_token())),
         }
     }
-    if o.not {
-        return Err(format!("operand {k}: the page has no '~'/'!' flag for it"));
+
+    /// The `|…|` and `-` flags; `~`/`!` has no page flag.
+    fn flags(&self, o: &sass::Operand, values: &mut Values) -> Result<(), String> {
+        let k = self.k;
+        for (want, field, what) in [(o.abs, self.spec.abs_field, "|…|"), (o.neg, self.spec.neg_field, "-")] {
+            match (want, field) {
+                (true, Some(f)) => values.set(f, 1),
+                (true, None) => return Err(format!("operand {k}: the page has no {what} flag for it")),
+                _ => {}
+            }
+        }
+        if o.not {
+            return Err(format!("operand {k}: the page has no '~'/'!' flag for it"));
+        }
+        Ok(())
     }
-    // Suffixes: operand-modifier tables in order, then selector flags.
-    let mut slots: Vec<Slot> = spec.suffix_fields.iter().map(|&f| Slot::Table { field: f, hidden_zero: false }).collect();
-    slots.extend(spec.selector_fields.iter().map(|&f| Slot::Flag { field: f }));
-    match_tokens(v, &slots, &o.suffixes, values).map_err(|e| format!("operand {k}: {e}"))?;
-    Ok(())
+}
+
+/// A floating-point literal as its field's bits: a double's high 32 bits when the variant
+/// takes doubles, else an exact 32-bit float.
+fn float_bits(v: &Variant, k: usize, value: f64, text: &str) -> Result<u64, String> {
+    // A finite literal too large for f64 parses as infinity: say so, not +INF.
+    if value.is_infinite() && !text.contains("INF") {
+        return Err(format!("operand {k}: {text} is out of range for a floating-point literal"));
+    }
+    if float_is_double(v) {
+        let b = value.to_bits();
+        if b & 0xffff_ffff != 0 {
+            return Err(format!("operand {k}: {value} needs more than the high 32 bits of a double"));
+        }
+        // NaNs come from parse_float with their sign and quiet bit only.
+        return Ok(b >> 32);
+    }
+    let f = value as f32;
+    if f as f64 != value && !value.is_nan() {
+        return Err(format!("operand {k}: {text} is not exactly a 32-bit float"));
+    }
+    if value.is_nan() {
+        let quiet = value.to_bits() >> 51 & 1 == 1;
+        Ok((if quiet { 0x7fc0_0000 } else { 0x7fa0_0000 }) | ((value.to_bits() >> 63) << 31))
+    } else {
+        Ok(f.to_bits() as u64)
+    }
 }
 
 enum Slot {

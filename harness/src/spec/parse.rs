@@ -81,6 +81,31 @@ impl<'a> Lines<'a> {
 
 /// Parses one page. `file` is used in messages only.
 pub fn parse_page(file: &str, bytes: &[u8]) -> Result<Page, PageError> {
+    let mut p = page_lines(file, bytes)?;
+    let h = parse_header(&mut p)?;
+    let mut variants: Vec<Variant> = vec![];
+    // Key → line of its variant: a map, so a page of many variants parses in linear time.
+    let mut keys: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+    while p.peek().is_some() {
+        let v = parse_variant(&mut p, &h.instruction, h.arch)?;
+        if let Some(first) = keys.insert(v.key.clone(), v.line) {
+            return p.err(v.line, format!("duplicate key '{}' (first at line {first})", v.key));
+        }
+        variants.push(v);
+    }
+    if variants.is_empty() {
+        return p.err(h.line, "page has no variants");
+    }
+    if variants.len() != h.count {
+        p.warn(h.line, rules::VARIANT_COUNT, format!("page announces {} variants but has {}", h.count, variants.len()));
+    }
+    let Header { instruction, description, arch, gpu, .. } = h;
+    Ok(Page { file: file.to_string(), instruction, description, arch, gpu, variants, warnings: p.warnings })
+}
+
+/// The page's text as numbered lines: UTF-8 checked, a byte-order mark removed, CRLF read
+/// as LF, each with its warning, and a missing final newline warned about.
+fn page_lines<'a>(file: &'a str, bytes: &'a [u8]) -> Result<Lines<'a>, PageError> {
     let text = std::str::from_utf8(bytes).map_err(|e| {
         let line = bytes[..e.valid_up_to()].iter().filter(|&&b| b == b'\n').count() + 1;
         PageError { file: file.into(), line, message: "page is not valid UTF-8".into() }
@@ -103,8 +128,22 @@ pub fn parse_page(file: &str, bytes: &[u8]) -> Result<Page, PageError> {
         let n = p.last_line();
         p.warn(n, rules::NO_FINAL_NEWLINE, "page does not end with a newline");
     }
+    Ok(p)
+}
 
-    // Header: [banner] name [description] "N variants on SMxx (GPU)".
+/// A page's header: [banner] name [description] "N variants on SMxx (GPU)".
+struct Header {
+    instruction: String,
+    description: Option<String>,
+    /// The variants the page announces.
+    count: usize,
+    arch: Arch,
+    gpu: Option<String>,
+    /// The variant-count line: where page-wide errors point.
+    line: usize,
+}
+
+fn parse_header(p: &mut Lines) -> Result<Header, PageError> {
     let (mut ln, mut l) = p.expect("the instruction name")?;
     if l.trim() == "NVIDIA ISA Viewer" {
         (ln, l) = p.expect("the instruction name after the banner")?;
@@ -127,23 +166,7 @@ pub fn parse_page(file: &str, bytes: &[u8]) -> Result<Page, PageError> {
         Some(x) => x,
         None => return p.err(ln2, format!("expected 'N variants on SMxx (GPU)', found '{}'", l2.trim())),
     };
-    let mut variants: Vec<Variant> = vec![];
-    // Key → line of its variant: a map, so a page of many variants parses in linear time.
-    let mut keys: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
-    while p.peek().is_some() {
-        let v = parse_variant(&mut p, &instruction, arch)?;
-        if let Some(first) = keys.insert(v.key.clone(), v.line) {
-            return p.err(v.line, format!("duplicate key '{}' (first at line {first})", v.key));
-        }
-        variants.push(v);
-    }
-    if variants.is_empty() {
-        return p.err(ln2, "page has no variants");
-    }
-    if variants.len() != count {
-        p.warn(ln2, rules::VARIANT_COUNT, format!("page announces {count} variants but has {}", variants.len()));
-    }
-    Ok(Page { file: file.to_string(), instruction, description, arch, gpu, variants, warnings: p.warnings })
+    Ok(Header { instruction, description, count, arch, gpu, line: ln2 })
 }
 
 fn is_mnemonic(s: &str) -> bool {
@@ -185,6 +208,80 @@ fn parse_form(s: &str) -> Option<Vec<OperandKind>> {
 pub const NO_OPERANDS: &str = "(none)";
 
 fn parse_variant(p: &mut Lines, instruction: &str, arch: Arch) -> Result<Variant, PageError> {
+    let head = read_variant_head(p, instruction)?;
+    let (cells, layout_lines) = read_layout(p)?;
+    let (raw, fixed_mask, fixed_value, inferred) = spans(p, &cells)?;
+    let tables = read_tables(p)?;
+    let VariantHead { line, heading, mnemonic, heading_mods, form, kinds, distilled_line, distilled, dinst, key } = head;
+    let draft = VariantDraft {
+        file: p.file.to_string(),
+        key,
+        line,
+        arch,
+        heading,
+        mnemonic,
+        heading_mods,
+        form,
+        kinds,
+        distilled,
+        dinst,
+        raw,
+        fixed_mask,
+        fixed_value,
+        inferred,
+        tables,
+    };
+    let mut v = draft.build(p)?;
+    v.distilled_line = distilled_line;
+    v.layout_lines = layout_lines;
+    Ok(v)
+}
+
+/// A variant's first four lines: heading, operand form, distilled text and key.
+struct VariantHead {
+    /// The heading's line.
+    line: usize,
+    heading: String,
+    mnemonic: String,
+    heading_mods: Vec<String>,
+    form: String,
+    kinds: Vec<OperandKind>,
+    distilled_line: usize,
+    distilled: String,
+    dinst: sass::Instruction,
+    key: String,
+}
+
+/// Reads the four lines and checks that the distilled line (the zero word's text) has the
+/// heading's mnemonic and one operand per form operand.
+fn read_variant_head(p: &mut Lines, instruction: &str) -> Result<VariantHead, PageError> {
+    let Heading { line, heading, mnemonic, heading_mods } = read_heading(p, instruction)?;
+    let (form, kinds) = read_form(p)?;
+    let (distilled_line, distilled, dinst) = read_distilled(p)?;
+    let (kl, k) = p.expect("'key: <KEY>'")?;
+    let key = match k.trim_start().strip_prefix("key:") {
+        Some(s) if !s.trim().is_empty() => s.trim().to_string(),
+        _ => return p.err(kl, format!("expected 'key: <KEY>', found '{}'", k.trim())),
+    };
+    if dinst.mnemonic != mnemonic {
+        return p.err(distilled_line, format!("{key}: distilled mnemonic '{}' differs from the heading '{mnemonic}'", dinst.mnemonic));
+    }
+    if dinst.operands.len() != kinds.len() {
+        let m = format!("{key}: distilled line has {} operands but the form '{form}' has {}", dinst.operands.len(), kinds.len());
+        return p.err(distilled_line, m);
+    }
+    Ok(VariantHead { line, heading, mnemonic, heading_mods, form, kinds, distilled_line, distilled, dinst, key })
+}
+
+/// A variant's heading line (`IADD3` or `I2F.???0`).
+struct Heading {
+    line: usize,
+    heading: String,
+    mnemonic: String,
+    heading_mods: Vec<String>,
+}
+
+fn read_heading(p: &mut Lines, instruction: &str) -> Result<Heading, PageError> {
     let (hl, heading) = p.expect("a variant heading")?;
     let heading = heading.trim().to_string();
     let mut hparts = heading.split('.');
@@ -196,31 +293,35 @@ fn parse_variant(p: &mut Lines, instruction: &str, arch: Arch) -> Result<Variant
     if !heading_mods.is_empty() {
         p.warn(hl, rules::HEADING_MODIFIER, format!("heading '{heading}' carries modifier(s) {:?}: printed always", heading_mods));
     }
+    Ok(Heading { line: hl, heading, mnemonic, heading_mods })
+}
+
+/// The operand form line (`R,R,c[I][I]`) and its operand kinds.
+fn read_form(p: &mut Lines) -> Result<(String, Vec<OperandKind>), PageError> {
     let (fl, form) = p.expect("an operand form such as 'R,R,R'")?;
     let form = form.trim().to_string();
-    let kinds = match parse_form(&form) {
-        Some(k) => k,
-        None => return p.err(fl, format!("expected an operand form of R, UR, I, F, c[I][I], cx[UR][I] separated by commas, found '{form}'")),
-    };
+    match parse_form(&form) {
+        Some(kinds) => Ok((form, kinds)),
+        None => p.err(fl, format!("expected an operand form of R, UR, I, F, c[I][I], cx[UR][I] separated by commas, found '{form}'")),
+    }
+}
+
+/// The `distilled:` line: its line, text and the text parsed.
+fn read_distilled(p: &mut Lines) -> Result<(usize, String, sass::Instruction), PageError> {
     let (dl, d) = p.expect("'distilled: <SASS text>'")?;
     let distilled = match d.trim_start().strip_prefix("distilled:") {
         Some(s) => s.trim().to_string(),
         None => return p.err(dl, format!("expected 'distilled: <SASS text>', found '{}'", d.trim())),
     };
     let dinst = sass::parse_instruction(&distilled).map_err(|e| PageError { file: p.file.into(), line: dl, message: format!("distilled text: {e}") })?;
-    let (kl, k) = p.expect("'key: <KEY>'")?;
-    let key = match k.trim_start().strip_prefix("key:") {
-        Some(s) if !s.trim().is_empty() => s.trim().to_string(),
-        _ => return p.err(kl, format!("expected 'key: <KEY>', found '{}'", k.trim())),
-    };
-    // The distilled line is the zero word's text: same mnemonic, one operand per form operand.
-    if dinst.mnemonic != mnemonic {
-        return p.err(dl, format!("{key}: distilled mnemonic '{}' differs from the heading '{mnemonic}'", dinst.mnemonic));
-    }
-    if dinst.operands.len() != kinds.len() {
-        return p.err(dl, format!("{key}: distilled line has {} operands but the form '{form}' has {}", dinst.operands.len(), kinds.len()));
-    }
-    // Layout: two pairs of index/content rows.
+    Ok((dl, distilled, dinst))
+}
+
+/// 128 layout cells, each with its line, and the four layout rows' lines.
+type Layout = (Vec<(Cell, usize)>, [usize; 4]);
+
+/// The layout: two pairs of index/content rows.
+fn read_layout(p: &mut Lines) -> Result<Layout, PageError> {
     let mut cells: Vec<(Cell, usize)> = Vec::with_capacity(128);
     let mut layout_lines = [0usize; 4];
     for half in 0..2 {
@@ -231,7 +332,11 @@ fn parse_variant(p: &mut Lines, instruction: &str, arch: Arch) -> Result<Variant
         layout_lines[2 * half] = il;
         layout_lines[2 * half + 1] = cl;
     }
-    let (fields_raw, fixed_mask, fixed_value, inferred) = spans(p, &cells)?;
+    Ok((cells, layout_lines))
+}
+
+/// The modifier tables after the layout, up to the next variant's heading.
+fn read_tables(p: &mut Lines) -> Result<Vec<Table>, PageError> {
     let mut tables = vec![];
     while let Some((tl, t)) = p.peek() {
         let t = t.trim();
@@ -242,28 +347,7 @@ fn parse_variant(p: &mut Lines, instruction: &str, arch: Arch) -> Result<Variant
             break;
         }
     }
-    let draft = VariantDraft {
-        file: p.file.to_string(),
-        key,
-        line: hl,
-        arch,
-        heading,
-        mnemonic,
-        heading_mods,
-        form,
-        kinds,
-        distilled,
-        dinst,
-        raw: fields_raw,
-        fixed_mask,
-        fixed_value,
-        inferred,
-        tables,
-    };
-    let mut v = draft.build(p)?;
-    v.distilled_line = dl;
-    v.layout_lines = layout_lines;
-    Ok(v)
+    Ok(tables)
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -440,6 +524,23 @@ fn parse_table(p: &mut Lines, tl: usize, title: &str, id: TableId) -> Result<Tab
     if cols != ["Binary", "Value"] {
         return p.err(hl, format!("expected a table header 'Binary<TAB>Value', found '{}'", h.trim()));
     }
+    let (rows, width) = read_rows(p, title)?;
+    let Some(width) = width else {
+        return p.err(tl, format!("table '{title}' has no rows"));
+    };
+    let listed: std::collections::HashSet<u64> = rows.iter().map(|r| r.value).collect();
+    let omitted: Vec<u64> = (0..(1u64 << width)).filter(|v| !listed.contains(v)).collect();
+    if !omitted.is_empty() {
+        let list: Vec<String> = omitted.iter().map(|v| format!("{:0w$b}", v, w = width)).collect();
+        p.warn(tl, rules::OMITTED_VALUES, format!("{title}: values {} not listed", list.join(", ")));
+    }
+    warn_duplicate_names(p, title, &rows, width);
+    Ok(Table { id, title: title.to_string(), width: width as u32, rows, omitted, line: tl })
+}
+
+/// A table's rows (`<binary><TAB><name>`) up to the first line that is not one, and
+/// their width in bits (None when there is no row).
+fn read_rows(p: &mut Lines, title: &str) -> Result<(Vec<Row>, Option<usize>), PageError> {
     let mut rows: Vec<Row> = vec![];
     let mut lines_by_value: std::collections::HashMap<u64, usize> = std::collections::HashMap::new();
     let mut width: Option<usize> = None;
@@ -459,7 +560,7 @@ fn parse_table(p: &mut Lines, tl: usize, title: &str, id: TableId) -> Result<Tab
             Some(w) if w != bin.len() => return p.err(rl, format!("row '{bin}' has {} bits; the table's rows have {w}", bin.len())),
             _ => {}
         }
-        // Wider rows are no modifier table; and the omitted-values list below grows as 2^width.
+        // Wider rows are no modifier table; and the omitted-values list grows as 2^width.
         if bin.len() > 16 {
             return p.err(rl, format!("table rows wider than 16 bits are not supported (row '{bin}' has {})", bin.len()));
         }
@@ -467,30 +568,31 @@ fn parse_table(p: &mut Lines, tl: usize, title: &str, id: TableId) -> Result<Tab
         if let Some(first) = lines_by_value.insert(value, rl) {
             return p.err(rl, format!("value {bin} listed twice (first at line {first})"));
         }
-        let kind = if name == "(default)" {
-            RowKind::Default
-        } else if name.starts_with("INVALID") {
-            RowKind::Invalid
-        } else if name.starts_with("???") {
-            RowKind::Unknown
-        } else {
-            RowKind::Named
-        };
+        let kind = row_kind(name);
         if matches!(kind, RowKind::Invalid | RowKind::Unknown) {
             p.warn(rl, rules::PLACEHOLDER_ROW, format!("{title}: value {bin} is '{name}', kept as written"));
         }
         rows.push(Row { value, name: name.to_string(), kind, line: rl });
     }
-    let Some(width) = width else {
-        return p.err(tl, format!("table '{title}' has no rows"));
-    };
-    let omitted: Vec<u64> = (0..(1u64 << width)).filter(|v| !lines_by_value.contains_key(v)).collect();
-    if !omitted.is_empty() {
-        let list: Vec<String> = omitted.iter().map(|v| format!("{:0w$b}", v, w = width)).collect();
-        p.warn(tl, rules::OMITTED_VALUES, format!("{title}: values {} not listed", list.join(", ")));
+    Ok((rows, width))
+}
+
+fn row_kind(name: &str) -> RowKind {
+    if name == "(default)" {
+        RowKind::Default
+    } else if name.starts_with("INVALID") {
+        RowKind::Invalid
+    } else if name.starts_with("???") {
+        RowKind::Unknown
+    } else {
+        RowKind::Named
     }
+}
+
+/// Rule duplicate-names: one warning per row whose name an earlier row already has.
+fn warn_duplicate_names(p: &mut Lines, title: &str, rows: &[Row], width: usize) {
     let mut seen: std::collections::HashMap<&str, u64> = std::collections::HashMap::new();
-    for r in &rows {
+    for r in rows {
         if let Some(v) = seen.get(r.name.as_str()) {
             p.warn(
                 r.line,
@@ -501,7 +603,6 @@ fn parse_table(p: &mut Lines, tl: usize, title: &str, id: TableId) -> Result<Tab
             seen.insert(&r.name, r.value);
         }
     }
-    Ok(Table { id, title: title.to_string(), width: width as u32, rows, omitted, line: tl })
 }
 
 /// A variant as read from the page, before its fields are interpreted and checked.
@@ -715,6 +816,32 @@ impl VariantDraft {
         Ok(())
     }
 
+    /// Sets the operand of every `cABS`/`cNEG`/selector flag by the rules of [`FlagOwners`],
+    /// in bit order, warning about each assumption.
+    fn assign_flag_operands(&self, p: &mut Lines, fields: &mut [Field], page_ops: &[Vec<usize>]) {
+        let mut order: Vec<usize> = (0..fields.len()).collect();
+        order.sort_by_key(|&i| fields[i].bits[0]);
+        let mut owners = FlagOwners::new(page_ops, &self.kinds);
+        for i in order {
+            let FieldKind::Flag { name, role, .. } = fields[i].kind.clone() else { continue };
+            if role == FlagRole::Modifier {
+                continue;
+            }
+            let bit = fields[i].bits[0];
+            let (op, how) = owners.owner(fields, &name, bit);
+            let key = &self.key;
+            if op.is_none() {
+                p.warn(self.line, rules::FLAG_OPERAND, format!("{key}: '{name}' at bit {bit} has no source operand to apply to; it is not printed"));
+            }
+            if let FieldKind::Flag { page_operand, .. } = &mut fields[i].kind {
+                *page_operand = op;
+            }
+            if let Some(o) = op {
+                p.warn(self.line, rules::FLAG_OPERAND, format!("{key}: '{name}' at bit {bit} applies to operand {o} ({how})"));
+            }
+        }
+    }
+
     /// Interprets and checks the draft: the variant, or the first error.
     fn build(mut self, p: &mut Lines) -> Result<Variant, PageError> {
         let page_ops = self.page_ops();
@@ -722,7 +849,7 @@ impl VariantDraft {
         let mut fields = self.fields(p, n_page)?;
         self.check_tables(&fields, n_page)?;
         self.check_operand_fields(&fields, &page_ops)?;
-        assign_flag_operands(p, &self.key, self.line, &mut fields, &page_ops, &self.kinds);
+        self.assign_flag_operands(p, &mut fields, &page_ops);
         let operands = build_operands(&fields, &page_ops, &self.kinds);
         self.check_coverage(&fields)?;
         let mut v = Variant {
@@ -762,77 +889,84 @@ fn is_selector(s: &str) -> bool {
 ///    starts in bits 24–31, 62/63 → in bits 32–61 (a register, uniform register or
 ///    constant in the second source slot, wherever the form prints it), 74/75 → in 64–71;
 /// 3. otherwise, the k-th occurrence of a name → the k-th source operand.
-fn assign_flag_operands(p: &mut Lines, key: &str, line: usize, fields: &mut [Field], page_ops: &[Vec<usize>], kinds: &[OperandKind]) {
-    // The operand whose value starts inside a source slot's bits (a register at 32, or a
-    // constant's bank and offset anywhere in 32..62).
-    let start_in = |fields: &[Field], slot: std::ops::Range<u8>| -> Option<usize> {
-        fields.iter().find_map(|f| match f.kind {
-            FieldKind::Operand { page_operand } if f.bits.first().is_some_and(|b| slot.contains(b)) => Some(page_operand),
-            _ => None,
-        })
-    };
-    // The head page operand of each form operand that can take flags (not immediates).
-    let sources: Vec<usize> =
-        page_ops.iter().zip(kinds).skip(1).filter(|(_, k)| !matches!(k, OperandKind::Imm | OperandKind::Float)).map(|(o, _)| o[0]).collect();
-    let mut counts: Vec<(String, usize)> = vec![];
-    let order: Vec<usize> = {
-        let mut o: Vec<usize> = (0..fields.len()).collect();
-        o.sort_by_key(|&i| fields[i].bits[0]);
-        o
-    };
-    for &i in &order {
-        let FieldKind::Flag { name, role, .. } = fields[i].kind.clone() else { continue };
-        if role == FlagRole::Modifier {
-            continue;
-        }
-        let bit = fields[i].bits[0];
-        // Rule 1: scan forward over adjacent flags to a plain modi.
-        let mut b = bit + 1;
-        let mut rule1 = None;
-        while let Some(f) = fields.iter().find(|f| f.bits.first() == Some(&b)) {
-            match &f.kind {
-                FieldKind::Flag { role: FlagRole::Abs | FlagRole::Neg, .. } => b = *f.bits.last().unwrap() + 1,
-                FieldKind::OperandModifier { page_operand } => {
-                    rule1 = Some(*page_operand);
-                    break;
-                }
-                _ => break,
-            }
-        }
-        let base = |o: usize| page_ops.iter().find(|ops| ops.contains(&o)).map(|ops| ops[0]).unwrap_or(o);
-        let slot = match bit {
-            72 | 73 => start_in(fields, 24..32),
-            62 | 63 => start_in(fields, 32..62),
-            74 | 75 => start_in(fields, 64..72),
-            _ => None,
-        };
-        let (op, how) = if let Some(o) = rule1 {
-            (Some(base(o)), "precedes that operand's modifier table")
-        } else if let Some(o) = slot.filter(|&o| sources.contains(&base(o))) {
-            (Some(base(o)), "SM70+ ALU flag slot")
+struct FlagOwners<'a> {
+    page_ops: &'a [Vec<usize>],
+    /// The head page operand of each form operand that can take flags (not immediates).
+    sources: Vec<usize>,
+    /// Occurrences so far of each flag name (rule 3).
+    counts: Vec<(String, usize)>,
+}
+
+impl<'a> FlagOwners<'a> {
+    fn new(page_ops: &'a [Vec<usize>], kinds: &[OperandKind]) -> Self {
+        let sources: Vec<usize> =
+            page_ops.iter().zip(kinds).skip(1).filter(|(_, k)| !matches!(k, OperandKind::Imm | OperandKind::Float)).map(|(o, _)| o[0]).collect();
+        FlagOwners { page_ops, sources, counts: vec![] }
+    }
+
+    /// The operand of flag `name` at `bit`, and the rule that chose it.
+    fn owner(&mut self, fields: &[Field], name: &str, bit: u8) -> (Option<usize>, &'static str) {
+        if let Some(o) = before_modi(fields, bit) {
+            (Some(self.base(o)), "precedes that operand's modifier table")
+        } else if let Some(o) = alu_slot(fields, bit).filter(|&o| self.sources.contains(&self.base(o))) {
+            (Some(self.base(o)), "SM70+ ALU flag slot")
         } else {
-            let c = match counts.iter_mut().find(|(n, _)| *n == name) {
-                Some(e) => {
-                    e.1 += 1;
-                    e.1
-                }
-                None => {
-                    counts.push((name.clone(), 1));
-                    1
-                }
-            };
-            (sources.get(c - 1).copied(), "k-th occurrence → k-th source operand")
-        };
-        if op.is_none() {
-            p.warn(line, rules::FLAG_OPERAND, format!("{key}: '{name}' at bit {bit} has no source operand to apply to; it is not printed"));
-        }
-        if let FieldKind::Flag { page_operand, .. } = &mut fields[i].kind {
-            *page_operand = op;
-        }
-        if let Some(o) = op {
-            p.warn(line, rules::FLAG_OPERAND, format!("{key}: '{name}' at bit {bit} applies to operand {o} ({how})"));
+            let c = self.occurrence(name);
+            (self.sources.get(c - 1).copied(), "k-th occurrence → k-th source operand")
         }
     }
+
+    /// The head page operand of the form operand that page operand `o` belongs to.
+    fn base(&self, o: usize) -> usize {
+        self.page_ops.iter().find(|ops| ops.contains(&o)).map(|ops| ops[0]).unwrap_or(o)
+    }
+
+    /// Counts one more occurrence of `name`: 1 for the first.
+    fn occurrence(&mut self, name: &str) -> usize {
+        match self.counts.iter_mut().find(|(n, _)| n == name) {
+            Some(e) => {
+                e.1 += 1;
+                e.1
+            }
+            None => {
+                self.counts.push((name.to_string(), 1));
+                1
+            }
+        }
+    }
+}
+
+/// Rule 1: scan forward from `bit` over adjacent abs/neg flags to a plain `modi`; its
+/// table's page operand.
+fn before_modi(fields: &[Field], bit: u8) -> Option<usize> {
+    let mut b = bit + 1;
+    while let Some(f) = fields.iter().find(|f| f.bits.first() == Some(&b)) {
+        match &f.kind {
+            FieldKind::Flag { role: FlagRole::Abs | FlagRole::Neg, .. } => b = *f.bits.last().unwrap() + 1,
+            FieldKind::OperandModifier { page_operand } => return Some(*page_operand),
+            _ => return None,
+        }
+    }
+    None
+}
+
+/// Rule 2: the page operand in the SM70+ ALU source slot that a flag at `bit` belongs to.
+fn alu_slot(fields: &[Field], bit: u8) -> Option<usize> {
+    match bit {
+        72 | 73 => start_in(fields, 24..32),
+        62 | 63 => start_in(fields, 32..62),
+        74 | 75 => start_in(fields, 64..72),
+        _ => None,
+    }
+}
+
+/// The operand whose value starts inside a source slot's bits (a register at 32, or a
+/// constant's bank and offset anywhere in 32..62).
+fn start_in(fields: &[Field], slot: std::ops::Range<u8>) -> Option<usize> {
+    fields.iter().find_map(|f| match f.kind {
+        FieldKind::Operand { page_operand } if f.bits.first().is_some_and(|b| slot.contains(b)) => Some(page_operand),
+        _ => None,
+    })
 }
 
 fn build_operands(fields: &[Field], page_ops: &[Vec<usize>], kinds: &[OperandKind]) -> Vec<OperandSpec> {
@@ -876,85 +1010,105 @@ fn build_operands(fields: &[Field], page_ops: &[Vec<usize>], kinds: &[OperandKin
 /// (`(default)`, or a name the distilled line does not show separately) are placed by
 /// group number; modifier flags go last, in bit order.
 fn modifier_order(p: &mut Lines, v: &Variant, heading_mods: &[String], d: &sass::Instruction) -> Result<Vec<ModSlot>, String> {
-    let groups: Vec<usize> = {
-        let mut g: Vec<usize> = v.fields.iter().enumerate().filter(|(_, f)| matches!(f.kind, FieldKind::Group { .. })).map(|(i, _)| i).collect();
-        g.sort_by_key(|&i| match v.fields[i].kind {
-            FieldKind::Group { group } => group,
-            _ => 0,
-        });
-        g
-    };
-    let mut placed: Vec<ModSlot> = vec![];
-    let mut used: Vec<usize> = vec![];
-    let mut hmods = heading_mods.iter().peekable();
-    let mut i = 0;
-    let toks = &d.modifiers;
-    while i < toks.len() {
-        if hmods.peek().map(|h| *h == &toks[i]).unwrap_or(false) {
-            placed.push(ModSlot::Fixed { text: toks[i].clone() });
-            hmods.next();
-            i += 1;
-            continue;
-        }
-        let mut matched = false;
-        for &g in &groups {
-            if used.contains(&g) {
-                continue;
-            }
-            let Some(row) = v.field_table(g).and_then(|t| t.row(0)) else { continue };
-            let rt = row.tokens();
-            if !rt.is_empty() && toks[i..].len() >= rt.len() && toks[i..i + rt.len()].iter().zip(&rt).all(|(a, b)| a == b) {
-                placed.push(ModSlot::Group { field: g, hidden_zero: false });
-                used.push(g);
-                i += rt.len();
-                matched = true;
-                break;
-            }
-        }
-        if !matched {
-            return Err(format!("distilled modifier '{}' matches no heading modifier and no group's zero row", toks[i]));
-        }
-    }
-    if let Some(h) = hmods.next() {
-        return Err(format!("heading modifier '{h}' is not in the distilled line"));
-    }
-    // Place the rest by group number: after the last placed group with a smaller number.
-    let gnum = |f: usize| match v.fields[f].kind {
-        FieldKind::Group { group } => group,
-        _ => 0,
-    };
-    for &g in &groups {
-        if used.contains(&g) {
-            continue;
-        }
-        let row0 = v.field_table(g).and_then(|t| t.row(0));
-        let mut hidden_zero = false;
-        if let Some(r) = row0 {
-            if r.kind != RowKind::Default {
-                hidden_zero = true;
-                p.warn(
-                    v.line,
-                    rules::HIDDEN_AT_ZERO,
-                    format!(
-                        "{}: group {} prints '{}' at zero but the distilled line does not show it separately; at zero it prints nothing",
-                        v.key,
-                        gnum(g),
-                        r.name
-                    ),
-                );
-            }
-        }
-        let pos = placed
-            .iter()
-            .rposition(|s| matches!(s, ModSlot::Group { field, .. } if gnum(*field) < gnum(g)))
-            .map(|x| x + 1)
-            .unwrap_or_else(|| placed.iter().take_while(|s| matches!(s, ModSlot::Fixed { .. })).count());
-        placed.insert(pos, ModSlot::Group { field: g, hidden_zero });
-        used.push(g);
-    }
+    let mut order = ModOrder::new(v);
+    order.place_distilled(heading_mods, &d.modifiers)?;
+    order.place_rest(p);
     let mut flags: Vec<usize> =
         v.fields.iter().enumerate().filter(|(_, f)| matches!(&f.kind, FieldKind::Flag { role: FlagRole::Modifier, .. })).map(|(i, _)| i).collect();
     flags.sort_by_key(|&i| v.fields[i].bits[0]);
-    placed.extend(flags.into_iter().map(|field| ModSlot::Flag { field }));
-    Ok(placed)
+    order.placed.extend(flags.into_iter().map(|field| ModSlot::Flag { field }));
+    Ok(order.placed)
+}
+
+/// The modifier slots placed so far (see [`modifier_order`]).
+struct ModOrder<'a> {
+    v: &'a Variant,
+    /// The variant's `modi N` fields, by group number.
+    groups: Vec<usize>,
+    placed: Vec<ModSlot>,
+    /// Groups placed so far.
+    used: Vec<usize>,
+}
+
+impl<'a> ModOrder<'a> {
+    fn new(v: &'a Variant) -> Self {
+        let mut groups: Vec<usize> = v.fields.iter().enumerate().filter(|(_, f)| matches!(f.kind, FieldKind::Group { .. })).map(|(i, _)| i).collect();
+        groups.sort_by_key(|&i| group_number(v, i));
+        ModOrder { v, groups, placed: vec![], used: vec![] }
+    }
+
+    /// Places the distilled modifiers `toks`, in order: the heading's, and groups whose zero
+    /// row prints the next tokens.
+    fn place_distilled(&mut self, heading_mods: &[String], toks: &[String]) -> Result<(), String> {
+        let mut hmods = heading_mods.iter().peekable();
+        let mut i = 0;
+        while i < toks.len() {
+            if hmods.peek().map(|h| *h == &toks[i]).unwrap_or(false) {
+                self.placed.push(ModSlot::Fixed { text: toks[i].clone() });
+                hmods.next();
+                i += 1;
+                continue;
+            }
+            let Some((g, n)) = self.zero_row_at(&toks[i..]) else {
+                return Err(format!("distilled modifier '{}' matches no heading modifier and no group's zero row", toks[i]));
+            };
+            self.placed.push(ModSlot::Group { field: g, hidden_zero: false });
+            self.used.push(g);
+            i += n;
+        }
+        if let Some(h) = hmods.next() {
+            return Err(format!("heading modifier '{h}' is not in the distilled line"));
+        }
+        Ok(())
+    }
+
+    /// The first unplaced group whose zero row prints the tokens `toks` starts with, and how
+    /// many tokens that is.
+    fn zero_row_at(&self, toks: &[String]) -> Option<(usize, usize)> {
+        self.groups.iter().filter(|g| !self.used.contains(g)).find_map(|&g| {
+            let rt = self.v.field_table(g).and_then(|t| t.row(0))?.tokens();
+            let prints = !rt.is_empty() && toks.len() >= rt.len() && toks[..rt.len()].iter().zip(&rt).all(|(a, b)| a == b);
+            prints.then_some((g, rt.len()))
+        })
+    }
+
+    /// Places the groups the distilled line does not show by group number: after the last
+    /// placed group with a smaller number. A named zero row is hidden at zero (a warning).
+    fn place_rest(&mut self, p: &mut Lines) {
+        let v = self.v;
+        for g in self.groups.clone() {
+            if self.used.contains(&g) {
+                continue;
+            }
+            let row0 = v.field_table(g).and_then(|t| t.row(0));
+            let mut hidden_zero = false;
+            if let Some(r) = row0 {
+                if r.kind != RowKind::Default {
+                    hidden_zero = true;
+                    let n = group_number(v, g);
+                    let m = format!(
+                        "{}: group {n} prints '{}' at zero but the distilled line does not show it separately; at zero it prints nothing",
+                        v.key, r.name
+                    );
+                    p.warn(v.line, rules::HIDDEN_AT_ZERO, m);
+                }
+            }
+            let pos = self
+                .placed
+                .iter()
+                .rposition(|s| matches!(s, ModSlot::Group { field, .. } if group_number(v, *field) < group_number(v, g)))
+                .map(|x| x + 1)
+                .unwrap_or_else(|| self.placed.iter().take_while(|s| matches!(s, ModSlot::Fixed { .. })).count());
+            self.placed.insert(pos, ModSlot::Group { field: g, hidden_zero });
+            self.used.push(g);
+        }
+    }
+}
+
+/// The group number of field `f` (0 unless a `modi N` field).
+fn group_number(v: &Variant, f: usize) -> u32 {
+    match v.fields[f].kind {
+        FieldKind::Group { group } => group,
+        _ => 0,
+    }
 }

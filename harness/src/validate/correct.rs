@@ -6,11 +6,11 @@
 //! disagrees. Disagreements no kept edit explains are warnings; fixed bits nvdisasm
 //! ignores, control-field constraints and spelling are notes.
 
-use super::compare::{changed, compare, Verdict};
 use super::finding::{Class, Correction, Finding, Severity};
 use crate::codec::conventions::FormConventions;
 use crate::codec::print::row_tokens;
 use crate::codec::{self, Codec, Values};
+use crate::compare::{changed, compare, Verdict};
 use crate::oracle::nvdisasm::Outcome;
 use crate::sass::{self, Instruction};
 use crate::spec::edit::{self, Edit};

@@ -6,7 +6,6 @@
 //! disagreement to a field and bits, minimize random ones, merge duplicates, and hand the
 //! findings to the caller as soon as a page is done.
 
-pub mod compare;
 pub mod correct;
 pub mod finding;
 pub mod reproduce;
@@ -14,12 +13,12 @@ pub mod resume;
 
 use crate::codec::conventions::{self as conv_rules, Conventions, FormConventions};
 use crate::codec::{self, Codec, Values};
+use crate::compare::{changed, compare, element_value, Verdict};
 use crate::gen::{random_listed_values, Rng};
 use crate::oracle::nvdisasm::{Nvdisasm, NvdisasmError, Outcome};
 use crate::sass::{self, Instruction};
 use crate::spec::{FieldKind, FlagRole, Page, RowKind, Variant};
-use crate::word::{format_ranges, Word};
-use compare::{changed, compare, element_value, Verdict};
+use crate::word::Word;
 pub use finding::{outcome_text, BitStatus, Class, Correction, Edit, Finding, Severity, VariantSummary};
 use std::collections::BTreeMap;
 
@@ -1031,14 +1030,6 @@ fn merge(raw: Vec<Finding>) -> Vec<Finding> {
     out
 }
 
-/// `bits` as ranges, for messages.
-pub fn bits_text(bits: &[u8]) -> String {
-    format_ranges(bits)
-}
-
-/// Validates every page: pages are grouped by architecture (one nvdisasm batch per group,
-/// see [`validate_group`]) and the groups run at once; `done` is called on this thread
-/// as each page finishes.
 /// About how many probe words one validation batch holds (see [`validate_pages`]).
 const GROUP_WORDS: usize = 250_000;
 
@@ -1059,6 +1050,9 @@ fn slices<'p>(pages: &[&'p Page], opts: &Options) -> Vec<Vec<&'p Page>> {
     out
 }
 
+/// Validates every page: pages are grouped by architecture (each group in slices of about
+/// `GROUP_WORDS` probe words, see `validate_group`) and the groups run at once; `done` is
+/// called on this thread as each page finishes.
 pub fn validate_pages(
     spec: &crate::spec::Spec,
     codec: &Codec,

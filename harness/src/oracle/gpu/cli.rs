@@ -21,6 +21,7 @@ pub struct ExecArgs {
     /// Build and check every patched cubin with nvdisasm; run nothing (no GPU needed).
     #[arg(long)]
     pub dry_run: bool,
+    /// Folder for the plan, the patched cubins and exec-findings.jsonl (created if missing).
     #[arg(long, default_value = "reports/exec")]
     pub out: PathBuf,
     /// Placeholders per template cubin.
@@ -42,6 +43,7 @@ pub struct ExecArgs {
     /// Also run the write-barrier experiment (see `gpu::barrier`).
     #[arg(long)]
     pub barrier_experiment: bool,
+    /// Seed of the random words and of the inputs.
     #[arg(long, default_value_t = 0x5eed)]
     pub seed: u64,
     /// (testing) a fake device instead of CUDA: model, wrong, wrong-hidden, trap, hang,
@@ -52,12 +54,17 @@ pub struct ExecArgs {
 
 #[derive(clap::Args, Debug, Clone)]
 pub struct WorkerArgs {
+    /// Run the batch this request file (JSON) describes (see `gpu::worker`).
     #[arg(long)]
     pub request: Option<PathBuf>,
+    /// Print the device as JSON `{"tool":…}`, or exit 3 when there is no GPU.
     #[arg(long)]
     pub probe: bool,
+    /// (testing) a fake device instead of CUDA: model, wrong, wrong-hidden, trap, hang,
+    /// crash, silent.
     #[arg(long)]
     pub fake: Option<String>,
+    /// Page files or folders, for the model, wrong and wrong-hidden fakes (repeatable).
     #[arg(long = "spec")]
     pub spec: Vec<PathBuf>,
 }

@@ -1,4 +1,5 @@
-//! Comparing what the page predicts with what nvdisasm printed, structurally.
+//! Comparing what the page predicts with what nvdisasm printed, structurally. Shared by
+//! `validate` (probe words) and `realcode` (compiled kernels).
 //!
 //! An instruction is split into named elements (`pred`, `mods`, `op2.body`, `op2.neg`, …)
 //! so a disagreement can be pinned to the operand or modifier it touches. `.reuse` is a
