@@ -156,6 +156,10 @@ enum Cmd {
         /// Only forms of these mnemonics (comma-separated), e.g. `DFMA,FFMA`.
         #[arg(long, value_delimiter = ',')]
         only: Vec<String>,
+        /// Census only these opcodes: values of bits 0–8, comma-separated, e.g. `0x2b` (DFMA on
+        /// SM90); every form of bits 9–11 is tried. Default: every opcode.
+        #[arg(long = "opcode", value_delimiter = ',', value_parser = parse_opcode)]
+        opcodes: Vec<u16>,
         /// Concurrent solvers sharing nvdisasm batches.
         #[arg(long, default_value_t = 256)]
         solvers: usize,
@@ -322,11 +326,12 @@ fn run(cmd: Cmd) -> Result<(), String> {
             println!("{}  {}", w, c.variant(vi).key);
             Ok(())
         }
-        Cmd::Discover { arch, from, words, out, description, shard, only, solvers, jobs } => match arch {
+        Cmd::Discover { arch, from, words, out, description, shard, only, opcodes, solvers, jobs } => match arch {
             _ if !from.is_empty() => discover_from(&from, &out),
-            Some(arch) if words.is_empty() => {
-                discover_arch(discover::sweep::Options { arch: spec::Arch(arch), out, shard, solvers, only, tool: String::new() }, jobs)
-            }
+            Some(arch) if words.is_empty() => discover_arch(
+                discover::sweep::Options { arch: spec::Arch(arch), out, shard, solvers, only, scope: discover::census::Scope { opcodes }, tool: String::new() },
+                jobs,
+            ),
             Some(arch) => discover(arch, &words, &out, description.as_deref()),
             None => Err("discover needs --arch or --from".into()),
         },
@@ -636,8 +641,8 @@ fn realcode(s: &Spec, ptx: &Path, out: &OutputDir) -> Result<(), String> {
         println!("  spelled differently: {}  ours '{}'  nvdisasm '{}'  [{}]", e.word, e.ours, e.nvdisasm, e.kernel);
     }
     println!(
-        "  nvdisasm text → assembler: {} bit-exact, {} exact up to ignored bits {:?}, {} mismatches",
-        r.asm_exact, r.asm_up_to_ignored, r.ignored_bits, r.asm_mismatch
+        "  nvdisasm text → assembler: {} bit-exact, {} exact up to ignored bits {:?}, {} printed alike by several forms (this one among them), {} mismatches",
+        r.asm_exact, r.asm_up_to_ignored, r.ignored_bits, r.asm_ambiguous, r.asm_mismatch
     );
     for (k, n) in &r.by_variant {
         println!("  {k:<22} {n:>5} words");
@@ -690,6 +695,15 @@ fn bench(s: &Spec, words: usize) -> Result<(), String> {
     println!("harness validate: {harness:.2} s ({:.0} words/s)", checked as f64 / harness);
     println!("ratio (harness throughput / nvdisasm throughput): {:.2}", alone / harness);
     Ok(())
+}
+
+/// An opcode: a value of bits 0–8, hex (`0x2b`) or decimal.
+fn parse_opcode(s: &str) -> Result<u16, String> {
+    let v = match s.strip_prefix("0x") {
+        Some(h) => u16::from_str_radix(h, 16),
+        None => s.parse(),
+    };
+    v.ok().filter(|&v| v < 0x200).ok_or_else(|| format!("'{s}' is not an opcode (a value of bits 0–8, 0x0 to 0x1ff)"))
 }
 
 /// A whole architecture (or a shard of it) into `opts.out`.

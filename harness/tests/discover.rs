@@ -70,3 +70,69 @@ fn discovers_every_holdout_variant() {
         }
     }
 }
+
+/// A whole-architecture sweep restricted to one opcode (DFMA on SM90): its page holds the
+/// nine forms; two shards merged give the same files as one run; a rerun after losing the
+/// last records continues and ends with the same page.
+#[test]
+fn sweep_of_one_opcode_shards_merge_and_resume_to_the_same_page() {
+    use discover::census::Scope;
+    use discover::sweep::{self, Options, Shard};
+    let nv = nv();
+    let tmp = std::env::temp_dir().join(format!("sass-harness-sweep-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&tmp);
+    let opts = |dir: &str, shard: Shard| Options {
+        arch: spec::Arch(90),
+        out: tmp.join(dir),
+        shard,
+        solvers: 16,
+        only: vec![],
+        scope: Scope { opcodes: vec![0x2b] },
+        tool: "nvdisasm (test)".into(),
+    };
+    let quiet = |_: &str| {};
+    let whole = sweep::run(&nv, &opts("whole", Shard::ALL), &quiet).unwrap();
+    assert_eq!((whole.forms, whole.solved, whole.pages), (9, 9, 1), "{whole:?}");
+    let page = std::fs::read_to_string(tmp.join("whole/pages/dfma.txt")).unwrap();
+    let p = spec::parse_page("dfma.txt", page.as_bytes()).unwrap();
+    let mut keys: Vec<&str> = p.variants.iter().map(|v| v.key.as_str()).collect();
+    keys.sort();
+    assert_eq!(
+        keys,
+        [
+            "DFMA_R_R_F_R",
+            "DFMA_R_R_I_I_R",
+            "DFMA_R_R_R_F",
+            "DFMA_R_R_R_I_I",
+            "DFMA_R_R_R_R",
+            "DFMA_R_R_R_UR",
+            "DFMA_R_R_R_UR_I",
+            "DFMA_R_R_UR_I_R",
+            "DFMA_R_R_UR_R"
+        ]
+    );
+
+    // Shards reuse the census (as CI shards would compute the same one).
+    for (dir, i) in [("s0", 0), ("s1", 1)] {
+        std::fs::create_dir_all(tmp.join(dir)).unwrap();
+        std::fs::copy(tmp.join("whole/census.json"), tmp.join(dir).join("census.json")).unwrap();
+        let s = sweep::run(&nv, &opts(dir, Shard { index: i, count: 2 }), &quiet).unwrap();
+        assert_eq!(s.forms, [5, 4][i]);
+    }
+    let m = sweep::merge(&[tmp.join("s0"), tmp.join("s1")], &tmp.join("merged")).unwrap();
+    assert_eq!((m.forms, m.solved), (9, 9));
+    assert_eq!(std::fs::read_to_string(tmp.join("merged/pages/dfma.txt")).unwrap(), page);
+    assert!(sweep::merge(&[tmp.join("s0")], &tmp.join("half")).unwrap_err().contains("a shard is missing"));
+
+    // Interrupted: the last three records lost, the one before torn.
+    let log = tmp.join("whole/solved.jsonl");
+    let text = std::fs::read_to_string(&log).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let kept = lines[..5].join("\n") + "\n" + &lines[5][..20];
+    std::fs::write(&log, kept).unwrap();
+    std::fs::remove_dir_all(tmp.join("whole/pages")).unwrap();
+    let again = sweep::run(&nv, &opts("whole", Shard::ALL), &quiet).unwrap();
+    assert_eq!((again.forms, again.solved), (9, 9));
+    assert_eq!(std::fs::read_to_string(tmp.join("whole/pages/dfma.txt")).unwrap(), page);
+    let _ = std::fs::remove_dir_all(&tmp);
+}

@@ -15,8 +15,9 @@ pub enum AsmError {
     Syntax(#[from] sass::ParseError),
     #[error("no {arch} variant of '{mnemonic}' takes these operands{detail}")]
     NoVariant { arch: Arch, mnemonic: String, detail: String },
+    /// Two encodings print this text (nvdisasm's printing loses the bits that differ).
     #[error("'{text}' reads as several different words ({keys:?})")]
-    Ambiguous { text: String, keys: Vec<String> },
+    Ambiguous { text: String, keys: Vec<String>, words: Vec<Word> },
 }
 
 /// Assembles `text` for `arch`; control fields are copied from `controls_from`.
@@ -55,7 +56,11 @@ pub fn assemble_inst(codec: &Codec, arch: Arch, inst: &Instruction, controls_fro
             mnemonic: inst.mnemonic.clone(),
             detail: if reasons.is_empty() { String::new() } else { format!(" ({})", reasons.join("; ")) },
         }),
-        _ => Err(AsmError::Ambiguous { text: inst.to_string(), keys: hits.iter().map(|(i, _)| codec.variant(*i).key.clone()).collect() }),
+        _ => Err(AsmError::Ambiguous {
+            text: inst.to_string(),
+            keys: hits.iter().map(|(i, _)| codec.variant(*i).key.clone()).collect(),
+            words: hits.iter().map(|(_, w)| *w).collect(),
+        }),
     }
 }
 

@@ -62,14 +62,37 @@ pub struct Census {
     pub forms: BTreeMap<String, Form>,
     /// Words sent to nvdisasm.
     pub words: usize,
+    pub scope: Scope,
+}
+
+/// Which opcodes a census covers: all, or the listed values of bits 0–8 (each with every
+/// value of the form bits 9–11); mutations and random words then stay within them.
+#[derive(Clone, Debug, Default)]
+pub struct Scope {
+    pub opcodes: Vec<u16>,
+}
+
+impl Scope {
+    fn admits(&self, w: Word) -> bool {
+        w.0 != 0 && (self.opcodes.is_empty() || self.opcodes.contains(&((w.0 & 0x1ff) as u16)))
+    }
+
+    fn sweep(&self) -> Vec<u128> {
+        if self.opcodes.is_empty() {
+            (0..4096).collect()
+        } else {
+            self.opcodes.iter().flat_map(|&op| (0..8u128).map(move |form| form << 9 | op as u128)).collect()
+        }
+    }
 }
 
 impl Census {
     /// Sweeps bits 0–11 on every template, then mutates the forms found until none is new.
-    pub fn run(o: &mut Oracle, progress: &mut dyn FnMut(&str)) -> Result<Census, DiscoverError> {
-        let mut c = Census::default();
+    pub fn run(o: &mut Oracle, scope: &Scope, progress: &mut dyn FnMut(&str)) -> Result<Census, DiscoverError> {
+        let mut c = Census { scope: scope.clone(), ..Census::default() };
         // The zero word is left out: nvdisasm rejects it without naming its address.
-        let sweep: Vec<Word> = TEMPLATES.iter().flat_map(|&t| (0..4096u128).map(move |op| Word(t & !0xfff | op))).filter(|w| w.0 != 0).collect();
+        let ops = scope.sweep();
+        let sweep: Vec<Word> = TEMPLATES.iter().flat_map(|&t| ops.iter().map(move |&op| Word(t & !0xfff | op))).filter(|&w| scope.admits(w)).collect();
         let fresh = c.add(o, &sweep)?;
         progress(&format!("opcode sweep: {} forms from {} words", c.forms.len(), sweep.len()));
         c.mutate(o, fresh, progress)?;
@@ -92,7 +115,7 @@ impl Census {
             if fresh.is_empty() {
                 break;
             }
-            let words: Vec<Word> = fresh.iter().flat_map(|seed| mutation_bits().map(move |b| seed.flip(b))).filter(|w| w.0 != 0).collect();
+            let words: Vec<Word> = fresh.iter().flat_map(|seed| mutation_bits().map(move |b| seed.flip(b))).filter(|&w| self.scope.admits(w)).collect();
             fresh = self.add(o, &words)?;
             progress(&format!("mutations: {} forms ({} new) from {} words", self.forms.len(), fresh.len(), words.len()));
         }
@@ -104,7 +127,7 @@ impl Census {
     fn random_words(&self, rng: &mut Rng) -> Vec<Word> {
         let body_mask: u128 = mutation_bits().filter(|&b| b >= 12).fold(0, |m, b| m | 1u128 << b);
         let mut words = vec![];
-        for _ in 0..RANDOM_GLOBAL {
+        for _ in 0..if self.scope.opcodes.is_empty() { RANDOM_GLOBAL } else { 0 } {
             let r = (rng.next_u64() as u128) << 64 | rng.next_u64() as u128;
             words.push(Word(r & (body_mask | 0xfff)));
         }
@@ -117,7 +140,7 @@ impl Census {
                     let sparse = r & ((rng.next_u64() as u128) << 64 | rng.next_u64() as u128) & ((rng.next_u64() as u128) << 64 | rng.next_u64() as u128);
                     f.seed.0 ^ sparse & body_mask
                 };
-                if w != 0 {
+                if self.scope.admits(Word(w)) {
                     words.push(Word(w));
                 }
             }

@@ -9,7 +9,7 @@
 //! one run renders.
 
 use super::batch::Batcher;
-use super::census::{Census, Form};
+use super::census::{Census, Form, Scope};
 use super::{discover, page, DiscoverError, Oracle, Source};
 use crate::spec::Arch;
 use crate::word::Word;
@@ -50,6 +50,8 @@ pub struct Options {
     pub solvers: usize,
     /// Only forms whose mnemonic is in this list (all when empty).
     pub only: Vec<String>,
+    /// The census's opcodes (all when empty).
+    pub scope: Scope,
     /// nvdisasm's version line, for the banner.
     pub tool: String,
 }
@@ -114,6 +116,7 @@ pub fn run(nv: &dyn Source, opts: &Options, progress: &(dyn Fn(&str) + Sync)) ->
     forms.retain(|f| opts.only.is_empty() || opts.only.iter().any(|m| m.eq_ignore_ascii_case(&mnemonic_of(&f.text))));
     let mine: Vec<&FormRecord> = forms.iter().enumerate().filter(|(i, _)| i % opts.shard.count == opts.shard.index).map(|(_, f)| *f).collect();
     let log = opts.out.join("solved.jsonl");
+    drop_torn_tail(&log)?;
     let mut records = read_records(&log)?;
     let done: BTreeSet<String> = records.iter().map(|r| r.opclass.clone()).collect();
     let todo: Vec<&FormRecord> = mine.iter().filter(|f| !done.contains(&f.opclass)).copied().collect();
@@ -143,7 +146,7 @@ fn census(nv: &dyn Source, opts: &Options, progress: &(dyn Fn(&str) + Sync)) -> 
         return Ok(c);
     }
     let mut o = Oracle { src: nv, arch: opts.arch, requests: 0 };
-    let c = Census::run(&mut o, &mut |m| progress(&format!("census: {m}"))).map_err(|e| e.to_string())?;
+    let c = Census::run(&mut o, &opts.scope, &mut |m| progress(&format!("census: {m}"))).map_err(|e| e.to_string())?;
     let forms = c.forms.values().map(|f: &Form| FormRecord { opclass: f.opclass.clone(), seed: f.seed.to_string(), text: f.text.clone() }).collect();
     let file = CensusFile { arch: opts.arch.0, tool: opts.tool.clone(), words: c.words, forms };
     let json = serde_json::to_string_pretty(&file).map_err(|e| e.to_string())?;
@@ -153,6 +156,17 @@ fn census(nv: &dyn Source, opts: &Options, progress: &(dyn Fn(&str) + Sync)) -> 
 
 fn mnemonic_of(text: &str) -> String {
     super::census::text_signature(text).split(' ').next().unwrap_or("").to_string()
+}
+
+/// Cuts a torn last line (a run killed mid-write) off `path`, so appending starts clean.
+fn drop_torn_tail(path: &Path) -> Result<(), String> {
+    let Ok(bytes) = std::fs::read(path) else { return Ok(()) };
+    if bytes.is_empty() || bytes.ends_with(b"\n") {
+        return Ok(());
+    }
+    let keep = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+    let f = std::fs::OpenOptions::new().write(true).open(path).map_err(|e| io_err(path, e))?;
+    f.set_len(keep as u64).map_err(|e| io_err(path, e))
 }
 
 /// Records already in `solved.jsonl`; a torn last line (a killed run) is dropped.
@@ -350,7 +364,7 @@ pub fn merge(shards: &[PathBuf], out: &Path) -> Result<Summary, String> {
     crate::output::write_atomic(&out.join("solved.jsonl"), lines.as_bytes()).map_err(|e| e.to_string())?;
     let arch = Arch(c.arch);
     let s = write_pages(out, arch, &c.tool, &records)?;
-    let opts = Options { arch, out: out.to_path_buf(), shard: Shard::ALL, solvers: 0, only: vec![], tool: c.tool.clone() };
+    let opts = Options { arch, out: out.to_path_buf(), shard: Shard::ALL, solvers: 0, only: vec![], scope: Scope::default(), tool: c.tool.clone() };
     write_summary(out, &opts, &s, &records)?;
     Ok(s)
 }
