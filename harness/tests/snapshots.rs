@@ -109,3 +109,41 @@ fn print_snapshots() {
         });
     }
 }
+
+/// One line per variant of a discovered architecture: key, heading, fields with their bits,
+/// fixed bits and table sizes. A new nvdisasm that changes discovery shows here as a diff.
+fn discovered_summary(s: &Spec) -> String {
+    let mut lines = vec![];
+    for v in s.variants() {
+        let fields: Vec<String> = v
+            .fields
+            .iter()
+            .filter(|f| !f.is_control())
+            .map(|f| format!("{}@{}", f.name.replace(' ', ""), sass_harness::word::format_ranges(&f.bits)))
+            .collect();
+        let rows: usize = v.tables.iter().map(|t| t.rows.len()).sum();
+        lines.push(format!("{}  {}  [{}]  fixed {}={}  rows {rows}", v.key, v.heading, fields.join(" "), v.fixed_mask.0, v.fixed_value.hex()));
+    }
+    lines.sort();
+    lines.join("\n") + "\n"
+}
+
+#[test]
+fn discovered_spec_snapshots() {
+    let root = repo_root().join("corpus/isa-discovered");
+    let mut archs: Vec<PathBuf> = std::fs::read_dir(&root).expect("corpus/isa-discovered").map(|e| e.unwrap().path()).filter(|p| p.is_dir()).collect();
+    archs.sort();
+    assert!(!archs.is_empty());
+    for dir in archs {
+        let s = spec::load(std::slice::from_ref(&dir)).unwrap_or_else(|e| panic!("{e}"));
+        let name = dir.file_name().unwrap().to_string_lossy().into_owned();
+        insta::with_settings!({
+            snapshot_path => snapshot_dir(),
+            prepend_module_to_snapshot => false,
+            omit_expression => true,
+            description => format!("corpus/isa-discovered/{name}: one line per variant"),
+        }, {
+            insta::assert_snapshot!(format!("discovered_{name}"), discovered_summary(&s));
+        });
+    }
+}

@@ -118,6 +118,49 @@ pub struct Codec<'s> {
     variants: Vec<&'s Variant>,
     compiled: Vec<Compiled>,
     patterns: Vec<Pattern>,
+    index: OpcodeIndex,
+}
+
+/// Candidate patterns by architecture and bits 0–11 (the opcode and form bits every
+/// variant fixes), so finding a word's variant scans a handful of patterns, not the
+/// whole architecture. A pattern that leaves some of those bits open is listed under
+/// every value it matches; each list keeps pattern order.
+#[derive(Debug, Default)]
+struct OpcodeIndex {
+    archs: Vec<(Arch, Vec<Vec<u32>>)>,
+}
+
+const INDEX_BITS: u32 = 12;
+
+impl OpcodeIndex {
+    fn new(patterns: &[Pattern]) -> OpcodeIndex {
+        let low = (1u128 << INDEX_BITS) - 1;
+        let mut idx = OpcodeIndex::default();
+        for (i, p) in patterns.iter().enumerate() {
+            let pos = match idx.archs.iter().position(|(a, _)| *a == p.arch) {
+                Some(k) => k,
+                None => {
+                    idx.archs.push((p.arch, vec![vec![]; 1 << INDEX_BITS]));
+                    idx.archs.len() - 1
+                }
+            };
+            let (m, v) = (p.mask & low, p.value & low);
+            for (op, list) in idx.archs[pos].1.iter_mut().enumerate() {
+                if op as u128 & m == v {
+                    list.push(i as u32);
+                }
+            }
+        }
+        idx
+    }
+
+    #[inline]
+    fn candidates(&self, arch: Arch, word: Word) -> &[u32] {
+        match self.archs.iter().find(|(a, _)| *a == arch) {
+            Some((_, lists)) => &lists[(word.0 & ((1 << INDEX_BITS) - 1)) as usize],
+            None => &[],
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -155,8 +198,9 @@ impl<'s> Codec<'s> {
                 }
             })
             .collect();
-        let patterns = variants.iter().map(|v| Pattern { mask: v.fixed_mask.0, value: v.fixed_value.0, arch: v.arch }).collect();
-        Codec { spec, variants, compiled, patterns }
+        let patterns: Vec<Pattern> = variants.iter().map(|v| Pattern { mask: v.fixed_mask.0, value: v.fixed_value.0, arch: v.arch }).collect();
+        let index = OpcodeIndex::new(&patterns);
+        Codec { spec, variants, compiled, patterns, index }
     }
 
     pub fn variants(&self) -> &[&'s Variant] {
@@ -221,12 +265,13 @@ impl<'s> Codec<'s> {
     #[inline]
     pub fn find(&self, arch: Arch, word: Word) -> Result<usize, DecodeError> {
         let mut found = None;
-        for (i, p) in self.patterns.iter().enumerate() {
-            if word.0 & p.mask == p.value && p.arch == arch {
+        for &i in self.index.candidates(arch, word) {
+            let p = &self.patterns[i as usize];
+            if word.0 & p.mask == p.value {
                 if found.is_some() {
                     return Err(self.ambiguous(arch, word));
                 }
-                found = Some(i);
+                found = Some(i as usize);
             }
         }
         found.ok_or_else(|| self.no_match(arch, word))

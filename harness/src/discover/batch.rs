@@ -12,6 +12,8 @@ use std::collections::HashMap;
 use std::sync::{Condvar, Mutex, MutexGuard};
 
 type Reply = Result<Vec<Outcome>, DiscoverError>;
+/// (ticket, words) requests of one architecture.
+type Requests = Vec<(u64, Vec<Word>)>;
 
 #[derive(Default)]
 struct State {
@@ -67,7 +69,7 @@ impl<'a> Batcher<'a> {
 
     /// Sends every pending request as one batch per architecture and files the replies.
     fn flush(&self, requests: Vec<(u64, Arch, Vec<Word>)>) -> Vec<(u64, Reply)> {
-        let mut by_arch: Vec<(Arch, Vec<(u64, Vec<Word>)>)> = vec![];
+        let mut by_arch: Vec<(Arch, Requests)> = vec![];
         for (t, arch, words) in requests {
             match by_arch.iter_mut().find(|(a, _)| *a == arch) {
                 Some((_, v)) => v.push((t, words)),

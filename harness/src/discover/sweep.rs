@@ -224,7 +224,7 @@ fn solve_all(nv: &dyn Source, opts: &Options, todo: &[&FormRecord], log: &Path, 
                         break;
                     }
                     let n = finished.fetch_add(1, Ordering::SeqCst) + 1;
-                    if n % 50 == 0 || n == todo.len() {
+                    if n.is_multiple_of(50) || n == todo.len() {
                         progress(&format!("solved {n}/{} forms, {:.0} s", todo.len(), t0.elapsed().as_secs_f64()));
                     }
                 }
@@ -255,7 +255,13 @@ fn solve_one(src: &dyn Source, arch: Arch, f: &FormRecord) -> Result<Record, Str
     match discover(src, arch, seed) {
         Ok(d) => {
             rec.notes = d.notes.clone();
-            if d.notes.is_empty() {
+            // The page must say it: a block our parser rejects (tokens of one group printed
+            // apart, say) leaves the form off the pages, with the parser's reason.
+            let text = page::render(&d.mnemonic, None, std::slice::from_ref(&d));
+            let parsed = crate::spec::parse_page(&d.mnemonic, text.as_bytes());
+            if let Err(e) = &parsed {
+                rec.unsolved = Some(format!("the page format cannot say it: {}", e.message));
+            } else if d.notes.is_empty() {
                 rec.mnemonic = d.mnemonic.clone();
                 rec.key = page::key(&d);
                 rec.block = page::variant_block(&d);
