@@ -160,6 +160,10 @@ enum Cmd {
         /// SM90); every form of bits 9–11 is tried. Default: every opcode.
         #[arg(long = "opcode", value_delimiter = ',', value_parser = parse_opcode)]
         opcodes: Vec<u16>,
+        /// PTX whose compiled words seed the census (every `*.ptx`, compiled with ptxas for
+        /// --arch); `none` for the census alone.
+        #[arg(long, default_value = "corpus/ptx")]
+        ptx: PathBuf,
         /// Concurrent solvers sharing nvdisasm batches.
         #[arg(long, default_value_t = 256)]
         solvers: usize,
@@ -326,12 +330,13 @@ fn run(cmd: Cmd) -> Result<(), String> {
             println!("{}  {}", w, c.variant(vi).key);
             Ok(())
         }
-        Cmd::Discover { arch, from, words, out, description, shard, only, opcodes, solvers, jobs } => match arch {
+        Cmd::Discover { arch, from, words, out, description, shard, only, opcodes, ptx, solvers, jobs } => match arch {
             _ if !from.is_empty() => discover_from(&from, &out),
-            Some(arch) if words.is_empty() => discover_arch(
-                discover::sweep::Options { arch: spec::Arch(arch), out, shard, solvers, only, scope: discover::census::Scope { opcodes }, tool: String::new() },
-                jobs,
-            ),
+            Some(arch) if words.is_empty() => {
+                let scope = discover::census::Scope { opcodes };
+                let opts = discover::sweep::Options { arch: spec::Arch(arch), out, shard, solvers, only, scope, seeds: vec![], tool: String::new() };
+                discover_arch(opts, &ptx, jobs)
+            }
             Some(arch) => discover(arch, &words, &out, description.as_deref()),
             None => Err("discover needs --arch or --from".into()),
         },
@@ -637,6 +642,9 @@ fn realcode(s: &Spec, ptx: &Path, out: &OutputDir) -> Result<(), String> {
         r.disagreeing.len()
     );
     println!("  byte-identical to nvdisasm: {} of {} covered words", r.identical, r.covered);
+    for (arch, (words, covered)) in &r.by_arch {
+        println!("  {arch}: {covered} of {words} words covered ({:.1}%)", 100.0 * *covered as f64 / (*words).max(1) as f64);
+    }
     for e in r.not_identical.iter().take(8) {
         println!("  spelled differently: {}  ours '{}'  nvdisasm '{}'  [{}]", e.word, e.ours, e.nvdisasm, e.kernel);
     }
@@ -707,8 +715,14 @@ fn parse_opcode(s: &str) -> Result<u16, String> {
 }
 
 /// A whole architecture (or a shard of it) into `opts.out`.
-fn discover_arch(mut opts: discover::sweep::Options, jobs: Option<usize>) -> Result<(), String> {
+fn discover_arch(mut opts: discover::sweep::Options, ptx: &Path, jobs: Option<usize>) -> Result<(), String> {
     let mut nv = nvdisasm()?;
+    if ptx != Path::new("none") && !opts.out.join("census.json").exists() {
+        let ptxas = sass_harness::oracle::tools::locate(sass_harness::oracle::tools::Tool::Ptxas).map_err(|e| e.to_string())?;
+        let cubins = opts.out.join("cubins");
+        std::fs::create_dir_all(&cubins).map_err(|e| format!("{}: {e}", cubins.display()))?;
+        opts.seeds = sass_harness::realcode::corpus_words(&ptxas, ptx, opts.arch, &cubins)?;
+    }
     if let Some(j) = jobs {
         nv.jobs = j.max(1);
     }

@@ -42,6 +42,8 @@ pub struct RealCodeReport {
     pub asm_failures: Vec<Example>,
     /// Covered words by variant key.
     pub by_variant: std::collections::BTreeMap<String, usize>,
+    /// (words, covered) by architecture.
+    pub by_arch: std::collections::BTreeMap<String, (usize, usize)>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -84,12 +86,32 @@ pub fn run(codec: &Codec, nv: &Nvdisasm, ptxas_path: &Path, ptx_dir: &Path, out_
             let ws: Vec<Word> = words.iter().map(|w| w.word).collect();
             let outs = nv.disassemble(&arch.nvdisasm_name(), &ws).map_err(|e| e.to_string())?;
             let kernel = format!("{} ({})", f.file_name().unwrap_or_default().to_string_lossy(), arch);
+            let covered = tally.rep.covered;
             for (w, o) in ws.iter().zip(outs) {
                 tally.word(&kernel, arch, *w, o)?;
             }
+            let a = tally.rep.by_arch.entry(arch.to_string()).or_default();
+            a.0 += ws.len();
+            a.1 += tally.rep.covered - covered;
         }
     }
     Ok(tally.rep)
+}
+
+/// Every instruction word ptxas emits for the `*.ptx` files of `ptx_dir` on `arch` (files
+/// whose `.target` is above `arch` are skipped); cubins go to `out_dir`.
+pub fn corpus_words(ptxas_path: &Path, ptx_dir: &Path, arch: Arch, out_dir: &Path) -> Result<Vec<Word>, String> {
+    let mut out = vec![];
+    for f in ptx_files(ptx_dir)? {
+        let text = std::fs::read_to_string(&f).map_err(|e| format!("{}: {e}", f.display()))?;
+        if arch.0 < min_arch(&text) {
+            continue;
+        }
+        let cubin_path = ptxas::compile(ptxas_path, &f, &arch.ptxas_name(), out_dir).map_err(|e| e.to_string())?;
+        let bytes = std::fs::read(&cubin_path).map_err(|e| format!("{}: {e}", cubin_path.display()))?;
+        out.extend(cubin::text_words(&bytes).map_err(|e| e.to_string())?.iter().map(|w| w.word));
+    }
+    Ok(out)
 }
 
 /// The `*.ptx` files of `dir`, sorted.

@@ -30,6 +30,9 @@ pub const TEMPLATES: [u128; 3] = [0, 0x0000_0000_0000_00ff_0000_0000_ffff_7000, 
 /// by bits outside 0–11, reached through the forms of the round before).
 pub const MUTATION_ROUNDS: usize = 32;
 
+/// Other seed words kept per form.
+pub const ALTERNATES: usize = 3;
+
 /// Random words per known form in a random round, and most random rounds (they stop
 /// early when one finds nothing new).
 pub const RANDOM_PER_FORM: usize = 64;
@@ -46,6 +49,9 @@ pub struct Form {
     pub seed: Word,
     /// nvdisasm's text for `seed`.
     pub text: String,
+    /// Other words of the form seen later (at most [`ALTERNATES`]): seeds to try when the
+    /// first one's operands or modifiers defeat the solver.
+    pub alternates: Vec<Word>,
 }
 
 /// What one word is, as far as the census is concerned.
@@ -88,13 +94,17 @@ impl Scope {
 
 impl Census {
     /// Sweeps bits 0–11 on every template, then mutates the forms found until none is new.
-    pub fn run(o: &mut Oracle, scope: &Scope, progress: &mut dyn FnMut(&str)) -> Result<Census, DiscoverError> {
+    /// `seeds` are words known to be instructions (real code): their forms join the sweep's.
+    pub fn run(o: &mut Oracle, scope: &Scope, seeds: &[Word], progress: &mut dyn FnMut(&str)) -> Result<Census, DiscoverError> {
         let mut c = Census { scope: scope.clone(), ..Census::default() };
         // The zero word is left out: nvdisasm rejects it without naming its address.
         let ops = scope.sweep();
-        let sweep: Vec<Word> = TEMPLATES.iter().flat_map(|&t| ops.iter().map(move |&op| Word(t & !0xfff | op))).filter(|&w| scope.admits(w)).collect();
+        let control: u128 = CONTROL.fold(0, |m, b| m | 1u128 << b);
+        let mut sweep: Vec<Word> = TEMPLATES.iter().flat_map(|&t| ops.iter().map(move |&op| Word(t & !0xfff | op))).collect();
+        sweep.extend(seeds.iter().map(|w| Word(w.0 & !control)));
+        sweep.retain(|&w| scope.admits(w));
         let fresh = c.add(o, &sweep)?;
-        progress(&format!("opcode sweep: {} forms from {} words", c.forms.len(), sweep.len()));
+        progress(&format!("opcode sweep and {} seed words: {} forms from {} words", seeds.len(), c.forms.len(), sweep.len()));
         c.mutate(o, fresh, progress)?;
         let mut rng = Rng::new(0xc0de_5eed);
         for round in 0..RANDOM_ROUNDS {
@@ -155,9 +165,13 @@ impl Census {
         let mut fresh = vec![];
         for (&w, id) in words.iter().zip(ids) {
             let Identity::Form { opclass, text } = id else { continue };
-            if !self.forms.contains_key(&opclass) {
-                fresh.push(w);
-                self.forms.insert(opclass.clone(), Form { opclass, seed: w, text });
+            match self.forms.get_mut(&opclass) {
+                Some(f) if f.alternates.len() < ALTERNATES && w != f.seed && !f.alternates.contains(&w) => f.alternates.push(w),
+                Some(_) => {}
+                None => {
+                    fresh.push(w);
+                    self.forms.insert(opclass.clone(), Form { opclass, seed: w, text, alternates: vec![] });
+                }
             }
         }
         Ok(fresh)
@@ -175,7 +189,7 @@ pub fn opclass_of(message: &str) -> Option<&str> {
     Some(&rest[..rest.find('\'')?])
 }
 
-fn with_opex(w: Word, v: u128) -> Word {
+pub fn with_opex(w: Word, v: u128) -> Word {
     let mask = ((1u128 << OPEX.len()) - 1) << OPEX.start;
     Word(w.0 & !mask | v << OPEX.start)
 }

@@ -121,15 +121,16 @@ impl Oracle<'_> {
 
     /// Texts: `None` = illegal, `""` = silent.
     pub fn texts(&mut self, words: &[Word]) -> Result<Vec<Option<String>>, DiscoverError> {
-        Ok(self
-            .outcomes(words)?
-            .into_iter()
-            .map(|o| match o {
-                Outcome::Printed { text } => Some(text),
-                Outcome::Silent => Some(String::new()),
-                Outcome::Illegal { .. } => None,
-            })
-            .collect())
+        Ok(self.outcomes(words)?.iter().map(outcome_text).collect())
+    }
+}
+
+/// An outcome as text: `None` = illegal, `""` = silent.
+fn outcome_text(o: &Outcome) -> Option<String> {
+    match o {
+        Outcome::Printed { text } => Some(text.clone()),
+        Outcome::Silent => Some(String::new()),
+        Outcome::Illegal { .. } => None,
     }
 }
 
@@ -144,14 +145,33 @@ pub fn discover(src: &dyn Source, arch: Arch, seed: Word) -> Result<Discovered, 
     let bits = probe_bits();
     let mut words = vec![seed];
     words.extend(bits.iter().map(|&b| seed.flip(b)));
-    let texts = o.texts(&words)?;
+    // Each word again with an undefined opex value: nvdisasm then names its form.
+    let n = words.len();
+    let probes: Vec<Word> = words.iter().map(|&w| census::with_opex(w, 0x10)).collect();
+    words.extend(probes);
+    let outs = o.outcomes(&words)?;
+    let texts: Vec<Option<String>> = outs[..n].iter().map(outcome_text).collect();
+    let class = |i: usize| match &outs[n + i] {
+        Outcome::Illegal { message } => census::opclass_of(message).map(str::to_string),
+        _ => None,
+    };
     let seed_text = match &texts[0] {
         Some(t) if !t.is_empty() => t.clone(),
         Some(_) => return Err(DiscoverError::Seed(seed, arch, "silent".into())),
         None => return Err(DiscoverError::Seed(seed, arch, "illegal".into())),
     };
     let s = Seed::new(arch, &seed_text).map_err(|e| DiscoverError::Seed(seed, arch, e))?;
-    let effects: Vec<(u8, Effect)> = bits.iter().zip(&texts[1..]).map(|(&b, t)| (b, s.classify(t.as_deref()))).collect();
+    let seed_class = class(0);
+    // A flip into another form (nvdisasm names another opclass) is a form bit, whatever
+    // the text shows: two forms may print alike.
+    let effects: Vec<(u8, Effect)> = bits
+        .iter()
+        .enumerate()
+        .map(|(k, &b)| match (&seed_class, class(k + 1)) {
+            (Some(a), Some(c)) if *a != c => (b, Effect::Fixed(probe::Fixed::Other)),
+            _ => (b, s.classify(texts[k + 1].as_deref())),
+        })
+        .collect();
     let mut d = layout::solve(&mut o, &s, seed, &effects)?;
     let zero = Word(seed.0 & !d.fields.iter().flat_map(|f| f.bits.iter()).fold(0u128, |m, &b| m | 1u128 << b));
     if zero != seed {

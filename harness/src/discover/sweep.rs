@@ -52,6 +52,8 @@ pub struct Options {
     pub only: Vec<String>,
     /// The census's opcodes (all when empty).
     pub scope: Scope,
+    /// Words known to be instructions (real code for this architecture), census seeds.
+    pub seeds: Vec<Word>,
     /// nvdisasm's version line, for the banner.
     pub tool: String,
 }
@@ -70,6 +72,9 @@ pub struct FormRecord {
     pub opclass: String,
     pub seed: String,
     pub text: String,
+    /// More words of the form, tried in order when `seed` does not solve.
+    #[serde(default)]
+    pub alternates: Vec<String>,
 }
 
 /// One solved (or failed) form, a line of `solved.jsonl`.
@@ -146,8 +151,17 @@ fn census(nv: &dyn Source, opts: &Options, progress: &(dyn Fn(&str) + Sync)) -> 
         return Ok(c);
     }
     let mut o = Oracle { src: nv, arch: opts.arch, requests: 0 };
-    let c = Census::run(&mut o, &opts.scope, &mut |m| progress(&format!("census: {m}"))).map_err(|e| e.to_string())?;
-    let forms = c.forms.values().map(|f: &Form| FormRecord { opclass: f.opclass.clone(), seed: f.seed.to_string(), text: f.text.clone() }).collect();
+    let c = Census::run(&mut o, &opts.scope, &opts.seeds, &mut |m| progress(&format!("census: {m}"))).map_err(|e| e.to_string())?;
+    let forms = c
+        .forms
+        .values()
+        .map(|f: &Form| FormRecord {
+            opclass: f.opclass.clone(),
+            seed: f.seed.to_string(),
+            text: f.text.clone(),
+            alternates: f.alternates.iter().map(Word::to_string).collect(),
+        })
+        .collect();
     let file = CensusFile { arch: opts.arch.0, tool: opts.tool.clone(), words: c.words, forms };
     let json = serde_json::to_string_pretty(&file).map_err(|e| e.to_string())?;
     crate::output::write_atomic(&path, json.as_bytes()).map_err(|e| io_err(&path, e))?;
@@ -237,12 +251,25 @@ fn solve_all(nv: &dyn Source, opts: &Options, todo: &[&FormRecord], log: &Path, 
     Ok(batcher.totals())
 }
 
-/// One form: its page block, or why it has none. A tool failure is an error, not a record.
+/// One form: its page block, or why it has none (the first seed's reason when no seed
+/// solves). A tool failure is an error, not a record.
 fn solve_one(src: &dyn Source, arch: Arch, f: &FormRecord) -> Result<Record, String> {
-    let seed = Word::parse_hex(&f.seed).ok_or_else(|| format!("census seed '{}' is not a word", f.seed))?;
+    let mut first: Option<Record> = None;
+    for hex in std::iter::once(&f.seed).chain(&f.alternates) {
+        let seed = Word::parse_hex(hex).ok_or_else(|| format!("census seed '{hex}' is not a word"))?;
+        let rec = solve_seed(src, arch, f, seed)?;
+        if rec.unsolved.is_none() {
+            return Ok(rec);
+        }
+        first.get_or_insert(rec);
+    }
+    first.ok_or_else(|| format!("form {} has no seed", f.opclass))
+}
+
+fn solve_seed(src: &dyn Source, arch: Arch, f: &FormRecord, seed: Word) -> Result<Record, String> {
     let mut rec = Record {
         opclass: f.opclass.clone(),
-        seed: f.seed.clone(),
+        seed: seed.to_string(),
         text: f.text.clone(),
         mnemonic: String::new(),
         key: String::new(),
@@ -255,6 +282,7 @@ fn solve_one(src: &dyn Source, arch: Arch, f: &FormRecord) -> Result<Record, Str
     match discover(src, arch, seed) {
         Ok(d) => {
             rec.notes = d.notes.clone();
+            rec.text = d.distilled.clone();
             // The page must say it: a block our parser rejects (tokens of one group printed
             // apart, say) leaves the form off the pages, with the parser's reason.
             let text = page::render(&d.mnemonic, None, std::slice::from_ref(&d));
@@ -370,7 +398,8 @@ pub fn merge(shards: &[PathBuf], out: &Path) -> Result<Summary, String> {
     crate::output::write_atomic(&out.join("solved.jsonl"), lines.as_bytes()).map_err(|e| e.to_string())?;
     let arch = Arch(c.arch);
     let s = write_pages(out, arch, &c.tool, &records)?;
-    let opts = Options { arch, out: out.to_path_buf(), shard: Shard::ALL, solvers: 0, only: vec![], scope: Scope::default(), tool: c.tool.clone() };
+    let opts =
+        Options { arch, out: out.to_path_buf(), shard: Shard::ALL, solvers: 0, only: vec![], scope: Scope::default(), seeds: vec![], tool: c.tool.clone() };
     write_summary(out, &opts, &s, &records)?;
     Ok(s)
 }
