@@ -118,6 +118,18 @@ fn try_lock(_: &File) -> std::io::Result<()> {
     Ok(())
 }
 
+/// Writes `path` whole: a temporary file next to it, then a rename (the error names the
+/// path that failed).
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), OutputError> {
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let tmp = path.with_file_name(format!(".{name}.tmp-{}", std::process::id()));
+    std::fs::write(&tmp, bytes).map_err(io(&tmp))?;
+    std::fs::rename(&tmp, path).map_err(|e| {
+        let _ = std::fs::remove_file(&tmp);
+        OutputError::Io { path: path.to_path_buf(), err: e }
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -171,16 +183,4 @@ mod tests {
         let e = OutputDir::lock(Path::new("/proc/sass-harness-cannot-be-here")).unwrap_err();
         assert!(e.to_string().contains("/proc/sass-harness-cannot-be-here"), "{e}");
     }
-}
-
-/// Writes `path` whole: a temporary file next to it, then a rename (the error names the
-/// path that failed).
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), OutputError> {
-    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    let tmp = path.with_file_name(format!(".{name}.tmp-{}", std::process::id()));
-    std::fs::write(&tmp, bytes).map_err(io(&tmp))?;
-    std::fs::rename(&tmp, path).map_err(|e| {
-        let _ = std::fs::remove_file(&tmp);
-        OutputError::Io { path: path.to_path_buf(), err: e }
-    })
 }

@@ -210,7 +210,7 @@ fn solve_all(nv: &dyn Source, opts: &Options, todo: &[&FormRecord], log: &Path, 
                         break;
                     }
                     let n = finished.fetch_add(1, Ordering::SeqCst) + 1;
-                    if n % 50 == 0 || n == todo.len() {
+                    if n.is_multiple_of(50) || n == todo.len() {
                         progress(&format!("solved {n}/{} forms, {:.0} s", todo.len(), t0.elapsed().as_secs_f64()));
                     }
                 }
