@@ -193,17 +193,22 @@ fn fill_operand(v: &Variant, k: usize, o: &sass::Operand, spec: &OperandSpec, va
             set(values, 0, ureg_index(v, *ureg), &Body::UReg { n: *ureg }.to_string())?;
             set(values, 1, (*offset / 4) as u64, &format!("offset {offset:#x}"))?;
         }
+        (OperandKind::Pred, Body::Pred { n }) | (OperandKind::UPred, Body::UPred { n }) => {
+            if *n > PT {
+                let u = if spec.kind == OperandKind::UPred { "U" } else { "" };
+                return Err(format!("operand {k}: predicate {} does not exist ({u}P0..{u}P6, {u}PT)", o.body));
+            }
+            set(values, 0, *n as u64, &o.body.to_string())?
+        }
         (kind, body) => return Err(format!("operand {k}: expected {}, found '{body}'", kind.form_token())),
     }
-    for (want, field, what) in [(o.abs, spec.abs_field, "|…|"), (o.neg, spec.neg_field, "-")] {
+    let not = if matches!(spec.kind, OperandKind::Pred | OperandKind::UPred) { "!" } else { "~" };
+    for (want, field, what) in [(o.abs, spec.abs_field, "|…|"), (o.neg, spec.neg_field, "-"), (o.not, spec.not_field, not)] {
         match (want, field) {
             (true, Some(f)) => values.set(f, 1),
             (true, None) => return Err(format!("operand {k}: the page has no {what} flag for it")),
             _ => {}
         }
-    }
-    if o.not {
-        return Err(format!("operand {k}: the page has no '~'/'!' flag for it"));
     }
     // Suffixes: operand-modifier tables in order, then selector flags.
     let mut slots: Vec<Slot> = spec.suffix_fields.iter().map(|&f| Slot::Table { field: f, hidden_zero: false }).collect();

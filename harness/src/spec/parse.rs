@@ -176,6 +176,8 @@ fn parse_form(s: &str) -> Option<Vec<OperandKind>> {
             "F" => Some(OperandKind::Float),
             "c[I][I]" => Some(OperandKind::Const),
             "cx[UR][I]" => Some(OperandKind::ConstX),
+            "P" => Some(OperandKind::Pred),
+            "UP" => Some(OperandKind::UPred),
             _ => None,
         })
         .collect()
@@ -200,7 +202,7 @@ fn parse_variant(p: &mut Lines, instruction: &str, arch: Arch) -> Result<Variant
     let form = form.trim().to_string();
     let kinds = match parse_form(&form) {
         Some(k) => k,
-        None => return p.err(fl, format!("expected an operand form of R, UR, I, F, c[I][I], cx[UR][I] separated by commas, found '{form}'")),
+        None => return p.err(fl, format!("expected an operand form of {} separated by commas, found '{form}'", OperandKind::form_tokens())),
     };
     let (dl, d) = p.expect("'distilled: <SASS text>'")?;
     let distilled = match d.trim_start().strip_prefix("distilled:") {
@@ -644,6 +646,7 @@ impl VariantDraft {
         let role = match n {
             "cABS" => FlagRole::Abs,
             "cNEG" => FlagRole::Neg,
+            "cNOT" => FlagRole::Not,
             s if is_selector(s) => FlagRole::Selector,
             _ => FlagRole::Modifier,
         };
@@ -755,8 +758,9 @@ fn is_selector(s: &str) -> bool {
     matches!(s, "H0" | "H1" | "B0" | "B1" | "B2" | "B3")
 }
 
-/// Which operand does each `cABS`/`cNEG`/selector flag belong to? The page does not say.
-/// Rules, in order (each assumption is a warning, and validation checks it):
+/// Which operand does each `cABS`/`cNEG`/`cNOT`/selector flag belong to? The page does not
+/// say. Rules, in order (each assumption is a warning, and validation checks it):
+/// 0. a `cNOT` directly above a `P`/`UP` operand's field negates that predicate;
 /// 1. flags directly before a plain `modi` belong to that operand-modifier table's operand;
 /// 2. the SM70+ ALU slots (as Mesa NAK encodes them): 72/73 → the operand whose value
 ///    starts in bits 24–31, 62/63 → in bits 32–61 (a register, uniform register or
@@ -791,7 +795,7 @@ fn assign_flag_operands(p: &mut Lines, key: &str, line: usize, fields: &mut [Fie
         let mut rule1 = None;
         while let Some(f) = fields.iter().find(|f| f.bits.first() == Some(&b)) {
             match &f.kind {
-                FieldKind::Flag { role: FlagRole::Abs | FlagRole::Neg, .. } => b = *f.bits.last().unwrap() + 1,
+                FieldKind::Flag { role: FlagRole::Abs | FlagRole::Neg | FlagRole::Not, .. } => b = *f.bits.last().unwrap() + 1,
                 FieldKind::OperandModifier { page_operand } => {
                     rule1 = Some(*page_operand);
                     break;
@@ -806,7 +810,15 @@ fn assign_flag_operands(p: &mut Lines, key: &str, line: usize, fields: &mut [Fie
             74 | 75 => start_in(fields, 64..72),
             _ => None,
         };
-        let (op, how) = if let Some(o) = rule1 {
+        // A cNOT right above a predicate operand's index negates that predicate.
+        let is_pred = |o: usize| page_ops.iter().zip(kinds).any(|(ops, k)| ops.contains(&o) && matches!(k, OperandKind::Pred | OperandKind::UPred));
+        let below = fields.iter().find_map(|f| match f.kind {
+            FieldKind::Operand { page_operand } if f.bits.last().map(|&b| b + 1) == Some(bit) && is_pred(page_operand) => Some(page_operand),
+            _ => None,
+        });
+        let (op, how) = if let Some(o) = below.filter(|_| role == FlagRole::Not) {
+            (Some(o), "directly above that predicate")
+        } else if let Some(o) = rule1 {
             (Some(base(o)), "precedes that operand's modifier table")
         } else if let Some(o) = slot.filter(|&o| sources.contains(&base(o))) {
             (Some(base(o)), "SM70+ ALU flag slot")
@@ -864,6 +876,7 @@ fn build_operands(fields: &[Field], page_ops: &[Vec<usize>], kinds: &[OperandKin
                 suffix_fields,
                 abs_field: flag(FlagRole::Abs),
                 neg_field: flag(FlagRole::Neg),
+                not_field: flag(FlagRole::Not),
                 selector_fields,
             }
         })
