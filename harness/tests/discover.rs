@@ -3,8 +3,9 @@
 //! layout, tables and distilled line back.
 
 use sass_harness::discover::{self, page};
-use sass_harness::oracle::nvdisasm::Nvdisasm;
+use sass_harness::oracle::nvdisasm::{Nvdisasm, Outcome};
 use sass_harness::spec::{self, Variant};
+use sass_harness::word::Word;
 use std::path::PathBuf;
 
 fn root() -> PathBuf {
@@ -34,7 +35,11 @@ fn layout(v: &Variant) -> Layout {
 
 /// Discovers `key` from the zero word of its page and compares, field by field.
 fn rediscover(nv: &Nvdisasm, file: &str, key: &str) {
-    let path = root().join("corpus/isa-correct").join(file);
+    rediscover_in(nv, "corpus/isa-correct", file, key)
+}
+
+fn rediscover_in(nv: &Nvdisasm, dir: &str, file: &str, key: &str) {
+    let path = root().join(dir).join(file);
     let p = spec::parse_page(file, &std::fs::read(&path).unwrap()).unwrap();
     let v = p.variants.iter().find(|v| v.key == key).unwrap_or_else(|| panic!("{key} not in {file}"));
     let d = discover::discover(nv, p.arch, v.fixed_value).unwrap();
@@ -51,6 +56,23 @@ fn discovers_a_holdout_variant_from_its_zero_word() {
     rediscover(&nv, "sm100/dadd.txt", "DADD_R_R_R");
     // A split group (FMZ/FTZ at bits 76 and 80), a flag, a constant operand and uniform registers.
     rediscover(&nv, "sm90/ffma.txt", "FFMA_R_R_I_I_R");
+}
+
+include!("data/pred_words.rs");
+
+/// `P`/`UP` operands and `cNOT` (`!P4`, `!UPT`, `~R7`): the pages in tests/data/preds come
+/// back from their zero words, and nvdisasm prints the codec test's words as it expects.
+#[test]
+fn discovers_predicate_operands_and_cnot() {
+    let nv = nv();
+    for (file, key) in [("isetp.txt", "ISETP_P_P_R_R_P"), ("plop3.txt", "PLOP3_P_P_P_P_UP_I_I"), ("popc.txt", "POPC_R_R")] {
+        rediscover_in(&nv, "harness/tests/data/preds", file, key);
+    }
+    let words: Vec<Word> = PRED_WORDS.iter().map(|(_, h)| Word::parse_hex(h).unwrap()).collect();
+    let got = nv.disassemble("SM90", &words).unwrap();
+    for ((text, hex), o) in PRED_WORDS.iter().zip(got) {
+        assert_eq!(o, Outcome::Printed { text: text.to_string() }, "{hex}");
+    }
 }
 
 /// Every variant of every hold-out page (about two minutes on two cores).

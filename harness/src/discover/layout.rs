@@ -39,7 +39,11 @@ pub fn solve(o: &mut Oracle, s: &Seed, seed: Word, effects: &[(u8, Effect)]) -> 
                 values.entry(sl[*operand][*sub]).or_default().push((weight.unwrap_or(99), *b));
             }
             Effect::Flag { operand, role } => {
-                let kind = if *role == FlagRole::Abs { FieldKind::Abs(*operand) } else { FieldKind::Neg(*operand) };
+                let kind = match role {
+                    FlagRole::Abs => FieldKind::Abs(*operand),
+                    FlagRole::Not => FieldKind::Not(*operand),
+                    _ => FieldKind::Neg(*operand),
+                };
                 fields.push(Field { kind, bits: vec![*b] });
             }
             Effect::Modifiers(_) => modbits.push(*b),

@@ -2,8 +2,8 @@
 //!
 //! From the seed (an instruction word with control bits zero), every non-control bit is
 //! flipped singly; each flip's effect ([`probe::Effect`]) says whether the bit is fixed, the
-//! predicate, a value bit of one operand (with its weight), a `cABS`/`cNEG` decoration of one
-//! operand, or a modifier bit. Value bits become `operand N` fields in weight order; modifier
+//! predicate, a value bit of one operand (with its weight), a `cABS`/`cNEG`/`cNOT` decoration
+//! of one operand, or a modifier bit. Value bits become `operand N` fields in weight order; modifier
 //! bits are joined into one group whenever a pair's joint text is not the union of their
 //! single effects; each group is enumerated for its table; every operand field is checked at
 //! all-ones and random values, and random words with every field set check the operands again
@@ -40,9 +40,10 @@ pub enum FieldKind {
     Operand(usize),
     /// `modi N`, N counted from 1 in nvdisasm's print order.
     Group(u32),
-    /// `cABS` / `cNEG` of a form operand.
+    /// `cABS` / `cNEG` / `cNOT` of a form operand.
     Abs(usize),
     Neg(usize),
+    Not(usize),
     /// A one-bit instruction modifier such as `SAT`.
     Modifier(String),
 }
@@ -56,6 +57,7 @@ impl Field {
             FieldKind::Group(n) => format!("modi {n}"),
             FieldKind::Abs(_) => "cABS".into(),
             FieldKind::Neg(_) => "cNEG".into(),
+            FieldKind::Not(_) => "cNOT".into(),
             FieldKind::Modifier(m) => m.clone(),
         }
     }
