@@ -75,6 +75,30 @@ fn discovers_predicate_operands_and_cnot() {
     }
 }
 
+/// What a written page would get wrong is a note (the form stays off the pages), and a
+/// modifier shown when its bit is clear is a one-bit group, not a flag.
+#[test]
+fn discovery_notes_what_the_page_would_print_otherwise() {
+    let nv = nv();
+    let solve = |hex: &str| discover::discover(&nv, spec::Arch(90), Word::parse_hex(hex).unwrap()).unwrap();
+    // PLOP3's R0.SIGN: a constant operand suffix no cell says.
+    let d = solve("0000000000000000000000000000021d");
+    assert!(d.notes.iter().any(|n| n.contains("for the zero word") && n.contains("R0.SIGN")), "{:?}", d.notes);
+    // HFMA2.MMA's cABS at 83 decorates the third source; the parser's rule gives it to the first.
+    let d = solve("00000000000000000000000000000635");
+    assert!(
+        d.notes.iter().any(|n| n.starts_with("'cABS' at bit 83: the page's positional rule gives it to operand 1, nvdisasm shows it on operand 2")),
+        "{:?}",
+        d.notes
+    );
+    // IMAD.X's seed has bit 73 set; clearing it prints U32.
+    let d = solve("0000000007ffff000000000000007424");
+    assert!(d.notes.is_empty(), "{:?}", d.notes);
+    let u32_bit = d.fields.iter().find(|f| f.bits == [73]).unwrap();
+    assert_eq!(u32_bit.kind, discover::FieldKind::Group(1));
+    assert_eq!(d.tables[0], [(0, "U32".to_string()), (1, "(default)".to_string())]);
+}
+
 /// Every variant of every hold-out page (about two minutes on two cores).
 #[test]
 #[ignore]
