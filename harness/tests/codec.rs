@@ -105,3 +105,58 @@ fn assembler_rejects_out_of_range_values() {
         assert_eq!(norm(&back), norm(text), "{text}");
     }
 }
+
+/// Three forms discovered on SM90 (`harness/tests/data/preds`): ISETP and PLOP3 with `P`/`UP`
+/// operands and `cNOT` bits right above predicates, POPC with `~R` (cNOT at 63).
+fn preds() -> spec::Spec {
+    spec::load(&[sass_harness::oracle::tools::repo_root().join("harness/tests/data/preds")]).expect("predicate pages parse")
+}
+
+/// The page reads `P`/`UP` forms and `cNOT`, gives each cNOT to its operand, and the words
+/// print as nvdisasm 13.5 prints them (`PT`, `!PT`, `!UPT`, `~R7`) and assemble back.
+#[test]
+fn predicate_operands_and_cnot_print_and_assemble() {
+    use spec::OperandKind::{Imm, Pred, Reg, UPred};
+    let s = preds();
+    let c = Codec::new(&s);
+    let not_bits = |key: &str| -> Vec<Option<Vec<u8>>> {
+        let v = s.variant(key).unwrap();
+        v.operands.iter().map(|o| o.not_field.map(|f| v.fields[f].bits.clone())).collect()
+    };
+    let kinds = |key: &str| s.variant(key).unwrap().operands.iter().map(|o| o.kind).collect::<Vec<_>>();
+    assert_eq!(kinds("ISETP_P_P_R_R_P"), [Pred, Pred, Reg, Reg, Pred]);
+    assert_eq!(not_bits("ISETP_P_P_R_R_P"), [None, None, None, None, Some(vec![90])]);
+    assert_eq!(kinds("PLOP3_P_P_P_P_UP_I_I"), [Pred, Pred, Pred, Pred, UPred, Imm, Imm]);
+    assert_eq!(not_bits("PLOP3_P_P_P_P_UP_I_I"), [None, None, Some(vec![90]), Some(vec![80]), Some(vec![71]), None, None]);
+    assert_eq!(not_bits("POPC_R_R"), [None, Some(vec![63])]);
+    // (text, word): nvdisasm 13.5.37 prints each word as this text (tests/discover.rs asks it).
+    for (text, hex) in PRED_WORDS {
+        let (vi, w) = codec::assemble(&c, spec::Arch(90), text, Word::ZERO).unwrap_or_else(|e| panic!("{text}: {e}"));
+        assert_eq!(w.hex(), *hex, "{text}");
+        let (dvi, vals) = c.decode(spec::Arch(90), w).unwrap();
+        assert_eq!(dvi, vi);
+        assert_eq!(codec::print(c.variant(vi), &vals).to_string(), *text);
+    }
+    for (text, want) in [
+        ("ISETP.GE.AND P8, P0, R0, R0, P0;", "P8 does not exist (P0..P6, PT)"),
+        ("PLOP3.LUT P0, P0, P0, P0, UP9, 0x0, 0x0;", "UP9 does not exist (UP0..UP6, UPT)"),
+        ("ISETP.GE.AND !P1, P0, R0, R0, P0;", "operand 0: the page has no ! flag"),
+        ("ISETP.GE.AND P1, P0, ~R0, R0, P0;", "operand 2: the page has no ~ flag"),
+        ("ISETP.GE.AND P1, P0, R0, R0, UP0;", "operand 4: expected P, found 'UP0'"),
+        ("PLOP3.LUT P0, P0, P0, P0, P0, 0x0, 0x0;", "operand 4: expected UP, found 'P0'"),
+    ] {
+        let e = codec::assemble(&c, spec::Arch(90), text, Word::ZERO).expect_err(text).to_string();
+        assert!(e.contains(want), "{text}: {want:?} not in {e}");
+    }
+    let mut rng = Rng::new(0x9e7);
+    for vi in 0..c.variants().len() {
+        for _ in 0..3000 {
+            let vals = random_values(c.variant(vi), &mut rng);
+            if let Err(e) = roundtrip(&c, vi, &vals) {
+                panic!("{}: {e}", c.variant(vi).key);
+            }
+        }
+    }
+}
+
+include!("data/pred_words.rs");

@@ -198,22 +198,27 @@ impl OperandFill<'_> {
                 self.set(values, 0, ureg_index(v, *ureg), &Body::UReg { n: *ureg }.to_string())?;
                 self.set(values, 1, (*offset / 4) as u64, &format!("offset {offset:#x}"))
             }
+            (OperandKind::Pred, Body::Pred { n }) | (OperandKind::UPred, Body::UPred { n }) => {
+                if *n > PT {
+                    let u = if self.spec.kind == OperandKind::UPred { "U" } else { "" };
+                    return Err(format!("operand {k}: predicate {body} does not exist ({u}P0..{u}P6, {u}PT)"));
+                }
+                self.set(values, 0, *n as u64, &body.to_string())
+            }
             (kind, body) => Err(format!("operand {k}: expected {}, found '{body}'", kind.form_token())),
         }
     }
 
-    /// The `|…|` and `-` flags; `~`/`!` has no page flag.
+    /// The `|…|`, `-` and `~`/`!` flags.
     fn flags(&self, o: &sass::Operand, values: &mut Values) -> Result<(), String> {
         let k = self.k;
-        for (want, field, what) in [(o.abs, self.spec.abs_field, "|…|"), (o.neg, self.spec.neg_field, "-")] {
+        let not = if matches!(self.spec.kind, OperandKind::Pred | OperandKind::UPred) { "!" } else { "~" };
+        for (want, field, what) in [(o.abs, self.spec.abs_field, "|…|"), (o.neg, self.spec.neg_field, "-"), (o.not, self.spec.not_field, not)] {
             match (want, field) {
                 (true, Some(f)) => values.set(f, 1),
                 (true, None) => return Err(format!("operand {k}: the page has no {what} flag for it")),
                 _ => {}
             }
-        }
-        if o.not {
-            return Err(format!("operand {k}: the page has no '~'/'!' flag for it"));
         }
         Ok(())
     }

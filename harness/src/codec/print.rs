@@ -3,7 +3,8 @@
 //! Where the page is silent, nvdisasm's conventions fill in (`conventions` holds those that
 //! depend on the architecture or must be learned from nvdisasm): `RZ` is R255, `URZ` the
 //! architecture's last uniform register, predicate bit 3 negates and index 7 is PT
-//! (omitted when not negated), constant-bank offsets count 4-byte words and are signed in
+//! (omitted when not negated), a `P`/`UP` operand's 7 is `PT`/`UPT` (printed always, `!PT`
+//! when its cNOT is set), constant-bank offsets count 4-byte words and are signed in
 //! `c[I][I]`, and an `F` operand of a D-prefixed (fp64) instruction holds the high 32 bits
 //! of a double. Values a table does not list print as `UNLISTED<n>`.
 
@@ -183,10 +184,13 @@ fn operand(v: &Variant, o: &OperandSpec, values: &Values, signed_imm: bool) -> O
         OperandKind::Float => float_body(v, fv(0)),
         OperandKind::Const => Body::Const { bank: fv(0) as u32, offset: signed(fv(1), width(1)) * 4 },
         OperandKind::ConstX => Body::ConstX { ureg: ureg(v, fv(0)), offset: (fv(1) * 4) as i64 },
+        OperandKind::Pred => Body::Pred { n: fv(0) as u8 },
+        OperandKind::UPred => Body::UPred { n: fv(0) as u8 },
     };
     let mut op = Operand::new(body);
     op.abs = o.abs_field.map(|f| val(f) != 0).unwrap_or(false);
     op.neg = o.neg_field.map(|f| val(f) != 0).unwrap_or(false);
+    op.not = o.not_field.map(|f| val(f) != 0).unwrap_or(false);
     for &s in &o.suffix_fields {
         op.suffixes.extend(row_tokens(v.field_table(s), val(s)));
     }

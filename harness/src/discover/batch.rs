@@ -141,11 +141,15 @@ mod tests {
     fn requests_of_all_solvers_share_batches_and_get_their_own_replies() {
         let echo = Echo(AtomicUsize::new(0));
         let b = Batcher::new(&echo);
+        // Every solver enters before any asks (on a loaded machine a thread could otherwise
+        // finish alone before the next one starts).
+        let all_in = std::sync::Barrier::new(8);
         std::thread::scope(|s| {
             for t in 0..8u128 {
-                let b = &b;
+                let (b, all_in) = (&b, &all_in);
                 s.spawn(move || {
                     let _a = b.enter();
+                    all_in.wait();
                     for step in 0..5u128 {
                         let words: Vec<Word> = (0..=t).map(|k| Word(t * 1000 + step * 10 + k)).collect();
                         let out = b.outcomes(Arch(90), &words).unwrap();

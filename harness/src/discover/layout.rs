@@ -39,7 +39,20 @@ pub fn solve(o: &mut Oracle, s: &Seed, seed: Word, effects: &[(u8, Effect)]) -> 
                 values.entry(sl[*operand][*sub]).or_default().push((weight.unwrap_or(99), *b));
             }
             Effect::Flag { operand, role } => {
-                let kind = if *role == FlagRole::Abs { FieldKind::Abs(*operand) } else { FieldKind::Neg(*operand) };
+                let o = &s.inst.operands[*operand];
+                let shown = match role {
+                    FlagRole::Abs => o.abs,
+                    FlagRole::Not => o.not,
+                    _ => o.neg,
+                };
+                if shown != seed.bit(*b) {
+                    notes.push(format!("bit {b}: operand {operand}'s decoration shows when the bit is 0 (a page flag shows when set)"));
+                }
+                let kind = match role {
+                    FlagRole::Abs => FieldKind::Abs(*operand),
+                    FlagRole::Not => FieldKind::Not(*operand),
+                    _ => FieldKind::Neg(*operand),
+                };
                 fields.push(Field { kind, bits: vec![*b] });
             }
             Effect::Modifiers(_) => modbits.push(*b),
@@ -118,11 +131,13 @@ fn groups(o: &mut Oracle, s: &Seed, seed: Word, comps: Vec<Vec<u8>>, single: &BT
     let mut fields = vec![];
     let mut multi = vec![];
     for c in comps {
+        // A flag prints its name when set: a bit the seed has set, whose flip adds a
+        // modifier, prints it at 0 and is a one-bit group instead.
         if let [b] = c.as_slice() {
             let m = &single[b];
             let added: Vec<&String> = m.iter().filter(|x| !s.inst.modifiers.contains(x)).collect();
             let rest: Vec<&String> = m.iter().filter(|x| !added.contains(x)).collect();
-            if added.len() == 1 && rest.len() == s.inst.modifiers.len() && added[0].chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+            if !seed.bit(*b) && added.len() == 1 && rest.len() == s.inst.modifiers.len() && added[0].chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
                 fields.push(Field { kind: FieldKind::Modifier(added[0].clone()), bits: c });
                 continue;
             }

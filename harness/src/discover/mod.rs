@@ -2,8 +2,8 @@
 //!
 //! From the seed (an instruction word with control bits zero), every non-control bit is
 //! flipped singly; each flip's effect ([`probe::Effect`]) says whether the bit is fixed, the
-//! predicate, a value bit of one operand (with its weight), a `cABS`/`cNEG` decoration of one
-//! operand, or a modifier bit. Value bits become `operand N` fields in weight order; modifier
+//! predicate, a value bit of one operand (with its weight), a `cABS`/`cNEG`/`cNOT` decoration
+//! of one operand, or a modifier bit. Value bits become `operand N` fields in weight order; modifier
 //! bits are joined into one group whenever a pair's joint text is not the union of their
 //! single effects; each group is enumerated for its table; every operand field is checked at
 //! all-ones and random values, and random words with every field set check the operands again
@@ -41,9 +41,10 @@ pub enum FieldKind {
     Operand(usize),
     /// `modi N`, N counted from 1 in nvdisasm's print order.
     Group(u32),
-    /// `cABS` / `cNEG` of a form operand.
+    /// `cABS` / `cNEG` / `cNOT` of a form operand.
     Abs(usize),
     Neg(usize),
+    Not(usize),
     /// A one-bit instruction modifier such as `SAT`.
     Modifier(String),
 }
@@ -57,6 +58,7 @@ impl Field {
             FieldKind::Group(n) => format!("modi {n}"),
             FieldKind::Abs(_) => "cABS".into(),
             FieldKind::Neg(_) => "cNEG".into(),
+            FieldKind::Not(_) => "cNOT".into(),
             FieldKind::Modifier(m) => m.clone(),
         }
     }
@@ -182,5 +184,41 @@ pub fn discover(src: &dyn Source, arch: Arch, seed: Word) -> Result<Discovered, 
     d.notes.append(&mut notes);
     let mut notes = layout::verify_random(&mut o, &s, &d, 0x5eed, 100)?;
     d.notes.append(&mut notes);
+    d.notes.append(&mut read_back(&s, &d));
     Ok(d)
+}
+
+/// The page as written, read back: it must print the distilled line for the zero word (a
+/// constant operand suffix such as `R0.SIGN` has no cell), and give every `cABS`/`cNEG`/
+/// `cNOT` cell to the operand whose decoration the flip showed (the page does not say
+/// which; the parser decides by position). One note per disagreement.
+pub fn read_back(s: &Seed, d: &Discovered) -> Vec<String> {
+    let text = page::render(&d.mnemonic, None, std::slice::from_ref(d));
+    let v = match crate::spec::parse_page("discovered", text.as_bytes()) {
+        Ok(p) => p.variants.into_iter().next(),
+        Err(e) => return vec![format!("the page does not read back: {e}")],
+    };
+    let Some(v) = v else { return vec!["the page reads back without a variant".into()] };
+    let mut notes = vec![];
+    if let Ok(want) = crate::sass::parse_instruction(&d.distilled) {
+        let mut got = crate::codec::print(&v, &crate::codec::Values::zero(v.fields.len()));
+        got.terminator = want.terminator;
+        if got != want {
+            notes.push(format!("the page prints '{got}' for the zero word, nvdisasm '{}'", d.distilled));
+        }
+    }
+    let sl = layout::slots(s);
+    for f in &d.fields {
+        let (FieldKind::Abs(k) | FieldKind::Neg(k) | FieldKind::Not(k)) = f.kind else { continue };
+        let bound = v.fields.iter().find(|g| g.bits == f.bits).and_then(|g| match &g.kind {
+            crate::spec::FieldKind::Flag { page_operand, .. } => *page_operand,
+            _ => None,
+        });
+        let want = sl.get(k).and_then(|x| x.first().copied());
+        if bound != want {
+            let at = |o: Option<usize>| o.map(|o| format!("operand {o}")).unwrap_or_else(|| "no operand".into());
+            notes.push(format!("'{}' at bit {}: the page's positional rule gives it to {}, nvdisasm shows it on {}", f.name(), f.bits[0], at(bound), at(want)));
+        }
+    }
+    notes
 }

@@ -41,12 +41,12 @@ pub enum Effect {
         sub: usize,
         weight: Option<u32>,
     },
-    /// A `-` or `|…|` decoration appeared on form operand `operand`.
+    /// A `-`, `|…|`, `!` or `~` decoration appeared on form operand `operand`.
     Flag {
         operand: usize,
         role: FlagRole,
     },
-    /// Something a page cannot say (several changes, `~`/`!`), with the text.
+    /// Something a page cannot say (several changes, a suffix), with the text.
     Unexpressible(String),
 }
 
@@ -59,6 +59,8 @@ pub fn kind_of(o: &Operand) -> Option<OperandKind> {
         Body::Float { .. } => Some(OperandKind::Float),
         Body::Const { .. } => Some(OperandKind::Const),
         Body::ConstX { .. } => Some(OperandKind::ConstX),
+        Body::Pred { .. } => Some(OperandKind::Pred),
+        Body::UPred { .. } => Some(OperandKind::UPred),
         _ => None,
     }
 }
@@ -68,7 +70,7 @@ impl Seed {
     pub fn new(arch: Arch, text: &str) -> Result<Seed, String> {
         let inst = sass::parse_instruction(text).map_err(|e| format!("seed text '{text}': {e}"))?;
         let kinds = inst.operands.iter().map(kind_of).collect::<Option<Vec<_>>>();
-        let kinds = kinds.ok_or_else(|| format!("seed text '{text}' has an operand kind pages cannot name (only R, UR, I, F, c[I][I], cx[UR][I])"))?;
+        let kinds = kinds.ok_or_else(|| format!("seed text '{text}' has an operand kind pages cannot name (only {})", OperandKind::form_tokens()))?;
         Ok(Seed { arch, text: text.to_string(), inst, kinds })
     }
 
@@ -91,6 +93,7 @@ impl Seed {
             Body::Float { value, .. } => vec![float_bits(*value, self.inst.mnemonic.starts_with('D'))],
             Body::Const { bank, offset } => vec![Some(*bank as i128), Some(*offset as i128 / 4)],
             Body::ConstX { ureg: u, offset } => vec![Some(ureg(*u)), Some(*offset as i128 / 4)],
+            Body::Pred { n } | Body::UPred { n } => vec![Some(*n as i128)],
             _ => vec![None],
         }
     }
@@ -133,10 +136,13 @@ impl Seed {
         if kind_of(b) != Some(self.kinds[i]) {
             return Err(Effect::Fixed(Fixed::Other));
         }
-        if b.not != a.not || b.suffixes != a.suffixes {
+        if b.suffixes != a.suffixes {
             return Err(Effect::Unexpressible(format!("operand {i} prints '{raw}'")));
         }
         let mut out = vec![];
+        if a.not != b.not {
+            out.push(Effect::Flag { operand: i, role: FlagRole::Not });
+        }
         if a.neg != b.neg {
             out.push(Effect::Flag { operand: i, role: FlagRole::Neg });
         }
@@ -223,6 +229,23 @@ mod tests {
         assert_eq!(s.classify(Some("@P0 FFMA R0, R0, R0, -c[0x0][0x0];")), Effect::Flag { operand: 3, role: FlagRole::Neg });
         assert_eq!(s.classify(Some("@P0 FFMA.RM R0, R0, R0, c[0x0][0x0];")), Effect::Modifiers(vec!["RM".into()]));
         assert_eq!(s.classify(Some("@P0 FADD R0, R0, c[0x0][0x0];")), Effect::Fixed(Fixed::Other));
+    }
+
+    #[test]
+    fn predicates_and_their_negation() {
+        let s = seed("@P0 ISETP.GE.AND P0, P0, R0, R0, P0;");
+        assert_eq!(s.kinds, [OperandKind::Pred, OperandKind::Pred, OperandKind::Reg, OperandKind::Reg, OperandKind::Pred]);
+        assert_eq!(s.classify(Some("@P0 ISETP.GE.AND P0, P4, R0, R0, P0;")), Effect::Value { operand: 1, sub: 0, weight: Some(2) });
+        assert_eq!(s.classify(Some("@P0 ISETP.GE.AND P0, P0, R0, R0, !P0;")), Effect::Flag { operand: 4, role: FlagRole::Not });
+        assert_eq!(s.classify(Some("@P0 ISETP.GE.AND P0, P0, ~R0, R0, P0;")), Effect::Flag { operand: 2, role: FlagRole::Not });
+        // A negation and a value change at once is two cells' worth.
+        assert!(matches!(s.classify(Some("@P0 ISETP.GE.AND P0, P0, R0, R0, !P1;")), Effect::Unexpressible(_)));
+        // A predicate operand that turns into a register is another form.
+        assert_eq!(s.classify(Some("@P0 ISETP.GE.AND P0, P0, R0, R0, R0;")), Effect::Fixed(Fixed::Other));
+        let u = seed("PLOP3.LUT PT, P5, PT, P3, !UPT, 0x0, 0x0;");
+        assert_eq!(u.kinds[4], OperandKind::UPred);
+        let o = &u.inst.operands;
+        assert_eq!([&o[0], &o[1], &o[4]].map(|o| u.values(o, "")), [vec![Some(7)], vec![Some(5)], vec![Some(7)]]);
     }
 
     #[test]

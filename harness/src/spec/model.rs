@@ -39,6 +39,10 @@ pub enum OperandKind {
     Const,
     /// `cx[UR][I]`: constant bank in a uniform register, and offset.
     ConstX,
+    /// `P`: a predicate register, 3 bits (7 prints `PT`).
+    Pred,
+    /// `UP`: a uniform predicate register, 3 bits (7 prints `UPT`).
+    UPred,
 }
 
 impl OperandKind {
@@ -50,7 +54,24 @@ impl OperandKind {
             OperandKind::Float => "F",
             OperandKind::Const => "c[I][I]",
             OperandKind::ConstX => "cx[UR][I]",
+            OperandKind::Pred => "P",
+            OperandKind::UPred => "UP",
         }
+    }
+    /// Every kind, in the order messages list the form tokens.
+    pub const ALL: [OperandKind; 8] = [
+        OperandKind::Reg,
+        OperandKind::UReg,
+        OperandKind::Imm,
+        OperandKind::Float,
+        OperandKind::Const,
+        OperandKind::ConstX,
+        OperandKind::Pred,
+        OperandKind::UPred,
+    ];
+    /// The accepted form tokens, for messages: `R, UR, I, F, c[I][I], cx[UR][I], P, UP`.
+    pub fn form_tokens() -> String {
+        OperandKind::ALL.iter().map(|k| k.form_token()).collect::<Vec<_>>().join(", ")
     }
     /// How many `operand N` numbers the page gives this operand.
     pub fn page_slots(self) -> usize {
@@ -80,6 +101,8 @@ pub enum FlagRole {
     Abs,
     /// `cNEG`: `-x` on an operand.
     Neg,
+    /// `cNOT`: `!P0` on a predicate operand, `~R0` (bitwise not) on any other.
+    Not,
     /// An operand selector such as `H1`: `x.H1`.
     Selector,
     /// An instruction modifier such as `SAT`: `OP.SAT`.
@@ -224,6 +247,10 @@ pub struct OperandSpec {
     pub suffix_fields: Vec<usize>,
     pub abs_field: Option<usize>,
     pub neg_field: Option<usize>,
+    /// `cNOT`: `!` before a predicate, `~` before any other operand (left out of the JSON
+    /// when absent, as on every page without one).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub not_field: Option<usize>,
     /// Selector flags (`H1`) printed as suffixes when set.
     pub selector_fields: Vec<usize>,
 }

@@ -199,6 +199,8 @@ fn parse_form(s: &str) -> Option<Vec<OperandKind>> {
             "F" => Some(OperandKind::Float),
             "c[I][I]" => Some(OperandKind::Const),
             "cx[UR][I]" => Some(OperandKind::ConstX),
+            "P" => Some(OperandKind::Pred),
+            "UP" => Some(OperandKind::UPred),
             _ => None,
         })
         .collect()
@@ -302,7 +304,7 @@ fn read_form(p: &mut Lines) -> Result<(String, Vec<OperandKind>), PageError> {
     let form = form.trim().to_string();
     match parse_form(&form) {
         Some(kinds) => Ok((form, kinds)),
-        None => p.err(fl, format!("expected an operand form of R, UR, I, F, c[I][I], cx[UR][I] separated by commas, found '{form}'")),
+        None => p.err(fl, format!("expected an operand form of {} separated by commas, found '{form}'", OperandKind::form_tokens())),
     }
 }
 
@@ -745,6 +747,7 @@ impl VariantDraft {
         let role = match n {
             "cABS" => FlagRole::Abs,
             "cNEG" => FlagRole::Neg,
+            "cNOT" => FlagRole::Not,
             s if is_selector(s) => FlagRole::Selector,
             _ => FlagRole::Modifier,
         };
@@ -828,7 +831,7 @@ impl VariantDraft {
                 continue;
             }
             let bit = fields[i].bits[0];
-            let (op, how) = owners.owner(fields, &name, bit);
+            let (op, how) = owners.owner(fields, &name, role, bit);
             let key = &self.key;
             if op.is_none() {
                 p.warn(self.line, rules::FLAG_OPERAND, format!("{key}: '{name}' at bit {bit} has no source operand to apply to; it is not printed"));
@@ -882,8 +885,9 @@ fn is_selector(s: &str) -> bool {
     matches!(s, "H0" | "H1" | "B0" | "B1" | "B2" | "B3")
 }
 
-/// Which operand does each `cABS`/`cNEG`/selector flag belong to? The page does not say.
-/// Rules, in order (each assumption is a warning, and validation checks it):
+/// Which operand does each `cABS`/`cNEG`/`cNOT`/selector flag belong to? The page does not
+/// say. Rules, in order (each assumption is a warning, and validation checks it):
+/// 0. a `cNOT` directly above a `P`/`UP` operand's field negates that predicate;
 /// 1. flags directly before a plain `modi` belong to that operand-modifier table's operand;
 /// 2. the SM70+ ALU slots (as Mesa NAK encodes them): 72/73 → the operand whose value
 ///    starts in bits 24–31, 62/63 → in bits 32–61 (a register, uniform register or
@@ -891,6 +895,7 @@ fn is_selector(s: &str) -> bool {
 /// 3. otherwise, the k-th occurrence of a name → the k-th source operand.
 struct FlagOwners<'a> {
     page_ops: &'a [Vec<usize>],
+    kinds: &'a [OperandKind],
     /// The head page operand of each form operand that can take flags (not immediates).
     sources: Vec<usize>,
     /// Occurrences so far of each flag name (rule 3).
@@ -898,15 +903,17 @@ struct FlagOwners<'a> {
 }
 
 impl<'a> FlagOwners<'a> {
-    fn new(page_ops: &'a [Vec<usize>], kinds: &[OperandKind]) -> Self {
+    fn new(page_ops: &'a [Vec<usize>], kinds: &'a [OperandKind]) -> Self {
         let sources: Vec<usize> =
             page_ops.iter().zip(kinds).skip(1).filter(|(_, k)| !matches!(k, OperandKind::Imm | OperandKind::Float)).map(|(o, _)| o[0]).collect();
-        FlagOwners { page_ops, sources, counts: vec![] }
+        FlagOwners { page_ops, kinds, sources, counts: vec![] }
     }
 
-    /// The operand of flag `name` at `bit`, and the rule that chose it.
-    fn owner(&mut self, fields: &[Field], name: &str, bit: u8) -> (Option<usize>, &'static str) {
-        if let Some(o) = before_modi(fields, bit) {
+    /// The operand of flag `name` (of `role`) at `bit`, and the rule that chose it.
+    fn owner(&mut self, fields: &[Field], name: &str, role: FlagRole, bit: u8) -> (Option<usize>, &'static str) {
+        if let Some(o) = self.predicate_below(fields, bit).filter(|_| role == FlagRole::Not) {
+            (Some(o), "directly above that predicate")
+        } else if let Some(o) = before_modi(fields, bit) {
             (Some(self.base(o)), "precedes that operand's modifier table")
         } else if let Some(o) = alu_slot(fields, bit).filter(|&o| self.sources.contains(&self.base(o))) {
             (Some(self.base(o)), "SM70+ ALU flag slot")
@@ -914,6 +921,15 @@ impl<'a> FlagOwners<'a> {
             let c = self.occurrence(name);
             (self.sources.get(c - 1).copied(), "k-th occurrence → k-th source operand")
         }
+    }
+
+    /// Rule 0: the P/UP operand whose field ends right below `bit`.
+    fn predicate_below(&self, fields: &[Field], bit: u8) -> Option<usize> {
+        let is_pred = |o: usize| self.page_ops.iter().zip(self.kinds).any(|(ops, k)| ops.contains(&o) && matches!(k, OperandKind::Pred | OperandKind::UPred));
+        fields.iter().find_map(|f| match f.kind {
+            FieldKind::Operand { page_operand } if f.bits.last().map(|&b| b + 1) == Some(bit) && is_pred(page_operand) => Some(page_operand),
+            _ => None,
+        })
     }
 
     /// The head page operand of the form operand that page operand `o` belongs to.
@@ -942,7 +958,7 @@ fn before_modi(fields: &[Field], bit: u8) -> Option<usize> {
     let mut b = bit + 1;
     while let Some(f) = fields.iter().find(|f| f.bits.first() == Some(&b)) {
         match &f.kind {
-            FieldKind::Flag { role: FlagRole::Abs | FlagRole::Neg, .. } => b = *f.bits.last().unwrap() + 1,
+            FieldKind::Flag { role: FlagRole::Abs | FlagRole::Neg | FlagRole::Not, .. } => b = *f.bits.last().unwrap() + 1,
             FieldKind::OperandModifier { page_operand } => return Some(*page_operand),
             _ => return None,
         }
@@ -998,6 +1014,7 @@ fn build_operands(fields: &[Field], page_ops: &[Vec<usize>], kinds: &[OperandKin
                 suffix_fields,
                 abs_field: flag(FlagRole::Abs),
                 neg_field: flag(FlagRole::Neg),
+                not_field: flag(FlagRole::Not),
                 selector_fields,
             }
         })

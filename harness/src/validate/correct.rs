@@ -162,13 +162,14 @@ fn effect(v: &Variant, base: &Instruction, actual: &Instruction) -> Option<Effec
         "offset" => o.page_operands.get(1).map(|&po| Effect::Value(po)),
         "neg" => Some(Effect::Flag("cNEG")),
         "abs" => Some(Effect::Flag("cABS")),
+        "not" => Some(Effect::Flag("cNOT")),
         _ => None,
     }
 }
 
 /// Where the page's layout and the single-bit probes disagree, the layout the probes
 /// show: operand bits moved, dropped (nvdisasm ignores them) or found among fixed bits;
-/// cABS/cNEG flags found among fixed bits or renamed.
+/// cABS/cNEG/cNOT flags found among fixed bits or renamed.
 fn layout_candidate(v: &Variant, by_word: &HashMap<Word, &Outcome>, base_word: Word, base: &Instruction) -> Vec<Edit> {
     let owner = |b: u8| v.fields.iter().position(|f| f.bits.contains(&b));
     let mut sets: BTreeMap<String, Vec<u8>> =
@@ -180,7 +181,10 @@ fn layout_candidate(v: &Variant, by_word: &HashMap<Word, &Outcome>, base_word: W
         let movable = match own {
             None => !v.fixed_value.bit(b),
             Some(fi) => {
-                matches!(v.fields[fi].kind, FieldKind::Operand { .. } | FieldKind::Group { .. } | FieldKind::Flag { role: FlagRole::Abs | FlagRole::Neg, .. })
+                matches!(
+                    v.fields[fi].kind,
+                    FieldKind::Operand { .. } | FieldKind::Group { .. } | FieldKind::Flag { role: FlagRole::Abs | FlagRole::Neg | FlagRole::Not, .. }
+                )
             }
         };
         let actual = by_word.get(&base_word.flip(b)).and_then(|o| printed(o));
@@ -203,7 +207,8 @@ fn layout_candidate(v: &Variant, by_word: &HashMap<Word, &Outcome>, base_word: W
             }
             (Some(Effect::Flag(name)), None) => flags.push(Edit::FixedToFlag { variant: v.key.clone(), bit: b, name: name.into() }),
             (Some(Effect::Flag(name)), Some(n))
-                if n != name && own.is_some_and(|fi| matches!(&v.fields[fi].kind, FieldKind::Flag { role: FlagRole::Abs | FlagRole::Neg, .. })) =>
+                if n != name
+                    && own.is_some_and(|fi| matches!(&v.fields[fi].kind, FieldKind::Flag { role: FlagRole::Abs | FlagRole::Neg | FlagRole::Not, .. })) =>
             {
                 flags.push(Edit::RenameFlag { variant: v.key.clone(), bit: b, from: n.clone(), to: name.into() })
             }

@@ -31,6 +31,7 @@ fn field_bits(w: Word, bits: &[u8]) -> u64 {
 pub fn not_executable(v: &Variant) -> Option<String> {
     v.operands.iter().find_map(|o| match o.kind {
         OperandKind::ConstX => Some("cx[UR][…] source: no template holds a known bank descriptor".to_string()),
+        OperandKind::Pred | OperandKind::UPred => Some(format!("{} operand: no template sets or reads predicate registers", o.kind.form_token())),
         _ => None,
     })
 }
