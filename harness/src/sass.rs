@@ -100,6 +100,11 @@ pub struct Instruction {
     pub modifiers: Vec<String>,
     pub operands: Vec<Operand>,
     pub terminator: Terminator,
+    /// nvdisasm prints this form's constant operands with a space, `c[0x0] [0x4]` (the
+    /// half-precision and conversion forms): a per-form spelling, read off the page's
+    /// distilled line by the printer.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub const_spaced: bool,
 }
 
 impl fmt::Display for Body {
@@ -174,7 +179,10 @@ impl fmt::Display for Instruction {
         }
         for (i, o) in self.operands.iter().enumerate() {
             f.write_str(if i == 0 { " " } else { ", " })?;
-            write!(f, "{o}")?;
+            match o.body {
+                Body::Const { .. } | Body::ConstX { .. } if self.const_spaced => f.write_str(&o.to_string().replacen("][", "] [", 1))?,
+                _ => write!(f, "{o}")?,
+            }
         }
         f.write_str(match self.terminator {
             Terminator::SpaceSemicolon => " ;",
@@ -253,16 +261,21 @@ pub fn parse_instruction(text: &str) -> Result<Instruction, ParseError> {
     col += op_end;
     let ops_text = &rest[op_end..];
     let mut operands = vec![];
+    let mut const_spaced = false;
     if !ops_text.trim().is_empty() {
         let mut c = col;
         for piece in split_operands(ops_text) {
             let t = piece.trim();
             let at = c + (piece.len() - piece.trim_start().len());
-            operands.push(parse_operand(t).map_err(|m| perr(at, m))?);
+            // `c[0x0] [0x4]`: the same operand as `c[0x0][0x4]`, spelled with a space.
+            let spaced = t.contains("] [");
+            const_spaced |= spaced;
+            let t = if spaced { t.replacen("] [", "][", 1) } else { t.to_string() };
+            operands.push(parse_operand(&t).map_err(|m| perr(at, m))?);
             c += piece.len() + 1;
         }
     }
-    Ok(Instruction { pred, mnemonic, modifiers, operands, terminator })
+    Ok(Instruction { pred, mnemonic, modifiers, operands, terminator, const_spaced })
 }
 
 /// Splits on commas outside brackets.
@@ -455,6 +468,19 @@ pub fn parse_body(s: &str) -> Option<Body> {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn spaced_constants_read_and_print_as_nvdisasm_spells_them() {
+        for t in ["@P0 HADD2 R0, R0, c[0x0] [0x4];", "@P0 F2FP.F16.F32.MERGE_C R0, R0, cx[UR0] [0x0];"] {
+            let i = parse_instruction(t).unwrap();
+            assert!(i.const_spaced);
+            assert_eq!(i.to_string(), t);
+        }
+        let i = parse_instruction("@P0 FFMA R0, R0, R0, c[0x0][0x4] ;").unwrap();
+        assert!(!i.const_spaced);
+        assert_eq!(i.operands[3].body, Body::Const { bank: 0, offset: 4 });
+    }
+
     use super::*;
 
     fn rt(s: &str) {

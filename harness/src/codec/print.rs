@@ -90,6 +90,12 @@ pub fn format_float(x: f64, quiet: bool) -> String {
 
 /// What the page alone predicts: no learned conventions (control bits print nothing, the
 /// terminator is the distilled line's, modifiers in page order).
+/// Whether the page's distilled line (nvdisasm's text for the zero word) spells constant
+/// operands `c[0x0] [0x0]`.
+fn distilled_const_spaced(v: &Variant) -> bool {
+    v.distilled.contains("] [")
+}
+
 pub fn print(v: &Variant, values: &Values) -> Instruction {
     print_with(v, values, None)
 }
@@ -120,7 +126,7 @@ pub fn print_with(v: &Variant, values: &Values, learned: Option<(&FormConvention
         }
         terminator = c.terminator(w).unwrap_or(terminator);
     }
-    Instruction { pred, mnemonic: v.mnemonic.clone(), modifiers, operands, terminator }
+    Instruction { pred, mnemonic: v.mnemonic.clone(), modifiers, operands, terminator, const_spaced: distilled_const_spaced(v) }
 }
 
 /// Does the immediate print signed for these values? The base rule, unless a group's
