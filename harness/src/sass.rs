@@ -12,6 +12,9 @@ pub struct Predicate {
     pub negated: bool,
     /// 0..=6 for P0..P6, 7 for PT.
     pub index: u8,
+    /// `@UP0`: a uniform predicate guards the instruction (uniform-datapath forms).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub uniform: bool,
 }
 
 impl fmt::Display for Predicate {
@@ -19,6 +22,9 @@ impl fmt::Display for Predicate {
         f.write_str("@")?;
         if self.negated {
             f.write_str("!")?;
+        }
+        if self.uniform {
+            f.write_str("U")?;
         }
         if self.index == 7 {
             f.write_str("PT")
@@ -236,11 +242,12 @@ pub fn parse_instruction(text: &str) -> Result<Instruction, ParseError> {
             None => (false, p),
         };
         let end = p.find(char::is_whitespace).ok_or_else(|| perr(col, "predicate without an instruction after it"))?;
-        let index = match parse_body(&p[..end]) {
-            Some(Body::Pred { n }) => n,
-            _ => return Err(perr(col, format!("expected a predicate P0..P6 or PT after '@', found '{}'", &p[..end]))),
+        let (index, uniform) = match parse_body(&p[..end]) {
+            Some(Body::Pred { n }) => (n, false),
+            Some(Body::UPred { n }) => (n, true),
+            _ => return Err(perr(col, format!("expected a predicate P0..P6, PT, UP0..UP6 or UPT after '@', found '{}'", &p[..end]))),
         };
-        pred = Some(Predicate { negated, index });
+        pred = Some(Predicate { negated, index, uniform });
         let consumed = rest.len() - p[end..].len();
         col += consumed;
         let r2 = p[end..].trim_start();
@@ -519,7 +526,10 @@ mod tests {
     #[test]
     fn structure() {
         let i = parse_instruction("@!P3 FHFMA.RZ.SAT R1, -|R2|.H1, UR4, R255 ;").unwrap();
-        assert_eq!(i.pred, Some(Predicate { negated: true, index: 3 }));
+        assert_eq!(i.pred, Some(Predicate { negated: true, index: 3, uniform: false }));
+        let u = parse_instruction("@!UP1 UIADD3 UR4, UR4, 0x1, URZ ;").unwrap();
+        assert_eq!(u.pred, Some(Predicate { negated: true, index: 1, uniform: true }));
+        assert_eq!(u.to_string(), "@!UP1 UIADD3 UR4, UR4, 0x1, URZ ;");
         assert_eq!(i.modifiers, vec!["RZ", "SAT"]);
         let o = &i.operands[1];
         assert!(o.neg && o.abs);

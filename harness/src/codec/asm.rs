@@ -72,6 +72,9 @@ fn fill_pred(v: &Variant, inst: &Instruction, values: &mut Values) -> Result<(),
     let fields: Vec<usize> = (0..v.fields.len()).filter(|&i| v.fields[i].kind == FieldKind::Pred).collect();
     let x = match &inst.pred {
         Some(p) if p.index > PT => return Err(format!("predicate P{} does not exist (P0..P6, PT)", p.index)),
+        Some(p) if p.uniform != super::print::guard_is_uniform(v) => {
+            return Err(format!("this form's guard is {} predicate, not '{p}'", if p.uniform { "a plain" } else { "a uniform" }))
+        }
         Some(p) => p.index as u64 | if p.negated { 8 } else { 0 },
         None => PT as u64,
     };

@@ -90,6 +90,13 @@ pub fn format_float(x: f64, quiet: bool) -> String {
 
 /// What the page alone predicts: no learned conventions (control bits print nothing, the
 /// terminator is the distilled line's, modifiers in page order).
+/// Whether the page's distilled line (nvdisasm's text for the zero word) has a uniform
+/// guard, `@UP0`: the guard field of a uniform-datapath form holds a uniform predicate.
+pub fn guard_is_uniform(v: &Variant) -> bool {
+    let d = v.distilled.trim_start();
+    d.starts_with("@UP") || d.starts_with("@!UP")
+}
+
 /// Whether the page's distilled line (nvdisasm's text for the zero word) spells constant
 /// operands `c[0x0] [0x0]`.
 fn distilled_const_spaced(v: &Variant) -> bool {
@@ -111,7 +118,7 @@ pub fn print_with(v: &Variant, values: &Values, learned: Option<(&FormConvention
             let index = (p & 7) as u8;
             let negated = (p >> 3) & 1 == 1;
             if index != 7 || negated {
-                pred = Some(Predicate { negated, index });
+                pred = Some(Predicate { negated, index, uniform: guard_is_uniform(v) });
             }
         }
     }
