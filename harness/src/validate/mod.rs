@@ -338,6 +338,7 @@ impl<'a> Group<'a> {
     fn judge_all(&self, st: &mut GroupState) {
         for (ri, run) in st.runs.iter_mut().enumerate() {
             let mut syntax_seen: BTreeMap<(usize, &'static str), usize> = BTreeMap::new();
+            let mut ignored_seen: BTreeMap<usize, usize> = BTreeMap::new();
             for (pi, p) in run.probes.iter().enumerate() {
                 let o = &st.outs[ri][pi];
                 let values = self.codec.extract(p.vi, p.word);
@@ -354,6 +355,16 @@ impl<'a> Group<'a> {
                     }
                     Judged::Found(f) => {
                         dispute(&mut run.disputed[p.vi], &f.bits);
+                        // One fixed_ignored note per variant, listing its bits (a note per
+                        // bit made most of a big run's findings); its word is the first
+                        // bit's flip, each other bit's flip showed the same.
+                        if f.class == Class::FixedIgnored {
+                            if let Some(&i) = ignored_seen.get(&p.vi) {
+                                run.raw[i].add_occurrence(f.bits);
+                                continue;
+                            }
+                            ignored_seen.insert(p.vi, run.raw.len());
+                        }
                         run.raw.push(f);
                     }
                     Judged::Syntax { what, bits } => {
@@ -371,6 +382,10 @@ impl<'a> Group<'a> {
                     // Counted as a candidate in batch one.
                     Judged::Minimize(_) => {}
                 }
+            }
+            for (vi, i) in ignored_seen {
+                let f = &mut run.raw[i];
+                f.proposal = Some(ignored_proposal(self.codec.variant(vi), &f.bits));
             }
         }
     }
@@ -646,7 +661,7 @@ impl<'a> Analysis<'a> {
         let ch: Vec<String> = changed(base, &actual);
         let expected = format!("not {} (bit {bit} is fixed {})", v.key, v.fixed_value.bit(bit) as u8);
         let (class, proposal) = if ch.is_empty() {
-            (Class::FixedIgnored, format!("bit {bit}: nvdisasm ignores it; mark it don't-care{note}"))
+            (Class::FixedIgnored, ignored_proposal(v, &[bit]))
         } else {
             let what: Vec<String> = ch.iter().map(|c| describe_element(v, c)).collect();
             (Class::Unexpressible, format!("bit {bit} is not fixed: it changes {}{note}", what.join(", ")))
@@ -855,6 +870,26 @@ impl<'a> Analysis<'a> {
         );
         f.field = Some(nonzero.iter().map(|&i| v.fields[i].name.clone()).collect::<Vec<_>>().join(" + "));
         Some(f)
+    }
+}
+
+/// What a fixed_ignored note proposes for `bits` (each flipped alone printed the zero
+/// word's text), naming those whose cell the page dropped.
+fn ignored_proposal(v: &Variant, bits: &[u8]) -> String {
+    let inferred: Vec<u8> = bits.iter().copied().filter(|&b| v.inferred.contains(b)).collect();
+    match bits {
+        [bit] => {
+            let note = if inferred.is_empty() { "" } else { " (the page dropped this cell; it was inferred as 0)" };
+            format!("bit {bit}: nvdisasm ignores it; mark it don't-care{note}")
+        }
+        _ => {
+            let note = match inferred.as_slice() {
+                [] => String::new(),
+                [b] => format!(" (the page dropped the cell of bit {b}; it was inferred as 0)"),
+                more => format!(" (the page dropped the cells of bits {}; they were inferred as 0)", format_ranges(more)),
+            };
+            format!("bits {}: nvdisasm ignores each alone; mark them don't-care{note}", format_ranges(bits))
+        }
     }
 }
 
