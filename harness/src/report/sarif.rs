@@ -244,7 +244,7 @@ fn result(f: &Finding) -> SarifResult {
         locations,
         partial_fingerprints: [(FINGERPRINT_KEY, fingerprint)].into_iter().collect(),
         properties: ResultProperties {
-            arch: f.arch.clone(),
+            arch: f.arch.to_string(),
             variant: f.variant.clone(),
             word: f.word.clone(),
             field: f.field.clone(),

@@ -11,6 +11,7 @@ pub mod correct;
 pub mod finding;
 pub mod reproduce;
 pub mod resume;
+pub mod run;
 
 use crate::codec::conventions::{self as conv_rules, Conventions, FormConventions};
 use crate::codec::{self, Codec, Values};
@@ -111,7 +112,7 @@ fn dispute(mask: &mut u128, bits: &[u8]) {
 
 impl PageRun<'_> {
     /// The variant's tallies: words, agreeing, findings by class, and each bit's status.
-    fn summary(&self, v: &Variant, vi: usize, arch: &str, findings: &[Finding]) -> VariantSummary {
+    fn summary(&self, v: &Variant, vi: usize, findings: &[Finding]) -> VariantSummary {
         let (words, agreeing) = self.checked[vi];
         let mut by_class = BTreeMap::new();
         for f in findings.iter().filter(|f| f.variant == v.key) {
@@ -125,7 +126,7 @@ impl PageRun<'_> {
                 _ => BitStatus::Unconfirmed,
             })
             .collect();
-        VariantSummary { arch: arch.to_string(), variant: v.key.clone(), page: self.page.file.clone(), words, agreeing, findings: by_class, bit_status }
+        VariantSummary { arch: v.arch, variant: v.key.clone(), page: self.page.file.clone(), words, agreeing, findings: by_class, bit_status }
     }
 }
 
@@ -272,7 +273,7 @@ impl<'a> Group<'a> {
     }
 
     fn analysis(&self, vi: usize) -> Analysis<'_> {
-        Analysis { codec: self.codec, nv_tool: &self.nv.version, v: self.codec.variant(vi), arch: &self.arch, learned: self.learned[vi] }
+        Analysis { codec: self.codec, nv_tool: &self.nv.version, v: self.codec.variant(vi), learned: self.learned[vi] }
     }
 
     /// What the page predicts for `word` of variant `vi` (values read off the word).
@@ -319,8 +320,8 @@ impl<'a> Group<'a> {
         words.extend(shrink.words(tries));
         let mut batch = self.nv.disassemble(&self.arch, &words)?;
         let try_outs = batch.split_off(n_structured.min(batch.len()));
-        let mut structured_outs = batch.into_iter();
         self.phase(&format!("{n_structured} structured probes and {} minimization tries disassembled", tries.len()));
+        let mut structured_outs = batch.into_iter();
         for (ri, run) in st.runs.iter_mut().enumerate() {
             for (pi, p) in run.probes.iter().enumerate() {
                 if p.kind != Kind::Random {
@@ -423,7 +424,7 @@ impl<'a> Group<'a> {
                 let obs: Vec<(Word, &Outcome)> = run.probes.iter().zip(&st.outs[ri]).filter(|(p, _)| p.vi == vi).map(|(p, o)| (p.word, o)).collect();
                 correct::triage(run.page, self.codec.variant(vi), &obs, self.learned[vi], &mut findings);
             }
-            let summaries = run.vis.iter().map(|&vi| run.summary(self.codec.variant(vi), vi, &self.arch, &findings)).collect();
+            let summaries = run.vis.iter().map(|&vi| run.summary(self.codec.variant(vi), vi, &findings)).collect();
             done(run.page, summaries, findings);
         }
     }
@@ -547,7 +548,6 @@ struct Analysis<'a> {
     codec: &'a Codec<'a>,
     nv_tool: &'a str,
     v: &'a Variant,
-    arch: &'a str,
     /// nvdisasm's conventions for this form, learned at the start of the run.
     learned: Option<&'a FormConventions>,
 }
@@ -587,7 +587,7 @@ impl<'a> Analysis<'a> {
     #[allow(clippy::too_many_arguments)]
     fn finding(&self, class: Class, field: Option<usize>, bits: Vec<u8>, word: Word, expected: String, actual: String, proposal: Option<String>) -> Finding {
         Finding {
-            arch: self.arch.to_string(),
+            arch: self.v.arch,
             variant: self.v.key.clone(),
             class,
             severity: Severity::Warning,

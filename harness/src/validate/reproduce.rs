@@ -3,6 +3,7 @@
 
 use super::finding::{outcome_text, Finding};
 use crate::oracle::nvdisasm::{Nvdisasm, NvdisasmError};
+use crate::spec::Arch;
 use std::collections::BTreeMap;
 
 /// A finding whose word printed something else on the re-run.
@@ -15,9 +16,9 @@ pub struct Mismatch {
 /// Disassembles the findings' words again (one batch per architecture) and returns those
 /// whose outcome is not their `actual`; a malformed word is a mismatch too.
 pub fn reproduce(nv: &Nvdisasm, findings: &[Finding]) -> Result<Vec<Mismatch>, NvdisasmError> {
-    let mut by_arch: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+    let mut by_arch: BTreeMap<Arch, Vec<usize>> = BTreeMap::new();
     for (i, f) in findings.iter().enumerate() {
-        by_arch.entry(f.arch.as_str()).or_default().push(i);
+        by_arch.entry(f.arch).or_default().push(i);
     }
     let mut out = vec![];
     for (arch, idx) in by_arch {
@@ -32,7 +33,7 @@ pub fn reproduce(nv: &Nvdisasm, findings: &[Finding]) -> Result<Vec<Mismatch>, N
                 None => out.push(Mismatch { index: i, got: "<not 32 hex digits>".into() }),
             }
         }
-        for (i, o) in ok.into_iter().zip(nv.disassemble(arch, &words)?) {
+        for (i, o) in ok.into_iter().zip(nv.disassemble(&arch.nvdisasm_name(), &words)?) {
             let got = outcome_text(&o);
             if got != findings[i].actual {
                 out.push(Mismatch { index: i, got });
