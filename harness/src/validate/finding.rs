@@ -152,8 +152,10 @@ mod arch_name {
 
 /// How an illegal outcome is rendered in `actual`.
 pub fn illegal_text(message: &str) -> String {
-    format!("<illegal: {message}>")
+    format!("{ILLEGAL_PREFIX}{message}>")
 }
+/// How `actual` starts when nvdisasm rejected the word.
+pub const ILLEGAL_PREFIX: &str = "<illegal: ";
 pub const SILENT: &str = "<silent>";
 
 /// An nvdisasm outcome as a finding's `actual` shows it.
