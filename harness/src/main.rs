@@ -190,6 +190,15 @@ fn main() -> ExitCode {
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
+    // glibc gives each thread that allocates an arena of its own (up to 8 per core), and
+    // memory freed in one is not reused by another: a 1 000-page validation, whose slices
+    // and nvdisasm readers run on short-lived threads, held 500 MB resident for 240 MB of
+    // live heap. Two arenas: 300 MB, no slower.
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: a malloc tuning call at start-up, before any thread; no preconditions.
+    unsafe {
+        libc::mallopt(libc::M_ARENA_MAX, 2);
+    }
     let cli = Cli::parse();
     if let Some(t) = cli.tool_timeout {
         // One place the tool runners read it from, whoever starts them.

@@ -284,7 +284,7 @@ pub fn write_reports(dir: &Path, spec: &Spec, summaries: &[VariantSummary], find
     let sarif = dir.join("findings.sarif");
     // Streamed to the file: a whole architecture's log is hundreds of MB as one string.
     let mut w = std::io::BufWriter::new(std::fs::File::create(&sarif)?);
-    serde_json::to_writer_pretty(&mut w, &sarif_log(findings, tool_version)).map_err(std::io::Error::other)?;
+    sarif::write_sarif(&mut w, findings, tool_version).map_err(std::io::Error::other)?;
     std::io::Write::write_all(&mut w, b"\n")?;
     std::io::Write::flush(&mut w)?;
     written.push(sarif);

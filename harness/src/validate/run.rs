@@ -1,8 +1,10 @@
 //! A whole validation into an output folder, as the `validate`, `run` and `fix` commands
 //! do it: the pages validated and streamed to `findings.jsonl` and `progress.jsonl` page
-//! by page (an interrupted run keeps what it finished, see [`super::resume`]), put in
-//! corpus order, every finding's word disassembled again (the self-check, see
-//! [`super::reproduce`]), the reports staged and put in place, a summary printed.
+//! by page (an interrupted run keeps what it finished, see [`super::resume`]), the
+//! findings read back once every page is done (they are not held while pages are
+//! validated) and put in corpus order, every finding's word disassembled again (the
+//! self-check, see [`super::reproduce`]), the reports staged and put in place, a summary
+//! printed.
 
 use super::finding::{Finding, Severity, VariantSummary};
 use super::reproduce::{self, Mismatch};
@@ -30,6 +32,7 @@ pub fn validate_into(spec: &Spec, out: &OutputDir, nv: &Nvdisasm, opts: &Options
     let opts = Options { skip_pages: previous.done(), ..opts.clone() };
     let mut run = Run::start(spec, out, nv, previous)?;
     run.validate(&opts)?;
+    run.findings = resume::read_all(&run.findings_file.path)?;
     run.order();
     // Check our own output: every finding's word, in a fresh batch, prints `actual` again.
     let mismatches = reproduce::reproduce(nv, &run.findings).map_err(|e| e.to_string())?;
@@ -74,6 +77,7 @@ struct Run<'a> {
     /// Pages finished before this run (`--resume`).
     resumed: usize,
     summaries: Vec<VariantSummary>,
+    /// Empty until every page is done: then `findings.jsonl` read back.
     findings: Vec<Finding>,
 }
 
@@ -92,17 +96,17 @@ impl<'a> Run<'a> {
         let summaries = previous.pages.iter().flat_map(|p| p.summaries.iter().cloned()).collect();
         let resumed = previous.pages.len();
         let codec = Codec::new(spec);
-        Ok(Run { spec, codec, nv, out, findings_file, progress_file, resumed, summaries, findings: previous.findings })
+        Ok(Run { spec, codec, nv, out, findings_file, progress_file, resumed, summaries, findings: vec![] })
     }
 
     /// Validates the pages not done yet, each page's findings, then the page, on disk as
-    /// soon as it is done.
+    /// soon as it is done (the findings only there: at 1 000 pages they are some 100 MB).
     fn validate(&mut self, opts: &Options) -> Result<(), String> {
         let bar = indicatif::ProgressBar::new(self.spec.pages.len() as u64);
         bar.set_style(indicatif::ProgressStyle::with_template("{bar:30} {pos}/{len} pages  {msg}").unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()));
         bar.inc(self.resumed as u64);
         let mut err = None;
-        let Run { spec, codec, nv, findings_file, progress_file, summaries, findings, .. } = self;
+        let Run { spec, codec, nv, findings_file, progress_file, summaries, .. } = self;
         let run = super::validate_pages(spec, codec, nv, opts, |p, sums, finds| {
             bar.set_message(format!("{} {} done", p.instruction, p.arch));
             let done = PageDone { page: p.file.clone(), summaries: sums };
@@ -110,7 +114,6 @@ impl<'a> Run<'a> {
                 err.get_or_insert(e);
             }
             summaries.extend(done.summaries);
-            findings.extend(finds);
             bar.inc(1);
         });
         bar.finish_and_clear();
