@@ -151,7 +151,7 @@ fn validation_report_snapshots() {
 fn reproduce_flags_a_finding_that_does_not_reproduce() {
     let nv = nvdisasm();
     let good = Finding {
-        arch: "SM90".into(),
+        arch: Arch(90),
         variant: "DFMA_R_R_R_R".into(),
         class: Class::FixedIgnored,
         severity: validate::Severity::Note,

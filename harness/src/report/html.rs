@@ -344,7 +344,7 @@ fn lead(out: &mut String, findings: &[&Finding], href: &dyn Fn(&Finding) -> Stri
     } else {
         out.push_str("<ul class=\"notes\">\n");
         for l in &lines {
-            let _ = writeln!(out, "<li><code>{}</code> ({}): {}</li>", esc(&l.variant), esc(&l.arch), esc(&l.text));
+            let _ = writeln!(out, "<li><code>{}</code> ({}): {}</li>", esc(&l.variant), esc(&l.arch.to_string()), esc(&l.text));
         }
         out.push_str("</ul>\n");
     }

@@ -2,6 +2,7 @@
 //! page diff; warnings; notes one line per variant; tallies by class.
 
 use super::{about, edits_words, error_groups, evidence, locations_of, note_lines, of_severity, variants_of, Counts};
+use crate::spec::Arch;
 use crate::validate::finding::{Class, Finding, Severity, VariantSummary};
 use crate::word::format_ranges;
 use std::fmt::Write as _;
@@ -148,21 +149,21 @@ fn pages_table(out: &mut String, summaries: &[VariantSummary], findings: &[Findi
     out.push_str("## Pages\n\n| page | variants | words checked | agreeing | errors | warnings | notes |\n");
     out.push_str("|---|---:|---:|---:|---:|---:|---:|\n");
     // Findings by (arch, variant), once: a scan per page would be quadratic.
-    let by_variant = super::group_in_order(findings.iter(), |f| (f.arch.as_str(), f.variant.as_str()));
-    let by_variant: std::collections::HashMap<(&str, &str), Vec<&Finding>> = by_variant.into_iter().collect();
+    let by_variant = super::group_in_order(findings.iter(), |f| (f.arch, f.variant.as_str()));
+    let by_variant: std::collections::HashMap<(Arch, &str), Vec<&Finding>> = by_variant.into_iter().collect();
     let of_rows = |rows: &[&VariantSummary]| {
-        rows.iter().flat_map(|s| by_variant.get(&(s.arch.as_str(), s.variant.as_str())).into_iter().flatten().copied()).collect::<Vec<&Finding>>()
+        rows.iter().flat_map(|s| by_variant.get(&(s.arch, s.variant.as_str())).into_iter().flatten().copied()).collect::<Vec<&Finding>>()
     };
     let row = |out: &mut String, label: &str, variants: usize, words: usize, agreeing: usize, c: Counts| {
         let _ = writeln!(out, "| {label} | {variants} | {words} | {agreeing} | {} | {} | {} |", c.errors, c.warnings, c.notes);
     };
-    for ((page, arch), rows) in group_by(summaries, |s| (s.page.clone(), s.arch.clone())) {
+    for ((page, arch), rows) in group_by(summaries, |s| (s.page.clone(), s.arch)) {
         let c = Counts::of(of_rows(&rows));
         let (words, agreeing) = rows.iter().fold((0, 0), |(w, a), s| (w + s.words, a + s.agreeing));
-        row(out, &format!("{} ({})", md_text(&page), md_text(&arch)), rows.len(), words, agreeing, c);
+        row(out, &format!("{} ({})", md_text(&page), md_text(&arch.to_string())), rows.len(), words, agreeing, c);
     }
-    let known: std::collections::HashSet<(&str, &str)> = summaries.iter().map(|s| (s.arch.as_str(), s.variant.as_str())).collect();
-    let orphans = Counts::of(findings.iter().filter(|f| !known.contains(&(f.arch.as_str(), f.variant.as_str()))));
+    let known: std::collections::HashSet<(Arch, &str)> = summaries.iter().map(|s| (s.arch, s.variant.as_str())).collect();
+    let orphans = Counts::of(findings.iter().filter(|f| !known.contains(&(f.arch, f.variant.as_str()))));
     if orphans.total() > 0 {
         row(out, "(variants without a summary)", 0, 0, 0, orphans);
     }
@@ -241,7 +242,7 @@ fn warnings_section(out: &mut String, findings: &[Finding]) {
             out,
             "| {} ({}) | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
             md_text(&f.variant),
-            md_text(&f.arch),
+            md_text(&f.arch.to_string()),
             f.class.name(),
             md_code(&format!("{}:{}", f.page, f.line)),
             f.field.as_deref().map(md_text).unwrap_or_else(|| "—".into()),
@@ -266,7 +267,7 @@ fn notes_section(out: &mut String, findings: &[Finding]) {
         return;
     }
     for l in &lines {
-        let _ = writeln!(out, "- **{}** ({}): {}", md_text(&l.variant), md_text(&l.arch), md_text(&l.text));
+        let _ = writeln!(out, "- **{}** ({}): {}", md_text(&l.variant), md_text(&l.arch.to_string()), md_text(&l.text));
     }
     out.push('\n');
 }
@@ -278,8 +279,8 @@ fn tallies_section(out: &mut String, summaries: &[VariantSummary]) {
         out.push_str("No variants validated.\n");
         return;
     }
-    for ((page, arch), rows) in group_by(summaries, |s| (s.page.clone(), s.arch.clone())) {
-        let _ = writeln!(out, "### {} ({})\n", md_text(&page), md_text(&arch));
+    for ((page, arch), rows) in group_by(summaries, |s| (s.page.clone(), s.arch)) {
+        let _ = writeln!(out, "### {} ({})\n", md_text(&page), md_text(&arch.to_string()));
         table_header(out, "variant");
         let mut t = Tally::default();
         for s in rows {
@@ -419,7 +420,7 @@ mod tests {
         let (mut summaries, findings) = fixture::data(&spec);
         let mut other = summaries[1].clone();
         other.page = "FOO|BAR".into();
-        other.arch = "SM100".into();
+        other.arch = Arch(100);
         summaries.push(other);
         let md = markdown_summary(&summaries, &findings, "v1");
         let pages = section(&md, "## Pages");

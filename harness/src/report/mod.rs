@@ -15,19 +15,19 @@ pub use html::{html_index, html_page};
 pub use markdown::markdown_summary;
 pub use sarif::sarif_log;
 
-use crate::spec::{Page, Spec, Variant};
+use crate::spec::{Arch, Page, Spec, Variant};
 use crate::validate::finding::{Class, Correction, Edit, Finding, Severity, VariantSummary};
 use crate::word::format_ranges;
 use std::path::{Path, PathBuf};
 
 /// Does this finding belong to this variant?
 pub(crate) fn finding_matches(f: &Finding, v: &Variant) -> bool {
-    f.variant == v.key && f.arch == v.arch.to_string()
+    f.variant == v.key && f.arch == v.arch
 }
 
 /// Does this summary belong to this variant?
 pub(crate) fn summary_matches(s: &VariantSummary, v: &Variant) -> bool {
-    s.variant == v.key && s.arch == v.arch.to_string()
+    s.variant == v.key && s.arch == v.arch
 }
 
 /// The HTML file name (without folder) for a page: `DFMA_SM90.html`. Characters other than
@@ -166,7 +166,7 @@ pub fn evidence(c: &Correction) -> String {
 /// A variant's notes collapsed to one line: `text` is its clauses, one per class.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct NoteLine {
-    pub arch: String,
+    pub arch: Arch,
     pub variant: String,
     pub count: usize,
     pub text: String,
@@ -182,7 +182,7 @@ const NOTE_ORDER: [Class; 8] =
 /// `bits 40..61,76..77: nvdisasm ignores them (fixed_ignored: 22 findings, 24 bits)`.
 pub fn note_lines<'a>(findings: impl IntoIterator<Item = &'a Finding>) -> Vec<NoteLine> {
     let notes = findings.into_iter().filter(|f| f.severity == Severity::Note);
-    group_in_order(notes, |f| (f.arch.clone(), f.variant.clone()))
+    group_in_order(notes, |f| (f.arch, f.variant.clone()))
         .into_iter()
         .map(|((arch, variant), fs)| {
             let clauses: Vec<String> = NOTE_ORDER
@@ -247,23 +247,23 @@ fn note_clause(c: Class, fs: &[&Finding]) -> String {
 
 /// Indices of each page's findings and summaries (by `spec.pages` index), in input order.
 pub(crate) fn by_page<'p>(pages: impl IntoIterator<Item = &'p Page>, summaries: &[VariantSummary], findings: &[Finding]) -> (Vec<Vec<usize>>, Vec<Vec<usize>>) {
-    let mut page_of: std::collections::HashMap<(String, &str), usize> = std::collections::HashMap::new();
+    let mut page_of: std::collections::HashMap<(Arch, &str), usize> = std::collections::HashMap::new();
     let mut n = 0;
     for (pi, p) in pages.into_iter().enumerate() {
         for v in &p.variants {
-            page_of.entry((v.arch.to_string(), v.key.as_str())).or_insert(pi);
+            page_of.entry((v.arch, v.key.as_str())).or_insert(pi);
         }
         n = pi + 1;
     }
     let mut fs = vec![vec![]; n];
     let mut ss = vec![vec![]; n];
     for (i, f) in findings.iter().enumerate() {
-        if let Some(&pi) = page_of.get(&(f.arch.clone(), f.variant.as_str())) {
+        if let Some(&pi) = page_of.get(&(f.arch, f.variant.as_str())) {
             fs[pi].push(i);
         }
     }
     for (i, s) in summaries.iter().enumerate() {
-        if let Some(&pi) = page_of.get(&(s.arch.clone(), s.variant.as_str())) {
+        if let Some(&pi) = page_of.get(&(s.arch, s.variant.as_str())) {
             ss[pi].push(i);
         }
     }
@@ -284,7 +284,7 @@ pub fn write_reports(dir: &Path, spec: &Spec, summaries: &[VariantSummary], find
     let sarif = dir.join("findings.sarif");
     // Streamed to the file: a whole architecture's log is hundreds of MB as one string.
     let mut w = std::io::BufWriter::new(std::fs::File::create(&sarif)?);
-    serde_json::to_writer_pretty(&mut w, &sarif_log(findings, tool_version)).map_err(std::io::Error::other)?;
+    sarif::write_sarif(&mut w, findings, tool_version).map_err(std::io::Error::other)?;
     std::io::Write::write_all(&mut w, b"\n")?;
     std::io::Write::flush(&mut w)?;
     written.push(sarif);
@@ -358,7 +358,7 @@ pub(crate) mod fixture {
         let d = disputed_bits(v0);
         let by_class = |pairs: &[(&str, usize)]| pairs.iter().map(|(k, n)| (k.to_string(), *n)).collect();
         let s0 = VariantSummary {
-            arch: v0.arch.to_string(),
+            arch: v0.arch,
             variant: v0.key.clone(),
             page: page.instruction.clone(),
             words: 40,
@@ -367,7 +367,7 @@ pub(crate) mod fixture {
             bit_status: status(v0, &d),
         };
         let s1 = VariantSummary {
-            arch: v1.arch.to_string(),
+            arch: v1.arch,
             variant: v1.key.clone(),
             page: page.instruction.clone(),
             words: 25,
@@ -381,7 +381,7 @@ pub(crate) mod fixture {
     /// The findings of [`data`], on its two variants; `d` are the error's bits.
     fn findings(v0: &Variant, v1: &Variant, d: &[u8]) -> Vec<Finding> {
         let note = |v: &Variant, class: Class, bits: Vec<u8>| Finding {
-            arch: v.arch.to_string(),
+            arch: v.arch,
             variant: v.key.clone(),
             class,
             severity: Severity::Note,

@@ -14,18 +14,19 @@ pub const SARIF_SCHEMA: &str = "https://json.schemastore.org/sarif-2.1.0.json";
 /// The key of the one partial fingerprint each result carries.
 pub const FINGERPRINT_KEY: &str = "sassHarnessFinding/v1";
 
+/// The log; `R` is how the results are held ([`write_sarif`] makes each as it writes it).
 #[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct SarifLog {
+pub struct SarifLog<R = Vec<SarifResult>> {
     #[serde(rename = "$schema")]
     pub schema: &'static str,
     pub version: &'static str,
-    pub runs: Vec<Run>,
+    pub runs: Vec<Run<R>>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct Run {
+pub struct Run<R = Vec<SarifResult>> {
     pub tool: Tool,
-    pub results: Vec<SarifResult>,
+    pub results: R,
     pub properties: RunProperties,
 }
 
@@ -172,13 +173,32 @@ fn level(s: Severity) -> &'static str {
 /// The findings as a SARIF log: one run, one rule per class (in [`Class::ALL`] order), one
 /// result per finding in input order.
 pub fn sarif_log(findings: &[Finding], tool_version: &str) -> SarifLog {
+    log_of(findings.iter().map(result).collect(), tool_version)
+}
+
+/// Writes [`sarif_log`]'s log (pretty JSON), making each result as it is written: a big
+/// run's results, held whole, were several times the findings' own memory.
+pub fn write_sarif(w: impl std::io::Write, findings: &[Finding], tool_version: &str) -> serde_json::Result<()> {
+    serde_json::to_writer_pretty(w, &log_of(OneByOne(findings), tool_version))
+}
+
+/// The findings' results, serialized one by one.
+struct OneByOne<'f>(&'f [Finding]);
+
+impl Serialize for OneByOne<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.0.iter().map(result))
+    }
+}
+
+fn log_of<R>(results: R, tool_version: &str) -> SarifLog<R> {
     let rules = Class::ALL.iter().map(|&c| Rule { id: c.name(), short_description: Message { text: class_description(c).into() } }).collect();
     SarifLog {
         schema: SARIF_SCHEMA,
         version: "2.1.0",
         runs: vec![Run {
             tool: Tool { driver: Driver { name: "sass-harness", version: env!("CARGO_PKG_VERSION"), rules } },
-            results: findings.iter().map(result).collect(),
+            results,
             properties: RunProperties { nvdisasm: tool_version.trim().to_string() },
         }],
     }
@@ -244,7 +264,7 @@ fn result(f: &Finding) -> SarifResult {
         locations,
         partial_fingerprints: [(FINGERPRINT_KEY, fingerprint)].into_iter().collect(),
         properties: ResultProperties {
-            arch: f.arch.clone(),
+            arch: f.arch.to_string(),
             variant: f.variant.clone(),
             word: f.word.clone(),
             field: f.field.clone(),

@@ -1,6 +1,7 @@
 //! What validation reports: one finding per disagreement (merged), and per-variant tallies.
 
 use crate::oracle::nvdisasm::Outcome;
+use crate::spec::Arch;
 use crate::word::Word;
 use serde::{Deserialize, Serialize};
 
@@ -86,7 +87,9 @@ pub struct Correction {
 /// One reproducible disagreement between a page and nvdisasm.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Finding {
-    pub arch: String,
+    /// Written as nvdisasm names it (`"SM90"`).
+    #[serde(with = "arch_name")]
+    pub arch: Arch,
     pub variant: String,
     pub class: Class,
     pub severity: Severity,
@@ -128,10 +131,31 @@ impl Finding {
     }
 }
 
+/// An [`Arch`] in findings and summaries as nvdisasm's `-b` name (`"SM90"`), as they
+/// always were.
+mod arch_name {
+    use crate::spec::Arch;
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(a: &Arch, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&a.nvdisasm_name())
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Arch, D::Error> {
+        let name = String::deserialize(d)?;
+        name.strip_prefix("SM")
+            .and_then(|n| n.parse().ok())
+            .map(Arch)
+            .ok_or_else(|| serde::de::Error::custom(format!("'{name}' is not an architecture such as SM90")))
+    }
+}
+
 /// How an illegal outcome is rendered in `actual`.
 pub fn illegal_text(message: &str) -> String {
-    format!("<illegal: {message}>")
+    format!("{ILLEGAL_PREFIX}{message}>")
 }
+/// How `actual` starts when nvdisasm rejected the word.
+pub const ILLEGAL_PREFIX: &str = "<illegal: ";
 pub const SILENT: &str = "<silent>";
 
 /// An nvdisasm outcome as a finding's `actual` shows it.
@@ -144,9 +168,10 @@ pub fn outcome_text(o: &Outcome) -> String {
 }
 
 /// Per-variant tallies for the summary.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct VariantSummary {
-    pub arch: String,
+    #[serde(with = "arch_name")]
+    pub arch: Arch,
     pub variant: String,
     pub page: String,
     pub words: usize,

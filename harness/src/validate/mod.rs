@@ -10,6 +10,7 @@ pub mod correct;
 pub mod finding;
 pub mod reproduce;
 pub mod resume;
+pub mod run;
 
 use crate::codec::conventions::{self as conv_rules, Conventions, FormConventions};
 use crate::codec::{self, Codec, Values};
@@ -18,7 +19,7 @@ use crate::gen::{random_listed_values, Rng};
 use crate::oracle::nvdisasm::{Nvdisasm, NvdisasmError, Outcome};
 use crate::sass::{self, Instruction};
 use crate::spec::{FieldKind, FlagRole, Page, RowKind, Variant};
-use crate::word::Word;
+use crate::word::{format_ranges, Word};
 pub use finding::{outcome_text, BitStatus, Class, Correction, Edit, Finding, Severity, VariantSummary};
 use std::collections::BTreeMap;
 
@@ -92,31 +93,47 @@ struct PageRun<'p> {
     page: &'p Page,
     vis: Vec<usize>,
     probes: Vec<Probe>,
-    /// Per codec variant index: (words, agreeing), and the bits confirmed / disputed.
-    checked: Vec<(usize, usize)>,
+    /// Per variant of the page (as in `vis`): words, agreeing, bits confirmed / disputed.
+    tallies: Vec<Tally>,
     raw: Vec<Finding>,
-    verified: Vec<u128>,
-    disputed: Vec<u128>,
     /// What nvdisasm printed for each variant's base word, parsed once.
     base_actual: BTreeMap<usize, Option<Instruction>>,
 }
 
-/// Marks bits a finding names as disputed.
-fn dispute(mask: &mut u128, bits: &[u8]) {
-    for &b in bits {
-        *mask |= 1u128 << b;
+/// A variant's words, agreeing words, and the bits probes confirmed and findings dispute.
+#[derive(Clone, Copy, Default)]
+struct Tally {
+    words: usize,
+    agreeing: usize,
+    verified: u128,
+    disputed: u128,
+}
+
+impl Tally {
+    /// Marks bits a finding names as disputed.
+    fn dispute(&mut self, bits: &[u8]) {
+        for &b in bits {
+            self.disputed |= 1u128 << b;
+        }
     }
 }
 
 impl PageRun<'_> {
+    /// Codec variant `vi`'s tally (one of the page's variants).
+    fn tally(&mut self, vi: usize) -> &mut Tally {
+        let i = self.vis.iter().position(|&x| x == vi).expect("a variant of the page");
+        &mut self.tallies[i]
+    }
+
     /// The variant's tallies: words, agreeing, findings by class, and each bit's status.
-    fn summary(&self, v: &Variant, vi: usize, arch: &str, findings: &[Finding]) -> VariantSummary {
-        let (words, agreeing) = self.checked[vi];
+    fn summary(&self, v: &Variant, vi: usize, findings: &[Finding]) -> VariantSummary {
+        let t = self.vis.iter().position(|&x| x == vi).map(|i| self.tallies[i]).unwrap_or_default();
+        let (words, agreeing) = (t.words, t.agreeing);
         let mut by_class = BTreeMap::new();
         for f in findings.iter().filter(|f| f.variant == v.key) {
             *by_class.entry(f.class.name().to_string()).or_insert(0) += 1;
         }
-        let (ver, dis) = (self.verified[vi], self.disputed[vi]);
+        let (ver, dis) = (t.verified, t.disputed);
         let bit_status = (0..128u32)
             .map(|b| match (dis >> b & 1, ver >> b & 1) {
                 (1, _) => BitStatus::Disputed,
@@ -124,25 +141,32 @@ impl PageRun<'_> {
                 _ => BitStatus::Unconfirmed,
             })
             .collect();
-        VariantSummary { arch: arch.to_string(), variant: v.key.clone(), page: self.page.file.clone(), words, agreeing, findings: by_class, bit_status }
+        VariantSummary { arch: v.arch, variant: v.key.clone(), page: self.page.file.clone(), words, agreeing, findings: by_class, bit_status }
     }
 }
 
 /// The probes of a group of pages (one architecture), page by page in probe order.
 fn build_runs<'p>(pages: &[&'p Page], codec: &Codec, conv: &Conventions, opts: &Options) -> Vec<PageRun<'p>> {
+    let index = variant_index(codec);
     pages
         .iter()
         .map(|&page| {
-            let vis: Vec<usize> = page.variants.iter().map(|v| codec.index_of(&v.key, Some(v.arch)).expect("variant in codec")).collect();
+            let vis: Vec<usize> = page.variants.iter().map(|v| index[&(v.arch, v.key.as_str())]).collect();
             let mut rng = Rng::new(opts.seed ^ (page.arch.0 as u64) << 32);
             let mut probes = vec![];
             for &vi in &vis {
                 probes.extend(probes_for(codec, vi, conv.get(codec.variant(vi).arch, &codec.variant(vi).key), opts, &mut rng));
             }
-            let n = codec.variants().len();
-            PageRun { page, vis, probes, checked: vec![(0, 0); n], raw: vec![], verified: vec![0; n], disputed: vec![0; n], base_actual: BTreeMap::new() }
+            let tallies = vec![Tally::default(); vis.len()];
+            PageRun { page, vis, probes, tallies, raw: vec![], base_actual: BTreeMap::new() }
         })
         .collect()
+}
+
+/// Codec indices by architecture and key, built once ([`Codec::index_of`] scans every
+/// variant, which made a slice's set-up quadratic in the pages).
+fn variant_index<'c>(codec: &Codec<'c>) -> std::collections::HashMap<(crate::spec::Arch, &'c str), usize> {
+    codec.variants().iter().enumerate().map(|(i, v)| ((v.arch, v.key.as_str()), i)).collect()
 }
 
 /// nvdisasm alone on `batches` (from [`probe_words`]), sent as [`validate_pages`] sends
@@ -208,7 +232,8 @@ fn validate_group(
     mut done: impl FnMut(&Page, Vec<VariantSummary>, Vec<Finding>),
 ) -> Result<(), NvdisasmError> {
     let Some(first) = pages.first() else { return Ok(()) };
-    let vis: Vec<usize> = pages.iter().flat_map(|p| &p.variants).filter_map(|v| codec.index_of(&v.key, Some(v.arch))).collect();
+    let index = variant_index(codec);
+    let vis: Vec<usize> = pages.iter().flat_map(|p| &p.variants).filter_map(|v| index.get(&(v.arch, v.key.as_str())).copied()).collect();
     let conv = crate::oracle::learn::learn(nv, codec, &vis)?;
     let cx = Group {
         codec,
@@ -218,12 +243,13 @@ fn validate_group(
         started: std::time::Instant::now(),
         // Each variant's learned conventions, looked up once (not once per probe).
         learned: codec.variants().iter().map(|v| conv.get(v.arch, &v.key)).collect(),
+        fixed: FixedIndex::new(codec),
     };
     cx.phase(&format!("conventions of {} forms learned", conv.len()));
     let mut st = GroupState::new(pages, codec, &conv, opts);
     cx.phase(&format!("{} probes built", st.runs.iter().map(|r| r.probes.len()).sum::<usize>()));
     let cands = cx.random_batch(&mut st)?;
-    let mut shrink = Minimizer { cx: &cx, cands, rounds: opts.minimize_rounds, round: 0 };
+    let mut shrink = Minimizer { cx: &cx, cands, rounds: opts.minimize_rounds, round: 0, singles: true };
     let tries = shrink.first_tries();
     let try_outs = cx.structured_batch(&mut st, &shrink, &tries)?;
     cx.judge_all(&mut st);
@@ -245,20 +271,51 @@ struct Group<'a> {
     arch: String,
     started: std::time::Instant,
     learned: Vec<Option<&'a FormConventions>>,
+    fixed: FixedIndex,
 }
 
-/// What it writes: per page the probes, their outcomes and verdicts so far.
+/// Which variants' fixed bits a word matches, by architecture and fixed-bit mask: what
+/// [`Codec::find`] answers without scanning every variant for each word (judging a
+/// fixed-bit flip asks it, so the scan made judging quadratic in the pages).
+struct FixedIndex {
+    by_mask: Vec<(crate::spec::Arch, u128, std::collections::HashMap<u128, usize>)>,
+}
+
+impl FixedIndex {
+    fn new(codec: &Codec) -> Self {
+        let mut by: BTreeMap<(crate::spec::Arch, u128), std::collections::HashMap<u128, usize>> = BTreeMap::new();
+        for v in codec.variants() {
+            *by.entry((v.arch, v.fixed_mask.0)).or_default().entry(v.fixed_value.0).or_default() += 1;
+        }
+        FixedIndex { by_mask: by.into_iter().map(|((a, m), values)| (a, m, values)).collect() }
+    }
+
+    /// Does exactly one variant of `arch` match `word` (`codec.find(arch, word).is_ok()`)?
+    fn unique(&self, arch: crate::spec::Arch, word: Word) -> bool {
+        let mut n = 0;
+        for (_, m, values) in self.by_mask.iter().filter(|(a, ..)| *a == arch) {
+            n += values.get(&(word.0 & m)).copied().unwrap_or(0);
+            if n > 1 {
+                return false;
+            }
+        }
+        n == 1
+    }
+}
+
+/// What it writes: per page the probes, their outcomes, and the verdicts of the random
+/// probes (judged in batch one) by probe index.
 struct GroupState<'p> {
     runs: Vec<PageRun<'p>>,
     outs: Vec<Vec<Outcome>>,
-    verdicts: Vec<Vec<Option<Judged>>>,
+    verdicts: Vec<BTreeMap<usize, Judged>>,
 }
 
 impl<'p> GroupState<'p> {
     fn new(pages: &[&'p Page], codec: &Codec, conv: &Conventions, opts: &Options) -> Self {
         let runs = build_runs(pages, codec, conv, opts);
         let outs = runs.iter().map(|r| vec![Outcome::Silent; r.probes.len()]).collect();
-        let verdicts = runs.iter().map(|r| (0..r.probes.len()).map(|_| None).collect()).collect();
+        let verdicts = runs.iter().map(|_| BTreeMap::new()).collect();
         GroupState { runs, outs, verdicts }
     }
 }
@@ -271,7 +328,7 @@ impl<'a> Group<'a> {
     }
 
     fn analysis(&self, vi: usize) -> Analysis<'_> {
-        Analysis { codec: self.codec, nv_tool: &self.nv.version, v: self.codec.variant(vi), arch: &self.arch, learned: self.learned[vi] }
+        Analysis { nv_tool: &self.nv.version, v: self.codec.variant(vi), learned: self.learned[vi], fixed: &self.fixed }
     }
 
     /// What the page predicts for `word` of variant `vi` (values read off the word).
@@ -301,7 +358,7 @@ impl<'a> Group<'a> {
                         }
                     }
                 }
-                st.verdicts[ri][pi] = Some(j);
+                st.verdicts[ri].insert(pi, j);
                 st.outs[ri][pi] = o;
             }
         }
@@ -312,51 +369,88 @@ impl<'a> Group<'a> {
 
     /// Batch two: the structured probes and the first minimization tries (whose outcomes
     /// it returns); records each variant's zero word as nvdisasm printed it.
+    ///
+    /// Probes nvdisasm may reject are sent apart (after the others, at the addresses they
+    /// would have in one batch): an nvdisasm run with one illegal word in it runs twice
+    /// (the first run only names the illegal words), so the words that are nearly always
+    /// legal (field values, table rows, the tries) go to runs that run once. About a third
+    /// of a big run's nvdisasm time was such first runs.
     fn structured_batch(&self, st: &mut GroupState, shrink: &Minimizer, tries: &[Try]) -> Result<Vec<Outcome>, NvdisasmError> {
-        let mut words: Vec<Word> = st.runs.iter().flat_map(|r| &r.probes).filter(|p| p.kind != Kind::Random).map(|p| p.word).collect();
-        let n_structured = words.len();
-        words.extend(shrink.words(tries));
-        let mut batch = self.nv.disassemble(&self.arch, &words)?;
-        let try_outs = batch.split_off(n_structured.min(batch.len()));
-        let mut structured_outs = batch.into_iter();
-        self.phase(&format!("{n_structured} structured probes and {} minimization tries disassembled", tries.len()));
+        let (mut legal, mut doubtful) = (vec![], vec![]);
+        for (ri, run) in st.runs.iter().enumerate() {
+            for (pi, p) in run.probes.iter().enumerate().filter(|(_, p)| p.kind != Kind::Random) {
+                if self.may_be_rejected(p) { &mut doubtful } else { &mut legal }.push((ri, pi));
+            }
+        }
+        let word = |&(ri, pi): &(usize, usize)| st.runs[ri].probes[pi].word;
+        let words: Vec<Word> = legal.iter().map(word).chain(shrink.words(tries)).collect();
+        let mut outs = self.nv.disassemble(&self.arch, &words)?;
+        outs.resize_with(words.len(), missing_outcome);
+        let doubtful_words: Vec<Word> = doubtful.iter().map(word).collect();
+        let mut doubtful_outs = self.nv.disassemble_at(&self.arch, 16 * words.len() as u64, &doubtful_words)?;
+        doubtful_outs.resize_with(doubtful.len(), missing_outcome);
+        let try_outs = outs.split_off(legal.len());
+        self.phase(&format!("{} structured probes and {} minimization tries disassembled", legal.len() + doubtful.len(), tries.len()));
+        for (&(ri, pi), o) in legal.iter().chain(&doubtful).zip(outs.into_iter().chain(doubtful_outs)) {
+            st.outs[ri][pi] = o;
+        }
         for (ri, run) in st.runs.iter_mut().enumerate() {
-            for (pi, p) in run.probes.iter().enumerate() {
-                if p.kind != Kind::Random {
-                    st.outs[ri][pi] = structured_outs.next().unwrap_or_else(missing_outcome);
-                }
-                if p.kind == Kind::Base {
-                    run.base_actual.insert(p.vi, printed(&st.outs[ri][pi]));
-                }
+            for (pi, p) in run.probes.iter().enumerate().filter(|(_, p)| p.kind == Kind::Base) {
+                run.base_actual.insert(p.vi, printed(&st.outs[ri][pi]));
             }
         }
         Ok(try_outs)
+    }
+
+    /// Could nvdisasm reject this structured probe? Fixed-bit flips, pairs of groups,
+    /// control values, and table values the page omits or calls INVALID.
+    fn may_be_rejected(&self, p: &Probe) -> bool {
+        let v = self.codec.variant(p.vi);
+        match p.kind {
+            Kind::Fixed { .. } | Kind::Pair { .. } => true,
+            Kind::Field { field, value } => {
+                v.fields[field].is_control() || v.field_table(field).is_some_and(|t| t.row(value).is_none_or(|r| r.kind == RowKind::Invalid))
+            }
+            Kind::Base | Kind::Random => false,
+        }
     }
 
     /// Every probe in probe order, so findings keep their order whatever the batches.
     fn judge_all(&self, st: &mut GroupState) {
         for (ri, run) in st.runs.iter_mut().enumerate() {
             let mut syntax_seen: BTreeMap<(usize, &'static str), usize> = BTreeMap::new();
+            let mut ignored_seen: BTreeMap<usize, usize> = BTreeMap::new();
             for (pi, p) in run.probes.iter().enumerate() {
                 let o = &st.outs[ri][pi];
                 let values = self.codec.extract(p.vi, p.word);
                 let a = self.analysis(p.vi);
-                let j = match st.verdicts[ri][pi].take() {
+                let j = match st.verdicts[ri].remove(&pi) {
                     Some(j) => j,
                     None => a.judge(p, &values, o, run.base_actual.get(&p.vi).and_then(Option::as_ref)),
                 };
-                run.checked[p.vi].0 += 1;
+                let t = &mut run.tallies[run.vis.iter().position(|&x| x == p.vi).expect("a variant of the page")];
+                t.words += 1;
                 match j {
                     Judged::Agree(bits) => {
-                        run.checked[p.vi].1 += 1;
-                        run.verified[p.vi] |= bits;
+                        t.agreeing += 1;
+                        t.verified |= bits;
                     }
                     Judged::Found(f) => {
-                        dispute(&mut run.disputed[p.vi], &f.bits);
+                        t.dispute(&f.bits);
+                        // One fixed_ignored note per variant, listing its bits (a note per
+                        // bit made most of a big run's findings); its word is the first
+                        // bit's flip, each other bit's flip showed the same.
+                        if f.class == Class::FixedIgnored {
+                            if let Some(&i) = ignored_seen.get(&p.vi) {
+                                run.raw[i].add_occurrence(f.bits);
+                                continue;
+                            }
+                            ignored_seen.insert(p.vi, run.raw.len());
+                        }
                         run.raw.push(f);
                     }
                     Judged::Syntax { what, bits } => {
-                        dispute(&mut run.disputed[p.vi], &bits);
+                        t.dispute(&bits);
                         // One finding per variant and difference, in first-seen order (what
                         // `merge` would make of one finding per word).
                         match syntax_seen.get(&(p.vi, what)) {
@@ -370,6 +464,10 @@ impl<'a> Group<'a> {
                     // Counted as a candidate in batch one.
                     Judged::Minimize(_) => {}
                 }
+            }
+            for (vi, i) in ignored_seen {
+                let f = &mut run.raw[i];
+                f.proposal = Some(ignored_proposal(self.codec.variant(vi), &f.bits));
             }
         }
     }
@@ -393,7 +491,7 @@ impl<'a> Group<'a> {
             let base = run.base_actual.get(&c.vi).and_then(Option::as_ref);
             if let Some(mut f) = self.analysis(c.vi).random_finding(&c.values, w, &c.outcome, base) {
                 f.occurrences = c.count;
-                dispute(&mut run.disputed[c.vi], &f.bits);
+                run.tally(c.vi).dispute(&f.bits);
                 run.raw.push(f);
             }
         }
@@ -407,7 +505,7 @@ impl<'a> Group<'a> {
                 let obs: Vec<(Word, &Outcome)> = run.probes.iter().zip(&st.outs[ri]).filter(|(p, _)| p.vi == vi).map(|(p, o)| (p.word, o)).collect();
                 correct::triage(run.page, self.codec.variant(vi), &obs, self.learned[vi], &mut findings);
             }
-            let summaries = run.vis.iter().map(|&vi| run.summary(self.codec.variant(vi), vi, &self.arch, &findings)).collect();
+            let summaries = run.vis.iter().map(|&vi| run.summary(self.codec.variant(vi), vi, &findings)).collect();
             done(run.page, summaries, findings);
         }
     }
@@ -528,12 +626,11 @@ struct Seen<'s> {
 }
 
 struct Analysis<'a> {
-    codec: &'a Codec<'a>,
     nv_tool: &'a str,
     v: &'a Variant,
-    arch: &'a str,
     /// nvdisasm's conventions for this form, learned at the start of the run.
     learned: Option<&'a FormConventions>,
+    fixed: &'a FixedIndex,
 }
 
 /// Which printed element does page operand `po` show as?
@@ -571,7 +668,7 @@ impl<'a> Analysis<'a> {
     #[allow(clippy::too_many_arguments)]
     fn finding(&self, class: Class, field: Option<usize>, bits: Vec<u8>, word: Word, expected: String, actual: String, proposal: Option<String>) -> Finding {
         Finding {
-            arch: self.arch.to_string(),
+            arch: self.v.arch,
             variant: self.v.key.clone(),
             class,
             severity: Severity::Warning,
@@ -639,13 +736,13 @@ impl<'a> Analysis<'a> {
         let Some(actual) = printed(o) else { return Judged::Agree(word_bits) };
         let Some(base) = base_actual else { return Judged::Agree(0) };
         let kinds = |i: &Instruction| i.operands.iter().map(|o| std::mem::discriminant(&o.body)).collect::<Vec<_>>();
-        if actual.mnemonic != base.mnemonic || kinds(&actual) != kinds(base) || self.codec.find(v.arch, word).is_ok() {
+        if actual.mnemonic != base.mnemonic || kinds(&actual) != kinds(base) || self.fixed.unique(v.arch, word) {
             return Judged::Agree(word_bits);
         }
         let ch: Vec<String> = changed(base, &actual);
         let expected = format!("not {} (bit {bit} is fixed {})", v.key, v.fixed_value.bit(bit) as u8);
         let (class, proposal) = if ch.is_empty() {
-            (Class::FixedIgnored, format!("bit {bit}: nvdisasm ignores it; mark it don't-care{note}"))
+            (Class::FixedIgnored, ignored_proposal(v, &[bit]))
         } else {
             let what: Vec<String> = ch.iter().map(|c| describe_element(v, c)).collect();
             (Class::Unexpressible, format!("bit {bit} is not fixed: it changes {}{note}", what.join(", ")))
@@ -857,6 +954,26 @@ impl<'a> Analysis<'a> {
     }
 }
 
+/// What a fixed_ignored note proposes for `bits` (each flipped alone printed the zero
+/// word's text), naming those whose cell the page dropped.
+fn ignored_proposal(v: &Variant, bits: &[u8]) -> String {
+    let inferred: Vec<u8> = bits.iter().copied().filter(|&b| v.inferred.contains(b)).collect();
+    match bits {
+        [bit] => {
+            let note = if inferred.is_empty() { "" } else { " (the page dropped this cell; it was inferred as 0)" };
+            format!("bit {bit}: nvdisasm ignores it; mark it don't-care{note}")
+        }
+        _ => {
+            let note = match inferred.as_slice() {
+                [] => String::new(),
+                [b] => format!(" (the page dropped the cell of bit {b}; it was inferred as 0)"),
+                more => format!(" (the page dropped the cells of bits {}; they were inferred as 0)", format_ranges(more)),
+            };
+            format!("bits {}: nvdisasm ignores each alone; mark them don't-care{note}", format_ranges(bits))
+        }
+    }
+}
+
 /// Tokens in `after` that `before` lacks (multiset difference, order kept).
 fn token_diff(before: Vec<String>, after: Vec<String>) -> Vec<String> {
     let mut b = before;
@@ -874,21 +991,27 @@ fn token_diff(before: Vec<String>, after: Vec<String>) -> Vec<String> {
 /// A minimization try: candidate, values, and the field it drops when it is an "all but one".
 type Try = (usize, Values, Option<usize>);
 
-/// Most fields a candidate may have for every triple of them to be tried in the first batch.
+/// Most fields a candidate may have for every triple of them to be tried in one batch.
 const TRIPLES_UP_TO: usize = 12;
 
 /// Shrinks each candidate to a smallest set of its non-zero non-control fields that still
 /// shows the same disagreement. The first batch tries, for every candidate at once, each
-/// field alone, each pair, each triple (up to [`TRIPLES_UP_TO`] fields) and each "all but
-/// one"; a reproducing set no larger than the largest subsets tried is then minimal.
-/// Larger ones go on for up to `rounds` batches in all, each trying "without every field
-/// whose removal alone kept the disagreement" before "all but one" again. Batches are few
-/// and large because every nvdisasm start costs some 0.3 s.
+/// field alone (most disagreements are one field's: then that field is the answer). The
+/// next tries, for the others, each pair, each triple (up to [`TRIPLES_UP_TO`] fields)
+/// and each "all but one"; a reproducing set no larger than the largest subsets tried is
+/// then minimal. Larger ones go on for up to `rounds` batches after the singles, each
+/// trying "without every field whose removal alone kept the disagreement" before "all but
+/// one" again. Batches are few and large because every nvdisasm start costs some 0.3 s:
+/// the singles ride with the structured probes. (Trying pairs and triples with the singles
+/// sent some 160 words per candidate, most of a big run's minimization words, where the
+/// singles, some 10, usually settle it.)
 struct Minimizer<'c> {
     cx: &'c Group<'c>,
     cands: Vec<Candidate>,
     rounds: usize,
     round: usize,
+    /// The singles' batch is the one being absorbed.
+    singles: bool,
 }
 
 impl Minimizer<'_> {
@@ -924,7 +1047,7 @@ impl Minimizer<'_> {
         tries.iter().map(|(ci, t, _)| self.cx.codec.encode_unchecked(self.cands[*ci].vi, t)).collect()
     }
 
-    /// Smallest subsets first, so the first try that reproduces is a smallest one.
+    /// Each field alone, of every candidate with several.
     fn first_tries(&self) -> Vec<Try> {
         let mut tries = vec![];
         if self.rounds == 0 {
@@ -932,37 +1055,64 @@ impl Minimizer<'_> {
         }
         for (ci, c) in self.cands.iter().enumerate() {
             let fs = self.fields_of(c.vi, &c.values);
-            if fs.len() <= 1 {
-                continue;
-            }
-            for &f in &fs {
-                tries.push((ci, self.only(c, &[f]), None));
-            }
-            for (i, &f) in fs.iter().enumerate() {
-                for &g in &fs[i + 1..] {
-                    tries.push((ci, self.only(c, &[f, g]), None));
-                }
-            }
-            if fs.len() > 3 && fs.len() <= TRIPLES_UP_TO {
-                for (i, &f) in fs.iter().enumerate() {
-                    for (j, &g) in fs.iter().enumerate().skip(i + 1) {
-                        for &h in &fs[j + 1..] {
-                            tries.push((ci, self.only(c, &[f, g, h]), None));
-                        }
-                    }
-                }
-            }
-            if fs.len() > 3 {
-                for &f in &fs {
-                    tries.push((ci, self.only(c, &without(&fs, &[f])), Some(f)));
-                }
+            if fs.len() > 1 {
+                tries.extend(fs.iter().map(|&f| (ci, self.only(c, &[f]), None)));
             }
         }
         tries
     }
 
+    /// Each pair, triple and "all but one" of candidate `ci`'s fields, smallest subsets
+    /// first, so the first try that reproduces is a smallest one.
+    fn wider_tries(&self, ci: usize) -> Vec<Try> {
+        let mut tries = vec![];
+        let c = &self.cands[ci];
+        let fs = self.fields_of(c.vi, &c.values);
+        for (i, &f) in fs.iter().enumerate() {
+            for &g in &fs[i + 1..] {
+                tries.push((ci, self.only(c, &[f, g]), None));
+            }
+        }
+        if fs.len() > 3 && fs.len() <= TRIPLES_UP_TO {
+            for (i, &f) in fs.iter().enumerate() {
+                for (j, &g) in fs.iter().enumerate().skip(i + 1) {
+                    for &h in &fs[j + 1..] {
+                        tries.push((ci, self.only(c, &[f, g, h]), None));
+                    }
+                }
+            }
+        }
+        if fs.len() > 3 {
+            for &f in &fs {
+                tries.push((ci, self.only(c, &without(&fs, &[f])), Some(f)));
+            }
+        }
+        tries
+    }
+
+    /// Takes the singles' outcomes: a candidate one of whose fields alone reproduces is
+    /// that field; the others get their wider tries (the next batch).
+    fn absorb_singles(&mut self, tries: &[Try], outs: Vec<Outcome>) -> Vec<Try> {
+        self.singles = false;
+        let (mut tried, mut settled) = (vec![false; self.cands.len()], vec![false; self.cands.len()]);
+        for ((ci, t, _), o) in tries.iter().zip(outs) {
+            tried[*ci] = true;
+            let c = &self.cands[*ci];
+            if !settled[*ci] && self.disagrees(c.vi, t, &o, &c.want) {
+                settled[*ci] = true;
+                let c = &mut self.cands[*ci];
+                c.values = *t;
+                c.outcome = o;
+            }
+        }
+        (0..self.cands.len()).filter(|&ci| tried[ci] && !settled[ci]).flat_map(|ci| self.wider_tries(ci)).collect()
+    }
+
     /// Takes a batch's outcomes; returns the next batch (empty when done).
     fn absorb(&mut self, tries: &[Try], outs: Vec<Outcome>) -> Vec<Try> {
+        if self.singles {
+            return self.absorb_singles(tries, outs);
+        }
         let n = self.cands.len();
         // Per candidate: the first reproducing try and the fields whose removal alone
         // kept the disagreement.
@@ -1033,13 +1183,21 @@ fn merge(raw: Vec<Finding>) -> Vec<Finding> {
 /// About how many probe words one validation batch holds (see [`validate_pages`]).
 const GROUP_WORDS: usize = 250_000;
 
+/// Slices validated at once: one's judging (one core) overlaps another's nvdisasm runs.
+const SLICES_AT_ONCE: usize = 2;
+
+/// The words [`probes_for`] builds for a variant, counted without building them.
+fn probe_count(v: &Variant, opts: &Options) -> usize {
+    let fields: usize = (0..v.fields.len()).map(|fi| v.fields[fi].width() as usize + 2 + v.field_table(fi).map_or(0, |t| t.rows.len() + t.omitted.len())).sum();
+    1 + fields + group_pairs(v).len() + v.fixed_mask.len() as usize + opts.random_per_variant
+}
+
 /// Consecutive runs of `pages` of about [`GROUP_WORDS`] probe words each (a page is never split).
 fn slices<'p>(pages: &[&'p Page], opts: &Options) -> Vec<Vec<&'p Page>> {
     let mut out: Vec<Vec<&Page>> = vec![];
     let mut words = GROUP_WORDS;
     for &p in pages {
-        // Structured probes are a few hundred per variant.
-        let n = p.variants.len() * (opts.random_per_variant + 400);
+        let n: usize = p.variants.iter().map(|v| probe_count(v, opts)).sum();
         if words + n > GROUP_WORDS {
             out.push(vec![]);
             words = 0;
@@ -1050,9 +1208,12 @@ fn slices<'p>(pages: &[&'p Page], opts: &Options) -> Vec<Vec<&'p Page>> {
     out
 }
 
-/// Validates every page: pages are grouped by architecture (each group in slices of about
-/// `GROUP_WORDS` probe words, see `validate_group`) and the groups run at once; `done` is
-/// called on this thread as each page finishes.
+/// Validates every page but `opts.skip_pages`: pages are grouped by architecture and
+/// each group cut into slices of about [`GROUP_WORDS`] probe words (so what is in
+/// flight, outcomes and verdicts, stays bounded however many pages there are); a slice is
+/// validated as one (see [`validate_group`]), [`SLICES_AT_ONCE`] slices at a time.
+/// `done` is called on this thread as each page finishes, pages in any order. The first
+/// tool fault ends the run (slices not started are not).
 pub fn validate_pages(
     spec: &crate::spec::Spec,
     codec: &Codec,
@@ -1060,25 +1221,25 @@ pub fn validate_pages(
     opts: &Options,
     mut done: impl FnMut(&Page, Vec<VariantSummary>, Vec<Finding>),
 ) -> Result<(), NvdisasmError> {
-    let groups: Vec<Vec<&Page>> = arch_groups(spec)
-        .into_iter()
-        .map(|g| g.into_iter().filter(|p| !opts.skip_pages.contains(&p.file)).collect::<Vec<_>>())
-        .filter(|g| !g.is_empty())
-        .collect();
+    let all: Vec<Vec<&Page>> =
+        arch_groups(spec).into_iter().flat_map(|g| slices(&g.into_iter().filter(|p| !opts.skip_pages.contains(&p.file)).collect::<Vec<_>>(), opts)).collect();
+    let (next, failed) = (std::sync::atomic::AtomicUsize::new(0), std::sync::atomic::AtomicBool::new(false));
     let (tx, rx) = std::sync::mpsc::channel();
     std::thread::scope(|s| {
-        let handles: Vec<_> = groups
-            .iter()
-            .map(|g| {
-                let tx = tx.clone();
-                s.spawn(move || {
-                    // In slices of about GROUP_WORDS probe words: what is in flight (outcomes,
-                    // verdicts) stays bounded however many pages an architecture has.
-                    for slice in slices(g, opts) {
-                        validate_group(&slice, codec, nv, opts, |p, sums, finds| {
+        let handles: Vec<_> = (0..SLICES_AT_ONCE.min(all.len()))
+            .map(|_| {
+                let (tx, all, next, failed) = (tx.clone(), &all, &next, &failed);
+                s.spawn(move || -> Result<(), NvdisasmError> {
+                    use std::sync::atomic::Ordering::Relaxed;
+                    while let Some(slice) = all.get(next.fetch_add(1, Relaxed)).filter(|_| !failed.load(Relaxed)) {
+                        let r = validate_group(slice, codec, nv, opts, |p, sums, finds| {
                             let i = spec.pages.iter().position(|q| std::ptr::eq(q, p));
                             let _ = tx.send((i, sums, finds));
-                        })?;
+                        });
+                        if r.is_err() {
+                            failed.store(true, Relaxed);
+                            return r;
+                        }
                     }
                     Ok(())
                 })
@@ -1090,7 +1251,7 @@ pub fn validate_pages(
                 done(p, sums, finds);
             }
         }
-        // The first architecture's tool fault, if any, ends the run.
+        // The first slice's tool fault, if any, ends the run.
         handles.into_iter().try_for_each(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
     })
 }

@@ -1,8 +1,9 @@
 //! Re-running every finding's word through a fresh nvdisasm batch: a report whose words do
 //! not print `actual` again is not worth trusting, so the validator checks its own output.
 
-use super::finding::{outcome_text, Finding};
+use super::finding::{outcome_text, Finding, ILLEGAL_PREFIX};
 use crate::oracle::nvdisasm::{Nvdisasm, NvdisasmError};
+use crate::spec::Arch;
 use std::collections::BTreeMap;
 
 /// A finding whose word printed something else on the re-run.
@@ -12,30 +13,37 @@ pub struct Mismatch {
     pub got: String,
 }
 
-/// Disassembles the findings' words again (one batch per architecture) and returns those
-/// whose outcome is not their `actual`; a malformed word is a mismatch too.
+/// Disassembles the findings' words again (per architecture, one batch of those it rejected
+/// and one of the rest) and returns those whose outcome is not their `actual`; a malformed
+/// word is a mismatch too.
 pub fn reproduce(nv: &Nvdisasm, findings: &[Finding]) -> Result<Vec<Mismatch>, NvdisasmError> {
-    let mut by_arch: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+    let mut by_arch: BTreeMap<Arch, Vec<usize>> = BTreeMap::new();
     for (i, f) in findings.iter().enumerate() {
-        by_arch.entry(f.arch.as_str()).or_default().push(i);
+        by_arch.entry(f.arch).or_default().push(i);
     }
     let mut out = vec![];
     for (arch, idx) in by_arch {
-        let mut ok = vec![];
-        let mut words = vec![];
-        for &i in &idx {
-            match findings[i].word() {
-                Some(w) => {
-                    ok.push(i);
-                    words.push(w);
+        // The words whose finding says nvdisasm rejects them go in a batch of their own:
+        // an nvdisasm run with an illegal word runs twice (the first run only names them),
+        // the others' runs then run once.
+        let (rejected, printed): (Vec<usize>, Vec<usize>) = idx.into_iter().partition(|&i| findings[i].actual.starts_with(ILLEGAL_PREFIX));
+        for part in [printed, rejected] {
+            let mut ok = vec![];
+            let mut words = vec![];
+            for i in part {
+                match findings[i].word() {
+                    Some(w) => {
+                        ok.push(i);
+                        words.push(w);
+                    }
+                    None => out.push(Mismatch { index: i, got: "<not 32 hex digits>".into() }),
                 }
-                None => out.push(Mismatch { index: i, got: "<not 32 hex digits>".into() }),
             }
-        }
-        for (i, o) in ok.into_iter().zip(nv.disassemble(arch, &words)?) {
-            let got = outcome_text(&o);
-            if got != findings[i].actual {
-                out.push(Mismatch { index: i, got });
+            for (i, o) in ok.into_iter().zip(nv.disassemble(&arch.nvdisasm_name(), &words)?) {
+                let got = outcome_text(&o);
+                if got != findings[i].actual {
+                    out.push(Mismatch { index: i, got });
+                }
             }
         }
     }

@@ -50,6 +50,19 @@ fn lines<T: for<'de> Deserialize<'de>>(path: &Path) -> Result<Vec<T>, String> {
     Ok(out)
 }
 
+/// Every line of a JSON-lines file of findings this run wrote, read line by line (the
+/// file whole would be as large again as its findings).
+pub fn read_all(path: &Path) -> Result<Vec<Finding>, String> {
+    use std::io::BufRead;
+    let file = std::fs::File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut out = vec![];
+    for (n, l) in std::io::BufReader::new(file).lines().enumerate() {
+        let l = l.map_err(|e| format!("{}: {e}", path.display()))?;
+        out.push(serde_json::from_str(&l).map_err(|e| format!("{}:{}: not a finding: {e}", path.display(), n + 1))?);
+    }
+    Ok(out)
+}
+
 /// Reads what the run in `dir` finished: its done pages and their findings.
 pub fn read(dir: &Path) -> Result<Previous, String> {
     let pages: Vec<PageDone> = lines(&dir.join(PROGRESS))?;
