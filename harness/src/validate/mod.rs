@@ -369,16 +369,17 @@ impl<'a> Group<'a> {
         Ok(cands)
     }
 
-    /// Batch two: the structured probes, with the first two minimization batches riding
+    /// Batch two: the structured probes, with the first minimization batch or two riding
     /// along; returns the minimization tries still to absorb and their outcomes. Records
     /// each variant's zero word as nvdisasm printed it.
     ///
-    /// Probes nvdisasm may reject are sent apart (after the others, at the addresses they
-    /// would have in one batch): an nvdisasm run with one illegal word in it runs twice
-    /// (the first run only names the illegal words), so the words that are nearly always
-    /// legal (field values, table rows, the tries) go to runs that run once. About a third
-    /// of a big run's nvdisasm time was such first runs. The singles ride with the legal
-    /// words, the next tries (see [`Minimizer`]) with the others.
+    /// From [`APART_FROM`] words on, probes nvdisasm may reject are sent apart (after the
+    /// others, at the addresses they would have in one batch): an nvdisasm run with one
+    /// illegal word in it runs twice (the first run only names the illegal words), so the
+    /// words that are nearly always legal (field values, table rows, the tries) go to runs
+    /// that run once. About a third of a big run's nvdisasm time was such first runs. The
+    /// singles ride with the legal words, the next tries (see [`Minimizer`]) with the
+    /// others. Fewer words go in one batch, as the singles alone do.
     fn structured_batch(&self, st: &mut GroupState, shrink: &mut Minimizer) -> Result<(Vec<Try>, Vec<Outcome>), NvdisasmError> {
         let (mut legal, mut doubtful) = (vec![], vec![]);
         for (ri, run) in st.runs.iter().enumerate() {
@@ -389,14 +390,26 @@ impl<'a> Group<'a> {
         let word = |&(ri, pi): &(usize, usize)| st.runs[ri].probes[pi].word;
         let singles = shrink.first_tries();
         let words: Vec<Word> = legal.iter().map(word).chain(shrink.words(&singles)).collect();
-        let mut outs = self.nv.disassemble(&self.arch, &words)?;
-        outs.resize_with(words.len(), missing_outcome);
-        let next = shrink.absorb(&singles, outs.split_off(legal.len()));
-        let doubtful_words: Vec<Word> = doubtful.iter().map(word).chain(shrink.words(&next)).collect();
-        let mut doubtful_outs = self.nv.disassemble_at(&self.arch, 16 * words.len() as u64, &doubtful_words)?;
-        doubtful_outs.resize_with(doubtful_words.len(), missing_outcome);
-        let next_outs = doubtful_outs.split_off(doubtful.len());
-        self.phase(&format!("{} structured probes and {} minimization tries disassembled", legal.len() + doubtful.len(), singles.len() + next.len()));
+        let mut doubtful_words: Vec<Word> = doubtful.iter().map(word).collect();
+        let (outs, doubtful_outs, next, next_outs) = if words.len() >= APART_FROM {
+            let mut outs = self.nv.disassemble(&self.arch, &words)?;
+            outs.resize_with(words.len(), missing_outcome);
+            let next = shrink.absorb(&singles, outs.split_off(legal.len()));
+            doubtful_words.extend(shrink.words(&next));
+            let mut doubtful_outs = self.nv.disassemble_at(&self.arch, 16 * words.len() as u64, &doubtful_words)?;
+            doubtful_outs.resize_with(doubtful_words.len(), missing_outcome);
+            let next_outs = doubtful_outs.split_off(doubtful.len());
+            (outs, doubtful_outs, next, next_outs)
+        } else {
+            // One batch: the same words at the same addresses.
+            let mut outs = self.nv.disassemble(&self.arch, &[words.as_slice(), &doubtful_words].concat())?;
+            outs.resize_with(words.len() + doubtful_words.len(), missing_outcome);
+            let doubtful_outs = outs.split_off(words.len());
+            let singles_outs = outs.split_off(legal.len());
+            (outs, doubtful_outs, singles, singles_outs)
+        };
+        let tried = next.len() + words.len() - legal.len();
+        self.phase(&format!("{} structured probes and {} minimization tries disassembled", legal.len() + doubtful.len(), tried));
         for (&(ri, pi), o) in legal.iter().chain(&doubtful).zip(outs.into_iter().chain(doubtful_outs)) {
             st.outs[ri][pi] = o;
         }
@@ -1196,6 +1209,11 @@ pub fn bits_text(bits: &[u8]) -> String {
 
 /// About how many probe words one validation batch holds (see [`validate_pages`]).
 const GROUP_WORDS: usize = 400_000;
+
+/// Fewest legal structured words (with the singles) sent apart from those nvdisasm may
+/// reject: apart, they save a run that costs ~8 µs a word, and cost a second call's
+/// process starts (~0.3 s each).
+const APART_FROM: usize = 50_000;
 
 /// Slices validated at once: one's judging (one core) overlaps another's nvdisasm runs.
 const SLICES_AT_ONCE: usize = 2;
