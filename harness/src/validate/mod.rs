@@ -219,11 +219,13 @@ fn arch_groups(spec: &crate::spec::Spec) -> Vec<Vec<&Page>> {
 ///
 /// A process start costs nvdisasm about 0.3 s of CPU (as much as some 20 000 words), and
 /// one illegal word makes it print nothing, so that its batch runs again with NOPs in
-/// the illegal words' places. Hence two batches: first the random probes (listed values,
-/// nearly always legal: one run), judged at once; then the structured probes (where the
+/// the illegal words' places. Hence: first the random probes (listed values, nearly always
+/// legal: one run), judged at once; then the structured probes nvdisasm should accept,
+/// with each minimization candidate's fields alone; then those it may reject (where the
 /// illegal words gather: rejected control values, INVALID and omitted rows, fixed-bit
-/// flips) together with the first minimization batch, which so rides on a run that
-/// happens anyway.
+/// flips, group pairs) with the next minimization tries. The minimization so rides on
+/// runs that happen anyway, and only a candidate that needs four fields or more asks for
+/// runs of its own.
 fn validate_group(
     pages: &[&Page],
     codec: &Codec,
@@ -250,8 +252,7 @@ fn validate_group(
     cx.phase(&format!("{} probes built", st.runs.iter().map(|r| r.probes.len()).sum::<usize>()));
     let cands = cx.random_batch(&mut st)?;
     let mut shrink = Minimizer { cx: &cx, cands, rounds: opts.minimize_rounds, round: 0, singles: true };
-    let tries = shrink.first_tries();
-    let try_outs = cx.structured_batch(&mut st, &shrink, &tries)?;
+    let (tries, try_outs) = cx.structured_batch(&mut st, &mut shrink)?;
     cx.judge_all(&mut st);
     cx.phase("structured probes judged");
     cx.minimize(&mut shrink, tries, try_outs)?;
@@ -367,15 +368,18 @@ impl<'a> Group<'a> {
         Ok(cands)
     }
 
-    /// Batch two: the structured probes and the first minimization tries (whose outcomes
-    /// it returns); records each variant's zero word as nvdisasm printed it.
+    /// Batch two: the structured probes, with the first minimization batch or two riding
+    /// along; returns the minimization tries still to absorb and their outcomes. Records
+    /// each variant's zero word as nvdisasm printed it.
     ///
-    /// Probes nvdisasm may reject are sent apart (after the others, at the addresses they
-    /// would have in one batch): an nvdisasm run with one illegal word in it runs twice
-    /// (the first run only names the illegal words), so the words that are nearly always
-    /// legal (field values, table rows, the tries) go to runs that run once. About a third
-    /// of a big run's nvdisasm time was such first runs.
-    fn structured_batch(&self, st: &mut GroupState, shrink: &Minimizer, tries: &[Try]) -> Result<Vec<Outcome>, NvdisasmError> {
+    /// From [`APART_FROM`] words on, probes nvdisasm may reject are sent apart (after the
+    /// others, at the addresses they would have in one batch): an nvdisasm run with one
+    /// illegal word in it runs twice (the first run only names the illegal words), so the
+    /// words that are nearly always legal (field values, table rows, the tries) go to runs
+    /// that run once. About a third of a big run's nvdisasm time was such first runs. The
+    /// singles ride with the legal words, the next tries (see [`Minimizer`]) with the
+    /// others. Fewer words go in one batch, as the singles alone do.
+    fn structured_batch(&self, st: &mut GroupState, shrink: &mut Minimizer) -> Result<(Vec<Try>, Vec<Outcome>), NvdisasmError> {
         let (mut legal, mut doubtful) = (vec![], vec![]);
         for (ri, run) in st.runs.iter().enumerate() {
             for (pi, p) in run.probes.iter().enumerate().filter(|(_, p)| p.kind != Kind::Random) {
@@ -383,14 +387,28 @@ impl<'a> Group<'a> {
             }
         }
         let word = |&(ri, pi): &(usize, usize)| st.runs[ri].probes[pi].word;
-        let words: Vec<Word> = legal.iter().map(word).chain(shrink.words(tries)).collect();
-        let mut outs = self.nv.disassemble(&self.arch, &words)?;
-        outs.resize_with(words.len(), missing_outcome);
-        let doubtful_words: Vec<Word> = doubtful.iter().map(word).collect();
-        let mut doubtful_outs = self.nv.disassemble_at(&self.arch, 16 * words.len() as u64, &doubtful_words)?;
-        doubtful_outs.resize_with(doubtful.len(), missing_outcome);
-        let try_outs = outs.split_off(legal.len());
-        self.phase(&format!("{} structured probes and {} minimization tries disassembled", legal.len() + doubtful.len(), tries.len()));
+        let singles = shrink.first_tries();
+        let words: Vec<Word> = legal.iter().map(word).chain(shrink.words(&singles)).collect();
+        let mut doubtful_words: Vec<Word> = doubtful.iter().map(word).collect();
+        let (outs, doubtful_outs, next, next_outs) = if words.len() >= APART_FROM {
+            let mut outs = self.nv.disassemble(&self.arch, &words)?;
+            outs.resize_with(words.len(), missing_outcome);
+            let next = shrink.absorb(&singles, outs.split_off(legal.len()));
+            doubtful_words.extend(shrink.words(&next));
+            let mut doubtful_outs = self.nv.disassemble_at(&self.arch, 16 * words.len() as u64, &doubtful_words)?;
+            doubtful_outs.resize_with(doubtful_words.len(), missing_outcome);
+            let next_outs = doubtful_outs.split_off(doubtful.len());
+            (outs, doubtful_outs, next, next_outs)
+        } else {
+            // One batch: the same words at the same addresses.
+            let mut outs = self.nv.disassemble(&self.arch, &[words.as_slice(), &doubtful_words].concat())?;
+            outs.resize_with(words.len() + doubtful_words.len(), missing_outcome);
+            let doubtful_outs = outs.split_off(words.len());
+            let singles_outs = outs.split_off(legal.len());
+            (outs, doubtful_outs, singles, singles_outs)
+        };
+        let tried = next.len() + words.len() - legal.len();
+        self.phase(&format!("{} structured probes and {} minimization tries disassembled", legal.len() + doubtful.len(), tried));
         for (&(ri, pi), o) in legal.iter().chain(&doubtful).zip(outs.into_iter().chain(doubtful_outs)) {
             st.outs[ri][pi] = o;
         }
@@ -399,7 +417,7 @@ impl<'a> Group<'a> {
                 run.base_actual.insert(p.vi, printed(&st.outs[ri][pi]));
             }
         }
-        Ok(try_outs)
+        Ok((next, next_outs))
     }
 
     /// Could nvdisasm reject this structured probe? Fixed-bit flips, pairs of groups,
@@ -436,6 +454,7 @@ impl<'a> Group<'a> {
                         t.verified |= bits;
                     }
                     Judged::Found(f) => {
+                        let f = *f;
                         t.dispute(&f.bits);
                         // One fixed_ignored note per variant, listing its bits (a note per
                         // bit made most of a big run's findings); its word is the first
@@ -601,12 +620,13 @@ fn controls_cover_105_125(v: &Variant) -> bool {
     (105..=125).all(|b| m.contains(b))
 }
 
-// A verdict lives only while its probe is judged; boxing the finding buys nothing.
-#[allow(clippy::large_enum_variant)]
+/// A probe's verdict. Random probes' verdicts are kept from batch one to the judging of
+/// all (hundreds of thousands in a slice by default): the finding is boxed to keep them
+/// small.
 enum Judged {
     /// Agreement; the bits it confirms.
     Agree(u128),
-    Found(Finding),
+    Found(Box<Finding>),
     /// Same meaning, other text; the finding is built by [`Analysis::syntax_finding`].
     Syntax {
         what: &'static str,
@@ -747,7 +767,7 @@ impl<'a> Analysis<'a> {
             let what: Vec<String> = ch.iter().map(|c| describe_element(v, c)).collect();
             (Class::Unexpressible, format!("bit {bit} is not fixed: it changes {}{note}", what.join(", ")))
         };
-        Judged::Found(self.finding(class, None, vec![bit], word, expected, outcome_text(o), Some(proposal)))
+        Judged::Found(Box::new(self.finding(class, None, vec![bit], word, expected, outcome_text(o), Some(proposal))))
     }
 
     /// nvdisasm rejected the word or printed nothing for it.
@@ -757,7 +777,7 @@ impl<'a> Analysis<'a> {
             if p.kind == Kind::Random {
                 return Judged::Minimize(vec!["<legality>".into()]);
             }
-            return Judged::Found(self.finding(Class::Legality, None, vec![], p.word, exp_text, outcome_text(o), None));
+            return Judged::Found(Box::new(self.finding(Class::Legality, None, vec![], p.word, exp_text, outcome_text(o), None)));
         };
         if let Some(t) = v.field_table(field) {
             return match t.row(value) {
@@ -767,14 +787,14 @@ impl<'a> Analysis<'a> {
                 Some(r) => {
                     let why = format!("{}: value {:0w$b} is not '{}' but illegal: mark it INVALID{}", t.title, value, r.name, value, w = t.width as usize);
                     let bits = v.fields[field].bits.clone();
-                    Judged::Found(self.finding(Class::TableRow, Some(field), bits, p.word, exp_text, outcome_text(o), Some(why)))
+                    Judged::Found(Box::new(self.finding(Class::TableRow, Some(field), bits, p.word, exp_text, outcome_text(o), Some(why))))
                 }
             };
         }
         let f = &v.fields[field];
         let what = if f.is_control() { "control field" } else { "field" };
         let why = format!("{what} '{}' = {value:#x} is rejected by nvdisasm", f.name);
-        Judged::Found(self.finding(Class::Legality, Some(field), self.bits_of(field, value), p.word, exp_text, outcome_text(o), Some(why)))
+        Judged::Found(Box::new(self.finding(Class::Legality, Some(field), self.bits_of(field, value), p.word, exp_text, outcome_text(o), Some(why))))
     }
 
     /// nvdisasm printed another meaning than the page predicts.
@@ -782,7 +802,7 @@ impl<'a> Analysis<'a> {
         let v = self.v;
         let exp_text = expected.to_string();
         match p.kind {
-            Kind::Field { field, value } => Judged::Found(self.field_finding(field, value, p.word, expected, actual, base_actual, o)),
+            Kind::Field { field, value } => Judged::Found(Box::new(self.field_finding(field, value, p.word, expected, actual, base_actual, o))),
             Kind::Pair { a, b } => {
                 let mut bits = self.bits_of(a, values.get(a));
                 bits.extend(self.bits_of(b, values.get(b)));
@@ -791,11 +811,11 @@ impl<'a> Analysis<'a> {
                 let why = format!("fields interact: '{na}' and '{nb}' together print what the page does not predict");
                 let mut f = self.finding(Class::Interaction, Some(a), bits, p.word, exp_text, outcome_text(o), Some(why));
                 f.field = Some(format!("{na} + {nb}"));
-                Judged::Found(f)
+                Judged::Found(Box::new(f))
             }
             Kind::Base => {
                 let why = "the distilled line does not match nvdisasm for the zero word".to_string();
-                Judged::Found(self.finding(Class::FieldBits, None, vec![], p.word, exp_text, outcome_text(o), Some(why)))
+                Judged::Found(Box::new(self.finding(Class::FieldBits, None, vec![], p.word, exp_text, outcome_text(o), Some(why))))
             }
             Kind::Random => Judged::Minimize(changed(expected, actual)),
             Kind::Fixed { .. } => unreachable!("fixed-bit probes are judged by judge_fixed"),
@@ -915,7 +935,7 @@ impl<'a> Analysis<'a> {
             let fi = nonzero[0];
             let q = Probe { kind: Kind::Field { field: fi, value: vals.get(fi) }, ..p };
             return match self.judge(&q, vals, o, base) {
-                Judged::Found(f) => Some(f),
+                Judged::Found(f) => Some(*f),
                 Judged::Syntax { what, bits } => Some(self.syntax_finding(vals, w, o, what, bits)),
                 _ => None,
             };
@@ -1002,7 +1022,8 @@ const TRIPLES_UP_TO: usize = 12;
 /// then minimal. Larger ones go on for up to `rounds` batches after the singles, each
 /// trying "without every field whose removal alone kept the disagreement" before "all but
 /// one" again. Batches are few and large because every nvdisasm start costs some 0.3 s:
-/// the singles ride with the structured probes. (Trying pairs and triples with the singles
+/// the singles and the next tries ride with the structured probes. (Trying pairs and
+/// triples with the singles
 /// sent some 160 words per candidate, most of a big run's minimization words, where the
 /// singles, some 10, usually settle it.)
 struct Minimizer<'c> {
@@ -1181,7 +1202,12 @@ fn merge(raw: Vec<Finding>) -> Vec<Finding> {
 }
 
 /// About how many probe words one validation batch holds (see [`validate_pages`]).
-const GROUP_WORDS: usize = 250_000;
+const GROUP_WORDS: usize = 400_000;
+
+/// Fewest legal structured words (with the singles) sent apart from those nvdisasm may
+/// reject: apart, they save a run that costs ~8 µs a word, and cost a second call's
+/// process starts (~0.3 s each).
+const APART_FROM: usize = 50_000;
 
 /// Slices validated at once: one's judging (one core) overlaps another's nvdisasm runs.
 const SLICES_AT_ONCE: usize = 2;
