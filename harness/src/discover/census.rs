@@ -7,11 +7,13 @@
 //! values are tried (0x10, then 0x1f) because a table may define one of them; a form that
 //! defines both is named by its mnemonic and operand text instead (marked `~`).
 //!
-//! Seeds: every value of bits 0–11 on a few body templates, then single-bit mutations of
-//! each form found, until no new form appears; then random words around each form (its
-//! opcode kept, the other bits random, and the seed with a few bits flipped), which reach
-//! forms selected by several bits at once; each new form is mutated again. Every step is
-//! one nvdisasm batch; the random words come from a fixed seed, so a census is repeatable.
+//! Seeds: every value of bits 0–11 on a few body templates and the words real code uses
+//! (ptxas output, control bits cleared), then single-bit mutations of each form found,
+//! until no new form appears; then random rounds: words with every non-control bit random
+//! (opcodes illegal on every template) and words around each form (its opcode kept, the
+//! other bits random, or the seed with a few bits flipped), which reach forms selected by
+//! several bits at once; each new form is mutated again. Every step is one nvdisasm batch;
+//! the random words come from a fixed seed, so a census is repeatable.
 
 use super::{DiscoverError, Oracle, CONTROL};
 use crate::gen::Rng;

@@ -1,7 +1,12 @@
-//! Discovery: a variant's layout solved from one seed word with nvdisasm alone (issue 9, v0).
+//! Discovery: instruction forms and their layouts from nvdisasm alone.
+//!
+//! [`census`] finds every form an architecture has (by nvdisasm's opclass names),
+//! [`sweep`] solves them all with solvers that share nvdisasm batches ([`batch`]) and
+//! writes pages, [`seeded`] rediscovers hand-written pages and lists their differences.
+//! The single-form solver is [`discover`]:
 //!
 //! From the seed (an instruction word with control bits zero), every non-control bit is
-//! flipped singly; each flip's effect ([`probe::Effect`]) says whether the bit is fixed, the
+//! flipped singly (and each flip's opclass asked: a flip into another form is a form bit); each flip's effect ([`probe::Effect`]) says whether the bit is fixed, the
 //! predicate, a value bit of one operand (with its weight), a `cABS`/`cNEG`/`cNOT` decoration
 //! of one operand, or a modifier bit. Value bits become `operand N` fields in weight order; modifier
 //! bits are joined into one group whenever a pair's joint text is not the union of their
