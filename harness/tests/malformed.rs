@@ -217,7 +217,7 @@ fn missing_distilled_line() {
 #[test]
 fn distilled_text_unparseable() {
     let t = set_line(&dfma(), V1_DISTILLED, "distilled: @Q9 DFMA R0, R0, R0, R0 ;");
-    rejects(&t, V1_DISTILLED, &["distilled text", "expected a predicate P0..P6 or PT after '@'", "'Q9'"]);
+    rejects(&t, V1_DISTILLED, &["distilled text", "expected a predicate P0..P6, PT, UP0..UP6 or UPT after '@'", "'Q9'"]);
     let t = set_line(&dfma(), V1_DISTILLED, "distilled: @P0 DFMA R0, , R0, R0 ;");
     rejects(&t, V1_DISTILLED, &["distilled text", "expected an operand"]);
     let t = set_line(&dfma(), V1_DISTILLED, "distilled:");
