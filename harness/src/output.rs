@@ -61,12 +61,7 @@ impl OutputDir {
     /// Writes `<dir>/<name>` whole: a temporary file next to it, then a rename.
     pub fn write(&self, name: &str, bytes: &[u8]) -> Result<PathBuf, OutputError> {
         let path = self.dir.join(name);
-        let tmp = self.dir.join(format!(".{name}.tmp-{}", std::process::id()));
-        std::fs::write(&tmp, bytes).map_err(io(&tmp))?;
-        std::fs::rename(&tmp, &path).map_err(|e| {
-            let _ = std::fs::remove_file(&tmp);
-            OutputError::Io { path: path.clone(), err: e }
-        })?;
+        write_atomic(&path, bytes)?;
         Ok(path)
     }
 

@@ -78,12 +78,9 @@ pub fn run(codec: &Codec, nv: &Nvdisasm, ptxas_path: &Path, ptx_dir: &Path, out_
             if arch.0 < min_arch(&text) {
                 continue;
             }
-            let cubin_path = ptxas::compile(ptxas_path, f, &arch.ptxas_name(), out_dir).map_err(|e| e.to_string())?;
-            let bytes = std::fs::read(&cubin_path).map_err(|e| e.to_string())?;
-            let words = cubin::text_words(&bytes).map_err(|e| e.to_string())?;
+            let ws = kernel_words(ptxas_path, f, arch, out_dir)?;
             tally.rep.kernels += 1;
-            tally.rep.words += words.len();
-            let ws: Vec<Word> = words.iter().map(|w| w.word).collect();
+            tally.rep.words += ws.len();
             let outs = nv.disassemble(&arch.nvdisasm_name(), &ws).map_err(|e| e.to_string())?;
             let kernel = format!("{} ({})", f.file_name().unwrap_or_default().to_string_lossy(), arch);
             let covered = tally.rep.covered;
@@ -107,11 +104,16 @@ pub fn corpus_words(ptxas_path: &Path, ptx_dir: &Path, arch: Arch, out_dir: &Pat
         if arch.0 < min_arch(&text) {
             continue;
         }
-        let cubin_path = ptxas::compile(ptxas_path, &f, &arch.ptxas_name(), out_dir).map_err(|e| e.to_string())?;
-        let bytes = std::fs::read(&cubin_path).map_err(|e| format!("{}: {e}", cubin_path.display()))?;
-        out.extend(cubin::text_words(&bytes).map_err(|e| e.to_string())?.iter().map(|w| w.word));
+        out.extend(kernel_words(ptxas_path, &f, arch, out_dir)?);
     }
     Ok(out)
+}
+
+/// The code words of `ptx` compiled by ptxas for `arch` (the cubin goes to `out_dir`).
+fn kernel_words(ptxas_path: &Path, ptx: &Path, arch: Arch, out_dir: &Path) -> Result<Vec<Word>, String> {
+    let cubin_path = ptxas::compile(ptxas_path, ptx, &arch.ptxas_name(), out_dir).map_err(|e| e.to_string())?;
+    let bytes = std::fs::read(&cubin_path).map_err(|e| format!("{}: {e}", cubin_path.display()))?;
+    Ok(cubin::text_words(&bytes).map_err(|e| e.to_string())?.iter().map(|w| w.word).collect())
 }
 
 /// The `*.ptx` files of `dir`, sorted.

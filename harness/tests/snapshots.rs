@@ -122,7 +122,7 @@ fn discovered_summary(s: &Spec) -> String {
             .map(|f| format!("{}@{}", f.name.replace(' ', ""), sass_harness::word::format_ranges(&f.bits)))
             .collect();
         let rows: usize = v.tables.iter().map(|t| t.rows.len()).sum();
-        lines.push(format!("{}  {}  [{}]  fixed {}={}  rows {rows}", v.key, v.heading, fields.join(" "), v.fixed_mask.0, v.fixed_value.hex()));
+        lines.push(format!("{}  {}  [{}]  fixed mask {:032x} value {}  rows {rows}", v.key, v.heading, fields.join(" "), v.fixed_mask.0, v.fixed_value.hex()));
     }
     lines.sort();
     lines.join("\n") + "\n"
