@@ -34,14 +34,32 @@ pub fn random_values(v: &Variant, rng: &mut Rng) -> Values {
     vals
 }
 
+/// Bits 110–115: the two scoreboard barrier fields, whatever a page calls them.
+const BARRIER_BITS: std::ops::Range<u8> = 110..116;
+
+/// The harness's base values: every field zero except the control fields in bits 110–115
+/// (the scoreboard barriers), which are all ones, "no barrier". nvdisasm rejects branches,
+/// EXIT, BAR and the like with barrier 0, and accepts every other form both ways (the
+/// discovery census, `discover::NEUTRAL_CONTROL`, uses the same bits).
+pub fn base_values(v: &Variant) -> Values {
+    let mut vals = Values::zero(v.fields.len());
+    for (i, f) in v.fields.iter().enumerate() {
+        if f.is_control() && f.bits.iter().all(|b| BARRIER_BITS.contains(b)) {
+            vals.set(i, f.max());
+        }
+    }
+    vals
+}
+
 /// Values the page calls legal: table fields take a listed, non-placeholder row when one
-/// exists; control fields stay zero (nvdisasm rejects most control-bit combinations: see
-/// [`crate::codec::conventions`]).
+/// exists; control fields keep their [`base_values`] (nvdisasm rejects most control-bit
+/// combinations: see [`crate::codec::conventions`]).
 pub fn random_listed_values(v: &Variant, rng: &mut Rng) -> Values {
     let mut vals = random_values(v, rng);
+    let base = base_values(v);
     for (i, f) in v.fields.iter().enumerate() {
         if f.is_control() {
-            vals.set(i, 0);
+            vals.set(i, base.get(i));
         } else if let Some(t) = v.field_table(i) {
             let rows: Vec<u64> = t.rows.iter().filter(|r| !matches!(r.kind, crate::spec::RowKind::Invalid)).map(|r| r.value).collect();
             if !rows.is_empty() {

@@ -542,6 +542,12 @@ fn realcode(s: &Spec, ptx: &Path, out: &OutputDir) -> Result<(), String> {
     println!("  byte-identical to nvdisasm: {} of {} covered words", r.identical, r.covered);
     for (arch, (words, covered)) in &r.by_arch {
         println!("  {arch}: {covered} of {words} words covered ({:.1}%)", 100.0 * *covered as f64 / (*words).max(1) as f64);
+        let mut missing: Vec<(&String, &usize)> = r.uncovered.get(arch).map(|m| m.iter().collect()).unwrap_or_default();
+        missing.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+        if !missing.is_empty() {
+            let top: Vec<String> = missing.iter().take(12).map(|(m, n)| format!("{m} {n}")).collect();
+            println!("    not covered, by mnemonic: {}{}", top.join(", "), if missing.len() > 12 { ", …" } else { "" });
+        }
     }
     for e in r.not_identical.iter().take(8) {
         println!("  spelled differently: {}  ours '{}'  nvdisasm '{}'  [{}]", e.word, e.ours, e.nvdisasm, e.kernel);

@@ -44,6 +44,9 @@ pub struct RealCodeReport {
     pub by_variant: std::collections::BTreeMap<String, usize>,
     /// (words, covered) by architecture.
     pub by_arch: std::collections::BTreeMap<String, (usize, usize)>,
+    /// Words no page covers, by architecture and the mnemonic nvdisasm printed: what pages
+    /// the corpus still needs.
+    pub uncovered: std::collections::BTreeMap<String, std::collections::BTreeMap<String, usize>>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -84,8 +87,8 @@ pub fn run(codec: &Codec, nv: &Nvdisasm, ptxas_path: &Path, ptx_dir: &Path, out_
             let outs = nv.disassemble(&arch.nvdisasm_name(), &ws).map_err(|e| e.to_string())?;
             let kernel = format!("{} ({})", f.file_name().unwrap_or_default().to_string_lossy(), arch);
             let covered = tally.rep.covered;
-            for (w, o) in ws.iter().zip(outs) {
-                tally.word(&kernel, arch, *w, o)?;
+            for (i, (w, o)) in ws.iter().zip(outs).enumerate() {
+                tally.word(&kernel, arch, *w, o, 16 * i as u64)?;
             }
             let a = tally.rep.by_arch.entry(arch.to_string()).or_default();
             a.0 += ws.len();
@@ -136,10 +139,18 @@ struct Tally<'a> {
 }
 
 impl Tally<'_> {
-    /// Checks compiled word `w` of `kernel` that nvdisasm printed as `o`, if the spec covers it.
-    fn word(&mut self, kernel: &str, arch: Arch, w: Word, o: Outcome) -> Result<(), String> {
+    /// Checks compiled word `w` of `kernel` at `addr`, which nvdisasm printed as `o`, if the
+    /// spec covers it.
+    fn word(&mut self, kernel: &str, arch: Arch, w: Word, o: Outcome, addr: u64) -> Result<(), String> {
         let codec = self.codec;
-        let Ok((vi, vals)) = codec.decode(arch, w) else { return Ok(()) };
+        let Ok((vi, vals)) = codec.decode(arch, w) else {
+            let mnemonic = match &o {
+                Outcome::Printed { text } => sass::parse_instruction(text).map(|i| i.mnemonic).unwrap_or_else(|_| "(unreadable)".into()),
+                _ => "(not printed)".into(),
+            };
+            *self.rep.uncovered.entry(arch.to_string()).or_default().entry(mnemonic).or_default() += 1;
+            return Ok(());
+        };
         let v = codec.variant(vi);
         let rep = &mut self.rep;
         rep.covered += 1;
@@ -151,6 +162,8 @@ impl Tally<'_> {
             rep.disagreeing.push(example(format!("{o:?}"), "not printed".into()));
             return Ok(());
         };
+        // Branch targets compare as at address 0 (how the codec prints them).
+        let theirs = crate::codec::conventions::target_at_zero(&theirs, &v.target_operands(), v.operands.len(), addr);
         let parsed = sass::parse_instruction(&theirs).map_err(|e| format!("nvdisasm text '{theirs}': {e}"))?;
         if compare(&printed, &parsed) == Verdict::Differ {
             rep.disagreeing.push(example(theirs, String::new()));

@@ -47,6 +47,8 @@ pub enum Body {
     Pred { n: u8 },
     /// `UP<n>`/`UPT` (7).
     UPred { n: u8 },
+    /// `B<n>`: a convergence barrier register (`BSSY B0, …`, `BSYNC B0`).
+    Barrier { n: u8 },
     /// Integer immediate as printed (`0x10`, `-0x8`).
     Imm { value: i64 },
     /// Floating immediate; `text` is kept because nvdisasm's float formatting is syntax.
@@ -124,6 +126,7 @@ impl fmt::Display for Body {
             Body::Pred { n } => write!(f, "P{n}"),
             Body::UPred { n: 7 } => f.write_str("UPT"),
             Body::UPred { n } => write!(f, "UP{n}"),
+            Body::Barrier { n } => write!(f, "B{n}"),
             Body::Imm { value } => f.write_str(&hex_signed(*value)),
             Body::Float { text, .. } => f.write_str(text),
             Body::Const { bank, offset } => write!(f, "c[{:#x}][{}]", bank, hex_signed(*offset)),
@@ -447,6 +450,9 @@ pub fn parse_body(s: &str) -> Option<Body> {
     }
     if let Some(n) = parse_reg_num(s, "P", "PT", 7) {
         return Some(Body::Pred { n: n as u8 });
+    }
+    if let Some(n) = s.strip_prefix('B').filter(|d| !d.is_empty() && d.len() <= 2 && d.bytes().all(|c| c.is_ascii_digit())) {
+        return Some(Body::Barrier { n: n.parse().ok()? });
     }
     if let Some(r) = s.strip_prefix("cx[") {
         let (u, rest) = r.split_once("][")?;

@@ -33,20 +33,22 @@ pub fn assemble_inst(codec: &Codec, arch: Arch, inst: &Instruction, controls_fro
         if v.arch != arch || v.mnemonic != inst.mnemonic {
             continue;
         }
-        match fill(v, inst) {
-            Ok(mut values) => {
-                let ctl = codec.extract(vi, controls_from);
-                for (i, f) in v.fields.iter().enumerate() {
-                    if f.is_control() {
-                        values.set(i, ctl.get(i));
+        for read in with_omitted_pt(v, inst) {
+            match fill(v, read.as_ref().unwrap_or(inst)) {
+                Ok(mut values) => {
+                    let ctl = codec.extract(vi, controls_from);
+                    for (i, f) in v.fields.iter().enumerate() {
+                        if f.is_control() {
+                            values.set(i, ctl.get(i));
+                        }
+                    }
+                    let w = codec.encode_unchecked(vi, &values);
+                    if !hits.iter().any(|(_, x)| *x == w) {
+                        hits.push((vi, w));
                     }
                 }
-                let w = codec.encode_unchecked(vi, &values);
-                if !hits.iter().any(|(_, x)| *x == w) {
-                    hits.push((vi, w));
-                }
+                Err(e) => reasons.push(format!("{}: {e}", v.key)),
             }
-            Err(e) => reasons.push(format!("{}: {e}", v.key)),
         }
     }
     match hits.len() {
@@ -66,6 +68,39 @@ pub fn assemble_inst(codec: &Codec, arch: Arch, inst: &Instruction, controls_fro
 
 /// Highest predicate index (`PT`); the predicate field holds it and a negation bit above.
 const PT: u8 = 7;
+
+/// The readings of `inst` as variant `v`: as written (`None`), or, when it has fewer
+/// operands than the form, with the missing ones taken for `PT`/`UPT` operands that
+/// nvdisasm leaves out (`IADD3 R0, R1, R2, RZ`), one reading per choice of which: two
+/// encodings may print alike.
+fn with_omitted_pt(v: &Variant, inst: &Instruction) -> Vec<Option<Instruction>> {
+    let missing = v.operands.len().saturating_sub(inst.operands.len());
+    if missing == 0 {
+        return vec![None];
+    }
+    let preds: Vec<usize> = (0..v.operands.len()).filter(|&k| matches!(v.operands[k].kind, OperandKind::Pred | OperandKind::UPred)).collect();
+    let mut out = vec![];
+    for mask in 0u32..1 << preds.len().min(8) {
+        if mask.count_ones() as usize != missing {
+            continue;
+        }
+        let mut given = inst.operands.iter();
+        let mut operands = Vec::with_capacity(v.operands.len());
+        for (k, spec) in v.operands.iter().enumerate() {
+            let omitted = preds.iter().position(|&p| p == k).is_some_and(|i| mask >> i & 1 == 1);
+            match (omitted, spec.kind) {
+                (true, OperandKind::UPred) => operands.push(sass::Operand::new(Body::UPred { n: PT })),
+                (true, _) => operands.push(sass::Operand::new(Body::Pred { n: PT })),
+                (false, _) => operands.extend(given.next().cloned()),
+            }
+        }
+        out.push(Some(Instruction { operands, ..inst.clone() }));
+    }
+    if out.is_empty() {
+        out.push(None);
+    }
+    out
+}
 
 /// The guard predicate's field value (`@!P3` → 0b1011; none → PT), range-checked.
 fn fill_pred(v: &Variant, inst: &Instruction, values: &mut Values) -> Result<(), String> {
@@ -184,6 +219,16 @@ impl OperandFill<'_> {
                 Ok(())
             }
             (OperandKind::Float, Body::Float { value, text }) => self.set(values, 0, float_bits(v, k, *value, text)?, text),
+            (OperandKind::Barrier, Body::Barrier { n }) => self.set(values, 0, *n as u64, &body.to_string()),
+            (OperandKind::Target, Body::Imm { value }) => {
+                // The inverse of codec::print::target_at_zero, in the signed field.
+                let w = self.spec.value_fields[0].map(|f| v.fields[f].width()).unwrap_or(0);
+                let units = value.wrapping_sub(0x10) / 4;
+                if value.wrapping_sub(0x10) % 4 != 0 || w == 0 || w < 64 && (units < -(1i64 << (w - 1)) || units >= 1i64 << (w - 1)) {
+                    return Err(format!("operand {k}: target {value:#x} is not 0x10 plus a multiple of 4 that fits the signed {w}-bit field (4-byte units)"));
+                }
+                self.set(values, 0, (units as u64) & (u64::MAX >> (64 - w)), &format!("target {value:#x}"))
+            }
             (OperandKind::Const, Body::Const { bank, offset }) => {
                 // The offset field is signed (see codec::print).
                 let w = self.spec.value_fields[1].map(|f| v.fields[f].width()).unwrap_or(0);

@@ -59,6 +59,32 @@ pub fn with_wait(w: Word, i: usize) -> Word {
     Word(w.0 & !(0x3fu128 << 116) | ((i as u128) & 0x3f) << 116)
 }
 
+/// nvdisasm prints a PC-relative operand (a branch target) as an absolute address: the
+/// word's address plus a constant of the word. The harness compares such operands as if
+/// the word sat at address 0; this rewrites nvdisasm's `text` for a word at `addr` so,
+/// subtracting `addr` from form operands `targets` of a form of `form_len` operands.
+/// Targets are counted from the end: they come after the predicates nvdisasm may leave
+/// out (`BRA 0x4e0` for `BRA PT, 0x4e0`). Texts it cannot read stay as they are.
+pub fn target_at_zero(text: &str, targets: &[usize], form_len: usize, addr: u64) -> String {
+    if targets.is_empty() || addr == 0 {
+        return text.to_string();
+    }
+    let Ok(inst) = crate::sass::parse_instruction(text) else { return text.to_string() };
+    let mut out = text.to_string();
+    let shown = inst.operands.len();
+    // Right to left, so that an earlier operand's position is not moved by a later edit.
+    for &k in targets.iter().rev() {
+        let Some(k) = (shown + k).checked_sub(form_len) else { continue };
+        let Some(crate::sass::Body::Imm { value }) = inst.operands.get(k).map(|o| &o.body) else { continue };
+        let old = crate::sass::hex_signed(*value);
+        let new = crate::sass::hex_signed(value.wrapping_sub(addr as i64));
+        if let Some(at) = out.rfind(&old) {
+            out.replace_range(at..at + old.len(), &new);
+        }
+    }
+    out
+}
+
 pub const WAIT_VALUES: usize = 64;
 pub const OPEX_VALUES: usize = 512;
 pub const BARRIER_VALUES: usize = 64;
@@ -73,6 +99,9 @@ pub struct FormConventions {
     pub opex_semicolon: Vec<bool>,
     /// Per barrier index, with opex 0: the terminator.
     pub terminator: Vec<Terminator>,
+    /// Per barrier index, with opex 0: does nvdisasm accept it? (Branches, EXIT and BAR
+    /// take only 7 and 7, "no barrier".)
+    pub barrier_legal: Vec<bool>,
     /// Per wait mask (bits 116–121), with opex 0 and both barriers 7: `;` without a space?
     pub wait_semicolon: Vec<bool>,
     /// Modifier print order: the first word bit of each modifier slot's field (or the
@@ -85,6 +114,10 @@ pub struct FormConventions {
     /// Group values that change that (I2F R,I: `.U32` makes the immediate unsigned): the
     /// group field's first bit, its value, and the signedness then.
     pub signed_imm_by: Vec<(u8, u64, bool)>,
+    /// The page's `P`/`UP` operands (printed operand indices) that nvdisasm leaves out
+    /// when they hold PT/UPT without `!` (`IADD3 R0, R1, R2, RZ` for `IADD3 R0, PT, PT,
+    /// R1, R2, RZ`; each is left out on its own).
+    pub pt_omitted: Vec<usize>,
 }
 
 /// A modifier slot, named so that it survives page edits that renumber fields.
@@ -114,6 +147,10 @@ impl FormConventions {
     /// Opex indices nvdisasm accepts (what random probes draw their control bits from).
     pub fn legal_opex(&self) -> Vec<usize> {
         (0..self.opex.len()).filter(|&i| self.opex[i].is_some()).collect()
+    }
+    /// Barrier indices nvdisasm accepts.
+    pub fn legal_barriers(&self) -> Vec<usize> {
+        (0..self.barrier_legal.len()).filter(|&i| self.barrier_legal[i]).collect()
     }
 }
 

@@ -132,6 +132,13 @@ pub fn print_with(v: &Variant, values: &Values, learned: Option<(&FormConvention
             op.reuse = mask >> k & 1 == 1;
         }
         terminator = c.terminator(w).unwrap_or(terminator);
+        // Right to left, so that the indices of the others stay put.
+        for &k in c.pt_omitted.iter().rev() {
+            let pt = matches!(operands.get(k), Some(Operand { body: Body::Pred { n: 7 } | Body::UPred { n: 7 }, not: false, .. }));
+            if pt {
+                operands.remove(k);
+            }
+        }
     }
     Instruction { pred, mnemonic: v.mnemonic.clone(), modifiers, operands, terminator, const_spaced: distilled_const_spaced(v) }
 }
@@ -185,6 +192,12 @@ pub fn slot_id(v: &Variant, slot: &ModSlot) -> SlotId {
     }
 }
 
+/// Where a branch target field's value points from a word at address 0: the next
+/// instruction (0x10) plus the value's 4-byte words.
+pub fn target_at_zero(value: i64) -> i64 {
+    0x10i64.wrapping_add(value.wrapping_mul(4))
+}
+
 fn operand(v: &Variant, o: &OperandSpec, values: &Values, signed_imm: bool) -> Operand {
     let val = |i: usize| values.get(i);
     let fv = |k: usize| o.value_fields[k].map(val).unwrap_or(0);
@@ -199,6 +212,8 @@ fn operand(v: &Variant, o: &OperandSpec, values: &Values, signed_imm: bool) -> O
         OperandKind::ConstX => Body::ConstX { ureg: ureg(v, fv(0)), offset: (fv(1) * 4) as i64 },
         OperandKind::Pred => Body::Pred { n: fv(0) as u8 },
         OperandKind::UPred => Body::UPred { n: fv(0) as u8 },
+        OperandKind::Barrier => Body::Barrier { n: fv(0) as u8 },
+        OperandKind::Target => Body::Imm { value: target_at_zero(signed(fv(0), width(0))) },
     };
     let mut op = Operand::new(body);
     op.abs = o.abs_field.map(|f| val(f) != 0).unwrap_or(false);

@@ -11,7 +11,8 @@ use crate::word::Word;
 use std::collections::HashMap;
 use std::sync::{Condvar, Mutex, MutexGuard};
 
-type Reply = Result<Vec<Outcome>, DiscoverError>;
+/// The outcomes, and the batch address of the request's first word.
+type Reply = Result<(u64, Vec<Outcome>), DiscoverError>;
 /// (ticket, words) requests of one architecture.
 type Requests = Vec<(u64, Vec<Word>)>;
 
@@ -79,11 +80,13 @@ impl<'a> Batcher<'a> {
         let mut replies = vec![];
         for (arch, reqs) in by_arch {
             let all: Vec<Word> = reqs.iter().flat_map(|(_, w)| w.iter().copied()).collect();
-            match self.inner.outcomes(arch, &all) {
-                Ok(out) => {
+            match self.inner.outcomes_at(arch, &all) {
+                Ok((base, out)) => {
                     let mut it = out.into_iter();
+                    let mut at = base;
                     for (t, w) in reqs {
-                        replies.push((t, Ok(it.by_ref().take(w.len()).collect())));
+                        replies.push((t, Ok((at, it.by_ref().take(w.len()).collect()))));
+                        at = at.wrapping_add(16 * w.len() as u64);
                     }
                 }
                 Err(e) => replies.extend(reqs.into_iter().map(|(t, _)| (t, Err(e.clone())))),
@@ -95,6 +98,10 @@ impl<'a> Batcher<'a> {
 
 impl Source for Batcher<'_> {
     fn outcomes(&self, arch: Arch, words: &[Word]) -> Result<Vec<Outcome>, DiscoverError> {
+        Ok(self.outcomes_at(arch, words)?.1)
+    }
+
+    fn outcomes_at(&self, arch: Arch, words: &[Word]) -> Result<(u64, Vec<Outcome>), DiscoverError> {
         let mut s = self.lock();
         let ticket = s.next;
         s.next += 1;

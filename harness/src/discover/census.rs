@@ -7,15 +7,15 @@
 //! values are tried (0x10, then 0x1f) because a table may define one of them; a form that
 //! defines both is named by its mnemonic and operand text instead (marked `~`).
 //!
-//! Seeds: every value of bits 0–11 on a few body templates and the words real code uses
-//! (ptxas output, control bits cleared), then single-bit mutations of each form found,
-//! until no new form appears; then random rounds: words with every non-control bit random
+//! Seeds: the words real code uses (ptxas output, control bits made neutral: see
+//! [`super::NEUTRAL_CONTROL`]) and every value of bits 0–11 on a few body templates, then
+//! single-bit mutations of each form found, until no new form appears; then random rounds: words with every non-control bit random
 //! (opcodes illegal on every template) and words around each form (its opcode kept, the
 //! other bits random, or the seed with a few bits flipped), which reach forms selected by
 //! several bits at once; each new form is mutated again. Every step is one nvdisasm batch;
 //! the random words come from a fixed seed, so a census is repeatable.
 
-use super::{DiscoverError, Oracle, CONTROL};
+use super::{neutral, DiscoverError, Oracle, CONTROL};
 use crate::gen::Rng;
 use crate::oracle::nvdisasm::Outcome;
 use crate::word::Word;
@@ -43,7 +43,7 @@ pub const RANDOM_ROUNDS: usize = 8;
 /// words are illegal on every template.
 pub const RANDOM_GLOBAL: usize = 65_536;
 
-/// One instruction form and a word of it (control bits zero).
+/// One instruction form and a word of it (control bits neutral).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Form {
     /// nvdisasm's opclass name, or `~MNEMONIC OPERANDS` when it never named the form.
@@ -54,6 +54,9 @@ pub struct Form {
     /// Other words of the form seen later (at most [`ALTERNATES`]): seeds to try when the
     /// first one's operands or modifiers defeat the solver.
     pub alternates: Vec<Word>,
+    /// The first real-code word of the form: the page's bits that nvdisasm ignores take its
+    /// values, so that real code decodes (ptxas sets IADD3's unused carry-in to PT).
+    pub real: Option<Word>,
 }
 
 /// What one word is, as far as the census is concerned.
@@ -82,7 +85,8 @@ pub struct Scope {
 
 impl Scope {
     fn admits(&self, w: Word) -> bool {
-        w.0 != 0 && (self.opcodes.is_empty() || self.opcodes.contains(&((w.0 & 0x1ff) as u16)))
+        // A word whose non-control bits are all zero is rejected without an address.
+        w.0 & !CONTROL.fold(0u128, |m, b| m | 1u128 << b) != 0 && (self.opcodes.is_empty() || self.opcodes.contains(&((w.0 & 0x1ff) as u16)))
     }
 
     fn sweep(&self) -> Vec<u128> {
@@ -99,13 +103,16 @@ impl Census {
     /// `seeds` are words known to be instructions (real code): their forms join the sweep's.
     pub fn run(o: &mut Oracle, scope: &Scope, seeds: &[Word], progress: &mut dyn FnMut(&str)) -> Result<Census, DiscoverError> {
         let mut c = Census { scope: scope.clone(), ..Census::default() };
-        // The zero word is left out: nvdisasm rejects it without naming its address.
+        // Words with no non-control bit set are left out (see `Scope::admits`).
         let ops = scope.sweep();
-        let control: u128 = CONTROL.fold(0, |m, b| m | 1u128 << b);
-        let mut sweep: Vec<Word> = TEMPLATES.iter().flat_map(|&t| ops.iter().map(move |&op| Word(t & !0xfff | op))).collect();
-        sweep.extend(seeds.iter().map(|w| Word(w.0 & !control)));
+        let mut sweep: Vec<Word> = TEMPLATES.iter().flat_map(|&t| ops.iter().map(move |&op| neutral(Word(t & !0xfff | op)))).collect();
         sweep.retain(|&w| scope.admits(w));
-        let fresh = c.add(o, &sweep)?;
+        let mut fresh = c.add(o, &sweep)?;
+        // Real code's words after the templates: a template word prints every operand (real
+        // code leaves PT predicates out), and each form remembers a real word (see `real`).
+        let real: Vec<Word> = seeds.iter().map(|&w| neutral(w)).filter(|&w| scope.admits(w)).collect();
+        fresh.extend(c.add_real(o, &real)?);
+        sweep.extend(real);
         progress(&format!("opcode sweep and {} seed words: {} forms from {} words", seeds.len(), c.forms.len(), sweep.len()));
         c.mutate(o, fresh, progress)?;
         let mut rng = Rng::new(0xc0de_5eed);
@@ -141,7 +148,7 @@ impl Census {
         let mut words = vec![];
         for _ in 0..if self.scope.opcodes.is_empty() { RANDOM_GLOBAL } else { 0 } {
             let r = (rng.next_u64() as u128) << 64 | rng.next_u64() as u128;
-            words.push(Word(r & (body_mask | 0xfff)));
+            words.push(neutral(Word(r & (body_mask | 0xfff))));
         }
         for f in self.forms.values() {
             for k in 0..RANDOM_PER_FORM {
@@ -172,9 +179,25 @@ impl Census {
                 Some(_) => {}
                 None => {
                     fresh.push(w);
-                    self.forms.insert(opclass.clone(), Form { opclass, seed: w, text, alternates: vec![] });
+                    self.forms.insert(opclass.clone(), Form { opclass, seed: w, text, alternates: vec![], real: None });
                 }
             }
+        }
+        Ok(fresh)
+    }
+
+    /// [`Census::add`] for real code's words: each also becomes its form's `real` word.
+    fn add_real(&mut self, o: &mut Oracle, words: &[Word]) -> Result<Vec<Word>, DiscoverError> {
+        self.words += words.len();
+        let ids = identify(o, words)?;
+        let mut fresh = vec![];
+        for (&w, id) in words.iter().zip(ids) {
+            let Identity::Form { opclass, text } = id else { continue };
+            let f = self.forms.entry(opclass.clone()).or_insert_with(|| {
+                fresh.push(w);
+                Form { opclass, seed: w, text, alternates: vec![], real: None }
+            });
+            f.real.get_or_insert(w);
         }
         Ok(fresh)
     }

@@ -4,7 +4,7 @@ use super::probe::{Effect, Fixed, Seed};
 use super::{DiscoverError, Discovered, Field, FieldKind, Oracle, Table};
 use crate::gen::Rng;
 use crate::sass;
-use crate::spec::FlagRole;
+use crate::spec::{FlagRole, OperandKind};
 use crate::word::Word;
 use std::collections::BTreeMap;
 
@@ -88,7 +88,18 @@ pub fn solve(o: &mut Oracle, s: &Seed, seed: Word, effects: &[(u8, Effect)]) -> 
     fields.append(&mut mods);
     let distilled = s.text.clone();
     let ignored = effects.iter().filter(|(_, e)| *e == Effect::Fixed(Fixed::Ignored)).map(|(b, _)| *b).collect();
-    Ok(Discovered { arch: s.arch, mnemonic: s.inst.mnemonic.clone(), kinds: s.kinds.clone(), zero: seed, distilled, fields, tables, ignored, notes })
+    Ok(Discovered {
+        arch: s.arch,
+        mnemonic: s.inst.mnemonic.clone(),
+        kinds: s.kinds.clone(),
+        zero: seed,
+        distilled,
+        fields,
+        tables,
+        ignored,
+        notes,
+        pt_omitted: vec![],
+    })
 }
 
 fn modset(m: &[String]) -> std::collections::BTreeSet<&str> {
@@ -221,7 +232,44 @@ fn printed_value(s: &Seed, text: &str, po: usize) -> Option<i128> {
     let sub = sl[i].iter().position(|&x| x == po)?;
     let op = sass::parse_instruction(text).ok()?.operands.get(i)?.clone();
     let raw = super::probe::raw_operands(text);
-    s.values(&op, raw.get(i).map(String::as_str).unwrap_or("")).get(sub).copied().flatten()
+    s.values(i, &op, raw.get(i).map(String::as_str).unwrap_or("")).get(sub).copied().flatten()
+}
+
+/// The form's `P`/`UP` operands with a 3-bit value field: (form operand, its bits).
+pub fn pred_fields(s: &Seed, d: &Discovered) -> Vec<(usize, Vec<u8>)> {
+    let sl = slots(s);
+    (0..s.kinds.len())
+        .filter(|&k| matches!(s.kinds[k], OperandKind::Pred | OperandKind::UPred))
+        .filter_map(|k| d.fields.iter().find(|f| f.kind == FieldKind::Operand(sl[k][0]) && f.bits.len() == 3).map(|f| (k, f.bits.clone())))
+        .collect()
+}
+
+/// `text`, nvdisasm's for `w`, with the PT/UPT operands it left out put back (see
+/// [`Discovered::pt_omitted`]), so that the text's operand k is form operand k. Texts it
+/// cannot rebuild stay as they are.
+pub fn with_pt(s: &Seed, d: &Discovered, w: Word, text: &str) -> String {
+    let value = |bits: &[u8]| bits.iter().enumerate().fold(0u64, |a, (q, &b)| a | u64::from(w.bit(b)) << q);
+    let not_set = |k: usize| d.fields.iter().any(|f| f.kind == FieldKind::Not(k) && value(&f.bits) != 0);
+    let left_out: Vec<usize> =
+        pred_fields(s, d).into_iter().filter(|(k, bits)| d.pt_omitted.contains(k) && value(bits) == 7 && !not_set(*k)).map(|(k, _)| k).collect();
+    let raw = super::probe::raw_operands(text);
+    if left_out.is_empty() || raw.len() + left_out.len() != s.kinds.len() {
+        return text.to_string();
+    }
+    let end = text.trim_end().trim_end_matches(';').trim_end().len();
+    let ops = raw.join(", ");
+    let Some(head) = text[..end].strip_suffix(ops.as_str()) else { return text.to_string() };
+    // Without operands left, the mnemonic still wants its space.
+    let head = if ops.is_empty() { format!("{head} ") } else { head.to_string() };
+    let mut given = raw.into_iter();
+    let all: Vec<String> = (0..s.kinds.len())
+        .map(|k| match (left_out.contains(&k), s.kinds[k]) {
+            (true, OperandKind::UPred) => "UPT".to_string(),
+            (true, _) => "PT".to_string(),
+            (false, _) => given.next().unwrap_or_default(),
+        })
+        .collect();
+    format!("{head}{}{}", all.join(", "), &text[end..])
 }
 
 /// `n` random words with every field set: each operand prints its fields' values, and the
@@ -231,6 +279,8 @@ pub fn verify_random(o: &mut Oracle, s: &Seed, d: &Discovered, seed: u64, n: usi
     let words: Vec<Word> = (0..n).map(|_| random_word(d, &mut rng)).collect();
     let noisy: Vec<Word> = words.iter().map(|&w| d.ignored.iter().fold(w, |w, &b| w.with_bit(b, rng.next_u64() & 1 == 1))).collect();
     let texts = o.texts(&[words.clone(), noisy.clone()].concat())?;
+    let all: Vec<Word> = words.iter().chain(&noisy).copied().collect();
+    let texts: Vec<Option<String>> = texts.into_iter().zip(&all).map(|(t, &w)| t.map(|t| with_pt(s, d, w, &t))).collect();
     let mut notes = vec![];
     for (k, &w) in words.iter().enumerate() {
         let (Some(t), Some(u)) = (&texts[k], &texts[n + k]) else {
@@ -273,13 +323,13 @@ pub fn verify(o: &mut Oracle, s: &Seed, d: &Discovered, seed: u64) -> Result<Vec
     let texts = o.texts(&cases.iter().map(|c| c.5).collect::<Vec<_>>())?;
     let mut notes = vec![];
     for ((po, i, sub, w, v, word), t) in cases.into_iter().zip(texts) {
-        let Some(t) = t.filter(|t| !t.is_empty()) else {
+        let Some(t) = t.filter(|t| !t.is_empty()).map(|t| with_pt(s, d, word, &t)) else {
             notes.push(format!("operand {po} = {v:#x}: word {word} does not print"));
             continue;
         };
         let raw = super::probe::raw_operands(&t);
         let op = sass::parse_instruction(&t).ok().and_then(|x| x.operands.get(i).cloned());
-        let got = op.as_ref().and_then(|op| s.values(op, raw.get(i).map(String::as_str).unwrap_or("")).get(sub).copied().flatten());
+        let got = op.as_ref().and_then(|op| s.values(i, op, raw.get(i).map(String::as_str).unwrap_or("")).get(sub).copied().flatten());
         let ok = match got {
             Some(g) => g.rem_euclid(1i128 << w) == v as i128,
             None => op.is_some(), // a NaN immediate: its payload is not printed

@@ -5,7 +5,7 @@
 //! writes pages, [`seeded`] rediscovers hand-written pages and lists their differences.
 //! The single-form solver is [`discover`]:
 //!
-//! From the seed (an instruction word with control bits zero), every non-control bit is
+//! From the seed (an instruction word with neutral control bits), every non-control bit is
 //! flipped singly (and each flip's opclass asked: a flip into another form is a form bit); each flip's effect ([`probe::Effect`]) says whether the bit is fixed, the
 //! predicate, a value bit of one operand (with its weight), a `cABS`/`cNEG`/`cNOT` decoration
 //! of one operand, or a modifier bit. Value bits become `operand N` fields in weight order; modifier
@@ -30,6 +30,19 @@ use probe::{Effect, Seed};
 
 /// Control fields (bits 105–125) are never probed: most values are illegal for most words.
 pub const CONTROL: std::ops::Range<u8> = 105..126;
+
+/// The control bits every form's words carry: both scoreboard barriers 7 ("none", bits
+/// 110–115), everything else zero. Branches, EXIT, BAR, MEMBAR and the like are illegal
+/// with barrier 0, and every form legal with zero control bits is legal with these too
+/// (SM90 census: 960 of 964 forms print the same text; the other 4 differ only in a
+/// PC-relative value or spacing).
+pub const NEUTRAL_CONTROL: u128 = 0x3f << 110;
+
+/// `w` with its control bits replaced by [`NEUTRAL_CONTROL`].
+pub fn neutral(w: Word) -> Word {
+    let control: u128 = CONTROL.fold(0, |m, b| m | 1u128 << b);
+    Word(w.0 & !control | NEUTRAL_CONTROL)
+}
 
 /// One field of a discovered layout.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -88,6 +101,9 @@ pub struct Discovered {
     pub ignored: Vec<u8>,
     /// What the page cannot say, and checks that failed (empty for a clean variant).
     pub notes: Vec<String>,
+    /// Form operands (`P`/`UP`) nvdisasm leaves out when they hold PT/UPT: a printing
+    /// convention the checks allow for (validation learns it again; pages do not say it).
+    pub pt_omitted: Vec<usize>,
 }
 
 #[derive(Clone, Debug, thiserror::Error)]
@@ -102,6 +118,11 @@ pub enum DiscoverError {
 /// requests of many solvers into one nvdisasm batch.
 pub trait Source: Sync {
     fn outcomes(&self, arch: Arch, words: &[Word]) -> Result<Vec<Outcome>, DiscoverError>;
+    /// The outcomes and the address word 0 was disassembled at (word `i` at that plus
+    /// `16 * i`): PC-relative operands print targets computed from it.
+    fn outcomes_at(&self, arch: Arch, words: &[Word]) -> Result<(u64, Vec<Outcome>), DiscoverError> {
+        Ok((0, self.outcomes(arch, words)?))
+    }
 }
 
 impl Source for Nvdisasm {
@@ -115,15 +136,43 @@ pub struct Oracle<'a> {
     pub src: &'a dyn Source,
     pub arch: Arch,
     pub requests: usize,
+    /// Form operands that are PC-relative: their printed targets are rewritten as at
+    /// address 0 (see [`crate::codec::conventions::target_at_zero`]).
+    pub targets: Vec<usize>,
+    /// The form's operand count (the seed's).
+    pub form_len: usize,
 }
 
-impl Oracle<'_> {
+impl<'a> Oracle<'a> {
+    pub fn new(src: &'a dyn Source, arch: Arch) -> Self {
+        Oracle { src, arch, requests: 0, targets: vec![], form_len: 0 }
+    }
+
     pub fn outcomes(&mut self, words: &[Word]) -> Result<Vec<Outcome>, DiscoverError> {
+        let (base, mut outs) = self.outcomes_at(words)?;
+        self.at_zero(base, &mut outs);
+        Ok(outs)
+    }
+
+    /// The outcomes as printed, and the address of word 0.
+    fn outcomes_at(&mut self, words: &[Word]) -> Result<(u64, Vec<Outcome>), DiscoverError> {
         if words.is_empty() {
-            return Ok(vec![]);
+            return Ok((0, vec![]));
         }
         self.requests += 1;
-        self.src.outcomes(self.arch, words)
+        self.src.outcomes_at(self.arch, words)
+    }
+
+    /// Rewrites the targets of `outs` (word 0 at `base`) as at address 0.
+    fn at_zero(&self, base: u64, outs: &mut [Outcome]) {
+        if self.targets.is_empty() {
+            return;
+        }
+        for (i, o) in outs.iter_mut().enumerate() {
+            if let Outcome::Printed { text } = o {
+                *text = crate::codec::conventions::target_at_zero(text, &self.targets, self.form_len, base.wrapping_add(16 * i as u64));
+            }
+        }
     }
 
     /// Texts: `None` = illegal, `""` = silent.
@@ -146,9 +195,9 @@ pub fn probe_bits() -> Vec<u8> {
     (0..128u8).filter(|b| !CONTROL.contains(b)).collect()
 }
 
-/// Solves the variant of `seed` (control bits should be zero).
+/// Solves the variant of `seed` (control bits neutral: [`NEUTRAL_CONTROL`]).
 pub fn discover(src: &dyn Source, arch: Arch, seed: Word) -> Result<Discovered, DiscoverError> {
-    let mut o = Oracle { src, arch, requests: 0 };
+    let mut o = Oracle::new(src, arch);
     let bits = probe_bits();
     let mut words = vec![seed];
     words.extend(bits.iter().map(|&b| seed.flip(b)));
@@ -156,7 +205,16 @@ pub fn discover(src: &dyn Source, arch: Arch, seed: Word) -> Result<Discovered, 
     let n = words.len();
     let probes: Vec<Word> = words.iter().map(|&w| census::with_opex(w, 0x10)).collect();
     words.extend(probes);
-    let outs = o.outcomes(&words)?;
+    // The seed once more, last: an operand that moves with the address is PC-relative.
+    words.push(seed);
+    let (base, mut outs) = o.outcomes_at(&words)?;
+    let again = outs.pop();
+    o.targets = pc_relative(&outs[0], again.as_ref(), 16 * (words.len() as u64 - 1));
+    o.form_len = match &outs[0] {
+        Outcome::Printed { text } => crate::sass::parse_instruction(text).map(|i| i.operands.len()).unwrap_or(0),
+        _ => 0,
+    };
+    o.at_zero(base, &mut outs);
     let texts: Vec<Option<String>> = outs[..n].iter().map(outcome_text).collect();
     let class = |i: usize| match &outs[n + i] {
         Outcome::Illegal { message } => census::opclass_of(message).map(str::to_string),
@@ -167,7 +225,10 @@ pub fn discover(src: &dyn Source, arch: Arch, seed: Word) -> Result<Discovered, 
         Some(_) => return Err(DiscoverError::Seed(seed, arch, "silent".into())),
         None => return Err(DiscoverError::Seed(seed, arch, "illegal".into())),
     };
-    let s = Seed::new(arch, &seed_text).map_err(|e| DiscoverError::Seed(seed, arch, e))?;
+    let mut s = Seed::new(arch, &seed_text).map_err(|e| DiscoverError::Seed(seed, arch, e))?;
+    for &k in &o.targets {
+        s.kinds[k] = OperandKind::Target;
+    }
     let seed_class = class(0);
     // A flip into another form (nvdisasm names another opclass) is a form bit, whatever
     // the text shows: two forms may print alike.
@@ -181,16 +242,41 @@ pub fn discover(src: &dyn Source, arch: Arch, seed: Word) -> Result<Discovered, 
         .collect();
     let mut d = layout::solve(&mut o, &s, seed, &effects)?;
     let zero = Word(seed.0 & !d.fields.iter().flat_map(|f| f.bits.iter()).fold(0u128, |m, &b| m | 1u128 << b));
+    // The zero word's text, and each predicate operand at PT: is it left out?
+    let preds = layout::pred_fields(&s, &d);
+    let mut words = vec![zero];
+    words.extend(preds.iter().map(|(_, bits)| layout::set(zero, bits, 7)));
+    let texts = o.texts(&words)?;
     if zero != seed {
-        d.distilled = o.texts(&[zero])?[0].clone().unwrap_or_default();
+        d.distilled = texts[0].clone().unwrap_or_default();
     }
     d.zero = zero;
+    let shown = crate::sass::parse_instruction(&d.distilled).map(|i| i.operands.len()).unwrap_or(0);
+    let omitted = |t: &Option<String>| t.as_deref().and_then(|t| crate::sass::parse_instruction(t).ok()).is_some_and(|i| i.operands.len() + 1 == shown);
+    d.pt_omitted = preds.iter().zip(&texts[1..]).filter(|(_, t)| omitted(t)).map(|((k, _), _)| *k).collect();
     let mut notes = layout::verify(&mut o, &s, &d, 0x5eed)?;
     d.notes.append(&mut notes);
     let mut notes = layout::verify_random(&mut o, &s, &d, 0x5eed, 100)?;
     d.notes.append(&mut notes);
     d.notes.append(&mut read_back(&s, &d));
     Ok(d)
+}
+
+/// The operands of `first` that print `distance` more in `moved`, the same word
+/// `distance` bytes further on: PC-relative operands (branch targets).
+fn pc_relative(first: &Outcome, moved: Option<&Outcome>, distance: u64) -> Vec<usize> {
+    let parse = |o: Option<&Outcome>| match o {
+        Some(Outcome::Printed { text }) => crate::sass::parse_instruction(text).ok(),
+        _ => None,
+    };
+    let (Some(a), Some(b)) = (parse(Some(first)), parse(moved)) else { return vec![] };
+    if a.operands.len() != b.operands.len() {
+        return vec![];
+    }
+    let imm = |o: &crate::sass::Operand| if let crate::sass::Body::Imm { value } = o.body { Some(value) } else { None };
+    (0..a.operands.len())
+        .filter(|&k| matches!((imm(&a.operands[k]), imm(&b.operands[k])), (Some(x), Some(y)) if y.wrapping_sub(x) == distance as i64))
+        .collect()
 }
 
 /// The page as written, read back: it must print the distilled line for the zero word (a

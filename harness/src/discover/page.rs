@@ -1,8 +1,8 @@
 //! A discovered variant written as an ISA-viewer page (the seed format `spec::parse` reads).
 //!
 //! The layout is two pairs of tab-separated rows (index row `0..7` × 8, then 64 cells, least
-//! significant bit first); a field's name fills its first cell and each span's first cell,
-//! empty cells continue it; control fields carry the seeds' labels; bits 126–127 and every
+//! significant bit first); a field's name fills its first cell and each span's first cell
+//! (bit 64 starts a span), empty cells continue it; control fields carry the seeds' labels; bits 126–127 and every
 //! other bit the discovery left to no field are fixed cells holding the zero word's bit.
 
 use super::{Discovered, FieldKind};
@@ -29,7 +29,8 @@ pub fn cells(d: &Discovered) -> Vec<String> {
     let mut cells: Vec<Option<String>> = vec![None; 128];
     for f in &d.fields {
         for (k, &b) in f.bits.iter().enumerate() {
-            let starts_span = k == 0 || f.bits[k - 1] + 1 != b;
+            // The second row starts a new span: a field cannot continue across rows.
+            let starts_span = k == 0 || f.bits[k - 1] + 1 != b || b == 64;
             cells[b as usize] = Some(if starts_span { f.name() } else { String::new() });
         }
     }

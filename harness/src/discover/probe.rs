@@ -61,6 +61,7 @@ pub fn kind_of(o: &Operand) -> Option<OperandKind> {
         Body::ConstX { .. } => Some(OperandKind::ConstX),
         Body::Pred { .. } => Some(OperandKind::Pred),
         Body::UPred { .. } => Some(OperandKind::UPred),
+        Body::Barrier { .. } => Some(OperandKind::Barrier),
         _ => None,
     }
 }
@@ -84,8 +85,13 @@ impl Seed {
     }
 
     /// The sub-values of a printed operand, in field units (offsets in 4-byte units).
-    pub fn values(&self, o: &Operand, raw: &str) -> Vec<Option<i128>> {
+    pub fn values(&self, k: usize, o: &Operand, raw: &str) -> Vec<Option<i128>> {
         let ureg = |n: u16| if raw.contains("URZ") { self.urz() } else { n as i128 };
+        if let (Some(OperandKind::Target), Body::Imm { value }) = (self.kinds.get(k), &o.body) {
+            // Texts are rewritten as at address 0 (see `Oracle::targets`): 0x10 + 4 × value.
+            let d = *value as i128 - 0x10;
+            return vec![(d % 4 == 0).then_some(d / 4)];
+        }
         match &o.body {
             Body::Reg { n } => vec![Some(*n as i128)],
             Body::UReg { n } => vec![Some(ureg(*n))],
@@ -93,7 +99,7 @@ impl Seed {
             Body::Float { value, .. } => vec![float_bits(*value, self.inst.mnemonic.starts_with('D'))],
             Body::Const { bank, offset } => vec![Some(*bank as i128), Some(*offset as i128 / 4)],
             Body::ConstX { ureg: u, offset } => vec![Some(ureg(*u)), Some(*offset as i128 / 4)],
-            Body::Pred { n } | Body::UPred { n } => vec![Some(*n as i128)],
+            Body::Pred { n } | Body::UPred { n } | Body::Barrier { n } => vec![Some(*n as i128)],
             _ => vec![None],
         }
     }
@@ -133,7 +139,7 @@ impl Seed {
     }
 
     fn operand_change(&self, i: usize, a: &Operand, b: &Operand, raw: &str) -> Result<Vec<Effect>, Effect> {
-        if kind_of(b) != Some(self.kinds[i]) {
+        if kind_of(b) != Some(self.kinds[i].printed_kind()) {
             return Err(Effect::Fixed(Fixed::Other));
         }
         if b.suffixes != a.suffixes {
@@ -150,8 +156,8 @@ impl Seed {
             out.push(Effect::Flag { operand: i, role: FlagRole::Abs });
         }
         let seed_raw = raw_operands(&self.text);
-        let va = self.values(a, seed_raw.get(i).map(String::as_str).unwrap_or(""));
-        let vb = self.values(b, raw);
+        let va = self.values(i, a, seed_raw.get(i).map(String::as_str).unwrap_or(""));
+        let vb = self.values(i, b, raw);
         for (sub, (x, y)) in va.iter().zip(&vb).enumerate() {
             if x == y && x.is_some() {
                 continue;
@@ -245,7 +251,7 @@ mod tests {
         let u = seed("PLOP3.LUT PT, P5, PT, P3, !UPT, 0x0, 0x0;");
         assert_eq!(u.kinds[4], OperandKind::UPred);
         let o = &u.inst.operands;
-        assert_eq!([&o[0], &o[1], &o[4]].map(|o| u.values(o, "")), [vec![Some(7)], vec![Some(5)], vec![Some(7)]]);
+        assert_eq!([0, 1, 4].map(|k| u.values(k, &o[k], "")), [vec![Some(7)], vec![Some(5)], vec![Some(7)]]);
     }
 
     #[test]
@@ -253,7 +259,7 @@ mod tests {
         let s = Seed::new(Arch(100), "@P0 FFMA R0, R0, UR0, R0;").unwrap();
         assert_eq!(s.classify(Some("@P0 FFMA R0, R0, UR128, R0;")), Effect::Value { operand: 2, sub: 0, weight: Some(7) });
         let z = sass::parse_operand("URZ").unwrap();
-        assert_eq!(s.values(&z, "URZ"), vec![Some(255)]);
+        assert_eq!(s.values(0, &z, "URZ"), vec![Some(255)]);
         assert_eq!(float_bits(-0.0, false), Some(0x8000_0000));
         assert_eq!(float_bits(2.0, true), Some(0x4000_0000));
         assert_eq!(raw_operands("@P0 FFMA R0, -|R1|, cx[UR0][0x4], R2 ;"), vec!["R0", "-|R1|", "cx[UR0][0x4]", "R2"]);

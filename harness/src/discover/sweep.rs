@@ -75,6 +75,9 @@ pub struct FormRecord {
     /// More words of the form, tried in order when `seed` does not solve.
     #[serde(default)]
     pub alternates: Vec<String>,
+    /// A word of the form from real code: the page's ignored bits take its values.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub real: Option<String>,
 }
 
 /// One solved (or failed) form, a line of `solved.jsonl`.
@@ -150,7 +153,7 @@ fn census(nv: &dyn Source, opts: &Options, progress: &(dyn Fn(&str) + Sync)) -> 
         progress(&format!("census: {} forms (from {})", c.forms.len(), path.display()));
         return Ok(c);
     }
-    let mut o = Oracle { src: nv, arch: opts.arch, requests: 0 };
+    let mut o = Oracle::new(nv, opts.arch);
     let c = Census::run(&mut o, &opts.scope, &opts.seeds, &mut |m| progress(&format!("census: {m}"))).map_err(|e| e.to_string())?;
     let forms = c
         .forms
@@ -160,6 +163,7 @@ fn census(nv: &dyn Source, opts: &Options, progress: &(dyn Fn(&str) + Sync)) -> 
             seed: f.seed.to_string(),
             text: f.text.clone(),
             alternates: f.alternates.iter().map(Word::to_string).collect(),
+            real: f.real.map(|w| w.to_string()),
         })
         .collect();
     let file = CensusFile { arch: opts.arch.0, tool: opts.tool.clone(), words: c.words, forms };
@@ -280,7 +284,11 @@ fn solve_seed(src: &dyn Source, arch: Arch, f: &FormRecord, seed: Word) -> Resul
         notes: vec![],
     };
     match discover(src, arch, seed) {
-        Ok(d) => {
+        Ok(mut d) => {
+            // Bits nvdisasm ignores are don't-cares: real code's values make its words decode.
+            if let Some(real) = f.real.as_deref().and_then(Word::parse_hex) {
+                d.zero = d.ignored.iter().fold(d.zero, |z, &b| z.with_bit(b, real.bit(b)));
+            }
             rec.notes = d.notes.clone();
             rec.text = d.distilled.clone();
             // The page must say it: a block our parser rejects (tokens of one group printed

@@ -18,6 +18,8 @@ struct Plan {
     has_imm: bool,
     /// After the immediate's word: one per (group field's first bit, value), immediate at max.
     imm_by_group: Vec<(u8, u64)>,
+    /// Last: one word per `P`/`UP` operand, that operand PT (does nvdisasm print it?).
+    pt_operands: Vec<usize>,
 }
 
 const WAIT_AT: usize = conv::OPEX_VALUES + conv::BARRIER_VALUES;
@@ -25,7 +27,7 @@ const ORDER_AT: usize = WAIT_AT + conv::WAIT_VALUES;
 
 fn plan(codec: &Codec, vi: usize) -> Plan {
     let v = codec.variant(vi);
-    let base = codec.encode_unchecked(vi, &Values::zero(v.fields.len()));
+    let base = codec.encode_unchecked(vi, &crate::gen::base_values(v));
     // The opex sweep with both barriers 7, the barrier sweep with opex 0: the terminator
     // is `;` only where both allow it (see FormConventions::terminator).
     let quiet = conv::with_barriers(base, conv::BARRIER_VALUES - 1);
@@ -37,7 +39,7 @@ fn plan(codec: &Codec, vi: usize) -> Plan {
     let imm = v.operands.iter().find(|o| o.kind == OperandKind::Imm).and_then(|o| o.value_fields[0]);
     let mut imm_by_group = vec![];
     if let Some(f) = imm {
-        let mut vals = Values::zero(v.fields.len());
+        let mut vals = crate::gen::base_values(v);
         vals.set(f, v.fields[f].max());
         words.push(codec.encode_unchecked(vi, &vals));
         for (g, field) in v.fields.iter().enumerate().filter(|(_, x)| matches!(x.kind, crate::spec::FieldKind::Group { .. })) {
@@ -49,14 +51,32 @@ fn plan(codec: &Codec, vi: usize) -> Plan {
             }
         }
     }
-    Plan { vi, words, order_slots, has_imm: imm.is_some(), imm_by_group }
+    let pt_operands = pt_operands(v);
+    for &k in &pt_operands {
+        let mut vals = crate::gen::base_values(v);
+        if let Some(f) = v.operands[k].value_fields[0] {
+            vals.set(f, 7);
+        }
+        words.push(codec.encode_unchecked(vi, &vals));
+    }
+    Plan { vi, words, order_slots, has_imm: imm.is_some(), imm_by_group, pt_operands }
+}
+
+/// The page's predicate operands with a 3-bit value field (7 is PT/UPT).
+fn pt_operands(v: &Variant) -> Vec<usize> {
+    (0..v.operands.len())
+        .filter(|&k| {
+            let o = &v.operands[k];
+            matches!(o.kind, OperandKind::Pred | OperandKind::UPred) && o.value_fields[0].is_some_and(|f| v.fields[f].width() == 3)
+        })
+        .collect()
 }
 
 /// Values that make every modifier slot print tokens no other slot prints, and the slots
 /// that do (in page order). A slot without such a value is left out: its place is not
 /// learned, and the printer then keeps the page's order.
 fn order_probe(v: &Variant) -> (Values, Vec<(SlotId, String)>) {
-    let mut vals = Values::zero(v.fields.len());
+    let mut vals = crate::gen::base_values(v);
     let mut taken: Vec<String> = v.modifiers.iter().filter_map(|s| if let ModSlot::Fixed { text } = s { Some(text.clone()) } else { None }).collect();
     let mut slots = vec![];
     for slot in &v.modifiers {
@@ -95,13 +115,22 @@ fn read(v: &Variant, p: &Plan, outs: &[Outcome]) -> FormConventions {
     let opex = sweep.iter().map(|i| i.as_ref().map(|i| i.operands.iter().enumerate().fold(0u8, |m, (k, op)| m | u8::from(op.reuse) << k))).collect();
     let opex_semicolon = sweep.iter().map(|i| i.as_ref().is_some_and(|i| i.terminator == Terminator::Semicolon)).collect();
     let wait_semicolon = outs[WAIT_AT..ORDER_AT].iter().map(|o| printed(o).is_some_and(|i| i.terminator == Terminator::Semicolon)).collect();
+    let barrier_legal = outs[conv::OPEX_VALUES..WAIT_AT].iter().map(|o| printed(o).is_some()).collect();
     let terminator: Vec<Terminator> = outs[conv::OPEX_VALUES..WAIT_AT].iter().map(|o| printed(o).map(|i| i.terminator).unwrap_or(v.terminator)).collect();
     let modifier_order = printed(&outs[ORDER_AT]).map(|i| order_of(v, &p.order_slots, &i)).unwrap_or_default();
     let negative = |o: &Outcome| printed(o).map(|i| i.operands.iter().any(|o| matches!(o.body, sass::Body::Imm { value } if value < 0)));
     let signed_imm = p.has_imm && negative(&outs[ORDER_AT + 1]).unwrap_or(false);
     let signed_imm_by =
         p.imm_by_group.iter().zip(&outs[(ORDER_AT + 2).min(outs.len())..]).filter_map(|(&(bit, x), o)| negative(o).map(|s| (bit, x, s))).collect();
-    FormConventions { opex, opex_semicolon, terminator, wait_semicolon, modifier_order, signed_imm, signed_imm_by }
+    let pt_at = outs.len().saturating_sub(p.pt_operands.len());
+    let pt_omitted = p
+        .pt_operands
+        .iter()
+        .zip(&outs[pt_at..])
+        .filter(|(_, o)| printed(o).is_some_and(|i| i.operands.len() + 1 == v.operands.len()))
+        .map(|(&k, _)| k)
+        .collect();
+    FormConventions { opex, opex_semicolon, terminator, barrier_legal, wait_semicolon, modifier_order, signed_imm, signed_imm_by, pt_omitted }
 }
 
 /// The slots in the order nvdisasm printed their first tokens; empty unless every slot of

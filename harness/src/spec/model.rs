@@ -43,6 +43,13 @@ pub enum OperandKind {
     Pred,
     /// `UP`: a uniform predicate register, 3 bits (7 prints `UPT`).
     UPred,
+    /// `REL`: a branch target, in signed 4-byte words from the next instruction. nvdisasm
+    /// prints the absolute address (`BRA 0x4e0`); the harness prints and compares targets
+    /// as if the word sat at address 0 (`0x10 + 4 × value`; see
+    /// `codec::conventions::target_at_zero`).
+    Target,
+    /// `B`: a convergence barrier register, `B0`…`B15`.
+    Barrier,
 }
 
 impl OperandKind {
@@ -56,10 +63,20 @@ impl OperandKind {
             OperandKind::ConstX => "cx[UR][I]",
             OperandKind::Pred => "P",
             OperandKind::UPred => "UP",
+            OperandKind::Target => "REL",
+            OperandKind::Barrier => "B",
+        }
+    }
+
+    /// The kind of operand nvdisasm's text shows: a branch target prints as an immediate.
+    pub fn printed_kind(self) -> OperandKind {
+        match self {
+            OperandKind::Target => OperandKind::Imm,
+            k => k,
         }
     }
     /// Every kind, in the order messages list the form tokens.
-    pub const ALL: [OperandKind; 8] = [
+    pub const ALL: [OperandKind; 10] = [
         OperandKind::Reg,
         OperandKind::UReg,
         OperandKind::Imm,
@@ -68,6 +85,8 @@ impl OperandKind {
         OperandKind::ConstX,
         OperandKind::Pred,
         OperandKind::UPred,
+        OperandKind::Target,
+        OperandKind::Barrier,
     ];
     /// The accepted form tokens, for messages: `R, UR, I, F, c[I][I], cx[UR][I], P, UP`.
     pub fn form_tokens() -> String {
@@ -284,6 +303,10 @@ pub struct Variant {
 }
 
 impl Variant {
+    /// The printed operands that are branch targets ([`OperandKind::Target`]).
+    pub fn target_operands(&self) -> Vec<usize> {
+        (0..self.operands.len()).filter(|&k| self.operands[k].kind == OperandKind::Target).collect()
+    }
     pub fn table(&self, id: &TableId) -> Option<&Table> {
         self.tables.iter().find(|t| &t.id == id)
     }

@@ -201,6 +201,8 @@ fn parse_form(s: &str) -> Option<Vec<OperandKind>> {
             "cx[UR][I]" => Some(OperandKind::ConstX),
             "P" => Some(OperandKind::Pred),
             "UP" => Some(OperandKind::UPred),
+            "REL" => Some(OperandKind::Target),
+            "B" => Some(OperandKind::Barrier),
             _ => None,
         })
         .collect()
@@ -904,8 +906,13 @@ struct FlagOwners<'a> {
 
 impl<'a> FlagOwners<'a> {
     fn new(page_ops: &'a [Vec<usize>], kinds: &'a [OperandKind]) -> Self {
-        let sources: Vec<usize> =
-            page_ops.iter().zip(kinds).skip(1).filter(|(_, k)| !matches!(k, OperandKind::Imm | OperandKind::Float)).map(|(o, _)| o[0]).collect();
+        let sources: Vec<usize> = page_ops
+            .iter()
+            .zip(kinds)
+            .skip(1)
+            .filter(|(_, k)| !matches!(k, OperandKind::Imm | OperandKind::Float | OperandKind::Target))
+            .map(|(o, _)| o[0])
+            .collect();
         FlagOwners { page_ops, kinds, sources, counts: vec![] }
     }
 

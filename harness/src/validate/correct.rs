@@ -9,7 +9,7 @@
 use super::finding::{Class, Correction, Finding, Severity};
 use crate::codec::conventions::FormConventions;
 use crate::codec::print::row_tokens;
-use crate::codec::{self, Codec, Values};
+use crate::codec::{self, Codec};
 use crate::compare::{changed, compare, Verdict};
 use crate::oracle::nvdisasm::Outcome;
 use crate::sass::{self, Instruction};
@@ -253,7 +253,7 @@ fn table_candidates(v: &Variant, codec: &Codec, vi: usize, by_word: &HashMap<Wor
         let mut seen: Vec<(u64, Vec<String>, Vec<String>)> = vec![];
         let mut heading_missing = false;
         for x in 0..(1u64 << t.width) {
-            let mut vals = Values::zero(v.fields.len());
+            let mut vals = crate::gen::base_values(v);
             vals.set(*field, x);
             let Some(actual) = by_word.get(&codec.encode_unchecked(vi, &vals)).and_then(|o| printed(o)) else { continue };
             let own = if *hidden_zero && x == 0 { vec![] } else { row_tokens(Some(t), x) };
@@ -286,7 +286,7 @@ fn table_candidates(v: &Variant, codec: &Codec, vi: usize, by_word: &HashMap<Wor
 /// `U16`, `S16`, not `U8.U16`): the first takes both fields' bits and a table of what
 /// every combination printed; the second and its table go.
 fn merge_candidates(v: &Variant, codec: &Codec, vi: usize, by_word: &HashMap<Word, &Outcome>) -> Vec<Vec<Edit>> {
-    let zero = Values::zero(v.fields.len());
+    let zero = crate::gen::base_values(v);
     let mut out = vec![];
     let mut pairs: Vec<(usize, usize)> = super::group_pairs(v).into_iter().map(|(a, b, _, _)| (a, b)).collect();
     pairs.dedup();

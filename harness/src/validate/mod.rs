@@ -337,11 +337,26 @@ impl<'a> Group<'a> {
         codec::print_with(self.codec.variant(vi), vals, self.learned[vi].map(|c| (c, word)))
     }
 
+    /// nvdisasm's outcomes for `words`, word `i` at address `base + 16 i` and of variant
+    /// `vis[i]`, with branch targets rewritten as at address 0 (how the codec prints them).
+    fn disassemble(&self, base: u64, words: &[Word], vis: &[usize]) -> Result<Vec<Outcome>, NvdisasmError> {
+        let mut outs = self.nv.disassemble_at(&self.arch, base, words)?;
+        for (i, (o, &vi)) in outs.iter_mut().zip(vis).enumerate() {
+            let v = self.codec.variant(vi);
+            let targets = v.target_operands();
+            if let (Outcome::Printed { text }, false) = (o, targets.is_empty()) {
+                *text = conv_rules::target_at_zero(text, &targets, v.operands.len(), base.wrapping_add(16 * i as u64));
+            }
+        }
+        Ok(outs)
+    }
+
     /// Batch one: the random probes, judged; their disagreements become candidates, one
     /// per (variant, changed elements), in page, variant and disagreement order.
     fn random_batch(&self, st: &mut GroupState) -> Result<Vec<Candidate>, NvdisasmError> {
-        let random: Vec<Word> = st.runs.iter().flat_map(|r| &r.probes).filter(|p| p.kind == Kind::Random).map(|p| p.word).collect();
-        let mut random_outs = self.nv.disassemble(&self.arch, &random)?.into_iter();
+        let random: Vec<&Probe> = st.runs.iter().flat_map(|r| &r.probes).filter(|p| p.kind == Kind::Random).collect();
+        let (words, vis): (Vec<Word>, Vec<usize>) = random.iter().map(|p| (p.word, p.vi)).unzip();
+        let mut random_outs = self.disassemble(0, &words, &vis)?.into_iter();
         self.phase(&format!("{} random probes disassembled", random.len()));
         let mut cands: Vec<Candidate> = vec![];
         for (ri, run) in st.runs.iter().enumerate() {
@@ -387,21 +402,25 @@ impl<'a> Group<'a> {
             }
         }
         let word = |&(ri, pi): &(usize, usize)| st.runs[ri].probes[pi].word;
+        let vi = |&(ri, pi): &(usize, usize)| st.runs[ri].probes[pi].vi;
         let singles = shrink.first_tries();
         let words: Vec<Word> = legal.iter().map(word).chain(shrink.words(&singles)).collect();
+        let vis: Vec<usize> = legal.iter().map(vi).chain(shrink.vis(&singles)).collect();
         let mut doubtful_words: Vec<Word> = doubtful.iter().map(word).collect();
+        let mut doubtful_vis: Vec<usize> = doubtful.iter().map(vi).collect();
         let (outs, doubtful_outs, next, next_outs) = if words.len() >= APART_FROM {
-            let mut outs = self.nv.disassemble(&self.arch, &words)?;
+            let mut outs = self.disassemble(0, &words, &vis)?;
             outs.resize_with(words.len(), missing_outcome);
             let next = shrink.absorb(&singles, outs.split_off(legal.len()));
             doubtful_words.extend(shrink.words(&next));
-            let mut doubtful_outs = self.nv.disassemble_at(&self.arch, 16 * words.len() as u64, &doubtful_words)?;
+            doubtful_vis.extend(shrink.vis(&next));
+            let mut doubtful_outs = self.disassemble(16 * words.len() as u64, &doubtful_words, &doubtful_vis)?;
             doubtful_outs.resize_with(doubtful_words.len(), missing_outcome);
             let next_outs = doubtful_outs.split_off(doubtful.len());
             (outs, doubtful_outs, next, next_outs)
         } else {
             // One batch: the same words at the same addresses.
-            let mut outs = self.nv.disassemble(&self.arch, &[words.as_slice(), &doubtful_words].concat())?;
+            let mut outs = self.disassemble(0, &[words.as_slice(), &doubtful_words].concat(), &[vis.as_slice(), &doubtful_vis].concat())?;
             outs.resize_with(words.len() + doubtful_words.len(), missing_outcome);
             let doubtful_outs = outs.split_off(words.len());
             let singles_outs = outs.split_off(legal.len());
@@ -498,7 +517,7 @@ impl<'a> Group<'a> {
             if tries.is_empty() {
                 break;
             }
-            try_outs = self.nv.disassemble(&self.arch, &shrink.words(&tries))?;
+            try_outs = self.disassemble(0, &shrink.words(&tries), &shrink.vis(&tries))?;
         }
         Ok(())
     }
@@ -543,7 +562,7 @@ struct Candidate {
 
 fn probes_for(codec: &Codec, vi: usize, learned: Option<&FormConventions>, opts: &Options, rng: &mut Rng) -> Vec<Probe> {
     let v = codec.variant(vi);
-    let base = Values::zero(v.fields.len());
+    let base = crate::gen::base_values(v);
     let mut out = vec![];
     let mut push = |values: Values, kind: Kind| {
         let word = codec.encode_unchecked(vi, &values);
@@ -572,21 +591,24 @@ fn probes_for(codec: &Codec, vi: usize, learned: Option<&FormConventions>, opts:
         vv.set(b, y);
         push(vv, Kind::Pair { a, b });
     }
+    let base_word = codec.encode_unchecked(vi, &base);
     for bit in v.fixed_mask.iter() {
-        let word = v.fixed_value.flip(bit);
+        let word = base_word.flip(bit);
         // Fixed bits are no field's, so the word's values stay the base's.
         out.push(Probe { vi, word, kind: Kind::Fixed { bit } });
     }
     // Random words take control bits nvdisasm accepts for this form (learned), so that
     // `.reuse`, barriers and the terminator are checked too, when the page calls every
     // bit 105–125 a control field.
-    let legal = learned.filter(|_| controls_cover_105_125(v)).map(|c| c.legal_opex()).unwrap_or_default();
+    let learned = learned.filter(|_| controls_cover_105_125(v));
+    let legal = learned.map(|c| c.legal_opex()).unwrap_or_default();
+    let barriers = learned.map(|c| c.legal_barriers()).unwrap_or_default();
     for _ in 0..opts.random_per_variant {
         let vals = random_listed_values(v, rng);
         let mut word = codec.encode_unchecked(vi, &vals);
-        if !legal.is_empty() {
+        if !legal.is_empty() && !barriers.is_empty() {
             word = conv_rules::with_opex(word, legal[rng.below(legal.len() as u64) as usize]);
-            word = conv_rules::with_barriers(word, rng.below(conv_rules::BARRIER_VALUES as u64) as usize);
+            word = conv_rules::with_barriers(word, barriers[rng.below(barriers.len() as u64) as usize]);
         }
         out.push(Probe { vi, word, kind: Kind::Random });
     }
@@ -897,7 +919,7 @@ impl<'a> Analysis<'a> {
             let toks = token_diff(seen.base.map(|b| b.modifiers.clone()).unwrap_or_default(), seen.actual.modifiers.clone());
             format!("bit {bit} prints {} (page: .{name})", if toks.is_empty() { act_desc.join(", ") } else { format!(".{}", toks.join(".")) })
         } else {
-            let base_pred = codec::print(v, &Values::zero(v.fields.len()));
+            let base_pred = codec::print(v, &crate::gen::base_values(v));
             let page: Vec<String> = changed(&base_pred, seen.expected).iter().map(|c| describe_element(v, c)).collect();
             format!("bit {bit} is {} (page: '{name}' of {})", act_desc.join(" and "), page.join(", "))
         }
@@ -1066,6 +1088,11 @@ impl Minimizer<'_> {
 
     fn words(&self, tries: &[Try]) -> Vec<Word> {
         tries.iter().map(|(ci, t, _)| self.cx.codec.encode_unchecked(self.cands[*ci].vi, t)).collect()
+    }
+
+    /// The variant of each try's word.
+    fn vis(&self, tries: &[Try]) -> Vec<usize> {
+        tries.iter().map(|(ci, _, _)| self.cands[*ci].vi).collect()
     }
 
     /// Each field alone, of every candidate with several.
