@@ -29,9 +29,11 @@ pub fn solve(o: &mut Oracle, s: &Seed, seed: Word, effects: &[(u8, Effect)]) -> 
     let mut values: BTreeMap<usize, Vec<(u32, u8)>> = BTreeMap::new();
     let mut pred = vec![];
     let mut modbits = vec![];
+    let mut suffix: BTreeMap<usize, Vec<u8>> = BTreeMap::new();
     for (b, e) in effects {
         match e {
             Effect::Pred => pred.push(*b),
+            Effect::Suffix { operand } => suffix.entry(*operand).or_default().push(*b),
             Effect::Value { operand, sub, weight } => {
                 if weight.is_none() {
                     notes.push(format!("bit {b}: operand {operand} changes by a step that is not a power of two"));
@@ -86,6 +88,7 @@ pub fn solve(o: &mut Oracle, s: &Seed, seed: Word, effects: &[(u8, Effect)]) -> 
     let comps = components(o, s, seed, &single)?;
     let (mut mods, tables) = groups(o, s, seed, comps, &single)?;
     fields.append(&mut mods);
+    fields.append(&mut suffix_fields(o, s, seed, &suffix, &mut notes)?);
     let distilled = s.text.clone();
     let ignored = effects.iter().filter(|(_, e)| *e == Effect::Fixed(Fixed::Ignored)).map(|(b, _)| *b).collect();
     Ok(Discovered { arch: s.arch, mnemonic: s.inst.mnemonic.clone(), kinds: s.kinds.clone(), zero: seed, distilled, fields, tables, ignored, notes })
@@ -162,6 +165,61 @@ fn groups(o: &mut Oracle, s: &Seed, seed: Word, comps: Vec<Vec<u8>>, single: &BT
     Ok((fields, out_tables))
 }
 
+/// The widest operand-suffix field enumerated (its table lists up to 2^N values).
+const MAX_SUFFIX_BITS: usize = 6;
+
+/// Each operand's suffix bits as one plain `modi` field with its table enumerated (one
+/// nvdisasm batch); notes what a plain `modi` span cannot say (bits in several spans).
+fn suffix_fields(o: &mut Oracle, s: &Seed, seed: Word, suffix: &BTreeMap<usize, Vec<u8>>, notes: &mut Vec<String>) -> Result<Vec<Field>, DiscoverError> {
+    let sl = slots(s);
+    let mut ops = vec![];
+    for (&i, bits) in suffix {
+        if !bits.windows(2).all(|w| w[0] + 1 == w[1]) {
+            notes.push(format!("operand {i}'s suffix bits {bits:?} are not one span: a plain 'modi' cell cannot say it"));
+        } else if bits.len() > MAX_SUFFIX_BITS {
+            notes.push(format!("operand {i}'s suffix bits {bits:?} are more than {MAX_SUFFIX_BITS}"));
+        } else {
+            ops.push((i, bits));
+        }
+    }
+    let words: Vec<Word> = ops.iter().flat_map(|(_, g)| (0..1u64 << g.len()).map(move |v| set(seed, g, v))).collect();
+    let texts = o.texts(&words)?;
+    let mut fields = vec![];
+    let mut at = 0;
+    for (i, bits) in ops {
+        let n = 1usize << bits.len();
+        match suffix_table(s, i, &texts[at..at + n]) {
+            Ok(table) => fields.push(Field { kind: FieldKind::Suffix { operand: sl[i][0], table }, bits: bits.clone() }),
+            Err(e) => notes.push(e),
+        }
+        at += n;
+    }
+    Ok(fields)
+}
+
+/// Rows of form operand `i`'s suffix table from the texts of its values: the suffixes it
+/// prints (`H0_H0`, `INVALID1`, `(default)` for none); values nvdisasm rejects or prints
+/// nothing for are left out. An error when a value changes more than that operand's suffixes.
+fn suffix_table(s: &Seed, i: usize, texts: &[Option<String>]) -> Result<Table, String> {
+    let mut table = vec![];
+    for (v, t) in texts.iter().enumerate() {
+        let Some(t) = t.as_deref().filter(|t| !t.is_empty()) else { continue };
+        let inst = sass::parse_instruction(t).map_err(|e| format!("operand {i}'s suffix value {v} prints '{t}' ({e})"))?;
+        let bare = |x: &sass::Operand| sass::Operand { suffixes: vec![], ..x.clone() };
+        let same = inst.mnemonic == s.inst.mnemonic
+            && inst.pred == s.inst.pred
+            && inst.modifiers == s.inst.modifiers
+            && inst.operands.len() == s.inst.operands.len()
+            && inst.operands.iter().zip(&s.inst.operands).enumerate().all(|(j, (a, b))| if j == i { bare(a) == bare(b) } else { a == b });
+        if !same {
+            return Err(format!("operand {i}'s suffix value {v} prints '{t}': more than the suffix changes"));
+        }
+        let sfx = &inst.operands[i].suffixes;
+        table.push((v as u64, if sfx.is_empty() { "(default)".to_string() } else { sfx.join(".") }));
+    }
+    Ok(table)
+}
+
 /// `seed` with value `v` written into `bits` (LSB first).
 pub fn set(seed: Word, bits: &[u8], v: u64) -> Word {
     bits.iter().enumerate().fold(seed, |w, (k, &b)| w.with_bit(b, v >> k & 1 == 1))
@@ -208,6 +266,7 @@ fn random_word(d: &Discovered, rng: &mut Rng) -> Word {
                 let t = &d.tables[n as usize - 1];
                 t[rng.below(t.len() as u64) as usize].0
             }
+            FieldKind::Suffix { ref table, .. } if !table.is_empty() => table[rng.below(table.len() as u64) as usize].0,
             _ => rng.next_u64() & if f.bits.len() >= 64 { u64::MAX } else { (1u64 << f.bits.len()) - 1 },
         };
         set(w, &f.bits, v)
@@ -222,6 +281,19 @@ fn printed_value(s: &Seed, text: &str, po: usize) -> Option<i128> {
     let op = sass::parse_instruction(text).ok()?.operands.get(i)?.clone();
     let raw = super::probe::raw_operands(text);
     s.values(&op, raw.get(i).map(String::as_str).unwrap_or("")).get(sub).copied().flatten()
+}
+
+/// Does page operand `po` print the suffixes its table's row `v` names in `text`? A note
+/// when not.
+fn suffix_mismatch(s: &Seed, text: &str, po: usize, table: &Table, v: u64) -> Option<String> {
+    let i = slots(s).iter().position(|x| x.contains(&po))?;
+    let got = sass::parse_instruction(text).ok().and_then(|x| x.operands.get(i).map(|o| o.suffixes.clone())).unwrap_or_default();
+    let want: Vec<String> = match table.iter().find(|(x, _)| *x == v) {
+        Some((_, n)) if n == "(default)" => vec![],
+        Some((_, n)) => n.split('.').map(str::to_string).collect(),
+        None => return Some(format!("operand {po}'s suffix value {v} is not in its table, prints '{text}'")),
+    };
+    (got != want).then(|| format!("operand {po}'s suffix value {v} ('{}') prints '{text}'", want.join(".")))
 }
 
 /// `n` random words with every field set: each operand prints its fields' values, and the
@@ -244,10 +316,13 @@ pub fn verify_random(o: &mut Oracle, s: &Seed, d: &Discovered, seed: u64, n: usi
             notes.push(format!("ignored bits matter in context: {w} prints '{t}', {} prints '{u}'", noisy[k]));
         }
         for f in &d.fields {
-            let FieldKind::Operand(po) = f.kind else { continue };
             let v = f.bits.iter().enumerate().fold(0i128, |a, (q, &b)| a | (i128::from(w.bit(b)) << q));
-            match printed_value(s, t, po) {
-                Some(g) if g.rem_euclid(1i128 << f.bits.len()) != v => notes.push(format!("operand {po} = {v:#x} in {w} prints '{t}'")),
+            match &f.kind {
+                FieldKind::Operand(po) => match printed_value(s, t, *po) {
+                    Some(g) if g.rem_euclid(1i128 << f.bits.len()) != v => notes.push(format!("operand {po} = {v:#x} in {w} prints '{t}'")),
+                    _ => {}
+                },
+                FieldKind::Suffix { operand, table } => notes.extend(suffix_mismatch(s, t, *operand, table, v as u64).map(|m| format!("{m} in {w}"))),
                 _ => {}
             }
         }

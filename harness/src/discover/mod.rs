@@ -8,7 +8,9 @@
 //! From the seed (an instruction word with control bits zero), every non-control bit is
 //! flipped singly (and each flip's opclass asked: a flip into another form is a form bit); each flip's effect ([`probe::Effect`]) says whether the bit is fixed, the
 //! predicate, a value bit of one operand (with its weight), a `cABS`/`cNEG`/`cNOT` decoration
-//! of one operand, or a modifier bit. Value bits become `operand N` fields in weight order; modifier
+//! of one operand, a suffix bit of one operand (`R0.H1`), or a modifier bit. Value bits become
+//! `operand N` fields in weight order; an operand's suffix bits one plain `modi` field whose
+//! values are enumerated for its "Operand K Modifiers" table; modifier
 //! bits are joined into one group whenever a pair's joint text is not the union of their
 //! single effects; each group is enumerated for its table; every operand field is checked at
 //! all-ones and random values, and random words with every field set check the operands again
@@ -52,6 +54,9 @@ pub enum FieldKind {
     Not(usize),
     /// A one-bit instruction modifier such as `SAT`.
     Modifier(String),
+    /// A plain `modi` span: the suffixes of page operand `operand` (`R0.H1`), one row per
+    /// value (the page's "Operand K Modifiers" table).
+    Suffix { operand: usize, table: Table },
 }
 
 impl Field {
@@ -65,6 +70,7 @@ impl Field {
             FieldKind::Neg(_) => "cNEG".into(),
             FieldKind::Not(_) => "cNOT".into(),
             FieldKind::Modifier(m) => m.clone(),
+            FieldKind::Suffix { .. } => "modi".into(),
         }
     }
 }
@@ -167,17 +173,18 @@ pub fn discover(src: &dyn Source, arch: Arch, seed: Word) -> Result<Discovered, 
         Some(_) => return Err(DiscoverError::Seed(seed, arch, "silent".into())),
         None => return Err(DiscoverError::Seed(seed, arch, "illegal".into())),
     };
-    let s = Seed::new(arch, &seed_text).map_err(|e| DiscoverError::Seed(seed, arch, e))?;
+    let mut s = Seed::new(arch, &seed_text).map_err(|e| DiscoverError::Seed(seed, arch, e))?;
     let seed_class = class(0);
     // A flip into another form (nvdisasm names another opclass) is a form bit, whatever
     // the text shows: two forms may print alike.
+    let other: Vec<bool> = (0..bits.len()).map(|k| matches!((&seed_class, class(k + 1)), (Some(a), Some(c)) if *a != c)).collect();
+    let flipped: Vec<Option<&str>> = texts[1..].iter().zip(&other).map(|(t, &o)| if o { Some("") } else { t.as_deref() }).collect();
+    let classified = s.classify_all(&flipped);
     let effects: Vec<(u8, Effect)> = bits
         .iter()
-        .enumerate()
-        .map(|(k, &b)| match (&seed_class, class(k + 1)) {
-            (Some(a), Some(c)) if *a != c => (b, Effect::Fixed(probe::Fixed::Other)),
-            _ => (b, s.classify(texts[k + 1].as_deref())),
-        })
+        .zip(classified)
+        .zip(&other)
+        .map(|((&b, e), &o)| (b, if o { Effect::Fixed(probe::Fixed::Other) } else { e }))
         .collect();
     let mut d = layout::solve(&mut o, &s, seed, &effects)?;
     let zero = Word(seed.0 & !d.fields.iter().flat_map(|f| f.bits.iter()).fold(0u128, |m, &b| m | 1u128 << b));
