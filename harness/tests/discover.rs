@@ -251,7 +251,8 @@ fn operand_suffix_tables_and_fp16_immediates_print_like_nvdisasm() {
         tool: "nvdisasm (test)".into(),
     };
     let s = sweep::run(&nv, &opts, &|_: &str| {}).unwrap();
-    assert_eq!((s.forms, s.solved, s.pages), (9, 9, 1), "{s:?}");
+    // HADD2 R,R,I,I is left off: its immediates are bf16 under .BF16_V2, which a page cannot say.
+    assert_eq!((s.forms, s.solved, s.pages), (10, 9, 1), "{s:?}");
     let text = std::fs::read_to_string(tmp.join("pages/hadd2.txt")).unwrap();
     assert!(text.contains("Operand 1 Modifiers\n\nBinary\tValue\n00\t(default)\n01\tINVALID1\n10\tH0_H0\n11\tH1_H1\n"), "{text}");
     let spec = spec::Spec { pages: vec![spec::parse_page("hadd2.txt", text.as_bytes()).unwrap()] };
@@ -261,7 +262,9 @@ fn operand_suffix_tables_and_fp16_immediates_print_like_nvdisasm() {
     assert_eq!(c.variant(fp16).fields[f].width(), 16);
     let mut cases: Vec<(usize, Values)> = vec![];
     for (vi, v) in c.variants().iter().enumerate() {
-        for (fi, t) in v.fields.iter().enumerate().filter_map(|(i, f)| matches!(f.kind, FieldKind::OperandModifier { .. }).then(|| (i, v.field_table(i).unwrap()))) {
+        for (fi, t) in
+            v.fields.iter().enumerate().filter_map(|(i, f)| matches!(f.kind, FieldKind::OperandModifier { .. }).then(|| (i, v.field_table(i).unwrap())))
+        {
             for r in &t.rows {
                 let mut vals = Values::zero(v.fields.len());
                 vals.set(fi, r.value);
@@ -278,12 +281,15 @@ fn operand_suffix_tables_and_fp16_immediates_print_like_nvdisasm() {
     }
     let words: Vec<Word> = cases.iter().map(|(vi, vals)| c.encode(*vi, vals).unwrap()).collect();
     let got = nv.disassemble("SM90", &words).unwrap();
+    // The modifier order is learned from nvdisasm, as validation and realcode do.
+    let all: Vec<usize> = (0..c.variants().len()).collect();
+    let conv = sass_harness::oracle::learn::learn(&nv, &c, &all).unwrap();
     let body = |x: &str| x.trim_end().trim_end_matches(';').trim_end().to_string();
     let mut printed = 0;
     for (((vi, vals), w), o) in cases.iter().zip(&words).zip(got) {
         let Outcome::Printed { text } = o else { continue };
         let v = c.variant(*vi);
-        let ours = codec::print(v, vals).to_string();
+        let ours = codec::print_with(v, vals, conv.get(v.arch, &v.key).map(|k| (k, *w))).to_string();
         assert_eq!(body(&ours), body(&text), "{} {w}", v.key);
         if codec::print::lossless(v, vals) {
             assert_eq!(asm::assemble(&c, v.arch, &text, *w).map(|x| x.1).ok(), Some(*w), "{} '{text}' does not assemble back", v.key);

@@ -179,6 +179,14 @@ fn distilled_const_spaced(v: &Variant) -> bool {
     v.distilled.contains("] [")
 }
 
+/// Does nvdisasm print this variant's register suffixes after the `|…|` bars? The fp16x2
+/// ALU instructions (`HADD2`, `HFMA2`, `HMNMX2`, … on SM90 and SM100: `-|R0|.H0_H0`, but
+/// `|UR6.H1_H1|`) do; FHFMA (`-|R1.H1|`) does not. Checked with nvdisasm in
+/// tests/discover.rs and by the discovery's page check.
+fn suffix_after_abs(v: &Variant) -> bool {
+    v.mnemonic.starts_with('H') && v.mnemonic.ends_with('2')
+}
+
 pub fn print(v: &Variant, values: &Values) -> Instruction {
     print_with(v, values, None)
 }
@@ -209,7 +217,15 @@ pub fn print_with(v: &Variant, values: &Values, learned: Option<(&FormConvention
         }
         terminator = c.terminator(w).unwrap_or(terminator);
     }
-    Instruction { pred, mnemonic: v.mnemonic.clone(), modifiers, operands, terminator, const_spaced: distilled_const_spaced(v) }
+    Instruction {
+        pred,
+        mnemonic: v.mnemonic.clone(),
+        modifiers,
+        operands,
+        terminator,
+        const_spaced: distilled_const_spaced(v),
+        suffix_after_abs: suffix_after_abs(v),
+    }
 }
 
 /// Does the immediate print signed for these values? The base rule, unless a group's

@@ -225,18 +225,40 @@ pub fn set(seed: Word, bits: &[u8], v: u64) -> Word {
     bits.iter().enumerate().fold(seed, |w, (k, &b)| w.with_bit(b, v >> k & 1 == 1))
 }
 
-/// Row names: the modifiers a value prints beyond those every legal value prints.
+/// Row names: the modifiers a value prints beyond those every legal value prints, counted
+/// as a multiset (`F2FP.F16.F16` where another value prints `F2FP.E5M2.F16`: one `F16` is
+/// common, the other is the zero row's).
 fn rows(texts: &[Option<String>]) -> Table {
     let mods: Vec<Option<Vec<String>>> = texts.iter().map(|t| t.as_deref().and_then(|t| sass::parse_instruction(t).ok()).map(|i| i.modifiers)).collect();
     let legal: Vec<&Vec<String>> = mods.iter().flatten().collect();
-    let common: Vec<&String> = legal.first().map(|f| f.iter().filter(|m| legal.iter().all(|l| l.contains(m))).collect()).unwrap_or_default();
+    let count = |l: &[String], m: &str| l.iter().filter(|x| *x == m).count();
+    let mut common: Vec<&str> = vec![];
+    for m in legal.first().map(|f| f.as_slice()).unwrap_or_default() {
+        let k = count_str(&common, m) + 1;
+        if legal.iter().all(|l| count(l, m) >= k) {
+            common.push(m);
+        }
+    }
     mods.iter()
         .enumerate()
         .filter_map(|(v, m)| {
-            let own: Vec<&str> = m.as_ref()?.iter().filter(|x| !common.contains(x)).map(String::as_str).collect();
+            let mut left = common.clone();
+            let mut own: Vec<&str> = vec![];
+            for x in m.as_ref()? {
+                match left.iter().position(|c| c == x) {
+                    Some(i) => {
+                        left.remove(i);
+                    }
+                    None => own.push(x),
+                }
+            }
             Some((v as u64, if own.is_empty() { "(default)".to_string() } else { own.join(".") }))
         })
         .collect()
+}
+
+fn count_str(l: &[&str], m: &str) -> usize {
+    l.iter().filter(|x| **x == m).count()
 }
 
 /// Group indices sorted by where nvdisasm prints them, from one word with every group set
@@ -328,6 +350,57 @@ pub fn verify_random(o: &mut Oracle, s: &Seed, d: &Discovered, seed: u64, n: usi
         }
     }
     Ok(notes)
+}
+
+/// What the page alone says for the new capabilities of a form with operand-suffix tables or
+/// fp16 immediates: `n` random words (every field set, groups and suffixes to listed rows),
+/// decoded and printed by the page as written, must print each operand's suffixes, each
+/// float immediate and the modifiers (as a multiset: their order is learned by validation)
+/// as nvdisasm does. Other forms are left to validation (signed immediates and aliases such
+/// as `IMAD.MOV` are conventions it learns). One note per disagreement.
+pub fn verify_page(o: &mut Oracle, s: &Seed, d: &Discovered, seed: u64, n: usize) -> Result<Vec<String>, DiscoverError> {
+    let suffixes = d.fields.iter().any(|f| matches!(f.kind, FieldKind::Suffix { .. }));
+    if !suffixes && s.float != crate::codec::print::FloatFormat::Half {
+        return Ok(vec![]);
+    }
+    let text = super::page::render(&d.mnemonic, None, std::slice::from_ref(d));
+    let Ok(page) = crate::spec::parse_page("discovered", text.as_bytes()) else { return Ok(vec![]) }; // read_back notes it
+    let spec = crate::spec::Spec { pages: vec![page] };
+    let c = crate::codec::Codec::new(&spec);
+    let mut rng = Rng::new(seed ^ 0x9a6e);
+    let words: Vec<Word> = (0..n).map(|_| random_word(d, &mut rng)).collect();
+    let texts = o.texts(&words)?;
+    let mut notes = vec![];
+    for (w, t) in words.iter().zip(texts) {
+        let Some(t) = t.filter(|t| !t.is_empty()) else { continue }; // verify_random notes it
+        let ours = match c.decode(d.arch, *w) {
+            Ok((vi, vals)) => crate::codec::print(c.variant(vi), &vals),
+            Err(e) => {
+                notes.push(format!("the page does not decode {w}: {e}"));
+                continue;
+            }
+        };
+        if !same_print(&ours, &t) {
+            notes.push(format!("the page prints '{ours}' for {w}, nvdisasm '{t}'"));
+        }
+    }
+    Ok(notes)
+}
+
+/// Same modifier multiset, and every operand with suffixes or a float immediate spelled
+/// alike (`|R0|.H0_H0`, `-6.671875`).
+fn same_print(ours: &sass::Instruction, text: &str) -> bool {
+    let Ok(theirs) = sass::parse_instruction(text) else { return false };
+    let sorted = |m: &[String]| {
+        let mut m = m.to_vec();
+        m.sort();
+        m
+    };
+    let (a, b) = (super::probe::raw_operands(&ours.to_string()), super::probe::raw_operands(text));
+    let spelled = |i: usize, o: &sass::Operand| o.suffixes.is_empty() && !matches!(o.body, sass::Body::Float { .. }) || a.get(i) == b.get(i);
+    sorted(&ours.modifiers) == sorted(&theirs.modifiers)
+        && ours.operands.len() == theirs.operands.len()
+        && ours.operands.iter().zip(&theirs.operands).enumerate().all(|(i, (x, y))| x.suffixes == y.suffixes && spelled(i, x))
 }
 
 /// Every operand field at all-ones and random values (other fields zero) must print that
