@@ -262,9 +262,8 @@ fn operand_suffix_tables_and_fp16_immediates_print_like_nvdisasm() {
     assert_eq!(c.variant(fp16).fields[f].width(), 16);
     let mut cases: Vec<(usize, Values)> = vec![];
     for (vi, v) in c.variants().iter().enumerate() {
-        for (fi, t) in
-            v.fields.iter().enumerate().filter_map(|(i, f)| matches!(f.kind, FieldKind::OperandModifier { .. }).then(|| (i, v.field_table(i).unwrap())))
-        {
+        let suffix_fields = v.fields.iter().enumerate().filter(|(_, f)| matches!(f.kind, FieldKind::OperandModifier { .. }));
+        for (fi, t) in suffix_fields.map(|(i, _)| (i, v.field_table(i).unwrap())) {
             for r in &t.rows {
                 let mut vals = Values::zero(v.fields.len());
                 vals.set(fi, r.value);

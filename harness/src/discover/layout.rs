@@ -438,3 +438,31 @@ pub fn verify(o: &mut Oracle, s: &Seed, d: &Discovered, seed: u64) -> Result<Vec
     }
     Ok(notes)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::spec::Arch;
+
+    fn some(t: &[&str]) -> Vec<Option<String>> {
+        t.iter().map(|x| if x.is_empty() { None } else { Some(x.to_string()) }).collect()
+    }
+
+    #[test]
+    fn group_rows_count_common_modifiers_as_a_multiset() {
+        // F2FP (SM90): one of the two F16 belongs to the group (E5M2 replaces it).
+        let t = some(&["@P0 F2FP.F16.F16.UNPACK_B_MERGE_C R0, R0, R0;", "@P0 F2FP.SATFINITE.E5M2.F16.UNPACK_B_MERGE_C R0, R0, R0;", ""]);
+        assert_eq!(rows(&t), [(0, "F16".to_string()), (1, "SATFINITE.E5M2".to_string())]);
+    }
+
+    #[test]
+    fn suffix_rows_are_what_the_operand_prints() {
+        let s = Seed::new(Arch(90), "@P0 HADD2.F32 R0, R0, R0;").unwrap();
+        let t = some(&["@P0 HADD2.F32 R0, R0, R0;", "@P0 HADD2.F32 R0, R0.INVALID1, R0;", "", "@P0 HADD2.F32 R0, R0.H1_H1, R0;"]);
+        let want: Table = vec![(0, "(default)".into()), (1, "INVALID1".into()), (3, "H1_H1".into())];
+        assert_eq!(suffix_table(&s, 1, &t), Ok(want));
+        // A value that changes another operand is more than a suffix.
+        let bad = some(&["@P0 HADD2.F32 R0, R0, R0;", "@P0 HADD2.F32 R0, R0.H0_H0, R1;"]);
+        assert!(suffix_table(&s, 1, &bad).unwrap_err().contains("more than the suffix changes"));
+    }
+}
