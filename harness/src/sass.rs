@@ -113,6 +113,11 @@ pub struct Instruction {
     /// distilled line by the printer.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub const_spaced: bool,
+    /// nvdisasm prints a general register's suffixes after its bars, `|R0|.H0_H0` (the
+    /// fp16x2 ALU forms such as HADD2), not inside them as FHFMA does (`-|R1.H1|`); uniform
+    /// registers and constants keep them inside in both (`|UR6.H1_H1|`, `|UR0.B3210|`).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub suffix_after_abs: bool,
 }
 
 impl fmt::Display for Body {
@@ -177,6 +182,18 @@ impl fmt::Display for Operand {
     }
 }
 
+impl Instruction {
+    /// An operand as this instruction prints it: a register's suffixes after the bars when
+    /// [`Instruction::suffix_after_abs`] says so.
+    fn operand_text(&self, o: &Operand) -> String {
+        if !(self.suffix_after_abs && o.abs && !o.suffixes.is_empty() && matches!(o.body, Body::Reg { .. })) {
+            return o.to_string();
+        }
+        let bare = Operand { suffixes: vec![], ..o.clone() };
+        format!("{bare}.{}", o.suffixes.join("."))
+    }
+}
+
 impl fmt::Display for Instruction {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if let Some(p) = &self.pred {
@@ -189,8 +206,8 @@ impl fmt::Display for Instruction {
         for (i, o) in self.operands.iter().enumerate() {
             f.write_str(if i == 0 { " " } else { ", " })?;
             match o.body {
-                Body::Const { .. } | Body::ConstX { .. } if self.const_spaced => f.write_str(&o.to_string().replacen("][", "] [", 1))?,
-                _ => write!(f, "{o}")?,
+                Body::Const { .. } | Body::ConstX { .. } if self.const_spaced => f.write_str(&self.operand_text(o).replacen("][", "] [", 1))?,
+                _ => f.write_str(&self.operand_text(o))?,
             }
         }
         f.write_str(match self.terminator {
@@ -272,6 +289,7 @@ pub fn parse_instruction(text: &str) -> Result<Instruction, ParseError> {
     let ops_text = &rest[op_end..];
     let mut operands = vec![];
     let mut const_spaced = false;
+    let mut suffix_after_abs = false;
     if !ops_text.trim().is_empty() {
         let mut c = col;
         for piece in split_operands(ops_text) {
@@ -280,12 +298,13 @@ pub fn parse_instruction(text: &str) -> Result<Instruction, ParseError> {
             // `c[0x0] [0x4]`: the same operand as `c[0x0][0x4]`, spelled with a space.
             let spaced = t.contains("] [");
             const_spaced |= spaced;
+            suffix_after_abs |= t.rsplit_once('|').is_some_and(|(_, after)| after.starts_with('.') && after != ".reuse");
             let t = if spaced { t.replacen("] [", "][", 1) } else { t.to_string() };
             operands.push(parse_operand(&t).map_err(|m| perr(at, m))?);
             c += piece.len() + 1;
         }
     }
-    Ok(Instruction { pred, mnemonic, modifiers, operands, terminator, const_spaced })
+    Ok(Instruction { pred, mnemonic, modifiers, operands, terminator, const_spaced, suffix_after_abs })
 }
 
 /// Splits on commas outside brackets.
@@ -523,6 +542,9 @@ mod tests {
             "@P0 DFMA R0, R0, R0, 100 ;",
             "@P0 QADD4.E5M2x4.E5M2x4 R0, R0.B3210, |UR0.B3210|;",
             "@P0 FHFMA R0, -|R1.H1|.reuse, R0, R0 ;",
+            "@P0 HADD2.F32 R0, -R0, -|R0|.H0_H0;",
+            "@P0 HADD2 R155, -|R180|.H0_H0, -|c[0xb] [-0x2494].H1_H1|;",
+            "@P0 HADD2.F32 R43, -R219.H0_H0, |UR22.H1_H1|;",
             "FHFMA.SAT R8, R7, R7.reuse.H1, R2 ;",
         ] {
             rt(s);

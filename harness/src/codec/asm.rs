@@ -4,7 +4,7 @@
 //! come from a separate word (`controls_from`), as an assembler takes scheduling info.
 
 use super::bits::{Codec, Values};
-use super::print::{float_is_double, UNLISTED};
+use super::print::{f64_to_half, float_format, FloatFormat, UNLISTED};
 use crate::sass::{self, Body, Instruction};
 use crate::spec::{Arch, FieldKind, ModSlot, OperandKind, OperandSpec, RowKind, Table, Variant};
 use crate::word::Word;
@@ -218,7 +218,7 @@ impl OperandFill<'_> {
                 values.set(f, imm_bits(v, f, k, *value)?);
                 Ok(())
             }
-            (OperandKind::Float, Body::Float { value, text }) => self.set(values, 0, float_bits(v, k, *value, text)?, text),
+            (OperandKind::Float, Body::Float { value, text }) => self.set(values, 0, float_bits(float_format(v, self.spec), k, *value, text)?, text),
             (OperandKind::Barrier, Body::Barrier { n }) => self.set(values, 0, *n as u64, &body.to_string()),
             (OperandKind::Target, Body::Imm { value }) => {
                 // The inverse of codec::print::target_at_zero, in the signed field.
@@ -273,13 +273,16 @@ impl OperandFill<'_> {
 }
 
 /// A floating-point literal as its field's bits: a double's high 32 bits when the variant
-/// takes doubles, else an exact 32-bit float.
-fn float_bits(v: &Variant, k: usize, value: f64, text: &str) -> Result<u64, String> {
+/// takes doubles, an exact fp16 in a 16-bit field, else an exact 32-bit float.
+fn float_bits(format: FloatFormat, k: usize, value: f64, text: &str) -> Result<u64, String> {
     // A finite literal too large for f64 parses as infinity: say so, not +INF.
     if value.is_infinite() && !text.contains("INF") {
         return Err(format!("operand {k}: {text} is out of range for a floating-point literal"));
     }
-    if float_is_double(v) {
+    if format == FloatFormat::Half {
+        return f64_to_half(value).map(u64::from).ok_or_else(|| format!("operand {k}: {text} is not exactly a 16-bit float"));
+    }
+    if format == FloatFormat::DoubleHigh {
         let b = value.to_bits();
         if b & 0xffff_ffff != 0 {
             return Err(format!("operand {k}: {value} needs more than the high 32 bits of a double"));

@@ -6,7 +6,7 @@
 //! (omitted when not negated), a `P`/`UP` operand's 7 is `PT`/`UPT` (printed always, `!PT`
 //! when its cNOT is set), constant-bank offsets count 4-byte words and are signed in
 //! `c[I][I]`, and an `F` operand of a D-prefixed (fp64) instruction holds the high 32 bits
-//! of a double. Values a table does not list print as `UNLISTED<n>`.
+//! of a double, a 16-bit one of another instruction an fp16. Values a table does not list print as `UNLISTED<n>`.
 
 use super::bits::Values;
 use super::conventions::{FormConventions, SlotId};
@@ -25,32 +25,108 @@ pub fn row_tokens(t: Option<&Table>, v: u64) -> Vec<String> {
     }
 }
 
-/// Is the F operand of this variant a double (high 32 bits)?
-pub fn float_is_double(v: &Variant) -> bool {
-    v.mnemonic.starts_with('D')
+/// How an `F` field's bits read as a number.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum FloatFormat {
+    /// An fp16 (a 16-bit field, as in `HADD2 R0, R0, 0`).
+    Half,
+    /// An fp32.
+    Single,
+    /// The high 32 bits of a double (fp64 instructions: the mnemonic starts with `D`).
+    DoubleHigh,
 }
 
-pub fn float_body(v: &Variant, bits: u64) -> Body {
-    let (value, text) = float_text(bits, float_is_double(v));
+impl FloatFormat {
+    /// The format of an `F` field of `width` bits in an instruction `mnemonic`: fp64 ops
+    /// hold a double's high 32 bits, a 16-bit field an fp16, any other an fp32.
+    pub fn of(mnemonic: &str, width: u32) -> FloatFormat {
+        if mnemonic.starts_with('D') {
+            FloatFormat::DoubleHigh
+        } else if width == 16 {
+            FloatFormat::Half
+        } else {
+            FloatFormat::Single
+        }
+    }
+}
+
+/// The format of operand `o`'s `F` field (see [`FloatFormat::of`]).
+pub fn float_format(v: &Variant, o: &OperandSpec) -> FloatFormat {
+    let width = o.value_fields.first().copied().flatten().map(|f| v.fields[f].width()).unwrap_or(32);
+    FloatFormat::of(&v.mnemonic, width)
+}
+
+pub fn float_body(format: FloatFormat, bits: u64) -> Body {
+    let (value, text) = float_text(bits, format);
     Body::Float { value, text }
 }
 
 /// An `F` field's value as nvdisasm spells it, and as a double (bits kept: a signalling
-/// NaN stays signalling). `double`: the field holds the high 32 bits of a double;
-/// otherwise an fp32.
-pub fn float_text(bits: u64, double: bool) -> (f64, String) {
-    let (value, quiet) = if double {
-        let b = bits << 32;
-        (f64::from_bits(b), b >> 51 & 1 == 1)
-    } else {
-        let b = bits as u32;
-        let quiet = b >> 22 & 1 == 1;
-        let x = f32::from_bits(b);
-        // `as f64` would quiet a signalling NaN: keep sign and quietness by hand.
-        let nan = || f64::from_bits((b as u64 >> 31) << 63 | if quiet { crate::sass::QNAN_BITS } else { crate::sass::SNAN_BITS });
-        (if x.is_nan() { nan() } else { x as f64 }, quiet)
+/// NaN stays signalling).
+pub fn float_text(bits: u64, format: FloatFormat) -> (f64, String) {
+    let (value, quiet) = match format {
+        FloatFormat::DoubleHigh => {
+            let b = bits << 32;
+            (f64::from_bits(b), b >> 51 & 1 == 1)
+        }
+        FloatFormat::Single => {
+            let b = bits as u32;
+            let quiet = b >> 22 & 1 == 1;
+            let x = f32::from_bits(b);
+            // `as f64` would quiet a signalling NaN: keep sign and quietness by hand.
+            (if x.is_nan() { nan_f64(b >> 31 == 1, quiet) } else { x as f64 }, quiet)
+        }
+        FloatFormat::Half => half_to_f64(bits as u16),
     };
     (value, format_float(value, quiet))
+}
+
+/// A NaN double with this sign and quietness.
+fn nan_f64(negative: bool, quiet: bool) -> f64 {
+    f64::from_bits(u64::from(negative) << 63 | if quiet { crate::sass::QNAN_BITS } else { crate::sass::SNAN_BITS })
+}
+
+/// An fp16 as a double (exact), and whether it is a quiet NaN.
+pub fn half_to_f64(b: u16) -> (f64, bool) {
+    let negative = b >> 15 == 1;
+    let sign = if negative { -1.0 } else { 1.0 };
+    let (e, m) = (i32::from(b >> 10 & 0x1f), f64::from(b & 0x3ff));
+    let quiet = b >> 9 & 1 == 1;
+    match e {
+        0 => (sign * m * 2f64.powi(-24), false),
+        31 if m == 0.0 => (sign * f64::INFINITY, false),
+        31 => (nan_f64(negative, quiet), quiet),
+        _ => (sign * (1024.0 + m) * 2f64.powi(e - 25), false),
+    }
+}
+
+/// The fp16 that is exactly `x` (NaNs keep sign and quietness), if there is one.
+pub fn f64_to_half(x: f64) -> Option<u16> {
+    let sign = ((x.to_bits() >> 63) as u16) << 15;
+    if x.is_nan() {
+        let quiet = x.to_bits() >> 51 & 1 == 1;
+        return Some(sign | if quiet { 0x7e00 } else { 0x7d00 });
+    }
+    if x.is_infinite() {
+        return Some(sign | 0x7c00);
+    }
+    if x == 0.0 {
+        return Some(sign);
+    }
+    let bits = x.to_bits();
+    let exp = (bits >> 52 & 0x7ff) as i32 - 1023;
+    let mant = bits & ((1u64 << 52) - 1);
+    if (-14..=15).contains(&exp) {
+        // Normal: 10 mantissa bits, the other 42 must be zero.
+        return (mant & ((1u64 << 42) - 1) == 0).then(|| sign | ((exp + 15) as u16) << 10 | (mant >> 42) as u16);
+    }
+    if (-24..-14).contains(&exp) && bits >> 52 & 0x7ff != 0 {
+        // Subnormal: units of 2^-24.
+        let full = mant | 1u64 << 52;
+        let shift = 52 - (exp + 24) as u32;
+        return (full & ((1u64 << shift) - 1) == 0).then(|| sign | (full >> shift) as u16);
+    }
+    None
 }
 
 /// A float as nvdisasm spells it (nvdisasm 13.5, fp32 and fp64 alike): `%.20e` from 1e9 up,
@@ -103,6 +179,14 @@ fn distilled_const_spaced(v: &Variant) -> bool {
     v.distilled.contains("] [")
 }
 
+/// Does nvdisasm print this variant's register suffixes after the `|…|` bars? The fp16x2
+/// ALU instructions (`HADD2`, `HFMA2`, `HMNMX2`, … on SM90 and SM100: `-|R0|.H0_H0`, but
+/// `|UR6.H1_H1|`) do; FHFMA (`-|R1.H1|`) does not. Checked with nvdisasm in
+/// tests/discover.rs and by the discovery's page check.
+fn suffix_after_abs(v: &Variant) -> bool {
+    v.mnemonic.starts_with('H') && v.mnemonic.ends_with('2')
+}
+
 pub fn print(v: &Variant, values: &Values) -> Instruction {
     print_with(v, values, None)
 }
@@ -140,7 +224,15 @@ pub fn print_with(v: &Variant, values: &Values, learned: Option<(&FormConvention
             }
         }
     }
-    Instruction { pred, mnemonic: v.mnemonic.clone(), modifiers, operands, terminator, const_spaced: distilled_const_spaced(v) }
+    Instruction {
+        pred,
+        mnemonic: v.mnemonic.clone(),
+        modifiers,
+        operands,
+        terminator,
+        const_spaced: distilled_const_spaced(v),
+        suffix_after_abs: suffix_after_abs(v),
+    }
 }
 
 /// Does the immediate print signed for these values? The base rule, unless a group's
@@ -207,7 +299,7 @@ fn operand(v: &Variant, o: &OperandSpec, values: &Values, signed_imm: bool) -> O
         OperandKind::UReg => Body::UReg { n: ureg(v, fv(0)) },
         OperandKind::Imm if signed_imm => Body::Imm { value: signed(fv(0), width(0)) },
         OperandKind::Imm => Body::Imm { value: fv(0) as i64 },
-        OperandKind::Float => float_body(v, fv(0)),
+        OperandKind::Float => float_body(float_format(v, o), fv(0)),
         OperandKind::Const => Body::Const { bank: fv(0) as u32, offset: signed(fv(1), width(1)) * 4 },
         OperandKind::ConstX => Body::ConstX { ureg: ureg(v, fv(0)), offset: (fv(1) * 4) as i64 },
         OperandKind::Pred => Body::Pred { n: fv(0) as u8 },
@@ -256,7 +348,7 @@ pub fn lossless(v: &Variant, values: &Values) -> bool {
         && v.operands.iter().all(|o| {
             o.kind != OperandKind::Float
                 || o.value_fields[0]
-                    .map(|f| match float_body(v, values.get(f)) {
+                    .map(|f| match float_body(float_format(v, o), values.get(f)) {
                         Body::Float { value, .. } => !value.is_nan(),
                         _ => true,
                     })
@@ -277,7 +369,7 @@ pub fn injective(v: &Variant) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::float_text;
+    use super::{f64_to_half, float_text, FloatFormat};
     #[test]
     fn floats_are_spelled_like_nvdisasm() {
         // (F field, is fp64, nvdisasm 13.5's text) from DFMA R,R,R,F and FFMA R,R,F,R words.
@@ -301,7 +393,7 @@ mod tests {
             (0x3727c5ac, false, "9.9999997473787516356e-06"), (0x47f12065, false, "123456.7890625"),
         ];
         for &(bits, double, text) in seen {
-            assert_eq!(float_text(bits, double).1, text, "{bits:#x} double={double}");
+            assert_eq!(float_text(bits, fmt(double)).1, text, "{bits:#x} double={double}");
         }
         // Finite spellings read back to the same bits; NaNs keep sign and quietness.
         for &(bits, double, text) in seen {
@@ -310,7 +402,42 @@ mod tests {
             if !x.is_nan() && double {
                 assert_eq!(back, bits, "{text}");
             }
-            assert_eq!(x.is_nan(), float_text(bits, double).0.is_nan());
+            assert_eq!(x.is_nan(), float_text(bits, fmt(double)).0.is_nan());
         }
+    }
+
+    fn fmt(double: bool) -> FloatFormat {
+        if double {
+            FloatFormat::DoubleHigh
+        } else {
+            FloatFormat::Single
+        }
+    }
+
+    #[test]
+    fn halves_are_spelled_like_nvdisasm() {
+        // (fp16 F field, nvdisasm 13.5's text) from `HADD2.F32 R0, R0, F` words (bits 32–47).
+        #[rustfmt::skip]
+        let seen: &[(u64, &str)] = &[
+            (0x7c00, "+INF "), (0xfc00, "-INF "), (0x7e00, "+QNAN "), (0xfe00, "-QNAN "), (0x7d00, "+SNAN "),
+            (0x7c01, "+SNAN "), (0x8000, "-0.0 "), (0x0000, "0"), (0x0001, "5.9604644775390625e-08"), (0x7bff, "65504"),
+            (0x3c00, "1"), (0x3555, "0.333251953125"), (0x0400, "6.103515625e-05"), (0x03ff, "6.0975551605224609375e-05"),
+            (0x67de, "2014"), (0x5bff, "255.875"), (0x6400, "1024"), (0x63ff, "1023.5"), (0xc6ac, "-6.671875"),
+            (0x8569, "-8.2552433013916015625e-05"), (0x130b, "0.000859737396240234375"), (0xfac2, "-55360"),
+        ];
+        for &(bits, text) in seen {
+            let (x, t) = float_text(bits, FloatFormat::Half);
+            assert_eq!(t, text, "{bits:#x}");
+            // Every spelling reads back to the same fp16 (NaNs: sign and quietness).
+            let back = f64_to_half(crate::sass::parse_float(text.trim_end()).unwrap());
+            let want = if x.is_nan() { bits as u16 & 0xfe00 | if bits & 0x200 == 0 { 0x100 } else { 0 } } else { bits as u16 };
+            assert_eq!(back, Some(want), "{text}");
+        }
+        assert_eq!(f64_to_half(0.1), None);
+        assert_eq!(f64_to_half(65536.0), None);
+        assert_eq!(f64_to_half(2f64.powi(-25)), None);
+        assert_eq!(FloatFormat::of("HFMA2", 16), FloatFormat::Half);
+        assert_eq!(FloatFormat::of("DFMA", 32), FloatFormat::DoubleHigh);
+        assert_eq!(FloatFormat::of("FFMA", 32), FloatFormat::Single);
     }
 }

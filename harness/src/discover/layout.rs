@@ -29,9 +29,11 @@ pub fn solve(o: &mut Oracle, s: &Seed, seed: Word, effects: &[(u8, Effect)]) -> 
     let mut values: BTreeMap<usize, Vec<(u32, u8)>> = BTreeMap::new();
     let mut pred = vec![];
     let mut modbits = vec![];
+    let mut suffix: BTreeMap<usize, Vec<u8>> = BTreeMap::new();
     for (b, e) in effects {
         match e {
             Effect::Pred => pred.push(*b),
+            Effect::Suffix { operand } => suffix.entry(*operand).or_default().push(*b),
             Effect::Value { operand, sub, weight } => {
                 if weight.is_none() {
                     notes.push(format!("bit {b}: operand {operand} changes by a step that is not a power of two"));
@@ -86,6 +88,7 @@ pub fn solve(o: &mut Oracle, s: &Seed, seed: Word, effects: &[(u8, Effect)]) -> 
     let comps = components(o, s, seed, &single)?;
     let (mut mods, tables) = groups(o, s, seed, comps, &single)?;
     fields.append(&mut mods);
+    fields.append(&mut suffix_fields(o, s, seed, &suffix, &mut notes)?);
     let distilled = s.text.clone();
     let ignored = effects.iter().filter(|(_, e)| *e == Effect::Fixed(Fixed::Ignored)).map(|(b, _)| *b).collect();
     Ok(Discovered {
@@ -173,23 +176,100 @@ fn groups(o: &mut Oracle, s: &Seed, seed: Word, comps: Vec<Vec<u8>>, single: &BT
     Ok((fields, out_tables))
 }
 
+/// The widest operand-suffix field enumerated (its table lists up to 2^N values).
+const MAX_SUFFIX_BITS: usize = 6;
+
+/// Each operand's suffix bits as one plain `modi` field with its table enumerated (one
+/// nvdisasm batch); notes what a plain `modi` span cannot say (bits in several spans).
+fn suffix_fields(o: &mut Oracle, s: &Seed, seed: Word, suffix: &BTreeMap<usize, Vec<u8>>, notes: &mut Vec<String>) -> Result<Vec<Field>, DiscoverError> {
+    let sl = slots(s);
+    let mut ops = vec![];
+    for (&i, bits) in suffix {
+        if !bits.windows(2).all(|w| w[0] + 1 == w[1]) {
+            notes.push(format!("operand {i}'s suffix bits {bits:?} are not one span: a plain 'modi' cell cannot say it"));
+        } else if bits.len() > MAX_SUFFIX_BITS {
+            notes.push(format!("operand {i}'s suffix bits {bits:?} are more than {MAX_SUFFIX_BITS}"));
+        } else {
+            ops.push((i, bits));
+        }
+    }
+    let words: Vec<Word> = ops.iter().flat_map(|(_, g)| (0..1u64 << g.len()).map(move |v| set(seed, g, v))).collect();
+    let texts = o.texts(&words)?;
+    let mut fields = vec![];
+    let mut at = 0;
+    for (i, bits) in ops {
+        let n = 1usize << bits.len();
+        match suffix_table(s, i, &texts[at..at + n]) {
+            Ok(table) => fields.push(Field { kind: FieldKind::Suffix { operand: sl[i][0], table }, bits: bits.clone() }),
+            Err(e) => notes.push(e),
+        }
+        at += n;
+    }
+    Ok(fields)
+}
+
+/// Rows of form operand `i`'s suffix table from the texts of its values: the suffixes it
+/// prints (`H0_H0`, `INVALID1`, `(default)` for none); values nvdisasm rejects or prints
+/// nothing for are left out. An error when a value changes more than that operand's suffixes.
+fn suffix_table(s: &Seed, i: usize, texts: &[Option<String>]) -> Result<Table, String> {
+    let mut table = vec![];
+    for (v, t) in texts.iter().enumerate() {
+        let Some(t) = t.as_deref().filter(|t| !t.is_empty()) else { continue };
+        let inst = sass::parse_instruction(t).map_err(|e| format!("operand {i}'s suffix value {v} prints '{t}' ({e})"))?;
+        let bare = |x: &sass::Operand| sass::Operand { suffixes: vec![], ..x.clone() };
+        let same = inst.mnemonic == s.inst.mnemonic
+            && inst.pred == s.inst.pred
+            && inst.modifiers == s.inst.modifiers
+            && inst.operands.len() == s.inst.operands.len()
+            && inst.operands.iter().zip(&s.inst.operands).enumerate().all(|(j, (a, b))| if j == i { bare(a) == bare(b) } else { a == b });
+        if !same {
+            return Err(format!("operand {i}'s suffix value {v} prints '{t}': more than the suffix changes"));
+        }
+        let sfx = &inst.operands[i].suffixes;
+        table.push((v as u64, if sfx.is_empty() { "(default)".to_string() } else { sfx.join(".") }));
+    }
+    Ok(table)
+}
+
 /// `seed` with value `v` written into `bits` (LSB first).
 pub fn set(seed: Word, bits: &[u8], v: u64) -> Word {
     bits.iter().enumerate().fold(seed, |w, (k, &b)| w.with_bit(b, v >> k & 1 == 1))
 }
 
-/// Row names: the modifiers a value prints beyond those every legal value prints.
+/// Row names: the modifiers a value prints beyond those every legal value prints, counted
+/// as a multiset (`F2FP.F16.F16` where another value prints `F2FP.E5M2.F16`: one `F16` is
+/// common, the other is the zero row's).
 fn rows(texts: &[Option<String>]) -> Table {
     let mods: Vec<Option<Vec<String>>> = texts.iter().map(|t| t.as_deref().and_then(|t| sass::parse_instruction(t).ok()).map(|i| i.modifiers)).collect();
     let legal: Vec<&Vec<String>> = mods.iter().flatten().collect();
-    let common: Vec<&String> = legal.first().map(|f| f.iter().filter(|m| legal.iter().all(|l| l.contains(m))).collect()).unwrap_or_default();
+    let count = |l: &[String], m: &str| l.iter().filter(|x| *x == m).count();
+    let mut common: Vec<&str> = vec![];
+    for m in legal.first().map(|f| f.as_slice()).unwrap_or_default() {
+        let k = count_str(&common, m) + 1;
+        if legal.iter().all(|l| count(l, m) >= k) {
+            common.push(m);
+        }
+    }
     mods.iter()
         .enumerate()
         .filter_map(|(v, m)| {
-            let own: Vec<&str> = m.as_ref()?.iter().filter(|x| !common.contains(x)).map(String::as_str).collect();
+            let mut left = common.clone();
+            let mut own: Vec<&str> = vec![];
+            for x in m.as_ref()? {
+                match left.iter().position(|c| c == x) {
+                    Some(i) => {
+                        left.remove(i);
+                    }
+                    None => own.push(x),
+                }
+            }
             Some((v as u64, if own.is_empty() { "(default)".to_string() } else { own.join(".") }))
         })
         .collect()
+}
+
+fn count_str(l: &[&str], m: &str) -> usize {
+    l.iter().filter(|x| **x == m).count()
 }
 
 /// Group indices sorted by where nvdisasm prints them, from one word with every group set
@@ -219,6 +299,7 @@ fn random_word(d: &Discovered, rng: &mut Rng) -> Word {
                 let t = &d.tables[n as usize - 1];
                 t[rng.below(t.len() as u64) as usize].0
             }
+            FieldKind::Suffix { ref table, .. } if !table.is_empty() => table[rng.below(table.len() as u64) as usize].0,
             _ => rng.next_u64() & if f.bits.len() >= 64 { u64::MAX } else { (1u64 << f.bits.len()) - 1 },
         };
         set(w, &f.bits, v)
@@ -272,6 +353,19 @@ pub fn with_pt(s: &Seed, d: &Discovered, w: Word, text: &str) -> String {
     format!("{head}{}{}", all.join(", "), &text[end..])
 }
 
+/// Does page operand `po` print the suffixes its table's row `v` names in `text`? A note
+/// when not.
+fn suffix_mismatch(s: &Seed, text: &str, po: usize, table: &Table, v: u64) -> Option<String> {
+    let i = slots(s).iter().position(|x| x.contains(&po))?;
+    let got = sass::parse_instruction(text).ok().and_then(|x| x.operands.get(i).map(|o| o.suffixes.clone())).unwrap_or_default();
+    let want: Vec<String> = match table.iter().find(|(x, _)| *x == v) {
+        Some((_, n)) if n == "(default)" => vec![],
+        Some((_, n)) => n.split('.').map(str::to_string).collect(),
+        None => return Some(format!("operand {po}'s suffix value {v} is not in its table, prints '{text}'")),
+    };
+    (got != want).then(|| format!("operand {po}'s suffix value {v} ('{}') prints '{text}'", want.join(".")))
+}
+
 /// `n` random words with every field set: each operand prints its fields' values, and the
 /// bits called ignored change nothing in context (each word again with them random).
 pub fn verify_random(o: &mut Oracle, s: &Seed, d: &Discovered, seed: u64, n: usize) -> Result<Vec<String>, DiscoverError> {
@@ -294,15 +388,69 @@ pub fn verify_random(o: &mut Oracle, s: &Seed, d: &Discovered, seed: u64, n: usi
             notes.push(format!("ignored bits matter in context: {w} prints '{t}', {} prints '{u}'", noisy[k]));
         }
         for f in &d.fields {
-            let FieldKind::Operand(po) = f.kind else { continue };
             let v = f.bits.iter().enumerate().fold(0i128, |a, (q, &b)| a | (i128::from(w.bit(b)) << q));
-            match printed_value(s, t, po) {
-                Some(g) if g.rem_euclid(1i128 << f.bits.len()) != v => notes.push(format!("operand {po} = {v:#x} in {w} prints '{t}'")),
+            match &f.kind {
+                FieldKind::Operand(po) => match printed_value(s, t, *po) {
+                    Some(g) if g.rem_euclid(1i128 << f.bits.len()) != v => notes.push(format!("operand {po} = {v:#x} in {w} prints '{t}'")),
+                    _ => {}
+                },
+                FieldKind::Suffix { operand, table } => notes.extend(suffix_mismatch(s, t, *operand, table, v as u64).map(|m| format!("{m} in {w}"))),
                 _ => {}
             }
         }
     }
     Ok(notes)
+}
+
+/// What the page alone says for the new capabilities of a form with operand-suffix tables or
+/// fp16 immediates: `n` random words (every field set, groups and suffixes to listed rows),
+/// decoded and printed by the page as written, must print each operand's suffixes, each
+/// float immediate and the modifiers (as a multiset: their order is learned by validation)
+/// as nvdisasm does. Other forms are left to validation (signed immediates and aliases such
+/// as `IMAD.MOV` are conventions it learns). One note per disagreement.
+pub fn verify_page(o: &mut Oracle, s: &Seed, d: &Discovered, seed: u64, n: usize) -> Result<Vec<String>, DiscoverError> {
+    let suffixes = d.fields.iter().any(|f| matches!(f.kind, FieldKind::Suffix { .. }));
+    if !suffixes && s.float != crate::codec::print::FloatFormat::Half {
+        return Ok(vec![]);
+    }
+    let text = super::page::render(&d.mnemonic, None, std::slice::from_ref(d));
+    let Ok(page) = crate::spec::parse_page("discovered", text.as_bytes()) else { return Ok(vec![]) }; // read_back notes it
+    let spec = crate::spec::Spec { pages: vec![page] };
+    let c = crate::codec::Codec::new(&spec);
+    let mut rng = Rng::new(seed ^ 0x9a6e);
+    let words: Vec<Word> = (0..n).map(|_| random_word(d, &mut rng)).collect();
+    let texts = o.texts(&words)?;
+    let mut notes = vec![];
+    for (w, t) in words.iter().zip(texts) {
+        let Some(t) = t.filter(|t| !t.is_empty()) else { continue }; // verify_random notes it
+        let ours = match c.decode(d.arch, *w) {
+            Ok((vi, vals)) => crate::codec::print(c.variant(vi), &vals),
+            Err(e) => {
+                notes.push(format!("the page does not decode {w}: {e}"));
+                continue;
+            }
+        };
+        if !same_print(&ours, &t) {
+            notes.push(format!("the page prints '{ours}' for {w}, nvdisasm '{t}'"));
+        }
+    }
+    Ok(notes)
+}
+
+/// Same modifier multiset, and every operand with suffixes or a float immediate spelled
+/// alike (`|R0|.H0_H0`, `-6.671875`).
+fn same_print(ours: &sass::Instruction, text: &str) -> bool {
+    let Ok(theirs) = sass::parse_instruction(text) else { return false };
+    let sorted = |m: &[String]| {
+        let mut m = m.to_vec();
+        m.sort();
+        m
+    };
+    let (a, b) = (super::probe::raw_operands(&ours.to_string()), super::probe::raw_operands(text));
+    let spelled = |i: usize, o: &sass::Operand| o.suffixes.is_empty() && !matches!(o.body, sass::Body::Float { .. }) || a.get(i) == b.get(i);
+    sorted(&ours.modifiers) == sorted(&theirs.modifiers)
+        && ours.operands.len() == theirs.operands.len()
+        && ours.operands.iter().zip(&theirs.operands).enumerate().all(|(i, (x, y))| x.suffixes == y.suffixes && spelled(i, x))
 }
 
 /// Every operand field at all-ones and random values (other fields zero) must print that
@@ -339,4 +487,32 @@ pub fn verify(o: &mut Oracle, s: &Seed, d: &Discovered, seed: u64) -> Result<Vec
         }
     }
     Ok(notes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::spec::Arch;
+
+    fn some(t: &[&str]) -> Vec<Option<String>> {
+        t.iter().map(|x| if x.is_empty() { None } else { Some(x.to_string()) }).collect()
+    }
+
+    #[test]
+    fn group_rows_count_common_modifiers_as_a_multiset() {
+        // F2FP (SM90): one of the two F16 belongs to the group (E5M2 replaces it).
+        let t = some(&["@P0 F2FP.F16.F16.UNPACK_B_MERGE_C R0, R0, R0;", "@P0 F2FP.SATFINITE.E5M2.F16.UNPACK_B_MERGE_C R0, R0, R0;", ""]);
+        assert_eq!(rows(&t), [(0, "F16".to_string()), (1, "SATFINITE.E5M2".to_string())]);
+    }
+
+    #[test]
+    fn suffix_rows_are_what_the_operand_prints() {
+        let s = Seed::new(Arch(90), "@P0 HADD2.F32 R0, R0, R0;").unwrap();
+        let t = some(&["@P0 HADD2.F32 R0, R0, R0;", "@P0 HADD2.F32 R0, R0.INVALID1, R0;", "", "@P0 HADD2.F32 R0, R0.H1_H1, R0;"]);
+        let want: Table = vec![(0, "(default)".into()), (1, "INVALID1".into()), (3, "H1_H1".into())];
+        assert_eq!(suffix_table(&s, 1, &t), Ok(want));
+        // A value that changes another operand is more than a suffix.
+        let bad = some(&["@P0 HADD2.F32 R0, R0, R0;", "@P0 HADD2.F32 R0, R0.H0_H0, R1;"]);
+        assert!(suffix_table(&s, 1, &bad).unwrap_err().contains("more than the suffix changes"));
+    }
 }

@@ -4,8 +4,10 @@
 //! significant bit first); a field's name fills its first cell and each span's first cell
 //! (bit 64 starts a span), empty cells continue it; control fields carry the seeds' labels; bits 126–127 and every
 //! other bit the discovery left to no field are fixed cells holding the zero word's bit.
+//! Tables follow: "Modifier Group N" in group order, then "Operand K Modifiers" in the bit
+//! order of their plain `modi` spans.
 
-use super::{Discovered, FieldKind};
+use super::{Discovered, FieldKind, Table};
 use crate::spec::{Arch, OperandKind};
 
 const CONTROL_LABELS: [(&str, u8, u8); 6] = [("stall", 105, 4), ("y", 109, 1), ("r-bar", 110, 3), ("w-bar", 113, 3), ("b-mask", 116, 6), ("reuse", 122, 4)];
@@ -75,7 +77,32 @@ pub fn variant_block(d: &Discovered) -> String {
         parts.push(format!("Modifier Group {}", n + 1));
         parts.push(format!("Binary\tValue\n{}", rows.join("\n")));
     }
+    for (operand, width, t) in suffix_tables(d) {
+        let rows: Vec<String> = t.iter().map(|(v, name)| format!("{v:0width$b}\t{name}")).collect();
+        parts.push(format!("Operand {operand} Modifiers"));
+        parts.push(format!("Binary\tValue\n{}", rows.join("\n")));
+    }
     parts.join("\n\n") + "\n"
+}
+
+/// The operand-suffix tables (page operand, width, rows) in the order of their fields' bits:
+/// the page gives the k-th plain `modi` span the k-th "Operand K Modifiers" table.
+fn suffix_tables(d: &Discovered) -> Vec<(usize, usize, &Table)> {
+    let mut out: Vec<(u8, usize, usize, &Table)> = d
+        .fields
+        .iter()
+        .filter_map(|f| match &f.kind {
+            FieldKind::Suffix { operand, table } => Some((f.bits[0], *operand, f.bits.len(), table)),
+            _ => None,
+        })
+        .collect();
+    out.sort_by_key(|x| x.0);
+    out.into_iter().map(|(_, o, w, t)| (o, w, t)).collect()
+}
+
+/// Rows of every table the page writes (modifier groups and operand suffixes).
+pub fn table_rows(d: &Discovered) -> usize {
+    d.tables.iter().map(Vec::len).sum::<usize>() + suffix_tables(d).iter().map(|t| t.2.len()).sum::<usize>()
 }
 
 /// A whole page for variants of one instruction and architecture.

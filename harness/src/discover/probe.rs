@@ -1,5 +1,6 @@
 //! What one probe word did, compared with the seed: the effect classes of single-bit flips.
 
+use crate::codec::print::{f64_to_half, FloatFormat};
 use crate::sass::{self, Body, Instruction, Operand};
 use crate::spec::{Arch, FlagRole, OperandKind};
 
@@ -10,6 +11,9 @@ pub struct Seed {
     pub text: String,
     pub inst: Instruction,
     pub kinds: Vec<OperandKind>,
+    /// How the form's `F` immediates read as bits (fp32, or fp64 high bits for `D…`, until
+    /// the flips show fp16: see [`Seed::fit_float`]).
+    pub float: FloatFormat,
 }
 
 /// Why a bit is written as a fixed cell.
@@ -41,12 +45,16 @@ pub enum Effect {
         sub: usize,
         weight: Option<u32>,
     },
+    /// Form operand `operand` prints other suffixes (`R0.H1`, `R0.INVALID1`).
+    Suffix {
+        operand: usize,
+    },
     /// A `-`, `|…|`, `!` or `~` decoration appeared on form operand `operand`.
     Flag {
         operand: usize,
         role: FlagRole,
     },
-    /// Something a page cannot say (several changes, a suffix), with the text.
+    /// Something a page cannot say (several changes at once), with the text.
     Unexpressible(String),
 }
 
@@ -72,7 +80,8 @@ impl Seed {
         let inst = sass::parse_instruction(text).map_err(|e| format!("seed text '{text}': {e}"))?;
         let kinds = inst.operands.iter().map(kind_of).collect::<Option<Vec<_>>>();
         let kinds = kinds.ok_or_else(|| format!("seed text '{text}' has an operand kind pages cannot name (only {})", OperandKind::form_tokens()))?;
-        Ok(Seed { arch, text: text.to_string(), inst, kinds })
+        let float = FloatFormat::of(&inst.mnemonic, 32);
+        Ok(Seed { arch, text: text.to_string(), inst, kinds, float })
     }
 
     /// Uniform register zero: UR63 (6 bits) before SM100, UR255 (8 bits) from SM100.
@@ -96,7 +105,7 @@ impl Seed {
             Body::Reg { n } => vec![Some(*n as i128)],
             Body::UReg { n } => vec![Some(ureg(*n))],
             Body::Imm { value } => vec![Some(*value as i128)],
-            Body::Float { value, .. } => vec![float_bits(*value, self.inst.mnemonic.starts_with('D'))],
+            Body::Float { value, .. } => vec![float_bits(*value, self.float)],
             Body::Const { bank, offset } => vec![Some(*bank as i128), Some(*offset as i128 / 4)],
             Body::ConstX { ureg: u, offset } => vec![Some(ureg(*u)), Some(*offset as i128 / 4)],
             Body::Pred { n } | Body::UPred { n } | Body::Barrier { n } => vec![Some(*n as i128)],
@@ -138,14 +147,36 @@ impl Seed {
         }
     }
 
+    /// Classifies every flip (`texts[k]` for `bits[k]`); when the form has `F` operands
+    /// whose flips step by no power of two as fp32, but all do as fp16, the immediates are
+    /// fp16 (`HADD2 R0, R0, 0`) and the seed reads them so from now on.
+    pub fn classify_all(&mut self, texts: &[Option<&str>]) -> Vec<Effect> {
+        let effects: Vec<Effect> = texts.iter().map(|t| self.classify(*t)).collect();
+        if self.float != FloatFormat::Single || self.odd_float_steps(&effects) == 0 {
+            return effects;
+        }
+        let half = Seed { float: FloatFormat::Half, ..self.clone() };
+        let again: Vec<Effect> = texts.iter().map(|t| half.classify(*t)).collect();
+        if half.odd_float_steps(&again) > 0 {
+            return effects;
+        }
+        self.float = FloatFormat::Half;
+        again
+    }
+
+    /// How many effects change an `F` operand by a step that is not a power of two.
+    fn odd_float_steps(&self, effects: &[Effect]) -> usize {
+        effects.iter().filter(|e| matches!(e, Effect::Value { operand, weight: None, .. } if self.kinds[*operand] == OperandKind::Float)).count()
+    }
+
     fn operand_change(&self, i: usize, a: &Operand, b: &Operand, raw: &str) -> Result<Vec<Effect>, Effect> {
         if kind_of(b) != Some(self.kinds[i].printed_kind()) {
             return Err(Effect::Fixed(Fixed::Other));
         }
-        if b.suffixes != a.suffixes {
-            return Err(Effect::Unexpressible(format!("operand {i} prints '{raw}'")));
-        }
         let mut out = vec![];
+        if b.suffixes != a.suffixes {
+            out.push(Effect::Suffix { operand: i });
+        }
         if a.not != b.not {
             out.push(Effect::Flag { operand: i, role: FlagRole::Not });
         }
@@ -176,16 +207,19 @@ fn power_of_two(d: u128) -> Option<u32> {
     (d != 0 && d & (d - 1) == 0).then(|| d.trailing_zeros())
 }
 
-/// The bits of a printed float immediate: f32 bits, or the high 32 bits of a double.
-pub fn float_bits(v: f64, double: bool) -> Option<i128> {
+/// The bits of a printed float immediate in `format` (`None`: a NaN, or not exact).
+pub fn float_bits(v: f64, format: FloatFormat) -> Option<i128> {
     if v.is_nan() {
         return None;
     }
-    if double {
-        return Some((v.to_bits() >> 32) as i128);
+    match format {
+        FloatFormat::DoubleHigh => Some((v.to_bits() >> 32) as i128),
+        FloatFormat::Half => f64_to_half(v).map(i128::from),
+        FloatFormat::Single => {
+            let f = v as f32;
+            (f as f64 == v || v.is_infinite()).then(|| f.to_bits() as i128)
+        }
     }
-    let f = v as f32;
-    (f as f64 == v || v.is_infinite()).then(|| f.to_bits() as i128)
 }
 
 /// The operands of an instruction text as printed, split at top-level commas.
@@ -255,13 +289,34 @@ mod tests {
     }
 
     #[test]
+    fn operand_suffixes_and_fp16_immediates() {
+        let s = seed("@P0 HADD2.F32 R0, R0, 0;");
+        assert_eq!(s.classify(Some("@P0 HADD2.F32 R0, R0.H0_H0, 0;")), Effect::Suffix { operand: 1 });
+        assert_eq!(s.classify(Some("@P0 HADD2.F32 R0, R0, c[0x0] [0x0].INVALID1;")), Effect::Fixed(Fixed::Other));
+        // A suffix and a value at once is two cells' worth.
+        assert!(matches!(s.classify(Some("@P0 HADD2.F32 R0, R1.H1_H1, 0;")), Effect::Unexpressible(_)));
+        // fp16 bits 0, 10 and 14 of the immediate: no power-of-two step as fp32, all as fp16.
+        let mut h = s.clone();
+        let flips = [Some("@P0 HADD2.F32 R0, R0, 5.9604644775390625e-08;"), Some("@P0 HADD2.F32 R0, R0, 6.103515625e-05;"), Some("@P0 HADD2.F32 R0, R0, 2;")];
+        let e = h.classify_all(&flips);
+        assert_eq!(h.float, FloatFormat::Half);
+        assert_eq!(e.iter().map(|e| matches!(e, Effect::Value { weight: Some(w), .. } if [0, 10, 14].contains(w))).collect::<Vec<_>>(), [true; 3]);
+        // FFMA's fp32 immediate stays fp32.
+        let mut f = seed("@P0 FFMA R0, R0, 0, R0;");
+        f.classify_all(&[Some("@P0 FFMA R0, R0, 2, R0;"), Some("@P0 FFMA R0, R0, 1.4012984643248170709e-45, R0;")]);
+        assert_eq!(f.float, FloatFormat::Single);
+    }
+
+    #[test]
     fn uniform_zero_and_floats() {
         let s = Seed::new(Arch(100), "@P0 FFMA R0, R0, UR0, R0;").unwrap();
         assert_eq!(s.classify(Some("@P0 FFMA R0, R0, UR128, R0;")), Effect::Value { operand: 2, sub: 0, weight: Some(7) });
         let z = sass::parse_operand("URZ").unwrap();
         assert_eq!(s.values(0, &z, "URZ"), vec![Some(255)]);
-        assert_eq!(float_bits(-0.0, false), Some(0x8000_0000));
-        assert_eq!(float_bits(2.0, true), Some(0x4000_0000));
+        assert_eq!(float_bits(-0.0, FloatFormat::Single), Some(0x8000_0000));
+        assert_eq!(float_bits(2.0, FloatFormat::DoubleHigh), Some(0x4000_0000));
+        assert_eq!(float_bits(-6.671875, FloatFormat::Half), Some(0xc6ac));
+        assert_eq!(float_bits(0.1, FloatFormat::Half), None);
         assert_eq!(raw_operands("@P0 FFMA R0, -|R1|, cx[UR0][0x4], R2 ;"), vec!["R0", "-|R1|", "cx[UR0][0x4]", "R2"]);
     }
 }

@@ -302,7 +302,7 @@ fn solve_seed(src: &dyn Source, arch: Arch, f: &FormRecord, seed: Word) -> Resul
                 rec.key = page::key(&d);
                 rec.block = page::variant_block(&d);
                 rec.fields = d.fields.len();
-                rec.rows = d.tables.iter().map(Vec::len).sum();
+                rec.rows = page::table_rows(&d);
             } else {
                 rec.unsolved = Some(format!("{} check(s) failed", d.notes.len()));
             }

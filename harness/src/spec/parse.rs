@@ -893,7 +893,8 @@ fn is_selector(s: &str) -> bool {
 /// 1. flags directly before a plain `modi` belong to that operand-modifier table's operand;
 /// 2. the SM70+ ALU slots (as Mesa NAK encodes them): 72/73 → the operand whose value
 ///    starts in bits 24–31, 62/63 → in bits 32–61 (a register, uniform register or
-///    constant in the second source slot, wherever the form prints it), 74/75 → in 64–71;
+///    constant in the second source slot, wherever the form prints it), 74/75 and (fp16
+///    ops such as HFMA2, checked with nvdisasm) a `cABS`/`cNEG` at 83/84 → in 64–71;
 /// 3. otherwise, the k-th occurrence of a name → the k-th source operand.
 struct FlagOwners<'a> {
     page_ops: &'a [Vec<usize>],
@@ -922,7 +923,7 @@ impl<'a> FlagOwners<'a> {
             (Some(o), "directly above that predicate")
         } else if let Some(o) = before_modi(fields, bit) {
             (Some(self.base(o)), "precedes that operand's modifier table")
-        } else if let Some(o) = alu_slot(fields, bit).filter(|&o| self.sources.contains(&self.base(o))) {
+        } else if let Some(o) = alu_slot(fields, bit, role).filter(|&o| self.sources.contains(&self.base(o))) {
             (Some(self.base(o)), "SM70+ ALU flag slot")
         } else {
             let c = self.occurrence(name);
@@ -974,11 +975,14 @@ fn before_modi(fields: &[Field], bit: u8) -> Option<usize> {
 }
 
 /// Rule 2: the page operand in the SM70+ ALU source slot that a flag at `bit` belongs to.
-fn alu_slot(fields: &[Field], bit: u8) -> Option<usize> {
+fn alu_slot(fields: &[Field], bit: u8, role: FlagRole) -> Option<usize> {
     match bit {
         72 | 73 => start_in(fields, 24..32),
         62 | 63 => start_in(fields, 32..62),
         74 | 75 => start_in(fields, 64..72),
+        // The fp16 ALU ops (HFMA2) keep their third slot's `|…|`/`-` here (74/75 select
+        // halves); an `H1` selector here is FHFMA's (SM100) and follows rule 3.
+        83 | 84 if matches!(role, FlagRole::Abs | FlagRole::Neg) => start_in(fields, 64..72),
         _ => None,
     }
 }
