@@ -529,6 +529,8 @@ mod tests {
             "@P0 QADD4.E5M2x4.E5M2x4 R0, R0.B3210, R0.B3210;",
             "@P0 I2F.???0.U8 R0, R0 ;",
             "@P0 DFMA R0, R0, R0, c[0x0][-0x8000] ;",
+            "BSSY B1, 0x4e0 ;",
+            "@P0 S2R R0, SR_TID.X ;",
             "@P0 DFMA R0, R0, R0, -c[0x10][0x4] ;",
             "@P0 DFMA R0, R0, cx[UR0][0x0], R0 ;",
             "@P0 DFMA R0, R0, R0, -1.5 ;",

@@ -171,6 +171,9 @@ fn ureg_index(v: &Variant, n: u16) -> u64 {
 
 /// One operand's fields, range-checked; `k` numbers it in messages.
 fn fill_operand(v: &Variant, k: usize, o: &sass::Operand, spec: &OperandSpec, values: &mut Values) -> Result<(), String> {
+    if spec.kind == OperandKind::Special {
+        return fill_special(v, k, o, spec, values);
+    }
     let fill = OperandFill { v, k, spec };
     fill.body(&o.body, values)?;
     fill.flags(o, values)?;
@@ -178,6 +181,16 @@ fn fill_operand(v: &Variant, k: usize, o: &sass::Operand, spec: &OperandSpec, va
     let mut slots: Vec<Slot> = spec.suffix_fields.iter().map(|&f| Slot::Table { field: f, hidden_zero: false }).collect();
     slots.extend(spec.selector_fields.iter().map(|&f| Slot::Flag { field: f }));
     match_tokens(v, &slots, &o.suffixes, values).map_err(|e| format!("operand {k}: {e}"))?;
+    Ok(())
+}
+
+/// A special register: its name (body and suffixes) is a row of the operand's table.
+fn fill_special(v: &Variant, k: usize, o: &sass::Operand, spec: &OperandSpec, values: &mut Values) -> Result<(), String> {
+    let name = sass::Operand { reuse: false, ..o.clone() }.to_string();
+    let f = *spec.suffix_fields.first().ok_or_else(|| format!("operand {k}: a special register without a name table"))?;
+    let row = v.field_table(f).and_then(|t| t.rows.iter().find(|r| r.name == name));
+    let row = row.ok_or_else(|| format!("operand {k}: '{name}' is not a special register of this form"))?;
+    values.set(f, row.value);
     Ok(())
 }
 

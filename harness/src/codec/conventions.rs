@@ -174,3 +174,20 @@ impl Conventions {
         self.forms.is_empty()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn targets_are_rewritten_as_at_address_zero() {
+        // `BRA 0x4e0` at 0x4e0 (to itself) reads as at 0: `BRA 0x0`; `-0x10` at 0x100 stays signed.
+        assert_eq!(target_at_zero("@P0 BRA 0x4e0 ;", &[0], 1, 0x4e0), "@P0 BRA 0x0 ;");
+        assert_eq!(target_at_zero("BSSY B0, 0xf0 ;", &[1], 2, 0x100), "BSSY B0, -0x10 ;");
+        // The PT before the target left out: targets count from the end.
+        assert_eq!(target_at_zero("BRA 0x30;", &[1], 2, 0x20), "BRA 0x10;");
+        // Other operands with the same digits are left alone.
+        assert_eq!(target_at_zero("WARPSYNC.COLLECTIVE R0, 0x20;", &[1], 2, 0x10), "WARPSYNC.COLLECTIVE R0, 0x10;");
+        assert_eq!(target_at_zero("not an instruction", &[0], 1, 0x10), "not an instruction");
+    }
+}

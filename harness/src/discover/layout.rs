@@ -178,6 +178,8 @@ fn groups(o: &mut Oracle, s: &Seed, seed: Word, comps: Vec<Vec<u8>>, single: &BT
 
 /// The widest operand-suffix field enumerated (its table lists up to 2^N values).
 const MAX_SUFFIX_BITS: usize = 6;
+/// The widest special-register field enumerated (S2R's is 8 bits).
+const MAX_SPECIAL_BITS: usize = 8;
 
 /// Each operand's suffix bits as one plain `modi` field with its table enumerated (one
 /// nvdisasm batch); notes what a plain `modi` span cannot say (bits in several spans).
@@ -187,7 +189,7 @@ fn suffix_fields(o: &mut Oracle, s: &Seed, seed: Word, suffix: &BTreeMap<usize, 
     for (&i, bits) in suffix {
         if !bits.windows(2).all(|w| w[0] + 1 == w[1]) {
             notes.push(format!("operand {i}'s suffix bits {bits:?} are not one span: a plain 'modi' cell cannot say it"));
-        } else if bits.len() > MAX_SUFFIX_BITS {
+        } else if bits.len() > MAX_SUFFIX_BITS && !(s.kinds[i] == OperandKind::Special && bits.len() <= MAX_SPECIAL_BITS) {
             notes.push(format!("operand {i}'s suffix bits {bits:?} are more than {MAX_SUFFIX_BITS}"));
         } else {
             ops.push((i, bits));
@@ -216,7 +218,12 @@ fn suffix_table(s: &Seed, i: usize, texts: &[Option<String>]) -> Result<Table, S
     for (v, t) in texts.iter().enumerate() {
         let Some(t) = t.as_deref().filter(|t| !t.is_empty()) else { continue };
         let inst = sass::parse_instruction(t).map_err(|e| format!("operand {i}'s suffix value {v} prints '{t}' ({e})"))?;
-        let bare = |x: &sass::Operand| sass::Operand { suffixes: vec![], ..x.clone() };
+        let special = s.kinds[i] == OperandKind::Special;
+        let bare = |x: &sass::Operand| sass::Operand {
+            suffixes: vec![],
+            body: if special { sass::Body::Other { text: String::new() } } else { x.body.clone() },
+            ..x.clone()
+        };
         let same = inst.mnemonic == s.inst.mnemonic
             && inst.pred == s.inst.pred
             && inst.modifiers == s.inst.modifiers
@@ -225,7 +232,7 @@ fn suffix_table(s: &Seed, i: usize, texts: &[Option<String>]) -> Result<Table, S
         if !same {
             return Err(format!("operand {i}'s suffix value {v} prints '{t}': more than the suffix changes"));
         }
-        let sfx = &inst.operands[i].suffixes;
+        let sfx = super::probe::suffix_tokens(s.kinds[i], &inst.operands[i]);
         table.push((v as u64, if sfx.is_empty() { "(default)".to_string() } else { sfx.join(".") }));
     }
     Ok(table)
@@ -357,7 +364,7 @@ pub fn with_pt(s: &Seed, d: &Discovered, w: Word, text: &str) -> String {
 /// when not.
 fn suffix_mismatch(s: &Seed, text: &str, po: usize, table: &Table, v: u64) -> Option<String> {
     let i = slots(s).iter().position(|x| x.contains(&po))?;
-    let got = sass::parse_instruction(text).ok().and_then(|x| x.operands.get(i).map(|o| o.suffixes.clone())).unwrap_or_default();
+    let got = sass::parse_instruction(text).ok().and_then(|x| x.operands.get(i).map(|o| super::probe::suffix_tokens(s.kinds[i], o))).unwrap_or_default();
     let want: Vec<String> = match table.iter().find(|(x, _)| *x == v) {
         Some((_, n)) if n == "(default)" => vec![],
         Some((_, n)) => n.split('.').map(str::to_string).collect(),
@@ -422,7 +429,7 @@ pub fn verify_page(o: &mut Oracle, s: &Seed, d: &Discovered, seed: u64, n: usize
     let texts = o.texts(&words)?;
     let mut notes = vec![];
     for (w, t) in words.iter().zip(texts) {
-        let Some(t) = t.filter(|t| !t.is_empty()) else { continue }; // verify_random notes it
+        let Some(t) = t.filter(|t| !t.is_empty()).map(|t| with_pt(s, d, *w, &t)) else { continue }; // verify_random notes it
         let ours = match c.decode(d.arch, *w) {
             Ok((vi, vals)) => crate::codec::print(c.variant(vi), &vals),
             Err(e) => {

@@ -58,6 +58,20 @@ pub enum Effect {
     Unexpressible(String),
 }
 
+/// What an operand's table row says of it: its suffixes (`H0_H0`), or for a special
+/// register its whole name (`SR_TID.X`).
+pub fn suffix_tokens(kind: OperandKind, o: &Operand) -> Vec<String> {
+    match (kind, &o.body) {
+        (OperandKind::Special, Body::Other { text }) => std::iter::once(text.clone()).chain(o.suffixes.iter().cloned()).collect(),
+        _ => o.suffixes.clone(),
+    }
+}
+
+/// `SR_TID`, `SRZ`, and the unnamed ones nvdisasm numbers (`SR254`).
+fn is_special_register(text: &str) -> bool {
+    text.starts_with("SR_") || text == "SRZ" || text.strip_prefix("SR").is_some_and(|d| !d.is_empty() && d.bytes().all(|c| c.is_ascii_digit()))
+}
+
 /// The operand kind a printed operand has, as the page's form line writes it.
 pub fn kind_of(o: &Operand) -> Option<OperandKind> {
     match o.body {
@@ -70,6 +84,7 @@ pub fn kind_of(o: &Operand) -> Option<OperandKind> {
         Body::Pred { .. } => Some(OperandKind::Pred),
         Body::UPred { .. } => Some(OperandKind::UPred),
         Body::Barrier { .. } => Some(OperandKind::Barrier),
+        Body::Other { ref text } if is_special_register(text) => Some(OperandKind::Special),
         _ => None,
     }
 }
@@ -96,6 +111,9 @@ impl Seed {
     /// The sub-values of a printed operand, in field units (offsets in 4-byte units).
     pub fn values(&self, k: usize, o: &Operand, raw: &str) -> Vec<Option<i128>> {
         let ureg = |n: u16| if raw.contains("URZ") { self.urz() } else { n as i128 };
+        if self.kinds.get(k) == Some(&OperandKind::Special) {
+            return vec![]; // a name, not a number: its bits are a table's (see `suffix_tokens`)
+        }
         if let (Some(OperandKind::Target), Body::Imm { value }) = (self.kinds.get(k), &o.body) {
             // Texts are rewritten as at address 0 (see `Oracle::targets`): 0x10 + 4 × value.
             let d = *value as i128 - 0x10;
@@ -174,7 +192,7 @@ impl Seed {
             return Err(Effect::Fixed(Fixed::Other));
         }
         let mut out = vec![];
-        if b.suffixes != a.suffixes {
+        if suffix_tokens(self.kinds[i], b) != suffix_tokens(self.kinds[i], a) {
             out.push(Effect::Suffix { operand: i });
         }
         if a.not != b.not {

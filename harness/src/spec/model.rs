@@ -50,6 +50,9 @@ pub enum OperandKind {
     Target,
     /// `B`: a convergence barrier register, `B0`…`B15`.
     Barrier,
+    /// `SR`: a special register (`SR_TID.X`, `SR_LANEID`, `SRZ`): a name, not a number. Its
+    /// bits are a plain `modi` span whose "Operand K Modifiers" table lists the names.
+    Special,
 }
 
 impl OperandKind {
@@ -65,6 +68,7 @@ impl OperandKind {
             OperandKind::UPred => "UP",
             OperandKind::Target => "REL",
             OperandKind::Barrier => "B",
+            OperandKind::Special => "SR",
         }
     }
 
@@ -76,7 +80,7 @@ impl OperandKind {
         }
     }
     /// Every kind, in the order messages list the form tokens.
-    pub const ALL: [OperandKind; 10] = [
+    pub const ALL: [OperandKind; 11] = [
         OperandKind::Reg,
         OperandKind::UReg,
         OperandKind::Imm,
@@ -87,6 +91,7 @@ impl OperandKind {
         OperandKind::UPred,
         OperandKind::Target,
         OperandKind::Barrier,
+        OperandKind::Special,
     ];
     /// The accepted form tokens, for messages: `R, UR, I, F, c[I][I], cx[UR][I], P, UP`.
     pub fn form_tokens() -> String {

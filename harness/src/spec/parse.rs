@@ -203,6 +203,7 @@ fn parse_form(s: &str) -> Option<Vec<OperandKind>> {
             "UP" => Some(OperandKind::UPred),
             "REL" => Some(OperandKind::Target),
             "B" => Some(OperandKind::Barrier),
+            "SR" => Some(OperandKind::Special),
             _ => None,
         })
         .collect()
@@ -796,7 +797,9 @@ impl VariantDraft {
     fn check_operand_fields(&self, fields: &[Field], page_ops: &[Vec<usize>]) -> Result<(), PageError> {
         for (i, ops) in page_ops.iter().enumerate() {
             for &po in ops {
-                if !fields.iter().any(|f| f.kind == FieldKind::Operand { page_operand: po }) {
+                // A special register's bits are its name table's (an operand-modifier field).
+                let named = self.kinds[i] == OperandKind::Special && fields.iter().any(|f| f.kind == FieldKind::OperandModifier { page_operand: po });
+                if !named && !fields.iter().any(|f| f.kind == FieldKind::Operand { page_operand: po }) {
                     let m = format!("form operand {i} ('{}') has no 'operand {po}' field in the layout", self.kinds[i].form_token());
                     return Err(self.err(self.line, m));
                 }

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Regenerates corpus/isa-discovered/smNN for one architecture: discover from scratch, let
+# `fix` correct what validation proves wrong, copy the pages, and write SUMMARY.md and
+# FIXES.md. Usage: tools/regen-discovered.sh 90 [WORK_DIR]  (RANDOM_WORDS: fix's random
+# probe words per variant, default 1000). Needs the release build and the CUDA tools.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+arch=$1
+work=${2:-/tmp/regen-sm$arch}
+bin=target/release/sass-harness
+export PATH="$PWD/.tools/cuda/nvidia/cu13/bin:$PATH"
+rm -rf "$work"
+mkdir -p "$work"
+start=$(date +%s)
+"$bin" discover --arch "$arch" --out "$work/d" > "$work/discover.log" 2>&1
+mid=$(date +%s)
+"$bin" fix "$work/d/pages" --out "$work/f" --random "${RANDOM_WORDS:-1000}" > "$work/fix.log" 2>&1 || true
+end=$(date +%s)
+dest=corpus/isa-discovered/sm$arch
+rm -f "$dest"/*.txt
+cp "$work"/d/pages/*.txt "$dest"/
+for p in "$work"/f/*.txt; do
+  [ -f "$p" ] && cp "$p" "$dest/"
+done
+cp "$work/d/summary.md" "$dest/SUMMARY.md"
+{
+  echo "# Corrections \`fix\` made to the discovered pages"
+  echo
+  echo "From \`sass-harness fix DIR/pages --out OUT --random ${RANDOM_WORDS:-1000}\` after \`discover --arch $arch\` ($((mid - start)) s, then $((end - mid)) s): each error validation found, with its verified correction applied."
+  echo
+  for d in "$work"/f/*.diff; do
+    [ -f "$d" ] || continue
+    echo '```diff'
+    sed -e "s|$work/d/pages/|sm$arch/|; s|$work/f/|sm$arch/|" "$d"
+    echo '```'
+  done
+  echo
+  echo "Validation rounds (errors, warnings, notes):"
+  echo
+  for r in "$work"/f/round-*; do
+    echo "- $(basename "$r"): $(grep -c '"severity":"error"' "$r/findings.jsonl" || true) errors, $(grep -c '"severity":"warning"' "$r/findings.jsonl" || true) warnings, $(grep -c '"severity":"note"' "$r/findings.jsonl" || true) notes"
+  done
+} > "$dest/FIXES.md"
+echo "sm$arch: discover $((mid - start)) s, fix $((end - mid)) s; $(tail -1 "$work/discover.log")"
