@@ -86,17 +86,40 @@ fn bench_spec(cr: &mut Criterion, group: &str, pages: &std::path::Path) {
 
     let text = inputs(&c, N_TEXT, &mut rng);
     let words: Vec<_> = text.iter().map(|(vi, _, vals)| c.encode_unchecked(*vi, vals)).collect();
+    let printed: Vec<String> = text.iter().map(|(vi, _, vals)| codec::print(c.variant(*vi), vals).to_string()).collect();
+    // Built once, as a user assembling many texts would (it indexes the variants).
+    let a = asm::Assembler::new(&c);
     g.throughput(Throughput::Elements(text.len() as u64));
     g.bench_function("print_assemble", |b| {
         b.iter(|| {
             let mut acc = 0u128;
             for ((vi, arch, vals), &w) in black_box(&text).iter().zip(&words) {
                 let t = codec::print(c.variant(*vi), vals).to_string();
-                if let Ok((_, w2)) = asm::assemble(&c, *arch, &t, w) {
+                if let Ok((_, w2)) = a.assemble(*arch, &t, w) {
                     acc ^= w2.0;
                 }
             }
             acc
+        })
+    });
+    g.bench_function("assemble", |b| {
+        b.iter(|| {
+            let mut acc = 0u128;
+            for (((_, arch, _), &w), t) in black_box(&text).iter().zip(&words).zip(&printed) {
+                if let Ok((_, w2)) = a.assemble(*arch, t, w) {
+                    acc ^= w2.0;
+                }
+            }
+            acc
+        })
+    });
+    g.bench_function("print", |b| {
+        b.iter(|| {
+            let mut n = 0;
+            for (vi, _, vals) in black_box(&text) {
+                n += codec::print(c.variant(*vi), vals).to_string().len();
+            }
+            n
         })
     });
     g.finish();
