@@ -224,7 +224,9 @@ pub fn parse_instruction(text: &str) -> Result<Instruction, ParseError> {
         // terminator `;`, `+INF  ;` has ` ;`).
         Some(b) => {
             let spaces = b.len() - b.trim_end_matches(' ').len();
-            let own = usize::from(last_operand(b).split_whitespace().last().is_some_and(is_special_float));
+            // Only a text ending in a special's spelling can end in one (a quick look first).
+            let maybe_special = ["INF", "NAN", "-0.0"].iter().any(|e| b.trim_end().ends_with(e));
+            let own = usize::from(maybe_special && last_operand(b).split_whitespace().last().is_some_and(is_special_float));
             (b.trim_end_matches(' '), if spaces > own { Terminator::SpaceSemicolon } else { Terminator::Semicolon })
         }
         None => (trimmed_end, Terminator::Missing),
@@ -275,7 +277,7 @@ pub fn parse_instruction(text: &str) -> Result<Instruction, ParseError> {
             let t = piece.trim();
             let at = c + (piece.len() - piece.trim_start().len());
             // `c[0x0] [0x4]`: the same operand as `c[0x0][0x4]`, spelled with a space.
-            let spaced = t.contains("] [");
+            let spaced = t.contains(' ') && t.contains("] [");
             const_spaced |= spaced;
             let t = if spaced { std::borrow::Cow::Owned(t.replacen("] [", "][", 1)) } else { std::borrow::Cow::Borrowed(t) };
             operands.push(parse_operand(&t).map_err(|m| perr(at, m))?);
@@ -402,10 +404,11 @@ fn looks_numeric(s: &str) -> bool {
 }
 
 fn parse_reg_num(s: &str, prefix: &str, zero: &str, zval: u16) -> Option<u16> {
+    // `zero` starts with `prefix`: what does not is neither.
+    let d = s.strip_prefix(prefix)?;
     if s == zero {
         return Some(zval);
     }
-    let d = s.strip_prefix(prefix)?;
     if d.is_empty() || !d.chars().all(|c| c.is_ascii_digit()) || (d.len() > 1 && d.starts_with('0')) {
         return None;
     }

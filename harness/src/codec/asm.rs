@@ -43,7 +43,7 @@ pub fn assemble_inst(codec: &Codec, arch: Arch, inst: &Instruction, controls_fro
         .filter(|&&vi| shape_fits(codec.variant(vi), guard_is_uniform(codec.variant(vi)), inst))
         .map(|&vi| (vi, Form::new(codec.variant(vi), &mut vocabulary)))
         .collect();
-    let hits = hits(codec, fitting.iter().map(|(vi, f)| (*vi, f)).filter(|(_, f)| f.may_fit(inst, &tokens)), inst, controls_from);
+    let hits = hits(codec, fitting.iter().map(|(vi, f)| (*vi, f)).filter(|(_, f)| f.tokens_fit(inst, &tokens)), inst, controls_from);
     outcome(codec, hits, arch, inst, || candidates.iter().filter_map(|&vi| Form::new(codec.variant(vi), &mut vocabulary).reason(inst)).collect())
 }
 
@@ -91,7 +91,12 @@ impl<'c, 's> Assembler<'c, 's> {
         let candidates = found.map(Vec::as_slice).unwrap_or_default();
         let tokens = self.vocabulary.ids(inst);
         let text = Summary::of_text(inst, &tokens);
-        let fitting = candidates.iter().filter(|e| e.summary.admits(&text)).map(|e| (e.vi, &self.forms[e.vi])).filter(|(_, f)| f.may_fit(inst, &tokens));
+        let fitting = candidates
+            .iter()
+            .filter(|e| e.summary.admits(&text))
+            .map(|e| (e, &self.forms[e.vi]))
+            .filter(|(e, f)| (e.summary.packs(&text) || shape_fits(f.v, f.uniform_guard, inst)) && f.tokens_fit(inst, &tokens))
+            .map(|(e, f)| (e.vi, f));
         let hits = hits(self.codec, fitting, inst, controls_from);
         outcome(self.codec, hits, arch, inst, || candidates.iter().filter_map(|e| self.forms[e.vi].reason(inst)).collect())
     }
@@ -110,7 +115,7 @@ impl Entry {
     }
 }
 
-/// What [`Form::may_fit`] looks at, packed into integers: for a variant, what it accepts;
+/// What [`shape_fits`] and [`Form::tokens_fit`] look at, packed into integers: for a variant, what it accepts;
 /// for a text, what it has. `None`: too many operands to pack (then nothing is rejected).
 #[derive(Clone, Copy, PartialEq, Eq)]
 struct Summary {
@@ -196,7 +201,13 @@ impl Summary {
         Summary { shape, tokens: bloom(mods.iter().filter(|&&t| t & UNLISTED_BIT == 0)), required: bloom(mods) }
     }
 
-    /// False only where [`Form::may_fit`] is (`self` a variant's, `text` a text's).
+    /// Whether [`Summary::admits`] checked the whole shape.
+    fn packs(&self, text: &Summary) -> bool {
+        self.shape.is_some() && text.shape.is_some()
+    }
+
+    /// False only where [`shape_fits`] or [`Form::tokens_fit`] is (`self` a variant's,
+    /// `text` a text's); the shape is checked in full when both are packed.
     fn admits(&self, text: &Summary) -> bool {
         let shape_ok = match (&self.shape, &text.shape) {
             (Some(v), Some(t)) => v.n == t.n && v.kinds == t.kinds && t.flags & !v.flags == 0 && (t.guard == 0 || t.guard == v.guard),
@@ -299,13 +310,9 @@ impl<'s> Form<'s> {
         }
     }
 
-    /// False only where [`Form::fill`] fails: a quick look at the guard, the operands'
-    /// kinds and flags, and the modifier and suffix tokens (`tokens`: their
-    /// [`Vocabulary::ids`]), setting no field.
-    fn may_fit(&self, inst: &Instruction, tokens: &[u32]) -> bool {
-        if !shape_fits(self.v, self.uniform_guard, inst) {
-            return false;
-        }
+    /// False only where [`Form::fill`] fails on the modifier and suffix tokens (`tokens`:
+    /// their [`Vocabulary::ids`]); the operands' shape is [`shape_fits`]' to check.
+    fn tokens_fit(&self, inst: &Instruction, tokens: &[u32]) -> bool {
         let (mods, mut rest) = tokens.split_at(inst.modifiers.len());
         self.modifiers.may_read(mods)
             && inst.operands.iter().zip(&self.suffixes).all(|(o, sfx)| {
