@@ -43,8 +43,8 @@ pub fn assemble_inst(codec: &Codec, arch: Arch, inst: &Instruction, controls_fro
         .filter(|&&vi| shape_fits(codec.variant(vi), guard_is_uniform(codec.variant(vi)), inst))
         .map(|&vi| (vi, Form::new(codec.variant(vi), &mut vocabulary)))
         .collect();
-    let hits = hits(codec, fitting.iter().map(|(vi, f)| (*vi, f)).filter(|(_, f)| f.tokens_fit(inst, &tokens)), inst, controls_from);
-    outcome(codec, hits, arch, inst, || candidates.iter().filter_map(|&vi| Form::new(codec.variant(vi), &mut vocabulary).reason(inst)).collect())
+    let hits = hits(codec, fitting.iter().map(|(vi, f)| (*vi, f)).filter(|(_, f)| f.tokens_fit(inst, &tokens)), inst, &tokens, controls_from);
+    outcome(codec, hits, arch, inst, || candidates.iter().filter_map(|&vi| Form::new(codec.variant(vi), &mut vocabulary).reason(inst, &tokens)).collect())
 }
 
 /// The assembler for one codec: variants indexed by architecture and mnemonic, each with
@@ -97,8 +97,8 @@ impl<'c, 's> Assembler<'c, 's> {
             .map(|e| (e, &self.forms[e.vi]))
             .filter(|(e, f)| (e.summary.packs(&text) || shape_fits(f.v, f.uniform_guard, inst)) && f.tokens_fit(inst, &tokens))
             .map(|(e, f)| (e.vi, f));
-        let hits = hits(self.codec, fitting, inst, controls_from);
-        outcome(self.codec, hits, arch, inst, || candidates.iter().filter_map(|e| self.forms[e.vi].reason(inst)).collect())
+        let hits = hits(self.codec, fitting, inst, &tokens, controls_from);
+        outcome(self.codec, hits, arch, inst, || candidates.iter().filter_map(|e| self.forms[e.vi].reason(inst, &tokens)).collect())
     }
 }
 
@@ -219,10 +219,16 @@ impl Summary {
 
 /// The distinct words `inst` assembles to as each of `forms` (codec order), with their
 /// variants.
-fn hits<'f, 's: 'f>(codec: &Codec, forms: impl Iterator<Item = (usize, &'f Form<'s>)>, inst: &Instruction, controls_from: Word) -> Vec<(usize, Word)> {
+fn hits<'f, 's: 'f>(
+    codec: &Codec,
+    forms: impl Iterator<Item = (usize, &'f Form<'s>)>,
+    inst: &Instruction,
+    tokens: &[u32],
+    controls_from: Word,
+) -> Vec<(usize, Word)> {
     let mut hits: Vec<(usize, Word)> = vec![];
     for (vi, form) in forms {
-        if let Ok(mut values) = form.fill(inst) {
+        if let Ok(mut values) = form.fill(inst, tokens) {
             let ctl = codec.extract(vi, controls_from);
             for &i in &form.control_fields {
                 values.set(i, ctl.get(i));
@@ -262,7 +268,9 @@ const PT: u8 = 7;
 
 /// Field values for `inst` read as variant `v`, control fields zero.
 pub fn fill(v: &Variant, inst: &Instruction) -> Result<Values, String> {
-    Form::new(v, &mut Vocabulary::of_text(inst)).fill(inst)
+    let mut vocabulary = Vocabulary::of_text(inst);
+    let tokens = vocabulary.ids(inst);
+    Form::new(v, &mut vocabulary).fill(inst, &tokens)
 }
 
 /// A variant as the assembler reads text against it.
@@ -287,17 +295,18 @@ impl<'s> Form<'s> {
             .modifiers
             .iter()
             .map(|m| match m {
-                ModSlot::Fixed { text } => Slot::Fixed { text },
-                ModSlot::Group { field, hidden_zero } => Slot::table(v, *field, *hidden_zero),
-                ModSlot::Flag { field } => Slot::Flag { field: *field, name: &v.fields[*field].name },
+                ModSlot::Fixed { text } => Slot::Fixed { text, id: vocabulary.intern(text) },
+                ModSlot::Group { field, hidden_zero } => Slot::table(v, *field, *hidden_zero, vocabulary),
+                ModSlot::Flag { field } => Slot::flag(v, *field, vocabulary),
             })
             .collect();
         let suffixes = v
             .operands
             .iter()
             .map(|o| {
-                let tables = o.suffix_fields.iter().map(|&f| Slot::table(v, f, false));
-                Slots::new(tables.chain(o.selector_fields.iter().map(|&f| Slot::Flag { field: f, name: &v.fields[f].name })).collect(), vocabulary)
+                let mut slots: Vec<Slot> = o.suffix_fields.iter().map(|&f| Slot::table(v, f, false, vocabulary)).collect();
+                slots.extend(o.selector_fields.iter().map(|&f| Slot::flag(v, f, vocabulary)));
+                Slots::new(slots)
             })
             .collect();
         Form {
@@ -305,7 +314,7 @@ impl<'s> Form<'s> {
             pred_fields: fields_where(|f| f.kind == FieldKind::Pred),
             uniform_guard: guard_is_uniform(v),
             control_fields: fields_where(crate::spec::Field::is_control),
-            modifiers: Slots::new(modifiers, vocabulary),
+            modifiers: Slots::new(modifiers),
             suffixes,
         }
     }
@@ -322,25 +331,30 @@ impl<'s> Form<'s> {
             })
     }
 
-    /// Why `inst` does not read as this variant, if it does not.
-    fn reason(&self, inst: &Instruction) -> Option<String> {
-        self.fill(inst).err().map(|e| format!("{}: {e}", self.v.key))
+    /// Why `inst` (whose token ids are `tokens`) does not read as this variant, if it
+    /// does not.
+    fn reason(&self, inst: &Instruction, tokens: &[u32]) -> Option<String> {
+        self.fill(inst, tokens).err().map(|e| format!("{}: {e}", self.v.key))
     }
 
-    fn fill(&self, inst: &Instruction) -> Result<Values, String> {
+    /// Field values for `inst`, whose modifier and suffix token ids are `tokens`.
+    fn fill(&self, inst: &Instruction, tokens: &[u32]) -> Result<Values, String> {
         let v = self.v;
         let mut values = Values::zero(v.fields.len());
         self.fill_pred(inst, &mut values)?;
         if inst.operands.len() != v.operands.len() {
             return Err(format!("{} operands, the form '{}' has {}", inst.operands.len(), v.form, v.operands.len()));
         }
+        let (mods, mut rest) = tokens.split_at(inst.modifiers.len());
         for (k, ((o, spec), sfx)) in inst.operands.iter().zip(&v.operands).zip(&self.suffixes).enumerate() {
             let fill = OperandFill { v, k, spec };
             fill.body(&o.body, &mut values)?;
             fill.flags(o, &mut values)?;
-            sfx.read(v, &o.suffixes, &mut values).map_err(|e| format!("operand {k}: {e}"))?;
+            let (ids, after) = rest.split_at(o.suffixes.len());
+            rest = after;
+            sfx.read(v, Toks { text: &o.suffixes, ids }, &mut values).map_err(|e| format!("operand {k}: {e}"))?;
         }
-        self.modifiers.read(v, &inst.modifiers, &mut values)?;
+        self.modifiers.read(v, Toks { text: &inst.modifiers, ids: mods }, &mut values)?;
         Ok(values)
     }
 
@@ -522,42 +536,80 @@ fn float_bits(v: &Variant, k: usize, value: f64, text: &str) -> Result<u64, Stri
 }
 
 /// One place in a token list: a fixed token, a table's value (its row's name, one token
-/// per `.`-separated part) or a flag's name.
+/// per `.`-separated part) or a flag's name; each token with its [`Vocabulary`] id.
 enum Slot<'s> {
     Fixed {
         text: &'s str,
+        id: u32,
     },
     Table {
         field: usize,
         hidden_zero: bool,
         /// None: the page has no table for the field, and no text reads as it.
         table: Option<&'s Table>,
-        /// Non-default rows as (value, name, its number of `.`-separated tokens), most
-        /// tokens first, else in table order (the order their readings are tried in).
-        rows: Vec<(u64, &'s str, usize)>,
+        /// Non-default rows as (value, where their token ids start in `ids`, how many),
+        /// most tokens first, else in table order (the order their readings are tried in).
+        rows: Vec<(u64, usize, usize)>,
+        ids: Vec<u32>,
         default: Option<u64>,
     },
     Flag {
         field: usize,
         name: &'s str,
+        id: u32,
     },
 }
 
+/// Tokens as text and as [`Vocabulary`] ids (without [`UNLISTED_BIT`], equal ids are equal
+/// texts).
+#[derive(Clone, Copy)]
+struct Toks<'t> {
+    text: &'t [String],
+    ids: &'t [u32],
+}
+
+impl<'t> Toks<'t> {
+    fn skip(self, n: usize) -> Toks<'t> {
+        Toks { text: &self.text[n..], ids: &self.ids[n..] }
+    }
+
+    /// Whether the tokens start with those whose ids are `ids`.
+    fn starts_with(&self, ids: &[u32]) -> bool {
+        ids.len() <= self.ids.len() && ids.iter().zip(self.ids).all(|(a, b)| *a == b & !UNLISTED_BIT)
+    }
+}
+
 impl<'s> Slot<'s> {
-    fn table(v: &'s Variant, field: usize, hidden_zero: bool) -> Slot<'s> {
+    fn table<'a>(v: &'s Variant, field: usize, hidden_zero: bool, vocabulary: &mut Vocabulary<'a>) -> Slot<'s>
+    where
+        's: 'a,
+    {
         let table = v.field_table(field);
         let all = table.map(|t| t.rows.as_slice()).unwrap_or_default();
-        let mut rows: Vec<(u64, &str, usize)> =
-            all.iter().filter(|r| r.kind != RowKind::Default).map(|r| (r.value, r.name.as_str(), r.name.split('.').count())).collect();
+        let mut ids = vec![];
+        let mut rows: Vec<(u64, usize, usize)> = vec![];
+        for r in all.iter().filter(|r| r.kind != RowKind::Default) {
+            let start = ids.len();
+            ids.extend(r.name.split('.').map(|t| vocabulary.intern(t)));
+            rows.push((r.value, start, ids.len() - start));
+        }
         rows.sort_by_key(|(_, _, n)| std::cmp::Reverse(*n));
         let default = all.iter().find(|r| r.kind == RowKind::Default).map(|r| r.value);
-        Slot::Table { field, hidden_zero, table, rows, default }
+        Slot::Table { field, hidden_zero, table, rows, ids, default }
+    }
+
+    fn flag<'a>(v: &'s Variant, field: usize, vocabulary: &mut Vocabulary<'a>) -> Slot<'s>
+    where
+        's: 'a,
+    {
+        let name = v.fields[field].name.as_str();
+        Slot::Flag { field, name, id: vocabulary.intern(name) }
     }
 
     /// What the slot looks like in a message.
     fn expected(&self) -> String {
         match self {
-            Slot::Fixed { text } => text.to_string(),
+            Slot::Fixed { text, .. } => text.to_string(),
             Slot::Table { table, .. } => table.map(|t| t.title.clone()).unwrap_or_default(),
             Slot::Flag { name, .. } => format!("[{name}]"),
         }
@@ -565,25 +617,24 @@ impl<'s> Slot<'s> {
 
     /// Tries each way the slot can read tokens at `toks[0..]`, longest first: sets its
     /// field and asks `rest` about the remaining tokens, until `rest` says yes.
-    fn try_each(&self, v: &Variant, toks: &[String], values: &mut Values, rest: &mut dyn FnMut(&[String], &mut Values) -> bool) -> bool {
+    fn try_each(&self, v: &Variant, toks: Toks, values: &mut Values, rest: &mut dyn FnMut(Toks, &mut Values) -> bool) -> bool {
         let mut take = |set: Option<(usize, u64)>, used: usize, values: &mut Values| {
             if let Some((f, x)) = set {
                 values.set(f, x);
             }
-            rest(&toks[used..], values)
+            rest(toks.skip(used), values)
         };
-        let first = toks.first().map(String::as_str);
         match self {
-            Slot::Fixed { text } => first == Some(*text) && take(None, 1, values),
-            Slot::Flag { field, name } => (first == Some(*name) && take(Some((*field, 1)), 1, values)) || take(Some((*field, 0)), 0, values),
-            Slot::Table { field, hidden_zero, table: Some(t), rows, default } => {
-                let starts = |name: &str, n: usize| n <= toks.len() && name.split('.').zip(toks).all(|(a, b)| a == b.as_str());
-                for &(x, name, n) in rows {
-                    if starts(name, n) && take(Some((*field, x)), n, values) {
+            Slot::Fixed { id, .. } => toks.starts_with(&[*id]) && take(None, 1, values),
+            Slot::Flag { field, id, .. } => (toks.starts_with(&[*id]) && take(Some((*field, 1)), 1, values)) || take(Some((*field, 0)), 0, values),
+            Slot::Table { field, hidden_zero, table: Some(t), rows, ids, default } => {
+                for &(x, start, n) in rows {
+                    if toks.starts_with(&ids[start..start + n]) && take(Some((*field, x)), n, values) {
                         return true;
                     }
                 }
-                if let Some(x) = first.and_then(|t| t.strip_prefix(UNLISTED)).and_then(|n| n.parse::<u64>().ok()) {
+                let unlisted = toks.text.first().and_then(|t| t.strip_prefix(UNLISTED)).and_then(|n| n.parse::<u64>().ok());
+                if let Some(x) = unlisted {
                     if t.row(x).is_none() && x <= v.fields[*field].max() && take(Some((*field, x)), 1, values) {
                         return true;
                     }
@@ -685,22 +736,19 @@ struct Slots<'s> {
 }
 
 impl<'s> Slots<'s> {
-    fn new<'a>(slots: Vec<Slot<'s>>, ids: &mut Vocabulary<'a>) -> Slots<'s>
-    where
-        's: 'a,
-    {
+    fn new(slots: Vec<Slot<'s>>) -> Slots<'s> {
         let (mut vocabulary, mut required) = (vec![], vec![]);
         let (mut unlisted, mut dead) = (false, false);
         for s in &slots {
             match s {
-                Slot::Fixed { text } => {
-                    vocabulary.push(ids.intern(text));
-                    required.push(ids.intern(text));
+                Slot::Fixed { id, .. } => {
+                    vocabulary.push(*id);
+                    required.push(*id);
                 }
-                Slot::Flag { name, .. } => vocabulary.push(ids.intern(name)),
-                Slot::Table { table: Some(_), rows, .. } => {
+                Slot::Flag { id, .. } => vocabulary.push(*id),
+                Slot::Table { table: Some(_), ids, .. } => {
                     unlisted = true;
-                    vocabulary.extend(rows.iter().flat_map(|(_, name, _)| name.split('.')).map(|t| ids.intern(t)));
+                    vocabulary.extend(ids);
                 }
                 Slot::Table { table: None, .. } => dead = true,
             }
@@ -719,7 +767,7 @@ impl<'s> Slots<'s> {
 
     /// Sets the slots' fields from `toks`, which they must read exactly: in page order if
     /// possible, else in any order.
-    fn read(&self, v: &Variant, toks: &[String], values: &mut Values) -> Result<(), String> {
+    fn read(&self, v: &Variant, toks: Toks, values: &mut Values) -> Result<(), String> {
         let mut order: Vec<usize> = (0..self.slots.len()).collect();
         if self.read_in(v, &order, toks, values) {
             return Ok(());
@@ -734,12 +782,12 @@ impl<'s> Slots<'s> {
             }
         }
         let expect: Vec<String> = self.slots.iter().map(Slot::expected).collect();
-        Err(format!("modifiers {:?} do not fit [{}]", toks, expect.join(", ")))
+        Err(format!("modifiers {:?} do not fit [{}]", toks.text, expect.join(", ")))
     }
 
     /// Whether the slots, in `order`, read exactly `toks`.
-    fn read_in(&self, v: &Variant, order: &[usize], toks: &[String], values: &mut Values) -> bool {
-        let Some((&first, rest)) = order.split_first() else { return toks.is_empty() };
+    fn read_in(&self, v: &Variant, order: &[usize], toks: Toks, values: &mut Values) -> bool {
+        let Some((&first, rest)) = order.split_first() else { return toks.ids.is_empty() };
         self.slots[first].try_each(v, toks, values, &mut |left, values| self.read_in(v, rest, left, values))
     }
 }
