@@ -219,35 +219,44 @@ impl Summary {
 
 /// The distinct words `inst` assembles to as each of `forms` (codec order), with their
 /// variants.
-fn hits<'f, 's: 'f>(
-    codec: &Codec,
-    forms: impl Iterator<Item = (usize, &'f Form<'s>)>,
-    inst: &Instruction,
-    tokens: &[u32],
-    controls_from: Word,
-) -> Vec<(usize, Word)> {
-    let mut hits: Vec<(usize, Word)> = vec![];
+fn hits<'f, 's: 'f>(codec: &Codec, forms: impl Iterator<Item = (usize, &'f Form<'s>)>, inst: &Instruction, tokens: &[u32], controls_from: Word) -> Hits {
+    let mut hits = Hits { first: None, more: vec![] };
     for (vi, form) in forms {
         if let Ok(mut values) = form.fill(inst, tokens) {
             let ctl = codec.extract(vi, controls_from);
             for &i in &form.control_fields {
                 values.set(i, ctl.get(i));
             }
-            let w = codec.encode_unchecked(vi, &values);
-            if !hits.iter().any(|(_, x)| *x == w) {
-                hits.push((vi, w));
-            }
+            hits.add(vi, codec.encode_unchecked(vi, &values));
         }
     }
     hits
 }
 
+/// Distinct words with their variants, in the order found; the first kept apart, as
+/// usually there is only one.
+struct Hits {
+    first: Option<(usize, Word)>,
+    more: Vec<(usize, Word)>,
+}
+
+impl Hits {
+    fn add(&mut self, vi: usize, w: Word) {
+        match self.first {
+            None => self.first = Some((vi, w)),
+            Some((_, x)) if x == w => {}
+            Some(_) if self.more.iter().any(|(_, x)| *x == w) => {}
+            Some(_) => self.more.push((vi, w)),
+        }
+    }
+}
+
 /// One word, or why none or several; `reasons` (why each variant of the mnemonic fails,
 /// in codec order) is asked for only when none fits.
-fn outcome(codec: &Codec, hits: Vec<(usize, Word)>, arch: Arch, inst: &Instruction, reasons: impl FnOnce() -> Vec<String>) -> Result<(usize, Word), AsmError> {
-    match hits.len() {
-        1 => Ok(hits[0]),
-        0 => {
+fn outcome(codec: &Codec, hits: Hits, arch: Arch, inst: &Instruction, reasons: impl FnOnce() -> Vec<String>) -> Result<(usize, Word), AsmError> {
+    match hits.first {
+        Some(hit) if hits.more.is_empty() => Ok(hit),
+        None => {
             let reasons = reasons();
             Err(AsmError::NoVariant {
                 arch,
@@ -255,11 +264,14 @@ fn outcome(codec: &Codec, hits: Vec<(usize, Word)>, arch: Arch, inst: &Instructi
                 detail: if reasons.is_empty() { String::new() } else { format!(" ({})", reasons.join("; ")) },
             })
         }
-        _ => Err(AsmError::Ambiguous {
-            text: inst.to_string(),
-            keys: hits.iter().map(|(i, _)| codec.variant(*i).key.clone()).collect(),
-            words: hits.iter().map(|(_, w)| *w).collect(),
-        }),
+        Some(first) => {
+            let all: Vec<(usize, Word)> = std::iter::once(first).chain(hits.more).collect();
+            Err(AsmError::Ambiguous {
+                text: inst.to_string(),
+                keys: all.iter().map(|(i, _)| codec.variant(*i).key.clone()).collect(),
+                words: all.iter().map(|(_, w)| *w).collect(),
+            })
+        }
     }
 }
 
@@ -696,9 +708,38 @@ impl<'a> Vocabulary<'a> {
     }
 
     /// The ids of `inst`'s modifiers, then of each operand's suffixes in turn.
-    fn ids(&self, inst: &Instruction) -> Vec<u32> {
+    fn ids(&self, inst: &Instruction) -> TokenIds {
         let suffixes = inst.operands.iter().flat_map(|o| &o.suffixes);
-        inst.modifiers.iter().chain(suffixes).map(|t| self.id(t)).collect()
+        let all = inst.modifiers.iter().chain(suffixes).map(|t| self.id(t));
+        let n = inst.modifiers.len() + inst.operands.iter().map(|o| o.suffixes.len()).sum::<usize>();
+        let mut ids = TokenIds { inline: [0; INLINE_IDS], len: n, heap: vec![] };
+        if n <= INLINE_IDS {
+            ids.inline.iter_mut().zip(all).for_each(|(slot, id)| *slot = id);
+        } else {
+            ids.heap = all.collect();
+        }
+        ids
+    }
+}
+
+/// Token ids a text keeps without allocating (texts have a handful).
+const INLINE_IDS: usize = 16;
+
+/// A text's token ids (see [`Vocabulary::ids`]): inline when few, else on the heap.
+struct TokenIds {
+    inline: [u32; INLINE_IDS],
+    len: usize,
+    heap: Vec<u32>,
+}
+
+impl std::ops::Deref for TokenIds {
+    type Target = [u32];
+    fn deref(&self) -> &[u32] {
+        if self.len <= INLINE_IDS {
+            &self.inline[..self.len]
+        } else {
+            &self.heap
+        }
     }
 }
 
@@ -768,10 +809,13 @@ impl<'s> Slots<'s> {
     /// Sets the slots' fields from `toks`, which they must read exactly: in page order if
     /// possible, else in any order.
     fn read(&self, v: &Variant, toks: Toks, values: &mut Values) -> Result<(), String> {
-        let mut order: Vec<usize> = (0..self.slots.len()).collect();
-        if self.read_in(v, &order, toks, values) {
+        let n = self.slots.len();
+        let page_order =
+            if n <= IN_ORDER.len() { self.read_in(v, &IN_ORDER[..n], toks, values) } else { self.read_in(v, &(0..n).collect::<Vec<_>>(), toks, values) };
+        if page_order {
             return Ok(());
         }
+        let mut order: Vec<usize> = (0..n).collect();
         // nvdisasm's modifier order is not always the page's (a syntax difference the
         // validator reports): accept any order, trying the page's first.
         if self.slots.len() <= 6 {
@@ -791,6 +835,17 @@ impl<'s> Slots<'s> {
         self.slots[first].try_each(v, toks, values, &mut |left, values| self.read_in(v, rest, left, values))
     }
 }
+
+/// `0, 1, 2, …`: the page's order of up to 32 slots, without building it.
+const IN_ORDER: [usize; 32] = {
+    let mut a = [0; 32];
+    let mut i = 0;
+    while i < 32 {
+        a[i] = i;
+        i += 1;
+    }
+    a
+};
 
 /// Lexicographic next permutation; false after the last.
 fn next_permutation(a: &mut [usize]) -> bool {
