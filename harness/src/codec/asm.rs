@@ -222,7 +222,8 @@ impl Summary {
 fn hits<'f, 's: 'f>(codec: &Codec, forms: impl Iterator<Item = (usize, &'f Form<'s>)>, inst: &Instruction, tokens: &[u32], controls_from: Word) -> Hits {
     let mut hits = Hits { first: None, more: vec![] };
     for (vi, form) in forms {
-        if let Ok(mut values) = form.fill(inst, tokens) {
+        let mut values = Values::zero(form.v.fields.len());
+        if form.fill_into(inst, tokens, &mut values).is_ok() {
             let ctl = codec.extract(vi, controls_from);
             for &i in &form.control_fields {
                 values.set(i, ctl.get(i));
@@ -351,23 +352,30 @@ impl<'s> Form<'s> {
 
     /// Field values for `inst`, whose modifier and suffix token ids are `tokens`.
     fn fill(&self, inst: &Instruction, tokens: &[u32]) -> Result<Values, String> {
+        let mut values = Values::zero(self.v.fields.len());
+        self.fill_into(inst, tokens, &mut values)?;
+        Ok(values)
+    }
+
+    /// [`Form::fill`] into `values` (zero, of the variant's length), which are left
+    /// partly set on failure: written in place, as moving 328-byte values costs.
+    fn fill_into(&self, inst: &Instruction, tokens: &[u32], values: &mut Values) -> Result<(), String> {
         let v = self.v;
-        let mut values = Values::zero(v.fields.len());
-        self.fill_pred(inst, &mut values)?;
+        self.fill_pred(inst, values)?;
         if inst.operands.len() != v.operands.len() {
             return Err(format!("{} operands, the form '{}' has {}", inst.operands.len(), v.form, v.operands.len()));
         }
         let (mods, mut rest) = tokens.split_at(inst.modifiers.len());
         for (k, ((o, spec), sfx)) in inst.operands.iter().zip(&v.operands).zip(&self.suffixes).enumerate() {
             let fill = OperandFill { v, k, spec };
-            fill.body(&o.body, &mut values)?;
-            fill.flags(o, &mut values)?;
+            fill.body(&o.body, values)?;
+            fill.flags(o, values)?;
             let (ids, after) = rest.split_at(o.suffixes.len());
             rest = after;
-            sfx.read(v, Toks { text: &o.suffixes, ids }, &mut values).map_err(|e| format!("operand {k}: {e}"))?;
+            sfx.read(v, Toks { text: &o.suffixes, ids }, values).map_err(|e| format!("operand {k}: {e}"))?;
         }
-        self.modifiers.read(v, Toks { text: &inst.modifiers, ids: mods }, &mut values)?;
-        Ok(values)
+        self.modifiers.read(v, Toks { text: &inst.modifiers, ids: mods }, values)?;
+        Ok(())
     }
 
     /// The guard predicate's field value (`@!P3` → 0b1011; none → PT), range-checked.
