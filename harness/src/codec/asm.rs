@@ -55,17 +55,20 @@ pub struct Assembler<'c, 's> {
     codec: &'c Codec<'s>,
     /// Variants by architecture and mnemonic, in codec order (the order of
     /// [`AsmError::Ambiguous`]'s keys).
-    index: Vec<(Arch, HashMap<&'s str, Vec<Entry>, FastHash>)>,
+    index: Vec<(Arch, ByMnemonic<'s>)>,
     /// One per codec variant.
     forms: Vec<Form<'s>>,
     vocabulary: Vocabulary<'s>,
 }
 
+/// One architecture's variants by mnemonic.
+type ByMnemonic<'s> = HashMap<&'s str, Vec<Entry>, FastHash>;
+
 impl<'c, 's> Assembler<'c, 's> {
     pub fn new(codec: &'c Codec<'s>) -> Assembler<'c, 's> {
         let mut vocabulary = Vocabulary::All(HashMap::default());
         let forms: Vec<Form> = codec.variants().iter().map(|v| Form::new(v, &mut vocabulary)).collect();
-        let mut index: Vec<(Arch, HashMap<&'s str, Vec<Entry>, FastHash>)> = vec![];
+        let mut index: Vec<(Arch, ByMnemonic<'s>)> = vec![];
         for (vi, v) in codec.variants().iter().enumerate() {
             let k = match index.iter().position(|(a, _)| *a == v.arch) {
                 Some(k) => k,
