@@ -118,8 +118,9 @@ impl Entry {
     }
 }
 
-/// What [`shape_fits`] and [`Form::tokens_fit`] look at, packed into integers: for a variant, what it accepts;
-/// for a text, what it has. `None`: too many operands to pack (then nothing is rejected).
+/// What [`shape_fits`] and [`Form::tokens_fit`] look at, packed into integers: for a
+/// variant, what it accepts; for a text, what it has. A `shape` of `None`: too many
+/// operands to pack (then the shape rejects nothing).
 #[derive(Clone, Copy, PartialEq, Eq)]
 struct Summary {
     shape: Option<Shape>,
