@@ -4,8 +4,14 @@
 //! roundtrip of one instruction word:
 //! - `codec/encode_decode_encode`: `encode_unchecked → decode → encode_unchecked`, the bit
 //!   codec alone (the target is ≥ 10 M roundtrips per second per core);
-//! - `codec/print_assemble`: `print → to_string → assemble`, the text direction, for
-//!   information.
+//! - `codec/print_assemble`: `print → to_string → assemble` with an [`asm::Assembler`]
+//!   built beforehand, the text direction;
+//! - `codec/assemble`: `assemble` alone, of texts printed beforehand (the target is ≥ 1 M
+//!   instructions per second per core with a whole discovered architecture loaded);
+//! - `codec/print`: `print → to_string` alone.
+//!
+//! `BENCH_CPU_TIME=1 cargo bench --bench roundtrip` measures the thread's CPU time instead
+//! of wall-clock time: on a shared machine, time spent descheduled does not count.
 //!
 //! Inputs are pregenerated with a fixed seed: `random_values` for a variant chosen
 //! uniformly at random, so every run measures the same words.
@@ -14,7 +20,8 @@
 //! and `discovered/…` over every page under `corpus/isa-discovered` (all architectures at
 //! once, the scale at which finding a word's variant must not become a linear scan).
 
-use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use criterion::measurement::{Measurement, ValueFormatter, WallTime};
+use criterion::{Criterion, Throughput};
 use sass_harness::codec::{self, asm, Codec, Values};
 use sass_harness::gen::{random_values, Rng};
 use sass_harness::spec::{self, Arch};
@@ -35,7 +42,7 @@ fn inputs(c: &Codec, n: usize, rng: &mut Rng) -> Vec<(usize, Arch, Values)> {
         .collect()
 }
 
-fn bench(cr: &mut Criterion) {
+fn bench<M: Measurement + 'static>(cr: &mut Criterion<M>) {
     let root = sass_harness::oracle::tools::repo_root();
     bench_spec(cr, "codec", &root.join("corpus/isa"));
     let discovered = root.join("corpus/isa-discovered");
@@ -44,7 +51,7 @@ fn bench(cr: &mut Criterion) {
     }
 }
 
-fn bench_spec(cr: &mut Criterion, group: &str, pages: &std::path::Path) {
+fn bench_spec<M: Measurement + 'static>(cr: &mut Criterion<M>, group: &str, pages: &std::path::Path) {
     let s = spec::load(&[pages.to_path_buf()]).expect("corpus pages parse");
     let c = Codec::new(&s);
     eprintln!("{group}: {} variants from {}", c.variants().len(), pages.display());
@@ -86,21 +93,119 @@ fn bench_spec(cr: &mut Criterion, group: &str, pages: &std::path::Path) {
 
     let text = inputs(&c, N_TEXT, &mut rng);
     let words: Vec<_> = text.iter().map(|(vi, _, vals)| c.encode_unchecked(*vi, vals)).collect();
+    let printed: Vec<String> = text.iter().map(|(vi, _, vals)| codec::print(c.variant(*vi), vals).to_string()).collect();
+    // Built once, as a user assembling many texts would (it indexes the variants).
+    let a = asm::Assembler::new(&c);
     g.throughput(Throughput::Elements(text.len() as u64));
     g.bench_function("print_assemble", |b| {
         b.iter(|| {
             let mut acc = 0u128;
             for ((vi, arch, vals), &w) in black_box(&text).iter().zip(&words) {
                 let t = codec::print(c.variant(*vi), vals).to_string();
-                if let Ok((_, w2)) = asm::assemble(&c, *arch, &t, w) {
+                if let Ok((_, w2)) = a.assemble(*arch, &t, w) {
                     acc ^= w2.0;
                 }
             }
             acc
         })
     });
+    g.bench_function("assemble", |b| {
+        b.iter(|| {
+            let mut acc = 0u128;
+            for (((_, arch, _), &w), t) in black_box(&text).iter().zip(&words).zip(&printed) {
+                if let Ok((_, w2)) = a.assemble(*arch, t, w) {
+                    acc ^= w2.0;
+                }
+            }
+            acc
+        })
+    });
+    g.bench_function("print", |b| {
+        b.iter(|| {
+            let mut n = 0;
+            for (vi, _, vals) in black_box(&text) {
+                n += codec::print(c.variant(*vi), vals).to_string().len();
+            }
+            n
+        })
+    });
     g.finish();
 }
 
-criterion_group!(benches, bench);
-criterion_main!(benches);
+fn main() {
+    if std::env::var_os("BENCH_CPU_TIME").is_some() {
+        let mut cr = Criterion::default().with_measurement(CpuTime).configure_from_args();
+        bench(&mut cr);
+        cr.final_summary();
+    } else {
+        let mut cr = Criterion::<WallTime>::default().configure_from_args();
+        bench(&mut cr);
+        cr.final_summary();
+    }
+}
+
+/// The calling thread's CPU time, in nanoseconds.
+struct CpuTime;
+
+fn thread_cpu_ns() -> f64 {
+    let mut t = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: `t` is a valid timespec for the call to fill.
+    let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) };
+    assert_eq!(rc, 0, "clock_gettime(CLOCK_THREAD_CPUTIME_ID)");
+    t.tv_sec as f64 * 1e9 + t.tv_nsec as f64
+}
+
+impl Measurement for CpuTime {
+    type Intermediate = f64;
+    type Value = f64;
+    fn start(&self) -> f64 {
+        thread_cpu_ns()
+    }
+    fn end(&self, start: f64) -> f64 {
+        thread_cpu_ns() - start
+    }
+    fn add(&self, a: &f64, b: &f64) -> f64 {
+        a + b
+    }
+    fn zero(&self) -> f64 {
+        0.0
+    }
+    fn to_f64(&self, v: &f64) -> f64 {
+        *v
+    }
+    fn formatter(&self) -> &dyn ValueFormatter {
+        self
+    }
+}
+
+impl ValueFormatter for CpuTime {
+    fn scale_values(&self, ns: f64, values: &mut [f64]) -> &'static str {
+        let (factor, unit) = if ns < 1e3 {
+            (1.0, "ns")
+        } else if ns < 1e6 {
+            (1e-3, "µs")
+        } else {
+            (1e-6, "ms")
+        };
+        values.iter_mut().for_each(|v| *v *= factor);
+        unit
+    }
+    fn scale_throughputs(&self, typical: f64, throughput: &Throughput, values: &mut [f64]) -> &'static str {
+        let n = match *throughput {
+            Throughput::Bytes(n) | Throughput::BytesDecimal(n) | Throughput::Elements(n) => n as f64,
+        };
+        let per_s = n * 1e9 / typical;
+        let (div, unit) = if per_s < 1e3 {
+            (1.0, "elem/s (CPU)")
+        } else if per_s < 1e6 {
+            (1e3, "Kelem/s (CPU)")
+        } else {
+            (1e6, "Melem/s (CPU)")
+        };
+        values.iter_mut().for_each(|v| *v = n * 1e9 / *v / div);
+        unit
+    }
+    fn scale_for_machines(&self, _values: &mut [f64]) -> &'static str {
+        "ns"
+    }
+}

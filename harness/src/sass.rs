@@ -244,7 +244,9 @@ pub fn parse_instruction(text: &str) -> Result<Instruction, ParseError> {
         // terminator `;`, `+INF  ;` has ` ;`).
         Some(b) => {
             let spaces = b.len() - b.trim_end_matches(' ').len();
-            let own = usize::from(split_operands(b).last().and_then(|o| o.split_whitespace().last()).is_some_and(is_special_float));
+            // Only a text ending in a special's spelling can end in one (a quick look first).
+            let maybe_special = ["INF", "NAN", "-0.0"].iter().any(|e| b.trim_end().ends_with(e));
+            let own = usize::from(maybe_special && last_operand(b).split_whitespace().last().is_some_and(is_special_float));
             (b.trim_end_matches(' '), if spaces > own { Terminator::SpaceSemicolon } else { Terminator::Semicolon })
         }
         None => (trimmed_end, Terminator::Missing),
@@ -296,10 +298,10 @@ pub fn parse_instruction(text: &str) -> Result<Instruction, ParseError> {
             let t = piece.trim();
             let at = c + (piece.len() - piece.trim_start().len());
             // `c[0x0] [0x4]`: the same operand as `c[0x0][0x4]`, spelled with a space.
-            let spaced = t.contains("] [");
+            let spaced = t.contains(' ') && t.contains("] [");
             const_spaced |= spaced;
             suffix_after_abs |= t.rsplit_once('|').is_some_and(|(_, after)| after.starts_with('.') && after != ".reuse");
-            let t = if spaced { t.replacen("] [", "][", 1) } else { t.to_string() };
+            let t = if spaced { std::borrow::Cow::Owned(t.replacen("] [", "][", 1)) } else { std::borrow::Cow::Borrowed(t) };
             operands.push(parse_operand(&t).map_err(|m| perr(at, m))?);
             c += piece.len() + 1;
         }
@@ -308,23 +310,35 @@ pub fn parse_instruction(text: &str) -> Result<Instruction, ParseError> {
 }
 
 /// Splits on commas outside brackets.
-fn split_operands(s: &str) -> Vec<&str> {
-    let mut out = vec![];
+fn split_operands(s: &str) -> impl Iterator<Item = &str> {
     let mut depth = 0i32;
     let mut start = 0;
-    for (i, ch) in s.char_indices() {
-        match ch {
-            '[' => depth += 1,
-            ']' => depth -= 1,
-            ',' if depth == 0 => {
-                out.push(&s[start..i]);
-                start = i + 1;
-            }
-            _ => {}
+    let mut done = false;
+    std::iter::from_fn(move || {
+        if done {
+            return None;
         }
-    }
-    out.push(&s[start..]);
-    out
+        // Brackets and commas are ASCII: bytes suffice.
+        for (i, &b) in s.as_bytes().iter().enumerate().skip(start) {
+            match b {
+                b'[' => depth += 1,
+                b']' => depth -= 1,
+                b',' if depth == 0 => {
+                    let piece = &s[start..i];
+                    start = i + 1;
+                    return Some(piece);
+                }
+                _ => {}
+            }
+        }
+        done = true;
+        Some(&s[start..])
+    })
+}
+
+/// The last of [`split_operands`]' pieces.
+fn last_operand(s: &str) -> &str {
+    split_operands(s).last().unwrap_or_default()
 }
 
 pub fn parse_operand(t: &str) -> Result<Operand, String> {
@@ -346,7 +360,8 @@ pub fn parse_operand(t: &str) -> Result<Operand, String> {
         not = true;
         s = r;
     }
-    let (core, tail) = if let Some(r) = s.strip_prefix('|') {
+    // The suffixes are `tail` then `after` (`|R1.H1|.reuse`), read as one string.
+    let (core, tail, after) = if let Some(r) = s.strip_prefix('|') {
         let end = r.find('|').ok_or_else(|| format!("unclosed '|' in '{t}'"))?;
         abs = true;
         let (inner, inner_sfx) = split_suffixes(&r[..end]);
@@ -354,30 +369,38 @@ pub fn parse_operand(t: &str) -> Result<Operand, String> {
         if !inner_sfx.is_empty() && !after.is_empty() && after != ".reuse" {
             return Err(format!("suffixes both inside and outside '|…|' in '{t}'"));
         }
-        (inner, format!("{inner_sfx}{after}"))
+        (inner, inner_sfx, after)
     } else {
         // Suffixes start at the first '.' outside brackets and not inside a number.
-        let (c, t) = split_suffixes(s);
-        (c, t.to_string())
+        let (c, tail) = split_suffixes(s);
+        (c, tail, "")
     };
-    let tail = tail.as_str();
     let body = parse_body(core).ok_or_else(|| format!("cannot read operand '{t}'"))?;
-    let mut suffixes = vec![];
-    let mut reuse = false;
-    if !tail.is_empty() {
-        let tail = tail.strip_prefix('.').ok_or_else(|| format!("unexpected '{tail}' after operand in '{t}'"))?;
-        for sfx in tail.split('.') {
-            if sfx.is_empty() {
-                return Err(format!("empty suffix in '{t}'"));
-            }
-            if sfx == "reuse" {
-                reuse = true;
-            } else {
-                suffixes.push(sfx.to_string());
-            }
+    let mut op = Operand { neg, abs, not, body, suffixes: vec![], reuse: false };
+    // A non-empty `tail` starts with '.', and `after` is empty or `.reuse` when it is not:
+    // reading them in turn is reading them joined.
+    read_suffixes(tail, t, &mut op)?;
+    read_suffixes(after, t, &mut op)?;
+    Ok(op)
+}
+
+/// Reads `.A.B.reuse` (`tail`) into `op`'s suffixes and reuse flag; `t` is the operand.
+fn read_suffixes(tail: &str, t: &str, op: &mut Operand) -> Result<(), String> {
+    if tail.is_empty() {
+        return Ok(());
+    }
+    let tail = tail.strip_prefix('.').ok_or_else(|| format!("unexpected '{tail}' after operand in '{t}'"))?;
+    for sfx in tail.split('.') {
+        if sfx.is_empty() {
+            return Err(format!("empty suffix in '{t}'"));
+        }
+        if sfx == "reuse" {
+            op.reuse = true;
+        } else {
+            op.suffixes.push(sfx.to_string());
         }
     }
-    Ok(Operand { neg, abs, not, body, suffixes, reuse })
+    Ok(())
 }
 
 fn split_suffixes(s: &str) -> (&str, &str) {
@@ -403,10 +426,11 @@ fn looks_numeric(s: &str) -> bool {
 }
 
 fn parse_reg_num(s: &str, prefix: &str, zero: &str, zval: u16) -> Option<u16> {
+    // `zero` starts with `prefix`: what does not is neither.
+    let d = s.strip_prefix(prefix)?;
     if s == zero {
         return Some(zval);
     }
-    let d = s.strip_prefix(prefix)?;
     if d.is_empty() || !d.chars().all(|c| c.is_ascii_digit()) || (d.len() > 1 && d.starts_with('0')) {
         return None;
     }

@@ -4,10 +4,12 @@
 //! come from a separate word (`controls_from`), as an assembler takes scheduling info.
 
 use super::bits::{Codec, Values};
-use super::print::{f64_to_half, float_format, FloatFormat, UNLISTED};
+use super::print::{f64_to_half, float_format, guard_is_uniform, FloatFormat, UNLISTED};
 use crate::sass::{self, Body, Instruction};
 use crate::spec::{Arch, FieldKind, ModSlot, OperandKind, OperandSpec, RowKind, Table, Variant};
 use crate::word::Word;
+use std::collections::HashMap;
+use std::fmt;
 
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum AsmError {
@@ -21,48 +23,296 @@ pub enum AsmError {
 }
 
 /// Assembles `text` for `arch`; control fields are copied from `controls_from`.
+///
+/// Looks the mnemonic up by scanning the codec's variants: to assemble many texts, build an
+/// [`Assembler`] once, which indexes them.
 pub fn assemble(codec: &Codec, arch: Arch, text: &str, controls_from: Word) -> Result<(usize, Word), AsmError> {
     let inst = sass::parse_instruction(text)?;
     assemble_inst(codec, arch, &inst, controls_from)
 }
 
+/// [`assemble`] for a parsed instruction.
 pub fn assemble_inst(codec: &Codec, arch: Arch, inst: &Instruction, controls_from: Word) -> Result<(usize, Word), AsmError> {
-    let mut hits: Vec<(usize, Word)> = vec![];
-    let mut reasons: Vec<String> = vec![];
-    for (vi, v) in codec.variants().iter().enumerate() {
-        if v.arch != arch || v.mnemonic != inst.mnemonic {
-            continue;
-        }
-        for read in with_omitted_pt(v, inst) {
-            match fill(v, read.as_ref().unwrap_or(inst)) {
-                Ok(mut values) => {
-                    let ctl = codec.extract(vi, controls_from);
-                    for (i, f) in v.fields.iter().enumerate() {
-                        if f.is_control() {
-                            values.set(i, ctl.get(i));
-                        }
-                    }
-                    let w = codec.encode_unchecked(vi, &values);
-                    if !hits.iter().any(|(_, x)| *x == w) {
-                        hits.push((vi, w));
-                    }
+    let mut vocabulary = Vocabulary::of_text(inst);
+    let tokens = vocabulary.ids(inst);
+    let candidates: Vec<usize> =
+        (0..codec.variants().len()).filter(|&vi| codec.variant(vi).arch == arch && codec.variant(vi).mnemonic == inst.mnemonic).collect();
+    // Forms only for the variants whose operands fit: building one costs more than this look.
+    let fitting: Vec<(usize, Form)> = candidates
+        .iter()
+        .filter(|&&vi| shape_fits(codec.variant(vi), guard_is_uniform(codec.variant(vi)), inst))
+        .map(|&vi| (vi, Form::new(codec.variant(vi), &mut vocabulary)))
+        .collect();
+    let mut hits = hits(codec, fitting.iter().map(|(vi, f)| (*vi, f)).filter(|(_, f)| f.tokens_fit(inst, &tokens)), inst, &tokens, controls_from);
+    let longer: Vec<(usize, Form)> = candidates
+        .iter()
+        .filter(|&&vi| codec.variant(vi).operands.len() > inst.operands.len())
+        .map(|&vi| (vi, Form::new(codec.variant(vi), &mut vocabulary)))
+        .collect();
+    omitted_pt_hits(codec, longer.iter().map(|(vi, f)| (*vi, f)), inst, &tokens, controls_from, &mut hits);
+    outcome(codec, hits, arch, inst, || candidates.iter().filter_map(|&vi| Form::new(codec.variant(vi), &mut vocabulary).reason(inst, &tokens)).collect())
+}
+
+/// The assembler for one codec: variants indexed by architecture and mnemonic, each with
+/// what matching text against it needs (modifier slots, the tokens they can read) worked
+/// out once, so that assembling a text tries a handful of variants and rejects most by
+/// their operand shape and modifier tokens before filling any field.
+pub struct Assembler<'c, 's> {
+    codec: &'c Codec<'s>,
+    /// Variants by architecture and mnemonic, in codec order (the order of
+    /// [`AsmError::Ambiguous`]'s keys).
+    index: Vec<(Arch, ByMnemonic<'s>)>,
+    /// One per codec variant.
+    forms: Vec<Form<'s>>,
+    vocabulary: Vocabulary<'s>,
+}
+
+/// One architecture's variants by mnemonic.
+type ByMnemonic<'s> = HashMap<&'s str, Vec<Entry>, FastHash>;
+
+impl<'c, 's> Assembler<'c, 's> {
+    pub fn new(codec: &'c Codec<'s>) -> Assembler<'c, 's> {
+        let mut vocabulary = Vocabulary::All(HashMap::default());
+        let forms: Vec<Form> = codec.variants().iter().map(|v| Form::new(v, &mut vocabulary)).collect();
+        let mut index: Vec<(Arch, ByMnemonic<'s>)> = vec![];
+        for (vi, v) in codec.variants().iter().enumerate() {
+            let k = match index.iter().position(|(a, _)| *a == v.arch) {
+                Some(k) => k,
+                None => {
+                    index.push((v.arch, HashMap::default()));
+                    index.len() - 1
                 }
-                Err(e) => reasons.push(format!("{}: {e}", v.key)),
+            };
+            index[k].1.entry(v.mnemonic.as_str()).or_default().push(Entry::new(vi, &forms[vi]));
+        }
+        Assembler { codec, index, forms, vocabulary }
+    }
+
+    /// Same result as [`assemble`].
+    pub fn assemble(&self, arch: Arch, text: &str, controls_from: Word) -> Result<(usize, Word), AsmError> {
+        let inst = sass::parse_instruction(text)?;
+        self.assemble_inst(arch, &inst, controls_from)
+    }
+
+    /// Same result as [`assemble_inst`].
+    pub fn assemble_inst(&self, arch: Arch, inst: &Instruction, controls_from: Word) -> Result<(usize, Word), AsmError> {
+        let found = self.index.iter().find(|(a, _)| *a == arch).and_then(|(_, m)| m.get(inst.mnemonic.as_str()));
+        let candidates = found.map(Vec::as_slice).unwrap_or_default();
+        let tokens = self.vocabulary.ids(inst);
+        let text = Summary::of_text(inst, &tokens);
+        let fitting = candidates
+            .iter()
+            .filter(|e| e.summary.admits(&text))
+            .map(|e| (e, &self.forms[e.vi]))
+            .filter(|(e, f)| (e.summary.packs(&text) || shape_fits(f.v, f.uniform_guard, inst)) && f.tokens_fit(inst, &tokens))
+            .map(|(e, f)| (e.vi, f));
+        let mut hits = hits(self.codec, fitting, inst, &tokens, controls_from);
+        let longer = candidates.iter().map(|e| (e.vi, &self.forms[e.vi])).filter(|(_, f)| f.v.operands.len() > inst.operands.len());
+        omitted_pt_hits(self.codec, longer, inst, &tokens, controls_from, &mut hits);
+        outcome(self.codec, hits, arch, inst, || candidates.iter().filter_map(|e| self.forms[e.vi].reason(inst, &tokens)).collect())
+    }
+}
+
+/// A variant in the index: its summary lies next to it, so that most candidates are
+/// passed over without reading their forms.
+struct Entry {
+    vi: usize,
+    summary: Summary,
+}
+
+impl Entry {
+    fn new(vi: usize, form: &Form) -> Entry {
+        Entry { vi, summary: Summary::of_form(form) }
+    }
+}
+
+/// What [`shape_fits`] and [`Form::tokens_fit`] look at, packed into integers: for a
+/// variant, what it accepts; for a text, what it has. A `shape` of `None`: too many
+/// operands to pack (then the shape rejects nothing).
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct Summary {
+    shape: Option<Shape>,
+    /// Modifier token ids as a 64-bit Bloom filter: for a variant, those its slots read
+    /// (any `UNLISTED` reads as a table); for a text, those not starting with `UNLISTED`.
+    tokens: u64,
+    /// For a variant, the fixed tokens; for a text, all its modifier tokens.
+    required: u64,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct Shape {
+    /// 4 bits per operand (see [`kind_code`]).
+    kinds: u64,
+    /// 3 bits per operand: `|…|`, `-`, `~`/`!` (for a variant, those it has fields for).
+    flags: u64,
+    n: usize,
+    /// 0 for no guard (text only), 1 for a plain predicate, 2 for a uniform one.
+    guard: u8,
+}
+
+/// Operands a [`Shape`] packs.
+const PACKED: usize = 16;
+
+fn bloom<'a>(ids: impl IntoIterator<Item = &'a u32>) -> u64 {
+    ids.into_iter().fold(0, |b, &id| b | 1 << ((id & !UNLISTED_BIT) % 64))
+}
+
+fn kind_code(kind: OperandKind) -> u64 {
+    match kind {
+        OperandKind::Reg => 1,
+        OperandKind::UReg => 2,
+        OperandKind::Imm => 3,
+        OperandKind::Float => 4,
+        OperandKind::Const => 5,
+        OperandKind::ConstX => 6,
+        OperandKind::Pred => 7,
+        OperandKind::UPred => 8,
+        // A branch target prints as an immediate, a special register as a name.
+        OperandKind::Target => 3,
+        OperandKind::Barrier => 9,
+        OperandKind::Special => 15,
+    }
+}
+
+fn body_code(body: &Body) -> u64 {
+    match body {
+        Body::Reg { .. } => 1,
+        Body::UReg { .. } => 2,
+        Body::Imm { .. } => 3,
+        Body::Float { .. } => 4,
+        Body::Const { .. } => 5,
+        Body::ConstX { .. } => 6,
+        Body::Pred { .. } => 7,
+        Body::UPred { .. } => 8,
+        Body::Barrier { .. } => 9,
+        Body::Other { .. } => 15,
+    }
+}
+
+fn flag_bits(abs: bool, neg: bool, not: bool) -> u64 {
+    abs as u64 | (neg as u64) << 1 | (not as u64) << 2
+}
+
+impl Summary {
+    fn of_form(f: &Form) -> Summary {
+        let ops = &f.v.operands;
+        let shape = (ops.len() <= PACKED).then(|| Shape {
+            kinds: ops.iter().enumerate().fold(0, |k, (i, o)| k | kind_code(o.kind) << (4 * i)),
+            flags: ops.iter().enumerate().fold(0, |k, (i, o)| k | flag_bits(o.abs_field.is_some(), o.neg_field.is_some(), o.not_field.is_some()) << (3 * i)),
+            n: ops.len(),
+            guard: 1 + f.uniform_guard as u8,
+        });
+        Summary { shape, tokens: bloom(&f.modifiers.vocabulary), required: bloom(&f.modifiers.required) }
+    }
+
+    /// `tokens`: the text's [`Vocabulary::ids`].
+    fn of_text(inst: &Instruction, tokens: &[u32]) -> Summary {
+        let ops = &inst.operands;
+        let shape = (ops.len() <= PACKED).then(|| Shape {
+            kinds: ops.iter().enumerate().fold(0, |k, (i, o)| k | body_code(&o.body) << (4 * i)),
+            flags: ops.iter().enumerate().fold(0, |k, (i, o)| k | flag_bits(o.abs, o.neg, o.not) << (3 * i)),
+            n: ops.len(),
+            guard: inst.pred.as_ref().map_or(0, |p| 1 + p.uniform as u8),
+        });
+        let mods = &tokens[..inst.modifiers.len()];
+        Summary { shape, tokens: bloom(mods.iter().filter(|&&t| t & UNLISTED_BIT == 0)), required: bloom(mods) }
+    }
+
+    /// Whether [`Summary::admits`] checked the whole shape.
+    fn packs(&self, text: &Summary) -> bool {
+        self.shape.is_some() && text.shape.is_some()
+    }
+
+    /// False only where [`shape_fits`] or [`Form::tokens_fit`] is (`self` a variant's,
+    /// `text` a text's); the shape is checked in full when both are packed.
+    fn admits(&self, text: &Summary) -> bool {
+        let shape_ok = match (&self.shape, &text.shape) {
+            (Some(v), Some(t)) => v.n == t.n && v.kinds == t.kinds && t.flags & !v.flags == 0 && (t.guard == 0 || t.guard == v.guard),
+            _ => true,
+        };
+        shape_ok && text.tokens & !self.tokens == 0 && self.required & !text.required == 0
+    }
+}
+
+/// The distinct words `inst` assembles to as each of `forms` (codec order), with their
+/// variants.
+fn hits<'f, 's: 'f>(codec: &Codec, forms: impl Iterator<Item = (usize, &'f Form<'s>)>, inst: &Instruction, tokens: &[u32], controls_from: Word) -> Hits {
+    let mut hits = Hits { first: None, more: vec![] };
+    for (vi, form) in forms {
+        let mut values = Values::zero(form.v.fields.len());
+        if form.fill_into(inst, tokens, &mut values).is_ok() {
+            let ctl = codec.extract(vi, controls_from);
+            for &i in &form.control_fields {
+                values.set(i, ctl.get(i));
+            }
+            hits.add(vi, codec.encode_unchecked(vi, &values));
+        }
+    }
+    hits
+}
+
+/// Adds to `hits` the words of `inst` read as each of `forms` (whose forms have more
+/// operands) with the PT/UPT operands nvdisasm leaves out put back (see
+/// [`with_omitted_pt`]). Token ids stay valid: the operands put back have no suffixes.
+fn omitted_pt_hits<'f, 's: 'f>(
+    codec: &Codec,
+    forms: impl Iterator<Item = (usize, &'f Form<'s>)>,
+    inst: &Instruction,
+    tokens: &[u32],
+    controls_from: Word,
+    hits: &mut Hits,
+) {
+    for (vi, form) in forms {
+        for read in with_omitted_pt(form.v, inst).into_iter().flatten() {
+            if shape_fits(form.v, form.uniform_guard, &read) && form.tokens_fit(&read, tokens) {
+                let found = self::hits(codec, std::iter::once((vi, form)), &read, tokens, controls_from);
+                for (vj, w) in found.first.into_iter().chain(found.more) {
+                    hits.add(vj, w);
+                }
             }
         }
     }
-    match hits.len() {
-        1 => Ok(hits[0]),
-        0 => Err(AsmError::NoVariant {
-            arch,
-            mnemonic: inst.mnemonic.clone(),
-            detail: if reasons.is_empty() { String::new() } else { format!(" ({})", reasons.join("; ")) },
-        }),
-        _ => Err(AsmError::Ambiguous {
-            text: inst.to_string(),
-            keys: hits.iter().map(|(i, _)| codec.variant(*i).key.clone()).collect(),
-            words: hits.iter().map(|(_, w)| *w).collect(),
-        }),
+}
+
+/// Distinct words with their variants, in the order found; the first kept apart, as
+/// usually there is only one.
+struct Hits {
+    first: Option<(usize, Word)>,
+    more: Vec<(usize, Word)>,
+}
+
+impl Hits {
+    fn add(&mut self, vi: usize, w: Word) {
+        match self.first {
+            None => self.first = Some((vi, w)),
+            Some((_, x)) if x == w => {}
+            Some(_) if self.more.iter().any(|(_, x)| *x == w) => {}
+            Some(_) => self.more.push((vi, w)),
+        }
+    }
+}
+
+/// One word, or why none or several; `reasons` (why each variant of the mnemonic fails,
+/// in codec order) is asked for only when none fits.
+fn outcome(codec: &Codec, hits: Hits, arch: Arch, inst: &Instruction, reasons: impl FnOnce() -> Vec<String>) -> Result<(usize, Word), AsmError> {
+    match hits.first {
+        Some(hit) if hits.more.is_empty() => Ok(hit),
+        None => {
+            let reasons = reasons();
+            Err(AsmError::NoVariant {
+                arch,
+                mnemonic: inst.mnemonic.clone(),
+                detail: if reasons.is_empty() { String::new() } else { format!(" ({})", reasons.join("; ")) },
+            })
+        }
+        Some(first) => {
+            let all: Vec<(usize, Word)> = std::iter::once(first).chain(hits.more).collect();
+            Err(AsmError::Ambiguous {
+                text: inst.to_string(),
+                keys: all.iter().map(|(i, _)| codec.variant(*i).key.clone()).collect(),
+                words: all.iter().map(|(_, w)| *w).collect(),
+            })
+        }
     }
 }
 
@@ -102,27 +352,169 @@ fn with_omitted_pt(v: &Variant, inst: &Instruction) -> Vec<Option<Instruction>> 
     out
 }
 
-/// The guard predicate's field value (`@!P3` → 0b1011; none → PT), range-checked.
-fn fill_pred(v: &Variant, inst: &Instruction, values: &mut Values) -> Result<(), String> {
-    let fields: Vec<usize> = (0..v.fields.len()).filter(|&i| v.fields[i].kind == FieldKind::Pred).collect();
-    let x = match &inst.pred {
-        Some(p) if p.index > PT => return Err(format!("predicate P{} does not exist (P0..P6, PT)", p.index)),
-        Some(p) if p.uniform != super::print::guard_is_uniform(v) => {
-            return Err(format!("this form's guard is {} predicate, not '{p}'", if p.uniform { "a plain" } else { "a uniform" }))
-        }
-        Some(p) => p.index as u64 | if p.negated { 8 } else { 0 },
-        None => PT as u64,
-    };
-    if fields.is_empty() && x != PT as u64 {
-        return Err("the page has no predicate field for '@…'".into());
-    }
-    for i in fields {
-        if x > v.fields[i].max() {
-            return Err(format!("predicate value {x:#x} does not fit '{}' ({} bits)", v.fields[i].name, v.fields[i].width()));
-        }
-        values.set(i, x);
-    }
+/// A special register: its name (body and suffixes) is a row of the operand's table.
+fn fill_special(v: &Variant, k: usize, o: &sass::Operand, spec: &OperandSpec, values: &mut Values) -> Result<(), String> {
+    let name = sass::Operand { reuse: false, ..o.clone() }.to_string();
+    let f = *spec.suffix_fields.first().ok_or_else(|| format!("operand {k}: a special register without a name table"))?;
+    let row = v.field_table(f).and_then(|t| t.rows.iter().find(|r| r.name == name));
+    let row = row.ok_or_else(|| format!("operand {k}: '{name}' is not a special register of this form"))?;
+    values.set(f, row.value);
     Ok(())
+}
+
+/// Field values for `inst` read as variant `v`, control fields zero.
+pub fn fill(v: &Variant, inst: &Instruction) -> Result<Values, String> {
+    let mut vocabulary = Vocabulary::of_text(inst);
+    let tokens = vocabulary.ids(inst);
+    Form::new(v, &mut vocabulary).fill(inst, &tokens)
+}
+
+/// A variant as the assembler reads text against it.
+struct Form<'s> {
+    v: &'s Variant,
+    pred_fields: Vec<usize>,
+    uniform_guard: bool,
+    control_fields: Vec<usize>,
+    /// The instruction's modifiers, in page order.
+    modifiers: Slots<'s>,
+    /// Each operand's suffixes: operand-modifier tables in order, then selector flags.
+    suffixes: Vec<Slots<'s>>,
+}
+
+impl<'s> Form<'s> {
+    fn new<'a>(v: &'s Variant, vocabulary: &mut Vocabulary<'a>) -> Form<'s>
+    where
+        's: 'a,
+    {
+        let fields_where = |p: fn(&crate::spec::Field) -> bool| (0..v.fields.len()).filter(|&i| p(&v.fields[i])).collect();
+        let modifiers = v
+            .modifiers
+            .iter()
+            .map(|m| match m {
+                ModSlot::Fixed { text } => Slot::Fixed { text, id: vocabulary.intern(text) },
+                ModSlot::Group { field, hidden_zero } => Slot::table(v, *field, *hidden_zero, vocabulary),
+                ModSlot::Flag { field } => Slot::flag(v, *field, vocabulary),
+            })
+            .collect();
+        let suffixes = v
+            .operands
+            .iter()
+            .map(|o| {
+                let mut slots: Vec<Slot> = o.suffix_fields.iter().map(|&f| Slot::table(v, f, false, vocabulary)).collect();
+                slots.extend(o.selector_fields.iter().map(|&f| Slot::flag(v, f, vocabulary)));
+                Slots::new(slots)
+            })
+            .collect();
+        Form {
+            v,
+            pred_fields: fields_where(|f| f.kind == FieldKind::Pred),
+            uniform_guard: guard_is_uniform(v),
+            control_fields: fields_where(crate::spec::Field::is_control),
+            modifiers: Slots::new(modifiers),
+            suffixes,
+        }
+    }
+
+    /// False only where [`Form::fill`] fails on the modifier and suffix tokens (`tokens`:
+    /// their [`Vocabulary::ids`]); the operands' shape is [`shape_fits`]' to check.
+    fn tokens_fit(&self, inst: &Instruction, tokens: &[u32]) -> bool {
+        let (mods, mut rest) = tokens.split_at(inst.modifiers.len());
+        self.modifiers.may_read(mods)
+            && inst.operands.iter().zip(&self.suffixes).zip(&self.v.operands).all(|((o, sfx), spec)| {
+                let (sfx_tokens, after) = rest.split_at(o.suffixes.len());
+                rest = after;
+                // A special register's suffix is part of its name (see `fill_special`).
+                spec.kind == OperandKind::Special || sfx.may_read(sfx_tokens)
+            })
+    }
+
+    /// Why `inst` (whose token ids are `tokens`) does not read as this variant, if it
+    /// does not.
+    fn reason(&self, inst: &Instruction, tokens: &[u32]) -> Option<String> {
+        self.fill(inst, tokens).err().map(|e| format!("{}: {e}", self.v.key))
+    }
+
+    /// Field values for `inst`, whose modifier and suffix token ids are `tokens`.
+    fn fill(&self, inst: &Instruction, tokens: &[u32]) -> Result<Values, String> {
+        let mut values = Values::zero(self.v.fields.len());
+        self.fill_into(inst, tokens, &mut values)?;
+        Ok(values)
+    }
+
+    /// [`Form::fill`] into `values` (zero, of the variant's length), which are left
+    /// partly set on failure: written in place, as moving 328-byte values costs.
+    fn fill_into(&self, inst: &Instruction, tokens: &[u32], values: &mut Values) -> Result<(), String> {
+        let v = self.v;
+        self.fill_pred(inst, values)?;
+        if inst.operands.len() != v.operands.len() {
+            return Err(format!("{} operands, the form '{}' has {}", inst.operands.len(), v.form, v.operands.len()));
+        }
+        let (mods, mut rest) = tokens.split_at(inst.modifiers.len());
+        for (k, ((o, spec), sfx)) in inst.operands.iter().zip(&v.operands).zip(&self.suffixes).enumerate() {
+            let (ids, after) = rest.split_at(o.suffixes.len());
+            rest = after;
+            if spec.kind == OperandKind::Special {
+                fill_special(v, k, o, spec, values)?;
+                continue;
+            }
+            let fill = OperandFill { v, k, spec };
+            fill.body(&o.body, values)?;
+            fill.flags(o, values)?;
+            sfx.read(v, Toks { text: &o.suffixes, ids }, values).map_err(|e| format!("operand {k}: {e}"))?;
+        }
+        self.modifiers.read(v, Toks { text: &inst.modifiers, ids: mods }, values)?;
+        Ok(())
+    }
+
+    /// The guard predicate's field value (`@!P3` → 0b1011; none → PT), range-checked.
+    fn fill_pred(&self, inst: &Instruction, values: &mut Values) -> Result<(), String> {
+        let v = self.v;
+        let x = match &inst.pred {
+            Some(p) if p.index > PT => return Err(format!("predicate P{} does not exist (P0..P6, PT)", p.index)),
+            Some(p) if p.uniform != self.uniform_guard => {
+                return Err(format!("this form's guard is {} predicate, not '{p}'", if p.uniform { "a plain" } else { "a uniform" }))
+            }
+            Some(p) => p.index as u64 | if p.negated { 8 } else { 0 },
+            None => PT as u64,
+        };
+        if self.pred_fields.is_empty() && x != PT as u64 {
+            return Err("the page has no predicate field for '@…'".into());
+        }
+        for &i in &self.pred_fields {
+            if x > v.fields[i].max() {
+                return Err(format!("predicate value {x:#x} does not fit '{}' ({} bits)", v.fields[i].name, v.fields[i].width()));
+            }
+            values.set(i, x);
+        }
+        Ok(())
+    }
+}
+
+/// False only where [`Form::fill`] fails on the guard's kind (`uniform_guard`: the
+/// variant's), the number of operands or an operand's kind or flags.
+fn shape_fits(v: &Variant, uniform_guard: bool, inst: &Instruction) -> bool {
+    inst.pred.as_ref().is_none_or(|p| p.uniform == uniform_guard)
+        && inst.operands.len() == v.operands.len()
+        && inst.operands.iter().zip(&v.operands).all(|(o, spec)| operand_may_fit(o, spec))
+}
+
+/// False only where [`OperandFill`] fails on the operand's kind or flags.
+fn operand_may_fit(o: &sass::Operand, spec: &OperandSpec) -> bool {
+    let kind_ok = matches!(
+        (spec.kind, &o.body),
+        (OperandKind::Reg, Body::Reg { .. })
+            | (OperandKind::UReg, Body::UReg { .. })
+            | (OperandKind::Imm, Body::Imm { .. })
+            | (OperandKind::Float, Body::Float { .. })
+            | (OperandKind::Const, Body::Const { .. })
+            | (OperandKind::ConstX, Body::ConstX { .. })
+            | (OperandKind::Pred, Body::Pred { .. })
+            | (OperandKind::UPred, Body::UPred { .. })
+            | (OperandKind::Target, Body::Imm { .. })
+            | (OperandKind::Barrier, Body::Barrier { .. })
+            | (OperandKind::Special, Body::Other { .. })
+    );
+    kind_ok && (!o.abs || spec.abs_field.is_some()) && (!o.neg || spec.neg_field.is_some()) && (!o.not || spec.not_field.is_some())
 }
 
 /// An integer immediate as its field's bits: non-negative values must fit the field,
@@ -137,29 +529,6 @@ fn imm_bits(v: &Variant, f: usize, k: usize, value: i64) -> Result<u64, String> 
     Ok(value as u64 & max)
 }
 
-/// Field values for `inst` read as variant `v`, control fields zero.
-pub fn fill(v: &Variant, inst: &Instruction) -> Result<Values, String> {
-    let mut values = Values::zero(v.fields.len());
-    fill_pred(v, inst, &mut values)?;
-    if inst.operands.len() != v.operands.len() {
-        return Err(format!("{} operands, the form '{}' has {}", inst.operands.len(), v.form, v.operands.len()));
-    }
-    for (k, (o, spec)) in inst.operands.iter().zip(&v.operands).enumerate() {
-        fill_operand(v, k, o, spec, &mut values)?;
-    }
-    let slots: Vec<Slot> = v
-        .modifiers
-        .iter()
-        .map(|m| match m {
-            ModSlot::Fixed { text } => Slot::Fixed { text: text.clone() },
-            ModSlot::Group { field, hidden_zero } => Slot::Table { field: *field, hidden_zero: *hidden_zero },
-            ModSlot::Flag { field } => Slot::Flag { field: *field },
-        })
-        .collect();
-    match_tokens(v, &slots, &inst.modifiers, &mut values)?;
-    Ok(values)
-}
-
 /// A uniform register's field value: `URZ` is the architecture's zero register.
 fn ureg_index(v: &Variant, n: u16) -> u64 {
     if n == crate::sass::URZ {
@@ -167,31 +536,6 @@ fn ureg_index(v: &Variant, n: u16) -> u64 {
     } else {
         n as u64
     }
-}
-
-/// One operand's fields, range-checked; `k` numbers it in messages.
-fn fill_operand(v: &Variant, k: usize, o: &sass::Operand, spec: &OperandSpec, values: &mut Values) -> Result<(), String> {
-    if spec.kind == OperandKind::Special {
-        return fill_special(v, k, o, spec, values);
-    }
-    let fill = OperandFill { v, k, spec };
-    fill.body(&o.body, values)?;
-    fill.flags(o, values)?;
-    // Suffixes: operand-modifier tables in order, then selector flags.
-    let mut slots: Vec<Slot> = spec.suffix_fields.iter().map(|&f| Slot::Table { field: f, hidden_zero: false }).collect();
-    slots.extend(spec.selector_fields.iter().map(|&f| Slot::Flag { field: f }));
-    match_tokens(v, &slots, &o.suffixes, values).map_err(|e| format!("operand {k}: {e}"))?;
-    Ok(())
-}
-
-/// A special register: its name (body and suffixes) is a row of the operand's table.
-fn fill_special(v: &Variant, k: usize, o: &sass::Operand, spec: &OperandSpec, values: &mut Values) -> Result<(), String> {
-    let name = sass::Operand { reuse: false, ..o.clone() }.to_string();
-    let f = *spec.suffix_fields.first().ok_or_else(|| format!("operand {k}: a special register without a name table"))?;
-    let row = v.field_table(f).and_then(|t| t.rows.iter().find(|r| r.name == name));
-    let row = row.ok_or_else(|| format!("operand {k}: '{name}' is not a special register of this form"))?;
-    values.set(f, row.value);
-    Ok(())
 }
 
 /// Operand `k` of an instruction read as variant `v`, whose fields `spec` names.
@@ -203,8 +547,8 @@ struct OperandFill<'a> {
 
 impl OperandFill<'_> {
     /// Sets the operand's `slot`-th value field to `x`; `shown` is the value as written,
-    /// for the message.
-    fn set(&self, values: &mut Values, slot: usize, x: u64, shown: &str) -> Result<(), String> {
+    /// for the message (formatted only then).
+    fn set(&self, values: &mut Values, slot: usize, x: u64, shown: &dyn fmt::Display) -> Result<(), String> {
         let (v, k) = (self.v, self.k);
         match self.spec.value_fields[slot] {
             Some(f) if x <= v.fields[f].max() => {
@@ -224,8 +568,8 @@ impl OperandFill<'_> {
             // Registers are checked against the page's field, not the register file: the
             // printer shows what the page's field holds (UR86 in an 8-bit field), and the
             // two must roundtrip; a field wider than the hardware's is the validator's finding.
-            (OperandKind::Reg, Body::Reg { n }) => self.set(values, 0, *n as u64, &format!("R{n}")),
-            (OperandKind::UReg, Body::UReg { n }) => self.set(values, 0, ureg_index(v, *n), &Body::UReg { n: *n }.to_string()),
+            (OperandKind::Reg, Body::Reg { n }) => self.set(values, 0, *n as u64, &format_args!("R{n}")),
+            (OperandKind::UReg, Body::UReg { n }) => self.set(values, 0, ureg_index(v, *n), body),
             (OperandKind::Imm, Body::Imm { value }) => {
                 let f = self.spec.value_fields[0].ok_or("immediate without bits")?;
                 values.set(f, imm_bits(v, f, k, *value)?);
@@ -249,22 +593,22 @@ impl OperandFill<'_> {
                 if offset % 4 != 0 || w == 0 || units < -(1i64 << (w - 1)) || units >= 1i64 << (w - 1) {
                     return Err(format!("operand {k}: offset {offset:#x} does not fit: not a multiple of 4 in the signed {w}-bit field (4-byte units)"));
                 }
-                self.set(values, 0, *bank as u64, &format!("bank {bank:#x}"))?;
-                self.set(values, 1, (units as u64) & ((1u64 << w) - 1), &format!("offset {offset:#x}"))
+                self.set(values, 0, *bank as u64, &format_args!("bank {bank:#x}"))?;
+                self.set(values, 1, (units as u64) & ((1u64 << w) - 1), &format_args!("offset {offset:#x}"))
             }
             (OperandKind::ConstX, Body::ConstX { ureg, offset }) => {
                 if *offset < 0 || offset % 4 != 0 {
                     return Err(format!("operand {k}: offset {offset:#x} is not a non-negative multiple of 4"));
                 }
-                self.set(values, 0, ureg_index(v, *ureg), &Body::UReg { n: *ureg }.to_string())?;
-                self.set(values, 1, (*offset / 4) as u64, &format!("offset {offset:#x}"))
+                self.set(values, 0, ureg_index(v, *ureg), &Body::UReg { n: *ureg })?;
+                self.set(values, 1, (*offset / 4) as u64, &format_args!("offset {offset:#x}"))
             }
             (OperandKind::Pred, Body::Pred { n }) | (OperandKind::UPred, Body::UPred { n }) => {
                 if *n > PT {
                     let u = if self.spec.kind == OperandKind::UPred { "U" } else { "" };
                     return Err(format!("operand {k}: predicate {body} does not exist ({u}P0..{u}P6, {u}PT)"));
                 }
-                self.set(values, 0, *n as u64, &body.to_string())
+                self.set(values, 0, *n as u64, body)
             }
             (kind, body) => Err(format!("operand {k}: expected {}, found '{body}'", kind.form_token())),
         }
@@ -315,74 +659,305 @@ fn float_bits(format: FloatFormat, k: usize, value: f64, text: &str) -> Result<u
     }
 }
 
-enum Slot {
-    Fixed { text: String },
-    Table { field: usize, hidden_zero: bool },
-    Flag { field: usize },
+/// One place in a token list: a fixed token, a table's value (its row's name, one token
+/// per `.`-separated part) or a flag's name; each token with its [`Vocabulary`] id.
+enum Slot<'s> {
+    Fixed {
+        text: &'s str,
+        id: u32,
+    },
+    Table {
+        field: usize,
+        hidden_zero: bool,
+        /// None: the page has no table for the field, and no text reads as it.
+        table: Option<&'s Table>,
+        /// Non-default rows as (value, where their token ids start in `ids`, how many),
+        /// most tokens first, else in table order (the order their readings are tried in).
+        rows: Vec<(u64, usize, usize)>,
+        ids: Vec<u32>,
+        default: Option<u64>,
+    },
+    Flag {
+        field: usize,
+        name: &'s str,
+        id: u32,
+    },
 }
 
-/// Every way a slot can consume tokens at `toks[0..]`: (value, tokens used), longest first.
-fn options(v: &Variant, slot: &Slot, toks: &[String]) -> Vec<(Option<(usize, u64)>, usize)> {
-    let starts = |names: &[&str]| names.len() <= toks.len() && names.iter().zip(toks).all(|(a, b)| a == b);
-    match slot {
-        Slot::Fixed { text } => {
-            if toks.first() == Some(text) {
-                vec![(None, 1)]
-            } else {
-                vec![]
-            }
+/// Tokens as text and as [`Vocabulary`] ids (without [`UNLISTED_BIT`], equal ids are equal
+/// texts).
+#[derive(Clone, Copy)]
+struct Toks<'t> {
+    text: &'t [String],
+    ids: &'t [u32],
+}
+
+impl<'t> Toks<'t> {
+    fn skip(self, n: usize) -> Toks<'t> {
+        Toks { text: &self.text[n..], ids: &self.ids[n..] }
+    }
+
+    /// Whether the tokens start with those whose ids are `ids`.
+    fn starts_with(&self, ids: &[u32]) -> bool {
+        ids.len() <= self.ids.len() && ids.iter().zip(self.ids).all(|(a, b)| *a == b & !UNLISTED_BIT)
+    }
+}
+
+impl<'s> Slot<'s> {
+    fn table<'a>(v: &'s Variant, field: usize, hidden_zero: bool, vocabulary: &mut Vocabulary<'a>) -> Slot<'s>
+    where
+        's: 'a,
+    {
+        let table = v.field_table(field);
+        let all = table.map(|t| t.rows.as_slice()).unwrap_or_default();
+        let mut ids = vec![];
+        let mut rows: Vec<(u64, usize, usize)> = vec![];
+        for r in all.iter().filter(|r| r.kind != RowKind::Default) {
+            let start = ids.len();
+            ids.extend(r.name.split('.').map(|t| vocabulary.intern(t)));
+            rows.push((r.value, start, ids.len() - start));
         }
-        Slot::Flag { field } => {
-            let mut o = vec![];
-            if toks.first().map(|t| *t == v.fields[*field].name).unwrap_or(false) {
-                o.push((Some((*field, 1)), 1));
-            }
-            o.push((Some((*field, 0)), 0));
-            o
+        rows.sort_by_key(|(_, _, n)| std::cmp::Reverse(*n));
+        let default = all.iter().find(|r| r.kind == RowKind::Default).map(|r| r.value);
+        Slot::Table { field, hidden_zero, table, rows, ids, default }
+    }
+
+    fn flag<'a>(v: &'s Variant, field: usize, vocabulary: &mut Vocabulary<'a>) -> Slot<'s>
+    where
+        's: 'a,
+    {
+        let name = v.fields[field].name.as_str();
+        Slot::Flag { field, name, id: vocabulary.intern(name) }
+    }
+
+    /// What the slot looks like in a message.
+    fn expected(&self) -> String {
+        match self {
+            Slot::Fixed { text, .. } => text.to_string(),
+            Slot::Table { table, .. } => table.map(|t| t.title.clone()).unwrap_or_default(),
+            Slot::Flag { name, .. } => format!("[{name}]"),
         }
-        Slot::Table { field, hidden_zero } => {
-            let t: Option<&Table> = v.field_table(*field);
-            let mut o: Vec<(Option<(usize, u64)>, usize)> = vec![];
-            if let Some(t) = t {
-                for r in &t.rows {
-                    if r.kind == RowKind::Default {
-                        continue;
-                    }
-                    let names: Vec<&str> = r.name.split('.').collect();
-                    if starts(&names) {
-                        o.push((Some((*field, r.value)), names.len()));
-                    }
-                }
-                if let Some(x) = toks.first().and_then(|t| t.strip_prefix(UNLISTED)).and_then(|n| n.parse::<u64>().ok()) {
-                    if t.row(x).is_none() && x <= v.fields[*field].max() {
-                        o.push((Some((*field, x)), 1));
-                    }
-                }
-                o.sort_by_key(|x| std::cmp::Reverse(x.1));
-                if *hidden_zero {
-                    o.push((Some((*field, 0)), 0));
-                }
-                if let Some(r) = t.rows.iter().find(|r| r.kind == RowKind::Default) {
-                    o.push((Some((*field, r.value)), 0));
-                }
+    }
+
+    /// Tries each way the slot can read tokens at `toks[0..]`, longest first: sets its
+    /// field and asks `rest` about the remaining tokens, until `rest` says yes.
+    fn try_each(&self, v: &Variant, toks: Toks, values: &mut Values, rest: &mut dyn FnMut(Toks, &mut Values) -> bool) -> bool {
+        let mut take = |set: Option<(usize, u64)>, used: usize, values: &mut Values| {
+            if let Some((f, x)) = set {
+                values.set(f, x);
             }
-            o
+            rest(toks.skip(used), values)
+        };
+        match self {
+            Slot::Fixed { id, .. } => toks.starts_with(&[*id]) && take(None, 1, values),
+            Slot::Flag { field, id, .. } => (toks.starts_with(&[*id]) && take(Some((*field, 1)), 1, values)) || take(Some((*field, 0)), 0, values),
+            Slot::Table { field, hidden_zero, table: Some(t), rows, ids, default } => {
+                for &(x, start, n) in rows {
+                    if toks.starts_with(&ids[start..start + n]) && take(Some((*field, x)), n, values) {
+                        return true;
+                    }
+                }
+                let unlisted = toks.text.first().and_then(|t| t.strip_prefix(UNLISTED)).and_then(|n| n.parse::<u64>().ok());
+                if let Some(x) = unlisted {
+                    if t.row(x).is_none() && x <= v.fields[*field].max() && take(Some((*field, x)), 1, values) {
+                        return true;
+                    }
+                }
+                (*hidden_zero && take(Some((*field, 0)), 0, values)) || default.is_some_and(|d| take(Some((*field, d)), 0, values))
+            }
+            Slot::Table { table: None, .. } => false,
         }
     }
 }
 
-fn go_refs(v: &Variant, slots: &[&Slot], toks: &[String], values: &mut Values) -> bool {
-    let Some((first, rest)) = slots.split_first() else { return toks.is_empty() };
-    for (set, used) in options(v, first, toks) {
-        if let Some((f, x)) = set {
-            values.set(f, x);
-        }
-        if go_refs(v, rest, &toks[used..], values) {
-            return true;
+/// Ids of modifier and suffix tokens, so that a text's tokens are looked up once and each
+/// candidate checks them as integers.
+enum Vocabulary<'a> {
+    /// Every token the variants read (an [`Assembler`]'s).
+    All(HashMap<&'a str, u32, FastHash>),
+    /// One text's tokens, whose ids are their positions: enough to check that text.
+    Text(Vec<&'a str>),
+}
+
+/// Set in a token's id when it starts with `UNLISTED`, which any table slot may read.
+const UNLISTED_BIT: u32 = 1 << 31;
+/// The id of a token no variant reads.
+const UNKNOWN: u32 = UNLISTED_BIT - 1;
+
+impl<'a> Vocabulary<'a> {
+    fn of_text(inst: &'a Instruction) -> Vocabulary<'a> {
+        let suffixes = inst.operands.iter().flat_map(|o| &o.suffixes);
+        Vocabulary::Text(inst.modifiers.iter().chain(suffixes).map(String::as_str).collect())
+    }
+
+    /// A token's id; the text vocabulary gives those not in the text [`UNKNOWN`].
+    fn intern(&mut self, t: &'a str) -> u32 {
+        match self {
+            Vocabulary::All(ids) => {
+                let n = ids.len() as u32;
+                *ids.entry(t).or_insert(n)
+            }
+            Vocabulary::Text(_) => self.plain_id(t),
         }
     }
-    false
+
+    fn plain_id(&self, t: &str) -> u32 {
+        let found = match self {
+            Vocabulary::All(ids) => ids.get(t).copied(),
+            Vocabulary::Text(toks) => toks.iter().position(|x| *x == t).map(|i| i as u32),
+        };
+        found.unwrap_or(UNKNOWN)
+    }
+
+    /// A text token's id, marked when it may read as an unlisted table value.
+    fn id(&self, t: &str) -> u32 {
+        let id = self.plain_id(t);
+        if t.starts_with(UNLISTED) {
+            id | UNLISTED_BIT
+        } else {
+            id
+        }
+    }
+
+    /// The ids of `inst`'s modifiers, then of each operand's suffixes in turn.
+    fn ids(&self, inst: &Instruction) -> TokenIds {
+        let suffixes = inst.operands.iter().flat_map(|o| &o.suffixes);
+        let all = inst.modifiers.iter().chain(suffixes).map(|t| self.id(t));
+        let n = inst.modifiers.len() + inst.operands.iter().map(|o| o.suffixes.len()).sum::<usize>();
+        let mut ids = TokenIds { inline: [0; INLINE_IDS], len: n, heap: vec![] };
+        if n <= INLINE_IDS {
+            ids.inline.iter_mut().zip(all).for_each(|(slot, id)| *slot = id);
+        } else {
+            ids.heap = all.collect();
+        }
+        ids
+    }
 }
+
+/// Token ids a text keeps without allocating (texts have a handful).
+const INLINE_IDS: usize = 16;
+
+/// A text's token ids (see [`Vocabulary::ids`]): inline when few, else on the heap.
+struct TokenIds {
+    inline: [u32; INLINE_IDS],
+    len: usize,
+    heap: Vec<u32>,
+}
+
+impl std::ops::Deref for TokenIds {
+    type Target = [u32];
+    fn deref(&self) -> &[u32] {
+        if self.len <= INLINE_IDS {
+            &self.inline[..self.len]
+        } else {
+            &self.heap
+        }
+    }
+}
+
+/// FxHash (rustc's): the maps above are keyed by short names, for which SipHash costs
+/// more than the lookup it serves.
+#[derive(Default, Clone, Copy)]
+struct Fx(u64);
+
+impl std::hash::Hasher for Fx {
+    fn write(&mut self, bytes: &[u8]) {
+        for c in bytes.chunks(8) {
+            let mut b = [0u8; 8];
+            b[..c.len()].copy_from_slice(c);
+            self.0 = (self.0.rotate_left(5) ^ u64::from_le_bytes(b)).wrapping_mul(0x517c_c1b7_2722_0a95);
+        }
+    }
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+type FastHash = std::hash::BuildHasherDefault<Fx>;
+
+/// A token list's slots, and the tokens they can read (for a quick rejection).
+struct Slots<'s> {
+    slots: Vec<Slot<'s>>,
+    /// The ids of every token some slot reads, sorted.
+    vocabulary: Vec<u32>,
+    /// The ids of tokens that must appear (fixed slots).
+    required: Vec<u32>,
+    /// Whether `UNLISTED<n>` tokens may read (a slot has a table).
+    unlisted: bool,
+    /// Whether some slot reads nothing at all (a field without its table).
+    dead: bool,
+}
+
+impl<'s> Slots<'s> {
+    fn new(slots: Vec<Slot<'s>>) -> Slots<'s> {
+        let (mut vocabulary, mut required) = (vec![], vec![]);
+        let (mut unlisted, mut dead) = (false, false);
+        for s in &slots {
+            match s {
+                Slot::Fixed { id, .. } => {
+                    vocabulary.push(*id);
+                    required.push(*id);
+                }
+                Slot::Flag { id, .. } => vocabulary.push(*id),
+                Slot::Table { table: Some(_), ids, .. } => {
+                    unlisted = true;
+                    vocabulary.extend(ids);
+                }
+                Slot::Table { table: None, .. } => dead = true,
+            }
+        }
+        vocabulary.sort_unstable();
+        vocabulary.dedup();
+        Slots { slots, vocabulary, required, unlisted, dead }
+    }
+
+    /// False only where [`Slots::read`] fails: a token no slot reads, a fixed token
+    /// missing, or a slot that reads nothing.
+    fn may_read(&self, tokens: &[u32]) -> bool {
+        let known = |&t: &u32| self.vocabulary.binary_search(&(t & !UNLISTED_BIT)).is_ok() || (self.unlisted && t & UNLISTED_BIT != 0);
+        !self.dead && tokens.iter().all(known) && self.required.iter().all(|&r| tokens.iter().any(|&t| t & !UNLISTED_BIT == r))
+    }
+
+    /// Sets the slots' fields from `toks`, which they must read exactly: in page order if
+    /// possible, else in any order.
+    fn read(&self, v: &Variant, toks: Toks, values: &mut Values) -> Result<(), String> {
+        let n = self.slots.len();
+        let page_order =
+            if n <= IN_ORDER.len() { self.read_in(v, &IN_ORDER[..n], toks, values) } else { self.read_in(v, &(0..n).collect::<Vec<_>>(), toks, values) };
+        if page_order {
+            return Ok(());
+        }
+        let mut order: Vec<usize> = (0..n).collect();
+        // nvdisasm's modifier order is not always the page's (a syntax difference the
+        // validator reports): accept any order, trying the page's first.
+        if self.slots.len() <= 6 {
+            while next_permutation(&mut order) {
+                if self.read_in(v, &order, toks, values) {
+                    return Ok(());
+                }
+            }
+        }
+        let expect: Vec<String> = self.slots.iter().map(Slot::expected).collect();
+        Err(format!("modifiers {:?} do not fit [{}]", toks.text, expect.join(", ")))
+    }
+
+    /// Whether the slots, in `order`, read exactly `toks`.
+    fn read_in(&self, v: &Variant, order: &[usize], toks: Toks, values: &mut Values) -> bool {
+        let Some((&first, rest)) = order.split_first() else { return toks.ids.is_empty() };
+        self.slots[first].try_each(v, toks, values, &mut |left, values| self.read_in(v, rest, left, values))
+    }
+}
+
+/// `0, 1, 2, …`: the page's order of up to 32 slots, without building it.
+const IN_ORDER: [usize; 32] = {
+    let mut a = [0; 32];
+    let mut i = 0;
+    while i < 32 {
+        a[i] = i;
+        i += 1;
+    }
+    a
+};
 
 /// Lexicographic next permutation; false after the last.
 fn next_permutation(a: &mut [usize]) -> bool {
@@ -404,33 +979,4 @@ fn next_permutation(a: &mut [usize]) -> bool {
     a.swap(i - 1, j);
     a[i..].reverse();
     true
-}
-
-fn match_tokens(v: &Variant, slots: &[Slot], toks: &[String], values: &mut Values) -> Result<(), String> {
-    let in_page_order: Vec<&Slot> = slots.iter().collect();
-    if go_refs(v, &in_page_order, toks, values) {
-        return Ok(());
-    }
-    // nvdisasm's modifier order is not always the page's (a syntax difference the validator
-    // reports): accept any order, trying the page's first.
-    if slots.len() <= 6 {
-        let mut order: Vec<usize> = (0..slots.len()).collect();
-        while next_permutation(&mut order) {
-            let perm: Vec<&Slot> = order.iter().map(|&i| &slots[i]).collect();
-            if go_refs(v, &perm, toks, values) {
-                return Ok(());
-            }
-        }
-    }
-    {
-        let expect: Vec<String> = slots
-            .iter()
-            .map(|s| match s {
-                Slot::Fixed { text } => text.clone(),
-                Slot::Table { field, .. } => v.field_table(*field).map(|t| t.title.clone()).unwrap_or_default(),
-                Slot::Flag { field } => format!("[{}]", v.fields[*field].name),
-            })
-            .collect();
-        Err(format!("modifiers {:?} do not fit [{}]", toks, expect.join(", ")))
-    }
 }
