@@ -5,8 +5,8 @@
 
 use super::bits::{Codec, Values};
 use super::print::{float_is_double, UNLISTED};
-use crate::sass::{self, Body, Instruction};
-use crate::spec::{Arch, FieldKind, ModSlot, OperandKind, OperandSpec, RowKind, Table, Variant};
+use crate::sass::{self, Body, Instruction, MemSpace};
+use crate::spec::{Arch, FieldKind, MemImm, MemShape, MemSlot, MemSpaceKind, ModSlot, OperandKind, OperandSpec, RowKind, Table, Variant};
 use crate::word::Word;
 
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -142,7 +142,15 @@ fn fill_operand(v: &Variant, k: usize, o: &sass::Operand, spec: &OperandSpec, va
     // Suffixes: operand-modifier tables in order, then selector flags.
     let mut slots: Vec<Slot> = spec.suffix_fields.iter().map(|&f| Slot::Table { field: f, hidden_zero: false }).collect();
     slots.extend(spec.selector_fields.iter().map(|&f| Slot::Flag { field: f }));
-    match_tokens(v, &slots, &o.suffixes, values).map_err(|e| format!("operand {k}: {e}"))?;
+    let mut suffixes: &[String] = &o.suffixes;
+    // A memory form's fixed register suffix (`[R2.64+UR4]`) comes first and has no field.
+    if let OperandKind::Mem(MemShape { reg_suffix: Some(fixed), .. }) = spec.kind {
+        match suffixes.split_first() {
+            Some((s, rest)) if s == fixed => suffixes = rest,
+            _ => return Err(format!("operand {k}: the form's register prints '.{fixed}', not {:?}", o.suffixes)),
+        }
+    }
+    match_tokens(v, &slots, suffixes, values).map_err(|e| format!("operand {k}: {e}"))?;
     Ok(())
 }
 
@@ -208,8 +216,51 @@ impl OperandFill<'_> {
                 }
                 self.set(values, 0, *n as u64, &body.to_string())
             }
+            (OperandKind::Mem(m), body) if body.as_mem().is_some() => self.mem(m, body, values),
             (kind, body) => Err(format!("operand {k}: expected {}, found '{body}'", kind.form_token())),
         }
+    }
+
+    /// A memory operand's fields. A component the text leaves out takes the value nvdisasm
+    /// leaves out (RZ, URZ, 0: `conventions::mem_printed`); one the form lacks may only
+    /// stand in for nothing printed (`[RZ]`, `a[0x0]`).
+    fn mem(&self, m: MemShape, body: &Body, values: &mut Values) -> Result<(), String> {
+        let (v, k) = (self.v, self.k);
+        let Some((space, reg, ur, imm)) = body.as_mem() else { return Err(format!("operand {k}: '{body}' is not a memory operand")) };
+        let space_value = match (m.space, space) {
+            (MemSpaceKind::Plain, MemSpace::Plain) | (MemSpaceKind::Attr, MemSpace::Attr) => 0,
+            (MemSpaceKind::Desc, MemSpace::Desc { ureg }) | (MemSpaceKind::ConstX, MemSpace::ConstX { ureg }) => ureg_index(v, ureg),
+            (MemSpaceKind::Const, MemSpace::Const { bank }) => bank as u64,
+            _ => return Err(format!("operand {k}: expected {}, found '{body}'", m.token())),
+        };
+        let lacks = |what: &str| Err(format!("operand {k}: the form {} has no {what} for '{body}'", m.token()));
+        match (m.reg, reg) {
+            (false, Some(n)) if n != sass::RZ => return lacks("register"),
+            (false, _) | (true, _) => {}
+        }
+        if !m.ureg && ur.is_some() {
+            return lacks("uniform register");
+        }
+        match (m.imm, imm) {
+            (MemImm::Absent, Some(x)) if x != 0 => return lacks("immediate"),
+            (MemImm::Unsigned, Some(x)) if x < 0 => return Err(format!("operand {k}: the form's offset is unsigned, not {}", sass::hex_signed(x))),
+            _ => {}
+        }
+        for (slot, role) in m.slot_roles().into_iter().enumerate() {
+            match role {
+                MemSlot::Space => self.set(values, slot, space_value, &format!("{space:?}"))?,
+                MemSlot::Reg => self.set(values, slot, reg.unwrap_or(sass::RZ) as u64, &format!("R{}", reg.unwrap_or(sass::RZ)))?,
+                MemSlot::UReg => {
+                    let n = ur.unwrap_or(sass::URZ);
+                    self.set(values, slot, ureg_index(v, n), &Body::UReg { n }.to_string())?
+                }
+                MemSlot::Imm => {
+                    let f = self.spec.value_fields[slot].ok_or("offset without bits")?;
+                    values.set(f, imm_bits(v, f, k, imm.unwrap_or(0))?);
+                }
+            }
+        }
+        Ok(())
     }
 
     /// The `|…|`, `-` and `~`/`!` flags.

@@ -14,7 +14,7 @@
 //! position, not by the page's control-field names.
 
 use crate::sass::Terminator;
-use crate::spec::Arch;
+use crate::spec::{Arch, MemSpaceKind};
 use crate::word::Word;
 use std::collections::HashMap;
 
@@ -135,5 +135,46 @@ impl Conventions {
     }
     pub fn is_empty(&self) -> bool {
         self.forms.is_empty()
+    }
+}
+
+/// The components nvdisasm prints of a memory operand whose form has the components
+/// given (`None`: the form has no such component), read off nvdisasm 13.5 on SM90 (LDS,
+/// LDL, LDG, ATOMG, LDC, ULDC, IPA): the uniform register always (`[R0+URZ]`), the
+/// immediate unless 0, the register unless RZ; RZ prints all the same when it carries a
+/// suffix (`[RZ.U32+UR7]`) or when nothing else would print (`[RZ]`, `c[0x0][RZ]`), except
+/// in attribute space, where the zero immediate stands in (`a[0x0]`).
+pub fn mem_printed(space: MemSpaceKind, reg: Option<u16>, suffixed: bool, ureg: Option<u16>, imm: Option<i64>) -> (Option<u16>, Option<u16>, Option<i64>) {
+    let r = reg.filter(|&n| n != crate::sass::RZ || suffixed);
+    let i = imm.filter(|&x| x != 0);
+    if r.is_none() && ureg.is_none() && i.is_none() {
+        return if space == MemSpaceKind::Attr { (None, None, Some(0)) } else { (Some(crate::sass::RZ), None, None) };
+    }
+    (r, ureg, i)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sass::{RZ, URZ};
+
+    /// Each case as nvdisasm 13.5 printed it on SM90 (LDS, LDL, ATOMG, LDC, ALD words).
+    #[test]
+    fn memory_components_print_as_nvdisasm_leaves_them_out() {
+        let plain = MemSpaceKind::Plain;
+        // `[R0]`, `[R0+0x1]`, `[0x1]` (RZ left out), `[RZ]` (nothing else to print).
+        assert_eq!(mem_printed(plain, Some(0), false, None, Some(0)), (Some(0), None, None));
+        assert_eq!(mem_printed(plain, Some(0), false, None, Some(1)), (Some(0), None, Some(1)));
+        assert_eq!(mem_printed(plain, Some(RZ), false, None, Some(1)), (None, None, Some(1)));
+        assert_eq!(mem_printed(plain, Some(RZ), false, None, Some(0)), (Some(RZ), None, None));
+        assert_eq!(mem_printed(plain, None, false, None, Some(0)), (Some(RZ), None, None));
+        // `[R0+URZ]`, `[URZ]`: the uniform register always prints.
+        assert_eq!(mem_printed(plain, Some(0), false, Some(URZ), Some(0)), (Some(0), Some(URZ), None));
+        assert_eq!(mem_printed(plain, Some(RZ), false, Some(URZ), Some(0)), (None, Some(URZ), None));
+        // `[RZ.U32+UR4]`: a suffixed RZ prints.
+        assert_eq!(mem_printed(plain, Some(RZ), true, Some(4), Some(0)), (Some(RZ), Some(4), None));
+        // `c[0x0][RZ]`, but `a[0x0]`.
+        assert_eq!(mem_printed(MemSpaceKind::Const, Some(RZ), false, None, Some(0)), (Some(RZ), None, None));
+        assert_eq!(mem_printed(MemSpaceKind::Attr, None, false, None, Some(0)), (None, None, Some(0)));
     }
 }

@@ -221,7 +221,7 @@ fn printed_value(s: &Seed, text: &str, po: usize) -> Option<i128> {
     let sub = sl[i].iter().position(|&x| x == po)?;
     let op = sass::parse_instruction(text).ok()?.operands.get(i)?.clone();
     let raw = super::probe::raw_operands(text);
-    s.values(&op, raw.get(i).map(String::as_str).unwrap_or("")).get(sub).copied().flatten()
+    s.operand_values(i, &op, raw.get(i).map(String::as_str).unwrap_or("")).get(sub).copied().flatten()
 }
 
 /// `n` random words with every field set: each operand prints its fields' values, and the
@@ -279,7 +279,7 @@ pub fn verify(o: &mut Oracle, s: &Seed, d: &Discovered, seed: u64) -> Result<Vec
         };
         let raw = super::probe::raw_operands(&t);
         let op = sass::parse_instruction(&t).ok().and_then(|x| x.operands.get(i).cloned());
-        let got = op.as_ref().and_then(|op| s.values(op, raw.get(i).map(String::as_str).unwrap_or("")).get(sub).copied().flatten());
+        let got = op.as_ref().and_then(|op| s.operand_values(i, op, raw.get(i).map(String::as_str).unwrap_or("")).get(sub).copied().flatten());
         let ok = match got {
             Some(g) => g.rem_euclid(1i128 << w) == v as i128,
             None => op.is_some(), // a NaN immediate: its payload is not printed

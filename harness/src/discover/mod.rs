@@ -167,8 +167,11 @@ pub fn discover(src: &dyn Source, arch: Arch, seed: Word) -> Result<Discovered, 
         Some(_) => return Err(DiscoverError::Seed(seed, arch, "silent".into())),
         None => return Err(DiscoverError::Seed(seed, arch, "illegal".into())),
     };
-    let s = Seed::new(arch, &seed_text).map_err(|e| DiscoverError::Seed(seed, arch, e))?;
+    let mut s = Seed::new(arch, &seed_text).map_err(|e| DiscoverError::Seed(seed, arch, e))?;
     let seed_class = class(0);
+    let other_form = |k: usize| matches!((&seed_class, class(k)), (Some(a), Some(c)) if *a != c);
+    let same_form: Vec<&str> = (1..n).filter(|&k| !other_form(k)).filter_map(|k| texts[k].as_deref()).collect();
+    s.widen(&same_form);
     // A flip into another form (nvdisasm names another opclass) is a form bit, whatever
     // the text shows: two forms may print alike.
     let effects: Vec<(u8, Effect)> = bits
