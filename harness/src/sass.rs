@@ -746,7 +746,10 @@ mod tests {
         assert_eq!(c.operands[1].body.as_mem(), Some((MemSpace::Const { bank: 1 }, None, None, Some(4))));
         let r = parse_instruction("@P0 LDC.U8 R0, c[0x2][RZ] ;").unwrap();
         assert_eq!(r.operands[1].body, Body::Mem { space: MemSpace::Const { bank: 2 }, reg: Some(RZ), ureg: None, imm: None });
-        assert_eq!(parse_instruction("ALD RZ, a[0x0], R0 ;").unwrap().operands[1].body, Body::Mem { space: MemSpace::Attr, reg: None, ureg: None, imm: Some(0) });
+        assert_eq!(
+            parse_instruction("ALD RZ, a[0x0], R0 ;").unwrap().operands[1].body,
+            Body::Mem { space: MemSpace::Attr, reg: None, ureg: None, imm: Some(0) }
+        );
     }
 
     #[test]

@@ -221,8 +221,8 @@ impl OperandFill<'_> {
         }
     }
 
-    /// A memory operand's fields. A component the text leaves out takes the value nvdisasm
-    /// leaves out (RZ, URZ, 0: `conventions::mem_printed`); one the form lacks may only
+    /// A memory operand's fields. A register or immediate the text leaves out takes the value
+    /// nvdisasm leaves out (RZ, 0: `conventions::mem_printed`); one the form lacks may only
     /// stand in for nothing printed (`[RZ]`, `a[0x0]`).
     fn mem(&self, m: MemShape, body: &Body, values: &mut Values) -> Result<(), String> {
         let (v, k) = (self.v, self.k);
@@ -238,8 +238,11 @@ impl OperandFill<'_> {
             (false, Some(n)) if n != sass::RZ => return lacks("register"),
             (false, _) | (true, _) => {}
         }
-        if !m.ureg && ur.is_some() {
-            return lacks("uniform register");
+        match (m.ureg, ur) {
+            (false, Some(_)) => return lacks("uniform register"),
+            // nvdisasm prints a form's uniform register always (`[R0+URZ]`).
+            (true, None) => return Err(format!("operand {k}: the form {} prints its uniform register always, '{body}' has none", m.token())),
+            _ => {}
         }
         match (m.imm, imm) {
             (MemImm::Absent, Some(x)) if x != 0 => return lacks("immediate"),
@@ -252,7 +255,7 @@ impl OperandFill<'_> {
                 MemSlot::Reg => self.set(values, slot, reg.unwrap_or(sass::RZ) as u64, &format!("R{}", reg.unwrap_or(sass::RZ)))?,
                 MemSlot::UReg => {
                     let n = ur.unwrap_or(sass::URZ);
-                    self.set(values, slot, ureg_index(v, n), &Body::UReg { n }.to_string())?
+                    self.set(values, slot, ureg_index(v, n), &Body::UReg { n }.to_string())?;
                 }
                 MemSlot::Imm => {
                     let f = self.spec.value_fields[slot].ok_or("offset without bits")?;

@@ -141,16 +141,25 @@ impl Conventions {
 /// The components nvdisasm prints of a memory operand whose form has the components
 /// given (`None`: the form has no such component), read off nvdisasm 13.5 on SM90 (LDS,
 /// LDL, LDG, ATOMG, LDC, ULDC, IPA): the uniform register always (`[R0+URZ]`), the
-/// immediate unless 0, the register unless RZ; RZ prints all the same when it carries a
-/// suffix (`[RZ.U32+UR7]`) or when nothing else would print (`[RZ]`, `c[0x0][RZ]`), except
+/// immediate unless 0, the register unless RZ; RZ prints all the same after a descriptor
+/// (`desc[UR18][RZ+0x20]`, LDL), when it carries a suffix (`[RZ.U32+UR7]`) or when nothing
+/// else would print (`[RZ]`, `c[0x0][RZ]`), except
 /// in attribute space, where the zero immediate stands in (`a[0x0]`).
 pub fn mem_printed(space: MemSpaceKind, reg: Option<u16>, suffixed: bool, ureg: Option<u16>, imm: Option<i64>) -> (Option<u16>, Option<u16>, Option<i64>) {
-    let r = reg.filter(|&n| n != crate::sass::RZ || suffixed);
+    let r = reg.filter(|&n| n != crate::sass::RZ || suffixed || space == MemSpaceKind::Desc);
     let i = imm.filter(|&x| x != 0);
     if r.is_none() && ureg.is_none() && i.is_none() {
         return if space == MemSpaceKind::Attr { (None, None, Some(0)) } else { (Some(crate::sass::RZ), None, None) };
     }
     (r, ureg, i)
+}
+
+/// Does a memory operand print its offset unsigned, whatever its form says? A plain `[imm]`
+/// (no register, no uniform register printed) is an absolute address: nvdisasm prints
+/// `[R0+-0x800000]` but `[0x800000]` when the register is RZ (the word is then the RZ-based
+/// form's); a constant bank keeps the sign (`c[0x0][-0x8000]`), as does `[UR5+-0x7fffe0]`.
+pub fn mem_offset_unsigned(space: MemSpaceKind, reg_printed: bool, ureg_printed: bool) -> bool {
+    space == MemSpaceKind::Plain && !reg_printed && !ureg_printed
 }
 
 #[cfg(test)]
@@ -173,8 +182,15 @@ mod tests {
         assert_eq!(mem_printed(plain, Some(RZ), false, Some(URZ), Some(0)), (None, Some(URZ), None));
         // `[RZ.U32+UR4]`: a suffixed RZ prints.
         assert_eq!(mem_printed(plain, Some(RZ), true, Some(4), Some(0)), (Some(RZ), Some(4), None));
+        // `desc[UR18][RZ+0x20]`.
+        assert_eq!(mem_printed(MemSpaceKind::Desc, Some(RZ), false, None, Some(0x20)), (Some(RZ), None, Some(0x20)));
         // `c[0x0][RZ]`, but `a[0x0]`.
         assert_eq!(mem_printed(MemSpaceKind::Const, Some(RZ), false, None, Some(0)), (Some(RZ), None, None));
         assert_eq!(mem_printed(MemSpaceKind::Attr, None, false, None, Some(0)), (None, None, Some(0)));
+        // `[0x800000]` (LDL, RZ base), `c[0x0][-0x8000]` (LDC, RZ base), `[UR5+-0x7fffe0]`.
+        assert!(mem_offset_unsigned(plain, false, false));
+        assert!(!mem_offset_unsigned(MemSpaceKind::Const, false, false));
+        assert!(!mem_offset_unsigned(plain, false, true));
+        assert!(!mem_offset_unsigned(plain, true, false));
     }
 }

@@ -229,6 +229,8 @@ fn mem_operand(v: &Variant, o: &OperandSpec, m: MemShape, values: &Values) -> Op
     op.suffixes.extend(m.reg_suffix.map(str::to_string));
     decorate(v, o, values, &mut op);
     let (mut space, mut reg, mut ur, mut imm) = (0, None, None, None);
+    // The offset's bits, for a signed offset nvdisasm prints unsigned.
+    let mut imm_mask = i64::MAX;
     for (k, role) in m.slot_roles().into_iter().enumerate() {
         let x = o.value_fields[k].map(|f| values.get(f)).unwrap_or(0);
         let width = o.value_fields[k].map(|f| v.fields[f].width()).unwrap_or(0);
@@ -236,7 +238,10 @@ fn mem_operand(v: &Variant, o: &OperandSpec, m: MemShape, values: &Values) -> Op
             MemSlot::Space => space = x,
             MemSlot::Reg => reg = Some(x as u16),
             MemSlot::UReg => ur = Some(ureg(v, x)),
-            MemSlot::Imm if m.imm == MemImm::Signed => imm = Some(signed(x, width)),
+            MemSlot::Imm if m.imm == MemImm::Signed => {
+                imm = Some(signed(x, width));
+                imm_mask = if width >= 63 { i64::MAX } else { (1i64 << width) - 1 };
+            }
             MemSlot::Imm => imm = Some(x as i64),
         }
     }
@@ -247,7 +252,10 @@ fn mem_operand(v: &Variant, o: &OperandSpec, m: MemShape, values: &Values) -> Op
         MemSpaceKind::Const => MemSpace::Const { bank: space as u32 },
         MemSpaceKind::ConstX => MemSpace::ConstX { ureg: ureg(v, space) },
     };
-    let (reg, ur, imm) = super::conventions::mem_printed(m.space, reg, !op.suffixes.is_empty(), ur, imm);
+    let (reg, ur, mut imm) = super::conventions::mem_printed(m.space, reg, !op.suffixes.is_empty(), ur, imm);
+    if super::conventions::mem_offset_unsigned(m.space, reg.is_some(), ur.is_some()) {
+        imm = imm.map(|x| x & imm_mask);
+    }
     if reg.is_none() {
         // Suffixes belong to the register; with none printed there is none to carry them.
         op.suffixes.clear();

@@ -1,7 +1,7 @@
 //! What one probe word did, compared with the seed: the effect classes of single-bit flips.
 
-use crate::sass::{self, Body, Instruction, Operand};
 use crate::sass::MemSpace;
+use crate::sass::{self, Body, Instruction, Operand};
 use crate::spec::{Arch, FlagRole, MemImm, MemShape, MemSlot, MemSpaceKind, OperandKind, MEM_REG_SUFFIXES};
 
 /// Everything about the seed's text that the classification needs.
@@ -102,9 +102,8 @@ fn shown_components(o: &Operand) -> Option<(MemSpaceKind, bool, bool, Option<boo
 /// Does printed operand `o` fit memory shape `m`: the same space, and no value in a
 /// component the shape lacks?
 fn fits(m: &MemShape, o: &Operand) -> bool {
-    shown_components(o).is_some_and(|(space, reg, ureg, imm)| {
-        space == m.space && (!reg || m.reg) && (!ureg || m.ureg) && (imm.is_none() || m.imm != MemImm::Absent)
-    })
+    shown_components(o)
+        .is_some_and(|(space, reg, ureg, imm)| space == m.space && (!reg || m.reg) && (!ureg || m.ureg) && (imm.is_none() || m.imm != MemImm::Absent))
 }
 
 impl Seed {

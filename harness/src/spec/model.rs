@@ -96,10 +96,16 @@ impl MemShape {
 
     /// Reads a form token; the message says what is wrong with a malformed one.
     pub fn parse(t: &str) -> Result<MemShape, String> {
-        let (space, rest) = [("desc[UR]", MemSpaceKind::Desc), ("cx[UR]", MemSpaceKind::ConstX), ("c[I]", MemSpaceKind::Const), ("a", MemSpaceKind::Attr), ("", MemSpaceKind::Plain)]
-            .into_iter()
-            .find_map(|(p, k)| t.strip_prefix(p).filter(|r| r.starts_with('[')).map(|r| (k, r)))
-            .ok_or_else(|| format!("memory operand '{t}' does not start with '[', 'desc[UR][', 'a[', 'c[I][' or 'cx[UR]['"))?;
+        let (space, rest) = [
+            ("desc[UR]", MemSpaceKind::Desc),
+            ("cx[UR]", MemSpaceKind::ConstX),
+            ("c[I]", MemSpaceKind::Const),
+            ("a", MemSpaceKind::Attr),
+            ("", MemSpaceKind::Plain),
+        ]
+        .into_iter()
+        .find_map(|(p, k)| t.strip_prefix(p).filter(|r| r.starts_with('[')).map(|r| (k, r)))
+        .ok_or_else(|| format!("memory operand '{t}' does not start with '[', 'desc[UR][', 'a[', 'c[I][' or 'cx[UR]['"))?;
         let inner = rest.strip_prefix('[').and_then(|r| r.strip_suffix(']')).filter(|i| !i.contains(['[', ']']));
         let inner = inner.ok_or_else(|| format!("memory operand '{t}': expected one '[…]' of components after the space"))?;
         let mut shape = MemShape { space, reg: false, reg_suffix: None, ureg: false, imm: MemImm::Absent };
@@ -520,7 +526,21 @@ mod tests {
 
     #[test]
     fn memory_form_tokens_read_and_spell_back() {
-        for t in ["[R+UR+I]", "[R.64+UR+I]", "[R.U32+UR+uI]", "desc[UR][R.64+I]", "c[I][R+I]", "c[I][sI]", "cx[UR][R+I]", "cx[UR][uI]", "a[UR+I]", "a[R]", "[uI]", "[UR]", "desc[UR][R]"] {
+        for t in [
+            "[R+UR+I]",
+            "[R.64+UR+I]",
+            "[R.U32+UR+uI]",
+            "desc[UR][R.64+I]",
+            "c[I][R+I]",
+            "c[I][sI]",
+            "cx[UR][R+I]",
+            "cx[UR][uI]",
+            "a[UR+I]",
+            "a[R]",
+            "[uI]",
+            "[UR]",
+            "desc[UR][R]",
+        ] {
             let m = MemShape::parse(t).unwrap_or_else(|e| panic!("{t}: {e}"));
             assert_eq!(m.token(), t);
             assert_eq!(OperandKind::Mem(m).page_slots(), m.slot_roles().len());
