@@ -21,6 +21,11 @@ pub fn slots(s: &Seed) -> Vec<Vec<usize>> {
         .collect()
 }
 
+/// The widest modifier group enumerated (2^14 rows): the memory forms' cache and scope
+/// modifiers interact as groups of up to 20 bits, whose tables would take minutes to
+/// enumerate and make pages of tens of megabytes (the page loader takes 4 MiB).
+const MAX_GROUP_BITS: usize = 14;
+
 /// Fields and tables from the flips (plus two batches: modifier pairs, group rows and order).
 pub fn solve(o: &mut Oracle, s: &Seed, seed: Word, effects: &[(u8, Effect)]) -> Result<Discovered, DiscoverError> {
     let sl = slots(s);
@@ -83,7 +88,14 @@ pub fn solve(o: &mut Oracle, s: &Seed, seed: Word, effects: &[(u8, Effect)]) -> 
             _ => None,
         })
         .collect();
-    let comps = components(o, s, seed, &single)?;
+    let mut comps = components(o, s, seed, &single)?;
+    comps.retain(|c| {
+        let enumerable = c.len() <= MAX_GROUP_BITS;
+        if !enumerable {
+            notes.push(format!("modifier bits {c:?} interact as one group of {} bits: too many rows to enumerate and write", c.len()));
+        }
+        enumerable
+    });
     let (mut mods, tables) = groups(o, s, seed, comps, &single)?;
     fields.append(&mut mods);
     let distilled = s.text.clone();

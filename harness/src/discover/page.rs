@@ -21,7 +21,9 @@ pub fn cells(d: &Discovered) -> Vec<String> {
     let mut cells: Vec<Option<String>> = vec![None; 128];
     for f in &d.fields {
         for (k, &b) in f.bits.iter().enumerate() {
-            let starts_span = k == 0 || f.bits[k - 1] + 1 != b;
+            // The bits 64..127 row cannot continue a field from the row above: name it again
+            // (the page reads a numbered name's spans as one field).
+            let starts_span = k == 0 || f.bits[k - 1] + 1 != b || b == 64;
             cells[b as usize] = Some(if starts_span { f.name() } else { String::new() });
         }
     }
