@@ -83,6 +83,9 @@ pub enum MemSpace {
     ConstX { ureg: u16 },
 }
 
+/// A memory operand's space and printed components: register, uniform register, immediate.
+pub type MemParts = (MemSpace, Option<u16>, Option<u16>, Option<i64>);
+
 impl Body {
     /// A memory operand's body: `c[bank][imm]` and `cx[UR][imm]` are the constant kinds
     /// (the same text, one structure, whichever form printed it).
@@ -95,7 +98,7 @@ impl Body {
     }
 
     /// The memory view of a body: a memory operand, or a constant as one.
-    pub fn as_mem(&self) -> Option<(MemSpace, Option<u16>, Option<u16>, Option<i64>)> {
+    pub fn as_mem(&self) -> Option<MemParts> {
         match *self {
             Body::Mem { space, reg, ureg, imm } => Some((space, reg, ureg, imm)),
             Body::Const { bank, offset } => Some((MemSpace::Const { bank }, None, None, Some(offset))),
@@ -727,6 +730,10 @@ mod tests {
             "@P1 ALD.O.128 R51, a[UR21+-0x2c7], R214 ;",
             "ALD RZ, a[0x0], R0 ;",
             "LDGSTS.E.BYPASS.128 [R18+UR8], desc[UR9][R2.64+0x10] ;",
+            // Stores and reductions, from ptxas's SM90 code (their words need control bits).
+            "STS [R24], RZ ;",
+            "@!P1 STS [R0+0x100], R11 ;",
+            "REDG.E.ADD.64.STRONG.GPU desc[UR4][R38.64+0x8], R8 ;",
         ] {
             rt(s);
         }

@@ -203,7 +203,14 @@ fn heading_with_a_different_mnemonic() {
 #[test]
 fn unknown_operand_form_token() {
     let t = set_line(&dfma(), V1_FORM, "R,R,Q,R");
-    rejects(&t, V1_FORM, &["expected an operand form of R, UR, I, F, c[I][I], cx[UR][I], P, UP separated", "found 'R,R,Q,R'"]);
+    rejects(
+        &t,
+        V1_FORM,
+        &["unknown operand token 'Q'", "expected an operand form of R, UR, I, F, c[I][I], cx[UR][I], P, UP, memory [R+UR+I]", "found 'R,R,Q,R'"],
+    );
+    // A memory shape says what is wrong with it.
+    let t = set_line(&dfma(), V1_FORM, "R,R,[UR+R],R");
+    rejects(&t, V1_FORM, &["memory operand '[UR+R]': component 'R' out of order or repeated", "found 'R,R,[UR+R],R'"]);
     let t = set_line(&dfma(), V1_FORM, "R,R,,R");
     rejects(&t, V1_FORM, &["expected an operand form", "found 'R,R,,R'"]);
 }

@@ -144,12 +144,13 @@ impl Conventions {
 /// immediate unless 0, the register unless RZ; RZ prints all the same after a descriptor
 /// (`desc[UR18][RZ+0x20]`, LDL), when it carries a suffix (`[RZ.U32+UR7]`) or when nothing
 /// else would print (`[RZ]`, `c[0x0][RZ]`), except
-/// in attribute space, where the zero immediate stands in (`a[0x0]`).
+/// in attribute space and after `cx[UR]`, where the zero immediate stands in (`a[0x0]`,
+/// `cx[UR0][0x0]`: LDC, seen by validation).
 pub fn mem_printed(space: MemSpaceKind, reg: Option<u16>, suffixed: bool, ureg: Option<u16>, imm: Option<i64>) -> (Option<u16>, Option<u16>, Option<i64>) {
     let r = reg.filter(|&n| n != crate::sass::RZ || suffixed || space == MemSpaceKind::Desc);
     let i = imm.filter(|&x| x != 0);
     if r.is_none() && ureg.is_none() && i.is_none() {
-        return if space == MemSpaceKind::Attr { (None, None, Some(0)) } else { (Some(crate::sass::RZ), None, None) };
+        return if matches!(space, MemSpaceKind::Attr | MemSpaceKind::ConstX) { (None, None, Some(0)) } else { (Some(crate::sass::RZ), None, None) };
     }
     (r, ureg, i)
 }
@@ -187,6 +188,7 @@ mod tests {
         // `c[0x0][RZ]`, but `a[0x0]`.
         assert_eq!(mem_printed(MemSpaceKind::Const, Some(RZ), false, None, Some(0)), (Some(RZ), None, None));
         assert_eq!(mem_printed(MemSpaceKind::Attr, None, false, None, Some(0)), (None, None, Some(0)));
+        assert_eq!(mem_printed(MemSpaceKind::ConstX, Some(RZ), false, None, Some(0)), (None, None, Some(0)));
         // `[0x800000]` (LDL, RZ base), `c[0x0][-0x8000]` (LDC, RZ base), `[UR5+-0x7fffe0]`.
         assert!(mem_offset_unsigned(plain, false, false));
         assert!(!mem_offset_unsigned(MemSpaceKind::Const, false, false));

@@ -306,7 +306,7 @@ fn read_form(p: &mut Lines) -> Result<(String, Vec<OperandKind>), PageError> {
     let form = form.trim().to_string();
     match parse_form(&form) {
         Ok(kinds) => Ok((form, kinds)),
-        Err(e) => p.err(fl, format!("{e} in '{form}': expected an operand form of {} separated by commas", OperandKind::form_tokens())),
+        Err(e) => p.err(fl, format!("{e}: expected an operand form of {} separated by commas, found '{form}'", OperandKind::form_tokens())),
     }
 }
 
