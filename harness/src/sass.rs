@@ -59,8 +59,55 @@ pub enum Body {
     Const { bank: u32, offset: i64 },
     /// `cx[URn][offset]`.
     ConstX { ureg: u16, offset: i64 },
+    /// A memory address, `[R1.64+UR4+-0x10]`, and what stands before its brackets
+    /// (`desc[UR4]`, `a`, `c[0x0]`, `cx[UR2]`). The components are those printed: nvdisasm
+    /// leaves some out (`codec::conventions::mem_printed`); the base register's suffixes
+    /// (`.64`, `.U32`, `.X4`) are the operand's [`Operand::suffixes`]. A constant bank
+    /// with a lone immediate is [`Body::Const`]/[`Body::ConstX`] (see [`Body::mem`]).
+    Mem { space: MemSpace, reg: Option<u16>, ureg: Option<u16>, imm: Option<i64> },
     /// Anything else, verbatim (memory operands, labels, …).
     Other { text: String },
+}
+
+/// What stands before a memory operand's brackets.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "space", rename_all = "snake_case")]
+pub enum MemSpace {
+    /// `[…]`.
+    Plain,
+    /// `desc[URn][…]`: a memory descriptor in a uniform register.
+    Desc { ureg: u16 },
+    /// `a[…]`: attribute space.
+    Attr,
+    /// `c[bank][…]`.
+    Const { bank: u32 },
+    /// `cx[URn][…]`.
+    ConstX { ureg: u16 },
+}
+
+/// A memory operand's space and printed components: register, uniform register, immediate.
+pub type MemParts = (MemSpace, Option<u16>, Option<u16>, Option<i64>);
+
+impl Body {
+    /// A memory operand's body: `c[bank][imm]` and `cx[UR][imm]` are the constant kinds
+    /// (the same text, one structure, whichever form printed it).
+    pub fn mem(space: MemSpace, reg: Option<u16>, ureg: Option<u16>, imm: Option<i64>) -> Body {
+        match (space, reg, ureg, imm) {
+            (MemSpace::Const { bank }, None, None, Some(offset)) => Body::Const { bank, offset },
+            (MemSpace::ConstX { ureg }, None, None, Some(offset)) => Body::ConstX { ureg, offset },
+            _ => Body::Mem { space, reg, ureg, imm },
+        }
+    }
+
+    /// The memory view of a body: a memory operand, or a constant as one.
+    pub fn as_mem(&self) -> Option<MemParts> {
+        match *self {
+            Body::Mem { space, reg, ureg, imm } => Some((space, reg, ureg, imm)),
+            Body::Const { bank, offset } => Some((MemSpace::Const { bank }, None, None, Some(offset))),
+            Body::ConstX { ureg, offset } => Some((MemSpace::ConstX { ureg }, None, None, Some(offset))),
+            _ => None,
+        }
+    }
 }
 
 pub const RZ: u16 = 255;
@@ -139,9 +186,34 @@ impl fmt::Display for Body {
                 let u = Body::UReg { n: *ureg };
                 write!(f, "cx[{u}][{}]", hex_signed(*offset))
             }
+            Body::Mem { .. } => fmt_mem(f, self, &[]),
             Body::Other { text } => f.write_str(text),
         }
     }
+}
+
+/// A memory operand as nvdisasm prints it: `desc[UR4][R2.64+UR5+-0x10]`, the register's
+/// suffixes right after it.
+fn fmt_mem(f: &mut fmt::Formatter<'_>, body: &Body, suffixes: &[String]) -> fmt::Result {
+    let Body::Mem { space, reg, ureg, imm } = *body else { return write!(f, "{body}") };
+    match space {
+        MemSpace::Plain => {}
+        MemSpace::Desc { ureg } => write!(f, "desc[{}]", Body::UReg { n: ureg })?,
+        MemSpace::Attr => f.write_str("a")?,
+        MemSpace::Const { bank } => write!(f, "c[{bank:#x}]")?,
+        MemSpace::ConstX { ureg } => write!(f, "cx[{}]", Body::UReg { n: ureg })?,
+    }
+    let mut parts: Vec<String> = vec![];
+    if let Some(n) = reg {
+        let mut r = Body::Reg { n }.to_string();
+        for s in suffixes {
+            r = format!("{r}.{s}");
+        }
+        parts.push(r);
+    }
+    parts.extend(ureg.map(|n| Body::UReg { n }.to_string()));
+    parts.extend(imm.map(hex_signed));
+    write!(f, "[{}]", parts.join("+"))
 }
 
 pub fn hex_signed(v: i64) -> String {
@@ -164,6 +236,14 @@ impl fmt::Display for Operand {
         // a bare register (`R7.reuse.H1`) and after the bars (`-|R244|.reuse`).
         if self.abs {
             f.write_str("|")?;
+        }
+        if let Body::Mem { .. } = self.body {
+            // The suffixes belong to the base register, inside the brackets.
+            fmt_mem(f, &self.body, &self.suffixes)?;
+            if self.reuse {
+                f.write_str(".reuse")?;
+            }
+            return if self.abs { f.write_str("|") } else { Ok(()) };
         }
         write!(f, "{}", self.body)?;
         if self.reuse && !self.abs {
@@ -375,8 +455,15 @@ pub fn parse_operand(t: &str) -> Result<Operand, String> {
         let (c, tail) = split_suffixes(s);
         (c, tail, "")
     };
-    let body = parse_body(core).ok_or_else(|| format!("cannot read operand '{t}'"))?;
-    let mut op = Operand { neg, abs, not, body, suffixes: vec![], reuse: false };
+    let parsed = parse_body(core);
+    // A bracketed text that is no memory operand stays verbatim (`Body::Other`).
+    let bare = tail.is_empty() && after.is_empty();
+    let mem = if matches!(parsed, Some(Body::Other { .. }) | None) && core.contains('[') && bare { parse_mem(core).ok() } else { None };
+    let (body, suffixes) = match mem {
+        Some(m) => m,
+        None => (parsed.ok_or_else(|| format!("cannot read operand '{t}'"))?, vec![]),
+    };
+    let mut op = Operand { neg, abs, not, body, suffixes, reuse: false };
     // A non-empty `tail` starts with '.', and `after` is empty or `.reuse` when it is not:
     // reading them in turn is reading them joined.
     read_suffixes(tail, t, &mut op)?;
@@ -401,6 +488,79 @@ fn read_suffixes(tail: &str, t: &str, op: &mut Operand) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// A memory operand (`[R2.64+UR4+-0x10]`, `desc[UR4][R2.64]`, `a[UR5+0x4]`,
+/// `c[0x0][R0]`, `cx[UR2][R1+0x8]`): its body and the base register's suffixes.
+/// Components come in nvdisasm's order, register, uniform register, immediate, each once.
+pub fn parse_mem(s: &str) -> Result<(Body, Vec<String>), String> {
+    let (space, rest) = mem_space(s)?;
+    let inner = rest.strip_prefix('[').and_then(|r| r.strip_suffix(']')).ok_or_else(|| format!("expected '[…]' after the space, found '{rest}'"))?;
+    if inner.contains(['[', ']']) {
+        return Err(format!("unexpected bracket inside '[{inner}]'"));
+    }
+    if inner.is_empty() {
+        return Err("empty brackets".into());
+    }
+    let (mut reg, mut ureg, mut imm, mut suffixes) = (None, None, None, vec![]);
+    // The next component allowed: 0 register, 1 uniform register, 2 immediate, 3 none.
+    let mut stage = 0;
+    for piece in inner.split('+') {
+        if stage > 2 {
+            return Err(format!("'{piece}' follows the immediate"));
+        }
+        let (r, sfx) = piece.split_once('.').unwrap_or((piece, ""));
+        if let Some(v) = parse_int(piece) {
+            imm = Some(v);
+            stage = 3;
+        } else if let Some(n) = parse_reg_num(piece, "UR", "URZ", URZ).filter(|_| stage <= 1) {
+            ureg = Some(n);
+            stage = 2;
+        } else if let Some(n) = parse_reg_num(r, "R", "RZ", RZ).filter(|_| stage == 0) {
+            reg = Some(n);
+            suffixes = if sfx.is_empty() { vec![] } else { sfx.split('.').map(str::to_string).collect() };
+            if suffixes.iter().any(String::is_empty) || piece.ends_with('.') {
+                return Err(format!("empty suffix in '{piece}'"));
+            }
+            stage = 1;
+        } else {
+            return Err(format!("'{piece}' is not a register, uniform register or immediate in that order (R+UR+imm)"));
+        }
+    }
+    Ok((Body::mem(space, reg, ureg, imm), suffixes))
+}
+
+/// The space before a memory operand's brackets, and the rest from `[` on.
+fn mem_space(s: &str) -> Result<(MemSpace, &str), String> {
+    let bracketed = |r: &str| -> Option<(String, usize)> {
+        let end = r.find(']')?;
+        Some((r[1..end].to_string(), end + 1))
+    };
+    let ureg_in = |r: &'_ str, what: &str| -> Result<(u16, usize), String> {
+        let (u, used) = bracketed(r).ok_or_else(|| format!("unclosed '{what}['"))?;
+        let n = parse_reg_num(&u, "UR", "URZ", URZ).ok_or_else(|| format!("expected a uniform register in '{what}[{u}]'"))?;
+        Ok((n, used))
+    };
+    if let Some(r) = s.strip_prefix("desc") {
+        let (ureg, used) = ureg_in(r, "desc")?;
+        return Ok((MemSpace::Desc { ureg }, &r[used..]));
+    }
+    if let Some(r) = s.strip_prefix("cx") {
+        let (ureg, used) = ureg_in(r, "cx")?;
+        return Ok((MemSpace::ConstX { ureg }, &r[used..]));
+    }
+    if let Some(r) = s.strip_prefix('c') {
+        let (b, used) = bracketed(r).ok_or("unclosed 'c['")?;
+        let bank = parse_int(&b).and_then(|v| u32::try_from(v).ok()).ok_or_else(|| format!("expected a bank number in 'c[{b}]'"))?;
+        return Ok((MemSpace::Const { bank }, &r[used..]));
+    }
+    if let Some(r) = s.strip_prefix('a') {
+        return Ok((MemSpace::Attr, r));
+    }
+    if s.starts_with('[') {
+        return Ok((MemSpace::Plain, s));
+    }
+    Err(format!("'{s}' does not start with '[', 'desc[', 'a[', 'c[' or 'cx['"))
 }
 
 fn split_suffixes(s: &str) -> (&str, &str) {
@@ -595,6 +755,85 @@ mod tests {
         assert!(matches!(f.operands[3].body, Body::Float { value, .. } if value == 0.0 && value.is_sign_negative()));
         let d = parse_instruction("DFMA R0, R0, R0, -902600192 ;").unwrap();
         assert!(matches!(d.operands[3].body, Body::Float { value, .. } if value == -902600192.0));
+    }
+
+    /// nvdisasm 13.5's memory operands (SM90 words of LDS, LDL, LDG, ATOMG, ATOMS, LDC, ULDC,
+    /// ALD, LDGSTS), each read and printed back byte for byte.
+    #[test]
+    fn memory_operands_roundtrip_as_nvdisasm_prints_them() {
+        for s in [
+            "@P0 LDS.U8 R0, [R0] ;",
+            "@P0 LDS.U8 R0, [R0+-0x800000] ;",
+            "LDS.U8 RZ, [RZ] ;",
+            "LDS.U8 RZ, [0x800000] ;",
+            "LDS R6, [UR5+0x20] ;",
+            "LDS R6, [R254+UR5+0x20] ;",
+            "LDS R6, [URZ] ;",
+            "@P0 LDL.EF.U8 R0, [R0+URZ] ;",
+            "LDG.E.128 R12, desc[UR4][R12.64] ;",
+            "ATOMG.E.ADD.STRONG.GPU PT, R20, [RZ.U32+UR4], R12 ;",
+            "ATOMG.E.ADD.F32.FTZ.RN.STRONG.GPU PT, R19, [R38.64+UR4+0x10], R13 ;",
+            "ATOMG.E.ADD.F32.FTZ.RN.STRONG.GPU PT, R19, desc[UR4][RZ.64+0x10], R13 ;",
+            "ATOMS.CAST.SPIN.INVALID7 R0, [R0.X16], R0, R0 ;",
+            "@!P0 ATOMS.ARRIVE.???4 R237, [R235.X4+UR45+-0x2f686f] ;",
+            "@P0 LDC.U8 R0, c[0x0][R0+-0x8000] ;",
+            "LDC.U8 RZ, c[0x0][RZ] ;",
+            "LDC.U8 RZ, c[0x1][0x4] ;",
+            "@P3 LDC.S8 R176, cx[UR24][R25+0x1ea9] ;",
+            "@UP0 ULDC.U8 UR0, c[0x0][URZ];",
+            "ULDC.INVALID6 UR4, [UR5+-0x1fb8d89], !UPT;",
+            "@!UP2 ULDC.U8 UR6, [0x290807] ;",
+            "@P1 ALD.O.128 R51, a[UR21+-0x2c7], R214 ;",
+            "ALD RZ, a[0x0], R0 ;",
+            "LDGSTS.E.BYPASS.128 [R18+UR8], desc[UR9][R2.64+0x10] ;",
+            // Stores and reductions, from ptxas's SM90 code (their words need control bits).
+            "STS [R24], RZ ;",
+            "@!P1 STS [R0+0x100], R11 ;",
+            "REDG.E.ADD.64.STRONG.GPU desc[UR4][R38.64+0x8], R8 ;",
+        ] {
+            rt(s);
+        }
+    }
+
+    #[test]
+    fn memory_operand_structure() {
+        let i = parse_instruction("ATOMG.E.ADD.STRONG.GPU PT, R19, desc[UR4][R38.64+UR5+-0x10], R13 ;").unwrap();
+        let o = &i.operands[2];
+        assert_eq!(o.body, Body::Mem { space: MemSpace::Desc { ureg: 4 }, reg: Some(38), ureg: Some(5), imm: Some(-0x10) });
+        assert_eq!(o.suffixes, ["64"]);
+        let l = parse_instruction("LDS R6, [URZ+0x20] ;").unwrap();
+        assert_eq!(l.operands[1].body, Body::Mem { space: MemSpace::Plain, reg: None, ureg: Some(URZ), imm: Some(0x20) });
+        // A constant bank with a lone offset is the constant kind, whichever form printed it.
+        let c = parse_instruction("LDC.U8 RZ, c[0x1][0x4] ;").unwrap();
+        assert_eq!(c.operands[1].body, Body::Const { bank: 1, offset: 4 });
+        assert_eq!(c.operands[1].body.as_mem(), Some((MemSpace::Const { bank: 1 }, None, None, Some(4))));
+        let r = parse_instruction("@P0 LDC.U8 R0, c[0x2][RZ] ;").unwrap();
+        assert_eq!(r.operands[1].body, Body::Mem { space: MemSpace::Const { bank: 2 }, reg: Some(RZ), ureg: None, imm: None });
+        assert_eq!(
+            parse_instruction("ALD RZ, a[0x0], R0 ;").unwrap().operands[1].body,
+            Body::Mem { space: MemSpace::Attr, reg: None, ureg: None, imm: Some(0) }
+        );
+    }
+
+    #[test]
+    fn malformed_memory_operands_say_why_and_stay_verbatim() {
+        for (t, why) in [
+            ("[R0+R1]", "'R1' is not a register, uniform register or immediate in that order"),
+            ("[UR1+R0]", "'R0' is not"),
+            ("[0x4+UR1]", "'UR1' follows the immediate"),
+            ("[]", "empty brackets"),
+            ("[R0.]", "empty suffix"),
+            ("desc[R4][R0]", "expected a uniform register in 'desc[R4]'"),
+            ("c[UR0][R0]", "expected a bank number"),
+            ("[R0", "expected '[…]' after the space"),
+            ("x[R0]", "does not start with"),
+        ] {
+            let e = parse_mem(t).unwrap_err();
+            assert!(e.contains(why), "{t}: {e}");
+        }
+        // In an instruction such a text is kept verbatim, as before memory operands were read.
+        let i = parse_instruction("LDS R0, [R0+R1] ;").unwrap();
+        assert_eq!(i.operands[1].body, Body::Other { text: "[R0+R1]".into() });
     }
 
     #[test]

@@ -203,8 +203,11 @@ fn heading_with_a_different_mnemonic() {
 #[test]
 fn unknown_operand_form_token() {
     let t = set_line(&dfma(), V1_FORM, "R,R,Q,R");
-    let want = format!("expected an operand form of {} separated", sass_harness::spec::OperandKind::form_tokens());
-    rejects(&t, V1_FORM, &[want.as_str(), "found 'R,R,Q,R'"]);
+    let want = format!("expected an operand form of {}", sass_harness::spec::OperandKind::form_tokens());
+    rejects(&t, V1_FORM, &["unknown operand token 'Q'", want.as_str(), "found 'R,R,Q,R'"]);
+    // A memory shape says what is wrong with it.
+    let t = set_line(&dfma(), V1_FORM, "R,R,[UR+R],R");
+    rejects(&t, V1_FORM, &["memory operand '[UR+R]': component 'R' out of order or repeated", "found 'R,R,[UR+R],R'"]);
     let t = set_line(&dfma(), V1_FORM, "R,R,,R");
     rejects(&t, V1_FORM, &["expected an operand form", "found 'R,R,,R'"]);
 }

@@ -5,8 +5,8 @@
 
 use super::bits::{Codec, Values};
 use super::print::{f64_to_half, float_format, guard_is_uniform, FloatFormat, UNLISTED};
-use crate::sass::{self, Body, Instruction};
-use crate::spec::{Arch, FieldKind, ModSlot, OperandKind, OperandSpec, RowKind, Table, Variant};
+use crate::sass::{self, Body, Instruction, MemSpace};
+use crate::spec::{Arch, FieldKind, MemImm, MemShape, MemSlot, MemSpaceKind, ModSlot, OperandKind, OperandSpec, RowKind, Table, Variant};
 use crate::word::Word;
 use std::collections::HashMap;
 use std::fmt;
@@ -171,6 +171,7 @@ fn kind_code(kind: OperandKind) -> u64 {
         OperandKind::Target => 3,
         OperandKind::Barrier => 9,
         OperandKind::Special => 15,
+        OperandKind::Mem(_) => 10,
     }
 }
 
@@ -185,6 +186,7 @@ fn body_code(body: &Body) -> u64 {
         Body::Pred { .. } => 7,
         Body::UPred { .. } => 8,
         Body::Barrier { .. } => 9,
+        Body::Mem { .. } => 10,
         Body::Other { .. } => 15,
     }
 }
@@ -352,6 +354,18 @@ fn with_omitted_pt(v: &Variant, inst: &Instruction) -> Vec<Option<Instruction>> 
     out
 }
 
+/// How many of `suffixes` a memory form's fixed register suffix (`[R2.64+UR4]`, no field)
+/// takes: 1, or 0 for other forms; an error when the text lacks it.
+fn fixed_suffix(spec: &OperandSpec, suffixes: &[String]) -> Result<usize, String> {
+    match spec.kind {
+        OperandKind::Mem(MemShape { reg_suffix: Some(fixed), .. }) => match suffixes.first() {
+            Some(s) if s == fixed => Ok(1),
+            _ => Err(format!("the form's register prints '.{fixed}', not {suffixes:?}")),
+        },
+        _ => Ok(0),
+    }
+}
+
 /// A special register: its name (body and suffixes) is a row of the operand's table.
 fn fill_special(v: &Variant, k: usize, o: &sass::Operand, spec: &OperandSpec, values: &mut Values) -> Result<(), String> {
     let name = sass::Operand { reuse: false, ..o.clone() }.to_string();
@@ -424,7 +438,7 @@ impl<'s> Form<'s> {
                 let (sfx_tokens, after) = rest.split_at(o.suffixes.len());
                 rest = after;
                 // A special register's suffix is part of its name (see `fill_special`).
-                spec.kind == OperandKind::Special || sfx.may_read(sfx_tokens)
+                spec.kind == OperandKind::Special || fixed_suffix(spec, &o.suffixes).is_ok_and(|n| sfx.may_read(&sfx_tokens[n..]))
             })
     }
 
@@ -460,7 +474,8 @@ impl<'s> Form<'s> {
             let fill = OperandFill { v, k, spec };
             fill.body(&o.body, values)?;
             fill.flags(o, values)?;
-            sfx.read(v, Toks { text: &o.suffixes, ids }, values).map_err(|e| format!("operand {k}: {e}"))?;
+            let n = fixed_suffix(spec, &o.suffixes).map_err(|e| format!("operand {k}: {e}"))?;
+            sfx.read(v, Toks { text: &o.suffixes[n..], ids: &ids[n..] }, values).map_err(|e| format!("operand {k}: {e}"))?;
         }
         self.modifiers.read(v, Toks { text: &inst.modifiers, ids: mods }, values)?;
         Ok(())
@@ -513,6 +528,7 @@ fn operand_may_fit(o: &sass::Operand, spec: &OperandSpec) -> bool {
             | (OperandKind::Target, Body::Imm { .. })
             | (OperandKind::Barrier, Body::Barrier { .. })
             | (OperandKind::Special, Body::Other { .. })
+            | (OperandKind::Mem(_), Body::Mem { .. })
     );
     kind_ok && (!o.abs || spec.abs_field.is_some()) && (!o.neg || spec.neg_field.is_some()) && (!o.not || spec.not_field.is_some())
 }
@@ -610,8 +626,54 @@ impl OperandFill<'_> {
                 }
                 self.set(values, 0, *n as u64, body)
             }
+            (OperandKind::Mem(m), body) if body.as_mem().is_some() => self.mem(m, body, values),
             (kind, body) => Err(format!("operand {k}: expected {}, found '{body}'", kind.form_token())),
         }
+    }
+
+    /// A memory operand's fields. A register or immediate the text leaves out takes the value
+    /// nvdisasm leaves out (RZ, 0: `conventions::mem_printed`); one the form lacks may only
+    /// stand in for nothing printed (`[RZ]`, `a[0x0]`).
+    fn mem(&self, m: MemShape, body: &Body, values: &mut Values) -> Result<(), String> {
+        let (v, k) = (self.v, self.k);
+        let Some((space, reg, ur, imm)) = body.as_mem() else { return Err(format!("operand {k}: '{body}' is not a memory operand")) };
+        let space_value = match (m.space, space) {
+            (MemSpaceKind::Plain, MemSpace::Plain) | (MemSpaceKind::Attr, MemSpace::Attr) => 0,
+            (MemSpaceKind::Desc, MemSpace::Desc { ureg }) | (MemSpaceKind::ConstX, MemSpace::ConstX { ureg }) => ureg_index(v, ureg),
+            (MemSpaceKind::Const, MemSpace::Const { bank }) => bank as u64,
+            _ => return Err(format!("operand {k}: expected {}, found '{body}'", m.token())),
+        };
+        let lacks = |what: &str| Err(format!("operand {k}: the form {} has no {what} for '{body}'", m.token()));
+        match (m.reg, reg) {
+            (false, Some(n)) if n != sass::RZ => return lacks("register"),
+            (false, _) | (true, _) => {}
+        }
+        match (m.ureg, ur) {
+            (false, Some(_)) => return lacks("uniform register"),
+            // nvdisasm prints a form's uniform register always (`[R0+URZ]`).
+            (true, None) => return Err(format!("operand {k}: the form {} prints its uniform register always, '{body}' has none", m.token())),
+            _ => {}
+        }
+        match (m.imm, imm) {
+            (MemImm::Absent, Some(x)) if x != 0 => return lacks("immediate"),
+            (MemImm::Unsigned, Some(x)) if x < 0 => return Err(format!("operand {k}: the form's offset is unsigned, not {}", sass::hex_signed(x))),
+            _ => {}
+        }
+        for (slot, role) in m.slot_roles().into_iter().enumerate() {
+            match role {
+                MemSlot::Space => self.set(values, slot, space_value, &format!("{space:?}"))?,
+                MemSlot::Reg => self.set(values, slot, reg.unwrap_or(sass::RZ) as u64, &format!("R{}", reg.unwrap_or(sass::RZ)))?,
+                MemSlot::UReg => {
+                    let n = ur.unwrap_or(sass::URZ);
+                    self.set(values, slot, ureg_index(v, n), &Body::UReg { n }.to_string())?;
+                }
+                MemSlot::Imm => {
+                    let f = self.spec.value_fields[slot].ok_or("offset without bits")?;
+                    values.set(f, imm_bits(v, f, k, imm.unwrap_or(0))?);
+                }
+            }
+        }
+        Ok(())
     }
 
     /// The `|…|`, `-` and `~`/`!` flags.

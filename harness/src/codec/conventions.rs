@@ -14,7 +14,7 @@
 //! position, not by the page's control-field names.
 
 use crate::sass::Terminator;
-use crate::spec::Arch;
+use crate::spec::{Arch, MemSpaceKind};
 use crate::word::Word;
 use std::collections::HashMap;
 
@@ -175,9 +175,63 @@ impl Conventions {
     }
 }
 
+/// The components nvdisasm prints of a memory operand whose form has the components
+/// given (`None`: the form has no such component), read off nvdisasm 13.5 on SM90 (LDS,
+/// LDL, LDG, ATOMG, LDC, ULDC, IPA): the uniform register always (`[R0+URZ]`), the
+/// immediate unless 0, the register unless RZ; RZ prints all the same after a descriptor
+/// (`desc[UR18][RZ+0x20]`, LDL), when it carries a suffix (`[RZ.U32+UR7]`) or when nothing
+/// else would print (`[RZ]`, `c[0x0][RZ]`), except
+/// in attribute space and after `cx[UR]`, where the zero immediate stands in (`a[0x0]`,
+/// `cx[UR0][0x0]`: LDC, seen by validation).
+pub fn mem_printed(space: MemSpaceKind, reg: Option<u16>, suffixed: bool, ureg: Option<u16>, imm: Option<i64>) -> (Option<u16>, Option<u16>, Option<i64>) {
+    let r = reg.filter(|&n| n != crate::sass::RZ || suffixed || space == MemSpaceKind::Desc);
+    let i = imm.filter(|&x| x != 0);
+    if r.is_none() && ureg.is_none() && i.is_none() {
+        return if matches!(space, MemSpaceKind::Attr | MemSpaceKind::ConstX) { (None, None, Some(0)) } else { (Some(crate::sass::RZ), None, None) };
+    }
+    (r, ureg, i)
+}
+
+/// Does a memory operand print its offset unsigned, whatever its form says? A plain `[imm]`
+/// (no register, no uniform register printed) is an absolute address: nvdisasm prints
+/// `[R0+-0x800000]` but `[0x800000]` when the register is RZ (the word is then the RZ-based
+/// form's); a constant bank keeps the sign (`c[0x0][-0x8000]`), as does `[UR5+-0x7fffe0]`.
+pub fn mem_offset_unsigned(space: MemSpaceKind, reg_printed: bool, ureg_printed: bool) -> bool {
+    space == MemSpaceKind::Plain && !reg_printed && !ureg_printed
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::sass::{RZ, URZ};
+
+    /// Each case as nvdisasm 13.5 printed it on SM90 (LDS, LDL, ATOMG, LDC, ALD words).
+    #[test]
+    fn memory_components_print_as_nvdisasm_leaves_them_out() {
+        let plain = MemSpaceKind::Plain;
+        // `[R0]`, `[R0+0x1]`, `[0x1]` (RZ left out), `[RZ]` (nothing else to print).
+        assert_eq!(mem_printed(plain, Some(0), false, None, Some(0)), (Some(0), None, None));
+        assert_eq!(mem_printed(plain, Some(0), false, None, Some(1)), (Some(0), None, Some(1)));
+        assert_eq!(mem_printed(plain, Some(RZ), false, None, Some(1)), (None, None, Some(1)));
+        assert_eq!(mem_printed(plain, Some(RZ), false, None, Some(0)), (Some(RZ), None, None));
+        assert_eq!(mem_printed(plain, None, false, None, Some(0)), (Some(RZ), None, None));
+        // `[R0+URZ]`, `[URZ]`: the uniform register always prints.
+        assert_eq!(mem_printed(plain, Some(0), false, Some(URZ), Some(0)), (Some(0), Some(URZ), None));
+        assert_eq!(mem_printed(plain, Some(RZ), false, Some(URZ), Some(0)), (None, Some(URZ), None));
+        // `[RZ.U32+UR4]`: a suffixed RZ prints.
+        assert_eq!(mem_printed(plain, Some(RZ), true, Some(4), Some(0)), (Some(RZ), Some(4), None));
+        // `desc[UR18][RZ+0x20]`.
+        assert_eq!(mem_printed(MemSpaceKind::Desc, Some(RZ), false, None, Some(0x20)), (Some(RZ), None, Some(0x20)));
+        // `c[0x0][RZ]`, but `a[0x0]`.
+        assert_eq!(mem_printed(MemSpaceKind::Const, Some(RZ), false, None, Some(0)), (Some(RZ), None, None));
+        assert_eq!(mem_printed(MemSpaceKind::Attr, None, false, None, Some(0)), (None, None, Some(0)));
+        assert_eq!(mem_printed(MemSpaceKind::ConstX, Some(RZ), false, None, Some(0)), (None, None, Some(0)));
+        // `[0x800000]` (LDL, RZ base), `c[0x0][-0x8000]` (LDC, RZ base), `[UR5+-0x7fffe0]`.
+        assert!(mem_offset_unsigned(plain, false, false));
+        assert!(!mem_offset_unsigned(MemSpaceKind::Const, false, false));
+        assert!(!mem_offset_unsigned(plain, false, true));
+        assert!(!mem_offset_unsigned(plain, true, false));
+    }
 
     #[test]
     fn targets_are_rewritten_as_at_address_zero() {

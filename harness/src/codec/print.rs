@@ -10,8 +10,8 @@
 
 use super::bits::Values;
 use super::conventions::{FormConventions, SlotId};
-use crate::sass::{Body, Instruction, Operand, Predicate};
-use crate::spec::{FieldKind, ModSlot, OperandKind, OperandSpec, RowKind, Table, Variant};
+use crate::sass::{Body, Instruction, MemSpace, Operand, Predicate};
+use crate::spec::{FieldKind, MemImm, MemShape, MemSlot, MemSpaceKind, ModSlot, OperandKind, OperandSpec, RowKind, Table, Variant};
 use crate::word::Word;
 
 pub const UNLISTED: &str = "UNLISTED";
@@ -304,6 +304,7 @@ fn operand(v: &Variant, o: &OperandSpec, values: &Values, signed_imm: bool) -> O
         OperandKind::ConstX => Body::ConstX { ureg: ureg(v, fv(0)), offset: (fv(1) * 4) as i64 },
         OperandKind::Pred => Body::Pred { n: fv(0) as u8 },
         OperandKind::UPred => Body::UPred { n: fv(0) as u8 },
+        OperandKind::Mem(m) => return mem_operand(v, o, m, values),
         OperandKind::Barrier => Body::Barrier { n: fv(0) as u8 },
         // The name is the row of the operand's table: body and suffixes as nvdisasm's text.
         OperandKind::Special => {
@@ -313,6 +314,13 @@ fn operand(v: &Variant, o: &OperandSpec, values: &Values, signed_imm: bool) -> O
         OperandKind::Target => Body::Imm { value: target_at_zero(signed(fv(0), width(0))) },
     };
     let mut op = Operand::new(body);
+    decorate(v, o, values, &mut op);
+    op
+}
+
+/// The flags and suffixes of an operand.
+fn decorate(v: &Variant, o: &OperandSpec, values: &Values, op: &mut Operand) {
+    let val = |i: usize| values.get(i);
     op.abs = o.abs_field.map(|f| val(f) != 0).unwrap_or(false);
     op.neg = o.neg_field.map(|f| val(f) != 0).unwrap_or(false);
     op.not = o.not_field.map(|f| val(f) != 0).unwrap_or(false);
@@ -324,6 +332,47 @@ fn operand(v: &Variant, o: &OperandSpec, values: &Values, signed_imm: bool) -> O
             op.suffixes.push(v.fields[s].name.clone());
         }
     }
+}
+
+/// A memory operand: each page operand fills its component; nvdisasm leaves some out
+/// (`conventions::mem_printed`). The register's fixed suffix comes before any table's.
+fn mem_operand(v: &Variant, o: &OperandSpec, m: MemShape, values: &Values) -> Operand {
+    let mut op = Operand::new(Body::Imm { value: 0 });
+    op.suffixes.extend(m.reg_suffix.map(str::to_string));
+    decorate(v, o, values, &mut op);
+    let (mut space, mut reg, mut ur, mut imm) = (0, None, None, None);
+    // The offset's bits, for a signed offset nvdisasm prints unsigned.
+    let mut imm_mask = i64::MAX;
+    for (k, role) in m.slot_roles().into_iter().enumerate() {
+        let x = o.value_fields[k].map(|f| values.get(f)).unwrap_or(0);
+        let width = o.value_fields[k].map(|f| v.fields[f].width()).unwrap_or(0);
+        match role {
+            MemSlot::Space => space = x,
+            MemSlot::Reg => reg = Some(x as u16),
+            MemSlot::UReg => ur = Some(ureg(v, x)),
+            MemSlot::Imm if m.imm == MemImm::Signed => {
+                imm = Some(signed(x, width));
+                imm_mask = if width >= 63 { i64::MAX } else { (1i64 << width) - 1 };
+            }
+            MemSlot::Imm => imm = Some(x as i64),
+        }
+    }
+    let space = match m.space {
+        MemSpaceKind::Plain => MemSpace::Plain,
+        MemSpaceKind::Desc => MemSpace::Desc { ureg: ureg(v, space) },
+        MemSpaceKind::Attr => MemSpace::Attr,
+        MemSpaceKind::Const => MemSpace::Const { bank: space as u32 },
+        MemSpaceKind::ConstX => MemSpace::ConstX { ureg: ureg(v, space) },
+    };
+    let (reg, ur, mut imm) = super::conventions::mem_printed(m.space, reg, !op.suffixes.is_empty(), ur, imm);
+    if super::conventions::mem_offset_unsigned(m.space, reg.is_some(), ur.is_some()) {
+        imm = imm.map(|x| x & imm_mask);
+    }
+    if reg.is_none() {
+        // Suffixes belong to the register; with none printed there is none to carry them.
+        op.suffixes.clear();
+    }
+    op.body = Body::mem(space, reg, ur, imm);
     op
 }
 

@@ -21,6 +21,11 @@ pub fn slots(s: &Seed) -> Vec<Vec<usize>> {
         .collect()
 }
 
+/// The widest modifier group enumerated (2^14 rows): the memory forms' cache and scope
+/// modifiers interact as groups of up to 20 bits, whose tables would take minutes to
+/// enumerate and make pages of tens of megabytes (the page loader takes 4 MiB).
+const MAX_GROUP_BITS: usize = 14;
+
 /// Fields and tables from the flips (plus two batches: modifier pairs, group rows and order).
 pub fn solve(o: &mut Oracle, s: &Seed, seed: Word, effects: &[(u8, Effect)]) -> Result<Discovered, DiscoverError> {
     let sl = slots(s);
@@ -85,7 +90,14 @@ pub fn solve(o: &mut Oracle, s: &Seed, seed: Word, effects: &[(u8, Effect)]) -> 
             _ => None,
         })
         .collect();
-    let comps = components(o, s, seed, &single)?;
+    let mut comps = components(o, s, seed, &single)?;
+    comps.retain(|c| {
+        let enumerable = c.len() <= MAX_GROUP_BITS;
+        if !enumerable {
+            notes.push(format!("modifier bits {c:?} interact as one group of {} bits: too many rows to enumerate and write", c.len()));
+        }
+        enumerable
+    });
     let (mut mods, tables) = groups(o, s, seed, comps, &single)?;
     fields.append(&mut mods);
     fields.append(&mut suffix_fields(o, s, seed, &suffix, &mut notes)?);
@@ -320,7 +332,7 @@ fn printed_value(s: &Seed, text: &str, po: usize) -> Option<i128> {
     let sub = sl[i].iter().position(|&x| x == po)?;
     let op = sass::parse_instruction(text).ok()?.operands.get(i)?.clone();
     let raw = super::probe::raw_operands(text);
-    s.values(i, &op, raw.get(i).map(String::as_str).unwrap_or("")).get(sub).copied().flatten()
+    s.operand_values(i, &op, raw.get(i).map(String::as_str).unwrap_or("")).get(sub).copied().flatten()
 }
 
 /// The form's `P`/`UP` operands with a 3-bit value field: (form operand, its bits).
@@ -484,7 +496,7 @@ pub fn verify(o: &mut Oracle, s: &Seed, d: &Discovered, seed: u64) -> Result<Vec
         };
         let raw = super::probe::raw_operands(&t);
         let op = sass::parse_instruction(&t).ok().and_then(|x| x.operands.get(i).cloned());
-        let got = op.as_ref().and_then(|op| s.values(i, op, raw.get(i).map(String::as_str).unwrap_or("")).get(sub).copied().flatten());
+        let got = op.as_ref().and_then(|op| s.operand_values(i, op, raw.get(i).map(String::as_str).unwrap_or("")).get(sub).copied().flatten());
         let ok = match got {
             Some(g) => g.rem_euclid(1i128 << w) == v as i128,
             None => op.is_some(), // a NaN immediate: its payload is not printed

@@ -242,6 +242,9 @@ pub fn discover(src: &dyn Source, arch: Arch, seed: Word) -> Result<Discovered, 
         s.kinds[k] = OperandKind::Target;
     }
     let seed_class = class(0);
+    let other_form = |k: usize| matches!((&seed_class, class(k)), (Some(a), Some(c)) if *a != c);
+    let same_form: Vec<&str> = (1..n).filter(|&k| !other_form(k)).filter_map(|k| texts[k].as_deref()).collect();
+    s.widen(&same_form);
     // A flip into another form (nvdisasm names another opclass) is a form bit, whatever
     // the text shows: two forms may print alike.
     let other: Vec<bool> = (0..bits.len()).map(|k| matches!((&seed_class, class(k + 1)), (Some(a), Some(c)) if *a != c)).collect();

@@ -8,21 +8,13 @@
 //! order of their plain `modi` spans.
 
 use super::{Discovered, FieldKind, Table};
-use crate::spec::{Arch, OperandKind};
+use crate::spec::Arch;
 
 const CONTROL_LABELS: [(&str, u8, u8); 6] = [("stall", 105, 4), ("y", 109, 1), ("r-bar", 110, 3), ("w-bar", 113, 3), ("b-mask", 116, 6), ("reuse", 122, 4)];
 
 /// The variant key the seeds use: mnemonic and form tokens (`FFMA_R_R_I_I_R`).
 pub fn key(d: &Discovered) -> String {
-    let toks: Vec<&str> = d
-        .kinds
-        .iter()
-        .map(|k| match k {
-            OperandKind::Const => "I_I",
-            OperandKind::ConstX => "UR_I",
-            k => k.form_token(),
-        })
-        .collect();
+    let toks: Vec<String> = d.kinds.iter().map(|k| k.key_token()).collect();
     format!("{}_{}", d.mnemonic, toks.join("_"))
 }
 
@@ -31,7 +23,8 @@ pub fn cells(d: &Discovered) -> Vec<String> {
     let mut cells: Vec<Option<String>> = vec![None; 128];
     for f in &d.fields {
         for (k, &b) in f.bits.iter().enumerate() {
-            // The second row starts a new span: a field cannot continue across rows.
+            // The bits 64..127 row cannot continue a field from the row above: name it again
+            // (the page reads a numbered name's spans as one field).
             let starts_span = k == 0 || f.bits[k - 1] + 1 != b || b == 64;
             cells[b as usize] = Some(if starts_span { f.name() } else { String::new() });
         }
@@ -64,7 +57,7 @@ pub fn heading(d: &Discovered) -> String {
 
 /// One variant block: heading, form, distilled, key, layout, tables.
 pub fn variant_block(d: &Discovered) -> String {
-    let form: Vec<&str> = d.kinds.iter().map(|k| k.form_token()).collect();
+    let form: Vec<String> = d.kinds.iter().map(|k| k.form_token().into_owned()).collect();
     let index: Vec<String> = (0..64).map(|i| (i % 8).to_string()).collect();
     let index = index.join("\t");
     let c = cells(d);

@@ -1,8 +1,9 @@
 //! What one probe word did, compared with the seed: the effect classes of single-bit flips.
 
 use crate::codec::print::{f64_to_half, FloatFormat};
+use crate::sass::MemSpace;
 use crate::sass::{self, Body, Instruction, Operand};
-use crate::spec::{Arch, FlagRole, OperandKind};
+use crate::spec::{Arch, FlagRole, MemImm, MemShape, MemSlot, MemSpaceKind, OperandKind, MEM_REG_SUFFIXES};
 
 /// Everything about the seed's text that the classification needs.
 #[derive(Clone, Debug)]
@@ -85,8 +86,48 @@ pub fn kind_of(o: &Operand) -> Option<OperandKind> {
         Body::UPred { .. } => Some(OperandKind::UPred),
         Body::Barrier { .. } => Some(OperandKind::Barrier),
         Body::Other { ref text } if is_special_register(text) => Some(OperandKind::Special),
+        Body::Mem { .. } => o.body.as_mem().map(|(space, reg, ureg, imm)| OperandKind::Mem(printed_shape(space, reg, &o.suffixes, ureg, imm))),
         _ => None,
     }
+}
+
+/// The shape a printed memory operand shows: its visible components (a form may have more,
+/// which print only when not zero; see [`Seed::widen`]).
+fn printed_shape(space: MemSpace, reg: Option<u16>, suffixes: &[String], ureg: Option<u16>, imm: Option<i64>) -> MemShape {
+    let reg_suffix = suffixes.first().and_then(|s| MEM_REG_SUFFIXES.iter().find(|k| *k == s)).copied();
+    let imm = match imm {
+        None => MemImm::Absent,
+        Some(x) if x < 0 => MemImm::Signed,
+        Some(_) => MemImm::Unsigned,
+    };
+    MemShape { space: space_kind(space), reg: reg.is_some(), reg_suffix, ureg: ureg.is_some(), imm }
+}
+
+fn space_kind(s: MemSpace) -> MemSpaceKind {
+    match s {
+        MemSpace::Plain => MemSpaceKind::Plain,
+        MemSpace::Desc { .. } => MemSpaceKind::Desc,
+        MemSpace::Attr => MemSpaceKind::Attr,
+        MemSpace::Const { .. } => MemSpaceKind::Const,
+        MemSpace::ConstX { .. } => MemSpaceKind::ConstX,
+    }
+}
+
+/// Components of a printed memory operand that are values rather than stand-ins: a
+/// register other than a bare RZ (`[RZ]` prints when nothing else would), a uniform
+/// register, a non-zero immediate (`a[0x0]` stands in likewise); and whether that
+/// immediate is negative.
+fn shown_components(o: &Operand) -> Option<(MemSpaceKind, bool, bool, Option<bool>)> {
+    let (space, reg, ureg, imm) = o.body.as_mem()?;
+    let reg = reg.is_some_and(|n| n != sass::RZ || !o.suffixes.is_empty());
+    Some((space_kind(space), reg, ureg.is_some(), imm.filter(|&x| x != 0).map(|x| x < 0)))
+}
+
+/// Does printed operand `o` fit memory shape `m`: the same space, and no value in a
+/// component the shape lacks?
+fn fits(m: &MemShape, o: &Operand) -> bool {
+    shown_components(o)
+        .is_some_and(|(space, reg, ureg, imm)| space == m.space && (!reg || m.reg) && (!ureg || m.ureg) && (imm.is_none() || m.imm != MemImm::Absent))
 }
 
 impl Seed {
@@ -97,6 +138,64 @@ impl Seed {
         let kinds = kinds.ok_or_else(|| format!("seed text '{text}' has an operand kind pages cannot name (only {})", OperandKind::form_tokens()))?;
         let float = FloatFormat::of(&inst.mnemonic, 32);
         Ok(Seed { arch, text: text.to_string(), inst, kinds, float })
+    }
+
+    /// Widens each memory operand's shape to every component the texts of this form show
+    /// (the seed's and its flips', nvdisasm having named the same form for each): the seed
+    /// `[R0]` prints no offset, its flips `[R0+0x1]`. An offset shown negative is signed.
+    pub fn widen(&mut self, texts: &[&str]) {
+        let insts: Vec<Instruction> = texts.iter().filter_map(|t| sass::parse_instruction(t).ok()).collect();
+        let same = |i: &Instruction| i.mnemonic == self.inst.mnemonic && i.operands.len() == self.inst.operands.len();
+        for (k, kind) in self.kinds.iter_mut().enumerate() {
+            let OperandKind::Mem(seed_shape) = *kind else { continue };
+            let mut m = MemShape { reg: false, ureg: false, imm: MemImm::Absent, ..seed_shape };
+            let ops = std::iter::once(&self.inst).chain(insts.iter().filter(|i| same(i))).map(|i| &i.operands[k]);
+            for (space, reg, ureg, imm) in ops.filter_map(shown_components) {
+                if space != m.space {
+                    continue;
+                }
+                m.reg |= reg;
+                m.ureg |= ureg;
+                m.imm = match (m.imm, imm) {
+                    (_, Some(true)) | (MemImm::Signed, _) => MemImm::Signed,
+                    (_, Some(false)) | (MemImm::Unsigned, _) => MemImm::Unsigned,
+                    _ => MemImm::Absent,
+                };
+            }
+            if m.reg_suffix.is_some() && !m.reg {
+                m.reg = true;
+            }
+            // Nothing but stand-ins: keep what the seed shows (the page then lacks a field
+            // and the form stays unsolved, rather than named wrongly).
+            if m.slots() > 0 {
+                *kind = OperandKind::Mem(m);
+            }
+        }
+    }
+
+    /// The sub-values of form operand `i` as printed in `o`, in field units: for a memory
+    /// operand one per page operand of its shape, a left-out component at the value
+    /// nvdisasm leaves out (RZ, URZ, 0); otherwise [`Seed::values`].
+    pub fn operand_values(&self, i: usize, o: &Operand, raw: &str) -> Vec<Option<i128>> {
+        let Some(OperandKind::Mem(m)) = self.kinds.get(i) else { return self.values(i, o, raw) };
+        let Some((space, reg, ureg, imm)) = o.body.as_mem() else { return vec![None; m.slots()] };
+        let ur = |n: u16| if n == sass::URZ { self.urz() } else { n as i128 };
+        let space = match space {
+            MemSpace::Desc { ureg } | MemSpace::ConstX { ureg } => ur(ureg),
+            MemSpace::Const { bank } => bank as i128,
+            MemSpace::Plain | MemSpace::Attr => 0,
+        };
+        m.slot_roles()
+            .into_iter()
+            .map(|role| {
+                Some(match role {
+                    MemSlot::Space => space,
+                    MemSlot::Reg => reg.unwrap_or(sass::RZ) as i128,
+                    MemSlot::UReg => ur(ureg.unwrap_or(sass::URZ)),
+                    MemSlot::Imm => imm.unwrap_or(0) as i128,
+                })
+            })
+            .collect()
     }
 
     /// Uniform register zero: UR63 (6 bits) before SM100, UR255 (8 bits) from SM100.
@@ -188,7 +287,11 @@ impl Seed {
     }
 
     fn operand_change(&self, i: usize, a: &Operand, b: &Operand, raw: &str) -> Result<Vec<Effect>, Effect> {
-        if kind_of(b) != Some(self.kinds[i].printed_kind()) {
+        let same_kind = match &self.kinds[i] {
+            OperandKind::Mem(m) => fits(m, b),
+            k => kind_of(b) == Some(k.printed_kind()),
+        };
+        if !same_kind {
             return Err(Effect::Fixed(Fixed::Other));
         }
         let mut out = vec![];
@@ -205,8 +308,8 @@ impl Seed {
             out.push(Effect::Flag { operand: i, role: FlagRole::Abs });
         }
         let seed_raw = raw_operands(&self.text);
-        let va = self.values(i, a, seed_raw.get(i).map(String::as_str).unwrap_or(""));
-        let vb = self.values(i, b, raw);
+        let va = self.operand_values(i, a, seed_raw.get(i).map(String::as_str).unwrap_or(""));
+        let vb = self.operand_values(i, b, raw);
         for (sub, (x, y)) in va.iter().zip(&vb).enumerate() {
             if x == y && x.is_some() {
                 continue;

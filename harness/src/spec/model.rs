@@ -23,7 +23,161 @@ impl std::fmt::Display for Arch {
     }
 }
 
-/// One operand of the form line; `c[I][I]` and `cx[UR][I]` print as two page operands.
+/// What stands before a memory operand's brackets, as the form token spells it.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MemSpaceKind {
+    /// `[…]`.
+    Plain,
+    /// `desc[UR][…]`: one page operand, the descriptor's uniform register.
+    Desc,
+    /// `a[…]`.
+    Attr,
+    /// `c[I][…]`: one page operand, the bank.
+    Const,
+    /// `cx[UR][…]`: one page operand, the bank's uniform register.
+    ConstX,
+}
+
+/// A memory operand's immediate component: `I` prints signed (`+-0x10`), `uI` unsigned.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MemImm {
+    Absent,
+    Signed,
+    Unsigned,
+}
+
+/// Register suffixes a memory form may print always (`[R2.64+UR4]`: the bit that would
+/// change it selects another form).
+pub const MEM_REG_SUFFIXES: [&str; 5] = ["64", "U32", "X4", "X8", "X16"];
+
+/// The shape of a memory operand, as its form token spells it (`desc[UR][R.64+I]`): the
+/// space, then the components in nvdisasm's order (register, uniform register,
+/// immediate). Each component, and the space's bank or register, is one page operand.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct MemShape {
+    pub space: MemSpaceKind,
+    pub reg: bool,
+    /// A suffix the register always prints (one of [`MEM_REG_SUFFIXES`]).
+    pub reg_suffix: Option<&'static str>,
+    pub ureg: bool,
+    pub imm: MemImm,
+}
+
+impl MemShape {
+    /// The form token: `[R+UR+I]`, `desc[UR][R.64+uI]`, `c[I][R+I]`, `a[UR+I]`, `[]`.
+    pub fn token(&self) -> String {
+        let space = match self.space {
+            MemSpaceKind::Plain => "",
+            MemSpaceKind::Desc => "desc[UR]",
+            MemSpaceKind::Attr => "a",
+            MemSpaceKind::Const => "c[I]",
+            MemSpaceKind::ConstX => "cx[UR]",
+        };
+        let mut parts = vec![];
+        if self.reg {
+            parts.push(format!("R{}", self.reg_suffix.map(|s| format!(".{s}")).unwrap_or_default()));
+        }
+        if self.ureg {
+            parts.push("UR".into());
+        }
+        // `c[I][I]` and `cx[UR][I]` are the constant kinds (offsets in 4-byte words): a
+        // constant-space memory operand with a lone signed byte offset spells it `sI`.
+        let lone = matches!(self.space, MemSpaceKind::Const | MemSpaceKind::ConstX) && !self.reg && !self.ureg;
+        match self.imm {
+            MemImm::Absent => {}
+            MemImm::Signed if lone => parts.push("sI".into()),
+            MemImm::Signed => parts.push("I".into()),
+            MemImm::Unsigned => parts.push("uI".into()),
+        }
+        format!("{space}[{}]", parts.join("+"))
+    }
+
+    /// Reads a form token; the message says what is wrong with a malformed one.
+    pub fn parse(t: &str) -> Result<MemShape, String> {
+        let (space, rest) = [
+            ("desc[UR]", MemSpaceKind::Desc),
+            ("cx[UR]", MemSpaceKind::ConstX),
+            ("c[I]", MemSpaceKind::Const),
+            ("a", MemSpaceKind::Attr),
+            ("", MemSpaceKind::Plain),
+        ]
+        .into_iter()
+        .find_map(|(p, k)| t.strip_prefix(p).filter(|r| r.starts_with('[')).map(|r| (k, r)))
+        .ok_or_else(|| format!("memory operand '{t}' does not start with '[', 'desc[UR][', 'a[', 'c[I][' or 'cx[UR]['"))?;
+        let inner = rest.strip_prefix('[').and_then(|r| r.strip_suffix(']')).filter(|i| !i.contains(['[', ']']));
+        let inner = inner.ok_or_else(|| format!("memory operand '{t}': expected one '[…]' of components after the space"))?;
+        let mut shape = MemShape { space, reg: false, reg_suffix: None, ureg: false, imm: MemImm::Absent };
+        let mut stage = 0;
+        for c in inner.split('+').filter(|_| !inner.is_empty()) {
+            let (name, sfx) = c.split_once('.').map(|(n, s)| (n, Some(s))).unwrap_or((c, None));
+            let at = match name {
+                "R" => 0,
+                "UR" => 1,
+                "I" | "sI" | "uI" => 2,
+                _ => return Err(format!("memory operand '{t}': component '{c}' is not R, R.<suffix>, UR, I, sI or uI")),
+            };
+            if at < stage {
+                return Err(format!("memory operand '{t}': component '{c}' out of order or repeated (R+UR+I, each at most once)"));
+            }
+            stage = at + 1;
+            match (name, sfx) {
+                ("R", None) => shape.reg = true,
+                ("R", Some(s)) => {
+                    let known = MEM_REG_SUFFIXES.iter().find(|k| **k == s);
+                    shape.reg_suffix = Some(known.ok_or_else(|| format!("memory operand '{t}': register suffix '.{s}' is not one of {MEM_REG_SUFFIXES:?}"))?);
+                    shape.reg = true;
+                }
+                (_, Some(_)) => return Err(format!("memory operand '{t}': only the register takes a suffix, not '{c}'")),
+                ("UR", None) => shape.ureg = true,
+                ("I" | "sI", None) => shape.imm = MemImm::Signed,
+                _ => shape.imm = MemImm::Unsigned,
+            }
+        }
+        if shape.slots() == 0 {
+            return Err(format!("memory operand '{t}' has no component (a page operand) at all"));
+        }
+        Ok(shape)
+    }
+
+    /// Page operands of the space (bank or register) and of each component, in order.
+    pub fn slots(&self) -> usize {
+        let space = usize::from(matches!(self.space, MemSpaceKind::Desc | MemSpaceKind::Const | MemSpaceKind::ConstX));
+        space + usize::from(self.reg) + usize::from(self.ureg) + usize::from(self.imm != MemImm::Absent)
+    }
+
+    /// What each page operand of the shape holds, in page order.
+    pub fn slot_roles(&self) -> Vec<MemSlot> {
+        let mut out = vec![];
+        if matches!(self.space, MemSpaceKind::Desc | MemSpaceKind::Const | MemSpaceKind::ConstX) {
+            out.push(MemSlot::Space);
+        }
+        if self.reg {
+            out.push(MemSlot::Reg);
+        }
+        if self.ureg {
+            out.push(MemSlot::UReg);
+        }
+        if self.imm != MemImm::Absent {
+            out.push(MemSlot::Imm);
+        }
+        out
+    }
+}
+
+/// What one page operand of a memory operand holds.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum MemSlot {
+    /// The bank (`c[I]`) or uniform register (`desc[UR]`, `cx[UR]`).
+    Space,
+    Reg,
+    UReg,
+    Imm,
+}
+
+/// One operand of the form line; `c[I][I]` and `cx[UR][I]` print as two page operands, a
+/// memory operand as one per component (see [`MemShape`]).
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum OperandKind {
@@ -53,11 +207,14 @@ pub enum OperandKind {
     /// `SR`: a special register (`SR_TID.X`, `SR_LANEID`, `SRZ`): a name, not a number. Its
     /// bits are a plain `modi` span whose "Operand K Modifiers" table lists the names.
     Special,
+    /// A memory operand: `[R+UR+I]`, `desc[UR][R.64+I]`, `c[I][R+I]`, … (see [`MemShape`]).
+    Mem(MemShape),
 }
 
 impl OperandKind {
-    pub fn form_token(self) -> &'static str {
-        match self {
+    pub fn form_token(self) -> std::borrow::Cow<'static, str> {
+        std::borrow::Cow::Borrowed(match self {
+            OperandKind::Mem(m) => return m.token().into(),
             OperandKind::Reg => "R",
             OperandKind::UReg => "UR",
             OperandKind::Imm => "I",
@@ -69,7 +226,7 @@ impl OperandKind {
             OperandKind::Target => "REL",
             OperandKind::Barrier => "B",
             OperandKind::Special => "SR",
-        }
+        })
     }
 
     /// The kind of operand nvdisasm's text shows: a branch target prints as an immediate.
@@ -77,6 +234,21 @@ impl OperandKind {
         match self {
             OperandKind::Target => OperandKind::Imm,
             k => k,
+        }
+    }
+
+    /// The form token as a variant key spells it: `I_I` for `c[I][I]`, `M_desc_UR_R_64_I`
+    /// for `desc[UR][R.64+I]`.
+    pub fn key_token(self) -> String {
+        match self {
+            OperandKind::Const => "I_I".into(),
+            OperandKind::ConstX => "UR_I".into(),
+            OperandKind::Mem(m) => {
+                let t = m.token();
+                let words: Vec<&str> = t.split(|c: char| !c.is_ascii_alphanumeric()).filter(|w| !w.is_empty()).collect();
+                std::iter::once("M").chain(words).collect::<Vec<_>>().join("_")
+            }
+            k => k.form_token().into_owned(),
         }
     }
     /// Every kind, in the order messages list the form tokens.
@@ -93,14 +265,17 @@ impl OperandKind {
         OperandKind::Barrier,
         OperandKind::Special,
     ];
-    /// The accepted form tokens, for messages: `R, UR, I, F, c[I][I], cx[UR][I], P, UP`.
+    /// The accepted form tokens, for messages: `R, UR, I, F, c[I][I], cx[UR][I], P, UP`
+    /// and the memory shapes.
     pub fn form_tokens() -> String {
-        OperandKind::ALL.iter().map(|k| k.form_token()).collect::<Vec<_>>().join(", ")
+        let plain: Vec<_> = OperandKind::ALL.iter().map(|k| k.form_token()).collect();
+        format!("{}, memory [R+UR+I] (components optional, in that order; R may carry .64/.U32/.X4/.X8/.X16, I (signed, also sI) may be uI (unsigned); prefixed by desc[UR], a, c[I] or cx[UR])", plain.join(", "))
     }
     /// How many `operand N` numbers the page gives this operand.
     pub fn page_slots(self) -> usize {
         match self {
             OperandKind::Const | OperandKind::ConstX => 2,
+            OperandKind::Mem(m) => m.slots(),
             _ => 1,
         }
     }
@@ -371,5 +546,58 @@ impl Spec {
     }
     pub fn warnings(&self) -> impl Iterator<Item = &Diagnostic> {
         self.pages.iter().flat_map(|p| p.warnings.iter())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn memory_form_tokens_read_and_spell_back() {
+        for t in [
+            "[R+UR+I]",
+            "[R.64+UR+I]",
+            "[R.U32+UR+uI]",
+            "desc[UR][R.64+I]",
+            "c[I][R+I]",
+            "c[I][sI]",
+            "cx[UR][R+I]",
+            "cx[UR][uI]",
+            "a[UR+I]",
+            "a[R]",
+            "[uI]",
+            "[UR]",
+            "desc[UR][R]",
+        ] {
+            let m = MemShape::parse(t).unwrap_or_else(|e| panic!("{t}: {e}"));
+            assert_eq!(m.token(), t);
+            assert_eq!(OperandKind::Mem(m).page_slots(), m.slot_roles().len());
+        }
+        let m = MemShape::parse("desc[UR][R.64+UR+I]").unwrap();
+        assert_eq!(m.slot_roles(), [MemSlot::Space, MemSlot::Reg, MemSlot::UReg, MemSlot::Imm]);
+        assert_eq!((m.reg_suffix, m.imm), (Some("64"), MemImm::Signed));
+        assert_eq!(OperandKind::Mem(m).key_token(), "M_desc_UR_R_64_UR_I");
+        // `sI` is read anywhere, and written only where `I` would read as the constant kind.
+        assert_eq!(MemShape::parse("[R+sI]").unwrap().token(), "[R+I]");
+    }
+
+    #[test]
+    fn malformed_memory_form_tokens_say_why() {
+        for (t, why) in [
+            ("[R+R]", "out of order or repeated"),
+            ("[I+R]", "out of order"),
+            ("[R+X]", "component 'X' is not R"),
+            ("[R.FOO]", "register suffix '.FOO' is not one of"),
+            ("[UR.64]", "only the register takes a suffix"),
+            ("[]", "has no component"),
+            ("x[R]", "does not start with"),
+            ("[R", "expected one '[…]'"),
+            ("desc[UR]", "does not start with"),
+            ("c[I][[R]]", "expected one '[…]'"),
+        ] {
+            let e = MemShape::parse(t).unwrap_err();
+            assert!(e.contains(why), "{t}: {e}");
+        }
     }
 }

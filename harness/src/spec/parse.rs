@@ -186,25 +186,27 @@ fn parse_variant_count(l: &str) -> Option<(usize, Arch, Option<String>)> {
     Some((n, Arch(num), gpu))
 }
 
-/// A form line; `(none)` (or nothing) for an instruction without operands.
-fn parse_form(s: &str) -> Option<Vec<OperandKind>> {
+/// A form line; `(none)` (or nothing) for an instruction without operands. Commas inside
+/// brackets do not occur in any token, so the line splits at every comma.
+fn parse_form(s: &str) -> Result<Vec<OperandKind>, String> {
     if s.is_empty() || s == NO_OPERANDS {
-        return Some(vec![]);
+        return Ok(vec![]);
     }
     s.split(',')
         .map(|t| match t.trim() {
-            "R" => Some(OperandKind::Reg),
-            "UR" => Some(OperandKind::UReg),
-            "I" => Some(OperandKind::Imm),
-            "F" => Some(OperandKind::Float),
-            "c[I][I]" => Some(OperandKind::Const),
-            "cx[UR][I]" => Some(OperandKind::ConstX),
-            "P" => Some(OperandKind::Pred),
-            "UP" => Some(OperandKind::UPred),
-            "REL" => Some(OperandKind::Target),
-            "B" => Some(OperandKind::Barrier),
-            "SR" => Some(OperandKind::Special),
-            _ => None,
+            "R" => Ok(OperandKind::Reg),
+            "UR" => Ok(OperandKind::UReg),
+            "I" => Ok(OperandKind::Imm),
+            "F" => Ok(OperandKind::Float),
+            "c[I][I]" => Ok(OperandKind::Const),
+            "cx[UR][I]" => Ok(OperandKind::ConstX),
+            "P" => Ok(OperandKind::Pred),
+            "UP" => Ok(OperandKind::UPred),
+            "REL" => Ok(OperandKind::Target),
+            "B" => Ok(OperandKind::Barrier),
+            "SR" => Ok(OperandKind::Special),
+            t if t.contains('[') => MemShape::parse(t).map(OperandKind::Mem),
+            t => Err(format!("unknown operand token '{t}'")),
         })
         .collect()
 }
@@ -306,8 +308,8 @@ fn read_form(p: &mut Lines) -> Result<(String, Vec<OperandKind>), PageError> {
     let (fl, form) = p.expect("an operand form such as 'R,R,R'")?;
     let form = form.trim().to_string();
     match parse_form(&form) {
-        Some(kinds) => Ok((form, kinds)),
-        None => p.err(fl, format!("expected an operand form of {} separated by commas, found '{form}'", OperandKind::form_tokens())),
+        Ok(kinds) => Ok((form, kinds)),
+        Err(e) => p.err(fl, format!("{e}: expected an operand form of {} separated by commas, found '{form}'", OperandKind::form_tokens())),
     }
 }
 
@@ -1141,5 +1143,31 @@ fn group_number(v: &Variant, f: usize) -> u32 {
     match v.fields[f].kind {
         FieldKind::Group { group } => group,
         _ => 0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn form_lines_with_memory_operands() {
+        let k = parse_form("P,R,desc[UR][R.64+I],R").unwrap();
+        assert_eq!(k.len(), 4);
+        assert_eq!(k[2], OperandKind::Mem(MemShape::parse("desc[UR][R.64+I]").unwrap()));
+        // The constant kinds keep their tokens; a memory shape of that space has its own.
+        assert_eq!(parse_form("R,c[I][I],c[I][sI],c[I][R+I]").unwrap()[1], OperandKind::Const);
+        assert!(matches!(parse_form("R,c[I][sI]").unwrap()[1], OperandKind::Mem(_)));
+        let e = parse_form("R,[R+R]").unwrap_err();
+        assert!(e.contains("memory operand '[R+R]'") && e.contains("out of order or repeated"), "{e}");
+        assert_eq!(parse_form("R,Q").unwrap_err(), "unknown operand token 'Q'");
+    }
+
+    #[test]
+    fn a_malformed_memory_token_fails_the_page_with_its_line() {
+        let page = "LDS\n\n1 variant on SM90 (H100)\n\nLDS\n\nR,[R+UR+UR]\n\ndistilled: LDS R0, [R0] ;\n\nkey: LDS_X\n";
+        let e = parse_page("t.txt", page.as_bytes()).unwrap_err();
+        assert_eq!(e.line, 7, "{e}");
+        assert!(e.message.contains("memory operand '[R+UR+UR]'"), "{e}");
     }
 }
