@@ -138,7 +138,7 @@ enum Cmd {
         /// page as nvdisasm shows it and `differences.md`, what the seed pages get wrong.
         #[arg(long, conflicts_with_all = ["words", "arch"])]
         from: Vec<PathBuf>,
-        /// A seed word, 32 hex digits (bit 127 first), control bits zero; repeat for more
+        /// A seed word, 32 hex digits (bit 127 first), control bits as given (zero suits most forms; EXIT, branches, BAR and stores need both barriers 7: bits 110–115 set); repeat for more
         /// variants of one page. Without it (and --from), the whole architecture is discovered.
         #[arg(long = "word")]
         words: Vec<String>,
