@@ -33,6 +33,22 @@ fn layout(v: &Variant) -> Layout {
     Layout { fields, fixed: v.fixed_mask.iter().collect(), fixed_value: v.fixed_value.hex(), tables, distilled: v.distilled.clone() }
 }
 
+/// Options for a whole-architecture sweep of SM90 restricted to `opcodes` (bits 0–8), into `out`.
+fn sm90_sweep(out: &std::path::Path, opcodes: Vec<u16>, seeds: Vec<Word>) -> discover::sweep::Options {
+    use discover::census::Scope;
+    use discover::sweep::{Options, Shard};
+    Options {
+        arch: spec::Arch(90),
+        out: out.to_path_buf(),
+        shard: Shard::ALL,
+        solvers: 16,
+        only: vec![],
+        scope: Scope { opcodes },
+        seeds,
+        tool: "nvdisasm (test)".into(),
+    }
+}
+
 /// Discovers `key` from the zero word of its page and compares, field by field.
 fn rediscover(nv: &Nvdisasm, file: &str, key: &str) {
     rediscover_in(nv, "corpus/isa-correct", file, key)
@@ -120,21 +136,11 @@ fn discovers_every_holdout_variant() {
 /// last records continues and ends with the same page.
 #[test]
 fn sweep_of_one_opcode_shards_merge_and_resume_to_the_same_page() {
-    use discover::census::Scope;
     use discover::sweep::{self, Options, Shard};
     let nv = nv();
     let tmp = std::env::temp_dir().join(format!("sass-harness-sweep-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&tmp);
-    let opts = |dir: &str, shard: Shard| Options {
-        arch: spec::Arch(90),
-        out: tmp.join(dir),
-        shard,
-        solvers: 16,
-        only: vec![],
-        scope: Scope { opcodes: vec![0x2b] },
-        seeds: vec![],
-        tool: "nvdisasm (test)".into(),
-    };
+    let opts = |dir: &str, shard: Shard| Options { shard, ..sm90_sweep(&tmp.join(dir), vec![0x2b], vec![]) };
     let quiet = |_: &str| {};
     let whole = sweep::run(&nv, &opts("whole", Shard::ALL), &quiet).unwrap();
     assert_eq!((whole.forms, whole.solved, whole.pages), (9, 9, 1), "{whole:?}");
@@ -241,24 +247,14 @@ fn discovered_corpus_roundtrips_and_matches_real_code() {
 /// nvdisasm, and the printed text assembles back to the word.
 #[test]
 fn operand_suffix_tables_and_fp16_immediates_print_like_nvdisasm() {
-    use discover::census::Scope;
-    use discover::sweep::{self, Options, Shard};
+    use discover::sweep;
     use sass_harness::codec::{self, asm, Codec, Values};
     use sass_harness::gen::{random_listed_values, Rng};
     use sass_harness::spec::FieldKind;
     let nv = nv();
     let tmp = std::env::temp_dir().join(format!("sass-harness-suffix-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&tmp);
-    let opts = Options {
-        arch: spec::Arch(90),
-        out: tmp.clone(),
-        shard: Shard::ALL,
-        solvers: 16,
-        only: vec![],
-        scope: Scope { opcodes: vec![0x030] },
-        seeds: vec![],
-        tool: "nvdisasm (test)".into(),
-    };
+    let opts = sm90_sweep(&tmp, vec![0x030], vec![]);
     let s = sweep::run(&nv, &opts, &|_: &str| {}).unwrap();
     // HADD2 R,R,I,I is left off: its immediates are bf16 under .BF16_V2, which a page cannot say.
     assert_eq!((s.forms, s.solved, s.pages), (10, 9, 1), "{s:?}");
@@ -314,8 +310,7 @@ fn operand_suffix_tables_and_fp16_immediates_print_like_nvdisasm() {
 /// ptxas cubin print byte-identical and assemble back.
 #[test]
 fn sweep_solves_branches_exit_and_omitted_predicates() {
-    use discover::census::Scope;
-    use discover::sweep::{self, Options, Shard};
+    use discover::sweep;
     use sass_harness::codec::{self, asm, Codec};
     let nv = nv();
     // From ptxas (SM90): a branch to itself, EXIT, and IADD3 with its second carry-out PT.
@@ -324,18 +319,9 @@ fn sweep_solves_branches_exit_and_omitted_predicates() {
     let words: Vec<Word> = words.iter().map(|w| Word::parse_hex(w).unwrap()).collect();
     let tmp = std::env::temp_dir().join(format!("sass-harness-branch-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&tmp);
-    let opts = Options {
-        arch: spec::Arch(90),
-        out: tmp.clone(),
-        shard: Shard::ALL,
-        solvers: 16,
-        only: vec![],
-        scope: Scope { opcodes: vec![0x147, 0x14d, 0x010] },
-        // Real code's words seed the census (as `corpus/ptx` does): the bits nvdisasm
-        // ignores keep ptxas's values, so these words decode.
-        seeds: words.clone(),
-        tool: "nvdisasm (test)".into(),
-    };
+    // Real code's words seed the census (as `corpus/ptx` does): the bits nvdisasm
+    // ignores keep ptxas's values, so these words decode.
+    let opts = sm90_sweep(&tmp, vec![0x147, 0x14d, 0x010], words.clone());
     let s = sweep::run(&nv, &opts, &|_: &str| {}).unwrap();
     assert!(s.solved >= 10, "{s:?}");
     let spec = spec::load(&[tmp.join("pages")]).unwrap_or_else(|e| panic!("{e}"));
@@ -364,23 +350,13 @@ fn sweep_solves_branches_exit_and_omitted_predicates() {
 /// page prints random words of each byte-identical to nvdisasm, and reads them back.
 #[test]
 fn sweep_of_ldl_solves_memory_forms_that_print_as_nvdisasm() {
-    use discover::census::Scope;
-    use discover::sweep::{self, Options, Shard};
+    use discover::sweep;
     use sass_harness::codec::{self, asm, Codec};
     use sass_harness::gen::{random_listed_values, Rng};
     let nv = nv();
     let tmp = std::env::temp_dir().join(format!("sass-harness-ldl-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&tmp);
-    let opts = Options {
-        arch: spec::Arch(90),
-        out: tmp.clone(),
-        shard: Shard::ALL,
-        solvers: 16,
-        only: vec![],
-        scope: Scope { opcodes: vec![0x183] },
-        seeds: vec![],
-        tool: "nvdisasm (test)".into(),
-    };
+    let opts = sm90_sweep(&tmp, vec![0x183], vec![]);
     let s = sweep::run(&nv, &opts, &|_: &str| {}).unwrap();
     assert_eq!((s.forms, s.solved), (4, 4), "{s:?}");
     let text = std::fs::read_to_string(tmp.join("pages/ldl.txt")).unwrap();

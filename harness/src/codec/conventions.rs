@@ -133,8 +133,8 @@ pub struct RzAlias {
 }
 
 impl RzAlias {
-    fn applies(&self, inst: &crate::sass::Instruction) -> bool {
-        self.operands.iter().all(|&k| matches!(inst.operands.get(k), Some(o) if o.body == crate::sass::Body::Reg { n: crate::sass::RZ }))
+    fn applies(&self, operands: &[crate::sass::Operand]) -> bool {
+        self.operands.iter().all(|&k| matches!(operands.get(k), Some(o) if o.body == crate::sass::Body::Reg { n: crate::sass::RZ }))
     }
 }
 
@@ -166,13 +166,12 @@ impl FormConventions {
     pub fn legal_opex(&self) -> Vec<usize> {
         (0..self.opex.len()).filter(|&i| self.opex[i].is_some()).collect()
     }
-    /// `inst` (the page's printing, every operand present) with the alias modifiers
-    /// nvdisasm adds.
-    pub fn alias(&self, inst: &mut crate::sass::Instruction) {
-        let apply: Vec<&RzAlias> = self.rz_aliases.iter().filter(|a| a.applies(inst)).collect();
-        for a in apply {
-            if !inst.modifiers.contains(&a.token) {
-                inst.modifiers.insert(a.at.min(inst.modifiers.len()), a.token.clone());
+    /// Adds to `modifiers` the alias modifiers nvdisasm prints for `operands` (the page's
+    /// printing, every operand present).
+    pub fn alias(&self, modifiers: &mut Vec<String>, operands: &[crate::sass::Operand]) {
+        for a in self.rz_aliases.iter().filter(|a| a.applies(operands)) {
+            if !modifiers.contains(&a.token) {
+                modifiers.insert(a.at.min(modifiers.len()), a.token.clone());
             }
         }
     }
@@ -180,7 +179,7 @@ impl FormConventions {
     /// nvdisasm's text `inst` without the alias modifiers: what the page's assembler reads.
     pub fn unalias(&self, inst: &crate::sass::Instruction) -> crate::sass::Instruction {
         let mut out = inst.clone();
-        for a in self.rz_aliases.iter().filter(|a| a.applies(inst)) {
+        for a in self.rz_aliases.iter().filter(|a| a.applies(&inst.operands)) {
             if let Some(i) = out.modifiers.iter().position(|m| *m == a.token) {
                 out.modifiers.remove(i);
             }

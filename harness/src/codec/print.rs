@@ -216,9 +216,7 @@ pub fn print_with(v: &Variant, values: &Values, learned: Option<(&FormConvention
             op.reuse = mask >> k & 1 == 1;
         }
         terminator = c.terminator(w).unwrap_or(terminator);
-        let mut with = Instruction { pred: None, mnemonic: String::new(), modifiers, operands, terminator, const_spaced: false, suffix_after_abs: false };
-        c.alias(&mut with);
-        (modifiers, operands) = (with.modifiers, with.operands);
+        c.alias(&mut modifiers, &operands);
         // Right to left, so that the indices of the others stay put.
         for &k in c.pt_omitted.iter().rev() {
             let pt = matches!(operands.get(k), Some(Operand { body: Body::Pred { n: 7 } | Body::UPred { n: 7 }, not: false, .. }));

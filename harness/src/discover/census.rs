@@ -169,35 +169,34 @@ impl Census {
 
     /// Identifies `words` and records the forms not seen before; returns their seeds.
     fn add(&mut self, o: &mut Oracle, words: &[Word]) -> Result<Vec<Word>, DiscoverError> {
+        self.record(o, words, false)
+    }
+
+    /// [`Census::add`] for real code's words: each also becomes its form's `real` word.
+    fn add_real(&mut self, o: &mut Oracle, words: &[Word]) -> Result<Vec<Word>, DiscoverError> {
+        self.record(o, words, true)
+    }
+
+    fn record(&mut self, o: &mut Oracle, words: &[Word], real: bool) -> Result<Vec<Word>, DiscoverError> {
         self.words += words.len();
         let ids = identify(o, words)?;
         let mut fresh = vec![];
         for (&w, id) in words.iter().zip(ids) {
             let Identity::Form { opclass, text } = id else { continue };
             match self.forms.get_mut(&opclass) {
-                Some(f) if f.alternates.len() < ALTERNATES && w != f.seed && !f.alternates.contains(&w) => f.alternates.push(w),
-                Some(_) => {}
+                Some(f) => {
+                    if real {
+                        f.real.get_or_insert(w);
+                    } else if f.alternates.len() < ALTERNATES && w != f.seed && !f.alternates.contains(&w) {
+                        f.alternates.push(w);
+                    }
+                }
                 None => {
                     fresh.push(w);
-                    self.forms.insert(opclass.clone(), Form { opclass, seed: w, text, alternates: vec![], real: None });
+                    let form = Form { opclass: opclass.clone(), seed: w, text, alternates: vec![], real: real.then_some(w) };
+                    self.forms.insert(opclass, form);
                 }
             }
-        }
-        Ok(fresh)
-    }
-
-    /// [`Census::add`] for real code's words: each also becomes its form's `real` word.
-    fn add_real(&mut self, o: &mut Oracle, words: &[Word]) -> Result<Vec<Word>, DiscoverError> {
-        self.words += words.len();
-        let ids = identify(o, words)?;
-        let mut fresh = vec![];
-        for (&w, id) in words.iter().zip(ids) {
-            let Identity::Form { opclass, text } = id else { continue };
-            let f = self.forms.entry(opclass.clone()).or_insert_with(|| {
-                fresh.push(w);
-                Form { opclass, seed: w, text, alternates: vec![], real: None }
-            });
-            f.real.get_or_insert(w);
         }
         Ok(fresh)
     }
