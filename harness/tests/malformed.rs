@@ -237,6 +237,17 @@ fn distilled_text_disagrees_with_the_heading_or_form() {
 }
 
 #[test]
+fn aliases_line_names_modifiers_of_the_distilled_line() {
+    // `aliases:` (between the distilled and key lines) takes a value alias off the heading;
+    // it must be a modifier the distilled line prints.
+    let with = |d: &str, a: &str| edit_line(&set_line(&dfma(), V1_DISTILLED, d), V1_KEY - 1, |_| a.to_string());
+    let p = parse(&with("distilled: @P0 DFMA.MOV R0, R0, R0, R0 ;", "aliases: MOV")).expect("an alias the distilled line prints");
+    assert_eq!(p.variants[0].key, "DFMA_R_R_R_R");
+    let t = with("distilled: @P0 DFMA R0, R0, R0, R0 ;", "aliases: MOV");
+    rejects(&t, V1_DISTILLED, &["alias 'MOV' is not a modifier of the distilled line"]);
+}
+
+#[test]
 fn missing_key_line() {
     let t = set_line(&dfma(), V1_KEY, "");
     rejects(&t, V1_IDX0, &["expected 'key: <KEY>'", "found '0\t1\t2"]);

@@ -118,23 +118,72 @@ pub struct FormConventions {
     /// when they hold PT/UPT without `!` (`IADD3 R0, R1, R2, RZ` for `IADD3 R0, PT, PT,
     /// R1, R2, RZ`; each is left out on its own).
     pub pt_omitted: Vec<usize>,
-    /// Modifiers nvdisasm adds when register operands are RZ (`IMAD.MOV.U32 R0, RZ, RZ,
-    /// R1` for the page's `IMAD.U32`).
-    pub rz_aliases: Vec<RzAlias>,
+    /// Modifiers nvdisasm adds for some operand values (`IMAD.MOV.U32 R0, RZ, RZ, R1` for
+    /// the page's `IMAD.U32`; `IMAD.IADD R0, R1, 0x1, R2`, `IMAD.SHL R0, R1, 0x4, RZ`).
+    pub aliases: Vec<Alias>,
 }
 
-/// An alias nvdisasm prints: `token` at modifier position `at` when every one of the
-/// page's `operands` is RZ.
+/// What an integer immediate is, as far as aliases go: nvdisasm names `x*0+c` MOV, `x*1+c`
+/// IADD and `x*2^k+RZ` SHL (but not for 2^16), so each power of two is its own class.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ImmClass {
+    Zero,
+    One,
+    PowerOfTwo(u8),
+    Other,
+}
+
+impl ImmClass {
+    pub fn of(value: i64) -> ImmClass {
+        match value {
+            0 => ImmClass::Zero,
+            1 => ImmClass::One,
+            v if v > 1 && (v as u64).is_power_of_two() => ImmClass::PowerOfTwo(v.trailing_zeros() as u8),
+            _ => ImmClass::Other,
+        }
+    }
+
+    /// The classes a field of `width` bits can hold (at least two bits: none otherwise),
+    /// `Other` first; powers of two up to 2^32.
+    pub fn all(width: u32) -> Vec<ImmClass> {
+        if width < 2 {
+            return vec![];
+        }
+        let pows = (1..width.min(33) as u8).map(ImmClass::PowerOfTwo);
+        [ImmClass::Other, ImmClass::Zero, ImmClass::One].into_iter().chain(pows).collect()
+    }
+
+    /// A field value of this class.
+    pub fn example(self) -> u64 {
+        match self {
+            ImmClass::Zero => 0,
+            ImmClass::One => 1,
+            ImmClass::PowerOfTwo(k) => 1 << k,
+            ImmClass::Other => 3,
+        }
+    }
+}
+
+/// An alias nvdisasm prints: `token` at modifier position `at` when, of the page's register
+/// operands `regs`, exactly those in `rz` are RZ, and the immediate operand (if any) is of
+/// the given class.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct RzAlias {
-    pub operands: Vec<usize>,
+pub struct Alias {
+    pub regs: Vec<usize>,
+    pub rz: Vec<usize>,
+    pub imm: Option<(usize, ImmClass)>,
     pub token: String,
     pub at: usize,
 }
 
-impl RzAlias {
+impl Alias {
     fn applies(&self, operands: &[crate::sass::Operand]) -> bool {
-        self.operands.iter().all(|&k| matches!(operands.get(k), Some(o) if o.body == crate::sass::Body::Reg { n: crate::sass::RZ }))
+        let rz = |k: usize| matches!(operands.get(k), Some(o) if o.body == crate::sass::Body::Reg { n: crate::sass::RZ });
+        let imm = match self.imm {
+            None => true,
+            Some((k, class)) => matches!(operands.get(k), Some(o) if matches!(o.body, crate::sass::Body::Imm { value } if ImmClass::of(value) == class)),
+        };
+        imm && self.regs.iter().all(|&k| rz(k) == self.rz.contains(&k))
     }
 }
 
@@ -169,7 +218,7 @@ impl FormConventions {
     /// Adds to `modifiers` the alias modifiers nvdisasm prints for `operands` (the page's
     /// printing, every operand present).
     pub fn alias(&self, modifiers: &mut Vec<String>, operands: &[crate::sass::Operand]) {
-        for a in self.rz_aliases.iter().filter(|a| a.applies(operands)) {
+        for a in self.aliases.iter().filter(|a| a.applies(operands)) {
             if !modifiers.contains(&a.token) {
                 modifiers.insert(a.at.min(modifiers.len()), a.token.clone());
             }
@@ -179,7 +228,7 @@ impl FormConventions {
     /// nvdisasm's text `inst` without the alias modifiers: what the page's assembler reads.
     pub fn unalias(&self, inst: &crate::sass::Instruction) -> crate::sass::Instruction {
         let mut out = inst.clone();
-        for a in self.rz_aliases.iter().filter(|a| a.applies(&inst.operands)) {
+        for a in self.aliases.iter().filter(|a| a.applies(&inst.operands)) {
             if let Some(i) = out.modifiers.iter().position(|m| *m == a.token) {
                 out.modifiers.remove(i);
             }

@@ -114,6 +114,7 @@ pub fn solve(o: &mut Oracle, s: &Seed, seed: Word, effects: &[(u8, Effect)]) -> 
         ignored,
         notes,
         pt_omitted: vec![],
+        value_aliases: vec![],
     })
 }
 

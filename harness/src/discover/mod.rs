@@ -116,6 +116,10 @@ pub struct Discovered {
     /// Form operands (`P`/`UP`) nvdisasm leaves out when they hold PT/UPT: a printing
     /// convention the checks allow for (validation learns it again; pages do not say it).
     pub pt_omitted: Vec<usize>,
+    /// Modifiers of the distilled line that an ordinary immediate takes away: aliases
+    /// nvdisasm prints for some values (`IMAD.MOV R0, R1, 0x0, R2`: a zero multiplier). The
+    /// heading leaves them out; validation learns when they print.
+    pub value_aliases: Vec<String>,
 }
 
 #[derive(Clone, Debug, thiserror::Error)]
@@ -266,6 +270,7 @@ pub fn discover(src: &dyn Source, arch: Arch, seed: Word) -> Result<Discovered, 
     let shown = crate::sass::parse_instruction(&d.distilled).map(|i| i.operands.len()).unwrap_or(0);
     let omitted = |t: &Option<String>| t.as_deref().and_then(|t| crate::sass::parse_instruction(t).ok()).is_some_and(|i| i.operands.len() + 1 == shown);
     d.pt_omitted = preds.iter().zip(&texts[1..]).filter(|(_, t)| omitted(t)).map(|((k, _), _)| *k).collect();
+    d.value_aliases = value_aliases(&mut o, &d)?;
     let mut notes = layout::verify(&mut o, &s, &d, 0x5eed)?;
     d.notes.append(&mut notes);
     let mut notes = layout::verify_random(&mut o, &s, &d, 0x5eed, 100)?;
@@ -274,6 +279,31 @@ pub fn discover(src: &dyn Source, arch: Arch, seed: Word) -> Result<Discovered, 
     d.notes.append(&mut notes);
     d.notes.append(&mut read_back(&s, &d));
     Ok(d)
+}
+
+/// The distilled line's modifiers that the zero word with every integer immediate at an
+/// ordinary value (3: neither 0, 1 nor a power of two) does not print.
+fn value_aliases(o: &mut Oracle, d: &Discovered) -> Result<Vec<String>, DiscoverError> {
+    let imms: Vec<&Field> =
+        d.fields.iter().filter(|f| matches!(f.kind, FieldKind::Operand(k) if d.kinds.get(k) == Some(&OperandKind::Imm)) && f.bits.len() >= 2).collect();
+    if imms.is_empty() {
+        return Ok(vec![]);
+    }
+    let word = imms.iter().fold(d.zero, |w, f| layout::set(w, &f.bits, 3));
+    let parse = |t: &str| crate::sass::parse_instruction(t).ok();
+    let (Some(zero), Some(Some(plain))) = (parse(&d.distilled), o.texts(&[word])?.pop().flatten().map(|t| parse(&t))) else { return Ok(vec![]) };
+    if zero.mnemonic != plain.mnemonic || zero.operands.len() != plain.operands.len() {
+        return Ok(vec![]);
+    }
+    let mut left = plain.modifiers;
+    let mut gone = vec![];
+    for m in zero.modifiers {
+        match left.iter().position(|x| *x == m) {
+            Some(i) => drop(left.remove(i)),
+            None => gone.push(m),
+        }
+    }
+    Ok(gone)
 }
 
 /// The operands of `first` that print `distance` more in `moved`, the same word
@@ -305,7 +335,12 @@ pub fn read_back(s: &Seed, d: &Discovered) -> Vec<String> {
     };
     let Some(v) = v else { return vec!["the page reads back without a variant".into()] };
     let mut notes = vec![];
-    if let Ok(want) = crate::sass::parse_instruction(&d.distilled) {
+    if let Ok(mut want) = crate::sass::parse_instruction(&d.distilled) {
+        for a in &d.value_aliases {
+            if let Some(i) = want.modifiers.iter().position(|m| m == a) {
+                want.modifiers.remove(i);
+            }
+        }
         let mut got = crate::codec::print(&v, &crate::codec::Values::zero(v.fields.len()));
         got.terminator = want.terminator;
         // As text: spellings such as `c[0x0] [0x0]` or `|R0|.H1` are the printer's.

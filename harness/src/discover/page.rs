@@ -39,9 +39,10 @@ pub fn cells(d: &Discovered) -> Vec<String> {
 
 /// The variant heading: the mnemonic, then the distilled text's modifiers that no group's
 /// zero row explains (always printed, such as `B2R.WARP`). A row name may hold several
-/// modifiers (`LO.U16.U8`); each explains one occurrence.
+/// modifiers (`LO.U16.U8`); each explains one occurrence. Value aliases are not headings.
 pub fn heading(d: &Discovered) -> String {
     let mut explained: Vec<&str> = d.tables.iter().filter_map(|t| t.iter().find(|(v, _)| *v == 0)).flat_map(|(_, n)| n.split('.')).collect();
+    explained.extend(d.value_aliases.iter().map(String::as_str));
     let mods = crate::sass::parse_instruction(&d.distilled).map(|i| i.modifiers).unwrap_or_default();
     let mut name = d.mnemonic.clone();
     for m in mods {
@@ -63,7 +64,11 @@ pub fn variant_block(d: &Discovered) -> String {
     let c = cells(d);
     let layout = [index.clone(), c[..64].join("\t"), index, c[64..].join("\t")].join("\n");
     let form = if form.is_empty() { crate::spec::parse::NO_OPERANDS.to_string() } else { form.join(",") };
-    let mut parts = vec![heading(d), form, format!("distilled: {}", d.distilled), format!("key: {}", key(d)), layout];
+    let mut parts = vec![heading(d), form, format!("distilled: {}", d.distilled)];
+    if !d.value_aliases.is_empty() {
+        parts.push(format!("aliases: {}", d.value_aliases.join(" ")));
+    }
+    parts.extend([format!("key: {}", key(d)), layout]);
     for (n, t) in d.tables.iter().enumerate() {
         let width = d.fields.iter().find(|f| f.kind == FieldKind::Group(n as u32 + 1)).map(|f| f.bits.len()).unwrap_or(1);
         let rows: Vec<String> = t.iter().map(|(v, name)| format!("{v:0width$b}\t{name}")).collect();

@@ -257,6 +257,13 @@ impl Seed {
                 Err(e) => return e,
             }
         }
+        // A bit of an integer immediate may also change the modifiers: nvdisasm's aliases
+        // for some values (`IMAD.MOV` for a zero multiplier, `.IADD` for one). One bit can
+        // belong to one field only, so the value is what it encodes.
+        let imm_value = |e: &Effect| matches!(e, Effect::Value { operand, .. } if self.kinds[*operand] == OperandKind::Imm);
+        if changes.len() == 2 && changes.iter().any(|e| matches!(e, Effect::Modifiers(_))) && changes.iter().any(imm_value) {
+            changes.retain(imm_value);
+        }
         match changes.len() {
             0 => Effect::Fixed(Fixed::Terminator),
             1 => changes.remove(0),

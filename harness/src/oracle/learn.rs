@@ -20,8 +20,15 @@ struct Plan {
     imm_by_group: Vec<(u8, u64)>,
     /// Then one word per `P`/`UP` operand, that operand PT (does nvdisasm print it?).
     pt_operands: Vec<usize>,
-    /// Last: one word per pair of register operands, both RZ (does a modifier appear?).
-    rz_pairs: Vec<Vec<usize>>,
+    /// Last: the alias probes, the first of them the base the others are compared with.
+    aliases: Vec<AliasProbe>,
+    alias_regs: Vec<usize>,
+}
+
+/// One alias probe word: these register operands RZ, the immediate of this class.
+struct AliasProbe {
+    rz: Vec<usize>,
+    imm: Option<(usize, conv::ImmClass)>,
 }
 
 const WAIT_AT: usize = conv::OPEX_VALUES + conv::BARRIER_VALUES;
@@ -61,25 +68,50 @@ fn plan(codec: &Codec, vi: usize) -> Plan {
         }
         words.push(codec.encode_unchecked(vi, &vals));
     }
-    let rz_pairs = rz_pairs(v);
-    for pair in &rz_pairs {
-        let mut vals = crate::gen::base_values(v);
-        for &k in pair {
-            if let Some(f) = v.operands[k].value_fields[0] {
-                vals.set(f, u64::from(crate::sass::RZ));
-            }
-        }
-        words.push(codec.encode_unchecked(vi, &vals));
+    let (alias_regs, aliases) = alias_probes(v);
+    for a in &aliases {
+        words.push(codec.encode_unchecked(vi, &alias_values(v, a)));
     }
-    Plan { vi, words, order_slots, has_imm: imm.is_some(), imm_by_group, pt_operands, rz_pairs }
+    Plan { vi, words, order_slots, has_imm: imm.is_some(), imm_by_group, pt_operands, aliases, alias_regs }
 }
 
-/// Pairs of the page's register operands with 8-bit fields (255 is RZ).
-fn rz_pairs(v: &Variant) -> Vec<Vec<usize>> {
+/// The page's register operands with 8-bit fields (255 is RZ) and the alias probes: every
+/// set of them RZ (sets of at most two when there are more than four) times each class of
+/// the first integer immediate (see `ImmClass::all`); the first probe (none RZ, an ordinary
+/// immediate) is the base.
+fn alias_probes(v: &Variant) -> (Vec<usize>, Vec<AliasProbe>) {
     let regs: Vec<usize> = (0..v.operands.len())
         .filter(|&k| v.operands[k].kind == OperandKind::Reg && v.operands[k].value_fields[0].is_some_and(|f| v.fields[f].width() == 8))
         .collect();
-    regs.iter().enumerate().flat_map(|(i, &a)| regs[i + 1..].iter().map(move |&b| vec![a, b])).collect()
+    let imm = (0..v.operands.len()).find_map(|k| {
+        let f = v.operands[k].value_fields[0].filter(|_| v.operands[k].kind == OperandKind::Imm)?;
+        Some((k, conv::ImmClass::all(v.fields[f].width())))
+    });
+    let sets: Vec<Vec<usize>> = (0u32..1 << regs.len())
+        .filter(|m| regs.len() <= 4 || m.count_ones() <= 2)
+        .map(|m| (0..regs.len()).filter(|&i| m >> i & 1 == 1).map(|i| regs[i]).collect())
+        .collect();
+    let classes: Vec<Option<(usize, conv::ImmClass)>> = match imm {
+        Some((k, all)) if !all.is_empty() => all.into_iter().map(|c| Some((k, c))).collect(),
+        _ => vec![None],
+    };
+    let probes = classes.iter().flat_map(|&imm| sets.iter().map(move |rz| AliasProbe { rz: rz.clone(), imm })).collect();
+    (regs, probes)
+}
+
+fn alias_values(v: &Variant, a: &AliasProbe) -> Values {
+    let mut vals = crate::gen::base_values(v);
+    for &k in &a.rz {
+        if let Some(f) = v.operands[k].value_fields[0] {
+            vals.set(f, u64::from(crate::sass::RZ));
+        }
+    }
+    if let Some((k, class)) = a.imm {
+        if let Some(f) = v.operands[k].value_fields[0] {
+            vals.set(f, class.example());
+        }
+    }
+    vals
 }
 
 /// The modifier a word adds to the base word's, and where: an alias (see `RzAlias`).
@@ -151,15 +183,17 @@ fn read(v: &Variant, p: &Plan, outs: &[Outcome]) -> FormConventions {
     let signed_imm = p.has_imm && negative(&outs[ORDER_AT + 1]).unwrap_or(false);
     let signed_imm_by =
         p.imm_by_group.iter().zip(&outs[(ORDER_AT + 2).min(outs.len())..]).filter_map(|(&(bit, x), o)| negative(o).map(|s| (bit, x, s))).collect();
-    let rz_at = outs.len().saturating_sub(p.rz_pairs.len());
-    let base = printed(&outs[0]);
-    let rz_aliases = p
-        .rz_pairs
+    let rz_at = outs.len().saturating_sub(p.aliases.len());
+    let probes = &outs[rz_at..];
+    let base = probes.first().and_then(printed);
+    let aliases = p
+        .aliases
         .iter()
-        .zip(&outs[rz_at..])
-        .filter_map(|(pair, o)| {
+        .zip(probes)
+        .skip(1)
+        .filter_map(|(a, o)| {
             let (token, at) = alias_of(base.as_ref()?, &printed(o)?)?;
-            Some(conv::RzAlias { operands: pair.clone(), token, at })
+            Some(conv::Alias { regs: p.alias_regs.clone(), rz: a.rz.clone(), imm: a.imm, token, at })
         })
         .collect();
     let pt_at = rz_at.saturating_sub(p.pt_operands.len());
@@ -170,7 +204,7 @@ fn read(v: &Variant, p: &Plan, outs: &[Outcome]) -> FormConventions {
         .filter(|(_, o)| printed(o).is_some_and(|i| i.operands.len() + 1 == v.operands.len()))
         .map(|(&k, _)| k)
         .collect();
-    FormConventions { opex, opex_semicolon, terminator, barrier_legal, wait_semicolon, modifier_order, signed_imm, signed_imm_by, pt_omitted, rz_aliases }
+    FormConventions { opex, opex_semicolon, terminator, barrier_legal, wait_semicolon, modifier_order, signed_imm, signed_imm_by, pt_omitted, aliases }
 }
 
 /// The slots in the order nvdisasm printed their first tokens; empty unless every slot of

@@ -264,7 +264,13 @@ struct VariantHead {
 fn read_variant_head(p: &mut Lines, instruction: &str) -> Result<VariantHead, PageError> {
     let Heading { line, heading, mnemonic, heading_mods } = read_heading(p, instruction)?;
     let (form, kinds) = read_form(p)?;
-    let (distilled_line, distilled, dinst) = read_distilled(p)?;
+    let (distilled_line, distilled, mut dinst) = read_distilled(p)?;
+    for alias in read_aliases(p) {
+        match dinst.modifiers.iter().position(|m| *m == alias) {
+            Some(i) => drop(dinst.modifiers.remove(i)),
+            None => return p.err(distilled_line, format!("alias '{alias}' is not a modifier of the distilled line")),
+        }
+    }
     let (kl, k) = p.expect("'key: <KEY>'")?;
     let key = match k.trim_start().strip_prefix("key:") {
         Some(s) if !s.trim().is_empty() => s.trim().to_string(),
@@ -322,6 +328,15 @@ fn read_distilled(p: &mut Lines) -> Result<(usize, String, sass::Instruction), P
     };
     let dinst = sass::parse_instruction(&distilled).map_err(|e| PageError { file: p.file.into(), line: dl, message: format!("distilled text: {e}") })?;
     Ok((dl, distilled, dinst))
+}
+
+/// The optional `aliases:` line after the distilled one: modifiers nvdisasm prints for the
+/// zero word's operand values only (`IMAD.MOV` for a zero multiplier), not printed always.
+fn read_aliases(p: &mut Lines) -> Vec<String> {
+    let Some(rest) = p.peek().and_then(|(_, l)| l.trim_start().strip_prefix("aliases:")) else { return vec![] };
+    let tokens = rest.split_whitespace().map(str::to_string).collect();
+    p.next();
+    tokens
 }
 
 /// 128 layout cells, each with its line, and the four layout rows' lines.
