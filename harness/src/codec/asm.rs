@@ -107,7 +107,7 @@ impl<'c, 's> Assembler<'c, 's> {
             .filter(|(e, f)| (e.summary.packs(&text) || shape_fits(f.v, f.uniform_guard, inst)) && f.tokens_fit(inst, &tokens))
             .map(|(e, f)| (e.vi, f));
         let mut hits = hits(self.codec, fitting, inst, &tokens, controls_from);
-        let longer = candidates.iter().map(|e| (e.vi, &self.forms[e.vi])).filter(|(_, f)| f.v.operands.len() > inst.operands.len());
+        let longer = candidates.iter().filter(|e| e.summary.may_omit(&text, e.preds)).map(|e| (e.vi, &self.forms[e.vi]));
         omitted_pt_hits(self.codec, longer, inst, &tokens, controls_from, &mut hits);
         outcome(self.codec, hits, arch, inst, || candidates.iter().filter_map(|e| self.forms[e.vi].reason(inst, &tokens)).collect())
     }
@@ -118,11 +118,14 @@ impl<'c, 's> Assembler<'c, 's> {
 struct Entry {
     vi: usize,
     summary: Summary,
+    /// The `P`/`UP` operands (bit k: operand k), which nvdisasm may leave out.
+    preds: u16,
 }
 
 impl Entry {
     fn new(vi: usize, form: &Form) -> Entry {
-        Entry { vi, summary: Summary::of_form(form) }
+        let preds = form.v.operands.iter().take(PACKED).enumerate().filter(|(_, o)| matches!(o.kind, OperandKind::Pred | OperandKind::UPred));
+        Entry { vi, summary: Summary::of_form(form), preds: preds.fold(0, |m, (k, _)| m | 1 << k) }
     }
 }
 
@@ -229,6 +232,28 @@ impl Summary {
     /// Whether [`Summary::admits`] checked the whole shape.
     fn packs(&self, text: &Summary) -> bool {
         self.shape.is_some() && text.shape.is_some()
+    }
+
+    /// False only where no reading of the text with left-out `P`/`UP` operands put back
+    /// (see [`with_omitted_pt`]) fits: the variant (`self`, `preds` its predicate operands)
+    /// has more operands, its modifier tokens admit the text's, and the text's operand
+    /// kinds are the variant's with some predicates taken out.
+    fn may_omit(&self, text: &Summary, preds: u16) -> bool {
+        let tokens_ok = text.tokens & !self.tokens == 0 && self.required & !text.required == 0;
+        let (Some(v), Some(t)) = (&self.shape, &text.shape) else { return tokens_ok };
+        if !tokens_ok || v.n <= t.n || (v.n - t.n) > preds.count_ones() as usize {
+            return false;
+        }
+        let code = |kinds: u64, i: usize| kinds >> (4 * i) & 0xf;
+        let mut j = 0;
+        for k in 0..v.n {
+            if j < t.n && (code(v.kinds, k) == code(t.kinds, j) || code(v.wild, k) != 0) {
+                j += 1;
+            } else if preds >> k & 1 == 0 {
+                return false;
+            }
+        }
+        j == t.n
     }
 
     /// False only where [`shape_fits`] or [`Form::tokens_fit`] is (`self` a variant's,
@@ -738,8 +763,9 @@ enum Slot<'s> {
         hidden_zero: bool,
         /// None: the page has no table for the field, and no text reads as it.
         table: Option<&'s Table>,
-        /// Non-default rows as (value, where their token ids start in `ids`, how many),
-        /// most tokens first, else in table order (the order their readings are tried in).
+        /// Non-default rows as (value, where their token ids start in `ids`, how many), by
+        /// first token id, then most tokens first, else in table order (the order their
+        /// readings are tried in).
         rows: Vec<(u64, usize, usize)>,
         ids: Vec<u32>,
         default: Option<u64>,
@@ -784,7 +810,8 @@ impl<'s> Slot<'s> {
             ids.extend(r.name.split('.').map(|t| vocabulary.intern(t)));
             rows.push((r.value, start, ids.len() - start));
         }
-        rows.sort_by_key(|(_, _, n)| std::cmp::Reverse(*n));
+        // Grouped by first token (a text's first token picks its group), most tokens first.
+        rows.sort_by_key(|&(_, start, n)| (ids[start], std::cmp::Reverse(n)));
         let default = all.iter().find(|r| r.kind == RowKind::Default).map(|r| r.value);
         Slot::Table { field, hidden_zero, table, rows, ids, default }
     }
@@ -819,7 +846,10 @@ impl<'s> Slot<'s> {
             Slot::Fixed { id, .. } => toks.starts_with(&[*id]) && take(None, 1, values),
             Slot::Flag { field, id, .. } => (toks.starts_with(&[*id]) && take(Some((*field, 1)), 1, values)) || take(Some((*field, 0)), 0, values),
             Slot::Table { field, hidden_zero, table: Some(t), rows, ids, default } => {
-                for &(x, start, n) in rows {
+                let first = toks.ids.first().map(|&t| t & !UNLISTED_BIT);
+                let from = rows.partition_point(|&(_, start, _)| Some(ids[start]) < first);
+                let group = rows[from..].iter().take_while(|&&(_, start, _)| Some(ids[start]) == first);
+                for &(x, start, n) in group {
                     if toks.starts_with(&ids[start..start + n]) && take(Some((*field, x)), n, values) {
                         return true;
                     }
@@ -994,18 +1024,34 @@ impl<'s> Slots<'s> {
         if page_order {
             return Ok(());
         }
-        let mut order: Vec<usize> = (0..n).collect();
         // nvdisasm's modifier order is not always the page's (a syntax difference the
         // validator reports): accept any order, trying the page's first.
-        if self.slots.len() <= 6 {
-            while next_permutation(&mut order) {
-                if self.read_in(v, &order, toks, values) {
-                    return Ok(());
-                }
-            }
+        if n <= 32 && self.read_any(v, 0, toks, values, &mut vec![]) {
+            return Ok(());
         }
         let expect: Vec<String> = self.slots.iter().map(Slot::expected).collect();
         Err(format!("modifiers {:?} do not fit [{}]", toks.text, expect.join(", ")))
+    }
+
+    /// Whether the slots not in `used` (bit k: slot k), in some order, read exactly `toks`.
+    /// `failed` remembers states (slots used, tokens left) that cannot be completed, so
+    /// that each is explored once rather than once per order of the slots before it.
+    fn read_any(&self, v: &Variant, used: u32, toks: Toks, values: &mut Values, failed: &mut Vec<(u32, usize)>) -> bool {
+        let n = self.slots.len();
+        if used.count_ones() as usize == n {
+            return toks.ids.is_empty();
+        }
+        let state = (used, toks.ids.len());
+        if failed.contains(&state) {
+            return false;
+        }
+        for k in (0..n).filter(|&k| used >> k & 1 == 0) {
+            if self.slots[k].try_each(v, toks, values, &mut |left, values| self.read_any(v, used | 1 << k, left, values, failed)) {
+                return true;
+            }
+        }
+        failed.push(state);
+        false
     }
 
     /// Whether the slots, in `order`, read exactly `toks`.
@@ -1025,25 +1071,3 @@ const IN_ORDER: [usize; 32] = {
     }
     a
 };
-
-/// Lexicographic next permutation; false after the last.
-fn next_permutation(a: &mut [usize]) -> bool {
-    let n = a.len();
-    if n < 2 {
-        return false;
-    }
-    let mut i = n - 1;
-    while i > 0 && a[i - 1] >= a[i] {
-        i -= 1;
-    }
-    if i == 0 {
-        return false;
-    }
-    let mut j = n - 1;
-    while a[j] <= a[i - 1] {
-        j -= 1;
-    }
-    a.swap(i - 1, j);
-    a[i..].reverse();
-    true
-}
