@@ -249,7 +249,10 @@ pub fn discover(src: &dyn Source, arch: Arch, seed: Word) -> Result<Discovered, 
     // the text shows: two forms may print alike.
     let other: Vec<bool> = (0..bits.len()).map(|k| matches!((&seed_class, class(k + 1)), (Some(a), Some(c)) if *a != c)).collect();
     let flipped: Vec<Option<&str>> = texts[1..].iter().zip(&other).map(|(t, &o)| if o { Some("") } else { t.as_deref() }).collect();
-    let classified = s.classify_all(&flipped);
+    let mut classified = s.classify_all(&flipped);
+    if s.fit_scales(&classified) {
+        classified = s.classify_all(&flipped);
+    }
     let effects: Vec<(u8, Effect)> =
         bits.iter().zip(classified).zip(&other).map(|((&b, e), &o)| (b, if o { Effect::Fixed(probe::Fixed::Other) } else { e })).collect();
     let mut d = layout::solve(&mut o, &s, seed, &effects)?;

@@ -38,7 +38,7 @@ fn plan(codec: &Codec, vi: usize) -> Plan {
     words.extend((0..conv::WAIT_VALUES).map(|i| conv::with_wait(quiet, i)));
     let (order_values, order_slots) = order_probe(v);
     words.push(codec.encode_unchecked(vi, &order_values));
-    let imm = v.operands.iter().find(|o| o.kind == OperandKind::Imm).and_then(|o| o.value_fields[0]);
+    let imm = v.operands.iter().find(|o| o.kind.is_imm()).and_then(|o| o.value_fields[0]);
     let mut imm_by_group = vec![];
     if let Some(f) = imm {
         let mut vals = crate::gen::base_values(v);

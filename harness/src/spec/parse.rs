@@ -196,8 +196,7 @@ fn parse_form(s: &str) -> Result<Vec<OperandKind>, String> {
         .map(|t| match t.trim() {
             "R" => Ok(OperandKind::Reg),
             "UR" => Ok(OperandKind::UReg),
-            "I" => Ok(OperandKind::Imm),
-            "F" => Ok(OperandKind::Float),
+            "F" => Ok(OperandKind::Float(None)),
             "c[I][I]" => Ok(OperandKind::Const),
             "cx[UR][I]" => Ok(OperandKind::ConstX),
             "P" => Ok(OperandKind::Pred),
@@ -206,6 +205,8 @@ fn parse_form(s: &str) -> Result<Vec<OperandKind>, String> {
             "B" => Ok(OperandKind::Barrier),
             "SR" => Ok(OperandKind::Special),
             t if t.contains('[') => MemShape::parse(t).map(OperandKind::Mem),
+            t if t.starts_with('I') => ImmMap::parse(&t[1..]).map(OperandKind::Imm),
+            t if t.starts_with("F.") => FloatFormat::parse(&t[2..]).map(|f| OperandKind::Float(Some(f))),
             t => Err(format!("unknown operand token '{t}'")),
         })
         .collect()
@@ -916,7 +917,7 @@ impl<'a> FlagOwners<'a> {
             .iter()
             .zip(kinds)
             .skip(1)
-            .filter(|(_, k)| !matches!(k, OperandKind::Imm | OperandKind::Float | OperandKind::Target))
+            .filter(|(_, k)| !matches!(k, OperandKind::Imm(_) | OperandKind::Float(_) | OperandKind::Target))
             .map(|(o, _)| o[0])
             .collect();
         FlagOwners { page_ops, kinds, sources, counts: vec![] }
