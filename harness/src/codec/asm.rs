@@ -172,7 +172,7 @@ fn kind_code(kind: OperandKind) -> u64 {
         OperandKind::Pred => 7,
         OperandKind::UPred => 8,
         // A branch target prints as an immediate, a special register as a name.
-        OperandKind::Target => 3,
+        OperandKind::Target(_) => 3,
         OperandKind::Barrier => 9,
         OperandKind::Special => 15,
         OperandKind::Mem(_) => 10,
@@ -531,7 +531,7 @@ fn operand_may_fit(o: &sass::Operand, spec: &OperandSpec) -> bool {
             | (OperandKind::ConstX, Body::ConstX { .. })
             | (OperandKind::Pred, Body::Pred { .. })
             | (OperandKind::UPred, Body::UPred { .. })
-            | (OperandKind::Target, Body::Imm { .. })
+            | (OperandKind::Target(_), Body::Imm { .. })
             | (OperandKind::Barrier, Body::Barrier { .. })
             | (OperandKind::Special, Body::Other { .. })
     ) || matches!(spec.kind, OperandKind::Mem(_)) && o.body.as_mem().is_some();
@@ -607,12 +607,13 @@ impl OperandFill<'_> {
             }
             (OperandKind::Float(_), Body::Float { value, text }) => self.set(values, 0, float_bits(float_format(v, self.spec), k, *value, text)?, text),
             (OperandKind::Barrier, Body::Barrier { n }) => self.set(values, 0, *n as u64, &body.to_string()),
-            (OperandKind::Target, Body::Imm { value }) => {
+            (OperandKind::Target(shift), Body::Imm { value }) => {
                 // The inverse of codec::print::target_at_zero, in the signed field.
                 let w = self.spec.value_fields[0].map(|f| v.fields[f].width()).unwrap_or(0);
-                let units = value.wrapping_sub(0x10) / 4;
-                if value.wrapping_sub(0x10) % 4 != 0 || w == 0 || w < 64 && (units < -(1i64 << (w - 1)) || units >= 1i64 << (w - 1)) {
-                    return Err(format!("operand {k}: target {value:#x} is not 0x10 plus a multiple of 4 that fits the signed {w}-bit field (4-byte units)"));
+                let unit = 1i64 << shift;
+                let units = value.wrapping_sub(0x10) / unit;
+                if value.wrapping_sub(0x10) % unit != 0 || w == 0 || w < 64 && (units < -(1i64 << (w - 1)) || units >= 1i64 << (w - 1)) {
+                    return Err(format!("operand {k}: target {value:#x} is not 0x10 plus a multiple of {unit} that fits the signed {w}-bit field ({unit}-byte units)"));
                 }
                 self.set(values, 0, (units as u64) & (u64::MAX >> (64 - w)), &format!("target {value:#x}"))
             }

@@ -277,9 +277,9 @@ pub fn slot_id(v: &Variant, slot: &ModSlot) -> SlotId {
 }
 
 /// Where a branch target field's value points from a word at address 0: the next
-/// instruction (0x10) plus the value's 4-byte words.
-pub fn target_at_zero(value: i64) -> i64 {
-    0x10i64.wrapping_add(value.wrapping_mul(4))
+/// instruction (0x10) plus the value's units of 2^`shift` bytes (4-byte words for `REL`).
+pub fn target_at_zero(value: i64, shift: u8) -> i64 {
+    0x10i64.wrapping_add(value.wrapping_shl(u32::from(shift)))
 }
 
 fn operand(v: &Variant, o: &OperandSpec, values: &Values, signed_imm: bool) -> Operand {
@@ -303,7 +303,7 @@ fn operand(v: &Variant, o: &OperandSpec, values: &Values, signed_imm: bool) -> O
             let name = o.suffix_fields.first().map(|&s| row_tokens(v.field_table(s), val(s)).join(".")).unwrap_or_default();
             return crate::sass::parse_operand(&name).unwrap_or_else(|_| Operand::new(Body::Other { text: name }));
         }
-        OperandKind::Target => Body::Imm { value: target_at_zero(signed(fv(0), width(0))) },
+        OperandKind::Target(shift) => Body::Imm { value: target_at_zero(signed(fv(0), width(0)), shift) },
     };
     let mut op = Operand::new(body);
     decorate(v, o, values, &mut op);
@@ -415,7 +415,19 @@ pub fn injective(v: &Variant) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::{f64_to_half, float_text, FloatFormat};
+    use super::{f64_to_bfloat, f64_to_half, float_text, FloatFormat};
+
+    #[test]
+    fn bfloat16_immediates_are_the_top_half_of_an_fp32() {
+        // nvdisasm 13.5, FRND.BF16 R0, <F> on SM90.
+        for (bits, text) in [(0xbfde, "-1.734375"), (0x3f80, "1"), (0x7f80, "+INF "), (0x7fc0, "+QNAN "), (0xffa0, "-SNAN "), (0x8000, "-0.0 ")] {
+            let (x, t) = float_text(bits, FloatFormat::BFloat);
+            assert_eq!(t, text);
+            assert_eq!(f64_to_bfloat(x), Some(bits as u16), "{text}");
+        }
+        assert_eq!(f64_to_bfloat(0.1), None);
+        assert_eq!(f64_to_bfloat(1e39), None);
+    }
     #[test]
     fn floats_are_spelled_like_nvdisasm() {
         // (F field, is fp64, nvdisasm 13.5's text) from DFMA R,R,R,F and FFMA R,R,F,R words.

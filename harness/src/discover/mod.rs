@@ -239,7 +239,8 @@ pub fn discover(src: &dyn Source, arch: Arch, seed: Word) -> Result<Discovered, 
     };
     let mut s = Seed::new(arch, &seed_text).map_err(|e| DiscoverError::Seed(seed, arch, e))?;
     for &k in &o.targets {
-        s.kinds[k] = OperandKind::Target;
+        // In bytes until the flips show the unit (see `Seed::fit_scales`).
+        s.kinds[k] = OperandKind::Target(0);
     }
     let seed_class = class(0);
     let other_form = |k: usize| matches!((&seed_class, class(k)), (Some(a), Some(c)) if *a != c);

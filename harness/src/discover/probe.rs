@@ -213,10 +213,10 @@ impl Seed {
         if self.kinds.get(k) == Some(&OperandKind::Special) {
             return vec![]; // a name, not a number: its bits are a table's (see `suffix_tokens`)
         }
-        if let (Some(OperandKind::Target), Body::Imm { value }) = (self.kinds.get(k), &o.body) {
-            // Texts are rewritten as at address 0 (see `Oracle::targets`): 0x10 + 4 × value.
+        if let (Some(OperandKind::Target(shift)), Body::Imm { value }) = (self.kinds.get(k), &o.body) {
+            // Texts are rewritten as at address 0 (see `Oracle::targets`): 0x10 + 2^shift × value.
             let d = *value as i128 - 0x10;
-            return vec![(d % 4 == 0).then_some(d / 4)];
+            return vec![(d % (1 << shift) == 0).then_some(d >> shift)];
         }
         match &o.body {
             Body::Reg { n } => vec![Some(*n as i128)],
@@ -291,7 +291,8 @@ impl Seed {
     /// absolute target and `a[0x..]` offsets count 4-byte words, STG.256's offset 32-byte
     /// units) is read as `I*2^s` from now on, plus the seed's remainder below 2^s
     /// (`BPT.TRAP 0x1`: `I*2+1`); an fp32 immediate whose 16 bits weigh 2^16…2^31 is a
-    /// bfloat16. True when a kind changed (classify again).
+    /// bfloat16; a branch target (read in bytes until now) counts units of its lowest
+    /// weight (4-byte words for BRA, bytes for LEPC). True when a kind changed (classify again).
     pub fn fit_scales(&mut self, effects: &[Effect]) -> bool {
         let mut lowest: std::collections::BTreeMap<(usize, usize), (u32, usize)> = Default::default();
         for e in effects {
@@ -323,6 +324,10 @@ impl Seed {
             (OperandKind::Mem(mut m), _) if m.imm_shift == 0 && m.slot_roles().get(sub) == Some(&MemSlot::Imm) => {
                 m.imm_shift = shift as u8;
                 self.kinds[i] = OperandKind::Mem(m);
+                true
+            }
+            (OperandKind::Target(0), _) if shift <= 16 => {
+                self.kinds[i] = OperandKind::Target(shift as u8);
                 true
             }
             (OperandKind::Float(None), _) if self.float == FloatFormat::Single && shift == 16 && n == 16 => {
@@ -498,6 +503,54 @@ mod tests {
     }
 
     #[test]
+    fn scales_and_float_formats_are_fitted_from_the_flips() {
+        // JMP's absolute target: the field's bit 0 moves it by 4.
+        let mut j = seed("@P0 JMP P0, 0x0;");
+        let flips = [Some("@P0 JMP P0, 0x4;"), Some("@P0 JMP P0, 0x8;")];
+        let e = j.classify_all(&flips);
+        assert!(j.fit_scales(&e));
+        assert_eq!(j.kinds[1], OperandKind::Imm(ImmMap { shift: 2, offset: 0 }));
+        assert_eq!(j.classify_all(&flips), [0, 1].map(|w| Effect::Value { operand: 1, sub: 0, weight: Some(w) }));
+        // BPT.TRAP's odd codes: the low bit is the form's.
+        let mut b = seed("@P0 BPT.TRAP 0x1;");
+        let e = b.classify_all(&[Some("@P0 BPT.TRAP 0x3;"), Some("@P0 BPT.TRAP 0x5;")]);
+        assert!(b.fit_scales(&e));
+        assert_eq!(b.kinds[0], OperandKind::Imm(ImmMap { shift: 1, offset: 1 }));
+        // IPA's attribute offset in 4-byte words.
+        let mut a = seed("@P0 IPA.PASS R0, P0, a[0x4];");
+        let e = a.classify_all(&[Some("@P0 IPA.PASS R0, P0, a[0xc];"), Some("@P0 IPA.PASS R0, P0, a[0x0];")]);
+        assert!(a.fit_scales(&e));
+        assert!(matches!(a.kinds[2], OperandKind::Mem(m) if m.imm_shift == 2));
+        // A bfloat16: 16 bits weighing 2^16..2^31 as fp32.
+        let mut f = seed("@P0 FRND.BF16 R0, 0;");
+        let flips: Vec<String> = (16..32).map(|k| format!("@P0 FRND.BF16 R0, {};", crate::codec::print::float_text(1 << k, FloatFormat::Single).1)).collect();
+        let flips: Vec<Option<&str>> = flips.iter().map(|t| Some(t.as_str())).collect();
+        let e = f.classify_all(&flips);
+        assert!(f.fit_scales(&e));
+        assert_eq!(f.float, FloatFormat::BFloat);
+        assert!(f.classify_all(&flips).iter().enumerate().all(|(k, e)| *e == Effect::Value { operand: 1, sub: 0, weight: Some(k as u32) }));
+        // A plain immediate stays plain.
+        let mut p = seed("@P0 IADD3 R0, R0, 0x0, R0;");
+        let e = p.classify_all(&[Some("@P0 IADD3 R0, R0, 0x1, R0;"), Some("@P0 IADD3 R0, R0, 0x2, R0;")]);
+        assert!(!p.fit_scales(&e));
+    }
+
+    #[test]
+    fn fp64_high_halves_and_nan_flips() {
+        // FRND.F64 (no D mnemonic): flips step by powers of two as a double's high half only.
+        let mut d = seed("@P0 FRND.F64 R0, 0;");
+        let flips = [Some("@P0 FRND.F64 R0, 2.1219957909652723151e-314;"), Some("@P0 FRND.F64 R0, 2;")];
+        let e = d.classify_all(&flips);
+        assert_eq!(d.float, FloatFormat::DoubleHigh);
+        assert_eq!(e, [0, 30].map(|w| Effect::Value { operand: 1, sub: 0, weight: Some(w) }));
+        // fp16 58528 (0x7b25): its one clear exponent bit (10) makes a quiet NaN.
+        let mut h = seed("@P0 FRND.F16 R0, 58528;");
+        let e = h.classify_all(&[Some("@P0 FRND.F16 R0, +QNAN ;"), Some("@P0 FRND.F16 R0, 58496;")]);
+        assert_eq!(h.float, FloatFormat::Half);
+        assert_eq!(e, [10, 0].map(|w| Effect::Value { operand: 1, sub: 0, weight: Some(w) }));
+    }
+
+    #[test]
     fn uniform_zero_and_floats() {
         let s = Seed::new(Arch(100), "@P0 FFMA R0, R0, UR0, R0;").unwrap();
         assert_eq!(s.classify(Some("@P0 FFMA R0, R0, UR128, R0;")), Effect::Value { operand: 2, sub: 0, weight: Some(7) });
@@ -507,6 +560,8 @@ mod tests {
         assert_eq!(float_bits(2.0, FloatFormat::DoubleHigh), Some(0x4000_0000));
         assert_eq!(float_bits(-6.671875, FloatFormat::Half), Some(0xc6ac));
         assert_eq!(float_bits(0.1, FloatFormat::Half), None);
+        assert_eq!(float_bits(-1.734375, FloatFormat::BFloat), Some(0xbfde));
+        assert_eq!(float_bits(1.0 + 2f64.powi(-8), FloatFormat::BFloat), None);
         assert_eq!(raw_operands("@P0 FFMA R0, -|R1|, cx[UR0][0x4], R2 ;"), vec!["R0", "-|R1|", "cx[UR0][0x4]", "R2"]);
     }
 }

@@ -309,8 +309,9 @@ pub enum OperandKind {
     /// `REL`: a branch target, in signed 4-byte words from the next instruction. nvdisasm
     /// prints the absolute address (`BRA 0x4e0`); the harness prints and compares targets
     /// as if the word sat at address 0 (`0x10 + 4 × value`; see
-    /// `codec::conventions::target_at_zero`).
-    Target,
+    /// `codec::conventions::target_at_zero`). The field's unit as a shift: 2 for `REL`,
+    /// another spelled `REL*N` (`LEPC R0, 0x10` counts bytes: `REL*1`).
+    Target(u8),
     /// `B`: a convergence barrier register, `B0`…`B15`.
     Barrier,
     /// `SR`: a special register (`SR_TID.X`, `SR_LANEID`, `SRZ`): a name, not a number. Its
@@ -334,7 +335,8 @@ impl OperandKind {
             OperandKind::ConstX => "cx[UR][I]",
             OperandKind::Pred => "P",
             OperandKind::UPred => "UP",
-            OperandKind::Target => "REL",
+            OperandKind::Target(2) => "REL",
+            OperandKind::Target(s) => return format!("REL*{}", 1u64 << s).into(),
             OperandKind::Barrier => "B",
             OperandKind::Special => "SR",
         })
@@ -344,7 +346,7 @@ impl OperandKind {
     /// a scaled immediate or a float of a named format as any other.
     pub fn printed_kind(self) -> OperandKind {
         match self {
-            OperandKind::Target | OperandKind::Imm(_) => OperandKind::Imm(ImmMap::PLAIN),
+            OperandKind::Target(_) | OperandKind::Imm(_) => OperandKind::Imm(ImmMap::PLAIN),
             OperandKind::Float(_) => OperandKind::Float(None),
             k => k,
         }
@@ -364,10 +366,12 @@ impl OperandKind {
         match self {
             OperandKind::Const => "I_I".into(),
             OperandKind::ConstX => "UR_I".into(),
-            // A scale or float format does not tell forms apart: `I`, `F` as ever.
+            // A scale or float format does not tell forms apart: `I`, `F`, `REL` as ever.
             OperandKind::Imm(_) | OperandKind::Float(_) => self.printed_kind().form_token().into_owned(),
+            OperandKind::Target(_) => "REL".into(),
             OperandKind::Mem(m) => {
-                let t = m.token();
+                // A scale does not tell forms apart: `a[uI*4]` keys as `M_a_uI`.
+                let t = MemShape { imm_shift: 0, ..m }.token();
                 let words: Vec<&str> = t.split(|c: char| !c.is_ascii_alphanumeric()).filter(|w| !w.is_empty()).collect();
                 std::iter::once("M").chain(words).collect::<Vec<_>>().join("_")
             }
@@ -384,7 +388,7 @@ impl OperandKind {
         OperandKind::ConstX,
         OperandKind::Pred,
         OperandKind::UPred,
-        OperandKind::Target,
+        OperandKind::Target(2),
         OperandKind::Barrier,
         OperandKind::Special,
     ];
@@ -608,7 +612,7 @@ pub struct Variant {
 impl Variant {
     /// The printed operands that are branch targets ([`OperandKind::Target`]).
     pub fn target_operands(&self) -> Vec<usize> {
-        (0..self.operands.len()).filter(|&k| self.operands[k].kind == OperandKind::Target).collect()
+        (0..self.operands.len()).filter(|&k| matches!(self.operands[k].kind, OperandKind::Target(_))).collect()
     }
     pub fn table(&self, id: &TableId) -> Option<&Table> {
         self.tables.iter().find(|t| &t.id == id)
@@ -703,6 +707,33 @@ mod tests {
         assert_eq!(OperandKind::Mem(m).key_token(), "M_desc_UR_R_64_UR_I");
         // `sI` is read anywhere, and written only where `I` would read as the constant kind.
         assert_eq!(MemShape::parse("[R+sI]").unwrap().token(), "[R+I]");
+    }
+
+    #[test]
+    fn scaled_immediates_and_float_formats_read_and_spell_back() {
+        for (t, shift, offset) in [("", 0, 0), ("*4", 2, 0), ("*2+1", 1, 1), ("*32", 5, 0)] {
+            let m = ImmMap::parse(t).unwrap_or_else(|e| panic!("{t}: {e}"));
+            assert_eq!((m.shift, m.offset, m.token()), (shift, offset, t.to_string()));
+        }
+        let bpt = ImmMap { shift: 1, offset: 1 };
+        assert_eq!((bpt.apply(2), bpt.invert(5), bpt.invert(4)), (5, Some(2), None));
+        assert_eq!(ImmMap { shift: 2, offset: 0 }.invert(-4), Some(-1));
+        for bad in ["*3", "*1", "*4+4", "4", "*", "*2+x", "*8589934592"] {
+            assert!(ImmMap::parse(bad).unwrap_err().contains("is not '*N'"), "{bad}");
+        }
+        assert_eq!(OperandKind::Imm(ImmMap { shift: 2, offset: 0 }).form_token(), "I*4");
+        assert_eq!(OperandKind::Imm(bpt).key_token(), "I");
+        assert_eq!(OperandKind::Float(Some(FloatFormat::BFloat)).form_token(), "F.BF16");
+        assert_eq!(OperandKind::Float(Some(FloatFormat::BFloat)).key_token(), "F");
+        assert_eq!(FloatFormat::ALL.map(|f| FloatFormat::parse(f.token())), FloatFormat::ALL.map(Ok));
+        assert!(FloatFormat::parse("E4M3").is_err());
+        let m = MemShape::parse("[R+UR+I*32]").unwrap();
+        assert_eq!((m.imm_shift, m.token()), (5, "[R+UR+I*32]".to_string()));
+        assert_eq!(MemShape::parse("a[uI*4]").unwrap().token(), "a[uI*4]");
+        assert_eq!(OperandKind::Mem(MemShape::parse("a[UR+uI*4]").unwrap()).key_token(), "M_a_UR_uI");
+        assert!(MemShape::parse("[R*4]").unwrap_err().contains("only the immediate takes a scale"));
+        // A memory offset takes no remainder: `+1` reads as a component.
+        assert!(MemShape::parse("[R+I*2+1]").unwrap_err().contains("component '1' is not R"));
     }
 
     #[test]
