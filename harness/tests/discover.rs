@@ -440,7 +440,8 @@ fn sweep_solves_scaled_immediates_and_float_formats() {
     let special: Vec<usize> = (0..c.variants().len()).filter(|&vi| c.variant(vi).form.contains(['*', '.'])).collect();
     let conv = sass_harness::oracle::learn::learn(&nv, &c, &special).unwrap();
     let mut rng = Rng::new(23);
-    let cases: Vec<(usize, codec::Values)> = special.iter().flat_map(|&vi| (0..50).map(move |_| vi)).map(|vi| (vi, random_listed_values(c.variant(vi), &mut rng))).collect();
+    let cases: Vec<(usize, codec::Values)> =
+        special.iter().flat_map(|&vi| (0..50).map(move |_| vi)).map(|vi| (vi, random_listed_values(c.variant(vi), &mut rng))).collect();
     let words: Vec<Word> = cases.iter().map(|(vi, vals)| c.encode(*vi, vals).unwrap()).collect();
     // The operands as printed (modifier order is validation's to learn, and is not what
     // this test is about).

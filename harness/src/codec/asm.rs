@@ -613,7 +613,9 @@ impl OperandFill<'_> {
                 let unit = 1i64 << shift;
                 let units = value.wrapping_sub(0x10) / unit;
                 if value.wrapping_sub(0x10) % unit != 0 || w == 0 || w < 64 && (units < -(1i64 << (w - 1)) || units >= 1i64 << (w - 1)) {
-                    return Err(format!("operand {k}: target {value:#x} is not 0x10 plus a multiple of {unit} that fits the signed {w}-bit field ({unit}-byte units)"));
+                    return Err(format!(
+                        "operand {k}: target {value:#x} is not 0x10 plus a multiple of {unit} that fits the signed {w}-bit field ({unit}-byte units)"
+                    ));
                 }
                 self.set(values, 0, (units as u64) & (u64::MAX >> (64 - w)), &format!("target {value:#x}"))
             }
@@ -686,7 +688,8 @@ impl OperandFill<'_> {
                     let f = self.spec.value_fields[slot].ok_or("offset without bits")?;
                     let scale = ImmMap { shift: m.imm_shift, offset: 0 };
                     let x = imm.unwrap_or(0);
-                    let units = scale.invert(i128::from(x)).ok_or_else(|| format!("operand {k}: offset {} is not {}", sass::hex_signed(x), scale_text(scale)))?;
+                    let units =
+                        scale.invert(i128::from(x)).ok_or_else(|| format!("operand {k}: offset {} is not {}", sass::hex_signed(x), scale_text(scale)))?;
                     values.set(f, imm_bits(v, f, k, units as i64)?);
                 }
             }
