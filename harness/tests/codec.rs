@@ -126,7 +126,8 @@ fn predicate_operands_and_cnot_print_and_assemble() {
     let kinds = |key: &str| s.variant(key).unwrap().operands.iter().map(|o| o.kind).collect::<Vec<_>>();
     assert_eq!(kinds("ISETP_P_P_R_R_P"), [Pred, Pred, Reg, Reg, Pred]);
     assert_eq!(not_bits("ISETP_P_P_R_R_P"), [None, None, None, None, Some(vec![90])]);
-    assert_eq!(kinds("PLOP3_P_P_P_P_UP_I_I"), [Pred, Pred, Pred, Pred, UPred, Imm, Imm]);
+    let imm = Imm(spec::ImmMap::PLAIN);
+    assert_eq!(kinds("PLOP3_P_P_P_P_UP_I_I"), [Pred, Pred, Pred, Pred, UPred, imm, imm]);
     assert_eq!(not_bits("PLOP3_P_P_P_P_UP_I_I"), [None, None, Some(vec![90]), Some(vec![80]), Some(vec![71]), None, None]);
     assert_eq!(not_bits("POPC_R_R"), [None, Some(vec![63])]);
     // (text, word): nvdisasm 13.5.37 prints each word as this text (tests/discover.rs asks it).

@@ -4,9 +4,9 @@
 //! come from a separate word (`controls_from`), as an assembler takes scheduling info.
 
 use super::bits::{Codec, Values};
-use super::print::{f64_to_half, float_format, guard_is_uniform, FloatFormat, UNLISTED};
+use super::print::{f64_to_bfloat, f64_to_half, float_format, guard_is_uniform, FloatFormat, UNLISTED};
 use crate::sass::{self, Body, Instruction, MemSpace};
-use crate::spec::{Arch, FieldKind, MemImm, MemShape, MemSlot, MemSpaceKind, ModSlot, OperandKind, OperandSpec, RowKind, Table, Variant};
+use crate::spec::{Arch, FieldKind, ImmMap, MemImm, MemShape, MemSlot, MemSpaceKind, ModSlot, OperandKind, OperandSpec, RowKind, Table, Variant};
 use crate::word::Word;
 use std::collections::HashMap;
 use std::fmt;
@@ -168,14 +168,14 @@ fn kind_code(kind: OperandKind) -> u64 {
     match kind {
         OperandKind::Reg => 1,
         OperandKind::UReg => 2,
-        OperandKind::Imm => 3,
-        OperandKind::Float => 4,
+        OperandKind::Imm(_) => 3,
+        OperandKind::Float(_) => 4,
         OperandKind::Const => 5,
         OperandKind::ConstX => 6,
         OperandKind::Pred => 7,
         OperandKind::UPred => 8,
         // A branch target prints as an immediate, a special register as a name.
-        OperandKind::Target => 3,
+        OperandKind::Target(_) => 3,
         OperandKind::Barrier => 9,
         OperandKind::Special => 15,
         OperandKind::Mem(_) => 10,
@@ -550,13 +550,13 @@ fn operand_may_fit(o: &sass::Operand, spec: &OperandSpec) -> bool {
         (spec.kind, &o.body),
         (OperandKind::Reg, Body::Reg { .. })
             | (OperandKind::UReg, Body::UReg { .. })
-            | (OperandKind::Imm, Body::Imm { .. })
-            | (OperandKind::Float, Body::Float { .. })
+            | (OperandKind::Imm(_), Body::Imm { .. })
+            | (OperandKind::Float(_), Body::Float { .. })
             | (OperandKind::Const, Body::Const { .. })
             | (OperandKind::ConstX, Body::ConstX { .. })
             | (OperandKind::Pred, Body::Pred { .. })
             | (OperandKind::UPred, Body::UPred { .. })
-            | (OperandKind::Target, Body::Imm { .. })
+            | (OperandKind::Target(_), Body::Imm { .. })
             | (OperandKind::Barrier, Body::Barrier { .. })
             | (OperandKind::Special, Body::Other { .. })
     ) || matches!(spec.kind, OperandKind::Mem(_)) && o.body.as_mem().is_some();
@@ -573,6 +573,14 @@ fn imm_bits(v: &Variant, f: usize, k: usize, value: i64) -> Result<u64, String> 
         return Err(format!("operand {k}: {} does not fit '{}' ({w} bits)", sass::hex_signed(value), v.fields[f].name));
     }
     Ok(value as u64 & max)
+}
+
+/// What a scaled immediate must be, for messages: `a multiple of 4`, `2 × n + 1`.
+fn scale_text(m: ImmMap) -> String {
+    match m.offset {
+        0 => format!("a multiple of {}", 1u64 << m.shift),
+        o => format!("{} × n + {o}", 1u64 << m.shift),
+    }
 }
 
 /// A uniform register's field value: `URZ` is the architecture's zero register.
@@ -616,19 +624,23 @@ impl OperandFill<'_> {
             // two must roundtrip; a field wider than the hardware's is the validator's finding.
             (OperandKind::Reg, Body::Reg { n }) => self.set(values, 0, *n as u64, &format_args!("R{n}")),
             (OperandKind::UReg, Body::UReg { n }) => self.set(values, 0, ureg_index(v, *n), body),
-            (OperandKind::Imm, Body::Imm { value }) => {
+            (OperandKind::Imm(m), Body::Imm { value }) => {
                 let f = self.spec.value_fields[0].ok_or("immediate without bits")?;
-                values.set(f, imm_bits(v, f, k, *value)?);
+                let x = m.invert(i128::from(*value)).ok_or_else(|| format!("operand {k}: {} is not {}", sass::hex_signed(*value), scale_text(m)))?;
+                values.set(f, imm_bits(v, f, k, x as i64)?);
                 Ok(())
             }
-            (OperandKind::Float, Body::Float { value, text }) => self.set(values, 0, float_bits(float_format(v, self.spec), k, *value, text)?, text),
+            (OperandKind::Float(_), Body::Float { value, text }) => self.set(values, 0, float_bits(float_format(v, self.spec), k, *value, text)?, text),
             (OperandKind::Barrier, Body::Barrier { n }) => self.set(values, 0, *n as u64, &body.to_string()),
-            (OperandKind::Target, Body::Imm { value }) => {
+            (OperandKind::Target(shift), Body::Imm { value }) => {
                 // The inverse of codec::print::target_at_zero, in the signed field.
                 let w = self.spec.value_fields[0].map(|f| v.fields[f].width()).unwrap_or(0);
-                let units = value.wrapping_sub(0x10) / 4;
-                if value.wrapping_sub(0x10) % 4 != 0 || w == 0 || w < 64 && (units < -(1i64 << (w - 1)) || units >= 1i64 << (w - 1)) {
-                    return Err(format!("operand {k}: target {value:#x} is not 0x10 plus a multiple of 4 that fits the signed {w}-bit field (4-byte units)"));
+                let unit = 1i64 << shift;
+                let units = value.wrapping_sub(0x10) / unit;
+                if value.wrapping_sub(0x10) % unit != 0 || w == 0 || w < 64 && (units < -(1i64 << (w - 1)) || units >= 1i64 << (w - 1)) {
+                    return Err(format!(
+                        "operand {k}: target {value:#x} is not 0x10 plus a multiple of {unit} that fits the signed {w}-bit field ({unit}-byte units)"
+                    ));
                 }
                 self.set(values, 0, (units as u64) & (u64::MAX >> (64 - w)), &format!("target {value:#x}"))
             }
@@ -699,7 +711,11 @@ impl OperandFill<'_> {
                 }
                 MemSlot::Imm => {
                     let f = self.spec.value_fields[slot].ok_or("offset without bits")?;
-                    values.set(f, imm_bits(v, f, k, imm.unwrap_or(0))?);
+                    let scale = ImmMap { shift: m.imm_shift, offset: 0 };
+                    let x = imm.unwrap_or(0);
+                    let units =
+                        scale.invert(i128::from(x)).ok_or_else(|| format!("operand {k}: offset {} is not {}", sass::hex_signed(x), scale_text(scale)))?;
+                    values.set(f, imm_bits(v, f, k, units as i64)?);
                 }
             }
         }
@@ -730,6 +746,9 @@ fn float_bits(format: FloatFormat, k: usize, value: f64, text: &str) -> Result<u
     }
     if format == FloatFormat::Half {
         return f64_to_half(value).map(u64::from).ok_or_else(|| format!("operand {k}: {text} is not exactly a 16-bit float"));
+    }
+    if format == FloatFormat::BFloat {
+        return f64_to_bfloat(value).map(u64::from).ok_or_else(|| format!("operand {k}: {text} is not exactly a bfloat16"));
     }
     if format == FloatFormat::DoubleHigh {
         let b = value.to_bits();

@@ -25,33 +25,14 @@ pub fn row_tokens(t: Option<&Table>, v: u64) -> Vec<String> {
     }
 }
 
-/// How an `F` field's bits read as a number.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum FloatFormat {
-    /// An fp16 (a 16-bit field, as in `HADD2 R0, R0, 0`).
-    Half,
-    /// An fp32.
-    Single,
-    /// The high 32 bits of a double (fp64 instructions: the mnemonic starts with `D`).
-    DoubleHigh,
-}
+pub use crate::spec::FloatFormat;
 
-impl FloatFormat {
-    /// The format of an `F` field of `width` bits in an instruction `mnemonic`: fp64 ops
-    /// hold a double's high 32 bits, a 16-bit field an fp16, any other an fp32.
-    pub fn of(mnemonic: &str, width: u32) -> FloatFormat {
-        if mnemonic.starts_with('D') {
-            FloatFormat::DoubleHigh
-        } else if width == 16 {
-            FloatFormat::Half
-        } else {
-            FloatFormat::Single
-        }
-    }
-}
-
-/// The format of operand `o`'s `F` field (see [`FloatFormat::of`]).
+/// The format of operand `o`'s `F` field: the form token's (`F.BF16`), else
+/// [`FloatFormat::of`]'s.
 pub fn float_format(v: &Variant, o: &OperandSpec) -> FloatFormat {
+    if let OperandKind::Float(Some(f)) = o.kind {
+        return f;
+    }
     let width = o.value_fields.first().copied().flatten().map(|f| v.fields[f].width()).unwrap_or(32);
     FloatFormat::of(&v.mnemonic, width)
 }
@@ -69,8 +50,8 @@ pub fn float_text(bits: u64, format: FloatFormat) -> (f64, String) {
             let b = bits << 32;
             (f64::from_bits(b), b >> 51 & 1 == 1)
         }
-        FloatFormat::Single => {
-            let b = bits as u32;
+        FloatFormat::Single | FloatFormat::BFloat => {
+            let b = if format == FloatFormat::BFloat { (bits as u32) << 16 } else { bits as u32 };
             let quiet = b >> 22 & 1 == 1;
             let x = f32::from_bits(b);
             // `as f64` would quiet a signalling NaN: keep sign and quietness by hand.
@@ -84,6 +65,16 @@ pub fn float_text(bits: u64, format: FloatFormat) -> (f64, String) {
 /// A NaN double with this sign and quietness.
 fn nan_f64(negative: bool, quiet: bool) -> f64 {
     f64::from_bits(u64::from(negative) << 63 | if quiet { crate::sass::QNAN_BITS } else { crate::sass::SNAN_BITS })
+}
+
+/// The bfloat16 that is exactly `x` (NaNs keep sign and quietness), if there is one.
+pub fn f64_to_bfloat(x: f64) -> Option<u16> {
+    if x.is_nan() {
+        let quiet = x.to_bits() >> 51 & 1 == 1;
+        return Some(((x.to_bits() >> 63) as u16) << 15 | if quiet { 0x7fc0 } else { 0x7fa0 });
+    }
+    let f = x as f32;
+    (f as f64 == x && f.to_bits() & 0xffff == 0).then_some((f.to_bits() >> 16) as u16)
 }
 
 /// An fp16 as a double (exact), and whether it is a quiet NaN.
@@ -286,9 +277,9 @@ pub fn slot_id(v: &Variant, slot: &ModSlot) -> SlotId {
 }
 
 /// Where a branch target field's value points from a word at address 0: the next
-/// instruction (0x10) plus the value's 4-byte words.
-pub fn target_at_zero(value: i64) -> i64 {
-    0x10i64.wrapping_add(value.wrapping_mul(4))
+/// instruction (0x10) plus the value's units of 2^`shift` bytes (4-byte words for `REL`).
+pub fn target_at_zero(value: i64, shift: u8) -> i64 {
+    0x10i64.wrapping_add(value.wrapping_shl(u32::from(shift)))
 }
 
 fn operand(v: &Variant, o: &OperandSpec, values: &Values, signed_imm: bool) -> Operand {
@@ -298,9 +289,9 @@ fn operand(v: &Variant, o: &OperandSpec, values: &Values, signed_imm: bool) -> O
     let body = match o.kind {
         OperandKind::Reg => Body::Reg { n: fv(0) as u16 },
         OperandKind::UReg => Body::UReg { n: ureg(v, fv(0)) },
-        OperandKind::Imm if signed_imm => Body::Imm { value: signed(fv(0), width(0)) },
-        OperandKind::Imm => Body::Imm { value: fv(0) as i64 },
-        OperandKind::Float => float_body(float_format(v, o), fv(0)),
+        OperandKind::Imm(m) if signed_imm => Body::Imm { value: m.apply(signed(fv(0), width(0))) },
+        OperandKind::Imm(m) => Body::Imm { value: m.apply(fv(0) as i64) },
+        OperandKind::Float(_) => float_body(float_format(v, o), fv(0)),
         OperandKind::Const => Body::Const { bank: fv(0) as u32, offset: signed(fv(1), width(1)) * 4 },
         OperandKind::ConstX => Body::ConstX { ureg: ureg(v, fv(0)), offset: (fv(1) * 4) as i64 },
         OperandKind::Pred => Body::Pred { n: fv(0) as u8 },
@@ -312,7 +303,7 @@ fn operand(v: &Variant, o: &OperandSpec, values: &Values, signed_imm: bool) -> O
             let name = o.suffix_fields.first().map(|&s| row_tokens(v.field_table(s), val(s)).join(".")).unwrap_or_default();
             return crate::sass::parse_operand(&name).unwrap_or_else(|_| Operand::new(Body::Other { text: name }));
         }
-        OperandKind::Target => Body::Imm { value: target_at_zero(signed(fv(0), width(0))) },
+        OperandKind::Target(shift) => Body::Imm { value: target_at_zero(signed(fv(0), width(0)), shift) },
     };
     let mut op = Operand::new(body);
     decorate(v, o, values, &mut op);
@@ -352,10 +343,10 @@ fn mem_operand(v: &Variant, o: &OperandSpec, m: MemShape, values: &Values) -> Op
             MemSlot::Reg => reg = Some(x as u16),
             MemSlot::UReg => ur = Some(ureg(v, x)),
             MemSlot::Imm if m.imm == MemImm::Signed => {
-                imm = Some(signed(x, width));
-                imm_mask = if width >= 63 { i64::MAX } else { (1i64 << width) - 1 };
+                imm = Some(signed(x, width) << m.imm_shift);
+                imm_mask = if width + u32::from(m.imm_shift) >= 63 { i64::MAX } else { ((1i64 << width) - 1) << m.imm_shift };
             }
-            MemSlot::Imm => imm = Some(x as i64),
+            MemSlot::Imm => imm = Some((x as i64) << m.imm_shift),
         }
     }
     let space = match m.space {
@@ -401,7 +392,7 @@ fn signed(x: u64, width: u32) -> i64 {
 pub fn lossless(v: &Variant, values: &Values) -> bool {
     injective(v)
         && v.operands.iter().all(|o| {
-            o.kind != OperandKind::Float
+            !o.kind.is_float()
                 || o.value_fields[0]
                     .map(|f| match float_body(float_format(v, o), values.get(f)) {
                         Body::Float { value, .. } => !value.is_nan(),
@@ -424,7 +415,19 @@ pub fn injective(v: &Variant) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::{f64_to_half, float_text, FloatFormat};
+    use super::{f64_to_bfloat, f64_to_half, float_text, FloatFormat};
+
+    #[test]
+    fn bfloat16_immediates_are_the_top_half_of_an_fp32() {
+        // nvdisasm 13.5, FRND.BF16 R0, <F> on SM90.
+        for (bits, text) in [(0xbfde, "-1.734375"), (0x3f80, "1"), (0x7f80, "+INF "), (0x7fc0, "+QNAN "), (0xffa0, "-SNAN "), (0x8000, "-0.0 ")] {
+            let (x, t) = float_text(bits, FloatFormat::BFloat);
+            assert_eq!(t, text);
+            assert_eq!(f64_to_bfloat(x), Some(bits as u16), "{text}");
+        }
+        assert_eq!(f64_to_bfloat(0.1), None);
+        assert_eq!(f64_to_bfloat(1e39), None);
+    }
     #[test]
     fn floats_are_spelled_like_nvdisasm() {
         // (F field, is fp64, nvdisasm 13.5's text) from DFMA R,R,R,F and FFMA R,R,F,R words.

@@ -4,7 +4,7 @@ use super::probe::{Effect, Fixed, Seed};
 use super::{DiscoverError, Discovered, Field, FieldKind, Oracle, Table};
 use crate::gen::Rng;
 use crate::sass;
-use crate::spec::{FlagRole, OperandKind};
+use crate::spec::{FlagRole, FloatFormat, ImmMap, OperandKind};
 use crate::word::Word;
 use std::collections::BTreeMap;
 
@@ -106,7 +106,7 @@ pub fn solve(o: &mut Oracle, s: &Seed, seed: Word, effects: &[(u8, Effect)]) -> 
     Ok(Discovered {
         arch: s.arch,
         mnemonic: s.inst.mnemonic.clone(),
-        kinds: s.kinds.clone(),
+        kinds: page_kinds(s, &fields),
         zero: seed,
         distilled,
         fields,
@@ -116,6 +116,19 @@ pub fn solve(o: &mut Oracle, s: &Seed, seed: Word, effects: &[(u8, Effect)]) -> 
         pt_omitted: vec![],
         value_aliases: vec![],
     })
+}
+
+/// The form's kinds as the page writes them: an `F` operand names its format where the
+/// page's default for its width would read it otherwise (`F.BF16`, `F.F64` in FRND).
+fn page_kinds(s: &Seed, fields: &[Field]) -> Vec<OperandKind> {
+    let sl = slots(s);
+    let width = |k: usize| fields.iter().find(|f| f.kind == FieldKind::Operand(sl[k][0])).map(|f| f.bits.len() as u32);
+    (0..s.kinds.len())
+        .map(|k| match (s.kinds[k], width(k)) {
+            (OperandKind::Float(None), Some(w)) if FloatFormat::of(&s.inst.mnemonic, w) != s.float => OperandKind::Float(Some(s.float)),
+            (kind, _) => kind,
+        })
+        .collect()
 }
 
 fn modset(m: &[String]) -> std::collections::BTreeSet<&str> {
@@ -422,15 +435,21 @@ pub fn verify_random(o: &mut Oracle, s: &Seed, d: &Discovered, seed: u64, n: usi
     Ok(notes)
 }
 
-/// What the page alone says for the new capabilities of a form with operand-suffix tables or
-/// fp16 immediates: `n` random words (every field set, groups and suffixes to listed rows),
+/// What the page alone says for the new capabilities of a form with operand-suffix tables,
+/// float immediates other than fp32, or scaled immediates: `n` random words (every field set, groups and suffixes to listed rows),
 /// decoded and printed by the page as written, must print each operand's suffixes, each
 /// float immediate and the modifiers (as a multiset: their order is learned by validation)
 /// as nvdisasm does. Other forms are left to validation (signed immediates and aliases such
 /// as `IMAD.MOV` are conventions it learns). One note per disagreement.
 pub fn verify_page(o: &mut Oracle, s: &Seed, d: &Discovered, seed: u64, n: usize) -> Result<Vec<String>, DiscoverError> {
     let suffixes = d.fields.iter().any(|f| matches!(f.kind, FieldKind::Suffix { .. }));
-    if !suffixes && s.float != crate::codec::print::FloatFormat::Half {
+    let scaled = d.kinds.iter().any(|k| match k {
+        OperandKind::Imm(m) => *m != ImmMap::PLAIN,
+        OperandKind::Mem(m) => m.imm_shift > 0,
+        _ => false,
+    });
+    let float = s.kinds.iter().any(|k| k.is_float()) && s.float != FloatFormat::Single;
+    if !suffixes && !scaled && !float {
         return Ok(vec![]);
     }
     let text = super::page::render(&d.mnemonic, None, std::slice::from_ref(d));
@@ -443,23 +462,24 @@ pub fn verify_page(o: &mut Oracle, s: &Seed, d: &Discovered, seed: u64, n: usize
     let mut notes = vec![];
     for (w, t) in words.iter().zip(texts) {
         let Some(t) = t.filter(|t| !t.is_empty()).map(|t| with_pt(s, d, *w, &t)) else { continue }; // verify_random notes it
-        let ours = match c.decode(d.arch, *w) {
-            Ok((vi, vals)) => crate::codec::print(c.variant(vi), &vals),
+        let (vi, ours) = match c.decode(d.arch, *w) {
+            Ok((vi, vals)) => (vi, crate::codec::print(c.variant(vi), &vals)),
             Err(e) => {
                 notes.push(format!("the page does not decode {w}: {e}"));
                 continue;
             }
         };
-        if !same_print(&ours, &t) {
+        if !same_print(c.variant(vi), &ours, &t) {
             notes.push(format!("the page prints '{ours}' for {w}, nvdisasm '{t}'"));
         }
     }
     Ok(notes)
 }
 
-/// Same modifier multiset, and every operand with suffixes or a float immediate spelled
-/// alike (`|R0|.H0_H0`, `-6.671875`).
-fn same_print(ours: &sass::Instruction, text: &str) -> bool {
+/// Same modifier multiset, and every operand with suffixes, a float immediate or a scaled
+/// memory offset spelled alike (`|R0|.H0_H0`, `-6.671875`, `a[0x3fc]`); a scaled immediate
+/// the same modulo its range (whether it prints signed is a convention validation learns).
+fn same_print(v: &crate::spec::Variant, ours: &sass::Instruction, text: &str) -> bool {
     let Ok(theirs) = sass::parse_instruction(text) else { return false };
     let sorted = |m: &[String]| {
         let mut m = m.to_vec();
@@ -467,10 +487,20 @@ fn same_print(ours: &sass::Instruction, text: &str) -> bool {
         m
     };
     let (a, b) = (super::probe::raw_operands(&ours.to_string()), super::probe::raw_operands(text));
-    let spelled = |i: usize, o: &sass::Operand| o.suffixes.is_empty() && !matches!(o.body, sass::Body::Float { .. }) || a.get(i) == b.get(i);
+    let scaled_mem = |i: usize| matches!(v.operands.get(i).map(|o| o.kind), Some(OperandKind::Mem(m)) if m.imm_shift > 0);
+    let plain = |i: usize, o: &sass::Operand| o.suffixes.is_empty() && !matches!(o.body, sass::Body::Float { .. }) && !scaled_mem(i);
+    let spelled = |i: usize, o: &sass::Operand| plain(i, o) || a.get(i) == b.get(i);
     sorted(&ours.modifiers) == sorted(&theirs.modifiers)
         && ours.operands.len() == theirs.operands.len()
-        && ours.operands.iter().zip(&theirs.operands).enumerate().all(|(i, (x, y))| x.suffixes == y.suffixes && spelled(i, x))
+        && ours.operands.iter().zip(&theirs.operands).enumerate().all(|(i, (x, y))| x.suffixes == y.suffixes && spelled(i, x) && same_scaled(v, i, x, y))
+}
+
+/// A scaled immediate (`I*4`) prints the same number modulo its range, `2^(shift + width)`.
+fn same_scaled(v: &crate::spec::Variant, i: usize, x: &sass::Operand, y: &sass::Operand) -> bool {
+    let Some(o) = v.operands.get(i) else { return true };
+    let (OperandKind::Imm(m), sass::Body::Imm { value: a }, sass::Body::Imm { value: b }) = (o.kind, &x.body, &y.body) else { return true };
+    let width = o.value_fields[0].map(|f| v.fields[f].width()).unwrap_or(0) + u32::from(m.shift);
+    m == ImmMap::PLAIN || (i128::from(*a) - i128::from(*b)).rem_euclid(1i128 << width.min(100)) == 0
 }
 
 /// Every operand field at all-ones and random values (other fields zero) must print that

@@ -243,7 +243,8 @@ pub fn discover(src: &dyn Source, arch: Arch, seed: Word) -> Result<Discovered, 
     };
     let mut s = Seed::new(arch, &seed_text).map_err(|e| DiscoverError::Seed(seed, arch, e))?;
     for &k in &o.targets {
-        s.kinds[k] = OperandKind::Target;
+        // In bytes until the flips show the unit (see `Seed::fit_scales`).
+        s.kinds[k] = OperandKind::Target(0);
     }
     let seed_class = class(0);
     let other_form = |k: usize| matches!((&seed_class, class(k)), (Some(a), Some(c)) if *a != c);
@@ -253,7 +254,10 @@ pub fn discover(src: &dyn Source, arch: Arch, seed: Word) -> Result<Discovered, 
     // the text shows: two forms may print alike.
     let other: Vec<bool> = (0..bits.len()).map(|k| matches!((&seed_class, class(k + 1)), (Some(a), Some(c)) if *a != c)).collect();
     let flipped: Vec<Option<&str>> = texts[1..].iter().zip(&other).map(|(t, &o)| if o { Some("") } else { t.as_deref() }).collect();
-    let classified = s.classify_all(&flipped);
+    let mut classified = s.classify_all(&flipped);
+    if s.fit_scales(&classified) {
+        classified = s.classify_all(&flipped);
+    }
     let effects: Vec<(u8, Effect)> =
         bits.iter().zip(classified).zip(&other).map(|((&b, e), &o)| (b, if o { Effect::Fixed(probe::Fixed::Other) } else { e })).collect();
     let mut d = layout::solve(&mut o, &s, seed, &effects)?;
@@ -285,7 +289,7 @@ pub fn discover(src: &dyn Source, arch: Arch, seed: Word) -> Result<Discovered, 
 /// ordinary value (3: neither 0, 1 nor a power of two) does not print.
 fn value_aliases(o: &mut Oracle, d: &Discovered) -> Result<Vec<String>, DiscoverError> {
     let imms: Vec<&Field> =
-        d.fields.iter().filter(|f| matches!(f.kind, FieldKind::Operand(k) if d.kinds.get(k) == Some(&OperandKind::Imm)) && f.bits.len() >= 2).collect();
+        d.fields.iter().filter(|f| matches!(f.kind, FieldKind::Operand(k) if matches!(d.kinds.get(k), Some(OperandKind::Imm(_)))) && f.bits.len() >= 2).collect();
     if imms.is_empty() {
         return Ok(vec![]);
     }

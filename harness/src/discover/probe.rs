@@ -1,9 +1,9 @@
 //! What one probe word did, compared with the seed: the effect classes of single-bit flips.
 
-use crate::codec::print::{f64_to_half, FloatFormat};
+use crate::codec::print::{f64_to_bfloat, f64_to_half, FloatFormat};
 use crate::sass::MemSpace;
 use crate::sass::{self, Body, Instruction, Operand};
-use crate::spec::{Arch, FlagRole, MemImm, MemShape, MemSlot, MemSpaceKind, OperandKind, MEM_REG_SUFFIXES};
+use crate::spec::{Arch, FlagRole, ImmMap, MemImm, MemShape, MemSlot, MemSpaceKind, OperandKind, MEM_REG_SUFFIXES};
 
 /// Everything about the seed's text that the classification needs.
 #[derive(Clone, Debug)]
@@ -78,8 +78,8 @@ pub fn kind_of(o: &Operand) -> Option<OperandKind> {
     match o.body {
         Body::Reg { .. } => Some(OperandKind::Reg),
         Body::UReg { .. } => Some(OperandKind::UReg),
-        Body::Imm { .. } => Some(OperandKind::Imm),
-        Body::Float { .. } => Some(OperandKind::Float),
+        Body::Imm { .. } => Some(OperandKind::Imm(ImmMap::PLAIN)),
+        Body::Float { .. } => Some(OperandKind::Float(None)),
         Body::Const { .. } => Some(OperandKind::Const),
         Body::ConstX { .. } => Some(OperandKind::ConstX),
         Body::Pred { .. } => Some(OperandKind::Pred),
@@ -100,7 +100,7 @@ fn printed_shape(space: MemSpace, reg: Option<u16>, suffixes: &[String], ureg: O
         Some(x) if x < 0 => MemImm::Signed,
         Some(_) => MemImm::Unsigned,
     };
-    MemShape { space: space_kind(space), reg: reg.is_some(), reg_suffix, ureg: ureg.is_some(), imm }
+    MemShape { space: space_kind(space), reg: reg.is_some(), reg_suffix, ureg: ureg.is_some(), imm, imm_shift: 0 }
 }
 
 fn space_kind(s: MemSpace) -> MemSpaceKind {
@@ -192,7 +192,7 @@ impl Seed {
                     MemSlot::Space => space,
                     MemSlot::Reg => reg.unwrap_or(sass::RZ) as i128,
                     MemSlot::UReg => ur(ureg.unwrap_or(sass::URZ)),
-                    MemSlot::Imm => imm.unwrap_or(0) as i128,
+                    MemSlot::Imm => return ImmMap { shift: m.imm_shift, offset: 0 }.invert(imm.unwrap_or(0) as i128),
                 })
             })
             .collect()
@@ -213,15 +213,18 @@ impl Seed {
         if self.kinds.get(k) == Some(&OperandKind::Special) {
             return vec![]; // a name, not a number: its bits are a table's (see `suffix_tokens`)
         }
-        if let (Some(OperandKind::Target), Body::Imm { value }) = (self.kinds.get(k), &o.body) {
-            // Texts are rewritten as at address 0 (see `Oracle::targets`): 0x10 + 4 × value.
+        if let (Some(OperandKind::Target(shift)), Body::Imm { value }) = (self.kinds.get(k), &o.body) {
+            // Texts are rewritten as at address 0 (see `Oracle::targets`): 0x10 + 2^shift × value.
             let d = *value as i128 - 0x10;
-            return vec![(d % 4 == 0).then_some(d / 4)];
+            return vec![(d % (1 << shift) == 0).then_some(d >> shift)];
         }
         match &o.body {
             Body::Reg { n } => vec![Some(*n as i128)],
             Body::UReg { n } => vec![Some(ureg(*n))],
-            Body::Imm { value } => vec![Some(*value as i128)],
+            Body::Imm { value } => match self.kinds.get(k) {
+                Some(OperandKind::Imm(m)) => vec![m.invert(*value as i128)],
+                _ => vec![Some(*value as i128)],
+            },
             Body::Float { value, .. } => vec![float_bits(*value, self.float)],
             Body::Const { bank, offset } => vec![Some(*bank as i128), Some(*offset as i128 / 4)],
             Body::ConstX { ureg: u, offset } => vec![Some(ureg(*u)), Some(*offset as i128 / 4)],
@@ -260,7 +263,7 @@ impl Seed {
         // A bit of an integer immediate may also change the modifiers: nvdisasm's aliases
         // for some values (`IMAD.MOV` for a zero multiplier, `.IADD` for one). One bit can
         // belong to one field only, so the value is what it encodes.
-        let imm_value = |e: &Effect| matches!(e, Effect::Value { operand, .. } if self.kinds[*operand] == OperandKind::Imm);
+        let imm_value = |e: &Effect| matches!(e, Effect::Value { operand, .. } if matches!(self.kinds[*operand], OperandKind::Imm(_)));
         if changes.len() == 2 && changes.iter().any(|e| matches!(e, Effect::Modifiers(_))) && changes.iter().any(imm_value) {
             changes.retain(imm_value);
         }
@@ -272,25 +275,94 @@ impl Seed {
     }
 
     /// Classifies every flip (`texts[k]` for `bits[k]`); when the form has `F` operands
-    /// whose flips step by no power of two as fp32, but all do as fp16, the immediates are
-    /// fp16 (`HADD2 R0, R0, 0`) and the seed reads them so from now on.
+    /// whose flips step by no power of two as fp32, but all do as fp16 (`HADD2 R0, R0, 0`)
+    /// or as a double's high half (`FRND.F64 R0, 0`), the immediates are of that format and
+    /// the seed reads them so from now on.
     pub fn classify_all(&mut self, texts: &[Option<&str>]) -> Vec<Effect> {
         let effects: Vec<Effect> = texts.iter().map(|t| self.classify(*t)).collect();
         if self.float != FloatFormat::Single || self.odd_float_steps(&effects) == 0 {
             return effects;
         }
-        let half = Seed { float: FloatFormat::Half, ..self.clone() };
-        let again: Vec<Effect> = texts.iter().map(|t| half.classify(*t)).collect();
-        if half.odd_float_steps(&again) > 0 {
-            return effects;
+        for float in [FloatFormat::Half, FloatFormat::DoubleHigh] {
+            let other = Seed { float, ..self.clone() };
+            let again: Vec<Effect> = texts.iter().map(|t| other.classify(*t)).collect();
+            if other.odd_float_steps(&again) == 0 {
+                *self = other;
+                return again;
+            }
         }
-        self.float = FloatFormat::Half;
-        again
+        effects
+    }
+
+    /// Scales the flips show: an immediate whose lowest value bit weighs 2^s > 1 (JMP's
+    /// absolute target and `a[0x..]` offsets count 4-byte words, STG.256's offset 32-byte
+    /// units) is read as `I*2^s` from now on, plus the seed's remainder below 2^s
+    /// (`BPT.TRAP 0x1`: `I*2+1`); an fp32 immediate whose 16 bits weigh 2^16…2^31 is a
+    /// bfloat16; a branch target (read in bytes until now) counts units of its lowest
+    /// weight (4-byte words for BRA, bytes for LEPC). True when a kind changed (classify again).
+    pub fn fit_scales(&mut self, effects: &[Effect]) -> bool {
+        let mut lowest: std::collections::BTreeMap<(usize, usize), (u32, usize)> = Default::default();
+        for e in effects {
+            if let Effect::Value { operand, sub, weight } = *e {
+                let w = weight.unwrap_or(0);
+                let at = lowest.entry((operand, sub)).or_insert((w, 0));
+                *at = (at.0.min(w), at.1 + 1);
+            }
+        }
+        let mut changed = false;
+        for ((i, sub), (shift, n)) in lowest {
+            if shift == 0 || shift > 32 {
+                continue;
+            }
+            changed |= self.scale(i, sub, shift, n);
+        }
+        changed
+    }
+
+    /// Reads form operand `i`'s sub-value `sub` as scaled by 2^`shift` (`n` value bits).
+    fn scale(&mut self, i: usize, sub: usize, shift: u32, n: usize) -> bool {
+        match (self.kinds[i], &self.inst.operands[i].body) {
+            (OperandKind::Imm(ImmMap::PLAIN), Body::Imm { value }) => {
+                let offset = value.rem_euclid(1i64 << shift);
+                let Ok(offset) = u8::try_from(offset) else { return false };
+                self.kinds[i] = OperandKind::Imm(ImmMap { shift: shift as u8, offset });
+                true
+            }
+            (OperandKind::Mem(mut m), _) if m.imm_shift == 0 && m.slot_roles().get(sub) == Some(&MemSlot::Imm) => {
+                m.imm_shift = shift as u8;
+                self.kinds[i] = OperandKind::Mem(m);
+                true
+            }
+            (OperandKind::Target(0), _) if shift <= 16 => {
+                self.kinds[i] = OperandKind::Target(shift as u8);
+                true
+            }
+            (OperandKind::Float(None), _) if self.float == FloatFormat::Single && shift == 16 && n == 16 => {
+                self.float = FloatFormat::BFloat;
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// The format's bit whose flip turns the seed's float `bits` into the NaN `b` prints
+    /// (nvdisasm prints no payload: an exponent bit that completes all ones), if just one does.
+    fn nan_weight(&self, bits: i128, b: &Operand) -> Option<u32> {
+        let Body::Float { value, text } = &b.body else { return None };
+        if !value.is_nan() {
+            return None;
+        }
+        let width = if matches!(self.float, FloatFormat::Half | FloatFormat::BFloat) { 16 } else { 32 };
+        let hits: Vec<u32> = (0..width).filter(|&j| crate::codec::print::float_text((bits as u64) ^ 1 << j, self.float).1.trim() == text.trim()).collect();
+        match hits.as_slice() {
+            [j] => Some(*j),
+            _ => None,
+        }
     }
 
     /// How many effects change an `F` operand by a step that is not a power of two.
     fn odd_float_steps(&self, effects: &[Effect]) -> usize {
-        effects.iter().filter(|e| matches!(e, Effect::Value { operand, weight: None, .. } if self.kinds[*operand] == OperandKind::Float)).count()
+        effects.iter().filter(|e| matches!(e, Effect::Value { operand, weight: None, .. } if self.kinds[*operand].is_float())).count()
     }
 
     fn operand_change(&self, i: usize, a: &Operand, b: &Operand, raw: &str) -> Result<Vec<Effect>, Effect> {
@@ -323,6 +395,7 @@ impl Seed {
             }
             let weight = match (x, y) {
                 (Some(x), Some(y)) => power_of_two((x ^ y).unsigned_abs()),
+                (Some(x), None) if self.kinds[i].is_float() => self.nan_weight(*x, b),
                 _ => None,
             };
             out.push(Effect::Value { operand: i, sub, weight });
@@ -343,6 +416,7 @@ pub fn float_bits(v: f64, format: FloatFormat) -> Option<i128> {
     match format {
         FloatFormat::DoubleHigh => Some((v.to_bits() >> 32) as i128),
         FloatFormat::Half => f64_to_half(v).map(i128::from),
+        FloatFormat::BFloat => f64_to_bfloat(v).map(i128::from),
         FloatFormat::Single => {
             let f = v as f32;
             (f as f64 == v || v.is_infinite()).then(|| f.to_bits() as i128)
@@ -436,6 +510,54 @@ mod tests {
     }
 
     #[test]
+    fn scales_and_float_formats_are_fitted_from_the_flips() {
+        // JMP's absolute target: the field's bit 0 moves it by 4.
+        let mut j = seed("@P0 JMP P0, 0x0;");
+        let flips = [Some("@P0 JMP P0, 0x4;"), Some("@P0 JMP P0, 0x8;")];
+        let e = j.classify_all(&flips);
+        assert!(j.fit_scales(&e));
+        assert_eq!(j.kinds[1], OperandKind::Imm(ImmMap { shift: 2, offset: 0 }));
+        assert_eq!(j.classify_all(&flips), [0, 1].map(|w| Effect::Value { operand: 1, sub: 0, weight: Some(w) }));
+        // BPT.TRAP's odd codes: the low bit is the form's.
+        let mut b = seed("@P0 BPT.TRAP 0x1;");
+        let e = b.classify_all(&[Some("@P0 BPT.TRAP 0x3;"), Some("@P0 BPT.TRAP 0x5;")]);
+        assert!(b.fit_scales(&e));
+        assert_eq!(b.kinds[0], OperandKind::Imm(ImmMap { shift: 1, offset: 1 }));
+        // IPA's attribute offset in 4-byte words.
+        let mut a = seed("@P0 IPA.PASS R0, P0, a[0x4];");
+        let e = a.classify_all(&[Some("@P0 IPA.PASS R0, P0, a[0xc];"), Some("@P0 IPA.PASS R0, P0, a[0x0];")]);
+        assert!(a.fit_scales(&e));
+        assert!(matches!(a.kinds[2], OperandKind::Mem(m) if m.imm_shift == 2));
+        // A bfloat16: 16 bits weighing 2^16..2^31 as fp32.
+        let mut f = seed("@P0 FRND.BF16 R0, 0;");
+        let flips: Vec<String> = (16..32).map(|k| format!("@P0 FRND.BF16 R0, {};", crate::codec::print::float_text(1 << k, FloatFormat::Single).1)).collect();
+        let flips: Vec<Option<&str>> = flips.iter().map(|t| Some(t.as_str())).collect();
+        let e = f.classify_all(&flips);
+        assert!(f.fit_scales(&e));
+        assert_eq!(f.float, FloatFormat::BFloat);
+        assert!(f.classify_all(&flips).iter().enumerate().all(|(k, e)| *e == Effect::Value { operand: 1, sub: 0, weight: Some(k as u32) }));
+        // A plain immediate stays plain.
+        let mut p = seed("@P0 IADD3 R0, R0, 0x0, R0;");
+        let e = p.classify_all(&[Some("@P0 IADD3 R0, R0, 0x1, R0;"), Some("@P0 IADD3 R0, R0, 0x2, R0;")]);
+        assert!(!p.fit_scales(&e));
+    }
+
+    #[test]
+    fn fp64_high_halves_and_nan_flips() {
+        // FRND.F64 (no D mnemonic): flips step by powers of two as a double's high half only.
+        let mut d = seed("@P0 FRND.F64 R0, 0;");
+        let flips = [Some("@P0 FRND.F64 R0, 2.1219957909652723151e-314;"), Some("@P0 FRND.F64 R0, 2;")];
+        let e = d.classify_all(&flips);
+        assert_eq!(d.float, FloatFormat::DoubleHigh);
+        assert_eq!(e, [0, 30].map(|w| Effect::Value { operand: 1, sub: 0, weight: Some(w) }));
+        // fp16 58528 (0x7b25): its one clear exponent bit (10) makes a quiet NaN.
+        let mut h = seed("@P0 FRND.F16 R0, 58528;");
+        let e = h.classify_all(&[Some("@P0 FRND.F16 R0, +QNAN ;"), Some("@P0 FRND.F16 R0, 58496;")]);
+        assert_eq!(h.float, FloatFormat::Half);
+        assert_eq!(e, [10, 0].map(|w| Effect::Value { operand: 1, sub: 0, weight: Some(w) }));
+    }
+
+    #[test]
     fn uniform_zero_and_floats() {
         let s = Seed::new(Arch(100), "@P0 FFMA R0, R0, UR0, R0;").unwrap();
         assert_eq!(s.classify(Some("@P0 FFMA R0, R0, UR128, R0;")), Effect::Value { operand: 2, sub: 0, weight: Some(7) });
@@ -445,6 +567,8 @@ mod tests {
         assert_eq!(float_bits(2.0, FloatFormat::DoubleHigh), Some(0x4000_0000));
         assert_eq!(float_bits(-6.671875, FloatFormat::Half), Some(0xc6ac));
         assert_eq!(float_bits(0.1, FloatFormat::Half), None);
+        assert_eq!(float_bits(-1.734375, FloatFormat::BFloat), Some(0xbfde));
+        assert_eq!(float_bits(1.0 + 2f64.powi(-8), FloatFormat::BFloat), None);
         assert_eq!(raw_operands("@P0 FFMA R0, -|R1|, cx[UR0][0x4], R2 ;"), vec!["R0", "-|R1|", "cx[UR0][0x4]", "R2"]);
     }
 }

@@ -45,7 +45,7 @@ fn plan(codec: &Codec, vi: usize) -> Plan {
     words.extend((0..conv::WAIT_VALUES).map(|i| conv::with_wait(quiet, i)));
     let (order_values, order_slots) = order_probe(v);
     words.push(codec.encode_unchecked(vi, &order_values));
-    let imm = v.operands.iter().find(|o| o.kind == OperandKind::Imm).and_then(|o| o.value_fields[0]);
+    let imm = v.operands.iter().find(|o| o.kind.is_imm()).and_then(|o| o.value_fields[0]);
     let mut imm_by_group = vec![];
     if let Some(f) = imm {
         let mut vals = crate::gen::base_values(v);
@@ -84,7 +84,7 @@ fn alias_probes(v: &Variant) -> (Vec<usize>, Vec<AliasProbe>) {
         .filter(|&k| v.operands[k].kind == OperandKind::Reg && v.operands[k].value_fields[0].is_some_and(|f| v.fields[f].width() == 8))
         .collect();
     let imm = (0..v.operands.len()).find_map(|k| {
-        let f = v.operands[k].value_fields[0].filter(|_| v.operands[k].kind == OperandKind::Imm)?;
+        let f = v.operands[k].value_fields[0].filter(|_| v.operands[k].kind == OperandKind::Imm(crate::spec::ImmMap::PLAIN))?;
         Some((k, conv::ImmClass::all(v.fields[f].width())))
     });
     let sets: Vec<Vec<usize>> = (0u32..1 << regs.len())

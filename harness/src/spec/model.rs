@@ -39,6 +39,103 @@ pub enum MemSpaceKind {
     ConstX,
 }
 
+/// How an immediate field's value becomes the printed number: `offset + (field << shift)`.
+/// The form token spells it after the `I`: `I*4` (JMP's absolute targets, `a[0x..]`
+/// offsets: the field counts 4-byte words), `I*2+1` (BPT.TRAP: odd codes only, the low bit
+/// is the form's). Plain `I` is shift 0, offset 0.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash, Serialize)]
+pub struct ImmMap {
+    pub shift: u8,
+    pub offset: u8,
+}
+
+impl ImmMap {
+    pub const PLAIN: ImmMap = ImmMap { shift: 0, offset: 0 };
+
+    /// `*4`, `*2+1` or nothing: what follows `I` in a form token.
+    pub fn token(self) -> String {
+        match (self.shift, self.offset) {
+            (0, 0) => String::new(),
+            (s, 0) => format!("*{}", 1u64 << s),
+            (s, o) => format!("*{}+{o}", 1u64 << s),
+        }
+    }
+
+    /// Reads what follows `I` (see [`ImmMap::token`]); the scale must be a power of two up
+    /// to 2^32 and the offset below it.
+    pub fn parse(t: &str) -> Result<ImmMap, String> {
+        if t.is_empty() {
+            return Ok(ImmMap::PLAIN);
+        }
+        let bad = || format!("immediate scale '{t}' is not '*N' or '*N+K' (N a power of two up to 2^32, K below N)");
+        let rest = t.strip_prefix('*').ok_or_else(bad)?;
+        let (scale, offset) = rest.split_once('+').unwrap_or((rest, "0"));
+        let scale: u64 = scale.parse().map_err(|_| bad())?;
+        let offset: u64 = offset.parse().map_err(|_| bad())?;
+        // `*1` is plain `I`, spelled one way only.
+        if !scale.is_power_of_two() || scale == 1 || scale > 1 << 32 || offset >= scale || offset > u64::from(u8::MAX) {
+            return Err(bad());
+        }
+        Ok(ImmMap { shift: scale.trailing_zeros() as u8, offset: offset as u8 })
+    }
+
+    /// The printed number of field value `x` (already sign-extended where signed).
+    pub fn apply(self, x: i64) -> i64 {
+        i64::from(self.offset).wrapping_add(x.wrapping_shl(u32::from(self.shift)))
+    }
+
+    /// The field value of printed number `v`, if it is one of this map's.
+    pub fn invert(self, v: i128) -> Option<i128> {
+        let d = v - i128::from(self.offset);
+        (d.rem_euclid(1i128 << self.shift) == 0).then(|| d >> self.shift)
+    }
+}
+
+/// How an `F` field's bits read as a number.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FloatFormat {
+    /// An fp16 (a 16-bit field, as in `HADD2 R0, R0, 0`).
+    Half,
+    /// A bfloat16: the top half of an fp32 (`F2I.BF16 R0, 0`).
+    BFloat,
+    /// An fp32.
+    Single,
+    /// The high 32 bits of a double (fp64 instructions: the mnemonic starts with `D`).
+    DoubleHigh,
+}
+
+impl FloatFormat {
+    /// The format of an `F` field of `width` bits in an instruction `mnemonic` when the form
+    /// token does not name one: fp64 ops hold a double's high 32 bits, a 16-bit field an
+    /// fp16, any other an fp32.
+    pub fn of(mnemonic: &str, width: u32) -> FloatFormat {
+        if mnemonic.starts_with('D') {
+            FloatFormat::DoubleHigh
+        } else if width == 16 {
+            FloatFormat::Half
+        } else {
+            FloatFormat::Single
+        }
+    }
+
+    /// The form token's suffix naming it: `F.F16`, `F.BF16`, `F.F32`, `F.F64`.
+    pub fn token(self) -> &'static str {
+        match self {
+            FloatFormat::Half => "F16",
+            FloatFormat::BFloat => "BF16",
+            FloatFormat::Single => "F32",
+            FloatFormat::DoubleHigh => "F64",
+        }
+    }
+
+    pub const ALL: [FloatFormat; 4] = [FloatFormat::Single, FloatFormat::Half, FloatFormat::BFloat, FloatFormat::DoubleHigh];
+
+    pub fn parse(t: &str) -> Result<FloatFormat, String> {
+        FloatFormat::ALL.into_iter().find(|f| f.token() == t).ok_or_else(|| format!("float format '{t}' is not F16, BF16, F32 or F64"))
+    }
+}
+
 /// A memory operand's immediate component: `I` prints signed (`+-0x10`), `uI` unsigned.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -63,6 +160,8 @@ pub struct MemShape {
     pub reg_suffix: Option<&'static str>,
     pub ureg: bool,
     pub imm: MemImm,
+    /// The immediate's scale, as a shift: `[R+I*32]` (STG.256 counts 32-byte units).
+    pub imm_shift: u8,
 }
 
 impl MemShape {
@@ -85,11 +184,12 @@ impl MemShape {
         // `c[I][I]` and `cx[UR][I]` are the constant kinds (offsets in 4-byte words): a
         // constant-space memory operand with a lone signed byte offset spells it `sI`.
         let lone = matches!(self.space, MemSpaceKind::Const | MemSpaceKind::ConstX) && !self.reg && !self.ureg;
+        let scale = ImmMap { shift: self.imm_shift, offset: 0 }.token();
         match self.imm {
             MemImm::Absent => {}
-            MemImm::Signed if lone => parts.push("sI".into()),
-            MemImm::Signed => parts.push("I".into()),
-            MemImm::Unsigned => parts.push("uI".into()),
+            MemImm::Signed if lone => parts.push(format!("sI{scale}")),
+            MemImm::Signed => parts.push(format!("I{scale}")),
+            MemImm::Unsigned => parts.push(format!("uI{scale}")),
         }
         format!("{space}[{}]", parts.join("+"))
     }
@@ -108,10 +208,18 @@ impl MemShape {
         .ok_or_else(|| format!("memory operand '{t}' does not start with '[', 'desc[UR][', 'a[', 'c[I][' or 'cx[UR]['"))?;
         let inner = rest.strip_prefix('[').and_then(|r| r.strip_suffix(']')).filter(|i| !i.contains(['[', ']']));
         let inner = inner.ok_or_else(|| format!("memory operand '{t}': expected one '[…]' of components after the space"))?;
-        let mut shape = MemShape { space, reg: false, reg_suffix: None, ureg: false, imm: MemImm::Absent };
+        let mut shape = MemShape { space, reg: false, reg_suffix: None, ureg: false, imm: MemImm::Absent, imm_shift: 0 };
         let mut stage = 0;
         for c in inner.split('+').filter(|_| !inner.is_empty()) {
+            let (c, scale) = c.find('*').map(|at| c.split_at(at)).unwrap_or((c, ""));
             let (name, sfx) = c.split_once('.').map(|(n, s)| (n, Some(s))).unwrap_or((c, None));
+            if !scale.is_empty() {
+                let map = ImmMap::parse(scale).map_err(|e| format!("memory operand '{t}': {e}"))?;
+                if !matches!(name, "I" | "sI" | "uI") || map.offset != 0 {
+                    return Err(format!("memory operand '{t}': only the immediate takes a scale ('I*N'), not '{c}{scale}'"));
+                }
+                shape.imm_shift = map.shift;
+            }
             let at = match name {
                 "R" => 0,
                 "UR" => 1,
@@ -185,10 +293,11 @@ pub enum OperandKind {
     Reg,
     /// `UR`: a uniform register.
     UReg,
-    /// `I`: an integer immediate.
-    Imm,
-    /// `F`: a floating immediate (the high 32 bits of a double for fp64 ops).
-    Float,
+    /// `I`: an integer immediate; `I*4`, `I*2+1`: scaled (see [`ImmMap`]).
+    Imm(ImmMap),
+    /// `F`: a floating immediate (the high 32 bits of a double for fp64 ops); `F.BF16` and
+    /// the like name a format other than [`FloatFormat::of`]'s.
+    Float(Option<FloatFormat>),
     /// `c[I][I]`: constant bank and offset.
     Const,
     /// `cx[UR][I]`: constant bank in a uniform register, and offset.
@@ -200,8 +309,9 @@ pub enum OperandKind {
     /// `REL`: a branch target, in signed 4-byte words from the next instruction. nvdisasm
     /// prints the absolute address (`BRA 0x4e0`); the harness prints and compares targets
     /// as if the word sat at address 0 (`0x10 + 4 × value`; see
-    /// `codec::conventions::target_at_zero`).
-    Target,
+    /// `codec::conventions::target_at_zero`). The field's unit as a shift: 2 for `REL`,
+    /// another spelled `REL*N` (`LEPC R0, 0x10` counts bytes: `REL*1`).
+    Target(u8),
     /// `B`: a convergence barrier register, `B0`…`B15`.
     Barrier,
     /// `SR`: a special register (`SR_TID.X`, `SR_LANEID`, `SRZ`): a name, not a number. Its
@@ -217,24 +327,37 @@ impl OperandKind {
             OperandKind::Mem(m) => return m.token().into(),
             OperandKind::Reg => "R",
             OperandKind::UReg => "UR",
-            OperandKind::Imm => "I",
-            OperandKind::Float => "F",
+            OperandKind::Imm(m) if m != ImmMap::PLAIN => return format!("I{}", m.token()).into(),
+            OperandKind::Imm(_) => "I",
+            OperandKind::Float(Some(f)) => return format!("F.{}", f.token()).into(),
+            OperandKind::Float(None) => "F",
             OperandKind::Const => "c[I][I]",
             OperandKind::ConstX => "cx[UR][I]",
             OperandKind::Pred => "P",
             OperandKind::UPred => "UP",
-            OperandKind::Target => "REL",
+            OperandKind::Target(2) => "REL",
+            OperandKind::Target(s) => return format!("REL*{}", 1u64 << s).into(),
             OperandKind::Barrier => "B",
             OperandKind::Special => "SR",
         })
     }
 
-    /// The kind of operand nvdisasm's text shows: a branch target prints as an immediate.
+    /// The kind of operand nvdisasm's text shows: a branch target prints as an immediate,
+    /// a scaled immediate or a float of a named format as any other.
     pub fn printed_kind(self) -> OperandKind {
         match self {
-            OperandKind::Target => OperandKind::Imm,
+            OperandKind::Target(_) | OperandKind::Imm(_) => OperandKind::Imm(ImmMap::PLAIN),
+            OperandKind::Float(_) => OperandKind::Float(None),
             k => k,
         }
+    }
+
+    pub fn is_imm(self) -> bool {
+        matches!(self, OperandKind::Imm(_))
+    }
+
+    pub fn is_float(self) -> bool {
+        matches!(self, OperandKind::Float(_))
     }
 
     /// The form token as a variant key spells it: `I_I` for `c[I][I]`, `M_desc_UR_R_64_I`
@@ -243,8 +366,12 @@ impl OperandKind {
         match self {
             OperandKind::Const => "I_I".into(),
             OperandKind::ConstX => "UR_I".into(),
+            // A scale or float format does not tell forms apart: `I`, `F`, `REL` as ever.
+            OperandKind::Imm(_) | OperandKind::Float(_) => self.printed_kind().form_token().into_owned(),
+            OperandKind::Target(_) => "REL".into(),
             OperandKind::Mem(m) => {
-                let t = m.token();
+                // A scale does not tell forms apart: `a[uI*4]` keys as `M_a_uI`.
+                let t = MemShape { imm_shift: 0, ..m }.token();
                 let words: Vec<&str> = t.split(|c: char| !c.is_ascii_alphanumeric()).filter(|w| !w.is_empty()).collect();
                 std::iter::once("M").chain(words).collect::<Vec<_>>().join("_")
             }
@@ -255,13 +382,13 @@ impl OperandKind {
     pub const ALL: [OperandKind; 11] = [
         OperandKind::Reg,
         OperandKind::UReg,
-        OperandKind::Imm,
-        OperandKind::Float,
+        OperandKind::Imm(ImmMap::PLAIN),
+        OperandKind::Float(None),
         OperandKind::Const,
         OperandKind::ConstX,
         OperandKind::Pred,
         OperandKind::UPred,
-        OperandKind::Target,
+        OperandKind::Target(2),
         OperandKind::Barrier,
         OperandKind::Special,
     ];
@@ -485,7 +612,7 @@ pub struct Variant {
 impl Variant {
     /// The printed operands that are branch targets ([`OperandKind::Target`]).
     pub fn target_operands(&self) -> Vec<usize> {
-        (0..self.operands.len()).filter(|&k| self.operands[k].kind == OperandKind::Target).collect()
+        (0..self.operands.len()).filter(|&k| matches!(self.operands[k].kind, OperandKind::Target(_))).collect()
     }
     pub fn table(&self, id: &TableId) -> Option<&Table> {
         self.tables.iter().find(|t| &t.id == id)
@@ -580,6 +707,33 @@ mod tests {
         assert_eq!(OperandKind::Mem(m).key_token(), "M_desc_UR_R_64_UR_I");
         // `sI` is read anywhere, and written only where `I` would read as the constant kind.
         assert_eq!(MemShape::parse("[R+sI]").unwrap().token(), "[R+I]");
+    }
+
+    #[test]
+    fn scaled_immediates_and_float_formats_read_and_spell_back() {
+        for (t, shift, offset) in [("", 0, 0), ("*4", 2, 0), ("*2+1", 1, 1), ("*32", 5, 0)] {
+            let m = ImmMap::parse(t).unwrap_or_else(|e| panic!("{t}: {e}"));
+            assert_eq!((m.shift, m.offset, m.token()), (shift, offset, t.to_string()));
+        }
+        let bpt = ImmMap { shift: 1, offset: 1 };
+        assert_eq!((bpt.apply(2), bpt.invert(5), bpt.invert(4)), (5, Some(2), None));
+        assert_eq!(ImmMap { shift: 2, offset: 0 }.invert(-4), Some(-1));
+        for bad in ["*3", "*1", "*4+4", "4", "*", "*2+x", "*8589934592"] {
+            assert!(ImmMap::parse(bad).unwrap_err().contains("is not '*N'"), "{bad}");
+        }
+        assert_eq!(OperandKind::Imm(ImmMap { shift: 2, offset: 0 }).form_token(), "I*4");
+        assert_eq!(OperandKind::Imm(bpt).key_token(), "I");
+        assert_eq!(OperandKind::Float(Some(FloatFormat::BFloat)).form_token(), "F.BF16");
+        assert_eq!(OperandKind::Float(Some(FloatFormat::BFloat)).key_token(), "F");
+        assert_eq!(FloatFormat::ALL.map(|f| FloatFormat::parse(f.token())), FloatFormat::ALL.map(Ok));
+        assert!(FloatFormat::parse("E4M3").is_err());
+        let m = MemShape::parse("[R+UR+I*32]").unwrap();
+        assert_eq!((m.imm_shift, m.token()), (5, "[R+UR+I*32]".to_string()));
+        assert_eq!(MemShape::parse("a[uI*4]").unwrap().token(), "a[uI*4]");
+        assert_eq!(OperandKind::Mem(MemShape::parse("a[UR+uI*4]").unwrap()).key_token(), "M_a_UR_uI");
+        assert!(MemShape::parse("[R*4]").unwrap_err().contains("only the immediate takes a scale"));
+        // A memory offset takes no remainder: `+1` reads as a component.
+        assert!(MemShape::parse("[R+I*2+1]").unwrap_err().contains("component '1' is not R"));
     }
 
     #[test]

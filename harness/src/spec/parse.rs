@@ -196,19 +196,30 @@ fn parse_form(s: &str) -> Result<Vec<OperandKind>, String> {
         .map(|t| match t.trim() {
             "R" => Ok(OperandKind::Reg),
             "UR" => Ok(OperandKind::UReg),
-            "I" => Ok(OperandKind::Imm),
-            "F" => Ok(OperandKind::Float),
+            "F" => Ok(OperandKind::Float(None)),
             "c[I][I]" => Ok(OperandKind::Const),
             "cx[UR][I]" => Ok(OperandKind::ConstX),
             "P" => Ok(OperandKind::Pred),
             "UP" => Ok(OperandKind::UPred),
-            "REL" => Ok(OperandKind::Target),
+            "REL" => Ok(OperandKind::Target(2)),
+            t if t.starts_with("REL*") => target_unit(&t[4..]).map(OperandKind::Target),
             "B" => Ok(OperandKind::Barrier),
             "SR" => Ok(OperandKind::Special),
             t if t.contains('[') => MemShape::parse(t).map(OperandKind::Mem),
+            t if t.starts_with('I') => ImmMap::parse(&t[1..]).map(OperandKind::Imm),
+            t if t.starts_with("F.") => FloatFormat::parse(&t[2..]).map(|f| OperandKind::Float(Some(f))),
             t => Err(format!("unknown operand token '{t}'")),
         })
         .collect()
+}
+
+/// The unit of a `REL*N` target as a shift: N a power of two up to 2^16 other than 4
+/// (plain `REL`).
+fn target_unit(n: &str) -> Result<u8, String> {
+    match n.parse::<u64>() {
+        Ok(x) if x.is_power_of_two() && x != 4 && x <= 1 << 16 => Ok(x.trailing_zeros() as u8),
+        _ => Err(format!("branch target unit 'REL*{n}' is not a power of two up to 65536 (4 is plain 'REL')")),
+    }
 }
 
 /// The form line of a variant without operands (a blank line would read as a separator).
@@ -931,7 +942,7 @@ impl<'a> FlagOwners<'a> {
             .iter()
             .zip(kinds)
             .skip(1)
-            .filter(|(_, k)| !matches!(k, OperandKind::Imm | OperandKind::Float | OperandKind::Target))
+            .filter(|(_, k)| !matches!(k, OperandKind::Imm(_) | OperandKind::Float(_) | OperandKind::Target(_)))
             .map(|(o, _)| o[0])
             .collect();
         FlagOwners { page_ops, kinds, sources, counts: vec![] }

@@ -105,7 +105,7 @@ pub fn page_jobs(codec: &Codec, vi: usize, random: usize, rng: &mut Rng) -> Vec<
             with(i, 1);
         }
     }
-    for o in v.operands.iter().filter(|o| matches!(o.kind, OperandKind::Imm | OperandKind::Float)) {
+    for o in v.operands.iter().filter(|o| matches!(o.kind, OperandKind::Imm(_) | OperandKind::Float(_))) {
         if let Some(i) = o.value_fields[0] {
             for x in [0x3ff0_0000u64, 0xbff8_0000, 0x7ff0_0000, 0x7ff8_0000, 0x0000_0001, 0x3c3c_3c3c, 0xffff_ffff, 0x8000] {
                 with(i, x & v.fields[i].max());
