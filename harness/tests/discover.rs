@@ -97,9 +97,6 @@ fn discovers_predicate_operands_and_cnot() {
 fn discovery_notes_what_the_page_would_print_otherwise() {
     let nv = nv();
     let solve = |hex: &str| discover::discover(&nv, spec::Arch(90), Word::parse_hex(hex).unwrap()).unwrap();
-    // PLOP3's R0.SIGN: a constant operand suffix no cell says.
-    let d = solve("0000000000000000000000000000021d");
-    assert!(d.notes.iter().any(|n| n.contains("for the zero word") && n.contains("R0.SIGN")), "{:?}", d.notes);
     // HFMA2.MMA's cABS at 83 decorates the operand in the third source slot (bits 64–71),
     // and the page's positional rule for 83/84 says so.
     let d = solve("00000000000000000000000000000635");
@@ -111,6 +108,34 @@ fn discovery_notes_what_the_page_would_print_otherwise() {
     let u32_bit = d.fields.iter().find(|f| f.bits == [73]).unwrap();
     assert_eq!(u32_bit.kind, discover::FieldKind::Group(1));
     assert_eq!(d.tables[0], [(0, "U32".to_string()), (1, "(default)".to_string())]);
+}
+
+/// PLOP3's `R0.SIGN`: a suffix no bit changes. The page's distilled line says it, so the
+/// page prints it for every word, and the assembler reads it back.
+#[test]
+fn a_fixed_operand_suffix_prints_and_assembles() {
+    use sass_harness::codec::{self, asm, Codec};
+    let nv = nv();
+    let d = discover::discover(&nv, spec::Arch(90), Word::parse_hex("000fc00000000000000000000000021d").unwrap()).unwrap();
+    assert!(d.notes.is_empty(), "{:?}", d.notes);
+    let text = page::render("PLOP3", None, std::slice::from_ref(&d));
+    let spec = spec::Spec { pages: vec![spec::parse_page("plop3.txt", text.as_bytes()).unwrap()] };
+    let c = Codec::new(&spec);
+    let v = c.variant(0);
+    assert_eq!(v.operands[3].fixed_suffixes, ["SIGN"], "{:?}", v.operands[3]);
+    let mut rng = sass_harness::gen::Rng::new(5);
+    let vals: Vec<codec::Values> = (0..50).map(|_| sass_harness::gen::random_listed_values(v, &mut rng)).collect();
+    let words: Vec<Word> = vals.iter().map(|x| c.encode(0, x).unwrap()).collect();
+    for ((w, x), out) in words.iter().zip(&vals).zip(nv.disassemble("SM90", &words).unwrap()) {
+        let Outcome::Printed { text } = out else { panic!("{w}: {out:?}") };
+        let ours = codec::print(v, x);
+        assert_eq!(ours.operands[3].suffixes, ["SIGN"], "{ours}");
+        assert!(text.contains(".SIGN"), "{w}: {text}");
+        let (_, back) = asm::assemble(&c, spec::Arch(90), &ours.to_string(), *w).unwrap_or_else(|e| panic!("{ours}: {e}"));
+        assert_eq!(back, *w, "{ours}");
+    }
+    // Without the suffix the text is another instruction than the form's.
+    assert!(asm::assemble(&c, spec::Arch(90), "PLOP3.LUT P0, P0, P0, R0, P0, 0x0, 0x0;", words[0]).is_err());
 }
 
 /// Every variant of every hold-out page (about two minutes on two cores).

@@ -360,15 +360,17 @@ fn with_omitted_pt(v: &Variant, inst: &Instruction) -> Vec<Option<Instruction>> 
     out
 }
 
-/// How many of `suffixes` a memory form's fixed register suffix (`[R2.64+UR4]`, no field)
-/// takes: 1, or 0 for other forms; an error when the text lacks it.
+/// How many of `suffixes` are fixed by the form (no field): a memory form's register
+/// suffix (`[R2.64+UR4]`) or an operand's fixed suffixes (`R0.SIGN`); an error when the
+/// text lacks them.
 fn fixed_suffix(spec: &OperandSpec, suffixes: &[String]) -> Result<usize, String> {
     match spec.kind {
         OperandKind::Mem(MemShape { reg_suffix: Some(fixed), .. }) => match suffixes.first() {
             Some(s) if s == fixed => Ok(1),
             _ => Err(format!("the form's register prints '.{fixed}', not {suffixes:?}")),
         },
-        _ => Ok(0),
+        _ if suffixes.starts_with(&spec.fixed_suffixes) => Ok(spec.fixed_suffixes.len()),
+        _ => Err(format!("the form's operand prints '.{}', not {suffixes:?}", spec.fixed_suffixes.join("."))),
     }
 }
 

@@ -325,6 +325,7 @@ fn decorate(v: &Variant, o: &OperandSpec, values: &Values, op: &mut Operand) {
     op.abs = o.abs_field.map(|f| val(f) != 0).unwrap_or(false);
     op.neg = o.neg_field.map(|f| val(f) != 0).unwrap_or(false);
     op.not = o.not_field.map(|f| val(f) != 0).unwrap_or(false);
+    op.suffixes.extend(o.fixed_suffixes.iter().cloned());
     for &s in &o.suffix_fields {
         op.suffixes.extend(row_tokens(v.field_table(s), val(s)));
     }

@@ -860,7 +860,8 @@ impl VariantDraft {
         self.check_tables(&fields, n_page)?;
         self.check_operand_fields(&fields, &page_ops)?;
         self.assign_flag_operands(p, &mut fields, &page_ops);
-        let operands = build_operands(&fields, &page_ops, &self.kinds);
+        let mut operands = build_operands(&fields, &page_ops, &self.kinds);
+        fixed_suffixes(&mut operands, &self.dinst);
         self.check_coverage(&fields)?;
         let mut v = Variant {
             key: self.key.clone(),
@@ -1032,9 +1033,26 @@ fn build_operands(fields: &[Field], page_ops: &[Vec<usize>], kinds: &[OperandKin
                 neg_field: flag(FlagRole::Neg),
                 not_field: flag(FlagRole::Not),
                 selector_fields,
+                fixed_suffixes: vec![],
             }
         })
         .collect()
+}
+
+/// Suffixes the distilled line shows on an operand that has no suffix or selector field
+/// (`PLOP3.LUT P0, P0, P0, R0.SIGN, …`) print whatever the bits: the operand's fixed
+/// suffixes. Memory operands (their register suffix is in the form) and special registers
+/// (the name is a table row) are left alone, as is a distilled line of another length.
+fn fixed_suffixes(operands: &mut [OperandSpec], dinst: &sass::Instruction) {
+    if dinst.operands.len() != operands.len() {
+        return;
+    }
+    for (o, d) in operands.iter_mut().zip(&dinst.operands) {
+        let plain = !matches!(o.kind, OperandKind::Mem(_) | OperandKind::Special);
+        if plain && o.suffix_fields.is_empty() && o.selector_fields.is_empty() {
+            o.fixed_suffixes = d.suffixes.clone();
+        }
+    }
 }
 
 /// The modifier print order, read off the distilled line (nvdisasm's text for the zero
