@@ -138,6 +138,39 @@ fn a_fixed_operand_suffix_prints_and_assembles() {
     assert!(asm::assemble(&c, spec::Arch(90), "PLOP3.LUT P0, P0, P0, R0, P0, 0x0, 0x0;", words[0]).is_err());
 }
 
+/// An operand nvdisasm leaves out at all ones: `BAR.SYNC 0x0` for `BAR.SYNC 0x0, RZ`, and
+/// MOV's `cx[UR0][0x0]` for its immediate 0xf. The solver learns it, the page's printer (with
+/// the conventions validation learns) leaves it out, and the assembler puts it back.
+#[test]
+fn an_operand_left_out_at_all_ones_prints_and_assembles() {
+    use sass_harness::codec::{self, asm, Codec};
+    let nv = nv();
+    for (seed, name, k) in [("000fc00000000000000000000000091d", "BAR", 1), ("000fc000080000000000000000000a02", "MOV", 2)] {
+        let d = discover::discover(&nv, spec::Arch(90), Word::parse_hex(seed).unwrap()).unwrap();
+        assert!(d.notes.is_empty(), "{name}: {:?}", d.notes);
+        assert_eq!(d.omitted, [k], "{name}");
+        let text = page::render(name, None, std::slice::from_ref(&d));
+        let spec = spec::Spec { pages: vec![spec::parse_page("p.txt", text.as_bytes()).unwrap()] };
+        let c = Codec::new(&spec);
+        let conv = sass_harness::oracle::learn::learn(&nv, &c, &[0]).unwrap();
+        let (v, learned) = (c.variant(0), conv.get(spec::Arch(90), &c.variant(0).key).unwrap());
+        assert_eq!(learned.omitted, [k], "{name}");
+        let f = v.operands[k].value_fields[0].unwrap();
+        let mut vals = codec::Values::zero(v.fields.len());
+        vals.set(f, v.fields[f].max());
+        // BAR needs both barriers 7.
+        let w = discover::neutral(c.encode(0, &vals).unwrap());
+        let Outcome::Printed { text } = &nv.disassemble("SM90", &[w]).unwrap()[0] else { panic!("{name}: {w} does not print") };
+        let ours = codec::print_with(v, &vals, Some((learned, w)));
+        assert_eq!(ours.to_string(), *text, "{name}");
+        assert_eq!(ours.operands.len() + 1, v.operands.len(), "{name}: {ours}");
+        match asm::assemble(&c, spec::Arch(90), text, w) {
+            Ok((_, back)) => assert_eq!(back, w, "{text}"),
+            Err(e) => panic!("{text}: {e}"),
+        }
+    }
+}
+
 /// Every variant of every hold-out page (about two minutes on two cores).
 #[test]
 #[ignore]

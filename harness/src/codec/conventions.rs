@@ -114,10 +114,11 @@ pub struct FormConventions {
     /// Group values that change that (I2F R,I: `.U32` makes the immediate unsigned): the
     /// group field's first bit, its value, and the signedness then.
     pub signed_imm_by: Vec<(u8, u64, bool)>,
-    /// The page's `P`/`UP` operands (printed operand indices) that nvdisasm leaves out
-    /// when they hold PT/UPT without `!` (`IADD3 R0, R1, R2, RZ` for `IADD3 R0, PT, PT,
-    /// R1, R2, RZ`; each is left out on its own).
-    pub pt_omitted: Vec<usize>,
+    /// The page's operands (printed operand indices) that nvdisasm leaves out when their
+    /// value field is all ones and they are undecorated: PT/UPT (`IADD3 R0, R1, R2, RZ`
+    /// for `IADD3 R0, PT, PT, R1, R2, RZ`), RZ (`BAR.SYNC 0x0` for `BAR.SYNC 0x0, RZ`), an
+    /// immediate (`MOV R0, cx[UR0][0x0]` for its `0xf`); each is left out on its own.
+    pub omitted: Vec<usize>,
     /// Modifiers nvdisasm adds when register operands are RZ (`IMAD.MOV.U32 R0, RZ, RZ,
     /// R1` for the page's `IMAD.U32`).
     pub rz_aliases: Vec<RzAlias>,

@@ -218,9 +218,8 @@ pub fn print_with(v: &Variant, values: &Values, learned: Option<(&FormConvention
         terminator = c.terminator(w).unwrap_or(terminator);
         c.alias(&mut modifiers, &operands);
         // Right to left, so that the indices of the others stay put.
-        for &k in c.pt_omitted.iter().rev() {
-            let pt = matches!(operands.get(k), Some(Operand { body: Body::Pred { n: 7 } | Body::UPred { n: 7 }, not: false, .. }));
-            if pt {
+        for &k in c.omitted.iter().rev() {
+            if k < operands.len() && left_out(v, values, k, &operands[k]) {
                 operands.remove(k);
             }
         }
@@ -234,6 +233,14 @@ pub fn print_with(v: &Variant, values: &Values, learned: Option<(&FormConvention
         const_spaced: distilled_const_spaced(v),
         suffix_after_abs: suffix_after_abs(v),
     }
+}
+
+/// Is page operand `k` (printed as `op`) at its all-ones value and undecorated, as
+/// nvdisasm leaves out the operands of [`FormConventions::omitted`]?
+fn left_out(v: &Variant, values: &Values, k: usize, op: &Operand) -> bool {
+    let o = &v.operands[k];
+    let all_ones = matches!(o.value_fields.as_slice(), [Some(f)] if values.get(*f) == v.fields[*f].max());
+    all_ones && !op.not && !op.neg && !op.abs && op.suffixes.is_empty()
 }
 
 /// Does the immediate print signed for these values? The base rule, unless a group's

@@ -113,9 +113,11 @@ pub struct Discovered {
     pub ignored: Vec<u8>,
     /// What the page cannot say, and checks that failed (empty for a clean variant).
     pub notes: Vec<String>,
-    /// Form operands (`P`/`UP`) nvdisasm leaves out when they hold PT/UPT: a printing
-    /// convention the checks allow for (validation learns it again; pages do not say it).
-    pub pt_omitted: Vec<usize>,
+    /// Form operands nvdisasm leaves out when their value field is all ones and they are
+    /// undecorated (`P`/`UP` at PT/UPT, `BAR.SYNC 0x0` for `BAR.SYNC 0x0, RZ`, MOV's
+    /// `0xf`): a printing convention the checks allow for (validation learns it again;
+    /// pages do not say it).
+    pub omitted: Vec<usize>,
 }
 
 #[derive(Clone, Debug, thiserror::Error)]
@@ -254,18 +256,19 @@ pub fn discover(src: &dyn Source, arch: Arch, seed: Word) -> Result<Discovered, 
         bits.iter().zip(classified).zip(&other).map(|((&b, e), &o)| (b, if o { Effect::Fixed(probe::Fixed::Other) } else { e })).collect();
     let mut d = layout::solve(&mut o, &s, seed, &effects)?;
     let zero = Word(seed.0 & !d.fields.iter().flat_map(|f| f.bits.iter()).fold(0u128, |m, &b| m | 1u128 << b));
-    // The zero word's text, and each predicate operand at PT: is it left out?
-    let preds = layout::pred_fields(&s, &d);
+    // The zero word's text, and each operand at its all-ones value (PT, RZ, URZ, 0xf):
+    // is it left out?
+    let single = layout::single_fields(&s, &d);
     let mut words = vec![zero];
-    words.extend(preds.iter().map(|(_, bits)| layout::set(zero, bits, 7)));
+    words.extend(single.iter().map(|(_, bits)| layout::set(zero, bits, u64::MAX)));
     let texts = o.texts(&words)?;
     if zero != seed {
         d.distilled = texts[0].clone().unwrap_or_default();
     }
     d.zero = zero;
     let shown = crate::sass::parse_instruction(&d.distilled).map(|i| i.operands.len()).unwrap_or(0);
-    let omitted = |t: &Option<String>| t.as_deref().and_then(|t| crate::sass::parse_instruction(t).ok()).is_some_and(|i| i.operands.len() + 1 == shown);
-    d.pt_omitted = preds.iter().zip(&texts[1..]).filter(|(_, t)| omitted(t)).map(|((k, _), _)| *k).collect();
+    let omitted = |t: &Option<String>| t.as_deref().and_then(|t| crate::sass::parse_instruction(t).ok()).is_some_and(|i| i.operands.len() + 1 == shown && i.mnemonic == d.mnemonic);
+    d.omitted = single.iter().zip(&texts[1..]).filter(|(_, t)| omitted(t)).map(|((k, _), _)| *k).collect();
     let mut notes = layout::verify(&mut o, &s, &d, 0x5eed)?;
     d.notes.append(&mut notes);
     let mut notes = layout::verify_random(&mut o, &s, &d, 0x5eed, 100)?;
