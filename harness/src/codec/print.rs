@@ -9,7 +9,7 @@
 //! of a double, a 16-bit one of another instruction an fp16. Values a table does not list print as `UNLISTED<n>`.
 
 use super::bits::Values;
-use super::conventions::{FormConventions, SlotId};
+use super::conventions::{FormConventions, RegSuffix, SlotId};
 use crate::sass::{Body, Instruction, MemSpace, Operand, Predicate};
 use crate::spec::{FieldKind, MemImm, MemShape, MemSlot, MemSpaceKind, ModSlot, OperandKind, OperandSpec, RowKind, Table, Variant};
 use crate::word::Word;
@@ -373,12 +373,18 @@ fn mem_operand(v: &Variant, o: &OperandSpec, m: MemShape, values: &Values) -> Op
         MemSpaceKind::Const => MemSpace::Const { bank: space as u32 },
         MemSpaceKind::ConstX => MemSpace::ConstX { ureg: ureg(v, space) },
     };
-    let (reg, ur, mut imm) = super::conventions::mem_printed(m.space, reg, !op.suffixes.is_empty(), ur, imm);
+    let suffix = match (m.reg_suffix, op.suffixes.is_empty()) {
+        (Some(_), _) => RegSuffix::Form,
+        (None, true) => RegSuffix::None,
+        (None, false) => RegSuffix::Table,
+    };
+    let (reg, ur, mut imm) = super::conventions::mem_printed(m.space, reg, suffix, ur, imm);
     if super::conventions::mem_offset_unsigned(m.space, reg.is_some(), ur.is_some()) {
         imm = imm.map(|x| x & imm_mask);
     }
-    if reg.is_none() {
-        // Suffixes belong to the register; with none printed there is none to carry them.
+    if !super::conventions::mem_reg_suffixed(m.space, reg, suffix, ur.is_some()) {
+        // Suffixes belong to the register; with none printed, or RZ standing in for
+        // nothing, there is none to carry them.
         op.suffixes.clear();
     }
     op.body = Body::mem(space, reg, ur, imm);

@@ -193,15 +193,13 @@ const MAX_SUFFIX_BITS: usize = 6;
 /// The widest special-register field enumerated (S2R's is 8 bits).
 const MAX_SPECIAL_BITS: usize = 8;
 
-/// Each operand's suffix bits as one plain `modi` field with its table enumerated (one
-/// nvdisasm batch); notes what a plain `modi` span cannot say (bits in several spans).
+/// Each operand's suffix bits as one operand-modifier field (plain `modi`, or `operand K
+/// modi` spans when in several) with its table enumerated (one nvdisasm batch).
 fn suffix_fields(o: &mut Oracle, s: &Seed, seed: Word, suffix: &BTreeMap<usize, Vec<u8>>, notes: &mut Vec<String>) -> Result<Vec<Field>, DiscoverError> {
     let sl = slots(s);
     let mut ops = vec![];
     for (&i, bits) in suffix {
-        if !bits.windows(2).all(|w| w[0] + 1 == w[1]) {
-            notes.push(format!("operand {i}'s suffix bits {bits:?} are not one span: a plain 'modi' cell cannot say it"));
-        } else if bits.len() > MAX_SUFFIX_BITS && !(s.kinds[i] == OperandKind::Special && bits.len() <= MAX_SPECIAL_BITS) {
+        if bits.len() > MAX_SUFFIX_BITS && !(s.kinds[i] == OperandKind::Special && bits.len() <= MAX_SPECIAL_BITS) {
             notes.push(format!("operand {i}'s suffix bits {bits:?} are more than {MAX_SUFFIX_BITS}"));
         } else {
             ops.push((i, bits));

@@ -70,8 +70,9 @@ pub enum FieldKind {
     Not(usize),
     /// A one-bit instruction modifier such as `SAT`.
     Modifier(String),
-    /// A plain `modi` span: the suffixes of page operand `operand` (`R0.H1`), one row per
-    /// value (the page's "Operand K Modifiers" table).
+    /// A plain `modi` span (`operand K modi` spans when split): the suffixes of page
+    /// operand `operand` (`R0.H1`), one row per value (the page's "Operand K Modifiers"
+    /// table).
     Suffix {
         operand: usize,
         table: Table,
@@ -89,8 +90,17 @@ impl Field {
             FieldKind::Neg(_) => "cNEG".into(),
             FieldKind::Not(_) => "cNOT".into(),
             FieldKind::Modifier(m) => m.clone(),
+            // Bits in several spans (or across the row break at 64) name their operand.
+            FieldKind::Suffix { operand, .. } if !self.one_span() => format!("operand {operand} modi"),
             FieldKind::Suffix { .. } => "modi".into(),
         }
+    }
+}
+
+impl Field {
+    /// Are the bits one span of one layout row (a plain cell can say them)?
+    pub fn one_span(&self) -> bool {
+        self.bits.windows(2).all(|w| w[0] + 1 == w[1] && w[1] != 64)
     }
 }
 

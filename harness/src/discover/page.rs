@@ -5,7 +5,8 @@
 //! (bit 64 starts a span), empty cells continue it; control fields carry the seeds' labels; bits 126–127 and every
 //! other bit the discovery left to no field are fixed cells holding the zero word's bit.
 //! Tables follow: "Modifier Group N" in group order, then "Operand K Modifiers" in the bit
-//! order of their plain `modi` spans.
+//! order of their plain `modi` spans (an operand-suffix field in several spans names each
+//! `operand K modi`: its table is found by number, not by order).
 
 use super::{Discovered, FieldKind, Table};
 use crate::spec::Arch;

@@ -485,10 +485,10 @@ fn spans(p: &mut Lines, cells: &[(Cell, usize)]) -> Result<Spans, PageError> {
             },
         }
     }
-    // Merge numbered names (`operand N`, `modi N`) split over several spans.
+    // Merge numbered names (`operand N`, `modi N`, `operand N modi`) split over several spans.
     let mut merged: Vec<RawField> = vec![];
     for f in out {
-        let numbered = f.name.split_once(' ').map(|(_, n)| n.parse::<u32>().is_ok()).unwrap_or(false);
+        let numbered = f.name.split(' ').skip(1).any(|n| n.parse::<u32>().is_ok());
         if numbered {
             if let Some(m) = merged.iter_mut().find(|m| m.name == f.name) {
                 m.spans.extend(f.spans);
@@ -674,7 +674,9 @@ impl VariantDraft {
 
     /// Classifies every layout span as a field; warns about repeated flag names.
     fn fields(&self, p: &mut Lines, n_page: usize) -> Result<Vec<Field>, PageError> {
-        let operand_tables = self.operand_tables();
+        // Tables that an `operand K modi` field names are not matched to plain spans.
+        let named: Vec<usize> = self.raw.iter().filter_map(|f| split_modi_operand(&f.name)).collect();
+        let operand_tables: Vec<usize> = self.operand_tables().into_iter().filter(|o| !named.contains(o)).collect();
         let mut scan = FieldScan::default();
         for f in &self.raw {
             let mut bits: Vec<u8> = f.spans.iter().flatten().copied().collect();
@@ -725,7 +727,11 @@ impl VariantDraft {
                 scan.plain_modi += 1;
                 FieldKind::OperandModifier { page_operand: op }
             }
-            n => self.named_kind(f, n, bits, n_page, scan)?,
+            n => match split_modi_operand(n) {
+                Some(op) if self.tables.iter().any(|t| t.id == TableId::Operand { page_operand: op }) => FieldKind::OperandModifier { page_operand: op },
+                Some(op) => return Err(self.err(f.line, format!("'{n}' has no 'Operand {op} Modifiers' table"))),
+                None => self.named_kind(f, n, bits, n_page, scan)?,
+            },
         })
     }
 
@@ -886,6 +892,13 @@ impl VariantDraft {
         v.modifiers = modifier_order(p, &v, &self.heading_mods, &self.dinst).map_err(|m| self.err(self.line, m))?;
         Ok(v)
     }
+}
+
+/// The page operand of an operand-modifier field named `operand K modi`: how a page
+/// writes one whose bits are not one span (HFMA2's `[60, 61, 86]`), each span so named and
+/// read as one field; a plain `modi` span cannot continue elsewhere.
+fn split_modi_operand(name: &str) -> Option<usize> {
+    name.strip_prefix("operand ")?.strip_suffix(" modi")?.parse().ok()
 }
 
 /// Operand selectors print after an operand (`R0.H1`), not after the mnemonic.
