@@ -361,7 +361,8 @@ fn all_ones_text(kind: OperandKind, bits: usize) -> Option<String> {
 /// cannot rebuild stay as they are.
 pub fn with_pt(s: &Seed, d: &Discovered, w: Word, text: &str) -> String {
     let value = |bits: &[u8]| bits.iter().enumerate().fold(0u64, |a, (q, &b)| a | u64::from(w.bit(b)) << q);
-    let decorated = |k: usize| d.fields.iter().any(|f| matches!(f.kind, FieldKind::Not(j) | FieldKind::Abs(j) | FieldKind::Neg(j) if j == k) && value(&f.bits) != 0);
+    let decorated =
+        |k: usize| d.fields.iter().any(|f| matches!(f.kind, FieldKind::Not(j) | FieldKind::Abs(j) | FieldKind::Neg(j) if j == k) && value(&f.bits) != 0);
     let all_ones = |bits: &[u8]| value(bits) == (1u64 << bits.len()) - 1;
     let left_out: Vec<(usize, String)> = single_fields(s, d)
         .into_iter()
