@@ -97,9 +97,6 @@ fn discovers_predicate_operands_and_cnot() {
 fn discovery_notes_what_the_page_would_print_otherwise() {
     let nv = nv();
     let solve = |hex: &str| discover::discover(&nv, spec::Arch(90), Word::parse_hex(hex).unwrap()).unwrap();
-    // PLOP3's R0.SIGN: a constant operand suffix no cell says.
-    let d = solve("0000000000000000000000000000021d");
-    assert!(d.notes.iter().any(|n| n.contains("for the zero word") && n.contains("R0.SIGN")), "{:?}", d.notes);
     // HFMA2.MMA's cABS at 83 decorates the operand in the third source slot (bits 64–71),
     // and the page's positional rule for 83/84 says so.
     let d = solve("00000000000000000000000000000635");
@@ -111,6 +108,95 @@ fn discovery_notes_what_the_page_would_print_otherwise() {
     let u32_bit = d.fields.iter().find(|f| f.bits == [73]).unwrap();
     assert_eq!(u32_bit.kind, discover::FieldKind::Group(1));
     assert_eq!(d.tables[0], [(0, "U32".to_string()), (1, "(default)".to_string())]);
+}
+
+/// PLOP3's `R0.SIGN`: a suffix no bit changes. The page's distilled line says it, so the
+/// page prints it for every word, and the assembler reads it back.
+#[test]
+fn a_fixed_operand_suffix_prints_and_assembles() {
+    use sass_harness::codec::{self, asm, Codec};
+    let nv = nv();
+    let d = discover::discover(&nv, spec::Arch(90), Word::parse_hex("000fc00000000000000000000000021d").unwrap()).unwrap();
+    assert!(d.notes.is_empty(), "{:?}", d.notes);
+    let text = page::render("PLOP3", None, std::slice::from_ref(&d));
+    let spec = spec::Spec { pages: vec![spec::parse_page("plop3.txt", text.as_bytes()).unwrap()] };
+    let c = Codec::new(&spec);
+    let v = c.variant(0);
+    assert_eq!(v.operands[3].fixed_suffixes, ["SIGN"], "{:?}", v.operands[3]);
+    let mut rng = sass_harness::gen::Rng::new(5);
+    let vals: Vec<codec::Values> = (0..50).map(|_| sass_harness::gen::random_listed_values(v, &mut rng)).collect();
+    let words: Vec<Word> = vals.iter().map(|x| c.encode(0, x).unwrap()).collect();
+    for ((w, x), out) in words.iter().zip(&vals).zip(nv.disassemble("SM90", &words).unwrap()) {
+        let Outcome::Printed { text } = out else { panic!("{w}: {out:?}") };
+        let ours = codec::print(v, x);
+        assert_eq!(ours.operands[3].suffixes, ["SIGN"], "{ours}");
+        assert!(text.contains(".SIGN"), "{w}: {text}");
+        let (_, back) = asm::assemble(&c, spec::Arch(90), &ours.to_string(), *w).unwrap_or_else(|e| panic!("{ours}: {e}"));
+        assert_eq!(back, *w, "{ours}");
+    }
+    // Without the suffix the text is another instruction than the form's.
+    assert!(asm::assemble(&c, spec::Arch(90), "PLOP3.LUT P0, P0, P0, R0, P0, 0x0, 0x0;", words[0]).is_err());
+}
+
+/// An operand nvdisasm leaves out at all ones: `BAR.SYNC 0x0` for `BAR.SYNC 0x0, RZ`, and
+/// MOV's `cx[UR0][0x0]` for its immediate 0xf. The solver learns it, the page's printer (with
+/// the conventions validation learns) leaves it out, and the assembler puts it back.
+#[test]
+fn an_operand_left_out_at_all_ones_prints_and_assembles() {
+    use sass_harness::codec::{self, asm, Codec};
+    let nv = nv();
+    for (seed, name, k) in [("000fc00000000000000000000000091d", "BAR", 1), ("000fc000080000000000000000000a02", "MOV", 2)] {
+        let d = discover::discover(&nv, spec::Arch(90), Word::parse_hex(seed).unwrap()).unwrap();
+        assert!(d.notes.is_empty(), "{name}: {:?}", d.notes);
+        assert_eq!(d.omitted, [k], "{name}");
+        let text = page::render(name, None, std::slice::from_ref(&d));
+        let spec = spec::Spec { pages: vec![spec::parse_page("p.txt", text.as_bytes()).unwrap()] };
+        let c = Codec::new(&spec);
+        let conv = sass_harness::oracle::learn::learn(&nv, &c, &[0]).unwrap();
+        let (v, learned) = (c.variant(0), conv.get(spec::Arch(90), &c.variant(0).key).unwrap());
+        assert_eq!(learned.omitted, [k], "{name}");
+        let f = v.operands[k].value_fields[0].unwrap();
+        let mut vals = codec::Values::zero(v.fields.len());
+        vals.set(f, v.fields[f].max());
+        // BAR needs both barriers 7.
+        let w = discover::neutral(c.encode(0, &vals).unwrap());
+        let Outcome::Printed { text } = &nv.disassemble("SM90", &[w]).unwrap()[0] else { panic!("{name}: {w} does not print") };
+        let ours = codec::print_with(v, &vals, Some((learned, w)));
+        assert_eq!(ours.to_string(), *text, "{name}");
+        assert_eq!(ours.operands.len() + 1, v.operands.len(), "{name}: {ours}");
+        match asm::assemble(&c, spec::Arch(90), text, w) {
+            Ok((_, back)) => assert_eq!(back, w, "{text}"),
+            Err(e) => panic!("{text}: {e}"),
+        }
+    }
+}
+
+/// HFMA2's operand 2 suffix bits lie in two spans ([60, 61] and 86): the page names both
+/// `operand 2 modi`, reads them as one field, and prints random words' suffixes as
+/// nvdisasm does (the solver's own check); its text assembles back. And LDS's `[RZ.X4+imm]`
+/// prints as nvdisasm's `[imm]` (RZ and its suffix left out, the offset unsigned).
+#[test]
+fn split_operand_suffixes_and_suffixed_rz_print_like_nvdisasm() {
+    use sass_harness::codec::{self, asm, Codec};
+    let nv = nv();
+    let d = discover::discover(&nv, spec::Arch(90), Word::parse_hex("000fc000000000000000000000000231").unwrap()).unwrap();
+    assert!(d.notes.is_empty(), "{:?}", d.notes);
+    let text = page::render("HFMA2", None, std::slice::from_ref(&d));
+    assert_eq!(text.matches("operand 2 modi").count(), 2, "{text}");
+    let spec = spec::Spec { pages: vec![spec::parse_page("hfma2.txt", text.as_bytes()).unwrap()] };
+    let c = Codec::new(&spec);
+    let v = c.variant(0);
+    let f = v.operands[2].suffix_fields[0];
+    assert_eq!(v.fields[f].bits, [60, 61, 86]);
+    let mut vals = codec::Values::zero(v.fields.len());
+    let row = v.field_table(f).unwrap().rows.iter().find(|r| r.value >= 4).expect("a row with bit 86 set");
+    vals.set(f, row.value);
+    let w = c.encode(0, &vals).unwrap();
+    let Outcome::Printed { text } = &nv.disassemble("SM90", &[w]).unwrap()[0] else { panic!("{w}") };
+    assert_eq!(codec::print(v, &vals).to_string(), *text);
+    assert_eq!(asm::assemble(&c, spec::Arch(90), text, w).unwrap().1, w, "{text}");
+    let d = discover::discover(&nv, spec::Arch(90), Word::parse_hex("000fc000000000000000000000000984").unwrap()).unwrap();
+    assert!(d.notes.is_empty(), "{:?}", d.notes);
 }
 
 /// Every variant of every hold-out page (about two minutes on two cores).

@@ -285,8 +285,10 @@ fn hits<'f, 's: 'f>(codec: &Codec, forms: impl Iterator<Item = (usize, &'f Form<
 }
 
 /// Adds to `hits` the words of `inst` read as each of `forms` (whose forms have more
-/// operands) with the PT/UPT operands nvdisasm leaves out put back (see
-/// [`with_omitted_pt`]). Token ids stay valid: the operands put back have no suffixes.
+/// operands) with the operands nvdisasm leaves out put back (see [`with_omitted`]): PT/UPT
+/// first, and other operands at all ones (RZ, URZ, `0xf`) only when nothing else reads the
+/// text, as the assembler does not know which forms leave them out. Token ids stay
+/// valid: the operands put back have no suffixes.
 fn omitted_pt_hits<'f, 's: 'f>(
     codec: &Codec,
     forms: impl Iterator<Item = (usize, &'f Form<'s>)>,
@@ -295,12 +297,18 @@ fn omitted_pt_hits<'f, 's: 'f>(
     controls_from: Word,
     hits: &mut Hits,
 ) {
-    for (vi, form) in forms {
-        for read in with_omitted_pt(form.v, inst).into_iter().flatten() {
-            if shape_fits(form.v, form.uniform_guard, &read) && form.tokens_fit(&read, tokens) {
-                let found = self::hits(codec, std::iter::once((vi, form)), &read, tokens, controls_from);
-                for (vj, w) in found.first.into_iter().chain(found.more) {
-                    hits.add(vj, w);
+    let forms: Vec<(usize, &Form)> = forms.collect();
+    for general in [false, true] {
+        if general && hits.first.is_some() {
+            break;
+        }
+        for &(vi, form) in &forms {
+            for read in with_omitted(form.v, inst, general).into_iter().flatten() {
+                if shape_fits(form.v, form.uniform_guard, &read) && form.tokens_fit(&read, tokens) {
+                    let found = self::hits(codec, std::iter::once((vi, form)), &read, tokens, controls_from);
+                    for (vj, w) in found.first.into_iter().chain(found.more) {
+                        hits.add(vj, w);
+                    }
                 }
             }
         }
@@ -353,28 +361,27 @@ fn outcome(codec: &Codec, hits: Hits, arch: Arch, inst: &Instruction, reasons: i
 const PT: u8 = 7;
 
 /// The readings of `inst` as variant `v`: as written (`None`), or, when it has fewer
-/// operands than the form, with the missing ones taken for `PT`/`UPT` operands that
-/// nvdisasm leaves out (`IADD3 R0, R1, R2, RZ`), one reading per choice of which: two
-/// encodings may print alike.
-fn with_omitted_pt(v: &Variant, inst: &Instruction) -> Vec<Option<Instruction>> {
+/// operands than the form, with the missing ones taken for operands that nvdisasm leaves
+/// out at all ones (`IADD3 R0, R1, R2, RZ` for two PT; `BAR.SYNC 0x0` for an RZ): `P`/`UP`
+/// operands, or with `general` also `R`, `UR` and `I` operands of one field; one reading
+/// per choice of which: two encodings may print alike.
+fn with_omitted(v: &Variant, inst: &Instruction, general: bool) -> Vec<Option<Instruction>> {
     let missing = v.operands.len().saturating_sub(inst.operands.len());
     if missing == 0 {
         return vec![None];
     }
-    let preds: Vec<usize> = (0..v.operands.len()).filter(|&k| matches!(v.operands[k].kind, OperandKind::Pred | OperandKind::UPred)).collect();
+    let cands: Vec<(usize, Body)> = (0..v.operands.len()).filter_map(|k| omitted_body(v, k, general).map(|b| (k, b))).collect();
     let mut out = vec![];
-    for mask in 0u32..1 << preds.len().min(8) {
+    for mask in 0u32..1 << cands.len().min(8) {
         if mask.count_ones() as usize != missing {
             continue;
         }
         let mut given = inst.operands.iter();
         let mut operands = Vec::with_capacity(v.operands.len());
-        for (k, spec) in v.operands.iter().enumerate() {
-            let omitted = preds.iter().position(|&p| p == k).is_some_and(|i| mask >> i & 1 == 1);
-            match (omitted, spec.kind) {
-                (true, OperandKind::UPred) => operands.push(sass::Operand::new(Body::UPred { n: PT })),
-                (true, _) => operands.push(sass::Operand::new(Body::Pred { n: PT })),
-                (false, _) => operands.extend(given.next().cloned()),
+        for k in 0..v.operands.len() {
+            match cands.iter().position(|(p, _)| *p == k).filter(|i| mask >> i & 1 == 1) {
+                Some(i) => operands.push(sass::Operand::new(cands[i].1.clone())),
+                None => operands.extend(given.next().cloned()),
             }
         }
         out.push(Some(Instruction { operands, ..inst.clone() }));
@@ -385,15 +392,37 @@ fn with_omitted_pt(v: &Variant, inst: &Instruction) -> Vec<Option<Instruction>> 
     out
 }
 
-/// How many of `suffixes` a memory form's fixed register suffix (`[R2.64+UR4]`, no field)
-/// takes: 1, or 0 for other forms; an error when the text lacks it.
+/// What operand `k` of `v` prints at its all-ones value, if it may be left out (see
+/// [`with_omitted`]).
+fn omitted_body(v: &Variant, k: usize, general: bool) -> Option<Body> {
+    let o = &v.operands[k];
+    match o.kind {
+        OperandKind::Pred => return Some(Body::Pred { n: PT }),
+        OperandKind::UPred => return Some(Body::UPred { n: PT }),
+        _ if !general => return None,
+        _ => {}
+    }
+    let [Some(f)] = o.value_fields.as_slice() else { return None };
+    let max = v.fields[*f].max();
+    match o.kind {
+        OperandKind::Reg if max == u64::from(sass::RZ) => Some(Body::Reg { n: sass::RZ }),
+        OperandKind::UReg if max == u64::from(super::conventions::uniform_zero(v.arch)) => Some(Body::UReg { n: sass::URZ }),
+        OperandKind::Imm(crate::spec::ImmMap::PLAIN) if v.fields[*f].width() <= 32 => Some(Body::Imm { value: max as i64 }),
+        _ => None,
+    }
+}
+
+/// How many of `suffixes` are fixed by the form (no field): a memory form's register
+/// suffix (`[R2.64+UR4]`) or an operand's fixed suffixes (`R0.SIGN`); an error when the
+/// text lacks them.
 fn fixed_suffix(spec: &OperandSpec, suffixes: &[String]) -> Result<usize, String> {
     match spec.kind {
         OperandKind::Mem(MemShape { reg_suffix: Some(fixed), .. }) => match suffixes.first() {
             Some(s) if s == fixed => Ok(1),
             _ => Err(format!("the form's register prints '.{fixed}', not {suffixes:?}")),
         },
-        _ => Ok(0),
+        _ if suffixes.starts_with(&spec.fixed_suffixes) => Ok(spec.fixed_suffixes.len()),
+        _ => Err(format!("the form's operand prints '.{}', not {suffixes:?}", spec.fixed_suffixes.join("."))),
     }
 }
 

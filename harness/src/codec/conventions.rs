@@ -114,10 +114,11 @@ pub struct FormConventions {
     /// Group values that change that (I2F R,I: `.U32` makes the immediate unsigned): the
     /// group field's first bit, its value, and the signedness then.
     pub signed_imm_by: Vec<(u8, u64, bool)>,
-    /// The page's `P`/`UP` operands (printed operand indices) that nvdisasm leaves out
-    /// when they hold PT/UPT without `!` (`IADD3 R0, R1, R2, RZ` for `IADD3 R0, PT, PT,
-    /// R1, R2, RZ`; each is left out on its own).
-    pub pt_omitted: Vec<usize>,
+    /// The page's operands (printed operand indices) that nvdisasm leaves out when their
+    /// value field is all ones and they are undecorated: PT/UPT (`IADD3 R0, R1, R2, RZ`
+    /// for `IADD3 R0, PT, PT, R1, R2, RZ`), RZ (`BAR.SYNC 0x0` for `BAR.SYNC 0x0, RZ`), an
+    /// immediate (`MOV R0, cx[UR0][0x0]` for its `0xf`); each is left out on its own.
+    pub omitted: Vec<usize>,
     /// Modifiers nvdisasm adds for some operand values (`IMAD.MOV.U32 R0, RZ, RZ, R1` for
     /// the page's `IMAD.U32`; `IMAD.IADD R0, R1, 0x1, R2`, `IMAD.SHL R0, R1, 0x4, RZ`).
     pub aliases: Vec<Alias>,
@@ -265,19 +266,43 @@ impl Conventions {
 
 /// The components nvdisasm prints of a memory operand whose form has the components
 /// given (`None`: the form has no such component), read off nvdisasm 13.5 on SM90 (LDS,
-/// LDL, LDG, ATOMG, LDC, ULDC, IPA): the uniform register always (`[R0+URZ]`), the
+/// LDL, LDG, ATOMG, ATOMS, LDC, ULDC, IPA): the uniform register always (`[R0+URZ]`), the
 /// immediate unless 0, the register unless RZ; RZ prints all the same after a descriptor
-/// (`desc[UR18][RZ+0x20]`, LDL), when it carries a suffix (`[RZ.U32+UR7]`) or when nothing
-/// else would print (`[RZ]`, `c[0x0][RZ]`), except
+/// (`desc[UR18][RZ+0x20]`, LDL), with the form's fixed suffix (`[RZ.U32+UR7]`,
+/// `[RZ.64+0x10]`, LDGSTS), with a table's suffix next to a uniform register
+/// (`[RZ.X4+UR5]`; without one RZ and its suffix are left out: `[0xa3809c]` for
+/// `[RZ.X4+-0x5c7f64]`, ATOMS) or when nothing else would print (`[RZ]`, `c[0x0][RZ]`,
+/// without a table's suffix: see [`mem_reg_suffixed`]), except
 /// in attribute space and after `cx[UR]`, where the zero immediate stands in (`a[0x0]`,
 /// `cx[UR0][0x0]`: LDC, seen by validation).
-pub fn mem_printed(space: MemSpaceKind, reg: Option<u16>, suffixed: bool, ureg: Option<u16>, imm: Option<i64>) -> (Option<u16>, Option<u16>, Option<i64>) {
-    let r = reg.filter(|&n| n != crate::sass::RZ || suffixed || space == MemSpaceKind::Desc);
+pub fn mem_printed(space: MemSpaceKind, reg: Option<u16>, suffix: RegSuffix, ureg: Option<u16>, imm: Option<i64>) -> (Option<u16>, Option<u16>, Option<i64>) {
+    let keeps = |n: u16| match suffix {
+        RegSuffix::Form => true,
+        RegSuffix::Table => ureg.is_some(),
+        RegSuffix::None => n != crate::sass::RZ,
+    };
+    let r = reg.filter(|&n| n != crate::sass::RZ || keeps(n) || space == MemSpaceKind::Desc);
     let i = imm.filter(|&x| x != 0);
     if r.is_none() && ureg.is_none() && i.is_none() {
         return if matches!(space, MemSpaceKind::Attr | MemSpaceKind::ConstX) { (None, None, Some(0)) } else { (Some(crate::sass::RZ), None, None) };
     }
     (r, ureg, i)
+}
+
+/// The suffixes a memory operand's register carries: none, the form's own (`.64`, maybe
+/// with a table's after it), or a table's only (`.X4`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RegSuffix {
+    None,
+    Form,
+    Table,
+}
+
+/// Does the printed register `reg` of a memory operand carry its suffixes? Not when it is
+/// RZ with a table's suffix standing in for nothing else printed (`[RZ]` for `[RZ.X4]`,
+/// ATOMS), as [`mem_printed`] gives it.
+pub fn mem_reg_suffixed(space: MemSpaceKind, reg: Option<u16>, suffix: RegSuffix, ureg_printed: bool) -> bool {
+    reg.is_some_and(|n| n != crate::sass::RZ || suffix != RegSuffix::Table || ureg_printed || space == MemSpaceKind::Desc)
 }
 
 /// Does a memory operand print its offset unsigned, whatever its form says? A plain `[imm]`
@@ -298,22 +323,30 @@ mod tests {
     fn memory_components_print_as_nvdisasm_leaves_them_out() {
         let plain = MemSpaceKind::Plain;
         // `[R0]`, `[R0+0x1]`, `[0x1]` (RZ left out), `[RZ]` (nothing else to print).
-        assert_eq!(mem_printed(plain, Some(0), false, None, Some(0)), (Some(0), None, None));
-        assert_eq!(mem_printed(plain, Some(0), false, None, Some(1)), (Some(0), None, Some(1)));
-        assert_eq!(mem_printed(plain, Some(RZ), false, None, Some(1)), (None, None, Some(1)));
-        assert_eq!(mem_printed(plain, Some(RZ), false, None, Some(0)), (Some(RZ), None, None));
-        assert_eq!(mem_printed(plain, None, false, None, Some(0)), (Some(RZ), None, None));
+        assert_eq!(mem_printed(plain, Some(0), RegSuffix::None, None, Some(0)), (Some(0), None, None));
+        assert_eq!(mem_printed(plain, Some(0), RegSuffix::None, None, Some(1)), (Some(0), None, Some(1)));
+        assert_eq!(mem_printed(plain, Some(RZ), RegSuffix::None, None, Some(1)), (None, None, Some(1)));
+        assert_eq!(mem_printed(plain, Some(RZ), RegSuffix::None, None, Some(0)), (Some(RZ), None, None));
+        assert_eq!(mem_printed(plain, None, RegSuffix::None, None, Some(0)), (Some(RZ), None, None));
+        // `[0xa3809c]` for `[RZ.X4+-0x5c7f64]`, `[RZ]` for `[RZ.X4]` (ATOMS, LDS, STS).
+        assert_eq!(mem_printed(plain, Some(RZ), RegSuffix::Table, None, Some(0xa3809c)), (None, None, Some(0xa3809c)));
+        assert_eq!(mem_printed(plain, Some(RZ), RegSuffix::Table, None, Some(0)), (Some(RZ), None, None));
+        assert!(!mem_reg_suffixed(plain, Some(RZ), RegSuffix::Table, false));
+        assert!(mem_reg_suffixed(plain, Some(RZ), RegSuffix::Table, true) && mem_reg_suffixed(plain, Some(0), RegSuffix::Table, false));
+        assert!(mem_reg_suffixed(MemSpaceKind::Desc, Some(RZ), RegSuffix::Table, false));
+        // `[RZ.64+0x10]` (LDGSTS): the form's own suffix keeps RZ.
+        assert_eq!(mem_printed(plain, Some(RZ), RegSuffix::Form, None, Some(0x10)), (Some(RZ), None, Some(0x10)));
         // `[R0+URZ]`, `[URZ]`: the uniform register always prints.
-        assert_eq!(mem_printed(plain, Some(0), false, Some(URZ), Some(0)), (Some(0), Some(URZ), None));
-        assert_eq!(mem_printed(plain, Some(RZ), false, Some(URZ), Some(0)), (None, Some(URZ), None));
+        assert_eq!(mem_printed(plain, Some(0), RegSuffix::None, Some(URZ), Some(0)), (Some(0), Some(URZ), None));
+        assert_eq!(mem_printed(plain, Some(RZ), RegSuffix::None, Some(URZ), Some(0)), (None, Some(URZ), None));
         // `[RZ.U32+UR4]`: a suffixed RZ prints.
-        assert_eq!(mem_printed(plain, Some(RZ), true, Some(4), Some(0)), (Some(RZ), Some(4), None));
+        assert_eq!(mem_printed(plain, Some(RZ), RegSuffix::Form, Some(4), Some(0)), (Some(RZ), Some(4), None));
         // `desc[UR18][RZ+0x20]`.
-        assert_eq!(mem_printed(MemSpaceKind::Desc, Some(RZ), false, None, Some(0x20)), (Some(RZ), None, Some(0x20)));
+        assert_eq!(mem_printed(MemSpaceKind::Desc, Some(RZ), RegSuffix::None, None, Some(0x20)), (Some(RZ), None, Some(0x20)));
         // `c[0x0][RZ]`, but `a[0x0]`.
-        assert_eq!(mem_printed(MemSpaceKind::Const, Some(RZ), false, None, Some(0)), (Some(RZ), None, None));
-        assert_eq!(mem_printed(MemSpaceKind::Attr, None, false, None, Some(0)), (None, None, Some(0)));
-        assert_eq!(mem_printed(MemSpaceKind::ConstX, Some(RZ), false, None, Some(0)), (None, None, Some(0)));
+        assert_eq!(mem_printed(MemSpaceKind::Const, Some(RZ), RegSuffix::None, None, Some(0)), (Some(RZ), None, None));
+        assert_eq!(mem_printed(MemSpaceKind::Attr, None, RegSuffix::None, None, Some(0)), (None, None, Some(0)));
+        assert_eq!(mem_printed(MemSpaceKind::ConstX, Some(RZ), RegSuffix::None, None, Some(0)), (None, None, Some(0)));
         // `[0x800000]` (LDL, RZ base), `c[0x0][-0x8000]` (LDC, RZ base), `[UR5+-0x7fffe0]`.
         assert!(mem_offset_unsigned(plain, false, false));
         assert!(!mem_offset_unsigned(MemSpaceKind::Const, false, false));

@@ -9,7 +9,7 @@
 //! of a double, a 16-bit one of another instruction an fp16. Values a table does not list print as `UNLISTED<n>`.
 
 use super::bits::Values;
-use super::conventions::{FormConventions, SlotId};
+use super::conventions::{FormConventions, RegSuffix, SlotId};
 use crate::sass::{Body, Instruction, MemSpace, Operand, Predicate};
 use crate::spec::{FieldKind, MemImm, MemShape, MemSlot, MemSpaceKind, ModSlot, OperandKind, OperandSpec, RowKind, Table, Variant};
 use crate::word::Word;
@@ -209,9 +209,8 @@ pub fn print_with(v: &Variant, values: &Values, learned: Option<(&FormConvention
         terminator = c.terminator(w).unwrap_or(terminator);
         c.alias(&mut modifiers, &operands);
         // Right to left, so that the indices of the others stay put.
-        for &k in c.pt_omitted.iter().rev() {
-            let pt = matches!(operands.get(k), Some(Operand { body: Body::Pred { n: 7 } | Body::UPred { n: 7 }, not: false, .. }));
-            if pt {
+        for &k in c.omitted.iter().rev() {
+            if k < operands.len() && left_out(v, values, k, &operands[k]) {
                 operands.remove(k);
             }
         }
@@ -225,6 +224,14 @@ pub fn print_with(v: &Variant, values: &Values, learned: Option<(&FormConvention
         const_spaced: distilled_const_spaced(v),
         suffix_after_abs: suffix_after_abs(v),
     }
+}
+
+/// Is page operand `k` (printed as `op`) at its all-ones value and undecorated, as
+/// nvdisasm leaves out the operands of [`FormConventions::omitted`]?
+fn left_out(v: &Variant, values: &Values, k: usize, op: &Operand) -> bool {
+    let o = &v.operands[k];
+    let all_ones = matches!(o.value_fields.as_slice(), [Some(f)] if values.get(*f) == v.fields[*f].max());
+    all_ones && !op.not && !op.neg && !op.abs && op.suffixes.is_empty()
 }
 
 /// Does the immediate print signed for these values? The base rule, unless a group's
@@ -316,6 +323,7 @@ fn decorate(v: &Variant, o: &OperandSpec, values: &Values, op: &mut Operand) {
     op.abs = o.abs_field.map(|f| val(f) != 0).unwrap_or(false);
     op.neg = o.neg_field.map(|f| val(f) != 0).unwrap_or(false);
     op.not = o.not_field.map(|f| val(f) != 0).unwrap_or(false);
+    op.suffixes.extend(o.fixed_suffixes.iter().cloned());
     for &s in &o.suffix_fields {
         op.suffixes.extend(row_tokens(v.field_table(s), val(s)));
     }
@@ -356,12 +364,18 @@ fn mem_operand(v: &Variant, o: &OperandSpec, m: MemShape, values: &Values) -> Op
         MemSpaceKind::Const => MemSpace::Const { bank: space as u32 },
         MemSpaceKind::ConstX => MemSpace::ConstX { ureg: ureg(v, space) },
     };
-    let (reg, ur, mut imm) = super::conventions::mem_printed(m.space, reg, !op.suffixes.is_empty(), ur, imm);
+    let suffix = match (m.reg_suffix, op.suffixes.is_empty()) {
+        (Some(_), _) => RegSuffix::Form,
+        (None, true) => RegSuffix::None,
+        (None, false) => RegSuffix::Table,
+    };
+    let (reg, ur, mut imm) = super::conventions::mem_printed(m.space, reg, suffix, ur, imm);
     if super::conventions::mem_offset_unsigned(m.space, reg.is_some(), ur.is_some()) {
         imm = imm.map(|x| x & imm_mask);
     }
-    if reg.is_none() {
-        // Suffixes belong to the register; with none printed there is none to carry them.
+    if !super::conventions::mem_reg_suffixed(m.space, reg, suffix, ur.is_some()) {
+        // Suffixes belong to the register; with none printed, or RZ standing in for
+        // nothing, there is none to carry them.
         op.suffixes.clear();
     }
     op.body = Body::mem(space, reg, ur, imm);

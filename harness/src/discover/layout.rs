@@ -113,7 +113,7 @@ pub fn solve(o: &mut Oracle, s: &Seed, seed: Word, effects: &[(u8, Effect)]) -> 
         tables,
         ignored,
         notes,
-        pt_omitted: vec![],
+        omitted: vec![],
         value_aliases: vec![],
     })
 }
@@ -207,15 +207,13 @@ const MAX_SUFFIX_BITS: usize = 6;
 /// The widest special-register field enumerated (S2R's is 8 bits).
 const MAX_SPECIAL_BITS: usize = 8;
 
-/// Each operand's suffix bits as one plain `modi` field with its table enumerated (one
-/// nvdisasm batch); notes what a plain `modi` span cannot say (bits in several spans).
+/// Each operand's suffix bits as one operand-modifier field (plain `modi`, or `operand K
+/// modi` spans when in several) with its table enumerated (one nvdisasm batch).
 fn suffix_fields(o: &mut Oracle, s: &Seed, seed: Word, suffix: &BTreeMap<usize, Vec<u8>>, notes: &mut Vec<String>) -> Result<Vec<Field>, DiscoverError> {
     let sl = slots(s);
     let mut ops = vec![];
     for (&i, bits) in suffix {
-        if !bits.windows(2).all(|w| w[0] + 1 == w[1]) {
-            notes.push(format!("operand {i}'s suffix bits {bits:?} are not one span: a plain 'modi' cell cannot say it"));
-        } else if bits.len() > MAX_SUFFIX_BITS && !(s.kinds[i] == OperandKind::Special && bits.len() <= MAX_SPECIAL_BITS) {
+        if bits.len() > MAX_SUFFIX_BITS && !(s.kinds[i] == OperandKind::Special && bits.len() <= MAX_SPECIAL_BITS) {
             notes.push(format!("operand {i}'s suffix bits {bits:?} are more than {MAX_SUFFIX_BITS}"));
         } else {
             ops.push((i, bits));
@@ -349,23 +347,42 @@ fn printed_value(s: &Seed, text: &str, po: usize) -> Option<i128> {
     s.operand_values(i, &op, raw.get(i).map(String::as_str).unwrap_or("")).get(sub).copied().flatten()
 }
 
-/// The form's `P`/`UP` operands with a 3-bit value field: (form operand, its bits).
-pub fn pred_fields(s: &Seed, d: &Discovered) -> Vec<(usize, Vec<u8>)> {
+/// The form's operands that one value field prints (`P`, `UP`, `R`, `UR`, `I`, at most
+/// 32 bits): (form operand, its bits), the candidates for [`Discovered::omitted`].
+pub fn single_fields(s: &Seed, d: &Discovered) -> Vec<(usize, Vec<u8>)> {
     let sl = slots(s);
+    let kinds = [OperandKind::Pred, OperandKind::UPred, OperandKind::Reg, OperandKind::UReg, OperandKind::Imm(crate::spec::ImmMap::PLAIN)];
     (0..s.kinds.len())
-        .filter(|&k| matches!(s.kinds[k], OperandKind::Pred | OperandKind::UPred))
-        .filter_map(|k| d.fields.iter().find(|f| f.kind == FieldKind::Operand(sl[k][0]) && f.bits.len() == 3).map(|f| (k, f.bits.clone())))
+        .filter(|&k| kinds.contains(&s.kinds[k]))
+        .filter_map(|k| d.fields.iter().find(|f| f.kind == FieldKind::Operand(sl[k][0]) && f.bits.len() <= 32).map(|f| (k, f.bits.clone())))
         .collect()
 }
 
-/// `text`, nvdisasm's for `w`, with the PT/UPT operands it left out put back (see
-/// [`Discovered::pt_omitted`]), so that the text's operand k is form operand k. Texts it
+/// How nvdisasm would print form operand `k` of kind `kind` at all ones (`bits` wide).
+fn all_ones_text(kind: OperandKind, bits: usize) -> Option<String> {
+    Some(match kind {
+        OperandKind::Pred => "PT".into(),
+        OperandKind::UPred => "UPT".into(),
+        OperandKind::Reg => "RZ".into(),
+        OperandKind::UReg => "URZ".into(),
+        OperandKind::Imm(crate::spec::ImmMap::PLAIN) => crate::sass::hex_signed(((1u64 << bits) - 1) as i64),
+        _ => return None,
+    })
+}
+
+/// `text`, nvdisasm's for `w`, with the operands it left out put back (see
+/// [`Discovered::omitted`]), so that the text's operand k is form operand k. Texts it
 /// cannot rebuild stay as they are.
 pub fn with_pt(s: &Seed, d: &Discovered, w: Word, text: &str) -> String {
     let value = |bits: &[u8]| bits.iter().enumerate().fold(0u64, |a, (q, &b)| a | u64::from(w.bit(b)) << q);
-    let not_set = |k: usize| d.fields.iter().any(|f| f.kind == FieldKind::Not(k) && value(&f.bits) != 0);
-    let left_out: Vec<usize> =
-        pred_fields(s, d).into_iter().filter(|(k, bits)| d.pt_omitted.contains(k) && value(bits) == 7 && !not_set(*k)).map(|(k, _)| k).collect();
+    let decorated =
+        |k: usize| d.fields.iter().any(|f| matches!(f.kind, FieldKind::Not(j) | FieldKind::Abs(j) | FieldKind::Neg(j) if j == k) && value(&f.bits) != 0);
+    let all_ones = |bits: &[u8]| value(bits) == (1u64 << bits.len()) - 1;
+    let left_out: Vec<(usize, String)> = single_fields(s, d)
+        .into_iter()
+        .filter(|(k, bits)| d.omitted.contains(k) && all_ones(bits) && !decorated(*k))
+        .filter_map(|(k, bits)| all_ones_text(s.kinds[k], bits.len()).map(|t| (k, t)))
+        .collect();
     let raw = super::probe::raw_operands(text);
     if left_out.is_empty() || raw.len() + left_out.len() != s.kinds.len() {
         return text.to_string();
@@ -377,10 +394,9 @@ pub fn with_pt(s: &Seed, d: &Discovered, w: Word, text: &str) -> String {
     let head = if ops.is_empty() { format!("{head} ") } else { head.to_string() };
     let mut given = raw.into_iter();
     let all: Vec<String> = (0..s.kinds.len())
-        .map(|k| match (left_out.contains(&k), s.kinds[k]) {
-            (true, OperandKind::UPred) => "UPT".to_string(),
-            (true, _) => "PT".to_string(),
-            (false, _) => given.next().unwrap_or_default(),
+        .map(|k| match left_out.iter().find(|(j, _)| *j == k) {
+            Some((_, t)) => t.clone(),
+            None => given.next().unwrap_or_default(),
         })
         .collect();
     format!("{head}{}{}", all.join(", "), &text[end..])

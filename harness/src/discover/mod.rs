@@ -70,8 +70,9 @@ pub enum FieldKind {
     Not(usize),
     /// A one-bit instruction modifier such as `SAT`.
     Modifier(String),
-    /// A plain `modi` span: the suffixes of page operand `operand` (`R0.H1`), one row per
-    /// value (the page's "Operand K Modifiers" table).
+    /// A plain `modi` span (`operand K modi` spans when split): the suffixes of page
+    /// operand `operand` (`R0.H1`), one row per value (the page's "Operand K Modifiers"
+    /// table).
     Suffix {
         operand: usize,
         table: Table,
@@ -89,8 +90,17 @@ impl Field {
             FieldKind::Neg(_) => "cNEG".into(),
             FieldKind::Not(_) => "cNOT".into(),
             FieldKind::Modifier(m) => m.clone(),
+            // Bits in several spans (or across the row break at 64) name their operand.
+            FieldKind::Suffix { operand, .. } if !self.one_span() => format!("operand {operand} modi"),
             FieldKind::Suffix { .. } => "modi".into(),
         }
+    }
+}
+
+impl Field {
+    /// Are the bits one span of one layout row (a plain cell can say them)?
+    pub fn one_span(&self) -> bool {
+        self.bits.windows(2).all(|w| w[0] + 1 == w[1] && w[1] != 64)
     }
 }
 
@@ -113,9 +123,11 @@ pub struct Discovered {
     pub ignored: Vec<u8>,
     /// What the page cannot say, and checks that failed (empty for a clean variant).
     pub notes: Vec<String>,
-    /// Form operands (`P`/`UP`) nvdisasm leaves out when they hold PT/UPT: a printing
-    /// convention the checks allow for (validation learns it again; pages do not say it).
-    pub pt_omitted: Vec<usize>,
+    /// Form operands nvdisasm leaves out when their value field is all ones and they are
+    /// undecorated (`P`/`UP` at PT/UPT, `BAR.SYNC 0x0` for `BAR.SYNC 0x0, RZ`, MOV's
+    /// `0xf`): a printing convention the checks allow for (validation learns it again;
+    /// pages do not say it).
+    pub omitted: Vec<usize>,
     /// Modifiers of the distilled line that an ordinary immediate takes away: aliases
     /// nvdisasm prints for some values (`IMAD.MOV R0, R1, 0x0, R2`: a zero multiplier). The
     /// heading leaves them out; validation learns when they print.
@@ -262,18 +274,21 @@ pub fn discover(src: &dyn Source, arch: Arch, seed: Word) -> Result<Discovered, 
         bits.iter().zip(classified).zip(&other).map(|((&b, e), &o)| (b, if o { Effect::Fixed(probe::Fixed::Other) } else { e })).collect();
     let mut d = layout::solve(&mut o, &s, seed, &effects)?;
     let zero = Word(seed.0 & !d.fields.iter().flat_map(|f| f.bits.iter()).fold(0u128, |m, &b| m | 1u128 << b));
-    // The zero word's text, and each predicate operand at PT: is it left out?
-    let preds = layout::pred_fields(&s, &d);
+    // The zero word's text, and each operand at its all-ones value (PT, RZ, URZ, 0xf):
+    // is it left out?
+    let single = layout::single_fields(&s, &d);
     let mut words = vec![zero];
-    words.extend(preds.iter().map(|(_, bits)| layout::set(zero, bits, 7)));
+    words.extend(single.iter().map(|(_, bits)| layout::set(zero, bits, u64::MAX)));
     let texts = o.texts(&words)?;
     if zero != seed {
         d.distilled = texts[0].clone().unwrap_or_default();
     }
     d.zero = zero;
     let shown = crate::sass::parse_instruction(&d.distilled).map(|i| i.operands.len()).unwrap_or(0);
-    let omitted = |t: &Option<String>| t.as_deref().and_then(|t| crate::sass::parse_instruction(t).ok()).is_some_and(|i| i.operands.len() + 1 == shown);
-    d.pt_omitted = preds.iter().zip(&texts[1..]).filter(|(_, t)| omitted(t)).map(|((k, _), _)| *k).collect();
+    let omitted = |t: &Option<String>| {
+        t.as_deref().and_then(|t| crate::sass::parse_instruction(t).ok()).is_some_and(|i| i.operands.len() + 1 == shown && i.mnemonic == d.mnemonic)
+    };
+    d.omitted = single.iter().zip(&texts[1..]).filter(|(_, t)| omitted(t)).map(|((k, _), _)| *k).collect();
     d.value_aliases = value_aliases(&mut o, &d)?;
     let mut notes = layout::verify(&mut o, &s, &d, 0x5eed)?;
     d.notes.append(&mut notes);

@@ -5,7 +5,8 @@
 //! (bit 64 starts a span), empty cells continue it; control fields carry the seeds' labels; bits 126–127 and every
 //! other bit the discovery left to no field are fixed cells holding the zero word's bit.
 //! Tables follow: "Modifier Group N" in group order, then "Operand K Modifiers" in the bit
-//! order of their plain `modi` spans.
+//! order of their plain `modi` spans (an operand-suffix field in several spans names each
+//! `operand K modi`: its table is found by number, not by order).
 
 use super::{Discovered, FieldKind, Table};
 use crate::spec::Arch;
@@ -123,4 +124,50 @@ pub fn render_blocks(name: &str, description: Option<&str>, arch: Arch, blocks: 
     let noun = if blocks.len() == 1 { "variant" } else { "variants" };
     head.push(format!("{} {noun} on {arch} ({gpu})", blocks.len()));
     head.join("\n\n") + "\n\n" + &blocks.join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::discover::Field;
+    use crate::spec::OperandKind;
+    use crate::word::Word;
+
+    /// An operand-suffix field in two spans reads back as one field with its table, while a
+    /// plain `modi` span between them keeps the next table; a suffix the distilled line
+    /// shows on an operand without suffix bits is the operand's fixed suffix.
+    #[test]
+    fn split_suffix_fields_and_fixed_suffixes_read_back() {
+        let table = |n: u64| (0..n).map(|v| (v, if v == 0 { "(default)".to_string() } else { format!("S{v}") })).collect::<Table>();
+        let f = |kind, bits: Vec<u8>| Field { kind, bits };
+        let d = Discovered {
+            arch: Arch(90),
+            mnemonic: "FOO".into(),
+            kinds: vec![OperandKind::Reg, OperandKind::Reg, OperandKind::Reg, OperandKind::Reg],
+            zero: Word(0x100),
+            distilled: "@P0 FOO R0, R0, R0, R0.SIGN ;".into(),
+            fields: vec![
+                f(FieldKind::Pred, (12..16).collect()),
+                f(FieldKind::Operand(0), (16..24).collect()),
+                f(FieldKind::Operand(1), (24..32).collect()),
+                f(FieldKind::Operand(2), (32..40).collect()),
+                f(FieldKind::Operand(3), (64..72).collect()),
+                f(FieldKind::Suffix { operand: 1, table: table(8) }, vec![40, 41, 90]),
+                f(FieldKind::Suffix { operand: 2, table: table(4) }, vec![50, 51]),
+            ],
+            tables: vec![],
+            ignored: vec![],
+            notes: vec![],
+            omitted: vec![],
+        };
+        let text = render("FOO", None, std::slice::from_ref(&d));
+        assert_eq!(text.matches("operand 1 modi").count(), 2, "{text}");
+        let page = crate::spec::parse_page("foo.txt", text.as_bytes()).unwrap_or_else(|e| panic!("{e}\n{text}"));
+        let v = &page.variants[0];
+        let bits = |k: usize| v.operands[k].suffix_fields.iter().map(|&i| v.fields[i].bits.clone()).collect::<Vec<_>>();
+        assert_eq!((bits(1), bits(2)), (vec![vec![40, 41, 90]], vec![vec![50, 51]]));
+        assert_eq!(v.field_table(v.operands[1].suffix_fields[0]).map(|t| t.rows.len()), Some(8));
+        assert_eq!(v.operands[3].fixed_suffixes, ["SIGN"]);
+        assert!(v.operands[..3].iter().all(|o| o.fixed_suffixes.is_empty()));
+    }
 }

@@ -18,8 +18,9 @@ struct Plan {
     has_imm: bool,
     /// After the immediate's word: one per (group field's first bit, value), immediate at max.
     imm_by_group: Vec<(u8, u64)>,
-    /// Then one word per `P`/`UP` operand, that operand PT (does nvdisasm print it?).
-    pt_operands: Vec<usize>,
+    /// Then one word per operand of one value field, that field all ones (does nvdisasm
+    /// print it?).
+    single_operands: Vec<usize>,
     /// Last: the alias probes, the first of them the base the others are compared with.
     aliases: Vec<AliasProbe>,
     alias_regs: Vec<usize>,
@@ -60,11 +61,11 @@ fn plan(codec: &Codec, vi: usize) -> Plan {
             }
         }
     }
-    let pt_operands = pt_operands(v);
-    for &k in &pt_operands {
+    let single_operands = single_operands(v);
+    for &k in &single_operands {
         let mut vals = crate::gen::base_values(v);
         if let Some(f) = v.operands[k].value_fields[0] {
-            vals.set(f, 7);
+            vals.set(f, v.fields[f].max());
         }
         words.push(codec.encode_unchecked(vi, &vals));
     }
@@ -72,7 +73,7 @@ fn plan(codec: &Codec, vi: usize) -> Plan {
     for a in &aliases {
         words.push(codec.encode_unchecked(vi, &alias_values(v, a)));
     }
-    Plan { vi, words, order_slots, has_imm: imm.is_some(), imm_by_group, pt_operands, aliases, alias_regs }
+    Plan { vi, words, order_slots, has_imm: imm.is_some(), imm_by_group, single_operands, aliases, alias_regs }
 }
 
 /// The page's register operands with 8-bit fields (255 is RZ) and the alias probes: every
@@ -123,12 +124,14 @@ fn alias_of(base: &Instruction, probe: &Instruction) -> Option<(String, usize)> 
     Some((probe.modifiers[at].clone(), at))
 }
 
-/// The page's predicate operands with a 3-bit value field (7 is PT/UPT).
-fn pt_operands(v: &Variant) -> Vec<usize> {
+/// The page's operands printed from one value field of at most 32 bits (`P`, `UP`, `R`,
+/// `UR`, `I`): the candidates for [`FormConventions::omitted`].
+fn single_operands(v: &Variant) -> Vec<usize> {
+    let kinds = [OperandKind::Pred, OperandKind::UPred, OperandKind::Reg, OperandKind::UReg, OperandKind::Imm(crate::spec::ImmMap::PLAIN)];
     (0..v.operands.len())
         .filter(|&k| {
             let o = &v.operands[k];
-            matches!(o.kind, OperandKind::Pred | OperandKind::UPred) && o.value_fields[0].is_some_and(|f| v.fields[f].width() == 3)
+            kinds.contains(&o.kind) && matches!(o.value_fields.as_slice(), [Some(f)] if v.fields[*f].width() <= 32)
         })
         .collect()
 }
@@ -196,15 +199,15 @@ fn read(v: &Variant, p: &Plan, outs: &[Outcome]) -> FormConventions {
             Some(conv::Alias { regs: p.alias_regs.clone(), rz: a.rz.clone(), imm: a.imm, token, at })
         })
         .collect();
-    let pt_at = rz_at.saturating_sub(p.pt_operands.len());
-    let pt_omitted = p
-        .pt_operands
+    let single_at = rz_at.saturating_sub(p.single_operands.len());
+    let omitted = p
+        .single_operands
         .iter()
-        .zip(&outs[pt_at..rz_at])
-        .filter(|(_, o)| printed(o).is_some_and(|i| i.operands.len() + 1 == v.operands.len()))
+        .zip(&outs[single_at..rz_at])
+        .filter(|(_, o)| printed(o).is_some_and(|i| i.operands.len() + 1 == v.operands.len() && i.mnemonic == v.mnemonic))
         .map(|(&k, _)| k)
         .collect();
-    FormConventions { opex, opex_semicolon, terminator, barrier_legal, wait_semicolon, modifier_order, signed_imm, signed_imm_by, pt_omitted, aliases }
+    FormConventions { opex, opex_semicolon, terminator, barrier_legal, wait_semicolon, modifier_order, signed_imm, signed_imm_by, omitted, aliases }
 }
 
 /// The slots in the order nvdisasm printed their first tokens; empty unless every slot of

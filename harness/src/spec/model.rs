@@ -579,6 +579,11 @@ pub struct OperandSpec {
     pub not_field: Option<usize>,
     /// Selector flags (`H1`) printed as suffixes when set.
     pub selector_fields: Vec<usize>,
+    /// Suffixes printed whatever the bits (`R0.SIGN` in PLOP3), before any table's: read
+    /// off the distilled line for operands without suffix fields (left out of the JSON
+    /// when absent).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub fixed_suffixes: Vec<String>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]

@@ -511,10 +511,10 @@ fn spans(p: &mut Lines, cells: &[(Cell, usize)]) -> Result<Spans, PageError> {
             },
         }
     }
-    // Merge numbered names (`operand N`, `modi N`) split over several spans.
+    // Merge numbered names (`operand N`, `modi N`, `operand N modi`) split over several spans.
     let mut merged: Vec<RawField> = vec![];
     for f in out {
-        let numbered = f.name.split_once(' ').map(|(_, n)| n.parse::<u32>().is_ok()).unwrap_or(false);
+        let numbered = f.name.split(' ').skip(1).any(|n| n.parse::<u32>().is_ok());
         if numbered {
             if let Some(m) = merged.iter_mut().find(|m| m.name == f.name) {
                 m.spans.extend(f.spans);
@@ -700,7 +700,9 @@ impl VariantDraft {
 
     /// Classifies every layout span as a field; warns about repeated flag names.
     fn fields(&self, p: &mut Lines, n_page: usize) -> Result<Vec<Field>, PageError> {
-        let operand_tables = self.operand_tables();
+        // Tables that an `operand K modi` field names are not matched to plain spans.
+        let named: Vec<usize> = self.raw.iter().filter_map(|f| split_modi_operand(&f.name)).collect();
+        let operand_tables: Vec<usize> = self.operand_tables().into_iter().filter(|o| !named.contains(o)).collect();
         let mut scan = FieldScan::default();
         for f in &self.raw {
             let mut bits: Vec<u8> = f.spans.iter().flatten().copied().collect();
@@ -751,7 +753,11 @@ impl VariantDraft {
                 scan.plain_modi += 1;
                 FieldKind::OperandModifier { page_operand: op }
             }
-            n => self.named_kind(f, n, bits, n_page, scan)?,
+            n => match split_modi_operand(n) {
+                Some(op) if self.tables.iter().any(|t| t.id == TableId::Operand { page_operand: op }) => FieldKind::OperandModifier { page_operand: op },
+                Some(op) => return Err(self.err(f.line, format!("'{n}' has no 'Operand {op} Modifiers' table"))),
+                None => self.named_kind(f, n, bits, n_page, scan)?,
+            },
         })
     }
 
@@ -886,7 +892,8 @@ impl VariantDraft {
         self.check_tables(&fields, n_page)?;
         self.check_operand_fields(&fields, &page_ops)?;
         self.assign_flag_operands(p, &mut fields, &page_ops);
-        let operands = build_operands(&fields, &page_ops, &self.kinds);
+        let mut operands = build_operands(&fields, &page_ops, &self.kinds);
+        fixed_suffixes(&mut operands, &self.dinst);
         self.check_coverage(&fields)?;
         let mut v = Variant {
             key: self.key.clone(),
@@ -911,6 +918,13 @@ impl VariantDraft {
         v.modifiers = modifier_order(p, &v, &self.heading_mods, &self.dinst).map_err(|m| self.err(self.line, m))?;
         Ok(v)
     }
+}
+
+/// The page operand of an operand-modifier field named `operand K modi`: how a page
+/// writes one whose bits are not one span (HFMA2's `[60, 61, 86]`), each span so named and
+/// read as one field; a plain `modi` span cannot continue elsewhere.
+fn split_modi_operand(name: &str) -> Option<usize> {
+    name.strip_prefix("operand ")?.strip_suffix(" modi")?.parse().ok()
 }
 
 /// Operand selectors print after an operand (`R0.H1`), not after the mnemonic.
@@ -1058,9 +1072,26 @@ fn build_operands(fields: &[Field], page_ops: &[Vec<usize>], kinds: &[OperandKin
                 neg_field: flag(FlagRole::Neg),
                 not_field: flag(FlagRole::Not),
                 selector_fields,
+                fixed_suffixes: vec![],
             }
         })
         .collect()
+}
+
+/// Suffixes the distilled line shows on an operand that has no suffix or selector field
+/// (`PLOP3.LUT P0, P0, P0, R0.SIGN, …`) print whatever the bits: the operand's fixed
+/// suffixes. Memory operands (their register suffix is in the form) and special registers
+/// (the name is a table row) are left alone, as is a distilled line of another length.
+fn fixed_suffixes(operands: &mut [OperandSpec], dinst: &sass::Instruction) {
+    if dinst.operands.len() != operands.len() {
+        return;
+    }
+    for (o, d) in operands.iter_mut().zip(&dinst.operands) {
+        let plain = !matches!(o.kind, OperandKind::Mem(_) | OperandKind::Special);
+        if plain && o.suffix_fields.is_empty() && o.selector_fields.is_empty() {
+            o.fixed_suffixes = d.suffixes.clone();
+        }
+    }
 }
 
 /// The modifier print order, read off the distilled line (nvdisasm's text for the zero
