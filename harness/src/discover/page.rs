@@ -159,6 +159,7 @@ mod tests {
             ignored: vec![],
             notes: vec![],
             omitted: vec![],
+            value_aliases: vec![],
         };
         let text = render("FOO", None, std::slice::from_ref(&d));
         assert_eq!(text.matches("operand 1 modi").count(), 2, "{text}");
