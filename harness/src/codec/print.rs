@@ -308,8 +308,9 @@ fn operand(v: &Variant, o: &OperandSpec, values: &Values, signed_imm: bool) -> O
         OperandKind::Mem(m) => return mem_operand(v, o, m, values),
         OperandKind::Barrier => Body::Barrier { n: fv(0) as u8 },
         // The name is the row of the operand's table: body and suffixes as nvdisasm's text.
-        OperandKind::Special => {
-            let name = o.suffix_fields.first().map(|&s| row_tokens(v.field_table(s), val(s)).join(".")).unwrap_or_default();
+        OperandKind::Special | OperandKind::Name => {
+            let row = o.suffix_fields.first().map(|&s| row_tokens(v.field_table(s), val(s)).join("."));
+            let name = row.or_else(|| o.fixed_name.clone()).unwrap_or_default();
             return crate::sass::parse_operand(&name).unwrap_or_else(|_| Operand::new(Body::Other { text: name }));
         }
         OperandKind::Target => Body::Imm { value: target_at_zero(signed(fv(0), width(0))) },

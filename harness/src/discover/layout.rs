@@ -190,7 +190,7 @@ fn groups(o: &mut Oracle, s: &Seed, seed: Word, comps: Vec<Vec<u8>>, single: &BT
 
 /// The widest operand-suffix field enumerated (its table lists up to 2^N values).
 const MAX_SUFFIX_BITS: usize = 6;
-/// The widest special-register field enumerated (S2R's is 8 bits).
+/// The widest name field enumerated (S2R's special registers and FSWZADD's are 8 bits).
 const MAX_SPECIAL_BITS: usize = 8;
 
 /// Each operand's suffix bits as one plain `modi` field with its table enumerated (one
@@ -201,7 +201,7 @@ fn suffix_fields(o: &mut Oracle, s: &Seed, seed: Word, suffix: &BTreeMap<usize, 
     for (&i, bits) in suffix {
         if !bits.windows(2).all(|w| w[0] + 1 == w[1]) {
             notes.push(format!("operand {i}'s suffix bits {bits:?} are not one span: a plain 'modi' cell cannot say it"));
-        } else if bits.len() > MAX_SUFFIX_BITS && !(s.kinds[i] == OperandKind::Special && bits.len() <= MAX_SPECIAL_BITS) {
+        } else if bits.len() > MAX_SUFFIX_BITS && !(s.kinds[i].is_named() && bits.len() <= MAX_SPECIAL_BITS) {
             notes.push(format!("operand {i}'s suffix bits {bits:?} are more than {MAX_SUFFIX_BITS}"));
         } else {
             ops.push((i, bits));
@@ -230,7 +230,7 @@ fn suffix_table(s: &Seed, i: usize, texts: &[Option<String>]) -> Result<Table, S
     for (v, t) in texts.iter().enumerate() {
         let Some(t) = t.as_deref().filter(|t| !t.is_empty()) else { continue };
         let inst = sass::parse_instruction(t).map_err(|e| format!("operand {i}'s suffix value {v} prints '{t}' ({e})"))?;
-        let special = s.kinds[i] == OperandKind::Special;
+        let special = s.kinds[i].is_named();
         let bare = |x: &sass::Operand| sass::Operand {
             suffixes: vec![],
             body: if special { sass::Body::Other { text: String::new() } } else { x.body.clone() },
@@ -241,7 +241,9 @@ fn suffix_table(s: &Seed, i: usize, texts: &[Option<String>]) -> Result<Table, S
             && inst.modifiers == s.inst.modifiers
             && inst.operands.len() == s.inst.operands.len()
             && inst.operands.iter().zip(&s.inst.operands).enumerate().all(|(j, (a, b))| if j == i { bare(a) == bare(b) } else { a == b });
-        if !same {
+        // A name stays a name of the same kind (OUT.CUT's `???0` turns into `RZ` at 255).
+        let kind_kept = !special || inst.operands.get(i).and_then(super::probe::kind_of) == Some(s.kinds[i]);
+        if !same || !kind_kept {
             return Err(format!("operand {i}'s suffix value {v} prints '{t}': more than the suffix changes"));
         }
         let sfx = super::probe::suffix_tokens(s.kinds[i], &inst.operands[i]);

@@ -63,7 +63,7 @@ pub enum Effect {
 /// register its whole name (`SR_TID.X`).
 pub fn suffix_tokens(kind: OperandKind, o: &Operand) -> Vec<String> {
     match (kind, &o.body) {
-        (OperandKind::Special, Body::Other { text }) => std::iter::once(text.clone()).chain(o.suffixes.iter().cloned()).collect(),
+        (k, Body::Other { text }) if k.is_named() => std::iter::once(text.clone()).chain(o.suffixes.iter().cloned()).collect(),
         _ => o.suffixes.clone(),
     }
 }
@@ -71,6 +71,13 @@ pub fn suffix_tokens(kind: OperandKind, o: &Operand) -> Vec<String> {
 /// `SR_TID`, `SRZ`, and the unnamed ones nvdisasm numbers (`SR254`).
 fn is_special_register(text: &str) -> bool {
     text.starts_with("SR_") || text == "SRZ" || text.strip_prefix("SR").is_some_and(|d| !d.is_empty() && d.bytes().all(|c| c.is_ascii_digit()))
+}
+
+/// A name nvdisasm prints from an operand's table (`1D`, `COMP_STATUS`, `INVALID0`, `???3`,
+/// `Rpc`): letters, digits, `_` and `?`, not a number, register or memory operand (those
+/// parse to other bodies first).
+fn is_name(text: &str) -> bool {
+    !text.is_empty() && text.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_' || c == b'?')
 }
 
 /// The operand kind a printed operand has, as the page's form line writes it.
@@ -86,6 +93,7 @@ pub fn kind_of(o: &Operand) -> Option<OperandKind> {
         Body::UPred { .. } => Some(OperandKind::UPred),
         Body::Barrier { .. } => Some(OperandKind::Barrier),
         Body::Other { ref text } if is_special_register(text) => Some(OperandKind::Special),
+        Body::Other { ref text } if is_name(text) => Some(OperandKind::Name),
         Body::Mem { .. } => o.body.as_mem().map(|(space, reg, ureg, imm)| OperandKind::Mem(printed_shape(space, reg, &o.suffixes, ureg, imm))),
         _ => None,
     }
@@ -210,7 +218,7 @@ impl Seed {
     /// The sub-values of a printed operand, in field units (offsets in 4-byte units).
     pub fn values(&self, k: usize, o: &Operand, raw: &str) -> Vec<Option<i128>> {
         let ureg = |n: u16| if raw.contains("URZ") { self.urz() } else { n as i128 };
-        if self.kinds.get(k) == Some(&OperandKind::Special) {
+        if self.kinds.get(k).is_some_and(|k| k.is_named()) {
             return vec![]; // a name, not a number: its bits are a table's (see `suffix_tokens`)
         }
         if let (Some(OperandKind::Target), Body::Imm { value }) = (self.kinds.get(k), &o.body) {

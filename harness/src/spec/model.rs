@@ -207,6 +207,12 @@ pub enum OperandKind {
     /// `SR`: a special register (`SR_TID.X`, `SR_LANEID`, `SRZ`): a name, not a number. Its
     /// bits are a plain `modi` span whose "Operand K Modifiers" table lists the names.
     Special,
+    /// `N`: any other name printed from a table, as special registers are (`1D`, `ARRAY_CUBE`
+    /// for a texture's shape, `COMP_STATUS`, `PPPPPPPP`, `SB0`, and the `INVALIDn`/`???n`
+    /// nvdisasm prints for undefined rows): a plain `modi` span whose "Operand K Modifiers"
+    /// table lists the names; without one, the name is fixed and the distilled line's
+    /// (`PR` in `P2R R0, PR, R0, R0`).
+    Name,
     /// A memory operand: `[R+UR+I]`, `desc[UR][R.64+I]`, `c[I][R+I]`, … (see [`MemShape`]).
     Mem(MemShape),
 }
@@ -226,6 +232,7 @@ impl OperandKind {
             OperandKind::Target => "REL",
             OperandKind::Barrier => "B",
             OperandKind::Special => "SR",
+            OperandKind::Name => "N",
         })
     }
 
@@ -252,7 +259,7 @@ impl OperandKind {
         }
     }
     /// Every kind, in the order messages list the form tokens.
-    pub const ALL: [OperandKind; 11] = [
+    pub const ALL: [OperandKind; 12] = [
         OperandKind::Reg,
         OperandKind::UReg,
         OperandKind::Imm,
@@ -264,12 +271,17 @@ impl OperandKind {
         OperandKind::Target,
         OperandKind::Barrier,
         OperandKind::Special,
+        OperandKind::Name,
     ];
     /// The accepted form tokens, for messages: `R, UR, I, F, c[I][I], cx[UR][I], P, UP`
     /// and the memory shapes.
     pub fn form_tokens() -> String {
         let plain: Vec<_> = OperandKind::ALL.iter().map(|k| k.form_token()).collect();
         format!("{}, memory [R+UR+I] (components optional, in that order; R may carry .64/.U32/.X4/.X8/.X16, I (signed, also sI) may be uI (unsigned); prefixed by desc[UR], a, c[I] or cx[UR])", plain.join(", "))
+    }
+    /// A name rather than a number (`SR`, `N`): its bits, if any, are a table's rows.
+    pub fn is_named(self) -> bool {
+        matches!(self, OperandKind::Special | OperandKind::Name)
     }
     /// How many `operand N` numbers the page gives this operand.
     pub fn page_slots(self) -> usize {
@@ -452,6 +464,10 @@ pub struct OperandSpec {
     pub not_field: Option<usize>,
     /// Selector flags (`H1`) printed as suffixes when set.
     pub selector_fields: Vec<usize>,
+    /// A named operand ([`OperandKind::is_named`]) without a table prints this name always,
+    /// the distilled line's (left out of the JSON when absent).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fixed_name: Option<String>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
