@@ -129,11 +129,15 @@ pub struct Operand {
     /// Selectors and modifiers after the operand (`B3210`, `H1`), `reuse` excluded.
     pub suffixes: Vec<String>,
     pub reuse: bool,
+    /// Printed after the operand before it with a space, not a comma: a call's or return's
+    /// target after its register, `CALL.REL P0, R0 0x3440`, `RET.REL P0, UR0 0x10`.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub joined: bool,
 }
 
 impl Operand {
     pub fn new(body: Body) -> Operand {
-        Operand { neg: false, abs: false, not: false, body, suffixes: vec![], reuse: false }
+        Operand { neg: false, abs: false, not: false, body, suffixes: vec![], reuse: false, joined: false }
     }
 }
 
@@ -284,7 +288,7 @@ impl fmt::Display for Instruction {
             write!(f, ".{m}")?;
         }
         for (i, o) in self.operands.iter().enumerate() {
-            f.write_str(if i == 0 { " " } else { ", " })?;
+            f.write_str(if i == 0 || o.joined { " " } else { ", " })?;
             match o.body {
                 Body::Const { .. } | Body::ConstX { .. } if self.const_spaced => f.write_str(&self.operand_text(o).replacen("][", "] [", 1))?,
                 _ => f.write_str(&self.operand_text(o))?,
@@ -382,11 +386,23 @@ pub fn parse_instruction(text: &str) -> Result<Instruction, ParseError> {
             const_spaced |= spaced;
             suffix_after_abs |= t.rsplit_once('|').is_some_and(|(_, after)| after.starts_with('.') && after != ".reuse");
             let t = if spaced { std::borrow::Cow::Owned(t.replacen("] [", "][", 1)) } else { std::borrow::Cow::Borrowed(t) };
-            operands.push(parse_operand(&t).map_err(|m| perr(at, m))?);
+            match joined_pair(&t) {
+                Some((first, second)) => operands.extend([first, second]),
+                None => operands.push(parse_operand(&t).map_err(|m| perr(at, m))?),
+            }
             c += piece.len() + 1;
         }
     }
     Ok(Instruction { pred, mnemonic, modifiers, operands, terminator, const_spaced, suffix_after_abs })
+}
+
+/// Two operands printed with a space between them and no comma (`R0 0x3440`, see
+/// [`Operand::joined`]), each readable alone; `None` for anything else.
+fn joined_pair(t: &str) -> Option<(Operand, Operand)> {
+    let (a, b) = t.split_once(' ')?;
+    let first = parse_operand(a).ok()?;
+    let second = Operand { joined: true, ..parse_operand(b.trim_start()).ok()? };
+    Some((first, second))
 }
 
 /// Splits on commas outside brackets.
@@ -463,7 +479,7 @@ pub fn parse_operand(t: &str) -> Result<Operand, String> {
         Some(m) => m,
         None => (parsed.ok_or_else(|| format!("cannot read operand '{t}'"))?, vec![]),
     };
-    let mut op = Operand { neg, abs, not, body, suffixes, reuse: false };
+    let mut op = Operand { neg, abs, not, body, suffixes, reuse: false, joined: false };
     // A non-empty `tail` starts with '.', and `after` is empty or `.reuse` when it is not:
     // reading them in turn is reading them joined.
     read_suffixes(tail, t, &mut op)?;

@@ -209,6 +209,9 @@ pub fn print_with(v: &Variant, values: &Values, learned: Option<(&FormConvention
     let mut modifiers = modifiers(v, values, learned.map(|l| l.0));
     let signed_imm = learned.is_some_and(|(c, _)| signed_imm(v, values, c));
     let mut operands: Vec<Operand> = v.operands.iter().map(|o| operand(v, o, values, signed_imm)).collect();
+    for (op, spec) in operands.iter_mut().zip(&v.operands) {
+        op.joined = spec.joined;
+    }
     let mut terminator = v.terminator;
     if let Some((c, w)) = learned {
         let mask = c.reuse_mask(w);

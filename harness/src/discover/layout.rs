@@ -359,19 +359,33 @@ pub fn with_pt(s: &Seed, d: &Discovered, w: Word, text: &str) -> String {
         return text.to_string();
     }
     let end = text.trim_end().trim_end_matches(';').trim_end().len();
-    let ops = raw.join(", ");
+    // Each operand with the separator before it: `, `, or a space for one joined to the
+    // operand before it (`R0 0x10`).
+    let joined: Vec<bool> = sass::parse_instruction(text).map(|i| i.operands.iter().map(|o| o.joined).collect()).unwrap_or_default();
+    let ops = join_operands(raw.iter().zip(joined.iter().chain(std::iter::repeat(&false))).map(|(r, &j)| (r.clone(), j)));
     let Some(head) = text[..end].strip_suffix(ops.as_str()) else { return text.to_string() };
     // Without operands left, the mnemonic still wants its space.
     let head = if ops.is_empty() { format!("{head} ") } else { head.to_string() };
-    let mut given = raw.into_iter();
-    let all: Vec<String> = (0..s.kinds.len())
-        .map(|k| match (left_out.contains(&k), s.kinds[k]) {
-            (true, OperandKind::UPred) => "UPT".to_string(),
-            (true, _) => "PT".to_string(),
-            (false, _) => given.next().unwrap_or_default(),
-        })
-        .collect();
-    format!("{head}{}{}", all.join(", "), &text[end..])
+    let mut given = raw.into_iter().zip(joined.into_iter().chain(std::iter::repeat(false)));
+    let all = (0..s.kinds.len()).map(|k| match (left_out.contains(&k), s.kinds[k]) {
+        (true, OperandKind::UPred) => ("UPT".to_string(), false),
+        (true, _) => ("PT".to_string(), false),
+        (false, _) => given.next().unwrap_or_default(),
+    });
+    format!("{head}{}{}", join_operands(all), &text[end..])
+}
+
+/// Operand texts joined as nvdisasm prints them: `, ` between them, a space before one
+/// joined to the operand before it.
+fn join_operands(ops: impl Iterator<Item = (String, bool)>) -> String {
+    let mut out = String::new();
+    for (k, (t, joined)) in ops.enumerate() {
+        if k > 0 {
+            out.push_str(if joined { " " } else { ", " });
+        }
+        out.push_str(&t);
+    }
+    out
 }
 
 /// Does page operand `po` print the suffixes its table's row `v` names in `text`? A note

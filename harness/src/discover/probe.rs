@@ -376,7 +376,14 @@ pub fn raw_operands(text: &str) -> Vec<String> {
     if !cur.trim().is_empty() {
         out.push(cur.trim().to_string());
     }
-    out
+    // `R0 0x3440`: two operands, the second joined to the first (`sass::Operand::joined`);
+    // `c[0x0] [0x4]` is one.
+    out.into_iter()
+        .flat_map(|p| match p.split_once(' ') {
+            Some((a, b)) if !p.contains("] [") => vec![a.to_string(), b.trim_start().to_string()],
+            _ => vec![p],
+        })
+        .collect()
 }
 
 #[cfg(test)]

@@ -468,6 +468,10 @@ pub struct OperandSpec {
     /// the distilled line's (left out of the JSON when absent).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fixed_name: Option<String>,
+    /// Printed after the operand before it with a space, not a comma, as the distilled line
+    /// shows (`CALL.REL P0, R0 0x3440`; see [`crate::sass::Operand::joined`]).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub joined: bool,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]

@@ -1040,6 +1040,7 @@ fn build_operands(fields: &[Field], page_ops: &[Vec<usize>], kinds: &[OperandKin
                 not_field: flag(FlagRole::Not),
                 selector_fields,
                 fixed_name,
+                joined: distilled.operands.get(i).is_some_and(|o| o.joined),
             }
         })
         .collect()
