@@ -83,6 +83,35 @@ pub enum MemSpace {
     Const { bank: u32 },
     /// `cx[URn][…]`.
     ConstX { ureg: u16 },
+    /// A descriptor or tensor-memory operand whose brackets are its components:
+    /// `desc[UR7]`, `gdesc[UR0]`, `idesc[UR1]`, `tmem[UR12+-0x1f000000]`.
+    Named { name: Descriptor },
+}
+
+/// The name before a descriptor operand's brackets ([`MemSpace::Named`]).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Descriptor {
+    /// `desc[UR7]` alone (UTMALDG, UBLKCP): a descriptor, not `desc[UR][…]`'s prefix.
+    Desc,
+    /// `gdesc[UR0]`: a matrix descriptor (HGMMA, UTCHMMA).
+    GDesc,
+    /// `idesc[UR1]`: an instruction descriptor (UTCHMMA).
+    IDesc,
+    /// `tmem[UR12+0x10]`: tensor memory (LDTM, STTM, UTC*).
+    Tmem,
+}
+
+impl Descriptor {
+    pub const ALL: [Descriptor; 4] = [Descriptor::Desc, Descriptor::GDesc, Descriptor::IDesc, Descriptor::Tmem];
+    pub fn prefix(self) -> &'static str {
+        match self {
+            Descriptor::Desc => "desc",
+            Descriptor::GDesc => "gdesc",
+            Descriptor::IDesc => "idesc",
+            Descriptor::Tmem => "tmem",
+        }
+    }
 }
 
 /// A memory operand's space and printed components: register, uniform register, immediate.
@@ -206,6 +235,7 @@ fn fmt_mem(f: &mut fmt::Formatter<'_>, body: &Body, suffixes: &[String]) -> fmt:
         MemSpace::Attr => f.write_str("a")?,
         MemSpace::Const { bank } => write!(f, "c[{bank:#x}]")?,
         MemSpace::ConstX { ureg } => write!(f, "cx[{}]", Body::UReg { n: ureg })?,
+        MemSpace::Named { name } => f.write_str(name.prefix())?,
     }
     let mut parts: Vec<String> = vec![];
     if let Some(n) = reg {
@@ -557,9 +587,13 @@ fn mem_space(s: &str) -> Result<(MemSpace, &str), String> {
         let n = parse_reg_num(&u, "UR", "URZ", URZ).ok_or_else(|| format!("expected a uniform register in '{what}[{u}]'"))?;
         Ok((n, used))
     };
-    if let Some(r) = s.strip_prefix("desc") {
+    // `desc[UR4][R2]` has a descriptor space; `desc[UR7]` alone is a descriptor.
+    if let Some(r) = s.strip_prefix("desc").filter(|r| r.find(']').is_some_and(|e| r[e + 1..].starts_with('['))) {
         let (ureg, used) = ureg_in(r, "desc")?;
         return Ok((MemSpace::Desc { ureg }, &r[used..]));
+    }
+    if let Some((name, r)) = Descriptor::ALL.iter().find_map(|d| s.strip_prefix(d.prefix()).filter(|r| r.starts_with('[')).map(|r| (*d, r))) {
+        return Ok((MemSpace::Named { name }, r));
     }
     if let Some(r) = s.strip_prefix("cx") {
         let (ureg, used) = ureg_in(r, "cx")?;
@@ -576,7 +610,7 @@ fn mem_space(s: &str) -> Result<(MemSpace, &str), String> {
     if s.starts_with('[') {
         return Ok((MemSpace::Plain, s));
     }
-    Err(format!("'{s}' does not start with '[', 'desc[', 'a[', 'c[' or 'cx['"))
+    Err(format!("'{s}' does not start with '[', 'desc[', 'gdesc[', 'idesc[', 'tmem[', 'a[', 'c[' or 'cx['"))
 }
 
 fn split_suffixes(s: &str) -> (&str, &str) {

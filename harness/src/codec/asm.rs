@@ -652,6 +652,7 @@ impl OperandFill<'_> {
             (MemSpaceKind::Plain, MemSpace::Plain) | (MemSpaceKind::Attr, MemSpace::Attr) => 0,
             (MemSpaceKind::Desc, MemSpace::Desc { ureg }) | (MemSpaceKind::ConstX, MemSpace::ConstX { ureg }) => ureg_index(v, ureg),
             (MemSpaceKind::Const, MemSpace::Const { bank }) => bank as u64,
+            (MemSpaceKind::Named(a), MemSpace::Named { name }) if a == name => 0,
             _ => return Err(format!("operand {k}: expected {}, found '{body}'", m.token())),
         };
         let lacks = |what: &str| Err(format!("operand {k}: the form {} has no {what} for '{body}'", m.token()));

@@ -368,6 +368,7 @@ fn mem_operand(v: &Variant, o: &OperandSpec, m: MemShape, values: &Values) -> Op
         MemSpaceKind::Attr => MemSpace::Attr,
         MemSpaceKind::Const => MemSpace::Const { bank: space as u32 },
         MemSpaceKind::ConstX => MemSpace::ConstX { ureg: ureg(v, space) },
+        MemSpaceKind::Named(name) => MemSpace::Named { name },
     };
     let (reg, ur, mut imm) = super::conventions::mem_printed(m.space, reg, !op.suffixes.is_empty(), ur, imm);
     if super::conventions::mem_offset_unsigned(m.space, reg.is_some(), ur.is_some()) {

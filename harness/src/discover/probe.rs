@@ -118,6 +118,7 @@ fn space_kind(s: MemSpace) -> MemSpaceKind {
         MemSpace::Attr => MemSpaceKind::Attr,
         MemSpace::Const { .. } => MemSpaceKind::Const,
         MemSpace::ConstX { .. } => MemSpaceKind::ConstX,
+        MemSpace::Named { name } => MemSpaceKind::Named(name),
     }
 }
 
@@ -191,7 +192,7 @@ impl Seed {
         let space = match space {
             MemSpace::Desc { ureg } | MemSpace::ConstX { ureg } => ur(ureg),
             MemSpace::Const { bank } => bank as i128,
-            MemSpace::Plain | MemSpace::Attr => 0,
+            MemSpace::Plain | MemSpace::Attr | MemSpace::Named { .. } => 0,
         };
         m.slot_roles()
             .into_iter()

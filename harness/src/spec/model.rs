@@ -37,6 +37,9 @@ pub enum MemSpaceKind {
     Const,
     /// `cx[UR][…]`: one page operand, the bank's uniform register.
     ConstX,
+    /// `gdesc[…]`, `idesc[…]`, `tmem[…]`, `desc[…]` alone: a descriptor whose brackets are
+    /// its components (no page operand of its own).
+    Named(crate::sass::Descriptor),
 }
 
 /// A memory operand's immediate component: `I` prints signed (`+-0x10`), `uI` unsigned.
@@ -74,6 +77,7 @@ impl MemShape {
             MemSpaceKind::Attr => "a",
             MemSpaceKind::Const => "c[I]",
             MemSpaceKind::ConstX => "cx[UR]",
+            MemSpaceKind::Named(d) => d.prefix(),
         };
         let mut parts = vec![];
         if self.reg {
@@ -96,16 +100,16 @@ impl MemShape {
 
     /// Reads a form token; the message says what is wrong with a malformed one.
     pub fn parse(t: &str) -> Result<MemShape, String> {
-        let (space, rest) = [
-            ("desc[UR]", MemSpaceKind::Desc),
-            ("cx[UR]", MemSpaceKind::ConstX),
-            ("c[I]", MemSpaceKind::Const),
-            ("a", MemSpaceKind::Attr),
-            ("", MemSpaceKind::Plain),
-        ]
-        .into_iter()
-        .find_map(|(p, k)| t.strip_prefix(p).filter(|r| r.starts_with('[')).map(|r| (k, r)))
-        .ok_or_else(|| format!("memory operand '{t}' does not start with '[', 'desc[UR][', 'a[', 'c[I][' or 'cx[UR]['"))?;
+        let named = crate::sass::Descriptor::ALL.map(|d| (d.prefix(), MemSpaceKind::Named(d)));
+        // `desc[UR][…]` before `desc[…]` alone.
+        let (space, rest) = [("desc[UR]", MemSpaceKind::Desc), ("cx[UR]", MemSpaceKind::ConstX), ("c[I]", MemSpaceKind::Const), ("a", MemSpaceKind::Attr)]
+            .into_iter()
+            .chain(named)
+            .chain([("", MemSpaceKind::Plain)])
+            .find_map(|(p, k)| t.strip_prefix(p).filter(|r| r.starts_with('[')).map(|r| (k, r)))
+            .ok_or_else(|| {
+                format!("memory operand '{t}' does not start with '[', 'desc[UR][', 'a[', 'c[I][', 'cx[UR][', 'desc[', 'gdesc[', 'idesc[' or 'tmem['")
+            })?;
         let inner = rest.strip_prefix('[').and_then(|r| r.strip_suffix(']')).filter(|i| !i.contains(['[', ']']));
         let inner = inner.ok_or_else(|| format!("memory operand '{t}': expected one '[…]' of components after the space"))?;
         let mut shape = MemShape { space, reg: false, reg_suffix: None, ureg: false, imm: MemImm::Absent };
@@ -277,7 +281,7 @@ impl OperandKind {
     /// and the memory shapes.
     pub fn form_tokens() -> String {
         let plain: Vec<_> = OperandKind::ALL.iter().map(|k| k.form_token()).collect();
-        format!("{}, memory [R+UR+I] (components optional, in that order; R may carry .64/.U32/.X4/.X8/.X16, I (signed, also sI) may be uI (unsigned); prefixed by desc[UR], a, c[I] or cx[UR])", plain.join(", "))
+        format!("{}, memory [R+UR+I] (components optional, in that order; R may carry .64/.U32/.X4/.X8/.X16, I (signed, also sI) may be uI (unsigned); prefixed by desc[UR], a, c[I] or cx[UR]; or a descriptor's desc, gdesc, idesc or tmem)", plain.join(", "))
     }
     /// A name rather than a number (`SR`, `N`): its bits, if any, are a table's rows.
     pub fn is_named(self) -> bool {
