@@ -237,17 +237,25 @@ fn fmt_mem(f: &mut fmt::Formatter<'_>, body: &Body, suffixes: &[String]) -> fmt:
         MemSpace::ConstX { ureg } => write!(f, "cx[{}]", Body::UReg { n: ureg })?,
         MemSpace::Named { name } => f.write_str(name.prefix())?,
     }
+    let named = matches!(space, MemSpace::Named { .. });
     let mut parts: Vec<String> = vec![];
     if let Some(n) = reg {
         let mut r = Body::Reg { n }.to_string();
-        for s in suffixes {
+        for s in suffixes.iter().filter(|_| !named) {
             r = format!("{r}.{s}");
         }
         parts.push(r);
     }
     parts.extend(ureg.map(|n| Body::UReg { n }.to_string()));
     parts.extend(imm.map(hex_signed));
-    write!(f, "[{}]", parts.join("+"))
+    write!(f, "[{}]", parts.join("+"))?;
+    // A descriptor's suffixes follow its brackets (`gdesc[UR12].B_KEEP`).
+    if named {
+        for s in suffixes {
+            write!(f, ".{s}")?;
+        }
+    }
+    Ok(())
 }
 
 pub fn hex_signed(v: i64) -> String {
@@ -504,7 +512,9 @@ pub fn parse_operand(t: &str) -> Result<Operand, String> {
     let parsed = parse_body(core);
     // A bracketed text that is no memory operand stays verbatim (`Body::Other`).
     let bare = tail.is_empty() && after.is_empty();
-    let mem = if matches!(parsed, Some(Body::Other { .. }) | None) && core.contains('[') && bare { parse_mem(core).ok() } else { None };
+    let mem = if matches!(parsed, Some(Body::Other { .. }) | None) && core.contains('[') { parse_mem(core).ok() } else { None };
+    // Only a descriptor carries suffixes after its brackets (`gdesc[UR12].B_KEEP`).
+    let mem = mem.filter(|(b, _)| bare || matches!(b, Body::Mem { space: MemSpace::Named { .. }, .. }));
     let (body, suffixes) = match mem {
         Some(m) => m,
         None => (parsed.ok_or_else(|| format!("cannot read operand '{t}'"))?, vec![]),
@@ -843,6 +853,37 @@ mod tests {
         ] {
             rt(s);
         }
+    }
+
+    /// nvdisasm 13.5's descriptor operands and targets joined to their register (SM90 and
+    /// SM100 census texts), read and printed back byte for byte.
+    #[test]
+    fn descriptors_and_joined_targets_roundtrip() {
+        for s in [
+            "@UP4 UTMALDG.1D [UR57], [UR46], desc[UR39];",
+            "UTMASTG.1D [UR12], [URZ], desc[UR0];",
+            "LDTM.16dp256bit.x4 R0, tmem[UR12+-0x1f000000];",
+            "UTCQMMA tmem[UR38].A_KEEP, gdesc[UR12].B_KEEP.BUFFER1, tmem[UR4], tmem[UR0], idesc[UR1], UR0, !UP0;",
+            "@P0 HGMMA.64x8x16.F16 R0, gdesc[UR0], R0, gsb0;",
+            "@P0 CALL.REL P0, R0 0x3440;",
+            "RET.ABS.NODEC !PT, UR0 -0x1000000000000 ;",
+            "LDG.E.128 R12, desc[UR4][R12.64] ;",
+        ] {
+            rt(s);
+        }
+        let d = parse_instruction("UTMALDG.1D [UR57], [UR46], desc[UR39];").unwrap();
+        let named = |name| MemSpace::Named { name };
+        assert_eq!(d.operands[2].body, Body::Mem { space: named(Descriptor::Desc), reg: None, ureg: Some(39), imm: None });
+        let t = parse_instruction("UTCQMMA tmem[UR38+0x10].A_KEEP, gdesc[UR12];").unwrap();
+        assert_eq!(t.operands[0].body, Body::Mem { space: named(Descriptor::Tmem), reg: None, ureg: Some(38), imm: Some(0x10) });
+        assert_eq!(t.operands[0].suffixes, ["A_KEEP"]);
+        // Suffixes after the brackets belong to descriptors only.
+        assert_eq!(parse_instruction("LDS R0, [R0].X;").unwrap().operands[1].body, Body::Other { text: "[R0]".into() });
+        let c = parse_instruction("@P0 CALL.REL P0, R0 0x3440;").unwrap();
+        assert_eq!(c.operands.iter().map(|o| o.joined).collect::<Vec<_>>(), [false, false, true]);
+        assert_eq!((&c.operands[1].body, &c.operands[2].body), (&Body::Reg { n: 0 }, &Body::Imm { value: 0x3440 }));
+        // Two things that are not both operands stay an error.
+        assert!(parse_instruction("CALL.REL P0, R0 |x;").is_err());
     }
 
     #[test]

@@ -374,8 +374,9 @@ fn mem_operand(v: &Variant, o: &OperandSpec, m: MemShape, values: &Values) -> Op
     if super::conventions::mem_offset_unsigned(m.space, reg.is_some(), ur.is_some()) {
         imm = imm.map(|x| x & imm_mask);
     }
-    if reg.is_none() {
-        // Suffixes belong to the register; with none printed there is none to carry them.
+    if reg.is_none() && !matches!(m.space, MemSpaceKind::Named(_)) {
+        // Suffixes belong to the register (a descriptor's follow its brackets); with none
+        // printed there is none to carry them.
         op.suffixes.clear();
     }
     op.body = Body::mem(space, reg, ur, imm);

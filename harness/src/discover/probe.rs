@@ -445,6 +445,24 @@ mod tests {
     }
 
     #[test]
+    fn names_special_registers_and_joined_targets() {
+        let t = seed("@P0 TXQ R0, R0, R0, TEX_HEADER_DIMENSION, 0x0, 0x0, 0x0;");
+        assert_eq!(t.kinds[3], OperandKind::Name);
+        // A name's change is its table's (a suffix), not a value.
+        assert_eq!(t.classify(Some("@P0 TXQ R0, R0, R0, TEX_HEADER_SAMPLER_POS, 0x0, 0x0, 0x0;")), Effect::Suffix { operand: 3 });
+        assert_eq!(t.values(3, &t.inst.operands[3], ""), vec![]);
+        for (text, k) in [("@P0 FSWZADD R0, R0, R0, PPPPPPPP;", 3), ("@P0 BMOV.32 B0, ???0;", 1), ("@P0 TEX.EF P0, R0, R0, R0, R0, 0x0, 0x0, 1D, 0x0;", 7)] {
+            assert_eq!(seed(text).kinds[k], OperandKind::Name, "{text}");
+        }
+        assert_eq!(seed("@P0 S2R R0, SR_TID.X;").kinds[1], OperandKind::Special);
+        // A name turning into a register is another form.
+        let o = seed("@P0 OUT.CUT R0, R0, ???0;");
+        assert_eq!(o.classify(Some("@P0 OUT.CUT R0, R0, RZ;")), Effect::Fixed(Fixed::Other));
+        assert_eq!(raw_operands("@P0 CALL.REL P0, R0 0x3440;"), ["P0", "R0", "0x3440"]);
+        assert_eq!(raw_operands("@P0 HADD2 R0, R0, c[0x0] [0x4];"), ["R0", "R0", "c[0x0] [0x4]"]);
+    }
+
+    #[test]
     fn uniform_zero_and_floats() {
         let s = Seed::new(Arch(100), "@P0 FFMA R0, R0, UR0, R0;").unwrap();
         assert_eq!(s.classify(Some("@P0 FFMA R0, R0, UR128, R0;")), Effect::Value { operand: 2, sub: 0, weight: Some(7) });

@@ -593,6 +593,10 @@ mod tests {
             "[uI]",
             "[UR]",
             "desc[UR][R]",
+            "desc[UR]",
+            "gdesc[UR]",
+            "idesc[UR]",
+            "tmem[UR+I]",
         ] {
             let m = MemShape::parse(t).unwrap_or_else(|e| panic!("{t}: {e}"));
             assert_eq!(m.token(), t);
@@ -602,6 +606,10 @@ mod tests {
         assert_eq!(m.slot_roles(), [MemSlot::Space, MemSlot::Reg, MemSlot::UReg, MemSlot::Imm]);
         assert_eq!((m.reg_suffix, m.imm), (Some("64"), MemImm::Signed));
         assert_eq!(OperandKind::Mem(m).key_token(), "M_desc_UR_R_64_UR_I");
+        // A descriptor alone has no page operand of its own, `desc[UR][…]`'s space has one.
+        let d = MemShape::parse("desc[UR]").unwrap();
+        assert_eq!((d.space, d.slot_roles()), (MemSpaceKind::Named(crate::sass::Descriptor::Desc), vec![MemSlot::UReg]));
+        assert_eq!(OperandKind::Mem(MemShape::parse("tmem[UR+I]").unwrap()).key_token(), "M_tmem_UR_I");
         // `sI` is read anywhere, and written only where `I` would read as the constant kind.
         assert_eq!(MemShape::parse("[R+sI]").unwrap().token(), "[R+I]");
     }
@@ -617,7 +625,7 @@ mod tests {
             ("[]", "has no component"),
             ("x[R]", "does not start with"),
             ("[R", "expected one '[…]'"),
-            ("desc[UR]", "does not start with"),
+            ("xdesc[UR]", "does not start with"),
             ("c[I][[R]]", "expected one '[…]'"),
         ] {
             let e = MemShape::parse(t).unwrap_err();
