@@ -241,8 +241,9 @@ fn suffix_table(s: &Seed, i: usize, texts: &[Option<String>]) -> Result<Table, S
             && inst.modifiers == s.inst.modifiers
             && inst.operands.len() == s.inst.operands.len()
             && inst.operands.iter().zip(&s.inst.operands).enumerate().all(|(j, (a, b))| if j == i { bare(a) == bare(b) } else { a == b });
-        // A name stays a name of the same kind (OUT.CUT's `???0` turns into `RZ` at 255).
-        let kind_kept = !special || inst.operands.get(i).and_then(super::probe::kind_of) == Some(s.kinds[i]);
+        // A name stays a name (OUT.CUT's `???0` turns into `RZ` at 255); a special
+        // register's table also holds names without `SR` (`SM_SHADER_TYPE`).
+        let kind_kept = !special || inst.operands.get(i).and_then(super::probe::kind_of).is_some_and(OperandKind::is_named);
         if !same || !kind_kept {
             return Err(format!("operand {i}'s suffix value {v} prints '{t}': more than the suffix changes"));
         }
