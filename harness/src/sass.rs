@@ -83,6 +83,35 @@ pub enum MemSpace {
     Const { bank: u32 },
     /// `cx[URn][…]`.
     ConstX { ureg: u16 },
+    /// A descriptor or tensor-memory operand whose brackets are its components:
+    /// `desc[UR7]`, `gdesc[UR0]`, `idesc[UR1]`, `tmem[UR12+-0x1f000000]`.
+    Named { name: Descriptor },
+}
+
+/// The name before a descriptor operand's brackets ([`MemSpace::Named`]).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Descriptor {
+    /// `desc[UR7]` alone (UTMALDG, UBLKCP): a descriptor, not `desc[UR][…]`'s prefix.
+    Desc,
+    /// `gdesc[UR0]`: a matrix descriptor (HGMMA, UTCHMMA).
+    GDesc,
+    /// `idesc[UR1]`: an instruction descriptor (UTCHMMA).
+    IDesc,
+    /// `tmem[UR12+0x10]`: tensor memory (LDTM, STTM, UTC*).
+    Tmem,
+}
+
+impl Descriptor {
+    pub const ALL: [Descriptor; 4] = [Descriptor::Desc, Descriptor::GDesc, Descriptor::IDesc, Descriptor::Tmem];
+    pub fn prefix(self) -> &'static str {
+        match self {
+            Descriptor::Desc => "desc",
+            Descriptor::GDesc => "gdesc",
+            Descriptor::IDesc => "idesc",
+            Descriptor::Tmem => "tmem",
+        }
+    }
 }
 
 /// A memory operand's space and printed components: register, uniform register, immediate.
@@ -129,11 +158,15 @@ pub struct Operand {
     /// Selectors and modifiers after the operand (`B3210`, `H1`), `reuse` excluded.
     pub suffixes: Vec<String>,
     pub reuse: bool,
+    /// Printed after the operand before it with a space, not a comma: a call's or return's
+    /// target after its register, `CALL.REL P0, R0 0x3440`, `RET.REL P0, UR0 0x10`.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub joined: bool,
 }
 
 impl Operand {
     pub fn new(body: Body) -> Operand {
-        Operand { neg: false, abs: false, not: false, body, suffixes: vec![], reuse: false }
+        Operand { neg: false, abs: false, not: false, body, suffixes: vec![], reuse: false, joined: false }
     }
 }
 
@@ -202,18 +235,27 @@ fn fmt_mem(f: &mut fmt::Formatter<'_>, body: &Body, suffixes: &[String]) -> fmt:
         MemSpace::Attr => f.write_str("a")?,
         MemSpace::Const { bank } => write!(f, "c[{bank:#x}]")?,
         MemSpace::ConstX { ureg } => write!(f, "cx[{}]", Body::UReg { n: ureg })?,
+        MemSpace::Named { name } => f.write_str(name.prefix())?,
     }
+    let named = matches!(space, MemSpace::Named { .. });
     let mut parts: Vec<String> = vec![];
     if let Some(n) = reg {
         let mut r = Body::Reg { n }.to_string();
-        for s in suffixes {
+        for s in suffixes.iter().filter(|_| !named) {
             r = format!("{r}.{s}");
         }
         parts.push(r);
     }
     parts.extend(ureg.map(|n| Body::UReg { n }.to_string()));
     parts.extend(imm.map(hex_signed));
-    write!(f, "[{}]", parts.join("+"))
+    write!(f, "[{}]", parts.join("+"))?;
+    // A descriptor's suffixes follow its brackets (`gdesc[UR12].B_KEEP`).
+    if named {
+        for s in suffixes {
+            write!(f, ".{s}")?;
+        }
+    }
+    Ok(())
 }
 
 pub fn hex_signed(v: i64) -> String {
@@ -284,7 +326,7 @@ impl fmt::Display for Instruction {
             write!(f, ".{m}")?;
         }
         for (i, o) in self.operands.iter().enumerate() {
-            f.write_str(if i == 0 { " " } else { ", " })?;
+            f.write_str(if i == 0 || o.joined { " " } else { ", " })?;
             match o.body {
                 Body::Const { .. } | Body::ConstX { .. } if self.const_spaced => f.write_str(&self.operand_text(o).replacen("][", "] [", 1))?,
                 _ => f.write_str(&self.operand_text(o))?,
@@ -382,11 +424,23 @@ pub fn parse_instruction(text: &str) -> Result<Instruction, ParseError> {
             const_spaced |= spaced;
             suffix_after_abs |= t.rsplit_once('|').is_some_and(|(_, after)| after.starts_with('.') && after != ".reuse");
             let t = if spaced { std::borrow::Cow::Owned(t.replacen("] [", "][", 1)) } else { std::borrow::Cow::Borrowed(t) };
-            operands.push(parse_operand(&t).map_err(|m| perr(at, m))?);
+            match joined_pair(&t) {
+                Some((first, second)) => operands.extend([first, second]),
+                None => operands.push(parse_operand(&t).map_err(|m| perr(at, m))?),
+            }
             c += piece.len() + 1;
         }
     }
     Ok(Instruction { pred, mnemonic, modifiers, operands, terminator, const_spaced, suffix_after_abs })
+}
+
+/// Two operands printed with a space between them and no comma (`R0 0x3440`, see
+/// [`Operand::joined`]), each readable alone; `None` for anything else.
+fn joined_pair(t: &str) -> Option<(Operand, Operand)> {
+    let (a, b) = t.split_once(' ')?;
+    let first = parse_operand(a).ok()?;
+    let second = Operand { joined: true, ..parse_operand(b.trim_start()).ok()? };
+    Some((first, second))
 }
 
 /// Splits on commas outside brackets.
@@ -458,12 +512,14 @@ pub fn parse_operand(t: &str) -> Result<Operand, String> {
     let parsed = parse_body(core);
     // A bracketed text that is no memory operand stays verbatim (`Body::Other`).
     let bare = tail.is_empty() && after.is_empty();
-    let mem = if matches!(parsed, Some(Body::Other { .. }) | None) && core.contains('[') && bare { parse_mem(core).ok() } else { None };
+    let mem = if matches!(parsed, Some(Body::Other { .. }) | None) && core.contains('[') { parse_mem(core).ok() } else { None };
+    // Only a descriptor carries suffixes after its brackets (`gdesc[UR12].B_KEEP`).
+    let mem = mem.filter(|(b, _)| bare || matches!(b, Body::Mem { space: MemSpace::Named { .. }, .. }));
     let (body, suffixes) = match mem {
         Some(m) => m,
         None => (parsed.ok_or_else(|| format!("cannot read operand '{t}'"))?, vec![]),
     };
-    let mut op = Operand { neg, abs, not, body, suffixes, reuse: false };
+    let mut op = Operand { neg, abs, not, body, suffixes, reuse: false, joined: false };
     // A non-empty `tail` starts with '.', and `after` is empty or `.reuse` when it is not:
     // reading them in turn is reading them joined.
     read_suffixes(tail, t, &mut op)?;
@@ -541,9 +597,13 @@ fn mem_space(s: &str) -> Result<(MemSpace, &str), String> {
         let n = parse_reg_num(&u, "UR", "URZ", URZ).ok_or_else(|| format!("expected a uniform register in '{what}[{u}]'"))?;
         Ok((n, used))
     };
-    if let Some(r) = s.strip_prefix("desc") {
+    // `desc[UR4][R2]` has a descriptor space; `desc[UR7]` alone is a descriptor.
+    if let Some(r) = s.strip_prefix("desc").filter(|r| r.find(']').is_some_and(|e| r[e + 1..].starts_with('['))) {
         let (ureg, used) = ureg_in(r, "desc")?;
         return Ok((MemSpace::Desc { ureg }, &r[used..]));
+    }
+    if let Some((name, r)) = Descriptor::ALL.iter().find_map(|d| s.strip_prefix(d.prefix()).filter(|r| r.starts_with('[')).map(|r| (*d, r))) {
+        return Ok((MemSpace::Named { name }, r));
     }
     if let Some(r) = s.strip_prefix("cx") {
         let (ureg, used) = ureg_in(r, "cx")?;
@@ -560,7 +620,7 @@ fn mem_space(s: &str) -> Result<(MemSpace, &str), String> {
     if s.starts_with('[') {
         return Ok((MemSpace::Plain, s));
     }
-    Err(format!("'{s}' does not start with '[', 'desc[', 'a[', 'c[' or 'cx['"))
+    Err(format!("'{s}' does not start with '[', 'desc[', 'gdesc[', 'idesc[', 'tmem[', 'a[', 'c[' or 'cx['"))
 }
 
 fn split_suffixes(s: &str) -> (&str, &str) {
@@ -793,6 +853,37 @@ mod tests {
         ] {
             rt(s);
         }
+    }
+
+    /// nvdisasm 13.5's descriptor operands and targets joined to their register (SM90 and
+    /// SM100 census texts), read and printed back byte for byte.
+    #[test]
+    fn descriptors_and_joined_targets_roundtrip() {
+        for s in [
+            "@UP4 UTMALDG.1D [UR57], [UR46], desc[UR39];",
+            "UTMASTG.1D [UR12], [URZ], desc[UR0];",
+            "LDTM.16dp256bit.x4 R0, tmem[UR12+-0x1f000000];",
+            "UTCQMMA tmem[UR38].A_KEEP, gdesc[UR12].B_KEEP.BUFFER1, tmem[UR4], tmem[UR0], idesc[UR1], UR0, !UP0;",
+            "@P0 HGMMA.64x8x16.F16 R0, gdesc[UR0], R0, gsb0;",
+            "@P0 CALL.REL P0, R0 0x3440;",
+            "RET.ABS.NODEC !PT, UR0 -0x1000000000000 ;",
+            "LDG.E.128 R12, desc[UR4][R12.64] ;",
+        ] {
+            rt(s);
+        }
+        let d = parse_instruction("UTMALDG.1D [UR57], [UR46], desc[UR39];").unwrap();
+        let named = |name| MemSpace::Named { name };
+        assert_eq!(d.operands[2].body, Body::Mem { space: named(Descriptor::Desc), reg: None, ureg: Some(39), imm: None });
+        let t = parse_instruction("UTCQMMA tmem[UR38+0x10].A_KEEP, gdesc[UR12];").unwrap();
+        assert_eq!(t.operands[0].body, Body::Mem { space: named(Descriptor::Tmem), reg: None, ureg: Some(38), imm: Some(0x10) });
+        assert_eq!(t.operands[0].suffixes, ["A_KEEP"]);
+        // Suffixes after the brackets belong to descriptors only.
+        assert_eq!(parse_instruction("LDS R0, [R0].X;").unwrap().operands[1].body, Body::Other { text: "[R0]".into() });
+        let c = parse_instruction("@P0 CALL.REL P0, R0 0x3440;").unwrap();
+        assert_eq!(c.operands.iter().map(|o| o.joined).collect::<Vec<_>>(), [false, false, true]);
+        assert_eq!((&c.operands[1].body, &c.operands[2].body), (&Body::Reg { n: 0 }, &Body::Imm { value: 0x3440 }));
+        // Two things that are not both operands stay an error.
+        assert!(parse_instruction("CALL.REL P0, R0 |x;").is_err());
     }
 
     #[test]

@@ -177,7 +177,7 @@ fn kind_code(kind: OperandKind) -> u64 {
         // A branch target prints as an immediate, a special register as a name.
         OperandKind::Target(_) => 3,
         OperandKind::Barrier => 9,
-        OperandKind::Special => 15,
+        OperandKind::Special | OperandKind::Name => 15,
         OperandKind::Mem(_) => 10,
     }
 }
@@ -429,9 +429,15 @@ fn fixed_suffix(spec: &OperandSpec, suffixes: &[String]) -> Result<usize, String
 /// A special register: its name (body and suffixes) is a row of the operand's table.
 fn fill_special(v: &Variant, k: usize, o: &sass::Operand, spec: &OperandSpec, values: &mut Values) -> Result<(), String> {
     let name = sass::Operand { reuse: false, ..o.clone() }.to_string();
-    let f = *spec.suffix_fields.first().ok_or_else(|| format!("operand {k}: a special register without a name table"))?;
+    let Some(&f) = spec.suffix_fields.first() else {
+        // No table: the one name the form prints.
+        return match &spec.fixed_name {
+            Some(n) if *n == name => Ok(()),
+            n => Err(format!("operand {k}: '{name}' is not this form's name '{}'", n.as_deref().unwrap_or(""))),
+        };
+    };
     let row = v.field_table(f).and_then(|t| t.rows.iter().find(|r| r.name == name));
-    let row = row.ok_or_else(|| format!("operand {k}: '{name}' is not a special register of this form"))?;
+    let row = row.ok_or_else(|| format!("operand {k}: '{name}' is not a name of this form's table"))?;
     values.set(f, row.value);
     Ok(())
 }
@@ -498,7 +504,7 @@ impl<'s> Form<'s> {
                 let (sfx_tokens, after) = rest.split_at(o.suffixes.len());
                 rest = after;
                 // A special register's suffix is part of its name (see `fill_special`).
-                spec.kind == OperandKind::Special || fixed_suffix(spec, &o.suffixes).is_ok_and(|n| sfx.may_read(&sfx_tokens[n..]))
+                spec.kind.is_named() || fixed_suffix(spec, &o.suffixes).is_ok_and(|n| sfx.may_read(&sfx_tokens[n..]))
             })
     }
 
@@ -527,7 +533,7 @@ impl<'s> Form<'s> {
         for (k, ((o, spec), sfx)) in inst.operands.iter().zip(&v.operands).zip(&self.suffixes).enumerate() {
             let (ids, after) = rest.split_at(o.suffixes.len());
             rest = after;
-            if spec.kind == OperandKind::Special {
+            if spec.kind.is_named() {
                 fill_special(v, k, o, spec, values)?;
                 continue;
             }
@@ -587,7 +593,7 @@ fn operand_may_fit(o: &sass::Operand, spec: &OperandSpec) -> bool {
             | (OperandKind::UPred, Body::UPred { .. })
             | (OperandKind::Target(_), Body::Imm { .. })
             | (OperandKind::Barrier, Body::Barrier { .. })
-            | (OperandKind::Special, Body::Other { .. })
+            | (OperandKind::Special | OperandKind::Name, Body::Other { .. })
     ) || matches!(spec.kind, OperandKind::Mem(_)) && o.body.as_mem().is_some();
     kind_ok && (!o.abs || spec.abs_field.is_some()) && (!o.neg || spec.neg_field.is_some()) && (!o.not || spec.not_field.is_some())
 }
@@ -712,6 +718,7 @@ impl OperandFill<'_> {
             (MemSpaceKind::Plain, MemSpace::Plain) | (MemSpaceKind::Attr, MemSpace::Attr) => 0,
             (MemSpaceKind::Desc, MemSpace::Desc { ureg }) | (MemSpaceKind::ConstX, MemSpace::ConstX { ureg }) => ureg_index(v, ureg),
             (MemSpaceKind::Const, MemSpace::Const { bank }) => bank as u64,
+            (MemSpaceKind::Named(a), MemSpace::Named { name }) if a == name => 0,
             _ => return Err(format!("operand {k}: expected {}, found '{body}'", m.token())),
         };
         let lacks = |what: &str| Err(format!("operand {k}: the form {} has no {what} for '{body}'", m.token()));

@@ -200,6 +200,9 @@ pub fn print_with(v: &Variant, values: &Values, learned: Option<(&FormConvention
     let mut modifiers = modifiers(v, values, learned.map(|l| l.0));
     let signed_imm = learned.is_some_and(|(c, _)| signed_imm(v, values, c));
     let mut operands: Vec<Operand> = v.operands.iter().map(|o| operand(v, o, values, signed_imm)).collect();
+    for (op, spec) in operands.iter_mut().zip(&v.operands) {
+        op.joined = spec.joined;
+    }
     let mut terminator = v.terminator;
     if let Some((c, w)) = learned {
         let mask = c.reuse_mask(w);
@@ -306,8 +309,9 @@ fn operand(v: &Variant, o: &OperandSpec, values: &Values, signed_imm: bool) -> O
         OperandKind::Mem(m) => return mem_operand(v, o, m, values),
         OperandKind::Barrier => Body::Barrier { n: fv(0) as u8 },
         // The name is the row of the operand's table: body and suffixes as nvdisasm's text.
-        OperandKind::Special => {
-            let name = o.suffix_fields.first().map(|&s| row_tokens(v.field_table(s), val(s)).join(".")).unwrap_or_default();
+        OperandKind::Special | OperandKind::Name => {
+            let row = o.suffix_fields.first().map(|&s| row_tokens(v.field_table(s), val(s)).join("."));
+            let name = row.or_else(|| o.fixed_name.clone()).unwrap_or_default();
             return crate::sass::parse_operand(&name).unwrap_or_else(|_| Operand::new(Body::Other { text: name }));
         }
         OperandKind::Target(shift) => Body::Imm { value: target_at_zero(signed(fv(0), width(0)), shift) },
@@ -363,6 +367,7 @@ fn mem_operand(v: &Variant, o: &OperandSpec, m: MemShape, values: &Values) -> Op
         MemSpaceKind::Attr => MemSpace::Attr,
         MemSpaceKind::Const => MemSpace::Const { bank: space as u32 },
         MemSpaceKind::ConstX => MemSpace::ConstX { ureg: ureg(v, space) },
+        MemSpaceKind::Named(name) => MemSpace::Named { name },
     };
     let suffix = match (m.reg_suffix, op.suffixes.is_empty()) {
         (Some(_), _) => RegSuffix::Form,
@@ -373,9 +378,9 @@ fn mem_operand(v: &Variant, o: &OperandSpec, m: MemShape, values: &Values) -> Op
     if super::conventions::mem_offset_unsigned(m.space, reg.is_some(), ur.is_some()) {
         imm = imm.map(|x| x & imm_mask);
     }
-    if !super::conventions::mem_reg_suffixed(m.space, reg, suffix, ur.is_some()) {
-        // Suffixes belong to the register; with none printed, or RZ standing in for
-        // nothing, there is none to carry them.
+    if !matches!(m.space, MemSpaceKind::Named(_)) && !super::conventions::mem_reg_suffixed(m.space, reg, suffix, ur.is_some()) {
+        // Suffixes belong to the register (a descriptor's follow its brackets); with none
+        // printed, or RZ standing in for nothing, there is none to carry them.
         op.suffixes.clear();
     }
     op.body = Body::mem(space, reg, ur, imm);

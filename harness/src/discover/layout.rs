@@ -204,7 +204,7 @@ fn groups(o: &mut Oracle, s: &Seed, seed: Word, comps: Vec<Vec<u8>>, single: &BT
 
 /// The widest operand-suffix field enumerated (its table lists up to 2^N values).
 const MAX_SUFFIX_BITS: usize = 6;
-/// The widest special-register field enumerated (S2R's is 8 bits).
+/// The widest name field enumerated (S2R's special registers and FSWZADD's are 8 bits).
 const MAX_SPECIAL_BITS: usize = 8;
 
 /// Each operand's suffix bits as one operand-modifier field (plain `modi`, or `operand K
@@ -213,7 +213,7 @@ fn suffix_fields(o: &mut Oracle, s: &Seed, seed: Word, suffix: &BTreeMap<usize, 
     let sl = slots(s);
     let mut ops = vec![];
     for (&i, bits) in suffix {
-        if bits.len() > MAX_SUFFIX_BITS && !(s.kinds[i] == OperandKind::Special && bits.len() <= MAX_SPECIAL_BITS) {
+        if bits.len() > MAX_SUFFIX_BITS && !(s.kinds[i].is_named() && bits.len() <= MAX_SPECIAL_BITS) {
             notes.push(format!("operand {i}'s suffix bits {bits:?} are more than {MAX_SUFFIX_BITS}"));
         } else {
             ops.push((i, bits));
@@ -242,7 +242,7 @@ fn suffix_table(s: &Seed, i: usize, texts: &[Option<String>]) -> Result<Table, S
     for (v, t) in texts.iter().enumerate() {
         let Some(t) = t.as_deref().filter(|t| !t.is_empty()) else { continue };
         let inst = sass::parse_instruction(t).map_err(|e| format!("operand {i}'s suffix value {v} prints '{t}' ({e})"))?;
-        let special = s.kinds[i] == OperandKind::Special;
+        let special = s.kinds[i].is_named();
         let bare = |x: &sass::Operand| sass::Operand {
             suffixes: vec![],
             body: if special { sass::Body::Other { text: String::new() } } else { x.body.clone() },
@@ -253,7 +253,10 @@ fn suffix_table(s: &Seed, i: usize, texts: &[Option<String>]) -> Result<Table, S
             && inst.modifiers == s.inst.modifiers
             && inst.operands.len() == s.inst.operands.len()
             && inst.operands.iter().zip(&s.inst.operands).enumerate().all(|(j, (a, b))| if j == i { bare(a) == bare(b) } else { a == b });
-        if !same {
+        // A name stays a name (OUT.CUT's `???0` turns into `RZ` at 255); a special
+        // register's table also holds names without `SR` (`SM_SHADER_TYPE`).
+        let kind_kept = !special || inst.operands.get(i).and_then(super::probe::kind_of).is_some_and(OperandKind::is_named);
+        if !same || !kind_kept {
             return Err(format!("operand {i}'s suffix value {v} prints '{t}': more than the suffix changes"));
         }
         let sfx = super::probe::suffix_tokens(s.kinds[i], &inst.operands[i]);
@@ -388,18 +391,32 @@ pub fn with_pt(s: &Seed, d: &Discovered, w: Word, text: &str) -> String {
         return text.to_string();
     }
     let end = text.trim_end().trim_end_matches(';').trim_end().len();
-    let ops = raw.join(", ");
+    // Each operand with the separator before it: `, `, or a space for one joined to the
+    // operand before it (`R0 0x10`).
+    let joined: Vec<bool> = sass::parse_instruction(text).map(|i| i.operands.iter().map(|o| o.joined).collect()).unwrap_or_default();
+    let ops = join_operands(raw.iter().zip(joined.iter().chain(std::iter::repeat(&false))).map(|(r, &j)| (r.clone(), j)));
     let Some(head) = text[..end].strip_suffix(ops.as_str()) else { return text.to_string() };
     // Without operands left, the mnemonic still wants its space.
     let head = if ops.is_empty() { format!("{head} ") } else { head.to_string() };
-    let mut given = raw.into_iter();
-    let all: Vec<String> = (0..s.kinds.len())
-        .map(|k| match left_out.iter().find(|(j, _)| *j == k) {
-            Some((_, t)) => t.clone(),
-            None => given.next().unwrap_or_default(),
-        })
-        .collect();
-    format!("{head}{}{}", all.join(", "), &text[end..])
+    let mut given = raw.into_iter().zip(joined.into_iter().chain(std::iter::repeat(false)));
+    let all = (0..s.kinds.len()).map(|k| match left_out.iter().find(|(j, _)| *j == k) {
+        Some((_, t)) => (t.clone(), false),
+        None => given.next().unwrap_or_default(),
+    });
+    format!("{head}{}{}", join_operands(all), &text[end..])
+}
+
+/// Operand texts joined as nvdisasm prints them: `, ` between them, a space before one
+/// joined to the operand before it.
+fn join_operands(ops: impl Iterator<Item = (String, bool)>) -> String {
+    let mut out = String::new();
+    for (k, (t, joined)) in ops.enumerate() {
+        if k > 0 {
+            out.push_str(if joined { " " } else { ", " });
+        }
+        out.push_str(&t);
+    }
+    out
 }
 
 /// Does page operand `po` print the suffixes its table's row `v` names in `text`? A note

@@ -303,8 +303,11 @@ pub fn discover(src: &dyn Source, arch: Arch, seed: Word) -> Result<Discovered, 
 /// The distilled line's modifiers that the zero word with every integer immediate at an
 /// ordinary value (3: neither 0, 1 nor a power of two) does not print.
 fn value_aliases(o: &mut Oracle, d: &Discovered) -> Result<Vec<String>, DiscoverError> {
-    let imms: Vec<&Field> =
-        d.fields.iter().filter(|f| matches!(f.kind, FieldKind::Operand(k) if matches!(d.kinds.get(k), Some(OperandKind::Imm(_)))) && f.bits.len() >= 2).collect();
+    let imms: Vec<&Field> = d
+        .fields
+        .iter()
+        .filter(|f| matches!(f.kind, FieldKind::Operand(k) if matches!(d.kinds.get(k), Some(OperandKind::Imm(_)))) && f.bits.len() >= 2)
+        .collect();
     if imms.is_empty() {
         return Ok(vec![]);
     }

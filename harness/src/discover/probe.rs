@@ -63,7 +63,7 @@ pub enum Effect {
 /// register its whole name (`SR_TID.X`).
 pub fn suffix_tokens(kind: OperandKind, o: &Operand) -> Vec<String> {
     match (kind, &o.body) {
-        (OperandKind::Special, Body::Other { text }) => std::iter::once(text.clone()).chain(o.suffixes.iter().cloned()).collect(),
+        (k, Body::Other { text }) if k.is_named() => std::iter::once(text.clone()).chain(o.suffixes.iter().cloned()).collect(),
         _ => o.suffixes.clone(),
     }
 }
@@ -71,6 +71,13 @@ pub fn suffix_tokens(kind: OperandKind, o: &Operand) -> Vec<String> {
 /// `SR_TID`, `SRZ`, and the unnamed ones nvdisasm numbers (`SR254`).
 fn is_special_register(text: &str) -> bool {
     text.starts_with("SR_") || text == "SRZ" || text.strip_prefix("SR").is_some_and(|d| !d.is_empty() && d.bytes().all(|c| c.is_ascii_digit()))
+}
+
+/// A name nvdisasm prints from an operand's table (`1D`, `COMP_STATUS`, `INVALID0`, `???3`,
+/// `Rpc`): letters, digits, `_` and `?`, not a number, register or memory operand (those
+/// parse to other bodies first).
+fn is_name(text: &str) -> bool {
+    !text.is_empty() && text.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_' || c == b'?')
 }
 
 /// The operand kind a printed operand has, as the page's form line writes it.
@@ -86,6 +93,7 @@ pub fn kind_of(o: &Operand) -> Option<OperandKind> {
         Body::UPred { .. } => Some(OperandKind::UPred),
         Body::Barrier { .. } => Some(OperandKind::Barrier),
         Body::Other { ref text } if is_special_register(text) => Some(OperandKind::Special),
+        Body::Other { ref text } if is_name(text) => Some(OperandKind::Name),
         Body::Mem { .. } => o.body.as_mem().map(|(space, reg, ureg, imm)| OperandKind::Mem(printed_shape(space, reg, &o.suffixes, ureg, imm))),
         _ => None,
     }
@@ -110,6 +118,7 @@ fn space_kind(s: MemSpace) -> MemSpaceKind {
         MemSpace::Attr => MemSpaceKind::Attr,
         MemSpace::Const { .. } => MemSpaceKind::Const,
         MemSpace::ConstX { .. } => MemSpaceKind::ConstX,
+        MemSpace::Named { name } => MemSpaceKind::Named(name),
     }
 }
 
@@ -183,7 +192,7 @@ impl Seed {
         let space = match space {
             MemSpace::Desc { ureg } | MemSpace::ConstX { ureg } => ur(ureg),
             MemSpace::Const { bank } => bank as i128,
-            MemSpace::Plain | MemSpace::Attr => 0,
+            MemSpace::Plain | MemSpace::Attr | MemSpace::Named { .. } => 0,
         };
         m.slot_roles()
             .into_iter()
@@ -210,7 +219,7 @@ impl Seed {
     /// The sub-values of a printed operand, in field units (offsets in 4-byte units).
     pub fn values(&self, k: usize, o: &Operand, raw: &str) -> Vec<Option<i128>> {
         let ureg = |n: u16| if raw.contains("URZ") { self.urz() } else { n as i128 };
-        if self.kinds.get(k) == Some(&OperandKind::Special) {
+        if self.kinds.get(k).is_some_and(|k| k.is_named()) {
             return vec![]; // a name, not a number: its bits are a table's (see `suffix_tokens`)
         }
         if let (Some(OperandKind::Target(shift)), Body::Imm { value }) = (self.kinds.get(k), &o.body) {
@@ -449,7 +458,14 @@ pub fn raw_operands(text: &str) -> Vec<String> {
     if !cur.trim().is_empty() {
         out.push(cur.trim().to_string());
     }
-    out
+    // `R0 0x3440`: two operands, the second joined to the first (`sass::Operand::joined`);
+    // `c[0x0] [0x4]` is one.
+    out.into_iter()
+        .flat_map(|p| match p.split_once(' ') {
+            Some((a, b)) if !p.contains("] [") => vec![a.to_string(), b.trim_start().to_string()],
+            _ => vec![p],
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -555,6 +571,24 @@ mod tests {
         let e = h.classify_all(&[Some("@P0 FRND.F16 R0, +QNAN ;"), Some("@P0 FRND.F16 R0, 58496;")]);
         assert_eq!(h.float, FloatFormat::Half);
         assert_eq!(e, [10, 0].map(|w| Effect::Value { operand: 1, sub: 0, weight: Some(w) }));
+    }
+
+    #[test]
+    fn names_special_registers_and_joined_targets() {
+        let t = seed("@P0 TXQ R0, R0, R0, TEX_HEADER_DIMENSION, 0x0, 0x0, 0x0;");
+        assert_eq!(t.kinds[3], OperandKind::Name);
+        // A name's change is its table's (a suffix), not a value.
+        assert_eq!(t.classify(Some("@P0 TXQ R0, R0, R0, TEX_HEADER_SAMPLER_POS, 0x0, 0x0, 0x0;")), Effect::Suffix { operand: 3 });
+        assert_eq!(t.values(3, &t.inst.operands[3], ""), vec![]);
+        for (text, k) in [("@P0 FSWZADD R0, R0, R0, PPPPPPPP;", 3), ("@P0 BMOV.32 B0, ???0;", 1), ("@P0 TEX.EF P0, R0, R0, R0, R0, 0x0, 0x0, 1D, 0x0;", 7)] {
+            assert_eq!(seed(text).kinds[k], OperandKind::Name, "{text}");
+        }
+        assert_eq!(seed("@P0 S2R R0, SR_TID.X;").kinds[1], OperandKind::Special);
+        // A name turning into a register is another form.
+        let o = seed("@P0 OUT.CUT R0, R0, ???0;");
+        assert_eq!(o.classify(Some("@P0 OUT.CUT R0, R0, RZ;")), Effect::Fixed(Fixed::Other));
+        assert_eq!(raw_operands("@P0 CALL.REL P0, R0 0x3440;"), ["P0", "R0", "0x3440"]);
+        assert_eq!(raw_operands("@P0 HADD2 R0, R0, c[0x0] [0x4];"), ["R0", "R0", "c[0x0] [0x4]"]);
     }
 
     #[test]

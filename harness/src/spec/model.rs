@@ -37,6 +37,9 @@ pub enum MemSpaceKind {
     Const,
     /// `cx[UR][…]`: one page operand, the bank's uniform register.
     ConstX,
+    /// `gdesc[…]`, `idesc[…]`, `tmem[…]`, `desc[…]` alone: a descriptor whose brackets are
+    /// its components (no page operand of its own).
+    Named(crate::sass::Descriptor),
 }
 
 /// How an immediate field's value becomes the printed number: `offset + (field << shift)`.
@@ -173,6 +176,7 @@ impl MemShape {
             MemSpaceKind::Attr => "a",
             MemSpaceKind::Const => "c[I]",
             MemSpaceKind::ConstX => "cx[UR]",
+            MemSpaceKind::Named(d) => d.prefix(),
         };
         let mut parts = vec![];
         if self.reg {
@@ -196,16 +200,16 @@ impl MemShape {
 
     /// Reads a form token; the message says what is wrong with a malformed one.
     pub fn parse(t: &str) -> Result<MemShape, String> {
-        let (space, rest) = [
-            ("desc[UR]", MemSpaceKind::Desc),
-            ("cx[UR]", MemSpaceKind::ConstX),
-            ("c[I]", MemSpaceKind::Const),
-            ("a", MemSpaceKind::Attr),
-            ("", MemSpaceKind::Plain),
-        ]
-        .into_iter()
-        .find_map(|(p, k)| t.strip_prefix(p).filter(|r| r.starts_with('[')).map(|r| (k, r)))
-        .ok_or_else(|| format!("memory operand '{t}' does not start with '[', 'desc[UR][', 'a[', 'c[I][' or 'cx[UR]['"))?;
+        let named = crate::sass::Descriptor::ALL.map(|d| (d.prefix(), MemSpaceKind::Named(d)));
+        // `desc[UR][…]` before `desc[…]` alone.
+        let (space, rest) = [("desc[UR]", MemSpaceKind::Desc), ("cx[UR]", MemSpaceKind::ConstX), ("c[I]", MemSpaceKind::Const), ("a", MemSpaceKind::Attr)]
+            .into_iter()
+            .chain(named)
+            .chain([("", MemSpaceKind::Plain)])
+            .find_map(|(p, k)| t.strip_prefix(p).filter(|r| r.starts_with('[')).map(|r| (k, r)))
+            .ok_or_else(|| {
+                format!("memory operand '{t}' does not start with '[', 'desc[UR][', 'a[', 'c[I][', 'cx[UR][', 'desc[', 'gdesc[', 'idesc[' or 'tmem['")
+            })?;
         let inner = rest.strip_prefix('[').and_then(|r| r.strip_suffix(']')).filter(|i| !i.contains(['[', ']']));
         let inner = inner.ok_or_else(|| format!("memory operand '{t}': expected one '[…]' of components after the space"))?;
         let mut shape = MemShape { space, reg: false, reg_suffix: None, ureg: false, imm: MemImm::Absent, imm_shift: 0 };
@@ -317,6 +321,12 @@ pub enum OperandKind {
     /// `SR`: a special register (`SR_TID.X`, `SR_LANEID`, `SRZ`): a name, not a number. Its
     /// bits are a plain `modi` span whose "Operand K Modifiers" table lists the names.
     Special,
+    /// `N`: any other name printed from a table, as special registers are (`1D`, `ARRAY_CUBE`
+    /// for a texture's shape, `COMP_STATUS`, `PPPPPPPP`, `SB0`, and the `INVALIDn`/`???n`
+    /// nvdisasm prints for undefined rows): a plain `modi` span whose "Operand K Modifiers"
+    /// table lists the names; without one, the name is fixed and the distilled line's
+    /// (`PR` in `P2R R0, PR, R0, R0`).
+    Name,
     /// A memory operand: `[R+UR+I]`, `desc[UR][R.64+I]`, `c[I][R+I]`, … (see [`MemShape`]).
     Mem(MemShape),
 }
@@ -339,6 +349,7 @@ impl OperandKind {
             OperandKind::Target(s) => return format!("REL*{}", 1u64 << s).into(),
             OperandKind::Barrier => "B",
             OperandKind::Special => "SR",
+            OperandKind::Name => "N",
         })
     }
 
@@ -379,7 +390,7 @@ impl OperandKind {
         }
     }
     /// Every kind, in the order messages list the form tokens.
-    pub const ALL: [OperandKind; 11] = [
+    pub const ALL: [OperandKind; 12] = [
         OperandKind::Reg,
         OperandKind::UReg,
         OperandKind::Imm(ImmMap::PLAIN),
@@ -391,12 +402,17 @@ impl OperandKind {
         OperandKind::Target(2),
         OperandKind::Barrier,
         OperandKind::Special,
+        OperandKind::Name,
     ];
     /// The accepted form tokens, for messages: `R, UR, I, F, c[I][I], cx[UR][I], P, UP`
     /// and the memory shapes.
     pub fn form_tokens() -> String {
         let plain: Vec<_> = OperandKind::ALL.iter().map(|k| k.form_token()).collect();
-        format!("{}, memory [R+UR+I] (components optional, in that order; R may carry .64/.U32/.X4/.X8/.X16, I (signed, also sI) may be uI (unsigned); prefixed by desc[UR], a, c[I] or cx[UR])", plain.join(", "))
+        format!("{}, memory [R+UR+I] (components optional, in that order; R may carry .64/.U32/.X4/.X8/.X16, I (signed, also sI) may be uI (unsigned); prefixed by desc[UR], a, c[I] or cx[UR]; or a descriptor's desc, gdesc, idesc or tmem)", plain.join(", "))
+    }
+    /// A name rather than a number (`SR`, `N`): its bits, if any, are a table's rows.
+    pub fn is_named(self) -> bool {
+        matches!(self, OperandKind::Special | OperandKind::Name)
     }
     /// How many `operand N` numbers the page gives this operand.
     pub fn page_slots(self) -> usize {
@@ -584,6 +600,14 @@ pub struct OperandSpec {
     /// when absent).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub fixed_suffixes: Vec<String>,
+    /// A named operand ([`OperandKind::is_named`]) without a table prints this name always,
+    /// the distilled line's (left out of the JSON when absent).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fixed_name: Option<String>,
+    /// Printed after the operand before it with a space, not a comma, as the distilled line
+    /// shows (`CALL.REL P0, R0 0x3440`; see [`crate::sass::Operand::joined`]).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub joined: bool,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -701,6 +725,10 @@ mod tests {
             "[uI]",
             "[UR]",
             "desc[UR][R]",
+            "desc[UR]",
+            "gdesc[UR]",
+            "idesc[UR]",
+            "tmem[UR+I]",
         ] {
             let m = MemShape::parse(t).unwrap_or_else(|e| panic!("{t}: {e}"));
             assert_eq!(m.token(), t);
@@ -710,6 +738,10 @@ mod tests {
         assert_eq!(m.slot_roles(), [MemSlot::Space, MemSlot::Reg, MemSlot::UReg, MemSlot::Imm]);
         assert_eq!((m.reg_suffix, m.imm), (Some("64"), MemImm::Signed));
         assert_eq!(OperandKind::Mem(m).key_token(), "M_desc_UR_R_64_UR_I");
+        // A descriptor alone has no page operand of its own, `desc[UR][…]`'s space has one.
+        let d = MemShape::parse("desc[UR]").unwrap();
+        assert_eq!((d.space, d.slot_roles()), (MemSpaceKind::Named(crate::sass::Descriptor::Desc), vec![MemSlot::UReg]));
+        assert_eq!(OperandKind::Mem(MemShape::parse("tmem[UR+I]").unwrap()).key_token(), "M_tmem_UR_I");
         // `sI` is read anywhere, and written only where `I` would read as the constant kind.
         assert_eq!(MemShape::parse("[R+sI]").unwrap().token(), "[R+I]");
     }
@@ -752,7 +784,7 @@ mod tests {
             ("[]", "has no component"),
             ("x[R]", "does not start with"),
             ("[R", "expected one '[…]'"),
-            ("desc[UR]", "does not start with"),
+            ("xdesc[UR]", "does not start with"),
             ("c[I][[R]]", "expected one '[…]'"),
         ] {
             let e = MemShape::parse(t).unwrap_err();

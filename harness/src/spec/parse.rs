@@ -205,6 +205,7 @@ fn parse_form(s: &str) -> Result<Vec<OperandKind>, String> {
             t if t.starts_with("REL*") => target_unit(&t[4..]).map(OperandKind::Target),
             "B" => Ok(OperandKind::Barrier),
             "SR" => Ok(OperandKind::Special),
+            "N" => Ok(OperandKind::Name),
             t if t.contains('[') => MemShape::parse(t).map(OperandKind::Mem),
             t if t.starts_with('I') => ImmMap::parse(&t[1..]).map(OperandKind::Imm),
             t if t.starts_with("F.") => FloatFormat::parse(&t[2..]).map(|f| OperandKind::Float(Some(f))),
@@ -831,8 +832,9 @@ impl VariantDraft {
     fn check_operand_fields(&self, fields: &[Field], page_ops: &[Vec<usize>]) -> Result<(), PageError> {
         for (i, ops) in page_ops.iter().enumerate() {
             for &po in ops {
-                // A special register's bits are its name table's (an operand-modifier field).
-                let named = self.kinds[i] == OperandKind::Special && fields.iter().any(|f| f.kind == FieldKind::OperandModifier { page_operand: po });
+                // A name's bits are its table's (an operand-modifier field), or it has none
+                // and prints the distilled line's name.
+                let named = self.kinds[i].is_named();
                 if !named && !fields.iter().any(|f| f.kind == FieldKind::Operand { page_operand: po }) {
                     let m = format!("form operand {i} ('{}') has no 'operand {po}' field in the layout", self.kinds[i].form_token());
                     return Err(self.err(self.line, m));
@@ -892,7 +894,7 @@ impl VariantDraft {
         self.check_tables(&fields, n_page)?;
         self.check_operand_fields(&fields, &page_ops)?;
         self.assign_flag_operands(p, &mut fields, &page_ops);
-        let mut operands = build_operands(&fields, &page_ops, &self.kinds);
+        let mut operands = build_operands(&fields, &page_ops, &self.kinds, &self.dinst);
         fixed_suffixes(&mut operands, &self.dinst);
         self.check_coverage(&fields)?;
         let mut v = Variant {
@@ -1041,22 +1043,27 @@ fn start_in(fields: &[Field], slot: std::ops::Range<u8>) -> Option<usize> {
     })
 }
 
-fn build_operands(fields: &[Field], page_ops: &[Vec<usize>], kinds: &[OperandKind]) -> Vec<OperandSpec> {
+fn build_operands(fields: &[Field], page_ops: &[Vec<usize>], kinds: &[OperandKind], distilled: &sass::Instruction) -> Vec<OperandSpec> {
     page_ops
         .iter()
         .zip(kinds)
-        .map(|(ops, &kind)| {
+        .enumerate()
+        .map(|(i, (ops, &kind))| {
             let value_fields = ops.iter().map(|&po| fields.iter().position(|f| f.kind == FieldKind::Operand { page_operand: po })).collect();
             let head = ops[0];
             let flag = |want: FlagRole| {
                 fields.iter().position(|f| matches!(&f.kind, FieldKind::Flag { role, page_operand: Some(o), .. } if *role == want && *o == head))
             };
-            let suffix_fields = fields
+            let suffix_fields: Vec<usize> = fields
                 .iter()
                 .enumerate()
                 .filter(|(_, f)| matches!(f.kind, FieldKind::OperandModifier { page_operand } if ops.contains(&page_operand)))
                 .map(|(i, _)| i)
                 .collect();
+            // A name without a table is the distilled line's (the form has as many operands).
+            let fixed_name = (kind.is_named() && suffix_fields.is_empty())
+                .then(|| distilled.operands.get(i).map(|o| sass::Operand { reuse: false, ..o.clone() }.to_string()))
+                .flatten();
             let selector_fields = fields
                 .iter()
                 .enumerate()
@@ -1073,6 +1080,8 @@ fn build_operands(fields: &[Field], page_ops: &[Vec<usize>], kinds: &[OperandKin
                 not_field: flag(FlagRole::Not),
                 selector_fields,
                 fixed_suffixes: vec![],
+                fixed_name,
+                joined: distilled.operands.get(i).is_some_and(|o| o.joined),
             }
         })
         .collect()
