@@ -272,6 +272,8 @@ pub fn discover(src: &dyn Source, arch: Arch, seed: Word) -> Result<Discovered, 
     d.notes.append(&mut notes);
     let mut notes = layout::verify_page(&mut o, &s, &d, 0x5eed, 100)?;
     d.notes.append(&mut notes);
+    let mut notes = layout::verify_modifiers(&mut o, &d, 0x5eed, 100)?;
+    d.notes.append(&mut notes);
     d.notes.append(&mut read_back(&s, &d));
     Ok(d)
 }
