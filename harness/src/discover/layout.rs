@@ -21,9 +21,9 @@ pub fn slots(s: &Seed) -> Vec<Vec<usize>> {
         .collect()
 }
 
-/// The widest modifier group enumerated (2^14 rows): the memory forms' cache and scope
-/// modifiers interact as groups of up to 20 bits, whose tables would take minutes to
-/// enumerate and make pages of tens of megabytes (the page loader takes 4 MiB).
+/// The widest modifier group enumerated (2^14 rows): wider tables would take minutes to
+/// enumerate and make pages of tens of megabytes (the page loader takes 4 MiB). The memory
+/// forms' 15–20 modifier bits are independent groups of at most 5 (see [`components`]).
 const MAX_GROUP_BITS: usize = 14;
 
 /// Fields and tables from the flips (plus two batches: modifier pairs, group rows and order).
@@ -259,7 +259,8 @@ fn clashes(o: &mut Oracle, s: &Seed, seed: Word, parts: &[Part]) -> Result<Vec<(
     let base = bag(&s.inst.modifiers);
     let mods: Vec<Vec<Option<Bag>>> = parts.iter().map(|p| p.texts.iter().map(printed_mods).collect()).collect();
     // The values other than the seed's that print: the seed's combines trivially.
-    let moved: Vec<Vec<u64>> = parts.iter().zip(&mods).map(|(p, m)| (0..m.len() as u64).filter(|&v| v != value_of(seed, &p.bits) && m[v as usize].is_some()).collect()).collect();
+    let moved: Vec<Vec<u64>> =
+        parts.iter().zip(&mods).map(|(p, m)| (0..m.len() as u64).filter(|&v| v != value_of(seed, &p.bits) && m[v as usize].is_some()).collect()).collect();
     let mut rng = Rng::new(0x6a01);
     let mut tries: Vec<(usize, usize, u64, u64)> = vec![];
     for i in 0..parts.len() {
@@ -691,6 +692,66 @@ mod tests {
         // F2FP (SM90): one of the two F16 belongs to the group (E5M2 replaces it).
         let t = some(&["@P0 F2FP.F16.F16.UNPACK_B_MERGE_C R0, R0, R0;", "@P0 F2FP.SATFINITE.E5M2.F16.UNPACK_B_MERGE_C R0, R0, R0;", ""]);
         assert_eq!(rows(&t), [(0, "F16".to_string()), (1, "SATFINITE.E5M2".to_string())]);
+    }
+
+    fn b(t: &str) -> Bag {
+        bag(&t.split('.').map(str::to_string).collect::<Vec<_>>())
+    }
+
+    #[test]
+    fn independent_changes_combine_as_multisets() {
+        let base = b("E.ADD.STRONG.GPU");
+        // A replaced token (ADD → MIN) and an added one (EF): independent.
+        assert_eq!(combine(&base, &[&b("E.MIN.STRONG.GPU"), &b("E.ADD.EF.STRONG.GPU")]), Some(b("E.MIN.EF.STRONG.GPU")));
+        // Two changes that take the same token (GPU) are not.
+        assert_eq!(combine(&base, &[&b("E.ADD.STRONG.SM"), &b("E.ADD.CONSTANT.CTA.PRIVATE")]), None);
+        // A token held twice may be taken once by each.
+        assert_eq!(combine(&b("F16.F16"), &[&b("E5M2.F16"), &b("F16.BF16")]), Some(b("E5M2.BF16")));
+    }
+
+    /// A made-up disassembler: bits 0–1 print `A0`…`A3`, bits 2–3 `B0`…`B3`, bit 4 `F`;
+    /// with `clash`, A3 and B3 together print `X` alone (no single flip shows it).
+    struct Fake {
+        clash: bool,
+    }
+
+    impl super::super::Source for Fake {
+        fn outcomes(&self, _: Arch, words: &[Word]) -> Result<Vec<crate::oracle::nvdisasm::Outcome>, DiscoverError> {
+            let text = |w: &Word| {
+                let (a, b, f) = (w.0 & 3, w.0 >> 2 & 3, w.0 >> 4 & 1);
+                let mods = if self.clash && a == 3 && b == 3 { "X".to_string() } else { format!("A{a}.B{b}") };
+                format!("FOO.{mods}{} R0;", if f == 1 { ".F" } else { "" })
+            };
+            Ok(words.iter().map(|w| crate::oracle::nvdisasm::Outcome::Printed { text: text(w) }).collect())
+        }
+    }
+
+    /// The modifier fields solved from the fake's single flips: (bits, table) per group.
+    fn solved_groups(clash: bool) -> (Vec<Vec<u8>>, Vec<Table>) {
+        let src = Fake { clash };
+        let mut o = Oracle::new(&src, Arch(90));
+        let s = Seed::new(Arch(90), "FOO.A0.B0 R0;").unwrap();
+        let singles = [(0, "A1.B0"), (1, "A2.B0"), (2, "A0.B1"), (3, "A0.B2"), (4, "A0.B0.F")];
+        let single: BTreeMap<u8, Vec<String>> = singles.iter().map(|(k, m)| (*k, m.split('.').map(str::to_string).collect())).collect();
+        let mut notes = vec![];
+        let comps = components(&mut o, &s, Word(0), &single).unwrap();
+        let parts = independent_parts(&mut o, &s, Word(0), comps, &mut notes).unwrap();
+        assert!(notes.is_empty(), "{notes:?}");
+        let (fields, tables) = groups(&mut o, &s, Word(0), parts, &single).unwrap();
+        assert!(fields.iter().any(|f| f.bits == [4] && f.kind == FieldKind::Modifier("F".into())), "{fields:?}");
+        (fields.into_iter().filter(|f| matches!(f.kind, FieldKind::Group(_))).map(|f| f.bits).collect(), tables)
+    }
+
+    #[test]
+    fn modifier_groups_split_where_values_combine_and_join_where_they_clash() {
+        let (bits, tables) = solved_groups(false);
+        assert_eq!(bits, [vec![0, 1], vec![2, 3]]);
+        assert_eq!(tables[1], [(0, "B0".into()), (1, "B1".into()), (2, "B2".into()), (3, "B3".into())]);
+        // A3 with B3 prints neither: the two are one group of 16 rows.
+        let (bits, tables) = solved_groups(true);
+        assert_eq!(bits, [vec![0, 1, 2, 3]]);
+        assert_eq!(tables[0].len(), 16);
+        assert_eq!(tables[0][15], (15, "X".into()));
     }
 
     #[test]
