@@ -667,3 +667,38 @@ fn sweep_solves_named_descriptor_and_joined_operands() {
     assert!(same * 100 >= shown * 90, "{same} of {shown} lines identical");
     let _ = std::fs::remove_dir_all(&tmp);
 }
+
+/// The memory forms' modifier bits (ATOMG's 15, SULD's 16, judged one group when a token
+/// replaced by one bit seemed to clash with every other) are independent groups: the
+/// operation, the type, the cache hint, ordering and scope, … Their small tables combine
+/// as nvdisasm prints (the page's modifiers on random words are nvdisasm's, as multisets),
+/// and a table that says otherwise is caught.
+#[test]
+fn memory_modifier_bits_split_into_independent_groups() {
+    use discover::{layout, FieldKind, Oracle};
+    let nv = nv();
+    let solve = |hex: &str| discover::discover(&nv, spec::Arch(90), Word::parse_hex(hex).unwrap()).unwrap();
+    let groups = |d: &discover::Discovered| -> Vec<Vec<u8>> {
+        let mut g: Vec<Vec<u8>> = d.fields.iter().filter(|f| matches!(f.kind, FieldKind::Group(_))).map(|f| f.bits.clone()).collect();
+        g.sort();
+        g
+    };
+    // ATOMG.E.ADD.STRONG.GPU PT, R20, desc[UR4][R38.64], R12
+    let d = solve("000fc000081ee1c40000000c261479a8");
+    assert!(d.notes.is_empty(), "{:?}", d.notes);
+    assert_eq!(groups(&d), [vec![72], vec![73, 74, 75], vec![77, 78, 79, 80], vec![84, 85, 86], vec![87, 88, 89, 90]]);
+    assert_eq!(d.tables.iter().map(Vec::len).sum::<usize>(), 2 + 8 + 16 + 8 + 16);
+    // SULD.D.1D.EF.U8.IGN P0, R0, [R0], R0
+    let d2 = solve("000fc00000000000000000000000099a");
+    assert!(d2.notes.is_empty(), "{:?}", d2.notes);
+    assert!(groups(&d2).iter().all(|g| g.len() <= 4), "{:?}", groups(&d2));
+    // The operation's table with two rows swapped: random words show it.
+    let mut bad = d.clone();
+    let op = bad.tables.iter_mut().find(|t| t.iter().any(|(_, n)| n == "MIN")).unwrap();
+    let (i, j) = (op.iter().position(|(_, n)| n == "MIN").unwrap(), op.iter().position(|(_, n)| n == "MAX").unwrap());
+    let (a, b) = (op[i].1.clone(), op[j].1.clone());
+    (op[i].1, op[j].1) = (b, a);
+    let notes = layout::verify_modifiers(&mut Oracle::new(&nv, spec::Arch(90)), &bad, 1, 100).unwrap();
+    assert!(notes.iter().any(|n| n.contains("MIN") && n.contains("MAX")), "{notes:?}");
+    assert!(layout::verify_modifiers(&mut Oracle::new(&nv, spec::Arch(90)), &d, 1, 100).unwrap().is_empty());
+}

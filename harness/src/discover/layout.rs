@@ -21,9 +21,9 @@ pub fn slots(s: &Seed) -> Vec<Vec<usize>> {
         .collect()
 }
 
-/// The widest modifier group enumerated (2^14 rows): the memory forms' cache and scope
-/// modifiers interact as groups of up to 20 bits, whose tables would take minutes to
-/// enumerate and make pages of tens of megabytes (the page loader takes 4 MiB).
+/// The widest modifier group enumerated (2^14 rows): wider tables would take minutes to
+/// enumerate and make pages of tens of megabytes (the page loader takes 4 MiB). The memory
+/// forms' 15–20 modifier bits are independent groups of at most 5 (see [`components`]).
 const MAX_GROUP_BITS: usize = 14;
 
 /// Fields and tables from the flips (plus two batches: modifier pairs, group rows and order).
@@ -90,15 +90,9 @@ pub fn solve(o: &mut Oracle, s: &Seed, seed: Word, effects: &[(u8, Effect)]) -> 
             _ => None,
         })
         .collect();
-    let mut comps = components(o, s, seed, &single)?;
-    comps.retain(|c| {
-        let enumerable = c.len() <= MAX_GROUP_BITS;
-        if !enumerable {
-            notes.push(format!("modifier bits {c:?} interact as one group of {} bits: too many rows to enumerate and write", c.len()));
-        }
-        enumerable
-    });
-    let (mut mods, tables) = groups(o, s, seed, comps, &single)?;
+    let comps = components(o, s, seed, &single)?;
+    let parts = independent_parts(o, s, seed, comps, &mut notes)?;
+    let (mut mods, tables) = groups(o, s, seed, parts, &single)?;
     fields.append(&mut mods);
     fields.append(&mut suffix_fields(o, s, seed, &suffix, &mut notes)?);
     let distilled = s.text.clone();
@@ -131,67 +125,199 @@ fn page_kinds(s: &Seed, fields: &[Field]) -> Vec<OperandKind> {
         .collect()
 }
 
-fn modset(m: &[String]) -> std::collections::BTreeSet<&str> {
-    m.iter().map(String::as_str).collect()
+/// A multiset of modifier tokens (`F2FP.F16.F16` holds `F16` twice).
+type Bag = BTreeMap<String, usize>;
+
+fn bag(m: &[String]) -> Bag {
+    let mut b = Bag::new();
+    for x in m {
+        *b.entry(x.clone()).or_default() += 1;
+    }
+    b
 }
 
-/// Modifier bits joined wherever a pair's joint text is not the union of the single effects.
-fn components(o: &mut Oracle, s: &Seed, seed: Word, single: &BTreeMap<u8, Vec<String>>) -> Result<Vec<Vec<u8>>, DiscoverError> {
-    let bits: Vec<u8> = single.keys().copied().collect();
-    let pairs: Vec<(u8, u8)> = bits.iter().enumerate().flat_map(|(i, &a)| bits[i + 1..].iter().map(move |&b| (a, b))).collect();
-    let texts = o.texts(&pairs.iter().map(|&(a, b)| seed.flip(a).flip(b)).collect::<Vec<_>>())?;
-    let mut parent: BTreeMap<u8, u8> = bits.iter().map(|&b| (b, b)).collect();
-    fn find(p: &BTreeMap<u8, u8>, mut x: u8) -> u8 {
-        while p[&x] != x {
-            x = p[&x];
+/// `a` less `b`, counts floored at zero.
+fn minus(a: &Bag, b: &Bag) -> Bag {
+    a.iter().filter_map(|(k, &n)| n.checked_sub(b.get(k).copied().unwrap_or(0)).filter(|&d| d > 0).map(|d| (k.clone(), d))).collect()
+}
+
+fn plus(a: &Bag, b: &Bag) -> Bag {
+    let mut out = a.clone();
+    for (k, n) in b {
+        *out.entry(k.clone()).or_default() += n;
+    }
+    out
+}
+
+/// The modifiers independent changes of `base` print together: each takes from `base`
+/// what it lacks and adds what it brings (`ADD` → `MIN` with `STRONG.GPU` → `STRONG.SM`
+/// gives `MIN.STRONG.SM`). `None` when two take the same token: they are not independent.
+fn combine(base: &Bag, changed: &[&Bag]) -> Option<Bag> {
+    let mut taken = Bag::new();
+    let mut added = Bag::new();
+    for c in changed {
+        taken = plus(&taken, &minus(base, c));
+        added = plus(&added, &minus(c, base));
+    }
+    minus(&taken, base).is_empty().then(|| plus(&minus(base, &taken), &added))
+}
+
+/// The modifiers of a text, `None` when it is illegal, silent or unreadable.
+fn printed_mods(t: &Option<String>) -> Option<Bag> {
+    t.as_deref().filter(|t| !t.is_empty()).and_then(|t| sass::parse_instruction(t).ok()).map(|i| bag(&i.modifiers))
+}
+
+/// Union-find roots over `n` items joined at `pairs`: the joined sets, each sorted.
+fn join(n: usize, pairs: &[(usize, usize)]) -> Vec<Vec<usize>> {
+    let mut parent: Vec<usize> = (0..n).collect();
+    fn find(p: &[usize], mut x: usize) -> usize {
+        while p[x] != x {
+            x = p[x];
         }
         x
     }
-    let base = modset(&s.inst.modifiers);
-    for (&(a, b), t) in pairs.iter().zip(&texts) {
-        let joint = t.as_deref().and_then(|t| sass::parse_instruction(t).ok()).map(|i| i.modifiers);
-        let want: std::collections::BTreeSet<&str> = base.iter().copied().chain(modset(&single[&a])).chain(modset(&single[&b])).collect();
-        if joint.as_ref().map(|j| modset(j) != want).unwrap_or(true) {
-            let (ra, rb) = (find(&parent, a), find(&parent, b));
-            parent.insert(ra, rb);
-        }
+    for &(a, b) in pairs {
+        let (ra, rb) = (find(&parent, a), find(&parent, b));
+        parent[ra] = rb;
     }
-    let mut comps: BTreeMap<u8, Vec<u8>> = BTreeMap::new();
-    for &b in &bits {
-        comps.entry(find(&parent, b)).or_default().push(b);
+    let mut sets: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+    for x in 0..n {
+        sets.entry(find(&parent, x)).or_default().push(x);
     }
-    let mut out: Vec<Vec<u8>> = comps.into_values().collect();
+    sets.into_values().collect()
+}
+
+/// Modifier bits joined wherever a pair's joint modifiers are not what the two single
+/// flips' changes give together (see [`combine`]): a bit that replaces a token (`ADD` →
+/// `MIN`) is independent of one that adds another (`EF`).
+fn components(o: &mut Oracle, s: &Seed, seed: Word, single: &BTreeMap<u8, Vec<String>>) -> Result<Vec<Vec<u8>>, DiscoverError> {
+    let bits: Vec<u8> = single.keys().copied().collect();
+    let pairs: Vec<(usize, usize)> = (0..bits.len()).flat_map(|i| (i + 1..bits.len()).map(move |j| (i, j))).collect();
+    let texts = o.texts(&pairs.iter().map(|&(a, b)| seed.flip(bits[a]).flip(bits[b])).collect::<Vec<_>>())?;
+    let base = bag(&s.inst.modifiers);
+    let apart = |&(a, b): &(usize, usize), t: &Option<String>| {
+        let want = combine(&base, &[&bag(&single[&bits[a]]), &bag(&single[&bits[b]])]);
+        printed_mods(t).is_none() || printed_mods(t) != want
+    };
+    let joined: Vec<(usize, usize)> = pairs.iter().zip(&texts).filter(|(p, t)| apart(p, t)).map(|(p, _)| *p).collect();
+    let mut out: Vec<Vec<u8>> = join(bits.len(), &joined).into_iter().map(|set| set.into_iter().map(|i| bits[i]).collect()).collect();
     out.sort();
     Ok(out)
 }
 
-/// Each component: a one-bit modifier flag, or a group enumerated for its table; groups are
-/// numbered in nvdisasm's print order.
-fn groups(o: &mut Oracle, s: &Seed, seed: Word, comps: Vec<Vec<u8>>, single: &BTreeMap<u8, Vec<String>>) -> Result<(Vec<Field>, Vec<Table>), DiscoverError> {
+/// A modifier component and nvdisasm's text for each of its values, the rest of the word
+/// the seed's.
+#[derive(Clone, Debug)]
+pub struct Part {
+    pub bits: Vec<u8>,
+    pub texts: Vec<Option<String>>,
+}
+
+/// Each component's values enumerated (one batch).
+fn enumerate(o: &mut Oracle, seed: Word, comps: Vec<Vec<u8>>) -> Result<Vec<Part>, DiscoverError> {
+    let words: Vec<Word> = comps.iter().flat_map(|g| (0..1u64 << g.len()).map(move |v| set(seed, g, v))).collect();
+    let mut texts = o.texts(&words)?.into_iter();
+    Ok(comps.into_iter().map(|bits| Part { texts: texts.by_ref().take(1 << bits.len()).collect(), bits }).collect())
+}
+
+/// The most value pairs of two parts tried together (sampled beyond).
+const PAIR_WORDS: usize = 1024;
+
+/// The components as parts whose values combine independently: every pair of parts is
+/// tried at every pair of their legal values (sampled beyond [`PAIR_WORDS`]), and parts
+/// whose joint modifiers are not their changes together are joined, until none clash.
+/// Parts wider than [`MAX_GROUP_BITS`] are left out with a note.
+fn independent_parts(o: &mut Oracle, s: &Seed, seed: Word, comps: Vec<Vec<u8>>, notes: &mut Vec<String>) -> Result<Vec<Part>, DiscoverError> {
+    let mut parts = enumerate(o, seed, enumerable(comps, notes))?;
+    loop {
+        let clashes = clashes(o, s, seed, &parts)?;
+        if clashes.is_empty() {
+            return Ok(parts);
+        }
+        let sets = join(parts.len(), &clashes);
+        let (alone, merged): (Vec<Vec<usize>>, Vec<Vec<usize>>) = sets.into_iter().partition(|set| set.len() == 1);
+        let wider: Vec<Vec<u8>> = merged.iter().map(|set| set.iter().flat_map(|&i| parts[i].bits.clone()).collect::<Vec<u8>>()).map(sorted).collect();
+        let mut next: Vec<Part> = alone.into_iter().map(|set| parts[set[0]].clone()).collect();
+        next.extend(enumerate(o, seed, enumerable(wider, notes))?);
+        next.sort_by(|a, b| a.bits.cmp(&b.bits));
+        parts = next;
+    }
+}
+
+fn sorted(mut v: Vec<u8>) -> Vec<u8> {
+    v.sort_unstable();
+    v
+}
+
+/// The components narrow enough to enumerate; a note for each other.
+fn enumerable(comps: Vec<Vec<u8>>, notes: &mut Vec<String>) -> Vec<Vec<u8>> {
+    comps
+        .into_iter()
+        .filter(|c| {
+            let ok = c.len() <= MAX_GROUP_BITS;
+            if !ok {
+                notes.push(format!("modifier bits {c:?} interact as one group of {} bits: too many rows to enumerate and write", c.len()));
+            }
+            ok
+        })
+        .collect()
+}
+
+/// The value of `bits` in `w`.
+fn value_of(w: Word, bits: &[u8]) -> u64 {
+    bits.iter().enumerate().fold(0, |a, (k, &b)| a | u64::from(w.bit(b)) << k)
+}
+
+/// Pairs of parts (indices) whose values do not combine independently, from one batch.
+fn clashes(o: &mut Oracle, s: &Seed, seed: Word, parts: &[Part]) -> Result<Vec<(usize, usize)>, DiscoverError> {
+    let base = bag(&s.inst.modifiers);
+    let mods: Vec<Vec<Option<Bag>>> = parts.iter().map(|p| p.texts.iter().map(printed_mods).collect()).collect();
+    // The values other than the seed's that print: the seed's combines trivially.
+    let moved: Vec<Vec<u64>> =
+        parts.iter().zip(&mods).map(|(p, m)| (0..m.len() as u64).filter(|&v| v != value_of(seed, &p.bits) && m[v as usize].is_some()).collect()).collect();
+    let mut rng = Rng::new(0x6a01);
+    let mut tries: Vec<(usize, usize, u64, u64)> = vec![];
+    for i in 0..parts.len() {
+        for j in i + 1..parts.len() {
+            let all = moved[i].len() * moved[j].len();
+            let pick = |k: usize| (moved[i][k / moved[j].len()], moved[j][k % moved[j].len()]);
+            let ks: Vec<usize> = if all <= PAIR_WORDS { (0..all).collect() } else { (0..PAIR_WORDS).map(|_| rng.below(all as u64) as usize).collect() };
+            tries.extend(ks.into_iter().map(pick).map(|(a, b)| (i, j, a, b)));
+        }
+    }
+    let words: Vec<Word> = tries.iter().map(|&(i, j, a, b)| set(set(seed, &parts[i].bits, a), &parts[j].bits, b)).collect();
+    let texts = o.texts(&words)?;
+    let mut out: Vec<(usize, usize)> = vec![];
+    for (&(i, j, a, b), t) in tries.iter().zip(&texts) {
+        let (Some(x), Some(y)) = (&mods[i][a as usize], &mods[j][b as usize]) else { continue };
+        let got = printed_mods(t);
+        if (got.is_none() || got != combine(&base, &[x, y])) && !out.contains(&(i, j)) {
+            out.push((i, j));
+        }
+    }
+    Ok(out)
+}
+
+/// Each part: a one-bit modifier flag, or a group with its table; groups are numbered in
+/// nvdisasm's print order.
+fn groups(o: &mut Oracle, s: &Seed, seed: Word, parts: Vec<Part>, single: &BTreeMap<u8, Vec<String>>) -> Result<(Vec<Field>, Vec<Table>), DiscoverError> {
     let mut fields = vec![];
     let mut multi = vec![];
-    for c in comps {
+    let mut tables = vec![];
+    for p in parts {
         // A flag prints its name when set: a bit the seed has set, whose flip adds a
         // modifier, prints it at 0 and is a one-bit group instead.
-        if let [b] = c.as_slice() {
+        if let [b] = p.bits.as_slice() {
             let m = &single[b];
             let added: Vec<&String> = m.iter().filter(|x| !s.inst.modifiers.contains(x)).collect();
             let rest: Vec<&String> = m.iter().filter(|x| !added.contains(x)).collect();
             if !seed.bit(*b) && added.len() == 1 && rest.len() == s.inst.modifiers.len() && added[0].chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
-                fields.push(Field { kind: FieldKind::Modifier(added[0].clone()), bits: c });
+                fields.push(Field { kind: FieldKind::Modifier(added[0].clone()), bits: p.bits });
                 continue;
             }
         }
-        multi.push(c);
-    }
-    let words: Vec<Word> = multi.iter().flat_map(|g| (0..1u64 << g.len()).map(move |v| set(seed, g, v))).collect();
-    let texts = o.texts(&words)?;
-    let mut tables = vec![];
-    let mut at = 0;
-    for g in &multi {
-        let n = 1usize << g.len();
-        tables.push(rows(&texts[at..at + n]));
-        at += n;
+        tables.push(rows(&p.texts));
+        multi.push(p.bits);
     }
     let order = print_order(o, seed, &multi, &tables)?;
     let mut out_tables = vec![];
@@ -485,9 +611,7 @@ pub fn verify_page(o: &mut Oracle, s: &Seed, d: &Discovered, seed: u64, n: usize
     if !suffixes && !scaled && !float {
         return Ok(vec![]);
     }
-    let text = super::page::render(&d.mnemonic, None, std::slice::from_ref(d));
-    let Ok(page) = crate::spec::parse_page("discovered", text.as_bytes()) else { return Ok(vec![]) }; // read_back notes it
-    let spec = crate::spec::Spec { pages: vec![page] };
+    let Some(spec) = page_spec(d) else { return Ok(vec![]) }; // read_back notes it
     let c = crate::codec::Codec::new(&spec);
     let mut rng = Rng::new(seed ^ 0x9a6e);
     let words: Vec<Word> = (0..n).map(|_| random_word(d, &mut rng)).collect();
@@ -504,6 +628,62 @@ pub fn verify_page(o: &mut Oracle, s: &Seed, d: &Discovered, seed: u64, n: usize
         };
         if !same_print(c.variant(vi), &ours, &t) {
             notes.push(format!("the page prints '{ours}' for {w}, nvdisasm '{t}'"));
+        }
+    }
+    Ok(notes)
+}
+
+/// The page as written, read back as a spec (`None` when it does not parse).
+fn page_spec(d: &Discovered) -> Option<crate::spec::Spec> {
+    let text = super::page::render(&d.mnemonic, None, std::slice::from_ref(d));
+    let page = crate::spec::parse_page("discovered", text.as_bytes()).ok()?;
+    Some(crate::spec::Spec { pages: vec![page] })
+}
+
+/// The zero word with every modifier group at a random row and every modifier flag random.
+fn random_modifiers(d: &Discovered, rng: &mut Rng) -> Word {
+    d.fields.iter().fold(d.zero, |w, f| match f.kind {
+        FieldKind::Group(n) => {
+            let t = &d.tables[n as usize - 1];
+            set(w, &f.bits, t[rng.below(t.len() as u64) as usize].0)
+        }
+        FieldKind::Modifier(_) => set(w, &f.bits, rng.next_u64() & 1),
+        _ => w,
+    })
+}
+
+/// What the page says of modifiers, on `n` words with every group and flag random (the
+/// other fields the zero word's): decoded and printed by the page as written, each must
+/// print nvdisasm's modifiers (as a multiset: their order is learned by validation). This
+/// checks that the groups combine as the page says (each table alone is enumerated). One
+/// note per disagreement.
+pub fn verify_modifiers(o: &mut Oracle, d: &Discovered, seed: u64, n: usize) -> Result<Vec<String>, DiscoverError> {
+    let groups = d.fields.iter().filter(|f| matches!(f.kind, FieldKind::Group(_) | FieldKind::Modifier(_))).count();
+    if groups < 2 {
+        return Ok(vec![]);
+    }
+    let Some(spec) = page_spec(d) else { return Ok(vec![]) }; // read_back notes it
+    let c = crate::codec::Codec::new(&spec);
+    let mut rng = Rng::new(seed ^ 0x3c11);
+    let words: Vec<Word> = (0..n).map(|_| random_modifiers(d, &mut rng)).collect();
+    let texts = o.texts(&words)?;
+    let mut notes = vec![];
+    for (w, t) in words.iter().zip(&texts) {
+        let ours = c.decode(d.arch, *w).map(|(vi, vals)| crate::codec::print(c.variant(vi), &vals).modifiers);
+        // The zero word's operands print its value aliases (`IMAD.MOV`), which validation learns.
+        let theirs = printed_mods(t).map(|mut b| {
+            for a in &d.value_aliases {
+                if let Some(n) = b.get_mut(a) {
+                    *n -= 1;
+                }
+            }
+            b.retain(|_, n| *n > 0);
+            b
+        });
+        match (ours, theirs) {
+            (Ok(m), Some(theirs)) if bag(&m) == theirs => {}
+            (Ok(m), _) => notes.push(format!("the page prints modifiers '{}' for {w}, nvdisasm '{}'", m.join("."), t.as_deref().unwrap_or("(illegal)"))),
+            (Err(e), _) => notes.push(format!("the page does not decode {w}: {e}")),
         }
     }
     Ok(notes)
@@ -586,6 +766,66 @@ mod tests {
         // F2FP (SM90): one of the two F16 belongs to the group (E5M2 replaces it).
         let t = some(&["@P0 F2FP.F16.F16.UNPACK_B_MERGE_C R0, R0, R0;", "@P0 F2FP.SATFINITE.E5M2.F16.UNPACK_B_MERGE_C R0, R0, R0;", ""]);
         assert_eq!(rows(&t), [(0, "F16".to_string()), (1, "SATFINITE.E5M2".to_string())]);
+    }
+
+    fn b(t: &str) -> Bag {
+        bag(&t.split('.').map(str::to_string).collect::<Vec<_>>())
+    }
+
+    #[test]
+    fn independent_changes_combine_as_multisets() {
+        let base = b("E.ADD.STRONG.GPU");
+        // A replaced token (ADD → MIN) and an added one (EF): independent.
+        assert_eq!(combine(&base, &[&b("E.MIN.STRONG.GPU"), &b("E.ADD.EF.STRONG.GPU")]), Some(b("E.MIN.EF.STRONG.GPU")));
+        // Two changes that take the same token (GPU) are not.
+        assert_eq!(combine(&base, &[&b("E.ADD.STRONG.SM"), &b("E.ADD.CONSTANT.CTA.PRIVATE")]), None);
+        // A token held twice may be taken once by each.
+        assert_eq!(combine(&b("F16.F16"), &[&b("E5M2.F16"), &b("F16.BF16")]), Some(b("E5M2.BF16")));
+    }
+
+    /// A made-up disassembler: bits 0–1 print `A0`…`A3`, bits 2–3 `B0`…`B3`, bit 4 `F`;
+    /// with `clash`, A3 and B3 together print `X` alone (no single flip shows it).
+    struct Fake {
+        clash: bool,
+    }
+
+    impl super::super::Source for Fake {
+        fn outcomes(&self, _: Arch, words: &[Word]) -> Result<Vec<crate::oracle::nvdisasm::Outcome>, DiscoverError> {
+            let text = |w: &Word| {
+                let (a, b, f) = (w.0 & 3, w.0 >> 2 & 3, w.0 >> 4 & 1);
+                let mods = if self.clash && a == 3 && b == 3 { "X".to_string() } else { format!("A{a}.B{b}") };
+                format!("FOO.{mods}{} R0;", if f == 1 { ".F" } else { "" })
+            };
+            Ok(words.iter().map(|w| crate::oracle::nvdisasm::Outcome::Printed { text: text(w) }).collect())
+        }
+    }
+
+    /// The modifier fields solved from the fake's single flips: (bits, table) per group.
+    fn solved_groups(clash: bool) -> (Vec<Vec<u8>>, Vec<Table>) {
+        let src = Fake { clash };
+        let mut o = Oracle::new(&src, Arch(90));
+        let s = Seed::new(Arch(90), "FOO.A0.B0 R0;").unwrap();
+        let singles = [(0, "A1.B0"), (1, "A2.B0"), (2, "A0.B1"), (3, "A0.B2"), (4, "A0.B0.F")];
+        let single: BTreeMap<u8, Vec<String>> = singles.iter().map(|(k, m)| (*k, m.split('.').map(str::to_string).collect())).collect();
+        let mut notes = vec![];
+        let comps = components(&mut o, &s, Word(0), &single).unwrap();
+        let parts = independent_parts(&mut o, &s, Word(0), comps, &mut notes).unwrap();
+        assert!(notes.is_empty(), "{notes:?}");
+        let (fields, tables) = groups(&mut o, &s, Word(0), parts, &single).unwrap();
+        assert!(fields.iter().any(|f| f.bits == [4] && f.kind == FieldKind::Modifier("F".into())), "{fields:?}");
+        (fields.into_iter().filter(|f| matches!(f.kind, FieldKind::Group(_))).map(|f| f.bits).collect(), tables)
+    }
+
+    #[test]
+    fn modifier_groups_split_where_values_combine_and_join_where_they_clash() {
+        let (bits, tables) = solved_groups(false);
+        assert_eq!(bits, [vec![0, 1], vec![2, 3]]);
+        assert_eq!(tables[1], [(0, "B0".into()), (1, "B1".into()), (2, "B2".into()), (3, "B3".into())]);
+        // A3 with B3 prints neither: the two are one group of 16 rows.
+        let (bits, tables) = solved_groups(true);
+        assert_eq!(bits, [vec![0, 1, 2, 3]]);
+        assert_eq!(tables[0].len(), 16);
+        assert_eq!(tables[0][15], (15, "X".into()));
     }
 
     #[test]

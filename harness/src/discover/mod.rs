@@ -11,12 +11,15 @@
 //! of one operand, a suffix bit of one operand (`R0.H1`), or a modifier bit. Value bits become
 //! `operand N` fields in weight order; an operand's suffix bits one plain `modi` field whose
 //! values are enumerated for its "Operand K Modifiers" table; modifier
-//! bits are joined into one group whenever a pair's joint text is not the union of their
-//! single effects; each group is enumerated for its table; every operand field is checked at
+//! bits are joined into one group whenever a pair's joint modifiers are not what the two
+//! single flips' changes give together (a flip that replaces a token, `ADD` → `MIN`, is
+//! independent of one that adds `EF`), then groups whose value pairs clash are joined
+//! until none do; each group is enumerated for its table; every operand field is checked at
 //! all-ones and random values, and random words with every field set check the operands again
 //! and that the bits called ignored stay ignored in context; in forms with operand-suffix
 //! tables or fp16 immediates, random words printed by the page as written must show the
-//! suffixes, floats and modifiers (as a multiset) nvdisasm shows. Each step is one nvdisasm
+//! suffixes, floats and modifiers (as a multiset) nvdisasm shows, and in every form random
+//! words with each group and flag set show nvdisasm's modifiers. Each step is one nvdisasm
 //! batch.
 //! [`page::render`] writes the result in the ISA-viewer page format that `spec::parse` reads.
 
@@ -295,6 +298,8 @@ pub fn discover(src: &dyn Source, arch: Arch, seed: Word) -> Result<Discovered, 
     let mut notes = layout::verify_random(&mut o, &s, &d, 0x5eed, 100)?;
     d.notes.append(&mut notes);
     let mut notes = layout::verify_page(&mut o, &s, &d, 0x5eed, 100)?;
+    d.notes.append(&mut notes);
+    let mut notes = layout::verify_modifiers(&mut o, &d, 0x5eed, 100)?;
     d.notes.append(&mut notes);
     d.notes.append(&mut read_back(&s, &d));
     Ok(d)
