@@ -6,7 +6,10 @@
 //! (omitted when not negated), a `P`/`UP` operand's 7 is `PT`/`UPT` (printed always, `!PT`
 //! when its cNOT is set), constant-bank offsets count 4-byte words and are signed in
 //! `c[I][I]`, and an `F` operand of a D-prefixed (fp64) instruction holds the high 32 bits
-//! of a double, a 16-bit one of another instruction an fp16. Values a table does not list print as `UNLISTED<n>`.
+//! of a double, a 16-bit one of another instruction an fp16, unless the form token names
+//! the format (`F.BF16`, `F.F64`). A scaled immediate prints `offset + field << shift`
+//! (`I*4`, `I*2+1`, `[R+I*32]`), a `REL*N` target counts N-byte units. Values a table does
+//! not list print as `UNLISTED<n>`.
 
 use super::bits::Values;
 use super::conventions::{FormConventions, RegSuffix, SlotId};

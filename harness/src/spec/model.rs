@@ -163,7 +163,9 @@ pub struct MemShape {
     pub reg_suffix: Option<&'static str>,
     pub ureg: bool,
     pub imm: MemImm,
-    /// The immediate's scale, as a shift: `[R+I*32]` (STG.256 counts 32-byte units).
+    /// The immediate's scale, as a shift: `[R+I*32]` (STG.256 counts 32-byte units). Left
+    /// out of the JSON when 0, as on every page without one.
+    #[serde(skip_serializing_if = "is_zero")]
     pub imm_shift: u8,
 }
 
@@ -288,10 +290,16 @@ pub enum MemSlot {
     Imm,
 }
 
+fn is_zero(x: &u8) -> bool {
+    *x == 0
+}
+
 /// One operand of the form line; `c[I][I]` and `cx[UR][I]` print as two page operands, a
-/// memory operand as one per component (see [`MemShape`]).
+/// memory operand as one per component (see [`MemShape`]). In JSON a plain kind is its
+/// name (`"imm"`, `"target"`), as before scales and formats; a scaled or formatted one
+/// carries them (`{"imm": {"shift": 2, "offset": 0}}`, `{"float": "b_float"}`).
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
+#[serde(rename_all = "snake_case", remote = "OperandKind")]
 pub enum OperandKind {
     /// `R`: a general register.
     Reg,
@@ -329,6 +337,17 @@ pub enum OperandKind {
     Name,
     /// A memory operand: `[R+UR+I]`, `desc[UR][R.64+I]`, `c[I][R+I]`, … (see [`MemShape`]).
     Mem(MemShape),
+}
+
+impl Serialize for OperandKind {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match *self {
+            OperandKind::Imm(ImmMap::PLAIN) => s.serialize_unit_variant("OperandKind", 2, "imm"),
+            OperandKind::Float(None) => s.serialize_unit_variant("OperandKind", 3, "float"),
+            OperandKind::Target(2) => s.serialize_unit_variant("OperandKind", 8, "target"),
+            k => OperandKind::serialize(&k, s),
+        }
+    }
 }
 
 impl OperandKind {
@@ -764,6 +783,19 @@ mod tests {
         assert_eq!(OperandKind::Float(Some(FloatFormat::BFloat)).key_token(), "F");
         assert_eq!(FloatFormat::ALL.map(|f| FloatFormat::parse(f.token())), FloatFormat::ALL.map(Ok));
         assert!(FloatFormat::parse("E4M3").is_err());
+        // Plain kinds keep their JSON names (the spec snapshots); scaled ones say how.
+        let json = |k: OperandKind| serde_json::to_string(&k).unwrap();
+        assert_eq!(
+            [OperandKind::Imm(ImmMap::PLAIN), OperandKind::Float(None), OperandKind::Target(2), OperandKind::Reg].map(json),
+            ["\"imm\"", "\"float\"", "\"target\"", "\"reg\""]
+        );
+        assert_eq!(json(OperandKind::Imm(bpt)), r#"{"imm":{"shift":1,"offset":1}}"#);
+        assert_eq!(json(OperandKind::Target(0)), r#"{"target":0}"#);
+        assert_eq!(json(OperandKind::Float(Some(FloatFormat::BFloat))), r#"{"float":"b_float"}"#);
+        assert_eq!(
+            json(OperandKind::Mem(MemShape::parse("a[uI]").unwrap())),
+            r#"{"mem":{"space":"attr","reg":false,"reg_suffix":null,"ureg":false,"imm":"unsigned"}}"#
+        );
         let m = MemShape::parse("[R+UR+I*32]").unwrap();
         assert_eq!((m.imm_shift, m.token()), (5, "[R+UR+I*32]".to_string()));
         assert_eq!(MemShape::parse("a[uI*4]").unwrap().token(), "a[uI*4]");
