@@ -2,17 +2,23 @@
 # Regenerates corpus/isa-discovered/smNN for one architecture: discover from scratch, let
 # `fix` correct what validation proves wrong, copy the pages, and write SUMMARY.md and
 # FIXES.md. Usage: tools/regen-discovered.sh 90 [WORK_DIR]  (RANDOM_WORDS: fix's random
-# probe words per variant, default 1000). Needs the release build and the CUDA tools.
+# probe words per variant, default 1000; REUSE_DISCOVERY=1: keep WORK_DIR's discovery, fix and
+# copy again). Needs the release build and the CUDA tools.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 arch=$1
 work=${2:-/tmp/regen-sm$arch}
 bin=target/release/sass-harness
 export PATH="$PWD/.tools/cuda/nvidia/cu13/bin:$PATH"
-rm -rf "$work"
-mkdir -p "$work"
 start=$(date +%s)
-"$bin" discover --arch "$arch" --out "$work/d" > "$work/discover.log" 2>&1
+if [ -n "${REUSE_DISCOVERY:-}" ] && [ -d "$work/d/pages" ]; then
+  # Only fix and copy again: the discovery in WORK_DIR is kept (and its time not counted).
+  rm -rf "$work/f"
+else
+  rm -rf "$work"
+  mkdir -p "$work"
+  "$bin" discover --arch "$arch" --out "$work/d" > "$work/discover.log" 2>&1
+fi
 mid=$(date +%s)
 "$bin" fix "$work/d/pages" --out "$work/f" --random "${RANDOM_WORDS:-1000}" > "$work/fix.log" 2>&1 || true
 end=$(date +%s)

@@ -311,19 +311,14 @@ fn discovered_corpus_roundtrips_and_matches_real_code() {
     let out = std::env::temp_dir().join(format!("sass-harness-disc-rc-{}", std::process::id()));
     let rc = sass_harness::realcode::run(&c, &nv(), &ptxas, &root().join("corpus/ptx"), &out).unwrap();
     // Measured with nvdisasm 13.5.37: see the README's table (covered words by
-    // architecture, byte-identical, not assembling back). Words printed differently are
-    // IMAD's aliases for immediate operands (`IMAD.IADD`, `IMAD.MOV`, `IMAD.SHL`: a modifier
-    // that depends on the immediate's value, which a page's heading cannot say); modifier
-    // orders that depend on the values (F2I, ATOMG.CAS, SYNCS) are spelling.
+    // architecture, byte-identical, not assembling back): 97 % covered, every covered word
+    // agrees (IMAD's immediate aliases are learned), 5 of 8 714 spelled in another modifier
+    // order (F2FP's `.F16` around a group), none fails to assemble back.
     eprintln!("covered {} of {} words; identical {}; not assembling {}", rc.covered, rc.words, rc.identical, rc.asm_mismatch);
-    assert!(rc.covered * 10 >= rc.words * 8, "{} of {} words covered", rc.covered, rc.words);
-    for e in &rc.disagreeing {
-        let (a, b) = (sass_harness::sass::parse_instruction(&e.ours).unwrap(), sass_harness::sass::parse_instruction(&e.nvdisasm).unwrap());
-        let alias = |m: &[String]| m.iter().filter(|t| !matches!(t.as_str(), "MOV" | "IADD" | "SHL")).cloned().collect::<Vec<_>>();
-        assert!(a.mnemonic == "IMAD" && a.operands == b.operands && alias(&a.modifiers) == alias(&b.modifiers), "{e:?}");
-    }
-    assert!(rc.identical * 100 >= rc.covered * 95, "not byte-identical: {:?}", rc.not_identical);
-    assert!(rc.asm_mismatch * 100 <= rc.covered, "{:?}", rc.asm_failures);
+    assert!(rc.covered * 100 >= rc.words * 95, "{} of {} words covered", rc.covered, rc.words);
+    assert!(rc.disagreeing.is_empty(), "{:?}", rc.disagreeing);
+    assert!(rc.identical * 1000 >= rc.covered * 995, "not byte-identical: {:?}", rc.not_identical);
+    assert!(rc.asm_mismatch == 0, "{:?}", rc.asm_failures);
     let _ = std::fs::remove_dir_all(&out);
 }
 

@@ -107,7 +107,7 @@ impl<'c, 's> Assembler<'c, 's> {
             .filter(|(e, f)| (e.summary.packs(&text) || shape_fits(f.v, f.uniform_guard, inst)) && f.tokens_fit(inst, &tokens))
             .map(|(e, f)| (e.vi, f));
         let mut hits = hits(self.codec, fitting, inst, &tokens, controls_from);
-        let longer = candidates.iter().filter(|e| e.summary.may_omit(&text, e.preds)).map(|e| (e.vi, &self.forms[e.vi]));
+        let longer = candidates.iter().filter(|e| e.summary.may_omit(&text, e.omittable)).map(|e| (e.vi, &self.forms[e.vi]));
         omitted_pt_hits(self.codec, longer, inst, &tokens, controls_from, &mut hits);
         outcome(self.codec, hits, arch, inst, || candidates.iter().filter_map(|e| self.forms[e.vi].reason(inst, &tokens)).collect())
     }
@@ -118,14 +118,15 @@ impl<'c, 's> Assembler<'c, 's> {
 struct Entry {
     vi: usize,
     summary: Summary,
-    /// The `P`/`UP` operands (bit k: operand k), which nvdisasm may leave out.
-    preds: u16,
+    /// The operands nvdisasm may leave out (bit k: operand k; see [`with_omitted`]).
+    omittable: u16,
 }
 
 impl Entry {
     fn new(vi: usize, form: &Form) -> Entry {
-        let preds = form.v.operands.iter().take(PACKED).enumerate().filter(|(_, o)| matches!(o.kind, OperandKind::Pred | OperandKind::UPred));
-        Entry { vi, summary: Summary::of_form(form), preds: preds.fold(0, |m, (k, _)| m | 1 << k) }
+        let n = form.v.operands.len().min(PACKED);
+        let omittable = (0..n).filter(|&k| omitted_body(form.v, k, true).is_some()).fold(0, |m, k| m | 1 << k);
+        Entry { vi, summary: Summary::of_form(form), omittable }
     }
 }
 
@@ -234,26 +235,29 @@ impl Summary {
         self.shape.is_some() && text.shape.is_some()
     }
 
-    /// False only where no reading of the text with left-out `P`/`UP` operands put back
-    /// (see [`with_omitted_pt`]) fits: the variant (`self`, `preds` its predicate operands)
-    /// has more operands, its modifier tokens admit the text's, and the text's operand
-    /// kinds are the variant's with some predicates taken out.
-    fn may_omit(&self, text: &Summary, preds: u16) -> bool {
+    /// False only where no reading of the text with left-out operands put back (see
+    /// [`with_omitted`]) fits: the variant (`self`, `omittable` the operands that may be
+    /// left out) has more operands, its modifier tokens admit the text's, and the text's
+    /// operand kinds are the variant's with some omittable ones taken out.
+    fn may_omit(&self, text: &Summary, omittable: u16) -> bool {
         let tokens_ok = text.tokens & !self.tokens == 0 && self.required & !text.required == 0;
         let (Some(v), Some(t)) = (&self.shape, &text.shape) else { return tokens_ok };
-        if !tokens_ok || v.n <= t.n || (v.n - t.n) > preds.count_ones() as usize {
+        if !tokens_ok || v.n <= t.n || (v.n - t.n) > omittable.count_ones() as usize {
             return false;
         }
         let code = |kinds: u64, i: usize| kinds >> (4 * i) & 0xf;
-        let mut j = 0;
+        // Bit j of `at`: the variant's operands so far can read the text's first j.
+        let mut at: u32 = 1;
         for k in 0..v.n {
-            if j < t.n && (code(v.kinds, k) == code(t.kinds, j) || code(v.wild, k) != 0) {
-                j += 1;
-            } else if preds >> k & 1 == 0 {
-                return false;
+            let mut next = if omittable >> k & 1 == 1 { at } else { 0 };
+            for j in (0..t.n).filter(|&j| at >> j & 1 == 1) {
+                if code(v.kinds, k) == code(t.kinds, j) || code(v.wild, k) != 0 {
+                    next |= 1 << (j + 1);
+                }
             }
+            at = next;
         }
-        j == t.n
+        at >> t.n & 1 == 1
     }
 
     /// False only where [`shape_fits`] or [`Form::tokens_fit`] is (`self` a variant's,

@@ -313,6 +313,13 @@ pub fn mem_offset_unsigned(space: MemSpaceKind, reg_printed: bool, ureg_printed:
     space == MemSpaceKind::Plain && !reg_printed && !ureg_printed
 }
 
+/// Whether nvdisasm prints `text`'s branch target as an absolute address: its `.ABS`
+/// modifier says so (`RET.ABS.NODEC R0 0x10` prints the same wherever the word sits;
+/// `RET.REL`, `BRA.CONV` and the rest print PC-relative targets as addresses).
+pub fn target_is_absolute(text: &str) -> bool {
+    crate::sass::parse_instruction(text).is_ok_and(|i| i.modifiers.iter().any(|m| m == "ABS"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -364,5 +371,8 @@ mod tests {
         // Other operands with the same digits are left alone.
         assert_eq!(target_at_zero("WARPSYNC.COLLECTIVE R0, 0x20;", &[1], 2, 0x10), "WARPSYNC.COLLECTIVE R0, 0x10;");
         assert_eq!(target_at_zero("not an instruction", &[0], 1, 0x10), "not an instruction");
+        // RET.ABS prints an absolute address; RET.REL and BRA.CONV print targets.
+        assert!(target_is_absolute("@P0 RET.ABS.NODEC P0, R0 0x10 ;"));
+        assert!(!target_is_absolute("@P0 RET.REL P0, R0 0x3440 ;") && !target_is_absolute("@P0 BRA.CONV P0, 0xad0;"));
     }
 }

@@ -202,15 +202,6 @@ pub fn probe_words(spec: &crate::spec::Spec, codec: &Codec, conv: &Conventions, 
         .collect()
 }
 
-/// Whether nvdisasm's `text` prints every fixed (heading) modifier of `v`.
-fn keeps_fixed_modifiers(v: &crate::spec::Variant, text: &str) -> bool {
-    let Ok(inst) = crate::sass::parse_instruction(text) else { return false };
-    v.modifiers.iter().all(|m| match m {
-        crate::spec::ModSlot::Fixed { text } => inst.modifiers.contains(text),
-        _ => true,
-    })
-}
-
 /// Pages grouped by architecture, in first-appearance order.
 fn arch_groups(spec: &crate::spec::Spec) -> Vec<Vec<&Page>> {
     let mut groups: Vec<Vec<&Page>> = vec![];
@@ -348,15 +339,14 @@ impl<'a> Group<'a> {
 
     /// nvdisasm's outcomes for `words`, word `i` at address `base + 16 i` and of variant
     /// `vis[i]`, with branch targets rewritten as at address 0 (how the codec prints them),
-    /// where the text still has the variant's fixed modifiers: a flip that turns `RET.REL`
-    /// into `RET.ABS` prints an absolute address, the same wherever the word sits.
+    /// unless the text's target is absolute (a flip that turns `RET.REL` into `RET.ABS`).
     fn disassemble(&self, base: u64, words: &[Word], vis: &[usize]) -> Result<Vec<Outcome>, NvdisasmError> {
         let mut outs = self.nv.disassemble_at(&self.arch, base, words)?;
         for (i, (o, &vi)) in outs.iter_mut().zip(vis).enumerate() {
             let v = self.codec.variant(vi);
             let targets = v.target_operands();
             if let (Outcome::Printed { text }, false) = (o, targets.is_empty()) {
-                if !keeps_fixed_modifiers(v, text) {
+                if conv_rules::target_is_absolute(text) {
                     continue;
                 }
                 *text = conv_rules::target_at_zero(text, &targets, v.operands.len(), base.wrapping_add(16 * i as u64));
