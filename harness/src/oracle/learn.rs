@@ -1,5 +1,6 @@
 //! Learning nvdisasm's per-form printing conventions (see `codec::conventions`): one batch
-//! per architecture, about 580 words per variant, asked once per run.
+//! per architecture, about 580 words per variant (up to some 550 more for a form with an
+//! integer immediate and four RZ-able registers: its alias probes), asked once per run.
 
 use super::nvdisasm::{Nvdisasm, NvdisasmError, Outcome};
 use crate::codec::conventions::{self as conv, Conventions, FormConventions, SlotId};
@@ -115,7 +116,7 @@ fn alias_values(v: &Variant, a: &AliasProbe) -> Values {
     vals
 }
 
-/// The modifier a word adds to the base word's, and where: an alias (see `RzAlias`).
+/// The modifier a word adds to the base word's, and where: an alias (see `conv::Alias`).
 fn alias_of(base: &Instruction, probe: &Instruction) -> Option<(String, usize)> {
     if probe.modifiers.len() != base.modifiers.len() + 1 || probe.mnemonic != base.mnemonic {
         return None;
@@ -186,8 +187,8 @@ fn read(v: &Variant, p: &Plan, outs: &[Outcome]) -> FormConventions {
     let signed_imm = p.has_imm && negative(&outs[ORDER_AT + 1]).unwrap_or(false);
     let signed_imm_by =
         p.imm_by_group.iter().zip(&outs[(ORDER_AT + 2).min(outs.len())..]).filter_map(|(&(bit, x), o)| negative(o).map(|s| (bit, x, s))).collect();
-    let rz_at = outs.len().saturating_sub(p.aliases.len());
-    let probes = &outs[rz_at..];
+    let alias_at = outs.len().saturating_sub(p.aliases.len());
+    let probes = &outs[alias_at..];
     let base = probes.first().and_then(printed);
     let aliases = p
         .aliases
@@ -199,11 +200,11 @@ fn read(v: &Variant, p: &Plan, outs: &[Outcome]) -> FormConventions {
             Some(conv::Alias { regs: p.alias_regs.clone(), rz: a.rz.clone(), imm: a.imm, token, at })
         })
         .collect();
-    let single_at = rz_at.saturating_sub(p.single_operands.len());
+    let single_at = alias_at.saturating_sub(p.single_operands.len());
     let omitted = p
         .single_operands
         .iter()
-        .zip(&outs[single_at..rz_at])
+        .zip(&outs[single_at..alias_at])
         .filter(|(_, o)| printed(o).is_some_and(|i| i.operands.len() + 1 == v.operands.len() && i.mnemonic == v.mnemonic))
         .map(|(&k, _)| k)
         .collect();
