@@ -49,6 +49,28 @@ fn sm90_sweep(out: &std::path::Path, opcodes: Vec<u16>, seeds: Vec<Word>) -> dis
     }
 }
 
+/// SM90 `words` (from ptxas or chosen to show a convention) decode with `c`, print with the
+/// conventions learned from nvdisasm byte-identical to nvdisasm, and nvdisasm's text, its
+/// aliases taken away as realcode does, assembles back to the word (or to readings among
+/// which it is).
+fn real_words_print_and_assemble(nv: &Nvdisasm, c: &sass_harness::codec::Codec, words: &[Word]) {
+    use sass_harness::codec::{self, asm};
+    let conv = sass_harness::oracle::learn::learn(nv, c, &(0..c.variants().len()).collect::<Vec<_>>()).unwrap();
+    for (w, o) in words.iter().zip(nv.disassemble("SM90", words).unwrap()) {
+        let Outcome::Printed { text } = o else { panic!("{w}: {o:?}") };
+        let (vi, vals) = c.decode(spec::Arch(90), *w).unwrap_or_else(|e| panic!("{w} ({text}): {e}"));
+        let v = c.variant(vi);
+        let learned = conv.get(v.arch, &v.key).unwrap_or_else(|| panic!("{}: nothing learned", v.key));
+        assert_eq!(codec::print_with(v, &vals, Some((learned, *w))).to_string(), text, "{}", v.key);
+        let plain = learned.unalias(&sass_harness::sass::parse_instruction(&text).unwrap()).to_string();
+        match asm::assemble(c, spec::Arch(90), &plain, *w) {
+            Ok((_, back)) => assert_eq!(back, *w, "{plain}"),
+            Err(asm::AsmError::Ambiguous { words, .. }) => assert!(words.contains(w), "{plain}: {words:?}"),
+            Err(e) => panic!("{plain}: {e}"),
+        }
+    }
+}
+
 /// Discovers `key` from the zero word of its page and compares, field by field.
 fn rediscover(nv: &Nvdisasm, file: &str, key: &str) {
     rediscover_in(nv, "corpus/isa-correct", file, key)
@@ -392,7 +414,7 @@ fn operand_suffix_tables_and_fp16_immediates_print_like_nvdisasm() {
 #[test]
 fn sweep_solves_branches_exit_and_omitted_predicates() {
     use discover::sweep;
-    use sass_harness::codec::{self, asm, Codec};
+    use sass_harness::codec::Codec;
     let nv = nv();
     // From ptxas (SM90): a branch to itself, EXIT, and IADD3 with its second carry-out PT.
     // The branch is first: at address 0, as the codec prints targets.
@@ -410,19 +432,7 @@ fn sweep_solves_branches_exit_and_omitted_predicates() {
     let keys: Vec<&str> = c.variants().iter().map(|v| v.key.as_str()).collect();
     assert!(keys.iter().any(|k| k.starts_with("BRA_") && k.ends_with("_REL")), "{keys:?}");
     assert!(keys.iter().any(|k| k.starts_with("EXIT")) && keys.contains(&"IADD3_R_P_P_R_R_R"), "{keys:?}");
-    let conv = sass_harness::oracle::learn::learn(&nv, &c, &(0..c.variants().len()).collect::<Vec<_>>()).unwrap();
-    for (w, o) in words.iter().zip(nv.disassemble("SM90", &words).unwrap()) {
-        let Outcome::Printed { text } = o else { panic!("{w}: {o:?}") };
-        let (vi, vals) = c.decode(spec::Arch(90), *w).unwrap_or_else(|e| panic!("{w} ({text}): {e}"));
-        let v = c.variant(vi);
-        let ours = codec::print_with(v, &vals, conv.get(v.arch, &v.key).map(|l| (l, *w))).to_string();
-        assert_eq!(ours, text, "{}", v.key);
-        match asm::assemble(&c, spec::Arch(90), &text, *w) {
-            Ok((_, back)) => assert_eq!(back, *w, "{text}"),
-            Err(asm::AsmError::Ambiguous { words, .. }) => assert!(words.contains(w), "{text}: {words:?}"),
-            Err(e) => panic!("{text}: {e}"),
-        }
-    }
+    real_words_print_and_assemble(&nv, &c, &words);
     let _ = std::fs::remove_dir_all(&tmp);
 }
 
@@ -502,7 +512,7 @@ fn discovers_the_rz_based_lds_form() {
 #[test]
 fn immediate_aliases_are_learned_not_written_into_the_heading() {
     use discover::sweep;
-    use sass_harness::codec::{self, asm, Codec};
+    use sass_harness::codec::Codec;
     let nv = nv();
     // IMAD.IADD, plain IMAD (0x80 with R0, 0x3 with RZ, 0x10000 with RZ), IMAD.SHL.U32, IMAD.MOV.U32.
     let words = [
@@ -522,23 +532,9 @@ fn immediate_aliases_are_learned_not_written_into_the_heading() {
     assert!(page.contains("distilled: @P0 IMAD.MOV.U32 R0, R0, 0x0, R0;\n\naliases: MOV\n"), "{page}");
     let spec = spec::load(&[tmp.join("pages")]).unwrap_or_else(|e| panic!("{e}"));
     let c = Codec::new(&spec);
-    let conv = sass_harness::oracle::learn::learn(&nv, &c, &(0..c.variants().len()).collect::<Vec<_>>()).unwrap();
-    let texts = nv.disassemble("SM90", &words).unwrap();
-    let mods: Vec<String> = texts.iter().map(|o| format!("{o:?}")).collect();
+    let mods: Vec<String> = nv.disassemble("SM90", &words).unwrap().iter().map(|o| format!("{o:?}")).collect();
     assert!(["IMAD.IADD ", "IMAD R9", "IMAD.U32 R25", "IMAD.SHL.U32", "IMAD.MOV.U32"].iter().all(|m| mods.iter().any(|t| t.contains(m))), "{mods:?}");
-    for (w, o) in words.iter().zip(texts) {
-        let Outcome::Printed { text } = o else { panic!("{w}: {o:?}") };
-        let (vi, vals) = c.decode(spec::Arch(90), *w).unwrap_or_else(|e| panic!("{w} ({text}): {e}"));
-        let v = c.variant(vi);
-        let learned = conv.get(v.arch, &v.key).unwrap_or_else(|| panic!("{}: nothing learned", v.key));
-        assert_eq!(codec::print_with(v, &vals, Some((learned, *w))).to_string(), text, "{}", v.key);
-        let plain = learned.unalias(&sass_harness::sass::parse_instruction(&text).unwrap()).to_string();
-        match asm::assemble(&c, spec::Arch(90), &plain, *w) {
-            Ok((_, back)) => assert_eq!(back, *w, "{plain}"),
-            Err(asm::AsmError::Ambiguous { words, .. }) => assert!(words.contains(w), "{plain}: {words:?}"),
-            Err(e) => panic!("{plain}: {e}"),
-        }
-    }
+    real_words_print_and_assemble(&nv, &c, &words);
     let _ = std::fs::remove_dir_all(&tmp);
 }
 

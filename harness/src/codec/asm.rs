@@ -1084,7 +1084,9 @@ impl<'s> Slots<'s> {
             return Ok(());
         }
         // nvdisasm's modifier order is not always the page's (a syntax difference the
-        // validator reports): accept any order, trying the page's first.
+        // validator reports): accept any order. (Every reading in the page's order comes
+        // first: `read_any` alone could settle on another order before a page-order
+        // reading with other rows, and placeholder rows read in several ways.)
         if n <= 32 && self.read_any(v, 0, toks, values, &mut vec![]) {
             return Ok(());
         }

@@ -611,11 +611,8 @@ pub fn verify_page(o: &mut Oracle, s: &Seed, d: &Discovered, seed: u64, n: usize
     if !suffixes && !scaled && !float {
         return Ok(vec![]);
     }
-    let Some(spec) = page_spec(d) else { return Ok(vec![]) }; // read_back notes it
+    let Some((spec, words, texts)) = page_and_texts(o, d, n, seed ^ 0x9a6e, random_word)? else { return Ok(vec![]) }; // read_back notes it
     let c = crate::codec::Codec::new(&spec);
-    let mut rng = Rng::new(seed ^ 0x9a6e);
-    let words: Vec<Word> = (0..n).map(|_| random_word(d, &mut rng)).collect();
-    let texts = o.texts(&words)?;
     let mut notes = vec![];
     for (w, t) in words.iter().zip(texts) {
         let Some(t) = t.filter(|t| !t.is_empty()).map(|t| with_pt(s, d, *w, &t)) else { continue }; // verify_random notes it
@@ -633,11 +630,18 @@ pub fn verify_page(o: &mut Oracle, s: &Seed, d: &Discovered, seed: u64, n: usize
     Ok(notes)
 }
 
-/// The page as written, read back as a spec (`None` when it does not parse).
-fn page_spec(d: &Discovered) -> Option<crate::spec::Spec> {
+/// What the page checks read: the page as written, read back as a spec, `n` words drawn
+/// by `draw` from a generator seeded with `seed`, and nvdisasm's texts for them (`None`
+/// when the page does not parse).
+type PageTexts = Option<(crate::spec::Spec, Vec<Word>, Vec<Option<String>>)>;
+
+fn page_and_texts(o: &mut Oracle, d: &Discovered, n: usize, seed: u64, draw: fn(&Discovered, &mut Rng) -> Word) -> Result<PageTexts, DiscoverError> {
     let text = super::page::render(&d.mnemonic, None, std::slice::from_ref(d));
-    let page = crate::spec::parse_page("discovered", text.as_bytes()).ok()?;
-    Some(crate::spec::Spec { pages: vec![page] })
+    let Ok(page) = crate::spec::parse_page("discovered", text.as_bytes()) else { return Ok(None) };
+    let mut rng = Rng::new(seed);
+    let words: Vec<Word> = (0..n).map(|_| draw(d, &mut rng)).collect();
+    let texts = o.texts(&words)?;
+    Ok(Some((crate::spec::Spec { pages: vec![page] }, words, texts)))
 }
 
 /// The zero word with every modifier group at a random row and every modifier flag random.
@@ -662,11 +666,8 @@ pub fn verify_modifiers(o: &mut Oracle, d: &Discovered, seed: u64, n: usize) -> 
     if groups < 2 {
         return Ok(vec![]);
     }
-    let Some(spec) = page_spec(d) else { return Ok(vec![]) }; // read_back notes it
+    let Some((spec, words, texts)) = page_and_texts(o, d, n, seed ^ 0x3c11, random_modifiers)? else { return Ok(vec![]) }; // read_back notes it
     let c = crate::codec::Codec::new(&spec);
-    let mut rng = Rng::new(seed ^ 0x3c11);
-    let words: Vec<Word> = (0..n).map(|_| random_modifiers(d, &mut rng)).collect();
-    let texts = o.texts(&words)?;
     let mut notes = vec![];
     for (w, t) in words.iter().zip(&texts) {
         let ours = c.decode(d.arch, *w).map(|(vi, vals)| crate::codec::print(c.variant(vi), &vals).modifiers);
