@@ -9,7 +9,8 @@
 //!
 //! Seeds: the words real code uses (ptxas output, control bits made neutral: see
 //! [`super::NEUTRAL_CONTROL`]) and every value of bits 0–11 on a few body templates, then
-//! single-bit mutations of each form found, until no new form appears; then random rounds: words with every non-control bit random
+//! single-bit mutations of each form found, and double-bit ones over the bits whose single
+//! flip is illegal, until no new form appears; then random rounds: words with every non-control bit random
 //! (opcodes illegal on every template) and words around each form (its opcode kept, the
 //! other bits random, or the seed with a few bits flipped), which reach forms selected by
 //! several bits at once; each new form is mutated again. Every step is one nvdisasm batch;
@@ -128,15 +129,22 @@ impl Census {
         Ok(c)
     }
 
-    /// Single-bit mutations of `fresh` and of every form they lead to, until none is new.
+    /// Single-bit mutations of `fresh` and of every form they lead to, until none is new;
+    /// with each seed's single flips go its double flips over the bits whose single flip is
+    /// illegal (opcode-like bits: a form that two of them select together is reached through
+    /// no legal neighbour).
     fn mutate(&mut self, o: &mut Oracle, mut fresh: Vec<Word>, progress: &mut dyn FnMut(&str)) -> Result<(), DiscoverError> {
+        let bits: Vec<u8> = mutation_bits().collect();
         for _ in 0..MUTATION_ROUNDS {
             if fresh.is_empty() {
                 break;
             }
-            let words: Vec<Word> = fresh.iter().flat_map(|seed| mutation_bits().map(move |b| seed.flip(b))).filter(|&w| self.scope.admits(w)).collect();
-            fresh = self.add(o, &words)?;
-            progress(&format!("mutations: {} forms ({} new) from {} words", self.forms.len(), fresh.len(), words.len()));
+            let singles: Vec<Word> = fresh.iter().flat_map(|seed| bits.iter().map(move |&b| seed.flip(b))).collect();
+            let (found, ids) = self.record(o, &singles, false)?;
+            let pairs: Vec<Word> = fresh.iter().zip(ids.chunks(bits.len())).flat_map(|(seed, ids)| illegal_pairs(*seed, &bits, ids)).collect();
+            let (more, _) = self.record(o, &pairs, false)?;
+            progress(&format!("mutations: {} forms ({} new) from {} words", self.forms.len(), found.len() + more.len(), singles.len() + pairs.len()));
+            fresh = found.into_iter().chain(more).collect();
         }
         Ok(())
     }
@@ -169,20 +177,25 @@ impl Census {
 
     /// Identifies `words` and records the forms not seen before; returns their seeds.
     fn add(&mut self, o: &mut Oracle, words: &[Word]) -> Result<Vec<Word>, DiscoverError> {
-        self.record(o, words, false)
+        Ok(self.record(o, words, false)?.0)
     }
 
     /// [`Census::add`] for real code's words: each also becomes its form's `real` word.
     fn add_real(&mut self, o: &mut Oracle, words: &[Word]) -> Result<Vec<Word>, DiscoverError> {
-        self.record(o, words, true)
+        Ok(self.record(o, words, true)?.0)
     }
 
-    fn record(&mut self, o: &mut Oracle, words: &[Word], real: bool) -> Result<Vec<Word>, DiscoverError> {
-        self.words += words.len();
-        let ids = identify(o, words)?;
+    /// The seeds of the forms not seen before, and every word's identity (words the scope
+    /// leaves out are illegal).
+    fn record(&mut self, o: &mut Oracle, words: &[Word], real: bool) -> Result<(Vec<Word>, Vec<Identity>), DiscoverError> {
+        let admitted: Vec<Word> = words.iter().copied().filter(|&w| self.scope.admits(w)).collect();
+        let mut known = identify(o, &admitted)?.into_iter();
+        let ids: Vec<Identity> =
+            words.iter().map(|&w| if self.scope.admits(w) { known.next().unwrap_or(Identity::Illegal) } else { Identity::Illegal }).collect();
+        self.words += admitted.len();
         let mut fresh = vec![];
-        for (&w, id) in words.iter().zip(ids) {
-            let Identity::Form { opclass, text } = id else { continue };
+        for (&w, id) in words.iter().zip(&ids) {
+            let Identity::Form { opclass, text } = id.clone() else { continue };
             match self.forms.get_mut(&opclass) {
                 Some(f) => {
                     if real {
@@ -198,8 +211,15 @@ impl Census {
                 }
             }
         }
-        Ok(fresh)
+        Ok((fresh, ids))
     }
+}
+
+/// `seed` with two of the `bits` flipped, for every pair whose single flips (`ids`, in
+/// the order of `bits`) are both illegal.
+fn illegal_pairs(seed: Word, bits: &[u8], ids: &[Identity]) -> Vec<Word> {
+    let illegal: Vec<u8> = bits.iter().zip(ids).filter(|(_, id)| **id == Identity::Illegal).map(|(&b, _)| b).collect();
+    illegal.iter().enumerate().flat_map(|(i, &a)| illegal[i + 1..].iter().map(move |&b| seed.flip(a).flip(b))).collect()
 }
 
 /// Bits a mutation flips: everything outside the control fields.

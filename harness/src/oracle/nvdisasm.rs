@@ -10,6 +10,10 @@
 //!   a separate `Illegal instruction found` line that names no address). All bad
 //!   addresses are reported in one run. We record them, put a NOP in their place and run
 //!   the batch again.
+//! - Some illegal words are reported by `Illegal instruction found` lines alone, with no
+//!   address (seen on SM100 with double-bit mutations of census seeds). A round that fails
+//!   with nothing but such lines is split in halves until the word is found: it costs
+//!   about two runs per halving, and only batches that hold such a word pay it.
 //! - Some words are *silent*: no listing line and no error. In the middle of a listing
 //!   their two `/* 0x… */` hex comments still appear (without an address); at the very
 //!   end of a file even those vanish, so every batch ends with a sentinel NOP.
@@ -93,6 +97,8 @@ pub enum BatchFault {
     Process(#[from] ProcessError),
     #[error("failed ({status}) without a usable list of illegal addresses; stderr: {stderr}")]
     NoAddress { status: String, stderr: String },
+    #[error("exited 1 saying only 'Illegal instruction found', naming no address; stderr: {stderr}")]
+    Unaddressed { stderr: String },
     #[error("reported {why} ({addr:#x}); stderr: {stderr}")]
     BadAddress { why: &'static str, addr: u64, stderr: String },
     #[error("printed address {addr:#x} twice")]
@@ -204,8 +210,27 @@ impl Nvdisasm {
         }
     }
 
-    /// One chunk: run, replace illegal words by NOPs, run again, until clean.
+    /// One chunk: [`Nvdisasm::run_rounds`]; halved while nvdisasm rejects a word without
+    /// naming its address (a single such word is illegal).
     fn run_chunk(&self, b: &Batch, file_stem: &Path) -> Result<Vec<Outcome>, NvdisasmError> {
+        match self.run_rounds(b, file_stem) {
+            Err(NvdisasmError::Batch { fault, .. }) if matches!(*fault, BatchFault::Unaddressed { .. }) => {
+                if b.words.len() == 1 {
+                    return Ok(vec![Outcome::Illegal { message: UNADDRESSED.to_string() }]);
+                }
+                let mid = b.words.len() / 2;
+                let left = Batch { arch: b.arch, base: b.base, words: &b.words[..mid] };
+                let right = Batch { arch: b.arch, base: b.base.wrapping_add(mid as u64 * 16), words: &b.words[mid..] };
+                let mut out = self.run_chunk(&left, file_stem)?;
+                out.extend(self.run_chunk(&right, file_stem)?);
+                Ok(out)
+            }
+            r => r,
+        }
+    }
+
+    /// Run, replace illegal words by NOPs, run again, until clean.
+    fn run_rounds(&self, b: &Batch, file_stem: &Path) -> Result<Vec<Outcome>, NvdisasmError> {
         let mut state = ChunkState::new(b.words, nop(b.arch));
         for round in 0..MAX_ROUNDS {
             let file = file_stem.with_extension(format!("round{round}.bin"));
@@ -250,11 +275,23 @@ impl Nvdisasm {
         }
         // Keys are offsets from the chunk's base address; below the base wraps to huge.
         let reported: BTreeMap<u64, Vec<String>> = parse_errors(&stderr).into_iter().map(|(a, m)| (a.wrapping_sub(b.base), m)).collect();
+        if reported.is_empty() && run.status.code() == Some(1) && only_unaddressed_illegal(&stderr) {
+            return Err(BatchFault::Unaddressed { stderr: excerpt(&stderr) });
+        }
         if reported.is_empty() || run.status.code().is_none() {
             return Err(BatchFault::NoAddress { status: describe_status(&run.status), stderr: excerpt(&stderr) });
         }
         Ok((None, reported, stderr))
     }
+}
+
+/// The message of a word nvdisasm rejected without naming its address.
+pub const UNADDRESSED: &str = "Illegal instruction found";
+
+/// Whether stderr says nothing but `Illegal instruction found` (with no address).
+fn only_unaddressed_illegal(stderr: &str) -> bool {
+    let mut lines = stderr.lines().map(str::trim).filter(|l| !l.is_empty()).peekable();
+    lines.peek().is_some() && lines.all(|l| l.trim_start_matches("nvdisasm error").trim_start().trim_start_matches(':').trim() == UNADDRESSED)
 }
 
 type ChunkResult = Result<Vec<Outcome>, NvdisasmError>;
@@ -447,6 +484,28 @@ mod tests {
         assert_eq!(out[0], printed("@P0 DFMA R1, R0, R0, R0 ;"));
         assert_eq!(out[2], printed("@P0 DFMA R2, R0, R0, R0 ;"));
         assert_eq!(out[5], printed("@P0 DFMA R3, R0, R0, R0 ;"));
+    }
+
+    #[test]
+    fn words_rejected_without_an_address_are_found_by_halving() {
+        // nvdisasm 13.5 rejects these SM100 words (opcode 0, bit 74 or 76) with a bare
+        // `Illegal instruction found`: no address, exit status 1.
+        let d = nv();
+        let bare = [Word(0x000fc000000004000000000000000000), Word(0x000fc000000010000000000000000000)];
+        let dfma = Word(0x000fc00000000000000000000000022b);
+        let words = [dfma, bare[0], dfma, dfma, bare[1], dfma, dfma];
+        let out = d.dis("SM100", &words);
+        for (i, (w, o)) in words.iter().zip(&out).enumerate() {
+            if bare.contains(w) {
+                assert_eq!(*o, Outcome::Illegal { message: UNADDRESSED.into() }, "{i}");
+            } else {
+                assert!(matches!(o, Outcome::Printed { text } if text.contains("DFMA")), "{i}: {o:?}");
+            }
+        }
+        // A tool that says only that, for every word, is believed word by word; a crash is not.
+        let (d, dir) = fake("nvd-bare", "echo 'nvdisasm error   : Illegal instruction found' >&2; exit 1");
+        assert_eq!(d.dis("SM90", &[dfma, dfma]), vec![Outcome::Illegal { message: UNADDRESSED.into() }; 2]);
+        let _ = std::fs::remove_dir_all(dir);
     }
 
     #[test]
