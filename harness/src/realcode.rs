@@ -47,7 +47,13 @@ pub struct RealCodeReport {
     /// Words no page covers, by architecture and the mnemonic nvdisasm printed: what pages
     /// the corpus still needs.
     pub uncovered: std::collections::BTreeMap<String, std::collections::BTreeMap<String, usize>>,
+    /// The first few uncovered words of each architecture and mnemonic, as nvdisasm printed
+    /// them: what a page for them must say.
+    pub uncovered_examples: Vec<Example>,
 }
+
+/// Uncovered words kept as examples per architecture and mnemonic.
+const UNCOVERED_EXAMPLES: usize = 3;
 
 #[derive(Clone, Debug, Serialize)]
 pub struct Example {
@@ -144,11 +150,16 @@ impl Tally<'_> {
     fn word(&mut self, kernel: &str, arch: Arch, w: Word, o: Outcome, addr: u64) -> Result<(), String> {
         let codec = self.codec;
         let Ok((vi, vals)) = codec.decode(arch, w) else {
-            let mnemonic = match &o {
-                Outcome::Printed { text } => sass::parse_instruction(text).map(|i| i.mnemonic).unwrap_or_else(|_| "(unreadable)".into()),
-                _ => "(not printed)".into(),
+            let (mnemonic, text) = match &o {
+                Outcome::Printed { text } => (sass::parse_instruction(text).map(|i| i.mnemonic).unwrap_or_else(|_| "(unreadable)".into()), text.clone()),
+                _ => ("(not printed)".to_string(), String::new()),
             };
-            *self.rep.uncovered.entry(arch.to_string()).or_default().entry(mnemonic).or_default() += 1;
+            let seen = self.rep.uncovered.entry(arch.to_string()).or_default().entry(mnemonic).or_default();
+            *seen += 1;
+            if *seen <= UNCOVERED_EXAMPLES {
+                let note = format!("{arch}: no variant decodes it");
+                self.rep.uncovered_examples.push(Example { kernel: kernel.to_string(), word: w.hex(), ours: String::new(), nvdisasm: text, note });
+            }
             return Ok(());
         };
         let v = codec.variant(vi);
