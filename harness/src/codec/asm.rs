@@ -278,11 +278,8 @@ fn hits<'f, 's: 'f>(codec: &Codec, forms: impl Iterator<Item = (usize, &'f Form<
     for (vi, form) in forms {
         let mut values = Values::zero(form.v.fields.len());
         if form.fill_into(inst, tokens, &mut values).is_ok() {
-            let ctl = codec.extract(vi, controls_from);
-            for &i in &form.control_fields {
-                values.set(i, ctl.get(i));
-            }
-            hits.add(vi, codec.encode_unchecked(vi, &values));
+            // Control fields are zero in `values`: their bits come straight from `controls_from`.
+            hits.add(vi, Word(codec.encode_unchecked(vi, &values).0 | controls_from.0 & form.control_bits));
         }
     }
     hits
@@ -458,7 +455,8 @@ struct Form<'s> {
     v: &'s Variant,
     pred_fields: Vec<usize>,
     uniform_guard: bool,
-    control_fields: Vec<usize>,
+    /// The bits of the control fields (a text does not say them; see [`assemble`]).
+    control_bits: u128,
     /// The instruction's modifiers, in page order.
     modifiers: Slots<'s>,
     /// Each operand's suffixes: operand-modifier tables in order, then selector flags.
@@ -493,7 +491,7 @@ impl<'s> Form<'s> {
             v,
             pred_fields: fields_where(|f| f.kind == FieldKind::Pred),
             uniform_guard: guard_is_uniform(v),
-            control_fields: fields_where(crate::spec::Field::is_control),
+            control_bits: v.fields.iter().filter(|f| f.is_control()).flat_map(|f| &f.bits).fold(0, |m, &b| m | 1u128 << b),
             modifiers: Slots::new(modifiers),
             suffixes,
         }
@@ -1095,19 +1093,24 @@ impl<'s> Slots<'s> {
     }
 
     /// Whether the slots not in `used` (bit k: slot k), in some order, read exactly `toks`.
-    /// `failed` remembers states (slots used, tokens left) that cannot be completed, so
-    /// that each is explored once rather than once per order of the slots before it.
+    /// Slots read tokens first, and those that read none (a flag's 0, a hidden or default
+    /// row) only once the tokens are used up: their order does not matter, and trying it
+    /// would visit every subset of them. `failed` remembers states (slots used, tokens
+    /// left) that cannot be completed, so that each is explored once rather than once per
+    /// order of the slots before it.
     fn read_any(&self, v: &Variant, used: u32, toks: Toks, values: &mut Values, failed: &mut Vec<(u32, usize)>) -> bool {
         let n = self.slots.len();
-        if used.count_ones() as usize == n {
-            return toks.ids.is_empty();
+        let free = (0..n).filter(|&k| used >> k & 1 == 0);
+        if toks.ids.is_empty() {
+            return free.into_iter().all(|k| self.slots[k].try_each(v, toks, values, &mut |_, _| true));
         }
         let state = (used, toks.ids.len());
         if failed.contains(&state) {
             return false;
         }
-        for k in (0..n).filter(|&k| used >> k & 1 == 0) {
-            if self.slots[k].try_each(v, toks, values, &mut |left, values| self.read_any(v, used | 1 << k, left, values, failed)) {
+        for k in free {
+            let mut next = |left: Toks, values: &mut Values| left.ids.len() < toks.ids.len() && self.read_any(v, used | 1 << k, left, values, failed);
+            if self.slots[k].try_each(v, toks, values, &mut next) {
                 return true;
             }
         }
