@@ -405,13 +405,14 @@ pub fn parse_instruction(text: &str) -> Result<Instruction, ParseError> {
     if mnemonic.is_empty() || !mnemonic.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
         return Err(perr(col, format!("expected a mnemonic, found '{opcode}'")));
     }
-    let modifiers: Vec<String> = parts.map(str::to_string).collect();
+    let mut modifiers: Vec<String> = Vec::with_capacity(opcode.bytes().filter(|&b| b == b'.').count());
+    modifiers.extend(parts.map(str::to_string));
     if modifiers.iter().any(|m| m.is_empty()) {
         return Err(perr(col, format!("empty modifier in '{opcode}'")));
     }
     col += op_end;
     let ops_text = &rest[op_end..];
-    let mut operands = vec![];
+    let mut operands = Vec::with_capacity(1 + ops_text.bytes().filter(|&b| b == b',').count());
     let mut const_spaced = false;
     let mut suffix_after_abs = false;
     if !ops_text.trim().is_empty() {
