@@ -671,7 +671,9 @@ impl OperandFill<'_> {
                 values.set(f, imm_bits(v, f, k, x as i64)?);
                 Ok(())
             }
-            (OperandKind::Float(_), Body::Float { value, text }) => self.set(values, 0, float_bits(float_format(v, self.spec, self.modifiers), k, *value, text)?, text),
+            (OperandKind::Float(_), Body::Float { value, text }) => {
+                self.set(values, 0, float_bits(float_format(v, self.spec, self.modifiers), k, *value, text)?, text)
+            }
             (OperandKind::Barrier, Body::Barrier { n }) => self.set(values, 0, *n as u64, &body.to_string()),
             (OperandKind::Target(shift), Body::Imm { value }) => {
                 // The inverse of codec::print::target_at_zero, in the signed field.

@@ -520,12 +520,15 @@ fn format_probes(d: &Discovered, base: Word) -> Vec<(Word, Vec<String>)> {
     out
 }
 
+/// Modifiers and the float format each chooses (see [`Discovered::float_by`]).
+type FloatBy = Vec<(String, FloatFormat)>;
+
 /// Which modifiers choose another format for the `F` operands than the page's default
 /// (`HFMA2.BF16_V2`: bf16 pairs, not fp16; `MUFU.RSQ64H`: a double's high half): each group
 /// row and flag is printed with the float fields at [`float_probe`]; a row read in another
 /// format is chosen by a token of its own, one that no row read otherwise prints. Returns
 /// the pairs for [`Discovered::float_by`] and a note for each row no token explains.
-pub fn float_formats(o: &mut Oracle, s: &Seed, d: &Discovered) -> Result<(Vec<(String, FloatFormat)>, Vec<String>), DiscoverError> {
+pub fn float_formats(o: &mut Oracle, s: &Seed, d: &Discovered) -> Result<(FloatBy, Vec<String>), DiscoverError> {
     let floats = float_fields(s, d);
     if floats.is_empty() {
         return Ok((vec![], vec![]));
@@ -542,7 +545,7 @@ pub fn float_formats(o: &mut Oracle, s: &Seed, d: &Discovered) -> Result<(Vec<(S
         notes.push(format!("the zero word's float immediates read as {}, the flips as {}", default.token(), s.float.token()));
     }
     let read_rows: Vec<(&Vec<String>, FloatFormat)> = probes.iter().zip(&texts[1..]).filter_map(|((_, toks), t)| read(t).map(|f| (toks, f))).collect();
-    let mut by: Vec<(String, FloatFormat)> = vec![];
+    let mut by: FloatBy = vec![];
     for (toks, f) in read_rows.iter().filter(|(_, f)| *f != default) {
         let own = toks.iter().find(|m| read_rows.iter().all(|(other, g)| g == f || !other.contains(m)));
         match own {
