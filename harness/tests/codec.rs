@@ -161,3 +161,43 @@ fn predicate_operands_and_cnot_print_and_assemble() {
 }
 
 include!("data/pred_words.rs");
+
+/// A page's `floats:` line: the modifier it names chooses its `F` operands' format. FMUL's
+/// R,R,F variant (a discovered SM90 page) told that `.M2` takes a double's high half prints
+/// 0x3ff00000 as 1 under `.M2` and as fp32 (1.875) without, and reads each text back to
+/// its word; a `floats:` line that names no format, no modifier of the variant, or sits on a
+/// form without an `F` operand fails the page with its line.
+#[test]
+fn a_floats_line_lets_a_modifier_choose_the_float_format() {
+    let path = sass_harness::oracle::tools::repo_root().join("corpus/isa-discovered/sm90/fmul.txt");
+    let text = std::fs::read_to_string(path).unwrap();
+    let with = |line: &str, key: &str| text.replacen(&format!("key: {key}\n"), &format!("{line}\n\nkey: {key}\n"), 1);
+    let page = spec::parse_page("fmul.txt", with("floats: M2=F64", "FMUL_R_R_F").as_bytes()).unwrap();
+    let s = spec::Spec { pages: vec![page] };
+    let c = Codec::new(&s);
+    let vi = c.variants().iter().position(|v| v.key == "FMUL_R_R_F").unwrap();
+    let v = c.variant(vi);
+    assert_eq!(v.float_by, [("M2".to_string(), spec::FloatFormat::DoubleHigh)]);
+    let imm = v.operands[2].value_fields[0].unwrap();
+    let group = (0..v.fields.len()).find(|&f| v.field_table(f).is_some_and(|t| t.rows.iter().any(|r| r.name == "M2"))).unwrap();
+    let m2 = v.field_table(group).unwrap().rows.iter().find(|r| r.name == "M2").unwrap().value;
+    for (g, want) in [(m2, "FMUL.M2 R0, R0, 1"), (4, "FMUL R0, R0, 1.875")] {
+        let mut vals = Values::zero(v.fields.len());
+        vals.set(imm, 0x3ff0_0000);
+        vals.set(group, g);
+        let printed = codec::print(v, &vals).to_string();
+        assert!(printed.contains(want), "{printed}");
+        let w = c.encode(vi, &vals).unwrap();
+        let (_, back) = codec::asm::assemble(&c, v.arch, &printed, w).unwrap_or_else(|e| panic!("{printed}: {e}"));
+        assert_eq!(back, w, "{printed}");
+    }
+    for (line, key, says) in [
+        ("floats: M2=E4M3", "FMUL_R_R_F", "float format 'E4M3'"),
+        ("floats: M2", "FMUL_R_R_F", "is not MODIFIER=FORMAT"),
+        ("floats: HI=F64", "FMUL_R_R_F", "'HI' is not a modifier this variant prints"),
+        ("floats: M2=F64", "FMUL_R_R_R", "has no F operand"),
+    ] {
+        let e = spec::parse_page("fmul.txt", with(line, key).as_bytes()).unwrap_err();
+        assert!(e.message.contains(says) && e.line > 0, "{line}: {e}");
+    }
+}

@@ -359,8 +359,8 @@ fn operand_suffix_tables_and_fp16_immediates_print_like_nvdisasm() {
     let _ = std::fs::remove_dir_all(&tmp);
     let opts = sm90_sweep(&tmp, vec![0x030], vec![]);
     let s = sweep::run(&nv, &opts, &|_: &str| {}).unwrap();
-    // HADD2 R,R,I,I is left off: its immediates are bf16 under .BF16_V2, which a page cannot say.
-    assert_eq!((s.forms, s.solved, s.pages), (10, 9, 1), "{s:?}");
+    // HADD2 R,R,I,I too: its immediates are bf16 under .BF16_V2 (the page's `floats:` line).
+    assert_eq!((s.forms, s.solved, s.pages), (10, 10, 1), "{s:?}");
     let text = std::fs::read_to_string(tmp.join("pages/hadd2.txt")).unwrap();
     assert!(text.contains("Operand 1 Modifiers\n\nBinary\tValue\n00\t(default)\n01\tINVALID1\n10\tH0_H0\n11\tH1_H1\n"), "{text}");
     let spec = spec::Spec { pages: vec![spec::parse_page("hadd2.txt", text.as_bytes()).unwrap()] };
@@ -404,6 +404,54 @@ fn operand_suffix_tables_and_fp16_immediates_print_like_nvdisasm() {
         printed += 1;
     }
     assert!(printed * 10 >= cases.len() * 9, "{printed} of {} words print", cases.len());
+    let _ = std::fs::remove_dir_all(&tmp);
+}
+
+/// Immediates whose format a modifier chooses, solved from scratch on SM90: HFMA2.MMA's
+/// two 16-bit halves are fp16 pairs, bf16 under `.BF16_V2`; MUFU's 32-bit immediate is an
+/// fp32, a double's high half under `.RSQ64H`/`.RCP64H`. The pages say so (`floats:`),
+/// random words of these forms print as nvdisasm prints them and assemble back, and so do
+/// real words ptxas emits (`HFMA2.MMA.BF16_V2 R5, R28.reuse, 1, 1, R29`, `MUFU.RSQ R0, -QNAN`).
+#[test]
+fn sweep_solves_immediates_whose_format_a_modifier_chooses() {
+    use discover::sweep;
+    use sass_harness::codec::{self, asm, Codec};
+    use sass_harness::gen::{random_listed_values, Rng};
+    let nv = nv();
+    let tmp = std::env::temp_dir().join(format!("sass-harness-immfmt-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&tmp);
+    let s = sweep::run(&nv, &sm90_sweep(&tmp, vec![0x035, 0x108], vec![]), &|_: &str| {}).unwrap();
+    let spec = spec::load(&[tmp.join("pages")]).unwrap_or_else(|e| panic!("{e}"));
+    let c = Codec::new(&spec);
+    let chosen: Vec<usize> = (0..c.variants().len()).filter(|&vi| !c.variant(vi).float_by.is_empty()).collect();
+    let by: Vec<String> = chosen.iter().map(|&vi| format!("{} {:?}", c.variant(vi).key, c.variant(vi).float_by)).collect();
+    assert!(by.iter().any(|b| b.starts_with("HFMA2_R_R_F_F_R") && b.contains(r#"("BF16_V2", BFloat)"#)), "{by:?} ({s:?})");
+    assert!(by.iter().any(|b| b.starts_with("MUFU_R_F") && b.contains(r#"("RSQ64H", DoubleHigh)"#) && b.contains("RCP64H")), "{by:?}");
+    let conv = sass_harness::oracle::learn::learn(&nv, &c, &chosen).unwrap();
+    let mut rng = Rng::new(29);
+    let cases: Vec<(usize, codec::Values)> =
+        chosen.iter().flat_map(|&vi| (0..100).map(move |_| vi)).map(|vi| (vi, random_listed_values(c.variant(vi), &mut rng))).collect();
+    let words: Vec<Word> = cases.iter().map(|(vi, vals)| c.encode(*vi, vals).unwrap()).collect();
+    let (mut printed, mut assembled) = (0, 0);
+    for (((vi, vals), w), o) in cases.iter().zip(&words).zip(nv.disassemble("SM90", &words).unwrap()) {
+        let Outcome::Printed { text } = o else { continue };
+        let v = c.variant(*vi);
+        let ours = codec::print_with(v, vals, conv.get(v.arch, &v.key).map(|k| (k, *w))).to_string();
+        assert_eq!(discover::probe::raw_operands(&ours), discover::probe::raw_operands(&text), "{} {w}: ours '{ours}', nvdisasm '{text}'", v.key);
+        printed += 1;
+        if codec::print::lossless(v, vals) {
+            match asm::assemble(&c, v.arch, &ours, *w) {
+                Ok((_, back)) => assert_eq!(back, *w, "'{ours}' assembles to another word"),
+                Err(asm::AsmError::Ambiguous { words, .. }) => assert!(words.contains(w), "'{ours}' reads as {words:?}, not {w}"),
+                Err(e) => panic!("{} '{ours}': {e}", v.key),
+            }
+            assembled += 1;
+        }
+    }
+    assert!(printed * 10 >= cases.len() * 9 && assembled * 2 >= printed, "{printed} printed, {assembled} assembled of {}", cases.len());
+    // ptxas's words (SM90 realcode): fp16 and bf16 pairs, an fp32 NaN.
+    let real = ["000fe200000000093c003c0003097835", "040fe2000020001d3f803f801c057835", "000e220000001400ffc0000000007908"];
+    real_words_print_and_assemble(&nv, &c, &real.map(|w| Word::parse_hex(w).unwrap()));
     let _ = std::fs::remove_dir_all(&tmp);
 }
 

@@ -539,7 +539,7 @@ impl<'s> Form<'s> {
                 fill_special(v, k, o, spec, values)?;
                 continue;
             }
-            let fill = OperandFill { v, k, spec };
+            let fill = OperandFill { v, k, spec, modifiers: &inst.modifiers };
             fill.body(&o.body, values)?;
             fill.flags(o, values)?;
             let n = fixed_suffix(spec, &o.suffixes).map_err(|e| format!("operand {k}: {e}"))?;
@@ -634,6 +634,8 @@ struct OperandFill<'a> {
     v: &'a Variant,
     k: usize,
     spec: &'a OperandSpec,
+    /// The instruction's modifiers: one may choose a float immediate's format.
+    modifiers: &'a [String],
 }
 
 impl OperandFill<'_> {
@@ -667,7 +669,9 @@ impl OperandFill<'_> {
                 values.set(f, imm_bits(v, f, k, x as i64)?);
                 Ok(())
             }
-            (OperandKind::Float(_), Body::Float { value, text }) => self.set(values, 0, float_bits(float_format(v, self.spec), k, *value, text)?, text),
+            (OperandKind::Float(_), Body::Float { value, text }) => {
+                self.set(values, 0, float_bits(float_format(v, self.spec, self.modifiers), k, *value, text)?, text)
+            }
             (OperandKind::Barrier, Body::Barrier { n }) => self.set(values, 0, *n as u64, &body.to_string()),
             (OperandKind::Target(shift), Body::Imm { value }) => {
                 // The inverse of codec::print::target_at_zero, in the signed field.

@@ -30,14 +30,10 @@ pub fn row_tokens(t: Option<&Table>, v: u64) -> Vec<String> {
 
 pub use crate::spec::FloatFormat;
 
-/// The format of operand `o`'s `F` field: the form token's (`F.BF16`), else
-/// [`FloatFormat::of`]'s.
-pub fn float_format(v: &Variant, o: &OperandSpec) -> FloatFormat {
-    if let OperandKind::Float(Some(f)) = o.kind {
-        return f;
-    }
-    let width = o.value_fields.first().copied().flatten().map(|f| v.fields[f].width()).unwrap_or(32);
-    FloatFormat::of(&v.mnemonic, width)
+/// The format of operand `o`'s `F` field when the instruction prints `modifiers` (see
+/// [`Variant::float_format`]: a modifier may choose it, `HFMA2.BF16_V2`).
+pub fn float_format(v: &Variant, o: &OperandSpec, modifiers: &[String]) -> FloatFormat {
+    v.float_format(o, modifiers)
 }
 
 pub fn float_body(format: FloatFormat, bits: u64) -> Body {
@@ -202,7 +198,7 @@ pub fn print_with(v: &Variant, values: &Values, learned: Option<(&FormConvention
     }
     let mut modifiers = modifiers(v, values, learned.map(|l| l.0));
     let signed_imm = learned.is_some_and(|(c, _)| signed_imm(v, values, c));
-    let mut operands: Vec<Operand> = v.operands.iter().map(|o| operand(v, o, values, signed_imm)).collect();
+    let mut operands: Vec<Operand> = v.operands.iter().map(|o| operand(v, o, values, signed_imm, &modifiers)).collect();
     for (op, spec) in operands.iter_mut().zip(&v.operands) {
         op.joined = spec.joined;
     }
@@ -295,7 +291,7 @@ pub fn target_at_zero(value: i64, shift: u8) -> i64 {
     0x10i64.wrapping_add(value.wrapping_shl(u32::from(shift)))
 }
 
-fn operand(v: &Variant, o: &OperandSpec, values: &Values, signed_imm: bool) -> Operand {
+fn operand(v: &Variant, o: &OperandSpec, values: &Values, signed_imm: bool, modifiers: &[String]) -> Operand {
     let val = |i: usize| values.get(i);
     let fv = |k: usize| o.value_fields[k].map(val).unwrap_or(0);
     let width = |k: usize| o.value_fields[k].map(|f| v.fields[f].width()).unwrap_or(0);
@@ -304,7 +300,7 @@ fn operand(v: &Variant, o: &OperandSpec, values: &Values, signed_imm: bool) -> O
         OperandKind::UReg => Body::UReg { n: ureg(v, fv(0)) },
         OperandKind::Imm(m) if signed_imm => Body::Imm { value: m.apply(signed(fv(0), width(0))) },
         OperandKind::Imm(m) => Body::Imm { value: m.apply(fv(0) as i64) },
-        OperandKind::Float(_) => float_body(float_format(v, o), fv(0)),
+        OperandKind::Float(_) => float_body(float_format(v, o, modifiers), fv(0)),
         OperandKind::Const => Body::Const { bank: fv(0) as u32, offset: signed(fv(1), width(1)) * 4 },
         OperandKind::ConstX => Body::ConstX { ureg: ureg(v, fv(0)), offset: (fv(1) * 4) as i64 },
         OperandKind::Pred => Body::Pred { n: fv(0) as u8 },
@@ -412,11 +408,12 @@ fn signed(x: u64, width: u32) -> i64 {
 /// Not when a table gives two values one name, or a float operand holds a NaN: nvdisasm
 /// spells every NaN `+QNAN`/`-QNAN`, and so do we.
 pub fn lossless(v: &Variant, values: &Values) -> bool {
+    let mods = || modifiers(v, values, None);
     injective(v)
         && v.operands.iter().all(|o| {
             !o.kind.is_float()
                 || o.value_fields[0]
-                    .map(|f| match float_body(float_format(v, o), values.get(f)) {
+                    .map(|f| match float_body(float_format(v, o, &mods()), values.get(f)) {
                         Body::Float { value, .. } => !value.is_nan(),
                         _ => true,
                     })

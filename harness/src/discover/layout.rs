@@ -109,6 +109,7 @@ pub fn solve(o: &mut Oracle, s: &Seed, seed: Word, effects: &[(u8, Effect)]) -> 
         notes,
         omitted: vec![],
         value_aliases: vec![],
+        float_by: vec![],
     })
 }
 
@@ -466,6 +467,96 @@ fn random_word(d: &Discovered, rng: &mut Rng) -> Word {
     })
 }
 
+/// A value of every width's float fields that reads differently in each format (fp16 3.14,
+/// bf16 50; fp32 3.14, a double's high half 3.14 × 2^…): the format that reads it back is
+/// the one nvdisasm printed.
+fn float_probe(width: usize) -> u64 {
+    if width <= 16 {
+        0x4248
+    } else {
+        0x4049_0fdb
+    }
+}
+
+/// The form's `F` value fields: (form operand, bits).
+fn float_fields(s: &Seed, d: &Discovered) -> Vec<(usize, Vec<u8>)> {
+    let sl = slots(s);
+    (0..s.kinds.len())
+        .filter(|&k| s.kinds[k].is_float())
+        .filter_map(|k| d.fields.iter().find(|f| f.kind == FieldKind::Operand(sl[k][0])).map(|f| (k, f.bits.clone())))
+        .collect()
+}
+
+/// The format every `F` operand of `text` reads [`float_probe`] back in, if they agree on one.
+fn printed_format(text: &str, floats: &[(usize, Vec<u8>)]) -> Option<FloatFormat> {
+    let inst = sass::parse_instruction(text).ok()?;
+    let mut found = None;
+    for (k, bits) in floats {
+        let sass::Body::Float { value, .. } = inst.operands.get(*k)?.body else { return None };
+        let want = float_probe(bits.len()) as i128;
+        let f = FloatFormat::ALL.into_iter().find(|&f| super::probe::float_bits(value, f) == Some(want))?;
+        if found.is_some_and(|g| g != f) {
+            return None;
+        }
+        found = Some(f);
+    }
+    found
+}
+
+/// Probe words, each with one modifier group row or flag set and the float fields at
+/// [`float_probe`], and the page's tokens for it. At most 2048 rows per group.
+fn format_probes(d: &Discovered, base: Word) -> Vec<(Word, Vec<String>)> {
+    let mut out = vec![];
+    for f in &d.fields {
+        match &f.kind {
+            FieldKind::Group(n) => {
+                let rows = d.tables[*n as usize - 1].iter().filter(|(_, name)| name != "(default)").take(2048);
+                out.extend(rows.map(|(v, name)| (set(base, &f.bits, *v), name.split('.').map(str::to_string).collect())));
+            }
+            FieldKind::Modifier(m) => out.push((set(base, &f.bits, 1), vec![m.clone()])),
+            _ => {}
+        }
+    }
+    out
+}
+
+/// Modifiers and the float format each chooses (see [`Discovered::float_by`]).
+type FloatBy = Vec<(String, FloatFormat)>;
+
+/// Which modifiers choose another format for the `F` operands than the page's default
+/// (`HFMA2.BF16_V2`: bf16 pairs, not fp16; `MUFU.RSQ64H`: a double's high half): each group
+/// row and flag is printed with the float fields at [`float_probe`]; a row read in another
+/// format is chosen by a token of its own, one that no row read otherwise prints. Returns
+/// the pairs for [`Discovered::float_by`] and a note for each row no token explains.
+pub fn float_formats(o: &mut Oracle, s: &Seed, d: &Discovered) -> Result<(FloatBy, Vec<String>), DiscoverError> {
+    let floats = float_fields(s, d);
+    if floats.is_empty() {
+        return Ok((vec![], vec![]));
+    }
+    let base = floats.iter().fold(d.zero, |w, (_, bits)| set(w, bits, float_probe(bits.len())));
+    let probes = format_probes(d, base);
+    let mut words = vec![base];
+    words.extend(probes.iter().map(|p| p.0));
+    let texts = o.texts(&words)?;
+    let read = |t: &Option<String>| t.as_deref().and_then(|t| printed_format(t, &floats));
+    let default = read(&texts[0]).unwrap_or(s.float);
+    let mut notes = vec![];
+    if default != s.float {
+        notes.push(format!("the zero word's float immediates read as {}, the flips as {}", default.token(), s.float.token()));
+    }
+    let read_rows: Vec<(&Vec<String>, FloatFormat)> = probes.iter().zip(&texts[1..]).filter_map(|((_, toks), t)| read(t).map(|f| (toks, f))).collect();
+    let mut by: FloatBy = vec![];
+    for (toks, f) in read_rows.iter().filter(|(_, f)| *f != default) {
+        let own = toks.iter().find(|m| read_rows.iter().all(|(other, g)| g == f || !other.contains(m)));
+        match own {
+            Some(m) if !by.iter().any(|(x, _)| x == m) => by.push((m.clone(), *f)),
+            Some(_) => {}
+            None => notes.push(format!("modifiers '{}' print {} immediates, but no token of theirs alone says so", toks.join("."), f.token())),
+        }
+    }
+    Ok((by, notes))
+}
+
 /// The printed sub-value of page operand `po`, in field units, if it reads back.
 fn printed_value(s: &Seed, text: &str, po: usize) -> Option<i128> {
     let sl = slots(s);
@@ -520,10 +611,10 @@ pub fn with_pt(s: &Seed, d: &Discovered, w: Word, text: &str) -> String {
     // Each operand with the separator before it: `, `, or a space for one joined to the
     // operand before it (`R0 0x10`).
     let joined: Vec<bool> = sass::parse_instruction(text).map(|i| i.operands.iter().map(|o| o.joined).collect()).unwrap_or_default();
-    let ops = join_operands(raw.iter().zip(joined.iter().chain(std::iter::repeat(&false))).map(|(r, &j)| (r.clone(), j)));
-    let Some(head) = text[..end].strip_suffix(ops.as_str()) else { return text.to_string() };
-    // Without operands left, the mnemonic still wants its space.
-    let head = if ops.is_empty() { format!("{head} ") } else { head.to_string() };
+    // The head ends at the first space after the mnemonic (and a guard); operands are
+    // rebuilt from their raw texts (`-QNAN , R0` loses the space inside, as raw texts do).
+    let start = if text.starts_with('@') { text.find(' ').map_or(0, |i| i + 1) } else { 0 };
+    let head = format!("{} ", &text[..text[start..end].find(' ').map_or(end, |i| start + i)]);
     let mut given = raw.into_iter().zip(joined.into_iter().chain(std::iter::repeat(false)));
     let all = (0..s.kinds.len()).map(|k| match left_out.iter().find(|(j, _)| *j == k) {
         Some((_, t)) => (t.clone(), false),
@@ -558,6 +649,16 @@ fn suffix_mismatch(s: &Seed, text: &str, po: usize, table: &Table, v: u64) -> Op
     (got != want).then(|| format!("operand {po}'s suffix value {v} ('{}') prints '{text}'", want.join(".")))
 }
 
+/// The seed reading float immediates in the format `text`'s modifiers choose (see
+/// [`Discovered::float_by`]).
+fn as_printed(s: &Seed, d: &Discovered, text: &str) -> Seed {
+    let mods = sass::parse_instruction(text).map(|i| i.modifiers).unwrap_or_default();
+    match d.float_by.iter().find(|(m, _)| mods.contains(m)) {
+        Some((_, f)) => Seed { float: *f, ..s.clone() },
+        None => s.clone(),
+    }
+}
+
 /// `n` random words with every field set: each operand prints its fields' values, and the
 /// bits called ignored change nothing in context (each word again with them random).
 pub fn verify_random(o: &mut Oracle, s: &Seed, d: &Discovered, seed: u64, n: usize) -> Result<Vec<String>, DiscoverError> {
@@ -579,10 +680,11 @@ pub fn verify_random(o: &mut Oracle, s: &Seed, d: &Discovered, seed: u64, n: usi
         if body(t) != body(u) {
             notes.push(format!("ignored bits matter in context: {w} prints '{t}', {} prints '{u}'", noisy[k]));
         }
+        let printed = as_printed(s, d, t);
         for f in &d.fields {
             let v = f.bits.iter().enumerate().fold(0i128, |a, (q, &b)| a | (i128::from(w.bit(b)) << q));
             match &f.kind {
-                FieldKind::Operand(po) => match printed_value(s, t, *po) {
+                FieldKind::Operand(po) => match printed_value(&printed, t, *po) {
                     Some(g) if g.rem_euclid(1i128 << f.bits.len()) != v => notes.push(format!("operand {po} = {v:#x} in {w} prints '{t}'")),
                     _ => {}
                 },
@@ -607,7 +709,7 @@ pub fn verify_page(o: &mut Oracle, s: &Seed, d: &Discovered, seed: u64, n: usize
         OperandKind::Mem(m) => m.imm_shift > 0,
         _ => false,
     });
-    let float = s.kinds.iter().any(|k| k.is_float()) && s.float != FloatFormat::Single;
+    let float = s.kinds.iter().any(|k| k.is_float()) && (s.float != FloatFormat::Single || !d.float_by.is_empty());
     if !suffixes && !scaled && !float {
         return Ok(vec![]);
     }

@@ -135,6 +135,9 @@ pub struct Discovered {
     /// nvdisasm prints for some values (`IMAD.MOV R0, R1, 0x0, R2`: a zero multiplier). The
     /// heading leaves them out; validation learns when they print.
     pub value_aliases: Vec<String>,
+    /// Modifiers that choose the format of the `F` operands (`BF16_V2` → bf16 pairs; the
+    /// page's `floats:` line), learned by [`layout::float_formats`].
+    pub float_by: Vec<(String, crate::spec::FloatFormat)>,
 }
 
 #[derive(Clone, Debug, thiserror::Error)]
@@ -293,6 +296,9 @@ pub fn discover(src: &dyn Source, arch: Arch, seed: Word) -> Result<Discovered, 
     };
     d.omitted = single.iter().zip(&texts[1..]).filter(|(_, t)| omitted(t)).map(|((k, _), _)| *k).collect();
     d.value_aliases = value_aliases(&mut o, &d)?;
+    let (float_by, mut notes) = layout::float_formats(&mut o, &s, &d)?;
+    d.float_by = float_by;
+    d.notes.append(&mut notes);
     let mut notes = layout::verify(&mut o, &s, &d, 0x5eed)?;
     d.notes.append(&mut notes);
     let mut notes = layout::verify_random(&mut o, &s, &d, 0x5eed, 100)?;

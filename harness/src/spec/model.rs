@@ -648,6 +648,11 @@ pub struct Variant {
     pub tables: Vec<Table>,
     /// Modifier print order, derived from the distilled line.
     pub modifiers: Vec<ModSlot>,
+    /// Modifiers that choose the format of the `F` operands when printed (the page's
+    /// `floats: BF16_V2=BF16` line): `HFMA2.BF16_V2`'s immediates are bf16 pairs, not fp16,
+    /// `MUFU.RSQ64H`'s the high half of a double. Empty on most pages.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub float_by: Vec<(String, FloatFormat)>,
     pub file: String,
     /// The heading's line.
     pub line: usize,
@@ -671,6 +676,19 @@ impl Variant {
             FieldKind::OperandModifier { page_operand } => self.table(&TableId::Operand { page_operand: *page_operand }),
             _ => None,
         }
+    }
+    /// The format of `F` operand `o` when the instruction prints `modifiers`: the format
+    /// the first of them names in [`Variant::float_by`], else the form token's, else
+    /// [`FloatFormat::of`]'s for the field's width.
+    pub fn float_format(&self, o: &OperandSpec, modifiers: &[String]) -> FloatFormat {
+        if let Some((_, f)) = self.float_by.iter().find(|(m, _)| modifiers.contains(m)) {
+            return *f;
+        }
+        if let OperandKind::Float(Some(f)) = o.kind {
+            return f;
+        }
+        let width = o.value_fields.first().copied().flatten().map(|f| self.fields[f].width()).unwrap_or(32);
+        FloatFormat::of(&self.mnemonic, width)
     }
     pub fn field_by_name(&self, name: &str) -> Option<usize> {
         self.fields.iter().position(|f| f.name == name)

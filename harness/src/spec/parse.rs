@@ -231,7 +231,7 @@ fn parse_variant(p: &mut Lines, instruction: &str, arch: Arch) -> Result<Variant
     let (cells, layout_lines) = read_layout(p)?;
     let (raw, fixed_mask, fixed_value, inferred) = spans(p, &cells)?;
     let tables = read_tables(p)?;
-    let VariantHead { line, heading, mnemonic, heading_mods, form, kinds, distilled_line, distilled, dinst, key } = head;
+    let VariantHead { line, heading, mnemonic, heading_mods, form, kinds, distilled_line, distilled, dinst, key, float_by } = head;
     let draft = VariantDraft {
         file: p.file.to_string(),
         key,
@@ -249,6 +249,7 @@ fn parse_variant(p: &mut Lines, instruction: &str, arch: Arch) -> Result<Variant
         fixed_value,
         inferred,
         tables,
+        float_by,
     };
     let mut v = draft.build(p)?;
     v.distilled_line = distilled_line;
@@ -269,6 +270,7 @@ struct VariantHead {
     distilled: String,
     dinst: sass::Instruction,
     key: String,
+    float_by: Vec<(String, FloatFormat)>,
 }
 
 /// Reads the four lines and checks that the distilled line (the zero word's text) has the
@@ -283,6 +285,7 @@ fn read_variant_head(p: &mut Lines, instruction: &str) -> Result<VariantHead, Pa
             None => return p.err(distilled_line, format!("alias '{alias}' is not a modifier of the distilled line")),
         }
     }
+    let float_by = read_floats(p)?;
     let (kl, k) = p.expect("'key: <KEY>'")?;
     let key = match k.trim_start().strip_prefix("key:") {
         Some(s) if !s.trim().is_empty() => s.trim().to_string(),
@@ -295,7 +298,10 @@ fn read_variant_head(p: &mut Lines, instruction: &str) -> Result<VariantHead, Pa
         let m = format!("{key}: distilled line has {} operands but the form '{form}' has {}", dinst.operands.len(), kinds.len());
         return p.err(distilled_line, m);
     }
-    Ok(VariantHead { line, heading, mnemonic, heading_mods, form, kinds, distilled_line, distilled, dinst, key })
+    if !float_by.is_empty() && !kinds.iter().any(|k| k.is_float()) {
+        return p.err(distilled_line, format!("{key}: a 'floats:' line, but the form '{form}' has no F operand"));
+    }
+    Ok(VariantHead { line, heading, mnemonic, heading_mods, form, kinds, distilled_line, distilled, dinst, key, float_by })
 }
 
 /// A variant's heading line (`IADD3` or `I2F.???0`).
@@ -349,6 +355,24 @@ fn read_aliases(p: &mut Lines) -> Vec<String> {
     let tokens = rest.split_whitespace().map(str::to_string).collect();
     p.next();
     tokens
+}
+
+/// The optional `floats:` line after the distilled (and aliases) one: `BF16_V2=BF16
+/// RSQ64H=F64`, the modifiers that choose the format of the form's `F` operands (see
+/// [`Variant::float_by`]).
+fn read_floats(p: &mut Lines) -> Result<Vec<(String, FloatFormat)>, PageError> {
+    let Some((line, rest)) = p.peek().and_then(|(n, l)| l.trim_start().strip_prefix("floats:").map(|r| (n, r.to_string()))) else { return Ok(vec![]) };
+    p.next();
+    let pair = |t: &str| -> Result<(String, FloatFormat), String> {
+        let (m, f) = t.split_once('=').filter(|(m, _)| !m.is_empty()).ok_or_else(|| format!("'{t}' is not MODIFIER=FORMAT"))?;
+        Ok((m.to_string(), FloatFormat::parse(f)?))
+    };
+    let pairs: Result<Vec<_>, String> = rest.split_whitespace().map(pair).collect();
+    match pairs {
+        Ok(v) if !v.is_empty() => Ok(v),
+        Ok(_) => p.err(line, "a 'floats:' line names no MODIFIER=FORMAT pair"),
+        Err(e) => p.err(line, format!("floats: {e}")),
+    }
 }
 
 /// 128 layout cells, each with its line, and the four layout rows' lines.
@@ -658,6 +682,7 @@ struct VariantDraft {
     fixed_value: Word,
     inferred: BitSet,
     tables: Vec<Table>,
+    float_by: Vec<(String, FloatFormat)>,
 }
 
 /// Fields classified so far, and what later checks need from the classification.
@@ -912,14 +937,34 @@ impl VariantDraft {
             fields,
             tables: std::mem::take(&mut self.tables),
             modifiers: vec![],
+            float_by: std::mem::take(&mut self.float_by),
             file: self.file.clone(),
             line: self.line,
             distilled_line: 0,
             layout_lines: [0; 4],
         };
         v.modifiers = modifier_order(p, &v, &self.heading_mods, &self.dinst).map_err(|m| self.err(self.line, m))?;
+        if let Some((m, _)) = v.float_by.iter().find(|(m, _)| !printable_modifiers(&v).contains(m)) {
+            return Err(self.err(self.line, format!("floats: '{m}' is not a modifier this variant prints")));
+        }
         Ok(v)
     }
+}
+
+/// Every modifier token the variant can print: fixed ones, flags' names, group rows' tokens.
+fn printable_modifiers(v: &Variant) -> Vec<String> {
+    let mut out = vec![];
+    for slot in &v.modifiers {
+        match slot {
+            ModSlot::Fixed { text } => out.push(text.clone()),
+            ModSlot::Flag { field } => out.push(v.fields[*field].name.clone()),
+            ModSlot::Group { field, .. } => {
+                let rows = v.field_table(*field).map(|t| t.rows.as_slice()).unwrap_or_default();
+                out.extend(rows.iter().flat_map(|r| r.name.split('.').map(str::to_string)));
+            }
+        }
+    }
+    out
 }
 
 /// The page operand of an operand-modifier field named `operand K modi`: how a page
