@@ -643,6 +643,15 @@ impl OperandFill<'_> {
     /// for the message (formatted only then).
     fn set(&self, values: &mut Values, slot: usize, x: u64, shown: &dyn fmt::Display) -> Result<(), String> {
         let (v, k) = (self.v, self.k);
+        if let (Some(plus), Some(f)) = (self.spec.derived_plus(slot), self.spec.value_fields[slot]) {
+            // A derived register has no bits: it must be what its source (set before it,
+            // earlier in print order) prints it as.
+            let want = crate::spec::Derived::value(plus, values.get(f), v.fields[f].max());
+            return match x == want {
+                true => Ok(()),
+                false => Err(format!("operand {k}: {shown} is not the register '{}' gives it ({want}: the source's value + {plus})", v.fields[f].name)),
+            };
+        }
         match self.spec.value_fields[slot] {
             Some(f) if x <= v.fields[f].max() => {
                 values.set(f, x);

@@ -4,7 +4,7 @@ use super::probe::{Effect, Fixed, Seed};
 use super::{DiscoverError, Discovered, Field, FieldKind, Oracle, Table};
 use crate::gen::Rng;
 use crate::sass;
-use crate::spec::{FlagRole, FloatFormat, ImmMap, OperandKind};
+use crate::spec::{Derived, FlagRole, FloatFormat, ImmMap, OperandKind};
 use crate::word::Word;
 use std::collections::BTreeMap;
 
@@ -35,8 +35,16 @@ pub fn solve(o: &mut Oracle, s: &Seed, seed: Word, effects: &[(u8, Effect)]) -> 
     let mut pred = vec![];
     let mut modbits = vec![];
     let mut suffix: BTreeMap<usize, Vec<u8>> = BTreeMap::new();
+    let mut links: BTreeMap<usize, Vec<(usize, u8)>> = BTreeMap::new();
     for (b, e) in effects {
         match e {
+            Effect::Linked { operand, sub, weight, derived: (j, jsub), plus } => {
+                if weight.is_none() {
+                    notes.push(format!("bit {b}: operand {operand} changes by a step that is not a power of two"));
+                }
+                values.entry(sl[*operand][*sub]).or_default().push((weight.unwrap_or(99), *b));
+                links.entry(sl[*j][*jsub]).or_default().push((sl[*operand][*sub], *plus));
+            }
             Effect::Pred => pred.push(*b),
             Effect::Suffix { operand } => suffix.entry(*operand).or_default().push(*b),
             Effect::Value { operand, sub, weight } => {
@@ -72,6 +80,7 @@ pub fn solve(o: &mut Oracle, s: &Seed, seed: Word, effects: &[(u8, Effect)]) -> 
     if !pred.is_empty() {
         fields.push(Field { kind: FieldKind::Pred, bits: pred });
     }
+    let derived = derived_operands(&links, &values, &mut notes);
     for (po, mut wb) in values {
         wb.sort();
         let weights: Vec<u32> = wb.iter().map(|x| x.0).collect();
@@ -109,7 +118,24 @@ pub fn solve(o: &mut Oracle, s: &Seed, seed: Word, effects: &[(u8, Effect)]) -> 
         notes,
         omitted: vec![],
         value_aliases: vec![],
+        derived,
     })
+}
+
+/// The page operands that print another's field plus a constant: every bit of the source's
+/// field must show the same link, and the derived operand must have no bits of its own.
+fn derived_operands(links: &BTreeMap<usize, Vec<(usize, u8)>>, values: &BTreeMap<usize, Vec<(u32, u8)>>, notes: &mut Vec<String>) -> Vec<Derived> {
+    let mut out = vec![];
+    for (&po, seen) in links {
+        let (source, plus) = seen[0];
+        let bits = values.get(&source).map(Vec::len).unwrap_or(0);
+        if seen.iter().any(|&x| x != (source, plus)) || seen.len() != bits || values.contains_key(&po) {
+            notes.push(format!("operand {po} prints operand {source}'s value + {plus} for {} of its {bits} bits, or other links too", seen.len()));
+            continue;
+        }
+        out.push(Derived { page_operand: po, source, plus });
+    }
+    out
 }
 
 /// The form's kinds as the page writes them: an `F` operand names its format where the
@@ -582,10 +608,13 @@ pub fn verify_random(o: &mut Oracle, s: &Seed, d: &Discovered, seed: u64, n: usi
         for f in &d.fields {
             let v = f.bits.iter().enumerate().fold(0i128, |a, (q, &b)| a | (i128::from(w.bit(b)) << q));
             match &f.kind {
-                FieldKind::Operand(po) => match printed_value(s, t, *po) {
-                    Some(g) if g.rem_euclid(1i128 << f.bits.len()) != v => notes.push(format!("operand {po} = {v:#x} in {w} prints '{t}'")),
-                    _ => {}
-                },
+                FieldKind::Operand(po) => {
+                    match printed_value(s, t, *po) {
+                        Some(g) if g.rem_euclid(1i128 << f.bits.len()) != v => notes.push(format!("operand {po} = {v:#x} in {w} prints '{t}'")),
+                        _ => {}
+                    }
+                    notes.extend(derived_mismatch(s, d, t, *po, v as u64, f.bits.len()));
+                }
                 FieldKind::Suffix { operand, table } => notes.extend(suffix_mismatch(s, t, *operand, table, v as u64).map(|m| format!("{m} in {w}"))),
                 _ => {}
             }
@@ -608,7 +637,7 @@ pub fn verify_page(o: &mut Oracle, s: &Seed, d: &Discovered, seed: u64, n: usize
         _ => false,
     });
     let float = s.kinds.iter().any(|k| k.is_float()) && s.float != FloatFormat::Single;
-    if !suffixes && !scaled && !float {
+    if !suffixes && !scaled && !float && d.derived.is_empty() {
         return Ok(vec![]);
     }
     let Some((spec, words, texts)) = page_and_texts(o, d, n, seed ^ 0x9a6e, random_word)? else { return Ok(vec![]) }; // read_back notes it
@@ -702,7 +731,9 @@ fn same_print(v: &crate::spec::Variant, ours: &sass::Instruction, text: &str) ->
     };
     let (a, b) = (super::probe::raw_operands(&ours.to_string()), super::probe::raw_operands(text));
     let scaled_mem = |i: usize| matches!(v.operands.get(i).map(|o| o.kind), Some(OperandKind::Mem(m)) if m.imm_shift > 0);
-    let plain = |i: usize, o: &sass::Operand| o.suffixes.is_empty() && !matches!(o.body, sass::Body::Float { .. }) && !scaled_mem(i);
+    // A derived register prints what the page says of its source: spelled alike too.
+    let derived = |i: usize| v.operands.get(i).is_some_and(|o| !o.derived.is_empty());
+    let plain = |i: usize, o: &sass::Operand| o.suffixes.is_empty() && !matches!(o.body, sass::Body::Float { .. }) && !scaled_mem(i) && !derived(i);
     let spelled = |i: usize, o: &sass::Operand| plain(i, o) || a.get(i) == b.get(i);
     sorted(&ours.modifiers) == sorted(&theirs.modifiers)
         && ours.operands.len() == theirs.operands.len()
@@ -749,8 +780,21 @@ pub fn verify(o: &mut Oracle, s: &Seed, d: &Discovered, seed: u64) -> Result<Vec
         if !ok {
             notes.push(format!("operand {po} = {v:#x}: word {word} prints '{t}'"));
         }
+        notes.extend(derived_mismatch(s, d, &t, po, v, w as usize));
     }
     Ok(notes)
+}
+
+/// The operands derived from page operand `po` (at `value`, `width` bits) that `text` does
+/// not print as its value plus their constant (saturating at all ones, the zero register).
+fn derived_mismatch(s: &Seed, d: &Discovered, text: &str, po: usize, value: u64, width: usize) -> Vec<String> {
+    let max = if width >= 64 { u64::MAX } else { (1u64 << width) - 1 };
+    d.derived
+        .iter()
+        .filter(|x| x.source == po)
+        .filter(|x| printed_value(s, text, x.page_operand) != Some(i128::from(Derived::value(x.plus, value, max))))
+        .map(|x| format!("operand {} (operand {po} + {}) with operand {po} = {value:#x} prints '{text}'", x.page_operand, x.plus))
+        .collect()
 }
 
 #[cfg(test)]

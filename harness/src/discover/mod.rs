@@ -135,6 +135,9 @@ pub struct Discovered {
     /// nvdisasm prints for some values (`IMAD.MOV R0, R1, 0x0, R2`: a zero multiplier). The
     /// heading leaves them out; validation learns when they print.
     pub value_aliases: Vec<String>,
+    /// Page operands with no field that print another's field plus a constant (the page's
+    /// `derived:` line).
+    pub derived: Vec<crate::spec::Derived>,
 }
 
 #[derive(Clone, Debug, thiserror::Error)]

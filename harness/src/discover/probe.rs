@@ -55,6 +55,16 @@ pub enum Effect {
         operand: usize,
         role: FlagRole,
     },
+    /// Like [`Effect::Value`] for form operand `operand`'s sub-value `sub`, and a later
+    /// register (`derived`: form operand, sub-value) prints the same value plus `plus`
+    /// (`BAR.SYNC R1, R1`, `SYNCS.CAS.64 …, UR13, UR15`): one field printed twice.
+    Linked {
+        operand: usize,
+        sub: usize,
+        weight: Option<u32>,
+        derived: (usize, usize),
+        plus: u8,
+    },
     /// Something a page cannot say (several changes at once), with the text.
     Unexpressible(String),
 }
@@ -279,7 +289,38 @@ impl Seed {
         match changes.len() {
             0 => Effect::Fixed(Fixed::Terminator),
             1 => changes.remove(0),
+            2 => self.linked(&changes, &inst, &raws).unwrap_or_else(|| Effect::Unexpressible(text.to_string())),
             _ => Effect::Unexpressible(text.to_string()),
+        }
+    }
+
+    /// Two registers that changed together, the later one printing the earlier one's value
+    /// plus the same constant in the seed and in `inst`: a [`Effect::Linked`] value.
+    fn linked(&self, changes: &[Effect], inst: &Instruction, raws: &[String]) -> Option<Effect> {
+        let [Effect::Value { operand: i, sub: a, .. }, Effect::Value { operand: j, sub: b, .. }] = *changes else { return None };
+        if !self.is_register(i, a) || !self.is_register(j, b) {
+            return None;
+        }
+        let seed_raws = raw_operands(&self.text);
+        let raw = |r: &[String], k: usize| r.get(k).cloned().unwrap_or_default();
+        let value = |x: &Instruction, r: &[String], k: usize, sub: usize| self.operand_values(k, &x.operands[k], &raw(r, k)).get(sub).copied().flatten();
+        let (sa, sb) = (value(&self.inst, &seed_raws, i, a)?, value(&self.inst, &seed_raws, j, b)?);
+        let (fa, fb) = (value(inst, raws, i, a)?, value(inst, raws, j, b)?);
+        let plus = u8::try_from(sb - sa).ok()?;
+        (fb - fa == sb - sa).then(|| Effect::Linked { operand: i, sub: a, weight: power_of_two((sa ^ fa).unsigned_abs()), derived: (j, b), plus })
+    }
+
+    /// Is form operand `k`'s sub-value `sub` a register (`R`, `UR`, one inside a memory
+    /// operand, or `desc[UR]`'s)?
+    fn is_register(&self, k: usize, sub: usize) -> bool {
+        match self.kinds.get(k) {
+            Some(OperandKind::Reg | OperandKind::UReg) => sub == 0,
+            Some(OperandKind::Mem(m)) => match m.slot_roles().get(sub) {
+                Some(MemSlot::Reg | MemSlot::UReg) => true,
+                Some(MemSlot::Space) => m.space == MemSpaceKind::Desc,
+                _ => false,
+            },
+            _ => false,
         }
     }
 

@@ -596,6 +596,45 @@ pub enum ModSlot {
     Flag { field: usize },
 }
 
+/// A page operand with no bits of its own: nvdisasm prints it as another page operand's
+/// field plus a constant (`BAR.SYNC R1, R1`: + 0; `SYNCS.CAS.64 UR4, [URZ], UR13, UR15`:
+/// + 2; `UGETNEXTWORKID [UR74], [UR75]`: + 1). The page says it on a `derived:` line
+/// (`derived: operand 3 = operand 2 + 2`). The sum saturates at the field's all-ones value
+/// (the zero register): nvdisasm prints `URZ, URZ` for UR255 + 2.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize)]
+pub struct Derived {
+    pub page_operand: usize,
+    /// The page operand whose field holds the value; it comes first in print order.
+    pub source: usize,
+    pub plus: u8,
+}
+
+impl Derived {
+    /// `operand 3 = operand 2 + 2`, as the `derived:` line spells it.
+    pub fn token(self) -> String {
+        format!("operand {} = operand {} + {}", self.page_operand, self.source, self.plus)
+    }
+
+    /// Reads [`Derived::token`]'s spelling; the message says what is malformed.
+    pub fn parse(t: &str) -> Result<Derived, String> {
+        let bad = || format!("derived operand '{t}' is not 'operand N = operand M + K' (M < N, K at most 255)");
+        let (lhs, rhs) = t.split_once('=').ok_or_else(bad)?;
+        let (src, plus) = rhs.split_once('+').ok_or_else(bad)?;
+        let num = |x: &str, pre: &str| x.trim().strip_prefix(pre).and_then(|n| n.trim().parse::<usize>().ok());
+        let (Some(page_operand), Some(source)) = (num(lhs, "operand"), num(src, "operand")) else { return Err(bad()) };
+        let plus: u8 = plus.trim().parse().map_err(|_| bad())?;
+        if source >= page_operand {
+            return Err(bad());
+        }
+        Ok(Derived { page_operand, source, plus })
+    }
+
+    /// The printed value for source field value `x` of a field whose all-ones value is `max`.
+    pub fn value(plus: u8, x: u64, max: u64) -> u64 {
+        x.saturating_add(u64::from(plus)).min(max)
+    }
+}
+
 /// How one page operand prints.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct OperandSpec {
@@ -603,7 +642,12 @@ pub struct OperandSpec {
     /// Page operand numbers: one, or bank/register then offset.
     pub page_operands: Vec<usize>,
     /// Field indices holding the value(s), in `page_operands` order (`None`: no bits, prints 0).
+    /// A derived page operand's is its source's field (see [`OperandSpec::derived`]).
     pub value_fields: Vec<Option<usize>>,
+    /// Per page operand, the constant a derived one adds to its source's field (see
+    /// [`Derived`]); empty when none is (left out of the JSON then).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub derived: Vec<Option<u8>>,
     /// Field indices of operand-modifier tables printed as suffixes.
     pub suffix_fields: Vec<usize>,
     pub abs_field: Option<usize>,
@@ -627,6 +671,13 @@ pub struct OperandSpec {
     /// shows (`CALL.REL P0, R0 0x3440`; see [`crate::sass::Operand::joined`]).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub joined: bool,
+}
+
+impl OperandSpec {
+    /// The constant page operand `slot` adds to its source's field, if it is derived.
+    pub fn derived_plus(&self, slot: usize) -> Option<u8> {
+        self.derived.get(slot).copied().flatten()
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
