@@ -300,7 +300,8 @@ pub fn target_at_zero(value: i64, shift: u8) -> i64 {
 pub fn slot_value(v: &Variant, o: &OperandSpec, values: &Values, k: usize) -> u64 {
     let Some(f) = o.value_fields[k] else { return 0 };
     match o.derived_plus(k) {
-        Some(plus) => crate::spec::Derived::value(plus, values.get(f), v.fields[f].max()),
+        // An illegal sum (past the zero register) prints the zero register.
+        Some(plus) => crate::spec::Derived::value(plus, values.get(f), v.fields[f].max()).unwrap_or(v.fields[f].max()),
         None => values.get(f),
     }
 }

@@ -486,10 +486,23 @@ fn random_word(d: &Discovered, rng: &mut Rng) -> Word {
                 t[rng.below(t.len() as u64) as usize].0
             }
             FieldKind::Suffix { ref table, .. } if !table.is_empty() => table[rng.below(table.len() as u64) as usize].0,
-            _ => rng.next_u64() & if f.bits.len() >= 64 { u64::MAX } else { (1u64 << f.bits.len()) - 1 },
+            _ => legal_source(d, f, rng.next_u64() & if f.bits.len() >= 64 { u64::MAX } else { (1u64 << f.bits.len()) - 1 }),
         };
         set(w, &f.bits, v)
     })
+}
+
+/// `x`, or for the source of a derived operand whose sum would pass the zero register (an
+/// illegal word: [`verify`] checks that nvdisasm rejects it) `x` less the constant.
+fn legal_source(d: &Discovered, f: &Field, x: u64) -> u64 {
+    let FieldKind::Operand(po) = f.kind else { return x };
+    let max = if f.bits.len() >= 64 { u64::MAX } else { (1u64 << f.bits.len()) - 1 };
+    let plus = d.derived.iter().filter(|e| e.source == po).map(|e| u64::from(e.plus)).max().unwrap_or(0);
+    if x != max && x.saturating_add(plus) > max {
+        x - plus
+    } else {
+        x
+    }
 }
 
 /// The printed sub-value of page operand `po`, in field units, if it reads back.
@@ -759,12 +772,12 @@ pub fn verify(o: &mut Oracle, s: &Seed, d: &Discovered, seed: u64) -> Result<Vec
         let Some(i) = sl.iter().position(|x| x.contains(&po)) else { continue };
         let sub = sl[i].iter().position(|&x| x == po).unwrap_or(0);
         let max = if f.bits.len() >= 64 { u64::MAX } else { (1u64 << f.bits.len()) - 1 };
-        for v in [max, rng.next_u64() & max, rng.next_u64() & max, rng.next_u64() & max] {
+        for v in [max, rng.next_u64() & max, rng.next_u64() & max, rng.next_u64() & max].map(|v| legal_source(d, f, v)) {
             cases.push((po, i, sub, f.bits.len() as u32, v, set(d.zero, &f.bits, v)));
         }
     }
     let texts = o.texts(&cases.iter().map(|c| c.5).collect::<Vec<_>>())?;
-    let mut notes = vec![];
+    let mut notes = verify_gaps(o, d)?;
     for ((po, i, sub, w, v, word), t) in cases.into_iter().zip(texts) {
         let Some(t) = t.filter(|t| !t.is_empty()).map(|t| with_pt(s, d, word, &t)) else {
             notes.push(format!("operand {po} = {v:#x}: word {word} does not print"));
@@ -785,6 +798,19 @@ pub fn verify(o: &mut Oracle, s: &Seed, d: &Discovered, seed: u64) -> Result<Vec
     Ok(notes)
 }
 
+/// Source values whose derived register would pass the zero register must be illegal, as
+/// the page says (see [`crate::spec::Derived`]); one note per word nvdisasm prints.
+fn verify_gaps(o: &mut Oracle, d: &Discovered) -> Result<Vec<String>, DiscoverError> {
+    let mut words = vec![];
+    for e in &d.derived {
+        let Some(f) = d.fields.iter().find(|f| f.kind == FieldKind::Operand(e.source)) else { continue };
+        let max = if f.bits.len() >= 64 { u64::MAX } else { (1u64 << f.bits.len()) - 1 };
+        words.extend((max.saturating_sub(u64::from(e.plus)) + 1..max).map(|v| set(d.zero, &f.bits, v)));
+    }
+    let texts = o.texts(&words)?;
+    Ok(words.iter().zip(texts).filter_map(|(w, t)| t.filter(|t| !t.is_empty()).map(|t| format!("{w} passes the zero register but prints '{t}'"))).collect())
+}
+
 /// The operands derived from page operand `po` (at `value`, `width` bits) that `text` does
 /// not print as its value plus their constant (saturating at all ones, the zero register).
 fn derived_mismatch(s: &Seed, d: &Discovered, text: &str, po: usize, value: u64, width: usize) -> Vec<String> {
@@ -792,7 +818,7 @@ fn derived_mismatch(s: &Seed, d: &Discovered, text: &str, po: usize, value: u64,
     d.derived
         .iter()
         .filter(|x| x.source == po)
-        .filter(|x| printed_value(s, text, x.page_operand) != Some(i128::from(Derived::value(x.plus, value, max))))
+        .filter(|x| printed_value(s, text, x.page_operand) != Derived::value(x.plus, value, max).map(i128::from))
         .map(|x| format!("operand {} (operand {po} + {}) with operand {po} = {value:#x} prints '{text}'", x.page_operand, x.plus))
         .collect()
 }

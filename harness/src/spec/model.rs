@@ -599,8 +599,9 @@ pub enum ModSlot {
 /// A page operand with no bits of its own: nvdisasm prints it as another page operand's
 /// field plus a constant (`BAR.SYNC R1, R1`: + 0; `SYNCS.CAS.64 UR4, [URZ], UR13, UR15`:
 /// + 2; `UGETNEXTWORKID [UR74], [UR75]`: + 1). The page says it on a `derived:` line
-/// (`derived: operand 3 = operand 2 + 2`). The sum saturates at the field's all-ones value
-/// (the zero register): nvdisasm prints `URZ, URZ` for UR255 + 2.
+/// (`derived: operand 3 = operand 2 + 2`). The zero register (the field's all-ones value)
+/// derives itself (`URZ, URZ`); any other source whose sum passes it is illegal (nvdisasm
+/// rejects UR254 + 2, prints `UR253, URZ`).
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize)]
 pub struct Derived {
     pub page_operand: usize,
@@ -629,9 +630,14 @@ impl Derived {
         Ok(Derived { page_operand, source, plus })
     }
 
-    /// The printed value for source field value `x` of a field whose all-ones value is `max`.
-    pub fn value(plus: u8, x: u64, max: u64) -> u64 {
-        x.saturating_add(u64::from(plus)).min(max)
+    /// The printed value for source field value `x` of a field whose all-ones value is
+    /// `max`; `None` where the sum passes the zero register (an illegal word).
+    pub fn value(plus: u8, x: u64, max: u64) -> Option<u64> {
+        match x.checked_add(u64::from(plus)) {
+            _ if x == max => Some(max),
+            Some(y) if y <= max => Some(y),
+            _ => None,
+        }
     }
 }
 
@@ -722,6 +728,14 @@ impl Variant {
             FieldKind::OperandModifier { page_operand } => self.table(&TableId::Operand { page_operand: *page_operand }),
             _ => None,
         }
+    }
+    /// Does field `field` at `value` make a derived register pass the zero register (an
+    /// illegal word, see [`Derived`])?
+    pub fn derived_illegal(&self, field: usize, value: u64) -> bool {
+        let max = self.fields[field].max();
+        self.operands.iter().any(|o| {
+            (0..o.derived.len()).any(|k| o.value_fields[k] == Some(field) && o.derived_plus(k).is_some_and(|plus| Derived::value(plus, value, max).is_none()))
+        })
     }
     pub fn field_by_name(&self, name: &str) -> Option<usize> {
         self.fields.iter().position(|f| f.name == name)
