@@ -646,4 +646,19 @@ mod tests {
         assert_eq!(float_bits(1.0 + 2f64.powi(-8), FloatFormat::BFloat), None);
         assert_eq!(raw_operands("@P0 FFMA R0, -|R1|, cx[UR0][0x4], R2 ;"), vec!["R0", "-|R1|", "cx[UR0][0x4]", "R2"]);
     }
+
+    #[test]
+    fn registers_that_move_together_are_linked() {
+        let s = Seed::new(Arch(100), "@UP0 SYNCS.???0.64 UR0, [UR0], UR0, UR2;").unwrap();
+        let linked = |weight, plus| Effect::Linked { operand: 2, sub: 0, weight: Some(weight), derived: (3, 0), plus };
+        assert_eq!(s.classify(Some("@UP0 SYNCS.???0.64 UR0, [UR0], UR16, UR18;")), linked(4, 2));
+        // Another distance than the seed's: no link.
+        assert!(matches!(s.classify(Some("@UP0 SYNCS.???0.64 UR0, [UR0], UR1, UR4;")), Effect::Unexpressible(_)));
+        let b = Seed::new(Arch(90), "@P0 BAR.SYNC R0, R0;").unwrap();
+        assert_eq!(b.classify(Some("@P0 BAR.SYNC R4, R4;")), Effect::Linked { operand: 0, sub: 0, weight: Some(2), derived: (1, 0), plus: 0 });
+        // A register and a memory operand's descriptor register (LDGSTS): + 1.
+        let l = Seed::new(Arch(100), "LDGSTS.E.BYPASS.128 [R18+UR8], desc[UR9][R2.64+0x10];").unwrap();
+        let e = l.classify(Some("LDGSTS.E.BYPASS.128 [R18+UR40], desc[UR41][R2.64+0x10];"));
+        assert_eq!(e, Effect::Linked { operand: 0, sub: 1, weight: Some(5), derived: (1, 0), plus: 1 });
+    }
 }

@@ -597,11 +597,11 @@ pub enum ModSlot {
 }
 
 /// A page operand with no bits of its own: nvdisasm prints it as another page operand's
-/// field plus a constant (`BAR.SYNC R1, R1`: + 0; `SYNCS.CAS.64 UR4, [URZ], UR13, UR15`:
-/// + 2; `UGETNEXTWORKID [UR74], [UR75]`: + 1). The page says it on a `derived:` line
+/// field plus a constant, 0 in `BAR.SYNC R1, R1`, 2 in `SYNCS.CAS.64 UR4, [URZ], UR13,
+/// UR15`, 1 in `LDGSTS [R18+UR9], desc[UR10][…]`. The page says it on a `derived:` line
 /// (`derived: operand 3 = operand 2 + 2`). The zero register (the field's all-ones value)
 /// derives itself (`URZ, URZ`); any other source whose sum passes it is illegal (nvdisasm
-/// rejects UR254 + 2, prints `UR253, URZ`).
+/// rejects UR254 plus 2, prints `UR253, URZ`).
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize)]
 pub struct Derived {
     pub page_operand: usize,
@@ -868,6 +868,19 @@ mod tests {
         assert!(MemShape::parse("[R*4]").unwrap_err().contains("only the immediate takes a scale"));
         // A memory offset takes no remainder: `+1` reads as a component.
         assert!(MemShape::parse("[R+I*2+1]").unwrap_err().contains("component '1' is not R"));
+    }
+
+    #[test]
+    fn derived_operands_read_spell_back_and_stop_at_the_zero_register() {
+        let d = Derived::parse("operand 4 = operand 3 + 2").unwrap();
+        assert_eq!((d, d.token()), (Derived { page_operand: 4, source: 3, plus: 2 }, "operand 4 = operand 3 + 2".to_string()));
+        assert_eq!(Derived::parse(" operand 1 =operand 0+ 0 ").unwrap().plus, 0);
+        for bad in ["operand 1 = operand 1 + 0", "operand 1 = operand 0 - 1", "operand 1 = operand 0 + 300", "1 = 0 + 1", "operand 1 = operand 0"] {
+            assert!(Derived::parse(bad).unwrap_err().contains("is not 'operand N"), "{bad}");
+        }
+        // 8-bit field: URZ derives itself, UR253 + 2 is URZ, UR254 + 2 passes it (illegal).
+        assert_eq!([0, 253, 254, 255].map(|x| Derived::value(2, x, 255)), [Some(2), Some(255), None, Some(255)]);
+        assert_eq!(Derived::value(0, 255, 255), Some(255));
     }
 
     #[test]
