@@ -248,6 +248,20 @@ fn aliases_line_names_modifiers_of_the_distilled_line() {
 }
 
 #[test]
+fn derived_line_names_a_register_without_bits_and_its_source() {
+    // `derived:` (between the distilled and key lines): `operand N = operand M + K`, M < N.
+    let with = |d: &str| edit_line(&dfma(), V1_KEY - 1, |_| d.to_string());
+    let at = V1_KEY - 1;
+    rejects(&with("derived: operand 0 = operand 1 + 0"), at, &["is not 'operand N = operand M + K'"]);
+    rejects(&with("derived: operand 1 = operand 0 + 256"), at, &["is not 'operand N = operand M + K'"]);
+    rejects(&with("derived: operand 1 = operand 0"), at, &["is not 'operand N = operand M + K'"]);
+    rejects(&with("derived: operand 2 = operand 0 + 1, operand 2 = operand 1 + 0"), at, &["operand 2 is derived twice"]);
+    // Every DFMA register has its own field; operand 9 is no register of the form.
+    rejects(&with("derived: operand 1 = operand 0 + 0"), V1_HEADING, &["derived 'operand 1 = operand 0 + 0'", "has a field of its own"]);
+    rejects(&with("derived: operand 9 = operand 0 + 1"), V1_HEADING, &["both must be registers"]);
+}
+
+#[test]
 fn missing_key_line() {
     let t = set_line(&dfma(), V1_KEY, "");
     rejects(&t, V1_IDX0, &["expected 'key: <KEY>'", "found '0\t1\t2"]);

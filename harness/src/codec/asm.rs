@@ -643,6 +643,16 @@ impl OperandFill<'_> {
     /// for the message (formatted only then).
     fn set(&self, values: &mut Values, slot: usize, x: u64, shown: &dyn fmt::Display) -> Result<(), String> {
         let (v, k) = (self.v, self.k);
+        if let (Some(plus), Some(f)) = (self.spec.derived_plus(slot), self.spec.value_fields[slot]) {
+            // A derived register has no bits: it must be what its source (set before it,
+            // earlier in print order) prints it as.
+            let (src, name) = (values.get(f), &v.fields[f].name);
+            return match crate::spec::Derived::value(plus, src, v.fields[f].max()) {
+                Some(want) if want == x => Ok(()),
+                Some(want) => Err(format!("operand {k}: {shown} is not the register '{name}' gives it ({want}: the source's value + {plus})")),
+                None => Err(format!("operand {k}: the source's value {src} + {plus} passes the zero register (nvdisasm rejects the word)")),
+            };
+        }
         match self.spec.value_fields[slot] {
             Some(f) if x <= v.fields[f].max() => {
                 values.set(f, x);

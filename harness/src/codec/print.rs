@@ -291,9 +291,20 @@ pub fn target_at_zero(value: i64, shift: u8) -> i64 {
     0x10i64.wrapping_add(value.wrapping_shl(u32::from(shift)))
 }
 
+/// The value page operand `k` of `o` prints: its field's, or for a derived one its
+/// source's field plus the constant (see [`crate::spec::Derived`]).
+pub fn slot_value(v: &Variant, o: &OperandSpec, values: &Values, k: usize) -> u64 {
+    let Some(f) = o.value_fields[k] else { return 0 };
+    match o.derived_plus(k) {
+        // An illegal sum (past the zero register) prints the zero register.
+        Some(plus) => crate::spec::Derived::value(plus, values.get(f), v.fields[f].max()).unwrap_or(v.fields[f].max()),
+        None => values.get(f),
+    }
+}
+
 fn operand(v: &Variant, o: &OperandSpec, values: &Values, signed_imm: bool, modifiers: &[String]) -> Operand {
     let val = |i: usize| values.get(i);
-    let fv = |k: usize| o.value_fields[k].map(val).unwrap_or(0);
+    let fv = |k: usize| slot_value(v, o, values, k);
     let width = |k: usize| o.value_fields[k].map(|f| v.fields[f].width()).unwrap_or(0);
     let body = match o.kind {
         OperandKind::Reg => Body::Reg { n: fv(0) as u16 },
@@ -347,7 +358,7 @@ fn mem_operand(v: &Variant, o: &OperandSpec, m: MemShape, values: &Values) -> Op
     // The offset's bits, for a signed offset nvdisasm prints unsigned.
     let mut imm_mask = i64::MAX;
     for (k, role) in m.slot_roles().into_iter().enumerate() {
-        let x = o.value_fields[k].map(|f| values.get(f)).unwrap_or(0);
+        let x = slot_value(v, o, values, k);
         let width = o.value_fields[k].map(|f| v.fields[f].width()).unwrap_or(0);
         match role {
             MemSlot::Space => space = x,

@@ -4,7 +4,7 @@ use super::probe::{Effect, Fixed, Seed};
 use super::{DiscoverError, Discovered, Field, FieldKind, Oracle, Table};
 use crate::gen::Rng;
 use crate::sass;
-use crate::spec::{FlagRole, FloatFormat, ImmMap, OperandKind};
+use crate::spec::{Derived, FlagRole, FloatFormat, ImmMap, OperandKind};
 use crate::word::Word;
 use std::collections::BTreeMap;
 
@@ -35,8 +35,16 @@ pub fn solve(o: &mut Oracle, s: &Seed, seed: Word, effects: &[(u8, Effect)]) -> 
     let mut pred = vec![];
     let mut modbits = vec![];
     let mut suffix: BTreeMap<usize, Vec<u8>> = BTreeMap::new();
+    let mut links: BTreeMap<usize, Vec<(usize, u8)>> = BTreeMap::new();
     for (b, e) in effects {
         match e {
+            Effect::Linked { operand, sub, weight, derived: (j, jsub), plus } => {
+                if weight.is_none() {
+                    notes.push(format!("bit {b}: operand {operand} changes by a step that is not a power of two"));
+                }
+                values.entry(sl[*operand][*sub]).or_default().push((weight.unwrap_or(99), *b));
+                links.entry(sl[*j][*jsub]).or_default().push((sl[*operand][*sub], *plus));
+            }
             Effect::Pred => pred.push(*b),
             Effect::Suffix { operand } => suffix.entry(*operand).or_default().push(*b),
             Effect::Value { operand, sub, weight } => {
@@ -72,6 +80,7 @@ pub fn solve(o: &mut Oracle, s: &Seed, seed: Word, effects: &[(u8, Effect)]) -> 
     if !pred.is_empty() {
         fields.push(Field { kind: FieldKind::Pred, bits: pred });
     }
+    let derived = derived_operands(&links, &values, &mut notes);
     for (po, mut wb) in values {
         wb.sort();
         let weights: Vec<u32> = wb.iter().map(|x| x.0).collect();
@@ -110,7 +119,24 @@ pub fn solve(o: &mut Oracle, s: &Seed, seed: Word, effects: &[(u8, Effect)]) -> 
         omitted: vec![],
         value_aliases: vec![],
         float_by: vec![],
+        derived,
     })
+}
+
+/// The page operands that print another's field plus a constant: every bit of the source's
+/// field must show the same link, and the derived operand must have no bits of its own.
+fn derived_operands(links: &BTreeMap<usize, Vec<(usize, u8)>>, values: &BTreeMap<usize, Vec<(u32, u8)>>, notes: &mut Vec<String>) -> Vec<Derived> {
+    let mut out = vec![];
+    for (&po, seen) in links {
+        let (source, plus) = seen[0];
+        let bits = values.get(&source).map(Vec::len).unwrap_or(0);
+        if seen.iter().any(|&x| x != (source, plus)) || seen.len() != bits || values.contains_key(&po) {
+            notes.push(format!("operand {po} prints operand {source}'s value + {plus} for {} of its {bits} bits, or other links too", seen.len()));
+            continue;
+        }
+        out.push(Derived { page_operand: po, source, plus });
+    }
+    out
 }
 
 /// The form's kinds as the page writes them: an `F` operand names its format where the
@@ -461,7 +487,7 @@ fn random_word(d: &Discovered, rng: &mut Rng) -> Word {
                 t[rng.below(t.len() as u64) as usize].0
             }
             FieldKind::Suffix { ref table, .. } if !table.is_empty() => table[rng.below(table.len() as u64) as usize].0,
-            _ => rng.next_u64() & if f.bits.len() >= 64 { u64::MAX } else { (1u64 << f.bits.len()) - 1 },
+            _ => legal_source(d, f, rng.next_u64() & if f.bits.len() >= 64 { u64::MAX } else { (1u64 << f.bits.len()) - 1 }),
         };
         set(w, &f.bits, v)
     })
@@ -555,6 +581,19 @@ pub fn float_formats(o: &mut Oracle, s: &Seed, d: &Discovered) -> Result<(FloatB
         }
     }
     Ok((by, notes))
+}
+
+/// `x`, or for the source of a derived operand whose sum would pass the zero register (an
+/// illegal word: [`verify`] checks that nvdisasm rejects it) `x` less the constant.
+fn legal_source(d: &Discovered, f: &Field, x: u64) -> u64 {
+    let FieldKind::Operand(po) = f.kind else { return x };
+    let max = if f.bits.len() >= 64 { u64::MAX } else { (1u64 << f.bits.len()) - 1 };
+    let plus = d.derived.iter().filter(|e| e.source == po).map(|e| u64::from(e.plus)).max().unwrap_or(0);
+    if x != max && x.saturating_add(plus) > max {
+        x - plus
+    } else {
+        x
+    }
 }
 
 /// The printed sub-value of page operand `po`, in field units, if it reads back.
@@ -684,10 +723,13 @@ pub fn verify_random(o: &mut Oracle, s: &Seed, d: &Discovered, seed: u64, n: usi
         for f in &d.fields {
             let v = f.bits.iter().enumerate().fold(0i128, |a, (q, &b)| a | (i128::from(w.bit(b)) << q));
             match &f.kind {
-                FieldKind::Operand(po) => match printed_value(&printed, t, *po) {
-                    Some(g) if g.rem_euclid(1i128 << f.bits.len()) != v => notes.push(format!("operand {po} = {v:#x} in {w} prints '{t}'")),
-                    _ => {}
-                },
+                FieldKind::Operand(po) => {
+                    match printed_value(&printed, t, *po) {
+                        Some(g) if g.rem_euclid(1i128 << f.bits.len()) != v => notes.push(format!("operand {po} = {v:#x} in {w} prints '{t}'")),
+                        _ => {}
+                    }
+                    notes.extend(derived_mismatch(s, d, t, *po, v as u64, f.bits.len()));
+                }
                 FieldKind::Suffix { operand, table } => notes.extend(suffix_mismatch(s, t, *operand, table, v as u64).map(|m| format!("{m} in {w}"))),
                 _ => {}
             }
@@ -710,7 +752,7 @@ pub fn verify_page(o: &mut Oracle, s: &Seed, d: &Discovered, seed: u64, n: usize
         _ => false,
     });
     let float = s.kinds.iter().any(|k| k.is_float()) && (s.float != FloatFormat::Single || !d.float_by.is_empty());
-    if !suffixes && !scaled && !float {
+    if !suffixes && !scaled && !float && d.derived.is_empty() {
         return Ok(vec![]);
     }
     let Some((spec, words, texts)) = page_and_texts(o, d, n, seed ^ 0x9a6e, random_word)? else { return Ok(vec![]) }; // read_back notes it
@@ -804,7 +846,9 @@ fn same_print(v: &crate::spec::Variant, ours: &sass::Instruction, text: &str) ->
     };
     let (a, b) = (super::probe::raw_operands(&ours.to_string()), super::probe::raw_operands(text));
     let scaled_mem = |i: usize| matches!(v.operands.get(i).map(|o| o.kind), Some(OperandKind::Mem(m)) if m.imm_shift > 0);
-    let plain = |i: usize, o: &sass::Operand| o.suffixes.is_empty() && !matches!(o.body, sass::Body::Float { .. }) && !scaled_mem(i);
+    // A derived register prints what the page says of its source: spelled alike too.
+    let derived = |i: usize| v.operands.get(i).is_some_and(|o| !o.derived.is_empty());
+    let plain = |i: usize, o: &sass::Operand| o.suffixes.is_empty() && !matches!(o.body, sass::Body::Float { .. }) && !scaled_mem(i) && !derived(i);
     let spelled = |i: usize, o: &sass::Operand| plain(i, o) || a.get(i) == b.get(i);
     sorted(&ours.modifiers) == sorted(&theirs.modifiers)
         && ours.operands.len() == theirs.operands.len()
@@ -830,12 +874,12 @@ pub fn verify(o: &mut Oracle, s: &Seed, d: &Discovered, seed: u64) -> Result<Vec
         let Some(i) = sl.iter().position(|x| x.contains(&po)) else { continue };
         let sub = sl[i].iter().position(|&x| x == po).unwrap_or(0);
         let max = if f.bits.len() >= 64 { u64::MAX } else { (1u64 << f.bits.len()) - 1 };
-        for v in [max, rng.next_u64() & max, rng.next_u64() & max, rng.next_u64() & max] {
+        for v in [max, rng.next_u64() & max, rng.next_u64() & max, rng.next_u64() & max].map(|v| legal_source(d, f, v)) {
             cases.push((po, i, sub, f.bits.len() as u32, v, set(d.zero, &f.bits, v)));
         }
     }
     let texts = o.texts(&cases.iter().map(|c| c.5).collect::<Vec<_>>())?;
-    let mut notes = vec![];
+    let mut notes = verify_gaps(o, d)?;
     for ((po, i, sub, w, v, word), t) in cases.into_iter().zip(texts) {
         let Some(t) = t.filter(|t| !t.is_empty()).map(|t| with_pt(s, d, word, &t)) else {
             notes.push(format!("operand {po} = {v:#x}: word {word} does not print"));
@@ -851,8 +895,34 @@ pub fn verify(o: &mut Oracle, s: &Seed, d: &Discovered, seed: u64) -> Result<Vec
         if !ok {
             notes.push(format!("operand {po} = {v:#x}: word {word} prints '{t}'"));
         }
+        notes.extend(derived_mismatch(s, d, &t, po, v, w as usize));
     }
     Ok(notes)
+}
+
+/// Source values whose derived register would pass the zero register must be illegal, as
+/// the page says (see [`crate::spec::Derived`]); one note per word nvdisasm prints.
+fn verify_gaps(o: &mut Oracle, d: &Discovered) -> Result<Vec<String>, DiscoverError> {
+    let mut words = vec![];
+    for e in &d.derived {
+        let Some(f) = d.fields.iter().find(|f| f.kind == FieldKind::Operand(e.source)) else { continue };
+        let max = if f.bits.len() >= 64 { u64::MAX } else { (1u64 << f.bits.len()) - 1 };
+        words.extend((max.saturating_sub(u64::from(e.plus)) + 1..max).map(|v| set(d.zero, &f.bits, v)));
+    }
+    let texts = o.texts(&words)?;
+    Ok(words.iter().zip(texts).filter_map(|(w, t)| t.filter(|t| !t.is_empty()).map(|t| format!("{w} passes the zero register but prints '{t}'"))).collect())
+}
+
+/// The operands derived from page operand `po` (at `value`, `width` bits) that `text` does
+/// not print as its value plus their constant (saturating at all ones, the zero register).
+fn derived_mismatch(s: &Seed, d: &Discovered, text: &str, po: usize, value: u64, width: usize) -> Vec<String> {
+    let max = if width >= 64 { u64::MAX } else { (1u64 << width) - 1 };
+    d.derived
+        .iter()
+        .filter(|x| x.source == po)
+        .filter(|x| printed_value(s, text, x.page_operand) != Derived::value(x.plus, value, max).map(i128::from))
+        .map(|x| format!("operand {} (operand {po} + {}) with operand {po} = {value:#x} prints '{text}'", x.page_operand, x.plus))
+        .collect()
 }
 
 #[cfg(test)]

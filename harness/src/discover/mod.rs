@@ -138,6 +138,9 @@ pub struct Discovered {
     /// Modifiers that choose the format of the `F` operands (`BF16_V2` → bf16 pairs; the
     /// page's `floats:` line), learned by [`layout::float_formats`].
     pub float_by: Vec<(String, crate::spec::FloatFormat)>,
+    /// Page operands with no field that print another's field plus a constant (the page's
+    /// `derived:` line).
+    pub derived: Vec<crate::spec::Derived>,
 }
 
 #[derive(Clone, Debug, thiserror::Error)]

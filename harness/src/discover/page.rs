@@ -73,6 +73,10 @@ pub fn variant_block(d: &Discovered) -> String {
         let pairs: Vec<String> = d.float_by.iter().map(|(m, f)| format!("{m}={}", f.token())).collect();
         parts.push(format!("floats: {}", pairs.join(" ")));
     }
+    if !d.derived.is_empty() {
+        let each: Vec<String> = d.derived.iter().map(|x| x.token()).collect();
+        parts.push(format!("derived: {}", each.join(", ")));
+    }
     parts.extend([format!("key: {}", key(d)), layout]);
     for (n, t) in d.tables.iter().enumerate() {
         let width = d.fields.iter().find(|f| f.kind == FieldKind::Group(n as u32 + 1)).map(|f| f.bits.len()).unwrap_or(1);
@@ -165,6 +169,7 @@ mod tests {
             omitted: vec![],
             value_aliases: vec![],
             float_by: vec![],
+            derived: vec![],
         };
         let text = render("FOO", None, std::slice::from_ref(&d));
         assert_eq!(text.matches("operand 1 modi").count(), 2, "{text}");

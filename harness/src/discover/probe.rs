@@ -55,6 +55,16 @@ pub enum Effect {
         operand: usize,
         role: FlagRole,
     },
+    /// Like [`Effect::Value`] for form operand `operand`'s sub-value `sub`, and a later
+    /// register (`derived`: form operand, sub-value) prints the same value plus `plus`
+    /// (`BAR.SYNC R1, R1`, `SYNCS.CAS.64 …, UR13, UR15`): one field printed twice.
+    Linked {
+        operand: usize,
+        sub: usize,
+        weight: Option<u32>,
+        derived: (usize, usize),
+        plus: u8,
+    },
     /// Something a page cannot say (several changes at once), with the text.
     Unexpressible(String),
 }
@@ -279,7 +289,38 @@ impl Seed {
         match changes.len() {
             0 => Effect::Fixed(Fixed::Terminator),
             1 => changes.remove(0),
+            2 => self.linked(&changes, &inst, &raws).unwrap_or_else(|| Effect::Unexpressible(text.to_string())),
             _ => Effect::Unexpressible(text.to_string()),
+        }
+    }
+
+    /// Two registers that changed together, the later one printing the earlier one's value
+    /// plus the same constant in the seed and in `inst`: a [`Effect::Linked`] value.
+    fn linked(&self, changes: &[Effect], inst: &Instruction, raws: &[String]) -> Option<Effect> {
+        let [Effect::Value { operand: i, sub: a, .. }, Effect::Value { operand: j, sub: b, .. }] = *changes else { return None };
+        if !self.is_register(i, a) || !self.is_register(j, b) {
+            return None;
+        }
+        let seed_raws = raw_operands(&self.text);
+        let raw = |r: &[String], k: usize| r.get(k).cloned().unwrap_or_default();
+        let value = |x: &Instruction, r: &[String], k: usize, sub: usize| self.operand_values(k, &x.operands[k], &raw(r, k)).get(sub).copied().flatten();
+        let (sa, sb) = (value(&self.inst, &seed_raws, i, a)?, value(&self.inst, &seed_raws, j, b)?);
+        let (fa, fb) = (value(inst, raws, i, a)?, value(inst, raws, j, b)?);
+        let plus = u8::try_from(sb - sa).ok()?;
+        (fb - fa == sb - sa).then(|| Effect::Linked { operand: i, sub: a, weight: power_of_two((sa ^ fa).unsigned_abs()), derived: (j, b), plus })
+    }
+
+    /// Is form operand `k`'s sub-value `sub` a register (`R`, `UR`, one inside a memory
+    /// operand, or `desc[UR]`'s)?
+    fn is_register(&self, k: usize, sub: usize) -> bool {
+        match self.kinds.get(k) {
+            Some(OperandKind::Reg | OperandKind::UReg) => sub == 0,
+            Some(OperandKind::Mem(m)) => match m.slot_roles().get(sub) {
+                Some(MemSlot::Reg | MemSlot::UReg) => true,
+                Some(MemSlot::Space) => m.space == MemSpaceKind::Desc,
+                _ => false,
+            },
+            _ => false,
         }
     }
 
@@ -604,5 +645,20 @@ mod tests {
         assert_eq!(float_bits(-1.734375, FloatFormat::BFloat), Some(0xbfde));
         assert_eq!(float_bits(1.0 + 2f64.powi(-8), FloatFormat::BFloat), None);
         assert_eq!(raw_operands("@P0 FFMA R0, -|R1|, cx[UR0][0x4], R2 ;"), vec!["R0", "-|R1|", "cx[UR0][0x4]", "R2"]);
+    }
+
+    #[test]
+    fn registers_that_move_together_are_linked() {
+        let s = Seed::new(Arch(100), "@UP0 SYNCS.???0.64 UR0, [UR0], UR0, UR2;").unwrap();
+        let linked = |weight, plus| Effect::Linked { operand: 2, sub: 0, weight: Some(weight), derived: (3, 0), plus };
+        assert_eq!(s.classify(Some("@UP0 SYNCS.???0.64 UR0, [UR0], UR16, UR18;")), linked(4, 2));
+        // Another distance than the seed's: no link.
+        assert!(matches!(s.classify(Some("@UP0 SYNCS.???0.64 UR0, [UR0], UR1, UR4;")), Effect::Unexpressible(_)));
+        let b = Seed::new(Arch(90), "@P0 BAR.SYNC R0, R0;").unwrap();
+        assert_eq!(b.classify(Some("@P0 BAR.SYNC R4, R4;")), Effect::Linked { operand: 0, sub: 0, weight: Some(2), derived: (1, 0), plus: 0 });
+        // A register and a memory operand's descriptor register (LDGSTS): + 1.
+        let l = Seed::new(Arch(100), "LDGSTS.E.BYPASS.128 [R18+UR8], desc[UR9][R2.64+0x10];").unwrap();
+        let e = l.classify(Some("LDGSTS.E.BYPASS.128 [R18+UR40], desc[UR41][R2.64+0x10];"));
+        assert_eq!(e, Effect::Linked { operand: 0, sub: 1, weight: Some(5), derived: (1, 0), plus: 1 });
     }
 }

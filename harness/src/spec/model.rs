@@ -596,6 +596,51 @@ pub enum ModSlot {
     Flag { field: usize },
 }
 
+/// A page operand with no bits of its own: nvdisasm prints it as another page operand's
+/// field plus a constant, 0 in `BAR.SYNC R1, R1`, 2 in `SYNCS.CAS.64 UR4, [URZ], UR13,
+/// UR15`, 1 in `LDGSTS [R18+UR9], desc[UR10][…]`. The page says it on a `derived:` line
+/// (`derived: operand 3 = operand 2 + 2`). The zero register (the field's all-ones value)
+/// derives itself (`URZ, URZ`); any other source whose sum passes it is illegal (nvdisasm
+/// rejects UR254 plus 2, prints `UR253, URZ`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize)]
+pub struct Derived {
+    pub page_operand: usize,
+    /// The page operand whose field holds the value; it comes first in print order.
+    pub source: usize,
+    pub plus: u8,
+}
+
+impl Derived {
+    /// `operand 3 = operand 2 + 2`, as the `derived:` line spells it.
+    pub fn token(self) -> String {
+        format!("operand {} = operand {} + {}", self.page_operand, self.source, self.plus)
+    }
+
+    /// Reads [`Derived::token`]'s spelling; the message says what is malformed.
+    pub fn parse(t: &str) -> Result<Derived, String> {
+        let bad = || format!("derived operand '{t}' is not 'operand N = operand M + K' (M < N, K at most 255)");
+        let (lhs, rhs) = t.split_once('=').ok_or_else(bad)?;
+        let (src, plus) = rhs.split_once('+').ok_or_else(bad)?;
+        let num = |x: &str, pre: &str| x.trim().strip_prefix(pre).and_then(|n| n.trim().parse::<usize>().ok());
+        let (Some(page_operand), Some(source)) = (num(lhs, "operand"), num(src, "operand")) else { return Err(bad()) };
+        let plus: u8 = plus.trim().parse().map_err(|_| bad())?;
+        if source >= page_operand {
+            return Err(bad());
+        }
+        Ok(Derived { page_operand, source, plus })
+    }
+
+    /// The printed value for source field value `x` of a field whose all-ones value is
+    /// `max`; `None` where the sum passes the zero register (an illegal word).
+    pub fn value(plus: u8, x: u64, max: u64) -> Option<u64> {
+        match x.checked_add(u64::from(plus)) {
+            _ if x == max => Some(max),
+            Some(y) if y <= max => Some(y),
+            _ => None,
+        }
+    }
+}
+
 /// How one page operand prints.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct OperandSpec {
@@ -603,7 +648,12 @@ pub struct OperandSpec {
     /// Page operand numbers: one, or bank/register then offset.
     pub page_operands: Vec<usize>,
     /// Field indices holding the value(s), in `page_operands` order (`None`: no bits, prints 0).
+    /// A derived page operand's is its source's field (see [`OperandSpec::derived`]).
     pub value_fields: Vec<Option<usize>>,
+    /// Per page operand, the constant a derived one adds to its source's field (see
+    /// [`Derived`]); empty when none is (left out of the JSON then).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub derived: Vec<Option<u8>>,
     /// Field indices of operand-modifier tables printed as suffixes.
     pub suffix_fields: Vec<usize>,
     pub abs_field: Option<usize>,
@@ -627,6 +677,13 @@ pub struct OperandSpec {
     /// shows (`CALL.REL P0, R0 0x3440`; see [`crate::sass::Operand::joined`]).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub joined: bool,
+}
+
+impl OperandSpec {
+    /// The constant page operand `slot` adds to its source's field, if it is derived.
+    pub fn derived_plus(&self, slot: usize) -> Option<u8> {
+        self.derived.get(slot).copied().flatten()
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -689,6 +746,14 @@ impl Variant {
         }
         let width = o.value_fields.first().copied().flatten().map(|f| self.fields[f].width()).unwrap_or(32);
         FloatFormat::of(&self.mnemonic, width)
+    }
+    /// Does field `field` at `value` make a derived register pass the zero register (an
+    /// illegal word, see [`Derived`])?
+    pub fn derived_illegal(&self, field: usize, value: u64) -> bool {
+        let max = self.fields[field].max();
+        self.operands.iter().any(|o| {
+            (0..o.derived.len()).any(|k| o.value_fields[k] == Some(field) && o.derived_plus(k).is_some_and(|plus| Derived::value(plus, value, max).is_none()))
+        })
     }
     pub fn field_by_name(&self, name: &str) -> Option<usize> {
         self.fields.iter().position(|f| f.name == name)
@@ -821,6 +886,19 @@ mod tests {
         assert!(MemShape::parse("[R*4]").unwrap_err().contains("only the immediate takes a scale"));
         // A memory offset takes no remainder: `+1` reads as a component.
         assert!(MemShape::parse("[R+I*2+1]").unwrap_err().contains("component '1' is not R"));
+    }
+
+    #[test]
+    fn derived_operands_read_spell_back_and_stop_at_the_zero_register() {
+        let d = Derived::parse("operand 4 = operand 3 + 2").unwrap();
+        assert_eq!((d, d.token()), (Derived { page_operand: 4, source: 3, plus: 2 }, "operand 4 = operand 3 + 2".to_string()));
+        assert_eq!(Derived::parse(" operand 1 =operand 0+ 0 ").unwrap().plus, 0);
+        for bad in ["operand 1 = operand 1 + 0", "operand 1 = operand 0 - 1", "operand 1 = operand 0 + 300", "1 = 0 + 1", "operand 1 = operand 0"] {
+            assert!(Derived::parse(bad).unwrap_err().contains("is not 'operand N"), "{bad}");
+        }
+        // 8-bit field: URZ derives itself, UR253 + 2 is URZ, UR254 + 2 passes it (illegal).
+        assert_eq!([0, 253, 254, 255].map(|x| Derived::value(2, x, 255)), [Some(2), Some(255), None, Some(255)]);
+        assert_eq!(Derived::value(0, 255, 255), Some(255));
     }
 
     #[test]

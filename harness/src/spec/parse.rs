@@ -231,7 +231,7 @@ fn parse_variant(p: &mut Lines, instruction: &str, arch: Arch) -> Result<Variant
     let (cells, layout_lines) = read_layout(p)?;
     let (raw, fixed_mask, fixed_value, inferred) = spans(p, &cells)?;
     let tables = read_tables(p)?;
-    let VariantHead { line, heading, mnemonic, heading_mods, form, kinds, distilled_line, distilled, dinst, key, float_by } = head;
+    let VariantHead { line, heading, mnemonic, heading_mods, form, kinds, distilled_line, distilled, dinst, derived, key, float_by } = head;
     let draft = VariantDraft {
         file: p.file.to_string(),
         key,
@@ -244,6 +244,7 @@ fn parse_variant(p: &mut Lines, instruction: &str, arch: Arch) -> Result<Variant
         kinds,
         distilled,
         dinst,
+        derived,
         raw,
         fixed_mask,
         fixed_value,
@@ -269,6 +270,7 @@ struct VariantHead {
     distilled_line: usize,
     distilled: String,
     dinst: sass::Instruction,
+    derived: Vec<Derived>,
     key: String,
     float_by: Vec<(String, FloatFormat)>,
 }
@@ -286,6 +288,7 @@ fn read_variant_head(p: &mut Lines, instruction: &str) -> Result<VariantHead, Pa
         }
     }
     let float_by = read_floats(p)?;
+    let derived = read_derived(p)?;
     let (kl, k) = p.expect("'key: <KEY>'")?;
     let key = match k.trim_start().strip_prefix("key:") {
         Some(s) if !s.trim().is_empty() => s.trim().to_string(),
@@ -301,7 +304,7 @@ fn read_variant_head(p: &mut Lines, instruction: &str) -> Result<VariantHead, Pa
     if !float_by.is_empty() && !kinds.iter().any(|k| k.is_float()) {
         return p.err(distilled_line, format!("{key}: a 'floats:' line, but the form '{form}' has no F operand"));
     }
-    Ok(VariantHead { line, heading, mnemonic, heading_mods, form, kinds, distilled_line, distilled, dinst, key, float_by })
+    Ok(VariantHead { line, heading, mnemonic, heading_mods, form, kinds, distilled_line, distilled, dinst, derived, key, float_by })
 }
 
 /// A variant's heading line (`IADD3` or `I2F.???0`).
@@ -373,6 +376,23 @@ fn read_floats(p: &mut Lines) -> Result<Vec<(String, FloatFormat)>, PageError> {
         Ok(_) => p.err(line, "a 'floats:' line names no MODIFIER=FORMAT pair"),
         Err(e) => p.err(line, format!("floats: {e}")),
     }
+}
+
+/// The optional `derived:` line after the distilled (and aliases) line: page operands with
+/// no bits of their own that print another's field plus a constant, comma-separated
+/// (`derived: operand 1 = operand 0 + 0`; see [`Derived`]).
+fn read_derived(p: &mut Lines) -> Result<Vec<Derived>, PageError> {
+    let Some((line, rest)) = p.peek().and_then(|(l, t)| t.trim_start().strip_prefix("derived:").map(|r| (l, r.to_string()))) else { return Ok(vec![]) };
+    p.next();
+    let mut out: Vec<Derived> = vec![];
+    for t in rest.split(',') {
+        let d = Derived::parse(t.trim()).or_else(|e| p.err(line, e))?;
+        if out.iter().any(|x| x.page_operand == d.page_operand) {
+            return p.err(line, format!("operand {} is derived twice", d.page_operand));
+        }
+        out.push(d);
+    }
+    Ok(out)
 }
 
 /// 128 layout cells, each with its line, and the four layout rows' lines.
@@ -677,6 +697,7 @@ struct VariantDraft {
     kinds: Vec<OperandKind>,
     distilled: String,
     dinst: sass::Instruction,
+    derived: Vec<Derived>,
     raw: Vec<RawField>,
     fixed_mask: BitSet,
     fixed_value: Word,
@@ -853,10 +874,11 @@ impl VariantDraft {
         Ok(())
     }
 
-    /// Every page operand has an `operand N` field.
+    /// Every page operand has an `operand N` field, or is derived from one that has.
     fn check_operand_fields(&self, fields: &[Field], page_ops: &[Vec<usize>]) -> Result<(), PageError> {
+        self.check_derived(fields, page_ops)?;
         for (i, ops) in page_ops.iter().enumerate() {
-            for &po in ops {
+            for &po in ops.iter().filter(|po| !self.derived.iter().any(|d| d.page_operand == **po)) {
                 // A name's bits are its table's (an operand-modifier field), or it has none
                 // and prints the distilled line's name.
                 let named = self.kinds[i].is_named();
@@ -865,6 +887,37 @@ impl VariantDraft {
                     return Err(self.err(self.line, m));
                 }
             }
+        }
+        Ok(())
+    }
+
+    /// A derived page operand is a register (of a register, uniform register or memory
+    /// operand) without a field of its own; its source one with a field, not derived itself.
+    fn check_derived(&self, fields: &[Field], page_ops: &[Vec<usize>]) -> Result<(), PageError> {
+        let has_field = |po: usize| fields.iter().any(|f| f.kind == FieldKind::Operand { page_operand: po });
+        let register = |po: usize| {
+            let Some(i) = page_ops.iter().position(|ops| ops.contains(&po)) else { return false };
+            match self.kinds[i] {
+                OperandKind::Reg | OperandKind::UReg => true,
+                OperandKind::Mem(m) => {
+                    let slot = page_ops[i].iter().position(|&x| x == po).unwrap_or(0);
+                    let role = m.slot_roles()[slot];
+                    role == MemSlot::Reg || role == MemSlot::UReg || role == MemSlot::Space && m.space == MemSpaceKind::Desc
+                }
+                _ => false,
+            }
+        };
+        for d in &self.derived {
+            let why = if !register(d.page_operand) || !register(d.source) {
+                "both must be registers (R, UR, or one inside a memory operand)"
+            } else if has_field(d.page_operand) {
+                "the derived operand has a field of its own"
+            } else if !has_field(d.source) || self.derived.iter().any(|e| e.page_operand == d.source) {
+                "the source has no field of its own"
+            } else {
+                continue;
+            };
+            return Err(self.err(self.line, format!("derived '{}': {why}", d.token())));
         }
         Ok(())
     }
@@ -919,7 +972,7 @@ impl VariantDraft {
         self.check_tables(&fields, n_page)?;
         self.check_operand_fields(&fields, &page_ops)?;
         self.assign_flag_operands(p, &mut fields, &page_ops);
-        let mut operands = build_operands(&fields, &page_ops, &self.kinds, &self.dinst);
+        let mut operands = build_operands(&fields, &page_ops, &self.kinds, &self.dinst, &self.derived);
         fixed_suffixes(&mut operands, &self.dinst);
         self.check_coverage(&fields)?;
         let mut v = Variant {
@@ -1088,13 +1141,18 @@ fn start_in(fields: &[Field], slot: std::ops::Range<u8>) -> Option<usize> {
     })
 }
 
-fn build_operands(fields: &[Field], page_ops: &[Vec<usize>], kinds: &[OperandKind], distilled: &sass::Instruction) -> Vec<OperandSpec> {
+fn build_operands(fields: &[Field], page_ops: &[Vec<usize>], kinds: &[OperandKind], distilled: &sass::Instruction, derived: &[Derived]) -> Vec<OperandSpec> {
     page_ops
         .iter()
         .zip(kinds)
         .enumerate()
         .map(|(i, (ops, &kind))| {
-            let value_fields = ops.iter().map(|&po| fields.iter().position(|f| f.kind == FieldKind::Operand { page_operand: po })).collect();
+            // A derived page operand reads its source's field.
+            let of = |po: usize| derived.iter().find(|d| d.page_operand == po);
+            let source = |po: usize| of(po).map(|d| d.source).unwrap_or(po);
+            let value_fields = ops.iter().map(|&po| fields.iter().position(|f| f.kind == FieldKind::Operand { page_operand: source(po) })).collect();
+            let pluses: Vec<Option<u8>> = ops.iter().map(|&po| of(po).map(|d| d.plus)).collect();
+            let derived = if pluses.iter().any(Option::is_some) { pluses } else { vec![] };
             let head = ops[0];
             let flag = |want: FlagRole| {
                 fields.iter().position(|f| matches!(&f.kind, FieldKind::Flag { role, page_operand: Some(o), .. } if *role == want && *o == head))
@@ -1119,6 +1177,7 @@ fn build_operands(fields: &[Field], page_ops: &[Vec<usize>], kinds: &[OperandKin
                 kind,
                 page_operands: ops.clone(),
                 value_fields,
+                derived,
                 suffix_fields,
                 abs_field: flag(FlagRole::Abs),
                 neg_field: flag(FlagRole::Neg),

@@ -817,6 +817,10 @@ impl<'a> Analysis<'a> {
                 }
             };
         }
+        // The page says so: a derived register would pass the zero register.
+        if v.derived_illegal(field, value) {
+            return Judged::Agree(word_bits);
+        }
         let f = &v.fields[field];
         let what = if f.is_control() { "control field" } else { "field" };
         let why = format!("{what} '{}' = {value:#x} is rejected by nvdisasm", f.name);
