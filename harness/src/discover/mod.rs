@@ -30,6 +30,7 @@ pub mod page;
 pub mod probe;
 pub mod seeded;
 pub mod sweep;
+pub mod swap;
 
 use crate::oracle::nvdisasm::{Nvdisasm, Outcome};
 use crate::spec::{Arch, OperandKind};
@@ -273,13 +274,28 @@ pub fn discover(src: &dyn Source, arch: Arch, seed: Word) -> Result<Discovered, 
     if s.fit_scales(&classified) {
         classified = s.classify_all(&flipped);
     }
-    let effects: Vec<(u8, Effect)> =
+    let mut effects: Vec<(u8, Effect)> =
         bits.iter().zip(classified).zip(&other).map(|((&b, e), &o)| (b, if o { Effect::Fixed(probe::Fixed::Other) } else { e })).collect();
-    let mut d = layout::solve(&mut o, &s, seed, &effects)?;
+    let plain = effects.clone();
+    swap::find(&mut o, &s, seed, seed_class.as_deref(), &mut effects)?;
+    if effects != plain {
+        // One-hot pairs found: kept only where every check passes with them (a pair whose
+        // zero value is illegal or another form leaves the page without a zero word).
+        let d = solve_checked(&mut o, &s, seed, &effects)?;
+        if d.notes.is_empty() && !d.distilled.is_empty() {
+            return Ok(d);
+        }
+    }
+    solve_checked(&mut o, &s, seed, &plain)
+}
+
+/// The layout the effects give, its zero word and conventions, and every check's notes.
+fn solve_checked(o: &mut Oracle, s: &Seed, seed: Word, effects: &[(u8, Effect)]) -> Result<Discovered, DiscoverError> {
+    let mut d = layout::solve(o, s, seed, effects)?;
     let zero = Word(seed.0 & !d.fields.iter().flat_map(|f| f.bits.iter()).fold(0u128, |m, &b| m | 1u128 << b));
     // The zero word's text, and each operand at its all-ones value (PT, RZ, URZ, 0xf):
     // is it left out?
-    let single = layout::single_fields(&s, &d);
+    let single = layout::single_fields(s, &d);
     let mut words = vec![zero];
     words.extend(single.iter().map(|(_, bits)| layout::set(zero, bits, u64::MAX)));
     let texts = o.texts(&words)?;
@@ -292,16 +308,16 @@ pub fn discover(src: &dyn Source, arch: Arch, seed: Word) -> Result<Discovered, 
         t.as_deref().and_then(|t| crate::sass::parse_instruction(t).ok()).is_some_and(|i| i.operands.len() + 1 == shown && i.mnemonic == d.mnemonic)
     };
     d.omitted = single.iter().zip(&texts[1..]).filter(|(_, t)| omitted(t)).map(|((k, _), _)| *k).collect();
-    d.value_aliases = value_aliases(&mut o, &d)?;
-    let mut notes = layout::verify(&mut o, &s, &d, 0x5eed)?;
+    d.value_aliases = value_aliases(o, &d)?;
+    let mut notes = layout::verify(o, s, &d, 0x5eed)?;
     d.notes.append(&mut notes);
-    let mut notes = layout::verify_random(&mut o, &s, &d, 0x5eed, 100)?;
+    let mut notes = layout::verify_random(o, s, &d, 0x5eed, 100)?;
     d.notes.append(&mut notes);
-    let mut notes = layout::verify_page(&mut o, &s, &d, 0x5eed, 100)?;
+    let mut notes = layout::verify_page(o, s, &d, 0x5eed, 100)?;
     d.notes.append(&mut notes);
-    let mut notes = layout::verify_modifiers(&mut o, &d, 0x5eed, 100)?;
+    let mut notes = layout::verify_modifiers(o, &d, 0x5eed, 100)?;
     d.notes.append(&mut notes);
-    d.notes.append(&mut read_back(&s, &d));
+    d.notes.append(&mut read_back(s, &d));
     Ok(d)
 }
 
