@@ -229,6 +229,38 @@ pub fn probe_bits() -> Vec<u8> {
 
 /// Solves the variant of `seed` (control bits neutral: [`NEUTRAL_CONTROL`]).
 pub fn discover(src: &dyn Source, arch: Arch, seed: Word) -> Result<Discovered, DiscoverError> {
+    discover_from(src, arch, seed, RESEEDS)
+}
+
+/// How many times a seed that leaves an operand out (`B2R.RESULT R15` for `B2R.RESULT R15,
+/// PT`) is replaced by a flip that shows it: IADD3.X leaves out two carry predicates.
+const RESEEDS: u8 = 2;
+
+/// The first probed bit whose flip, in the same form, prints one operand more than the
+/// seed: an operand the seed's value leaves out (`texts[k + 1]` is bit `bits[k]`'s flip).
+fn showing_bit(s: &Seed, bits: &[u8], texts: &[Option<String>], other: &[bool]) -> Option<u8> {
+    let more = |t: &Option<String>| {
+        t.as_deref().and_then(|t| crate::sass::parse_instruction(t).ok()).is_some_and(|i| i.mnemonic == s.inst.mnemonic && i.operands.len() == s.inst.operands.len() + 1)
+    };
+    (0..bits.len()).find(|&k| !other[k] && more(&texts[k + 1])).map(|k| bits[k])
+}
+
+/// Solves from the flip of `bit` instead, if that solution is clean and covers `seed` (the
+/// seed differs from its zero word only in fields, and some operand is left out at all
+/// ones): a form whose operand shows only for some values then gets its field.
+fn reseeded(src: &dyn Source, arch: Arch, seed: Word, bit: u8, reseeds: u8) -> Result<Option<Discovered>, DiscoverError> {
+    let d = match discover_from(src, arch, seed.flip(bit), reseeds - 1) {
+        Ok(d) => d,
+        Err(DiscoverError::Seed(..)) => return Ok(None),
+        Err(e) => return Err(e),
+    };
+    let in_fields = d.fields.iter().flat_map(|f| f.bits.iter()).fold(0u128, |m, &b| m | 1u128 << b);
+    let control: u128 = CONTROL.fold(0, |m, b| m | 1u128 << b);
+    let covered = (seed.0 ^ d.zero.0) & !in_fields & !control == 0;
+    Ok((d.notes.is_empty() && covered && !d.omitted.is_empty()).then_some(d))
+}
+
+fn discover_from(src: &dyn Source, arch: Arch, seed: Word, reseeds: u8) -> Result<Discovered, DiscoverError> {
     let mut o = Oracle::new(src, arch);
     let bits = probe_bits();
     let mut words = vec![seed];
@@ -269,6 +301,11 @@ pub fn discover(src: &dyn Source, arch: Arch, seed: Word) -> Result<Discovered, 
     // A flip into another form (nvdisasm names another opclass) is a form bit, whatever
     // the text shows: two forms may print alike.
     let other: Vec<bool> = (0..bits.len()).map(|k| matches!((&seed_class, class(k + 1)), (Some(a), Some(c)) if *a != c)).collect();
+    if let Some(bit) = showing_bit(&s, &bits, &texts, &other).filter(|_| reseeds > 0) {
+        if let Some(d) = reseeded(src, arch, seed, bit, reseeds)? {
+            return Ok(d);
+        }
+    }
     let flipped: Vec<Option<&str>> = texts[1..].iter().zip(&other).map(|(t, &o)| if o { Some("") } else { t.as_deref() }).collect();
     let mut classified = s.classify_all(&flipped);
     if s.fit_scales(&classified) {

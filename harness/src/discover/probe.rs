@@ -252,6 +252,9 @@ impl Seed {
             return Effect::Fixed(Fixed::Ignored);
         }
         let Ok(inst) = sass::parse_instruction(text) else { return Effect::Fixed(Fixed::Other) };
+        if let Some(back) = self.pt_put_back(&inst) {
+            return self.classify(Some(&back));
+        }
         if inst.mnemonic != self.inst.mnemonic || inst.operands.len() != self.inst.operands.len() {
             return Effect::Fixed(Fixed::Other);
         }
@@ -281,6 +284,29 @@ impl Seed {
             1 => changes.remove(0),
             _ => Effect::Unexpressible(text.to_string()),
         }
+    }
+
+    /// `inst` (one operand fewer than the seed) with the PT or UPT nvdisasm left out put
+    /// back as text: a flip that sets a predicate field to all ones drops the operand
+    /// (`B2R.RESULT R15, P5` → `B2R.RESULT R15`), a value bit all the same. The operand is the
+    /// seed's undecorated predicate without which the seed's operands are the text's.
+    fn pt_put_back(&self, inst: &Instruction) -> Option<String> {
+        if inst.mnemonic != self.inst.mnemonic || inst.operands.len() + 1 != self.inst.operands.len() {
+            return None;
+        }
+        let k = (0..self.inst.operands.len()).find(|&k| {
+            let o = &self.inst.operands[k];
+            let rest = self.inst.operands.iter().enumerate().filter(|(i, _)| *i != k).map(|(_, o)| o);
+            let undecorated = !o.not && o.suffixes.is_empty();
+            matches!(o.body, Body::Pred { n } | Body::UPred { n } if n != 7) && undecorated && rest.eq(inst.operands.iter())
+        })?;
+        let pt = match self.inst.operands[k].body {
+            Body::UPred { .. } => Body::UPred { n: 7 },
+            _ => Body::Pred { n: 7 },
+        };
+        let mut back = inst.clone();
+        back.operands.insert(k, Operand::new(pt));
+        Some(back.to_string())
     }
 
     /// Classifies every flip (`texts[k]` for `bits[k]`); when the form has `F` operands
