@@ -29,8 +29,8 @@ pub mod layout;
 pub mod page;
 pub mod probe;
 pub mod seeded;
-pub mod sweep;
 pub mod swap;
+pub mod sweep;
 
 use crate::oracle::nvdisasm::{Nvdisasm, Outcome};
 use crate::spec::{Arch, OperandKind};
@@ -240,7 +240,9 @@ const RESEEDS: u8 = 2;
 /// seed: an operand the seed's value leaves out (`texts[k + 1]` is bit `bits[k]`'s flip).
 fn showing_bit(s: &Seed, bits: &[u8], texts: &[Option<String>], other: &[bool]) -> Option<u8> {
     let more = |t: &Option<String>| {
-        t.as_deref().and_then(|t| crate::sass::parse_instruction(t).ok()).is_some_and(|i| i.mnemonic == s.inst.mnemonic && i.operands.len() == s.inst.operands.len() + 1)
+        t.as_deref()
+            .and_then(|t| crate::sass::parse_instruction(t).ok())
+            .is_some_and(|i| i.mnemonic == s.inst.mnemonic && i.operands.len() == s.inst.operands.len() + 1)
     };
     (0..bits.len()).find(|&k| !other[k] && more(&texts[k + 1])).map(|k| bits[k])
 }

@@ -503,6 +503,18 @@ mod tests {
     }
 
     #[test]
+    fn a_predicate_dropped_at_pt_is_a_value_bit() {
+        // P5 → PT (bit 1 of the field) drops the operand; the PT put back shows the step.
+        let s = seed("B2R.RESULT R15, P5;");
+        assert_eq!(s.classify(Some("B2R.RESULT R15;")), Effect::Value { operand: 1, sub: 0, weight: Some(1) });
+        let s = seed("IADD3.X R0, P6, R1, R2, R3, P0, P1;");
+        assert_eq!(s.classify(Some("IADD3.X R0, R1, R2, R3, P0, P1;")), Effect::Value { operand: 1, sub: 0, weight: Some(0) });
+        // A decorated predicate is not left out; nor is another operand.
+        assert_eq!(seed("B2R.RESULT R15, !P5;").classify(Some("B2R.RESULT R15;")), Effect::Fixed(Fixed::Other));
+        assert_eq!(s.classify(Some("IADD3.X R0, P6, R2, R3, P0, P1;")), Effect::Fixed(Fixed::Other));
+    }
+
+    #[test]
     fn flips_are_classified_like_nvdisasm_prints_them() {
         let s = seed("@P0 FFMA R0, R0, R0, c[0x0][0x0];");
         assert_eq!(s.classify(None), Effect::Fixed(Fixed::Illegal));
