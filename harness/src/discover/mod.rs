@@ -29,6 +29,7 @@ pub mod layout;
 pub mod page;
 pub mod probe;
 pub mod seeded;
+pub mod swap;
 pub mod sweep;
 
 use crate::oracle::nvdisasm::{Nvdisasm, Outcome};
@@ -234,6 +235,40 @@ pub fn probe_bits() -> Vec<u8> {
 
 /// Solves the variant of `seed` (control bits neutral: [`NEUTRAL_CONTROL`]).
 pub fn discover(src: &dyn Source, arch: Arch, seed: Word) -> Result<Discovered, DiscoverError> {
+    discover_from(src, arch, seed, RESEEDS)
+}
+
+/// How many times a seed that leaves an operand out (`B2R.RESULT R15` for `B2R.RESULT R15,
+/// PT`) is replaced by a flip that shows it: IADD3.X leaves out two carry predicates.
+const RESEEDS: u8 = 2;
+
+/// The first probed bit whose flip, in the same form, prints one operand more than the
+/// seed: an operand the seed's value leaves out (`texts[k + 1]` is bit `bits[k]`'s flip).
+fn showing_bit(s: &Seed, bits: &[u8], texts: &[Option<String>], other: &[bool]) -> Option<u8> {
+    let more = |t: &Option<String>| {
+        t.as_deref()
+            .and_then(|t| crate::sass::parse_instruction(t).ok())
+            .is_some_and(|i| i.mnemonic == s.inst.mnemonic && i.operands.len() == s.inst.operands.len() + 1)
+    };
+    (0..bits.len()).find(|&k| !other[k] && more(&texts[k + 1])).map(|k| bits[k])
+}
+
+/// Solves from the flip of `bit` instead, if that solution is clean and covers `seed` (the
+/// seed differs from its zero word only in fields, and some operand is left out at all
+/// ones): a form whose operand shows only for some values then gets its field.
+fn reseeded(src: &dyn Source, arch: Arch, seed: Word, bit: u8, reseeds: u8) -> Result<Option<Discovered>, DiscoverError> {
+    let d = match discover_from(src, arch, seed.flip(bit), reseeds - 1) {
+        Ok(d) => d,
+        Err(DiscoverError::Seed(..)) => return Ok(None),
+        Err(e) => return Err(e),
+    };
+    let in_fields = d.fields.iter().flat_map(|f| f.bits.iter()).fold(0u128, |m, &b| m | 1u128 << b);
+    let control: u128 = CONTROL.fold(0, |m, b| m | 1u128 << b);
+    let covered = (seed.0 ^ d.zero.0) & !in_fields & !control == 0;
+    Ok((d.notes.is_empty() && covered && !d.omitted.is_empty()).then_some(d))
+}
+
+fn discover_from(src: &dyn Source, arch: Arch, seed: Word, reseeds: u8) -> Result<Discovered, DiscoverError> {
     let mut o = Oracle::new(src, arch);
     let bits = probe_bits();
     let mut words = vec![seed];
@@ -274,18 +309,38 @@ pub fn discover(src: &dyn Source, arch: Arch, seed: Word) -> Result<Discovered, 
     // A flip into another form (nvdisasm names another opclass) is a form bit, whatever
     // the text shows: two forms may print alike.
     let other: Vec<bool> = (0..bits.len()).map(|k| matches!((&seed_class, class(k + 1)), (Some(a), Some(c)) if *a != c)).collect();
+    if let Some(bit) = showing_bit(&s, &bits, &texts, &other).filter(|_| reseeds > 0) {
+        if let Some(d) = reseeded(src, arch, seed, bit, reseeds)? {
+            return Ok(d);
+        }
+    }
     let flipped: Vec<Option<&str>> = texts[1..].iter().zip(&other).map(|(t, &o)| if o { Some("") } else { t.as_deref() }).collect();
     let mut classified = s.classify_all(&flipped);
     if s.fit_scales(&classified) {
         classified = s.classify_all(&flipped);
     }
-    let effects: Vec<(u8, Effect)> =
+    let mut effects: Vec<(u8, Effect)> =
         bits.iter().zip(classified).zip(&other).map(|((&b, e), &o)| (b, if o { Effect::Fixed(probe::Fixed::Other) } else { e })).collect();
-    let mut d = layout::solve(&mut o, &s, seed, &effects)?;
+    let plain = effects.clone();
+    swap::find(&mut o, &s, seed, seed_class.as_deref(), &mut effects)?;
+    if effects != plain {
+        // One-hot pairs found: kept only where every check passes with them (a pair whose
+        // zero value is illegal or another form leaves the page without a zero word).
+        let d = solve_checked(&mut o, &s, seed, &effects)?;
+        if d.notes.is_empty() && !d.distilled.is_empty() {
+            return Ok(d);
+        }
+    }
+    solve_checked(&mut o, &s, seed, &plain)
+}
+
+/// The layout the effects give, its zero word and conventions, and every check's notes.
+fn solve_checked(o: &mut Oracle, s: &Seed, seed: Word, effects: &[(u8, Effect)]) -> Result<Discovered, DiscoverError> {
+    let mut d = layout::solve(o, s, seed, effects)?;
     let zero = Word(seed.0 & !d.fields.iter().flat_map(|f| f.bits.iter()).fold(0u128, |m, &b| m | 1u128 << b));
     // The zero word's text, and each operand at its all-ones value (PT, RZ, URZ, 0xf):
     // is it left out?
-    let single = layout::single_fields(&s, &d);
+    let single = layout::single_fields(s, &d);
     let mut words = vec![zero];
     words.extend(single.iter().map(|(_, bits)| layout::set(zero, bits, u64::MAX)));
     let texts = o.texts(&words)?;
@@ -298,19 +353,19 @@ pub fn discover(src: &dyn Source, arch: Arch, seed: Word) -> Result<Discovered, 
         t.as_deref().and_then(|t| crate::sass::parse_instruction(t).ok()).is_some_and(|i| i.operands.len() + 1 == shown && i.mnemonic == d.mnemonic)
     };
     d.omitted = single.iter().zip(&texts[1..]).filter(|(_, t)| omitted(t)).map(|((k, _), _)| *k).collect();
-    d.value_aliases = value_aliases(&mut o, &d)?;
-    let (float_by, mut notes) = layout::float_formats(&mut o, &s, &d)?;
+    d.value_aliases = value_aliases(o, &d)?;
+    let (float_by, mut notes) = layout::float_formats(o, s, &d)?;
     d.float_by = float_by;
     d.notes.append(&mut notes);
-    let mut notes = layout::verify(&mut o, &s, &d, 0x5eed)?;
+    let mut notes = layout::verify(o, s, &d, 0x5eed)?;
     d.notes.append(&mut notes);
-    let mut notes = layout::verify_random(&mut o, &s, &d, 0x5eed, 100)?;
+    let mut notes = layout::verify_random(o, s, &d, 0x5eed, 100)?;
     d.notes.append(&mut notes);
-    let mut notes = layout::verify_page(&mut o, &s, &d, 0x5eed, 100)?;
+    let mut notes = layout::verify_page(o, s, &d, 0x5eed, 100)?;
     d.notes.append(&mut notes);
-    let mut notes = layout::verify_modifiers(&mut o, &d, 0x5eed, 100)?;
+    let mut notes = layout::verify_modifiers(o, &d, 0x5eed, 100)?;
     d.notes.append(&mut notes);
-    d.notes.append(&mut read_back(&s, &d));
+    d.notes.append(&mut read_back(s, &d));
     Ok(d)
 }
 

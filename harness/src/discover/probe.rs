@@ -262,6 +262,9 @@ impl Seed {
             return Effect::Fixed(Fixed::Ignored);
         }
         let Ok(inst) = sass::parse_instruction(text) else { return Effect::Fixed(Fixed::Other) };
+        if let Some(back) = self.pt_put_back(&inst) {
+            return self.classify(Some(&back));
+        }
         if inst.mnemonic != self.inst.mnemonic || inst.operands.len() != self.inst.operands.len() {
             return Effect::Fixed(Fixed::Other);
         }
@@ -322,6 +325,29 @@ impl Seed {
             },
             _ => false,
         }
+    }
+
+    /// `inst` (one operand fewer than the seed) with the PT or UPT nvdisasm left out put
+    /// back as text: a flip that sets a predicate field to all ones drops the operand
+    /// (`B2R.RESULT R15, P5` → `B2R.RESULT R15`), a value bit all the same. The operand is the
+    /// seed's undecorated predicate without which the seed's operands are the text's.
+    fn pt_put_back(&self, inst: &Instruction) -> Option<String> {
+        if inst.mnemonic != self.inst.mnemonic || inst.operands.len() + 1 != self.inst.operands.len() {
+            return None;
+        }
+        let k = (0..self.inst.operands.len()).find(|&k| {
+            let o = &self.inst.operands[k];
+            let rest = self.inst.operands.iter().enumerate().filter(|(i, _)| *i != k).map(|(_, o)| o);
+            let undecorated = !o.not && o.suffixes.is_empty();
+            matches!(o.body, Body::Pred { n } | Body::UPred { n } if n != 7) && undecorated && rest.eq(inst.operands.iter())
+        })?;
+        let pt = match self.inst.operands[k].body {
+            Body::UPred { .. } => Body::UPred { n: 7 },
+            _ => Body::Pred { n: 7 },
+        };
+        let mut back = inst.clone();
+        back.operands.insert(k, Operand::new(pt));
+        Some(back.to_string())
     }
 
     /// Classifies every flip (`texts[k]` for `bits[k]`); when the form has `F` operands
@@ -515,6 +541,18 @@ mod tests {
 
     fn seed(t: &str) -> Seed {
         Seed::new(Arch(90), t).unwrap()
+    }
+
+    #[test]
+    fn a_predicate_dropped_at_pt_is_a_value_bit() {
+        // P5 → PT (bit 1 of the field) drops the operand; the PT put back shows the step.
+        let s = seed("B2R.RESULT R15, P5;");
+        assert_eq!(s.classify(Some("B2R.RESULT R15;")), Effect::Value { operand: 1, sub: 0, weight: Some(1) });
+        let s = seed("IADD3.X R0, P6, R1, R2, R3, P0, P1;");
+        assert_eq!(s.classify(Some("IADD3.X R0, R1, R2, R3, P0, P1;")), Effect::Value { operand: 1, sub: 0, weight: Some(0) });
+        // A decorated predicate is not left out; nor is another operand.
+        assert_eq!(seed("B2R.RESULT R15, !P5;").classify(Some("B2R.RESULT R15;")), Effect::Fixed(Fixed::Other));
+        assert_eq!(s.classify(Some("IADD3.X R0, P6, R2, R3, P0, P1;")), Effect::Fixed(Fixed::Other));
     }
 
     #[test]
