@@ -377,8 +377,9 @@ fn mem_operand(v: &Variant, o: &OperandSpec, m: MemShape, values: &Values) -> Op
         (None, true) => RegSuffix::None,
         (None, false) => RegSuffix::Table,
     };
-    let (reg, ur, mut imm) = super::conventions::mem_printed(m.space, reg, suffix, ur, imm);
-    if super::conventions::mem_offset_unsigned(m.space, reg.is_some(), ur.is_some()) {
+    let (reg, ur, mut imm) = super::conventions::mem_printed(m.space, reg, suffix, ur, m.ureg_elided, imm);
+    // A left-out URZ still makes the offset relative (`[-0x446bd70c]`, LDCU).
+    if super::conventions::mem_offset_unsigned(m.space, reg.is_some(), ur.is_some() || m.ureg_elided) {
         imm = imm.map(|x| x & imm_mask);
     }
     if !matches!(m.space, MemSpaceKind::Named(_)) && !super::conventions::mem_reg_suffixed(m.space, reg, suffix, ur.is_some()) {

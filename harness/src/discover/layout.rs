@@ -4,7 +4,7 @@ use super::probe::{Effect, Fixed, Seed};
 use super::{DiscoverError, Discovered, Field, FieldKind, Oracle, Table};
 use crate::gen::Rng;
 use crate::sass;
-use crate::spec::{FlagRole, FloatFormat, ImmMap, OperandKind};
+use crate::spec::{FlagRole, FloatFormat, ImmMap, MemSlot, OperandKind};
 use crate::word::Word;
 use std::collections::BTreeMap;
 
@@ -485,6 +485,72 @@ pub fn single_fields(s: &Seed, d: &Discovered) -> Vec<(usize, Vec<u8>)> {
         .filter(|&k| kinds.contains(&s.kinds[k]))
         .filter_map(|k| d.fields.iter().find(|f| f.kind == FieldKind::Operand(sl[k][0]) && f.bits.len() <= 32).map(|f| (k, f.bits.clone())))
         .collect()
+}
+
+/// The memory operands whose uniform register nvdisasm may leave out, with two words each:
+/// the zero word with that register at all ones (URZ) and the offset's lowest bit set, and
+/// the same with offset 0. (Form operand, [URZ and offset 1, URZ alone].)
+fn urz_words(s: &Seed, d: &Discovered) -> Vec<(usize, [Word; 2])> {
+    let sl = slots(s);
+    let field = |p: usize| d.fields.iter().find(|f| f.kind == FieldKind::Operand(p)).map(|f| f.bits.clone());
+    let mut out = vec![];
+    for (k, kind) in s.kinds.iter().enumerate() {
+        let OperandKind::Mem(m) = kind else { continue };
+        let roles = m.slot_roles();
+        let at = |r: MemSlot| roles.iter().position(|x| *x == r).and_then(|i| field(sl[k][i]));
+        let (Some(ur), Some(imm)) = (at(MemSlot::UReg), at(MemSlot::Imm)) else { continue };
+        let urz = set(d.zero, &ur, u64::MAX);
+        out.push((k, [set(urz, &imm[..1], 1), urz]));
+    }
+    out
+}
+
+/// Learns which memory operands leave URZ out when their offset prints (`c[0x0][0x358]`
+/// for `c[0x0][URZ+0x358]`, LDCU; `[R2.64+URZ+0x10]` keeps it, LDG) and marks their
+/// shapes so (`MemShape::ureg_elided`, `UR?` on the page).
+pub fn learn_ureg_elided(o: &mut Oracle, s: &mut Seed, d: &mut Discovered) -> Result<(), DiscoverError> {
+    let cases = urz_words(s, d);
+    let words: Vec<Word> = cases.iter().map(|(_, w)| w[0]).collect();
+    let texts = o.texts(&words)?;
+    for ((k, _), t) in cases.iter().zip(texts) {
+        let Some(inst) = t.as_deref().and_then(|t| sass::parse_instruction(t).ok()) else { continue };
+        let shown = inst.operands.get(*k).and_then(|op| op.body.as_mem());
+        if let (Some((_, _, None, _)), OperandKind::Mem(m)) = (shown, &mut s.kinds[*k]) {
+            m.ureg_elided = true;
+        }
+    }
+    d.kinds = page_kinds(s, &d.fields);
+    Ok(())
+}
+
+/// The page's memory operands at URZ, with the offset 1 and 0, must print as nvdisasm
+/// prints them (random words seldom hold URZ). One note per disagreement.
+pub fn verify_urz(o: &mut Oracle, s: &Seed, d: &Discovered) -> Result<Vec<String>, DiscoverError> {
+    let cases = urz_words(s, d);
+    if cases.is_empty() {
+        return Ok(vec![]);
+    }
+    let text = super::page::render(&d.mnemonic, None, std::slice::from_ref(d));
+    let Ok(page) = crate::spec::parse_page("discovered", text.as_bytes()) else { return Ok(vec![]) }; // read_back notes it
+    let spec = crate::spec::Spec { pages: vec![page] };
+    let c = crate::codec::Codec::new(&spec);
+    let words: Vec<Word> = cases.iter().flat_map(|(_, w)| *w).collect();
+    let texts = o.texts(&words)?;
+    let mut notes = vec![];
+    for (w, t) in words.iter().zip(texts) {
+        let Some(t) = t.filter(|t| !t.is_empty()) else { continue }; // verify_random notes it
+        let ours = match c.decode(d.arch, *w) {
+            Ok((vi, vals)) => crate::codec::print(c.variant(vi), &vals),
+            Err(e) => {
+                notes.push(format!("the page does not decode {w}: {e}"));
+                continue;
+            }
+        };
+        if super::probe::raw_operands(&ours.to_string()) != super::probe::raw_operands(&t) {
+            notes.push(format!("the page prints '{ours}' for {w} (URZ), nvdisasm '{t}'"));
+        }
+    }
+    Ok(notes)
 }
 
 /// How nvdisasm would print form operand `k` of kind `kind` at all ones (`bits` wide).

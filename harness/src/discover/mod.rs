@@ -287,6 +287,7 @@ pub fn discover(src: &dyn Source, arch: Arch, seed: Word) -> Result<Discovered, 
         d.distilled = texts[0].clone().unwrap_or_default();
     }
     d.zero = zero;
+    layout::learn_ureg_elided(&mut o, &mut s, &mut d)?;
     let shown = crate::sass::parse_instruction(&d.distilled).map(|i| i.operands.len()).unwrap_or(0);
     let omitted = |t: &Option<String>| {
         t.as_deref().and_then(|t| crate::sass::parse_instruction(t).ok()).is_some_and(|i| i.operands.len() + 1 == shown && i.mnemonic == d.mnemonic)
@@ -300,6 +301,8 @@ pub fn discover(src: &dyn Source, arch: Arch, seed: Word) -> Result<Discovered, 
     let mut notes = layout::verify_page(&mut o, &s, &d, 0x5eed, 100)?;
     d.notes.append(&mut notes);
     let mut notes = layout::verify_modifiers(&mut o, &d, 0x5eed, 100)?;
+    d.notes.append(&mut notes);
+    let mut notes = layout::verify_urz(&mut o, &s, &d)?;
     d.notes.append(&mut notes);
     d.notes.append(&mut read_back(&s, &d));
     Ok(d)
