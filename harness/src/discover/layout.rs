@@ -371,7 +371,7 @@ fn suffix_table(s: &Seed, i: usize, texts: &[Option<String>]) -> Result<Table, S
         let special = s.kinds[i].is_named();
         let bare = |x: &sass::Operand| sass::Operand {
             suffixes: vec![],
-            body: if special { sass::Body::Other { text: String::new() } } else { x.body.clone() },
+            body: if special { sass::Body::Other { text: String::new() } } else { without_rz(&x.body) },
             ..x.clone()
         };
         let same = inst.mnemonic == s.inst.mnemonic
@@ -389,6 +389,15 @@ fn suffix_table(s: &Seed, i: usize, texts: &[Option<String>]) -> Result<Table, S
         table.push((v as u64, if sfx.is_empty() { "(default)".to_string() } else { sfx.join(".") }));
     }
     Ok(table)
+}
+
+/// A memory operand's body with a printed RZ taken out: RZ stands in for no register, and
+/// prints when a suffix does (`[RZ.X4+UR5]` is `[UR5]` with suffix X4, ATOMS).
+fn without_rz(body: &sass::Body) -> sass::Body {
+    match body.as_mem() {
+        Some((space, Some(sass::RZ), ureg, imm)) => sass::Body::Mem { space, reg: None, ureg, imm },
+        _ => body.clone(),
+    }
 }
 
 /// `seed` with value `v` written into `bits` (LSB first).
@@ -615,7 +624,15 @@ fn join_operands(ops: impl Iterator<Item = (String, bool)>) -> String {
 /// when not.
 fn suffix_mismatch(s: &Seed, text: &str, po: usize, table: &Table, v: u64) -> Option<String> {
     let i = slots(s).iter().position(|x| x.contains(&po))?;
-    let got = sass::parse_instruction(text).ok().and_then(|x| x.operands.get(i).map(|o| super::probe::suffix_tokens(s.kinds[i], o))).unwrap_or_default();
+    let op = sass::parse_instruction(text).ok().and_then(|x| x.operands.get(i).cloned());
+    let got = op.as_ref().map(|o| super::probe::suffix_tokens(s.kinds[i], o)).unwrap_or_default();
+    // A memory operand's register left out, or RZ standing in bare, carries no suffix
+    // (`[0x67384f]` for `[RZ.X16+0x67384f]`, ATOMS): the page's printer says so, and
+    // `verify_page` checks it.
+    let unsuffixed = |o: &sass::Operand| o.suffixes.is_empty() && o.body.as_mem().is_some_and(|(_, r, _, _)| r.is_none_or(|r| r == sass::RZ));
+    if matches!(s.kinds[i], OperandKind::Mem(_)) && op.as_ref().is_some_and(unsuffixed) {
+        return None;
+    }
     let want: Vec<String> = match table.iter().find(|(x, _)| *x == v) {
         Some((_, n)) if n == "(default)" => vec![],
         Some((_, n)) => n.split('.').map(str::to_string).collect(),
