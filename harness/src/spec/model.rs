@@ -755,6 +755,8 @@ mod tests {
             "gdesc[UR]",
             "idesc[UR]",
             "tmem[UR+I]",
+            "c[I][UR?+I]",
+            "[UR?+I]",
         ] {
             let m = MemShape::parse(t).unwrap_or_else(|e| panic!("{t}: {e}"));
             assert_eq!(m.token(), t);
@@ -770,6 +772,11 @@ mod tests {
         assert_eq!(OperandKind::Mem(MemShape::parse("tmem[UR+I]").unwrap()).key_token(), "M_tmem_UR_I");
         // `sI` is read anywhere, and written only where `I` would read as the constant kind.
         assert_eq!(MemShape::parse("[R+sI]").unwrap().token(), "[R+I]");
+        // `UR?`: a uniform register the form leaves out at URZ; the key does not tell it apart.
+        let e = MemShape::parse("c[I][UR?+I]").unwrap();
+        assert!(e.ureg && e.ureg_elided);
+        assert_eq!(OperandKind::Mem(e).key_token(), "M_c_I_UR_I");
+        assert!(MemShape::parse("[I+UR?]").is_err() && MemShape::parse("[R.64?]").is_err());
     }
 
     #[test]
