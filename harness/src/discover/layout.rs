@@ -543,10 +543,10 @@ pub fn verify_urz(o: &mut Oracle, s: &Seed, d: &Discovered) -> Result<Vec<String
     let Ok(page) = crate::spec::parse_page("discovered", text.as_bytes()) else { return Ok(vec![]) }; // read_back notes it
     let spec = crate::spec::Spec { pages: vec![page] };
     let c = crate::codec::Codec::new(&spec);
-    let words: Vec<Word> = cases.iter().flat_map(|(_, w)| *w).collect();
-    let texts = o.texts(&words)?;
+    let words: Vec<(usize, Word)> = cases.iter().flat_map(|(k, w)| w.map(|w| (*k, w))).collect();
+    let texts = o.texts(&words.iter().map(|x| x.1).collect::<Vec<_>>())?;
     let mut notes = vec![];
-    for (w, t) in words.iter().zip(texts) {
+    for ((k, w), t) in words.iter().zip(texts) {
         let Some(t) = t.filter(|t| !t.is_empty()) else { continue }; // verify_random notes it
         let ours = match c.decode(d.arch, *w) {
             Ok((vi, vals)) => crate::codec::print(c.variant(vi), &vals),
@@ -555,7 +555,9 @@ pub fn verify_urz(o: &mut Oracle, s: &Seed, d: &Discovered) -> Result<Vec<String
                 continue;
             }
         };
-        if super::probe::raw_operands(&ours.to_string()) != super::probe::raw_operands(&t) {
+        // The memory operand alone: this checks its URZ convention, nothing else.
+        let operand = |x: &str| super::probe::raw_operands(x).get(*k).cloned();
+        if operand(&ours.to_string()) != operand(&t) {
             notes.push(format!("the page prints '{ours}' for {w} (URZ), nvdisasm '{t}'"));
         }
     }

@@ -168,8 +168,8 @@ impl Seed {
         for (k, kind) in self.kinds.iter_mut().enumerate() {
             let Some(seed_shape) = mem_view(*kind, &self.inst.operands[k]) else { continue };
             let mut m = MemShape { reg: false, ureg: false, imm: MemImm::Absent, ..seed_shape };
-            let ops = std::iter::once(&self.inst).chain(insts.iter().filter(|i| same(i))).map(|i| &i.operands[k]);
-            for (space, reg, ureg, imm) in ops.filter_map(shown_components) {
+            let ops: Vec<&Operand> = std::iter::once(&self.inst).chain(insts.iter().filter(|i| same(i))).map(|i| &i.operands[k]).collect();
+            for (space, reg, ureg, imm) in ops.iter().filter_map(|o| shown_components(o)) {
                 if space != m.space {
                     continue;
                 }
@@ -185,10 +185,13 @@ impl Seed {
                 m.reg = true;
             }
             // Nothing but stand-ins: keep what the seed shows (the page then lacks a field
-            // and the form stays unsolved, rather than named wrongly). A constant stays one
-            // unless a register shows in its brackets (`c[0x0][UR4+0x358]`, LDCU).
+            // and the form stays unsolved, rather than named wrongly). A constant (offsets in
+            // 4-byte words) stays one unless a register shows in its brackets
+            // (`c[0x0][UR4+0x358]`, LDCU) or an offset that is no multiple of 4 does
+            // (`c[0x0][0x222]`, ULDC.U16): its offset then counts bytes.
             let constant = matches!(kind, OperandKind::Const | OperandKind::ConstX);
-            if m.slots() > 0 && (!constant || m.reg || m.ureg) {
+            let unaligned = ops.iter().filter_map(|o| o.body.as_mem()).any(|(sp, _, _, imm)| space_kind(sp) == m.space && imm.is_some_and(|x| x % 4 != 0));
+            if m.slots() > 0 && (!constant || m.reg || m.ureg || unaligned) {
                 *kind = OperandKind::Mem(m);
             }
         }
