@@ -275,7 +275,14 @@ impl Conventions {
 /// without a table's suffix: see [`mem_reg_suffixed`]), except
 /// in attribute space and after `cx[UR]`, where the zero immediate stands in (`a[0x0]`,
 /// `cx[UR0][0x0]`: LDC, seen by validation).
-pub fn mem_printed(space: MemSpaceKind, reg: Option<u16>, suffix: RegSuffix, ureg: Option<u16>, ureg_elided: bool, imm: Option<i64>) -> (Option<u16>, Option<u16>, Option<i64>) {
+pub fn mem_printed(
+    space: MemSpaceKind,
+    reg: Option<u16>,
+    suffix: RegSuffix,
+    ureg: Option<u16>,
+    ureg_elided: bool,
+    imm: Option<i64>,
+) -> (Option<u16>, Option<u16>, Option<i64>) {
     let keeps = |n: u16| match suffix {
         RegSuffix::Form => true,
         RegSuffix::Table => ureg.is_some(),

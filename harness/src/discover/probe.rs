@@ -137,7 +137,9 @@ fn shown_components(o: &Operand) -> Option<(MemSpaceKind, bool, bool, Option<boo
 fn mem_view(kind: OperandKind, o: &Operand) -> Option<MemShape> {
     match (kind, &o.body) {
         (OperandKind::Mem(m), _) => Some(m),
-        (OperandKind::Const | OperandKind::ConstX, Body::Const { .. } | Body::ConstX { .. }) => o.body.as_mem().map(|(space, _, _, imm)| printed_shape(space, None, &[], None, imm)),
+        (OperandKind::Const | OperandKind::ConstX, Body::Const { .. } | Body::ConstX { .. }) => {
+            o.body.as_mem().map(|(space, _, _, imm)| printed_shape(space, None, &[], None, imm))
+        }
         _ => None,
     }
 }
