@@ -845,3 +845,69 @@ fn one_hot_modifier_pairs_become_groups() {
         real_words_print_and_assemble_on(&nv, &c, arch, &[Word::parse_hex(w).unwrap()]);
     }
 }
+
+/// Discovers `seed` cleanly (on `arch`) and checks that each real word (ptxas's, or chosen to
+/// show a convention) decodes with the page, prints nvdisasm's text and assembles back.
+fn solves_and_prints(nv: &Nvdisasm, arch: u32, name: &str, seed: &str, words: &[&str]) -> discover::Discovered {
+    use sass_harness::codec::{self, asm, Codec};
+    let arch = spec::Arch(arch);
+    let d = discover::discover(nv, arch, Word::parse_hex(seed).unwrap()).unwrap();
+    assert!(d.notes.is_empty(), "{name}: {:?}", d.notes);
+    let text = page::render(name, None, std::slice::from_ref(&d));
+    let spec = spec::Spec { pages: vec![spec::parse_page("p.txt", text.as_bytes()).unwrap_or_else(|e| panic!("{name}: {e}\n{text}"))] };
+    let c = Codec::new(&spec);
+    let words: Vec<Word> = words.iter().map(|h| Word::parse_hex(h).unwrap()).collect();
+    for (w, out) in words.iter().zip(nv.disassemble(&format!("SM{}", arch.0), &words).unwrap()) {
+        let Outcome::Printed { text } = out else { panic!("{w}: {out:?}") };
+        let (vi, vals) = c.decode(arch, *w).unwrap_or_else(|e| panic!("{w} ({text}): {e}"));
+        let mut ours = codec::print(c.variant(vi), &vals);
+        ours.terminator = sass_harness::sass::parse_instruction(&text).unwrap().terminator;
+        assert_eq!(ours.to_string(), text, "{w}");
+        assert_eq!(asm::assemble(&c, arch, &text, *w).unwrap_or_else(|e| panic!("{text}: {e}")).1, *w, "{text}");
+    }
+    d
+}
+
+/// LDCU's `c[0x0][0x358]` is `c[0x0][URZ+0x358]`: the uniform register shows in the flips
+/// (a constant operand widens to `c[I][UR+I]`), and the solver learns that this form leaves
+/// URZ out when the offset prints (`UR?` on the page) but prints `c[0x0][URZ]` alone; LDCU's
+/// `[UR+I]` form likewise, its offset then still signed. Forms that print URZ always keep `UR`.
+#[test]
+fn memory_forms_that_leave_urz_out_print_and_assemble() {
+    let nv = nv();
+    let d = solves_and_prints(
+        &nv,
+        100,
+        "LDCU",
+        "000fc00008000a0000006b00ff0477ac",
+        &["000e6e0008000a0000006b00ff0477ac", "000fc00008000a0000000000ff0477ac", "000fc00008000a0000006b000f0477ac"],
+    );
+    assert_eq!(d.kinds[1].form_token(), "c[I][UR?+I]");
+    let d = solves_and_prints(&nv, 100, "LDCU", "000fc000081ef1048000000c261479ac", &["000fc000081ef1048000120cff1479ac", "040e5400081ef12ee50a3d0cff0009ac"]);
+    assert_eq!(d.kinds[1].form_token(), "[UR?+I]");
+    // ATOMS.ARRIVE prints `[R123+URZ+-0x78519d]`: its uniform register stays.
+    let d = discover::discover(&nv, spec::Arch(100), Word::parse_hex("000fc1a07d2f482dd0979123ebed8f8c").unwrap()).unwrap();
+    assert!(d.kinds.iter().any(|k| matches!(k, spec::OperandKind::Mem(m) if m.ureg && !m.ureg_elided)), "{:?}", d.kinds);
+}
+
+/// ATOMS: `[UR5]` with suffix X4 prints `[RZ.X4+UR5]` (RZ stands in for no register and
+/// carries the suffix), and a random word's bare RZ leaves the suffix out (`[0x67384f]`):
+/// both forms solve, and ptxas's words print and assemble.
+#[test]
+fn atoms_suffixes_on_a_left_out_register_solve() {
+    let nv = nv();
+    solves_and_prints(&nv, 100, "ATOMS", "000fc0000c00000500000016ff02798c", &["0210a2000c00000500000016ff02798c"]);
+    solves_and_prints(&nv, 100, "ATOMS", "000fc00000000000000000000000038c", &["000e2800000000000000000b0808738c", "0013e200000000000000000809ff738c"]);
+}
+
+/// ULDC (SM90): `c[0x0][0x222]` shows byte offsets, so the constant is read as a memory
+/// operand counting bytes (`c[I][sI]`); with nothing else to print, its zero offset and
+/// the `[uI]` form's print `0x0` as the distilled line does, not RZ (the solver's
+/// read-back of the zero word checks it).
+#[test]
+fn byte_offset_constants_and_zero_offsets_print_as_nvdisasm() {
+    let nv = nv();
+    let d = solves_and_prints(&nv, 90, "ULDC", "000fc000000000000000000000000ab9", &["000fc400000004000000888000057ab9", "000fc000000000000000000000000ab9"]);
+    assert!(matches!(d.kinds[1], spec::OperandKind::Mem(_)), "{:?}", d.kinds);
+    solves_and_prints(&nv, 90, "ULDC", "400fc05b6f3603014d3c5b117f7ef8b8", &["400fc05b6f3603014d3c5b117f7ef8b8"]);
+}

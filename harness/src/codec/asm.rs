@@ -744,7 +744,9 @@ impl OperandFill<'_> {
         }
         match (m.ureg, ur) {
             (false, Some(_)) => return lacks("uniform register"),
-            // nvdisasm prints a form's uniform register always (`[R0+URZ]`).
+            // nvdisasm prints a form's uniform register always (`[R0+URZ]`), unless the form
+            // leaves URZ out (`MemShape::ureg_elided`): then a missing one is URZ.
+            (true, None) if m.ureg_elided => {}
             (true, None) => return Err(format!("operand {k}: the form {} prints its uniform register always, '{body}' has none", m.token())),
             _ => {}
         }

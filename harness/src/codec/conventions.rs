@@ -275,7 +275,14 @@ impl Conventions {
 /// without a table's suffix: see [`mem_reg_suffixed`]), except
 /// in attribute space and after `cx[UR]`, where the zero immediate stands in (`a[0x0]`,
 /// `cx[UR0][0x0]`: LDC, seen by validation).
-pub fn mem_printed(space: MemSpaceKind, reg: Option<u16>, suffix: RegSuffix, ureg: Option<u16>, imm: Option<i64>) -> (Option<u16>, Option<u16>, Option<i64>) {
+pub fn mem_printed(
+    space: MemSpaceKind,
+    reg: Option<u16>,
+    suffix: RegSuffix,
+    ureg: Option<u16>,
+    ureg_elided: bool,
+    imm: Option<i64>,
+) -> (Option<u16>, Option<u16>, Option<i64>) {
     let keeps = |n: u16| match suffix {
         RegSuffix::Form => true,
         RegSuffix::Table => ureg.is_some(),
@@ -283,6 +290,8 @@ pub fn mem_printed(space: MemSpaceKind, reg: Option<u16>, suffix: RegSuffix, ure
     };
     let r = reg.filter(|&n| n != crate::sass::RZ || keeps(n) || space == MemSpaceKind::Desc);
     let i = imm.filter(|&x| x != 0);
+    // Some forms leave URZ out like RZ (`c[0x0][0x358]`, `c[0x0][URZ]`): `MemShape::ureg_elided`.
+    let ureg = ureg.filter(|&n| !(ureg_elided && n == crate::sass::URZ && (r.is_some() || i.is_some())));
     if r.is_none() && ureg.is_none() && i.is_none() {
         return if matches!(space, MemSpaceKind::Attr | MemSpaceKind::ConstX) { (None, None, Some(0)) } else { (Some(crate::sass::RZ), None, None) };
     }
@@ -330,30 +339,35 @@ mod tests {
     fn memory_components_print_as_nvdisasm_leaves_them_out() {
         let plain = MemSpaceKind::Plain;
         // `[R0]`, `[R0+0x1]`, `[0x1]` (RZ left out), `[RZ]` (nothing else to print).
-        assert_eq!(mem_printed(plain, Some(0), RegSuffix::None, None, Some(0)), (Some(0), None, None));
-        assert_eq!(mem_printed(plain, Some(0), RegSuffix::None, None, Some(1)), (Some(0), None, Some(1)));
-        assert_eq!(mem_printed(plain, Some(RZ), RegSuffix::None, None, Some(1)), (None, None, Some(1)));
-        assert_eq!(mem_printed(plain, Some(RZ), RegSuffix::None, None, Some(0)), (Some(RZ), None, None));
-        assert_eq!(mem_printed(plain, None, RegSuffix::None, None, Some(0)), (Some(RZ), None, None));
+        assert_eq!(mem_printed(plain, Some(0), RegSuffix::None, None, false, Some(0)), (Some(0), None, None));
+        assert_eq!(mem_printed(plain, Some(0), RegSuffix::None, None, false, Some(1)), (Some(0), None, Some(1)));
+        assert_eq!(mem_printed(plain, Some(RZ), RegSuffix::None, None, false, Some(1)), (None, None, Some(1)));
+        assert_eq!(mem_printed(plain, Some(RZ), RegSuffix::None, None, false, Some(0)), (Some(RZ), None, None));
+        assert_eq!(mem_printed(plain, None, RegSuffix::None, None, false, Some(0)), (Some(RZ), None, None));
         // `[0xa3809c]` for `[RZ.X4+-0x5c7f64]`, `[RZ]` for `[RZ.X4]` (ATOMS, LDS, STS).
-        assert_eq!(mem_printed(plain, Some(RZ), RegSuffix::Table, None, Some(0xa3809c)), (None, None, Some(0xa3809c)));
-        assert_eq!(mem_printed(plain, Some(RZ), RegSuffix::Table, None, Some(0)), (Some(RZ), None, None));
+        assert_eq!(mem_printed(plain, Some(RZ), RegSuffix::Table, None, false, Some(0xa3809c)), (None, None, Some(0xa3809c)));
+        assert_eq!(mem_printed(plain, Some(RZ), RegSuffix::Table, None, false, Some(0)), (Some(RZ), None, None));
         assert!(!mem_reg_suffixed(plain, Some(RZ), RegSuffix::Table, false));
         assert!(mem_reg_suffixed(plain, Some(RZ), RegSuffix::Table, true) && mem_reg_suffixed(plain, Some(0), RegSuffix::Table, false));
         assert!(mem_reg_suffixed(MemSpaceKind::Desc, Some(RZ), RegSuffix::Table, false));
         // `[RZ.64+0x10]` (LDGSTS): the form's own suffix keeps RZ.
-        assert_eq!(mem_printed(plain, Some(RZ), RegSuffix::Form, None, Some(0x10)), (Some(RZ), None, Some(0x10)));
+        assert_eq!(mem_printed(plain, Some(RZ), RegSuffix::Form, None, false, Some(0x10)), (Some(RZ), None, Some(0x10)));
         // `[R0+URZ]`, `[URZ]`: the uniform register always prints.
-        assert_eq!(mem_printed(plain, Some(0), RegSuffix::None, Some(URZ), Some(0)), (Some(0), Some(URZ), None));
-        assert_eq!(mem_printed(plain, Some(RZ), RegSuffix::None, Some(URZ), Some(0)), (None, Some(URZ), None));
+        assert_eq!(mem_printed(plain, Some(0), RegSuffix::None, Some(URZ), false, Some(0)), (Some(0), Some(URZ), None));
+        assert_eq!(mem_printed(plain, Some(RZ), RegSuffix::None, Some(URZ), false, Some(0)), (None, Some(URZ), None));
         // `[RZ.U32+UR4]`: a suffixed RZ prints.
-        assert_eq!(mem_printed(plain, Some(RZ), RegSuffix::Form, Some(4), Some(0)), (Some(RZ), Some(4), None));
+        assert_eq!(mem_printed(plain, Some(RZ), RegSuffix::Form, Some(4), false, Some(0)), (Some(RZ), Some(4), None));
         // `desc[UR18][RZ+0x20]`.
-        assert_eq!(mem_printed(MemSpaceKind::Desc, Some(RZ), RegSuffix::None, None, Some(0x20)), (Some(RZ), None, Some(0x20)));
+        assert_eq!(mem_printed(MemSpaceKind::Desc, Some(RZ), RegSuffix::None, None, false, Some(0x20)), (Some(RZ), None, Some(0x20)));
         // `c[0x0][RZ]`, but `a[0x0]`.
-        assert_eq!(mem_printed(MemSpaceKind::Const, Some(RZ), RegSuffix::None, None, Some(0)), (Some(RZ), None, None));
-        assert_eq!(mem_printed(MemSpaceKind::Attr, None, RegSuffix::None, None, Some(0)), (None, None, Some(0)));
-        assert_eq!(mem_printed(MemSpaceKind::ConstX, Some(RZ), RegSuffix::None, None, Some(0)), (None, None, Some(0)));
+        assert_eq!(mem_printed(MemSpaceKind::Const, Some(RZ), RegSuffix::None, None, false, Some(0)), (Some(RZ), None, None));
+        assert_eq!(mem_printed(MemSpaceKind::Attr, None, RegSuffix::None, None, false, Some(0)), (None, None, Some(0)));
+        assert_eq!(mem_printed(MemSpaceKind::ConstX, Some(RZ), RegSuffix::None, None, false, Some(0)), (None, None, Some(0)));
+        // A form that leaves URZ out (LDCU, SM100): `c[0x0][0x358]`, `c[0x0][URZ]`, `c[0x0][UR15+0x358]`.
+        let c = MemSpaceKind::Const;
+        assert_eq!(mem_printed(c, None, RegSuffix::None, Some(URZ), true, Some(0x358)), (None, None, Some(0x358)));
+        assert_eq!(mem_printed(c, None, RegSuffix::None, Some(URZ), true, Some(0)), (None, Some(URZ), None));
+        assert_eq!(mem_printed(c, None, RegSuffix::None, Some(15), true, Some(0x358)), (None, Some(15), Some(0x358)));
         // `[0x800000]` (LDL, RZ base), `c[0x0][-0x8000]` (LDC, RZ base), `[UR5+-0x7fffe0]`.
         assert!(mem_offset_unsigned(plain, false, false));
         assert!(!mem_offset_unsigned(MemSpaceKind::Const, false, false));

@@ -384,8 +384,12 @@ fn mem_operand(v: &Variant, o: &OperandSpec, m: MemShape, values: &Values) -> Op
         (None, true) => RegSuffix::None,
         (None, false) => RegSuffix::Table,
     };
-    let (reg, ur, mut imm) = super::conventions::mem_printed(m.space, reg, suffix, ur, imm);
-    if super::conventions::mem_offset_unsigned(m.space, reg.is_some(), ur.is_some()) {
+    let (mut reg, ur, mut imm) = super::conventions::mem_printed(m.space, reg, suffix, ur, m.ureg_elided, imm);
+    if reg == Some(crate::sass::RZ) && ur.is_none() && imm.is_none() && !m.reg && zero_offset_stands_in(v, o) {
+        (reg, imm) = (None, Some(0));
+    }
+    // A left-out URZ still makes the offset relative (`[-0x446bd70c]`, LDCU).
+    if super::conventions::mem_offset_unsigned(m.space, reg.is_some(), ur.is_some() || m.ureg_elided) {
         imm = imm.map(|x| x & imm_mask);
     }
     if !matches!(m.space, MemSpaceKind::Named(_)) && !super::conventions::mem_reg_suffixed(m.space, reg, suffix, ur.is_some()) {
@@ -395,6 +399,15 @@ fn mem_operand(v: &Variant, o: &OperandSpec, m: MemShape, values: &Values) -> Op
     }
     op.body = Body::mem(space, reg, ur, imm);
     op
+}
+
+/// Does a memory operand without a register field print `[0x0]` rather than `[RZ]` when
+/// nothing else prints? The distilled line (the zero word's text) says: ULDC's `[0x0]` and
+/// `c[0x0][0x0]`, but an RZ-based form's `[RZ]` (LDS, ATOMS, whose RZ is fixed bits).
+fn zero_offset_stands_in(v: &Variant, o: &OperandSpec) -> bool {
+    let Some(k) = v.operands.iter().position(|x| std::ptr::eq(x, o)) else { return false };
+    let Ok(d) = crate::sass::parse_instruction(&v.distilled) else { return false };
+    d.operands.get(k).and_then(|x| x.body.as_mem()).is_some_and(|(_, reg, ur, imm)| reg.is_none() && ur.is_none() && imm == Some(0))
 }
 
 /// The uniform register a field value names: the architecture's zero register prints `URZ`.

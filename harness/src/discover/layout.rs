@@ -4,7 +4,7 @@ use super::probe::{Effect, Fixed, Seed};
 use super::{DiscoverError, Discovered, Field, FieldKind, Oracle, Table};
 use crate::gen::Rng;
 use crate::sass;
-use crate::spec::{Derived, FlagRole, FloatFormat, ImmMap, OperandKind};
+use crate::spec::{Derived, FlagRole, FloatFormat, ImmMap, MemSlot, OperandKind};
 use crate::word::Word;
 use std::collections::BTreeMap;
 
@@ -398,7 +398,7 @@ fn suffix_table(s: &Seed, i: usize, texts: &[Option<String>]) -> Result<Table, S
         let special = s.kinds[i].is_named();
         let bare = |x: &sass::Operand| sass::Operand {
             suffixes: vec![],
-            body: if special { sass::Body::Other { text: String::new() } } else { x.body.clone() },
+            body: if special { sass::Body::Other { text: String::new() } } else { without_rz(&x.body) },
             ..x.clone()
         };
         let same = inst.mnemonic == s.inst.mnemonic
@@ -416,6 +416,15 @@ fn suffix_table(s: &Seed, i: usize, texts: &[Option<String>]) -> Result<Table, S
         table.push((v as u64, if sfx.is_empty() { "(default)".to_string() } else { sfx.join(".") }));
     }
     Ok(table)
+}
+
+/// A memory operand's body with a printed RZ taken out: RZ stands in for no register, and
+/// prints when a suffix does (`[RZ.X4+UR5]` is `[UR5]` with suffix X4, ATOMS).
+fn without_rz(body: &sass::Body) -> sass::Body {
+    match body.as_mem() {
+        Some((space, Some(sass::RZ), ureg, imm)) => sass::Body::Mem { space, reg: None, ureg, imm },
+        _ => body.clone(),
+    }
 }
 
 /// `seed` with value `v` written into `bits` (LSB first).
@@ -617,6 +626,74 @@ pub fn single_fields(s: &Seed, d: &Discovered) -> Vec<(usize, Vec<u8>)> {
         .collect()
 }
 
+/// The memory operands whose uniform register nvdisasm may leave out, with two words each:
+/// the zero word with that register at all ones (URZ) and the offset's lowest bit set, and
+/// the same with offset 0. (Form operand, [URZ and offset 1, URZ alone].)
+fn urz_words(s: &Seed, d: &Discovered) -> Vec<(usize, [Word; 2])> {
+    let sl = slots(s);
+    let field = |p: usize| d.fields.iter().find(|f| f.kind == FieldKind::Operand(p)).map(|f| f.bits.clone());
+    let mut out = vec![];
+    for (k, kind) in s.kinds.iter().enumerate() {
+        let OperandKind::Mem(m) = kind else { continue };
+        let roles = m.slot_roles();
+        let at = |r: MemSlot| roles.iter().position(|x| *x == r).and_then(|i| field(sl[k][i]));
+        let (Some(ur), Some(imm)) = (at(MemSlot::UReg), at(MemSlot::Imm)) else { continue };
+        let urz = set(d.zero, &ur, u64::MAX);
+        out.push((k, [set(urz, &imm[..1], 1), urz]));
+    }
+    out
+}
+
+/// Learns which memory operands leave URZ out when their offset prints (`c[0x0][0x358]`
+/// for `c[0x0][URZ+0x358]`, LDCU; `[R2.64+URZ+0x10]` keeps it, LDG) and marks their
+/// shapes so (`MemShape::ureg_elided`, `UR?` on the page).
+pub fn learn_ureg_elided(o: &mut Oracle, s: &mut Seed, d: &mut Discovered) -> Result<(), DiscoverError> {
+    let cases = urz_words(s, d);
+    let words: Vec<Word> = cases.iter().map(|(_, w)| w[0]).collect();
+    let texts = o.texts(&words)?;
+    for ((k, _), t) in cases.iter().zip(texts) {
+        let Some(inst) = t.as_deref().and_then(|t| sass::parse_instruction(t).ok()) else { continue };
+        let shown = inst.operands.get(*k).and_then(|op| op.body.as_mem());
+        if let (Some((_, _, None, _)), OperandKind::Mem(m)) = (shown, &mut s.kinds[*k]) {
+            m.ureg_elided = true;
+        }
+    }
+    d.kinds = page_kinds(s, &d.fields);
+    Ok(())
+}
+
+/// The page's memory operands at URZ, with the offset 1 and 0, must print as nvdisasm
+/// prints them (random words seldom hold URZ). One note per disagreement.
+pub fn verify_urz(o: &mut Oracle, s: &Seed, d: &Discovered) -> Result<Vec<String>, DiscoverError> {
+    let cases = urz_words(s, d);
+    if cases.is_empty() {
+        return Ok(vec![]);
+    }
+    let text = super::page::render(&d.mnemonic, None, std::slice::from_ref(d));
+    let Ok(page) = crate::spec::parse_page("discovered", text.as_bytes()) else { return Ok(vec![]) }; // read_back notes it
+    let spec = crate::spec::Spec { pages: vec![page] };
+    let c = crate::codec::Codec::new(&spec);
+    let words: Vec<(usize, Word)> = cases.iter().flat_map(|(k, w)| w.map(|w| (*k, w))).collect();
+    let texts = o.texts(&words.iter().map(|x| x.1).collect::<Vec<_>>())?;
+    let mut notes = vec![];
+    for ((k, w), t) in words.iter().zip(texts) {
+        let Some(t) = t.filter(|t| !t.is_empty()) else { continue }; // verify_random notes it
+        let ours = match c.decode(d.arch, *w) {
+            Ok((vi, vals)) => crate::codec::print(c.variant(vi), &vals),
+            Err(e) => {
+                notes.push(format!("the page does not decode {w}: {e}"));
+                continue;
+            }
+        };
+        // The memory operand alone: this checks its URZ convention, nothing else.
+        let operand = |x: &str| super::probe::raw_operands(x).get(*k).cloned();
+        if operand(&ours.to_string()) != operand(&t) {
+            notes.push(format!("the page prints '{ours}' for {w} (URZ), nvdisasm '{t}'"));
+        }
+    }
+    Ok(notes)
+}
+
 /// How nvdisasm would print form operand `k` of kind `kind` at all ones (`bits` wide).
 fn all_ones_text(kind: OperandKind, bits: usize) -> Option<String> {
     Some(match kind {
@@ -679,7 +756,15 @@ fn join_operands(ops: impl Iterator<Item = (String, bool)>) -> String {
 /// when not.
 fn suffix_mismatch(s: &Seed, text: &str, po: usize, table: &Table, v: u64) -> Option<String> {
     let i = slots(s).iter().position(|x| x.contains(&po))?;
-    let got = sass::parse_instruction(text).ok().and_then(|x| x.operands.get(i).map(|o| super::probe::suffix_tokens(s.kinds[i], o))).unwrap_or_default();
+    let op = sass::parse_instruction(text).ok().and_then(|x| x.operands.get(i).cloned());
+    let got = op.as_ref().map(|o| super::probe::suffix_tokens(s.kinds[i], o)).unwrap_or_default();
+    // A memory operand's register left out, or RZ standing in bare, carries no suffix
+    // (`[0x67384f]` for `[RZ.X16+0x67384f]`, ATOMS): the page's printer says so, and
+    // `verify_page` checks it.
+    let unsuffixed = |o: &sass::Operand| o.suffixes.is_empty() && o.body.as_mem().is_some_and(|(_, r, _, _)| r.is_none_or(|r| r == sass::RZ));
+    if matches!(s.kinds[i], OperandKind::Mem(_)) && op.as_ref().is_some_and(unsuffixed) {
+        return None;
+    }
     let want: Vec<String> = match table.iter().find(|(x, _)| *x == v) {
         Some((_, n)) if n == "(default)" => vec![],
         Some((_, n)) => n.split('.').map(str::to_string).collect(),

@@ -336,11 +336,13 @@ fn discover_from(src: &dyn Source, arch: Arch, seed: Word, reseeds: u8) -> Resul
 
 /// The layout the effects give, its zero word and conventions, and every check's notes.
 fn solve_checked(o: &mut Oracle, s: &Seed, seed: Word, effects: &[(u8, Effect)]) -> Result<Discovered, DiscoverError> {
-    let mut d = layout::solve(o, s, seed, effects)?;
+    // The checks below may learn more about the operands (a URZ the form leaves out).
+    let mut s = s.clone();
+    let mut d = layout::solve(o, &s, seed, effects)?;
     let zero = Word(seed.0 & !d.fields.iter().flat_map(|f| f.bits.iter()).fold(0u128, |m, &b| m | 1u128 << b));
     // The zero word's text, and each operand at its all-ones value (PT, RZ, URZ, 0xf):
     // is it left out?
-    let single = layout::single_fields(s, &d);
+    let single = layout::single_fields(&s, &d);
     let mut words = vec![zero];
     words.extend(single.iter().map(|(_, bits)| layout::set(zero, bits, u64::MAX)));
     let texts = o.texts(&words)?;
@@ -348,24 +350,27 @@ fn solve_checked(o: &mut Oracle, s: &Seed, seed: Word, effects: &[(u8, Effect)])
         d.distilled = texts[0].clone().unwrap_or_default();
     }
     d.zero = zero;
+    layout::learn_ureg_elided(o, &mut s, &mut d)?;
     let shown = crate::sass::parse_instruction(&d.distilled).map(|i| i.operands.len()).unwrap_or(0);
     let omitted = |t: &Option<String>| {
         t.as_deref().and_then(|t| crate::sass::parse_instruction(t).ok()).is_some_and(|i| i.operands.len() + 1 == shown && i.mnemonic == d.mnemonic)
     };
     d.omitted = single.iter().zip(&texts[1..]).filter(|(_, t)| omitted(t)).map(|((k, _), _)| *k).collect();
     d.value_aliases = value_aliases(o, &d)?;
-    let (float_by, mut notes) = layout::float_formats(o, s, &d)?;
+    let (float_by, mut notes) = layout::float_formats(o, &s, &d)?;
     d.float_by = float_by;
     d.notes.append(&mut notes);
-    let mut notes = layout::verify(o, s, &d, 0x5eed)?;
+    let mut notes = layout::verify(o, &s, &d, 0x5eed)?;
     d.notes.append(&mut notes);
-    let mut notes = layout::verify_random(o, s, &d, 0x5eed, 100)?;
+    let mut notes = layout::verify_random(o, &s, &d, 0x5eed, 100)?;
     d.notes.append(&mut notes);
-    let mut notes = layout::verify_page(o, s, &d, 0x5eed, 100)?;
+    let mut notes = layout::verify_page(o, &s, &d, 0x5eed, 100)?;
     d.notes.append(&mut notes);
     let mut notes = layout::verify_modifiers(o, &d, 0x5eed, 100)?;
     d.notes.append(&mut notes);
-    d.notes.append(&mut read_back(s, &d));
+    let mut notes = layout::verify_urz(o, &s, &d)?;
+    d.notes.append(&mut notes);
+    d.notes.append(&mut read_back(&s, &d));
     Ok(d)
 }
 

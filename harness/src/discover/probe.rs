@@ -118,7 +118,7 @@ fn printed_shape(space: MemSpace, reg: Option<u16>, suffixes: &[String], ureg: O
         Some(x) if x < 0 => MemImm::Signed,
         Some(_) => MemImm::Unsigned,
     };
-    MemShape { space: space_kind(space), reg: reg.is_some(), reg_suffix, ureg: ureg.is_some(), imm, imm_shift: 0 }
+    MemShape { space: space_kind(space), reg: reg.is_some(), reg_suffix, ureg: ureg.is_some(), ureg_elided: false, imm, imm_shift: 0 }
 }
 
 fn space_kind(s: MemSpace) -> MemSpaceKind {
@@ -140,6 +140,18 @@ fn shown_components(o: &Operand) -> Option<(MemSpaceKind, bool, bool, Option<boo
     let (space, reg, ureg, imm) = o.body.as_mem()?;
     let reg = reg.is_some_and(|n| n != sass::RZ || !o.suffixes.is_empty());
     Some((space_kind(space), reg, ureg.is_some(), imm.filter(|&x| x != 0).map(|x| x < 0)))
+}
+
+/// The memory shape of a form operand: a memory operand's, or a constant's seen as one
+/// (`c[0x0][0x358]` is `c[I][I]` until a flip shows a register in its brackets).
+fn mem_view(kind: OperandKind, o: &Operand) -> Option<MemShape> {
+    match (kind, &o.body) {
+        (OperandKind::Mem(m), _) => Some(m),
+        (OperandKind::Const | OperandKind::ConstX, Body::Const { .. } | Body::ConstX { .. }) => {
+            o.body.as_mem().map(|(space, _, _, imm)| printed_shape(space, None, &[], None, imm))
+        }
+        _ => None,
+    }
 }
 
 /// Does printed operand `o` fit memory shape `m`: the same space, and no value in a
@@ -166,10 +178,10 @@ impl Seed {
         let insts: Vec<Instruction> = texts.iter().filter_map(|t| sass::parse_instruction(t).ok()).collect();
         let same = |i: &Instruction| i.mnemonic == self.inst.mnemonic && i.operands.len() == self.inst.operands.len();
         for (k, kind) in self.kinds.iter_mut().enumerate() {
-            let OperandKind::Mem(seed_shape) = *kind else { continue };
+            let Some(seed_shape) = mem_view(*kind, &self.inst.operands[k]) else { continue };
             let mut m = MemShape { reg: false, ureg: false, imm: MemImm::Absent, ..seed_shape };
-            let ops = std::iter::once(&self.inst).chain(insts.iter().filter(|i| same(i))).map(|i| &i.operands[k]);
-            for (space, reg, ureg, imm) in ops.filter_map(shown_components) {
+            let ops: Vec<&Operand> = std::iter::once(&self.inst).chain(insts.iter().filter(|i| same(i))).map(|i| &i.operands[k]).collect();
+            for (space, reg, ureg, imm) in ops.iter().filter_map(|o| shown_components(o)) {
                 if space != m.space {
                     continue;
                 }
@@ -185,8 +197,13 @@ impl Seed {
                 m.reg = true;
             }
             // Nothing but stand-ins: keep what the seed shows (the page then lacks a field
-            // and the form stays unsolved, rather than named wrongly).
-            if m.slots() > 0 {
+            // and the form stays unsolved, rather than named wrongly). A constant (offsets in
+            // 4-byte words) stays one unless a register shows in its brackets
+            // (`c[0x0][UR4+0x358]`, LDCU) or an offset that is no multiple of 4 does
+            // (`c[0x0][0x222]`, ULDC.U16): its offset then counts bytes.
+            let constant = matches!(kind, OperandKind::Const | OperandKind::ConstX);
+            let unaligned = ops.iter().filter_map(|o| o.body.as_mem()).any(|(sp, _, _, imm)| space_kind(sp) == m.space && imm.is_some_and(|x| x % 4 != 0));
+            if m.slots() > 0 && (!constant || m.reg || m.ureg || unaligned) {
                 *kind = OperandKind::Mem(m);
             }
         }

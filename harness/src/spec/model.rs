@@ -162,6 +162,12 @@ pub struct MemShape {
     /// A suffix the register always prints (one of [`MEM_REG_SUFFIXES`]).
     pub reg_suffix: Option<&'static str>,
     pub ureg: bool,
+    /// The uniform register is left out when it is URZ and another component prints
+    /// (`c[0x0][0x358]` for `c[0x0][URZ+0x358]`, but `c[0x0][URZ]`; LDCU, LDTRAM), where
+    /// other forms print it always (`[R2.64+URZ+0x10]`). Spelled `UR?` in the form token;
+    /// learned from nvdisasm per form. Left out of the JSON when false.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub ureg_elided: bool,
     pub imm: MemImm,
     /// The immediate's scale, as a shift: `[R+I*32]` (STG.256 counts 32-byte units). Left
     /// out of the JSON when 0, as on every page without one.
@@ -185,7 +191,7 @@ impl MemShape {
             parts.push(format!("R{}", self.reg_suffix.map(|s| format!(".{s}")).unwrap_or_default()));
         }
         if self.ureg {
-            parts.push("UR".into());
+            parts.push(if self.ureg_elided { "UR?" } else { "UR" }.into());
         }
         // `c[I][I]` and `cx[UR][I]` are the constant kinds (offsets in 4-byte words): a
         // constant-space memory operand with a lone signed byte offset spells it `sI`.
@@ -214,7 +220,7 @@ impl MemShape {
             })?;
         let inner = rest.strip_prefix('[').and_then(|r| r.strip_suffix(']')).filter(|i| !i.contains(['[', ']']));
         let inner = inner.ok_or_else(|| format!("memory operand '{t}': expected one '[…]' of components after the space"))?;
-        let mut shape = MemShape { space, reg: false, reg_suffix: None, ureg: false, imm: MemImm::Absent, imm_shift: 0 };
+        let mut shape = MemShape { space, reg: false, reg_suffix: None, ureg: false, ureg_elided: false, imm: MemImm::Absent, imm_shift: 0 };
         let mut stage = 0;
         for c in inner.split('+').filter(|_| !inner.is_empty()) {
             let (c, scale) = c.find('*').map(|at| c.split_at(at)).unwrap_or((c, ""));
@@ -228,9 +234,9 @@ impl MemShape {
             }
             let at = match name {
                 "R" => 0,
-                "UR" => 1,
+                "UR" | "UR?" => 1,
                 "I" | "sI" | "uI" => 2,
-                _ => return Err(format!("memory operand '{t}': component '{c}' is not R, R.<suffix>, UR, I, sI or uI")),
+                _ => return Err(format!("memory operand '{t}': component '{c}' is not R, R.<suffix>, UR, UR?, I, sI or uI")),
             };
             if at < stage {
                 return Err(format!("memory operand '{t}': component '{c}' out of order or repeated (R+UR+I, each at most once)"));
@@ -245,6 +251,7 @@ impl MemShape {
                 }
                 (_, Some(_)) => return Err(format!("memory operand '{t}': only the register takes a suffix, not '{c}'")),
                 ("UR", None) => shape.ureg = true,
+                ("UR?", None) => (shape.ureg, shape.ureg_elided) = (true, true),
                 ("I" | "sI", None) => shape.imm = MemImm::Signed,
                 _ => shape.imm = MemImm::Unsigned,
             }
@@ -831,6 +838,8 @@ mod tests {
             "gdesc[UR]",
             "idesc[UR]",
             "tmem[UR+I]",
+            "c[I][UR?+I]",
+            "[UR?+I]",
         ] {
             let m = MemShape::parse(t).unwrap_or_else(|e| panic!("{t}: {e}"));
             assert_eq!(m.token(), t);
@@ -846,6 +855,11 @@ mod tests {
         assert_eq!(OperandKind::Mem(MemShape::parse("tmem[UR+I]").unwrap()).key_token(), "M_tmem_UR_I");
         // `sI` is read anywhere, and written only where `I` would read as the constant kind.
         assert_eq!(MemShape::parse("[R+sI]").unwrap().token(), "[R+I]");
+        // `UR?`: a uniform register the form leaves out at URZ; the key does not tell it apart.
+        let e = MemShape::parse("c[I][UR?+I]").unwrap();
+        assert!(e.ureg && e.ureg_elided);
+        assert_eq!(OperandKind::Mem(e).key_token(), "M_c_I_UR_I");
+        assert!(MemShape::parse("[I+UR?]").is_err() && MemShape::parse("[R.64?]").is_err());
     }
 
     #[test]
