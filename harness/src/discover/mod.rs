@@ -135,6 +135,10 @@ pub struct Discovered {
     /// nvdisasm prints for some values (`IMAD.MOV R0, R1, 0x0, R2`: a zero multiplier). The
     /// heading leaves them out; validation learns when they print.
     pub value_aliases: Vec<String>,
+    /// Page operands whose suffixes nvdisasm prints after their `|…|` bars (`|R0|.H1`; the
+    /// others keep them inside, `|UR0.H1|`), seen on the zero word with each such operand's
+    /// bars and suffixes set; `None` when no operand has both (the page then says nothing).
+    pub after_bars: Option<Vec<usize>>,
 }
 
 #[derive(Clone, Debug, thiserror::Error)]
@@ -293,6 +297,7 @@ pub fn discover(src: &dyn Source, arch: Arch, seed: Word) -> Result<Discovered, 
     };
     d.omitted = single.iter().zip(&texts[1..]).filter(|(_, t)| omitted(t)).map(|((k, _), _)| *k).collect();
     d.value_aliases = value_aliases(&mut o, &d)?;
+    d.after_bars = layout::after_bars(&mut o, &s, &d)?;
     let mut notes = layout::verify(&mut o, &s, &d, 0x5eed)?;
     d.notes.append(&mut notes);
     let mut notes = layout::verify_random(&mut o, &s, &d, 0x5eed, 100)?;

@@ -69,6 +69,10 @@ pub fn variant_block(d: &Discovered) -> String {
     if !d.value_aliases.is_empty() {
         parts.push(format!("aliases: {}", d.value_aliases.join(" ")));
     }
+    if let Some(after) = &d.after_bars {
+        let ops: Vec<String> = after.iter().map(usize::to_string).collect();
+        parts.push(format!("suffixes after bars: {}", if ops.is_empty() { "none".to_string() } else { ops.join(" ") }));
+    }
     parts.extend([format!("key: {}", key(d)), layout]);
     for (n, t) in d.tables.iter().enumerate() {
         let width = d.fields.iter().find(|f| f.kind == FieldKind::Group(n as u32 + 1)).map(|f| f.bits.len()).unwrap_or(1);
@@ -160,6 +164,7 @@ mod tests {
             notes: vec![],
             omitted: vec![],
             value_aliases: vec![],
+            after_bars: None,
         };
         let text = render("FOO", None, std::slice::from_ref(&d));
         assert_eq!(text.matches("operand 1 modi").count(), 2, "{text}");
