@@ -789,6 +789,8 @@ mod tests {
             "@P0 HADD2 R155, -|R180|.H0_H0, -|c[0xb] [-0x2494].H1_H1|;",
             "@P0 HADD2.F32 R43, -R219.H0_H0, |UR22.H1_H1|;",
             "FHFMA.SAT R8, R7, R7.reuse.H1, R2 ;",
+            "FHADD.BF16 R4, -|R6|.reuse.H1, -R11 ;",
+            "FHFMA.BF16 R243, |R162|.H1, |UR77.H1|, |R109| ;",
         ] {
             rt(s);
         }
@@ -806,6 +808,10 @@ mod tests {
         assert!(o.neg && o.abs);
         assert_eq!(o.body, Body::Reg { n: 2 });
         assert_eq!(o.suffixes, vec!["H1"]);
+        // Where the suffixes stood is kept: the same text prints back.
+        assert!(o.after_bars);
+        let inside = parse_instruction("FHFMA R1, -|R2.H1|.reuse, |UR4|, R255 ;").unwrap();
+        assert!(!inside.operands[1].after_bars && inside.operands[1].reuse && !inside.operands[2].after_bars);
         assert_eq!(i.operands[3].body, Body::Reg { n: 255 });
         assert_eq!(i.operands[3].to_string(), "RZ");
         let f = parse_instruction("DFMA R0, R0, R0, -0.0  ;").unwrap();

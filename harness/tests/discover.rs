@@ -693,3 +693,54 @@ fn memory_modifier_bits_split_into_independent_groups() {
     assert!(notes.iter().any(|n| n.contains("MIN") && n.contains("MAX")), "{notes:?}");
     assert!(layout::verify_modifiers(&mut Oracle::new(&nv, spec::Arch(90)), &d, 1, 100).unwrap().is_empty());
 }
+
+/// Suffixes after `|…|` bars are learned per operand, not per mnemonic: SM90 VHMNMX (bits
+/// 0–8 = 0x047) prints a general register's `-|R100|.H1_H1` after the bars where the old
+/// rule (fp16x2 `H…2` mnemonics only) put them inside, and its uniform register keeps them
+/// inside. The sweep solves its register forms, the page states the placement, random
+/// words with bars and suffixes set print byte-identical to nvdisasm and assemble back,
+/// and the other placement is refused by the assembler.
+#[test]
+fn sweep_learns_where_suffixes_stand_around_abs_bars() {
+    use discover::sweep;
+    use sass_harness::codec::{self, asm, Codec};
+    use sass_harness::gen::{random_listed_values, Rng};
+    let nv = nv();
+    let tmp = std::env::temp_dir().join(format!("sass-harness-bars-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&tmp);
+    let s = sweep::run(&nv, &sm90_sweep(&tmp, vec![0x047], vec![]), &|_: &str| {}).unwrap();
+    let text = std::fs::read_to_string(tmp.join("pages/vhmnmx.txt")).unwrap_or_else(|e| panic!("{e}: {s:?}"));
+    let spec = spec::Spec { pages: vec![spec::parse_page("vhmnmx.txt", text.as_bytes()).unwrap()] };
+    let c = Codec::new(&spec);
+    let rrr = c.variants().iter().position(|v| v.key == "VHMNMX_R_R_R_R_P").unwrap_or_else(|| panic!("{text}"));
+    let rur = c.variants().iter().position(|v| v.key == "VHMNMX_R_R_UR_R_P").unwrap_or_else(|| panic!("{text}"));
+    let after = |vi: usize| c.variant(vi).operands.iter().map(|o| o.suffixes_after_bars).collect::<Vec<_>>();
+    assert_eq!(after(rrr), [false, true, true, true, false], "{text}");
+    assert_eq!(after(rur), [false, true, false, true, false], "{text}");
+    let mut cases = vec![];
+    for vi in [rrr, rur] {
+        let mut rng = Rng::new(vi as u64);
+        cases.extend((0..60).map(|_| (vi, random_listed_values(c.variant(vi), &mut rng))));
+    }
+    let words: Vec<Word> = cases.iter().map(|(vi, vals)| c.encode(*vi, vals).unwrap()).collect();
+    let got = nv.disassemble("SM90", &words).unwrap();
+    let conv = sass_harness::oracle::learn::learn(&nv, &c, &[rrr, rur]).unwrap();
+    let body = |x: &str| x.trim_end().trim_end_matches(';').trim_end().to_string();
+    let (mut outside, mut inside) = (0, 0);
+    for (((vi, vals), w), o) in cases.iter().zip(&words).zip(got) {
+        let Outcome::Printed { text } = o else { continue };
+        let v = c.variant(*vi);
+        let ours = codec::print_with(v, vals, conv.get(v.arch, &v.key).map(|k| (k, *w)));
+        assert_eq!(body(&ours.to_string()), body(&text), "{} {w}", v.key);
+        let barred = |o: &&sass_harness::sass::Operand| o.abs && !o.suffixes.is_empty();
+        outside += ours.operands.iter().filter(barred).filter(|o| o.after_bars).count();
+        inside += ours.operands.iter().filter(barred).filter(|o| !o.after_bars).count();
+        if codec::print::lossless(v, vals) {
+            assert_eq!(asm::assemble(&c, v.arch, &text, *w).map(|x| x.1).ok(), Some(*w), "{} '{text}' does not assemble back", v.key);
+        }
+    }
+    assert!(outside >= 20 && inside >= 5, "bars with suffixes: {outside} after, {inside} inside");
+    let err = asm::assemble(&c, spec::Arch(90), "VHMNMX R77, R204, R233, -|R100.H1_H1|, !P6 ;", Word(0)).unwrap_err();
+    assert!(err.to_string().contains("after its |…| bars"), "{err}");
+    let _ = std::fs::remove_dir_all(&tmp);
+}

@@ -257,7 +257,8 @@ fn parse_variant(p: &mut Lines, instruction: &str, arch: Arch) -> Result<Variant
     Ok(v)
 }
 
-/// A variant's first four lines: heading, operand form, distilled text and key.
+/// A variant's first four lines: heading, operand form, distilled text and key (between
+/// the last two, the optional `aliases:` and `suffixes after bars:` lines).
 struct VariantHead {
     /// The heading's line.
     line: usize,
