@@ -744,3 +744,18 @@ fn sweep_learns_where_suffixes_stand_around_abs_bars() {
     assert!(err.to_string().contains("after its |…| bars"), "{err}");
     let _ = std::fs::remove_dir_all(&tmp);
 }
+
+/// The modifier order is learned even when one group has only placeholder rows: SM90
+/// F2FP's third group (`???1`…, nothing at zero) used to leave the whole order unlearned,
+/// so ptxas's `F2FP.SATFINITE.E5M2.F16.UNPACK_B_MERGE_C` printed in the page's order
+/// (`F2FP.F16.SATFINITE.E5M2…`: the distilled line's two `F16` do not say which is the
+/// group's).
+#[test]
+fn modifier_order_is_learned_past_placeholder_groups() {
+    use sass_harness::codec::Codec;
+    let nv = nv();
+    let spec = spec::load(&[root().join("corpus/isa-discovered/sm90/f2fp.txt")]).unwrap_or_else(|e| panic!("{e}"));
+    let c = Codec::new(&spec);
+    let words = ["000fe200048022ff00000009ff09723e", "000fe4000480320400000007ff07723e"];
+    real_words_print_and_assemble(&nv, &c, &words.map(|w| Word::parse_hex(w).unwrap()));
+}
