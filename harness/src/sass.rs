@@ -162,11 +162,17 @@ pub struct Operand {
     /// target after its register, `CALL.REL P0, R0 0x3440`, `RET.REL P0, UR0 0x10`.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub joined: bool,
+    /// The suffixes print after the `|…|` bars (`-|R0|.H0_H0`, `|R6|.reuse.H1`), not
+    /// inside them (`|UR6.H1_H1|`): nvdisasm's choice differs per form and operand (the
+    /// page states it, see `spec::OperandSpec::suffixes_after_bars`). Set only with `abs`
+    /// and suffixes, so that two readings of one text compare equal.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub after_bars: bool,
 }
 
 impl Operand {
     pub fn new(body: Body) -> Operand {
-        Operand { neg: false, abs: false, not: false, body, suffixes: vec![], reuse: false, joined: false }
+        Operand { neg: false, abs: false, not: false, body, suffixes: vec![], reuse: false, joined: false, after_bars: false }
     }
 }
 
@@ -193,11 +199,6 @@ pub struct Instruction {
     /// distilled line by the printer.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub const_spaced: bool,
-    /// nvdisasm prints a general register's suffixes after its bars, `|R0|.H0_H0` (the
-    /// fp16x2 ALU forms such as HADD2), not inside them as FHFMA does (`-|R1.H1|`); uniform
-    /// registers and constants keep them inside in both (`|UR6.H1_H1|`, `|UR0.B3210|`).
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
-    pub suffix_after_abs: bool,
 }
 
 impl fmt::Display for Body {
@@ -291,8 +292,11 @@ impl fmt::Display for Operand {
         if self.reuse && !self.abs {
             f.write_str(".reuse")?;
         }
-        for s in &self.suffixes {
-            write!(f, ".{s}")?;
+        let outside = self.abs && self.after_bars;
+        if !outside {
+            for s in &self.suffixes {
+                write!(f, ".{s}")?;
+            }
         }
         if self.abs {
             f.write_str("|")?;
@@ -300,19 +304,13 @@ impl fmt::Display for Operand {
                 f.write_str(".reuse")?;
             }
         }
-        Ok(())
-    }
-}
-
-impl Instruction {
-    /// An operand as this instruction prints it: a register's suffixes after the bars when
-    /// [`Instruction::suffix_after_abs`] says so.
-    fn operand_text(&self, o: &Operand) -> String {
-        if !(self.suffix_after_abs && o.abs && !o.suffixes.is_empty() && matches!(o.body, Body::Reg { .. })) {
-            return o.to_string();
+        // After the bars, `.reuse` comes first (`|R6|.reuse.H1`, nvdisasm 13.5, SM100 FHADD).
+        if outside {
+            for s in &self.suffixes {
+                write!(f, ".{s}")?;
+            }
         }
-        let bare = Operand { suffixes: vec![], ..o.clone() };
-        format!("{bare}.{}", o.suffixes.join("."))
+        Ok(())
     }
 }
 
@@ -328,8 +326,8 @@ impl fmt::Display for Instruction {
         for (i, o) in self.operands.iter().enumerate() {
             f.write_str(if i == 0 || o.joined { " " } else { ", " })?;
             match o.body {
-                Body::Const { .. } | Body::ConstX { .. } if self.const_spaced => f.write_str(&self.operand_text(o).replacen("][", "] [", 1))?,
-                _ => f.write_str(&self.operand_text(o))?,
+                Body::Const { .. } | Body::ConstX { .. } if self.const_spaced => f.write_str(&o.to_string().replacen("][", "] [", 1))?,
+                _ => write!(f, "{o}")?,
             }
         }
         f.write_str(match self.terminator {
@@ -414,7 +412,6 @@ pub fn parse_instruction(text: &str) -> Result<Instruction, ParseError> {
     let ops_text = &rest[op_end..];
     let mut operands = Vec::with_capacity(1 + ops_text.bytes().filter(|&b| b == b',').count());
     let mut const_spaced = false;
-    let mut suffix_after_abs = false;
     if !ops_text.trim().is_empty() {
         let mut c = col;
         for piece in split_operands(ops_text) {
@@ -423,7 +420,6 @@ pub fn parse_instruction(text: &str) -> Result<Instruction, ParseError> {
             // `c[0x0] [0x4]`: the same operand as `c[0x0][0x4]`, spelled with a space.
             let spaced = t.contains(' ') && t.contains("] [");
             const_spaced |= spaced;
-            suffix_after_abs |= t.rsplit_once('|').is_some_and(|(_, after)| after.starts_with('.') && after != ".reuse");
             let t = if spaced { std::borrow::Cow::Owned(t.replacen("] [", "][", 1)) } else { std::borrow::Cow::Borrowed(t) };
             match joined_pair(&t) {
                 Some((first, second)) => operands.extend([first, second]),
@@ -432,7 +428,7 @@ pub fn parse_instruction(text: &str) -> Result<Instruction, ParseError> {
             c += piece.len() + 1;
         }
     }
-    Ok(Instruction { pred, mnemonic, modifiers, operands, terminator, const_spaced, suffix_after_abs })
+    Ok(Instruction { pred, mnemonic, modifiers, operands, terminator, const_spaced })
 }
 
 /// Two operands printed with a space between them and no comma (`R0 0x3440`, see
@@ -520,11 +516,12 @@ pub fn parse_operand(t: &str) -> Result<Operand, String> {
         Some(m) => m,
         None => (parsed.ok_or_else(|| format!("cannot read operand '{t}'"))?, vec![]),
     };
-    let mut op = Operand { neg, abs, not, body, suffixes, reuse: false, joined: false };
+    let mut op = Operand { neg, abs, not, body, suffixes, reuse: false, joined: false, after_bars: false };
     // A non-empty `tail` starts with '.', and `after` is empty or `.reuse` when it is not:
     // reading them in turn is reading them joined.
     read_suffixes(tail, t, &mut op)?;
     read_suffixes(after, t, &mut op)?;
+    op.after_bars = after.split('.').any(|x| !x.is_empty() && x != "reuse");
     Ok(op)
 }
 
@@ -793,6 +790,8 @@ mod tests {
             "@P0 HADD2 R155, -|R180|.H0_H0, -|c[0xb] [-0x2494].H1_H1|;",
             "@P0 HADD2.F32 R43, -R219.H0_H0, |UR22.H1_H1|;",
             "FHFMA.SAT R8, R7, R7.reuse.H1, R2 ;",
+            "FHADD.BF16 R4, -|R6|.reuse.H1, -R11 ;",
+            "FHFMA.BF16 R243, |R162|.H1, |UR77.H1|, |R109| ;",
         ] {
             rt(s);
         }
@@ -810,6 +809,10 @@ mod tests {
         assert!(o.neg && o.abs);
         assert_eq!(o.body, Body::Reg { n: 2 });
         assert_eq!(o.suffixes, vec!["H1"]);
+        // Where the suffixes stood is kept: the same text prints back.
+        assert!(o.after_bars);
+        let inside = parse_instruction("FHFMA R1, -|R2.H1|.reuse, |UR4|, R255 ;").unwrap();
+        assert!(!inside.operands[1].after_bars && inside.operands[1].reuse && !inside.operands[2].after_bars);
         assert_eq!(i.operands[3].body, Body::Reg { n: 255 });
         assert_eq!(i.operands[3].to_string(), "RZ");
         let f = parse_instruction("DFMA R0, R0, R0, -0.0  ;").unwrap();

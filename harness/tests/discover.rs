@@ -911,3 +911,69 @@ fn byte_offset_constants_and_zero_offsets_print_as_nvdisasm() {
     assert!(matches!(d.kinds[1], spec::OperandKind::Mem(_)), "{:?}", d.kinds);
     solves_and_prints(&nv, 90, "ULDC", "400fc05b6f3603014d3c5b117f7ef8b8", &["400fc05b6f3603014d3c5b117f7ef8b8"]);
 }
+
+/// Suffixes after `|…|` bars are learned per operand, not per mnemonic: SM90 VHMNMX (bits
+/// 0–8 = 0x047) prints a general register's `-|R100|.H1_H1` after the bars where the old
+/// rule (fp16x2 `H…2` mnemonics only) put them inside, and its uniform register keeps them
+/// inside. The sweep solves its register forms, the page states the placement, random
+/// words with bars and suffixes set print byte-identical to nvdisasm and assemble back,
+/// and the other placement is refused by the assembler.
+#[test]
+fn sweep_learns_where_suffixes_stand_around_abs_bars() {
+    use discover::sweep;
+    use sass_harness::codec::{self, asm, Codec};
+    use sass_harness::gen::{random_listed_values, Rng};
+    let nv = nv();
+    let tmp = std::env::temp_dir().join(format!("sass-harness-bars-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&tmp);
+    let s = sweep::run(&nv, &sm90_sweep(&tmp, vec![0x047], vec![]), &|_: &str| {}).unwrap();
+    let text = std::fs::read_to_string(tmp.join("pages/vhmnmx.txt")).unwrap_or_else(|e| panic!("{e}: {s:?}"));
+    let spec = spec::Spec { pages: vec![spec::parse_page("vhmnmx.txt", text.as_bytes()).unwrap()] };
+    let c = Codec::new(&spec);
+    let rrr = c.variants().iter().position(|v| v.key == "VHMNMX_R_R_R_R_P").unwrap_or_else(|| panic!("{text}"));
+    let rur = c.variants().iter().position(|v| v.key == "VHMNMX_R_R_UR_R_P").unwrap_or_else(|| panic!("{text}"));
+    let after = |vi: usize| c.variant(vi).operands.iter().map(|o| o.suffixes_after_bars).collect::<Vec<_>>();
+    assert_eq!(after(rrr), [false, true, true, true, false], "{text}");
+    assert_eq!(after(rur), [false, true, false, true, false], "{text}");
+    let mut cases = vec![];
+    for vi in [rrr, rur] {
+        let mut rng = Rng::new(vi as u64);
+        cases.extend((0..60).map(|_| (vi, random_listed_values(c.variant(vi), &mut rng))));
+    }
+    let words: Vec<Word> = cases.iter().map(|(vi, vals)| c.encode(*vi, vals).unwrap()).collect();
+    let got = nv.disassemble("SM90", &words).unwrap();
+    let conv = sass_harness::oracle::learn::learn(&nv, &c, &[rrr, rur]).unwrap();
+    let body = |x: &str| x.trim_end().trim_end_matches(';').trim_end().to_string();
+    let (mut outside, mut inside) = (0, 0);
+    for (((vi, vals), w), o) in cases.iter().zip(&words).zip(got) {
+        let Outcome::Printed { text } = o else { continue };
+        let v = c.variant(*vi);
+        let ours = codec::print_with(v, vals, conv.get(v.arch, &v.key).map(|k| (k, *w)));
+        assert_eq!(body(&ours.to_string()), body(&text), "{} {w}", v.key);
+        let barred = |o: &&sass_harness::sass::Operand| o.abs && !o.suffixes.is_empty();
+        outside += ours.operands.iter().filter(barred).filter(|o| o.after_bars).count();
+        inside += ours.operands.iter().filter(barred).filter(|o| !o.after_bars).count();
+        if codec::print::lossless(v, vals) {
+            assert_eq!(asm::assemble(&c, v.arch, &text, *w).map(|x| x.1).ok(), Some(*w), "{} '{text}' does not assemble back", v.key);
+        }
+    }
+    assert!(outside >= 20 && inside >= 5, "bars with suffixes: {outside} after, {inside} inside");
+    let err = asm::assemble(&c, spec::Arch(90), "VHMNMX R77, R204, R233, -|R100.H1_H1|, !P6 ;", Word(0)).unwrap_err();
+    assert!(err.to_string().contains("after its |…| bars"), "{err}");
+    let _ = std::fs::remove_dir_all(&tmp);
+}
+
+/// The modifier order is learned even when one group has only placeholder rows: SM90
+/// F2FP's third group (`???1`…, nothing at zero) used to leave the whole order unlearned,
+/// so ptxas's `F2FP.SATFINITE.E5M2.F16.UNPACK_B_MERGE_C` printed in the page's order
+/// (`F2FP.F16.SATFINITE.E5M2…`: the distilled line's two `F16` do not say which is the
+/// group's).
+#[test]
+fn modifier_order_is_learned_past_placeholder_groups() {
+    use sass_harness::codec::Codec;
+    let nv = nv();
+    let spec = spec::load(&[root().join("corpus/isa-discovered/sm90/f2fp.txt")]).unwrap_or_else(|e| panic!("{e}"));
+    let c = Codec::new(&spec);
+    let words = ["000fe200048022ff00000009ff09723e", "000fe4000480320400000007ff07723e"];
+    real_words_print_and_assemble(&nv, &c, &words.map(|w| Word::parse_hex(w).unwrap()));
+}

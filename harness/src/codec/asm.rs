@@ -787,6 +787,12 @@ impl OperandFill<'_> {
                 _ => {}
             }
         }
+        // Where the suffixes stand is the page's (`suffixes after bars:`), as printed.
+        let placed = o.abs && !o.suffixes.is_empty() && !matches!(o.body, Body::Mem { .. });
+        if placed && o.after_bars != self.spec.suffixes_after_bars {
+            let (want, got) = if self.spec.suffixes_after_bars { ("after", "inside") } else { ("inside", "after") };
+            return Err(format!("operand {k}: nvdisasm prints this operand's suffixes {want} its |…| bars, not {got}"));
+        }
         Ok(())
     }
 }

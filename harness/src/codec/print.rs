@@ -169,14 +169,6 @@ fn distilled_const_spaced(v: &Variant) -> bool {
     v.distilled.contains("] [")
 }
 
-/// Does nvdisasm print this variant's register suffixes after the `|…|` bars? The fp16x2
-/// ALU instructions (`HADD2`, `HFMA2`, `HMNMX2`, … on SM90 and SM100: `-|R0|.H0_H0`, but
-/// `|UR6.H1_H1|`) do; FHFMA (`-|R1.H1|`) does not. Checked with nvdisasm in
-/// tests/discover.rs and by the discovery's page check.
-fn suffix_after_abs(v: &Variant) -> bool {
-    v.mnemonic.starts_with('H') && v.mnemonic.ends_with('2')
-}
-
 pub fn print(v: &Variant, values: &Values) -> Instruction {
     print_with(v, values, None)
 }
@@ -217,15 +209,7 @@ pub fn print_with(v: &Variant, values: &Values, learned: Option<(&FormConvention
             }
         }
     }
-    Instruction {
-        pred,
-        mnemonic: v.mnemonic.clone(),
-        modifiers,
-        operands,
-        terminator,
-        const_spaced: distilled_const_spaced(v),
-        suffix_after_abs: suffix_after_abs(v),
-    }
+    Instruction { pred, mnemonic: v.mnemonic.clone(), modifiers, operands, terminator, const_spaced: distilled_const_spaced(v) }
 }
 
 /// Is page operand `k` (printed as `op`) at its all-ones value and undecorated, as
@@ -328,6 +312,8 @@ fn operand(v: &Variant, o: &OperandSpec, values: &Values, signed_imm: bool, modi
     };
     let mut op = Operand::new(body);
     decorate(v, o, values, &mut op);
+    // As the text parser reads it: only bars with suffixes have a placement.
+    op.after_bars = o.suffixes_after_bars && op.abs && !op.suffixes.is_empty();
     op
 }
 

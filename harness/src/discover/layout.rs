@@ -120,6 +120,7 @@ pub fn solve(o: &mut Oracle, s: &Seed, seed: Word, effects: &[(u8, Effect)]) -> 
         value_aliases: vec![],
         float_by: vec![],
         derived,
+        after_bars: None,
     })
 }
 
@@ -781,6 +782,46 @@ fn as_printed(s: &Seed, d: &Discovered, text: &str) -> Seed {
         Some((_, f)) => Seed { float: *f, ..s.clone() },
         None => s.clone(),
     }
+}
+
+/// Where nvdisasm prints each operand's suffixes when it has `|…|` bars (see
+/// [`Discovered::after_bars`]): one word per form operand with a `cABS` and suffixes (a
+/// suffix field or the distilled line's fixed suffixes), the zero word with the bars set
+/// and each suffix field at its first row that prints a suffix. An operand whose word does
+/// not show bars and suffixes counts as inside; the page checks (random words with bars
+/// and suffixes set) catch any disagreement.
+pub fn after_bars(o: &mut Oracle, s: &Seed, d: &Discovered) -> Result<Option<Vec<usize>>, DiscoverError> {
+    let sl = slots(s);
+    let fixed = sass::parse_instruction(&d.distilled).map(|i| i.operands.iter().map(|x| !x.suffixes.is_empty()).collect()).unwrap_or_else(|_| vec![]);
+    let mut cases: Vec<(usize, Word)> = vec![];
+    for f in &d.fields {
+        let FieldKind::Abs(i) = f.kind else { continue };
+        let Some(ops) = sl.get(i) else { continue };
+        let suffixes = d.fields.iter().filter_map(|g| match &g.kind {
+            FieldKind::Suffix { operand, table } if ops.contains(operand) => table.iter().find(|(_, n)| n != "(default)").map(|(v, _)| (g, *v)),
+            _ => None,
+        });
+        let mut w = set(d.zero, &f.bits, 1);
+        let mut any = fixed.get(i).copied().unwrap_or(false);
+        for (g, v) in suffixes {
+            w = set(w, &g.bits, v);
+            any = true;
+        }
+        if any {
+            cases.push((i, w));
+        }
+    }
+    if cases.is_empty() {
+        return Ok(None);
+    }
+    let texts = o.texts(&cases.iter().map(|c| c.1).collect::<Vec<_>>())?;
+    let after = cases.iter().zip(texts).filter(|((i, _), t)| {
+        let op = t.as_deref().and_then(|t| sass::parse_instruction(t).ok()).and_then(|x| x.operands.get(*i).cloned());
+        op.is_some_and(|op| op.abs && op.after_bars)
+    });
+    let mut after: Vec<usize> = after.map(|((i, _), _)| sl[*i][0]).collect();
+    after.sort_unstable();
+    Ok(Some(after))
 }
 
 /// `n` random words with every field set: each operand prints its fields' values, and the

@@ -142,6 +142,10 @@ pub struct Discovered {
     /// Page operands with no field that print another's field plus a constant (the page's
     /// `derived:` line).
     pub derived: Vec<crate::spec::Derived>,
+    /// Page operands whose suffixes nvdisasm prints after their `|…|` bars (`|R0|.H1`; the
+    /// others keep them inside, `|UR0.H1|`), seen on the zero word with each such operand's
+    /// bars and suffixes set; `None` when no operand has both (the page then says nothing).
+    pub after_bars: Option<Vec<usize>>,
 }
 
 #[derive(Clone, Debug, thiserror::Error)]
@@ -357,6 +361,7 @@ fn solve_checked(o: &mut Oracle, s: &Seed, seed: Word, effects: &[(u8, Effect)])
     };
     d.omitted = single.iter().zip(&texts[1..]).filter(|(_, t)| omitted(t)).map(|((k, _), _)| *k).collect();
     d.value_aliases = value_aliases(o, &d)?;
+    d.after_bars = layout::after_bars(o, &s, &d)?;
     let (float_by, mut notes) = layout::float_formats(o, &s, &d)?;
     d.float_by = float_by;
     d.notes.append(&mut notes);

@@ -77,6 +77,10 @@ pub fn variant_block(d: &Discovered) -> String {
         let each: Vec<String> = d.derived.iter().map(|x| x.token()).collect();
         parts.push(format!("derived: {}", each.join(", ")));
     }
+    if let Some(after) = &d.after_bars {
+        let ops: Vec<String> = after.iter().map(usize::to_string).collect();
+        parts.push(format!("suffixes after bars: {}", if ops.is_empty() { "none".to_string() } else { ops.join(" ") }));
+    }
     parts.extend([format!("key: {}", key(d)), layout]);
     for (n, t) in d.tables.iter().enumerate() {
         let width = d.fields.iter().find(|f| f.kind == FieldKind::Group(n as u32 + 1)).map(|f| f.bits.len()).unwrap_or(1);
@@ -170,6 +174,7 @@ mod tests {
             value_aliases: vec![],
             float_by: vec![],
             derived: vec![],
+            after_bars: None,
         };
         let text = render("FOO", None, std::slice::from_ref(&d));
         assert_eq!(text.matches("operand 1 modi").count(), 2, "{text}");
@@ -180,5 +185,65 @@ mod tests {
         assert_eq!(v.field_table(v.operands[1].suffix_fields[0]).map(|t| t.rows.len()), Some(8));
         assert_eq!(v.operands[3].fixed_suffixes, ["SIGN"]);
         assert!(v.operands[..3].iter().all(|o| o.fixed_suffixes.is_empty()));
+    }
+
+    /// The `suffixes after bars:` line reads back into each operand's placement; a page
+    /// without it keeps the fp16x2 mnemonic rule; a line naming an operand without `cABS`
+    /// or a word that is not a number is an error with its line.
+    #[test]
+    fn suffix_placement_reads_back() {
+        let table = (0..4).map(|v| (v, if v == 0 { "(default)".to_string() } else { format!("H{v}") })).collect::<Table>();
+        let f = |kind, bits: Vec<u8>| Field { kind, bits };
+        let d = |mnemonic: &str, after_bars: Option<Vec<usize>>| Discovered {
+            arch: Arch(100),
+            mnemonic: mnemonic.into(),
+            kinds: vec![OperandKind::Reg, OperandKind::Reg, OperandKind::Reg],
+            zero: Word(0x100),
+            distilled: format!("@P0 {mnemonic} R0, R0, R0 ;"),
+            fields: vec![
+                f(FieldKind::Pred, (12..16).collect()),
+                f(FieldKind::Operand(0), (16..24).collect()),
+                f(FieldKind::Operand(1), (24..32).collect()),
+                f(FieldKind::Operand(2), (32..40).collect()),
+                f(FieldKind::Abs(1), vec![73]),
+                f(FieldKind::Abs(2), vec![62]),
+                f(FieldKind::Suffix { operand: 1, table: table.clone() }, vec![40, 41]),
+                f(FieldKind::Suffix { operand: 2, table: table.clone() }, vec![50, 51]),
+            ],
+            tables: vec![],
+            ignored: vec![],
+            notes: vec![],
+            omitted: vec![],
+            value_aliases: vec![],
+            float_by: vec![],
+            derived: vec![],
+            after_bars,
+        };
+        let read = |d: &Discovered| {
+            let text = render(&d.mnemonic, None, std::slice::from_ref(d));
+            crate::spec::parse_page("foo.txt", text.as_bytes()).map(|p| p.variants[0].operands.iter().map(|o| o.suffixes_after_bars).collect::<Vec<_>>())
+        };
+        assert_eq!(read(&d("FOO", Some(vec![2]))).unwrap(), [false, false, true]);
+        assert_eq!(read(&d("HFOO2", Some(vec![]))).unwrap(), [false, false, false]);
+        // No line: the rule pages relied on before the placement was learned.
+        assert_eq!(read(&d("HFOO2", None)).unwrap(), [true, true, true]);
+        assert_eq!(read(&d("FOO", None)).unwrap(), [false, false, false]);
+        let e = read(&d("FOO", Some(vec![0]))).unwrap_err();
+        let line = render("FOO", None, &[d("FOO", Some(vec![0]))]).lines().position(|l| l.starts_with("suffixes after bars:")).map(|i| i + 1);
+        assert!(e.message.contains("operand 0 has no cABS") && Some(e.line) == line, "{e}");
+        let text = render("FOO", None, &[d("FOO", Some(vec![1]))]).replace("suffixes after bars: 1", "suffixes after bars: one");
+        let e = crate::spec::parse_page("foo.txt", text.as_bytes()).unwrap_err();
+        assert!(e.message.contains("expected 'suffixes after bars:"), "{e}");
+        let printed = |vals: &[(usize, u64)]| {
+            let p = crate::spec::parse_page("foo.txt", render("FOO", None, &[d("FOO", Some(vec![2]))]).as_bytes()).unwrap();
+            let v = &p.variants[0];
+            let mut values = crate::codec::Values::zero(v.fields.len());
+            for &(bit, x) in vals {
+                values.set(v.fields.iter().position(|f| f.bits[0] == bit as u8).unwrap(), x);
+            }
+            crate::codec::print(v, &values).to_string()
+        };
+        assert_eq!(printed(&[(73, 1), (40, 1), (62, 1), (50, 3)]), "@P0 FOO R0, |R0.H1|, |R0|.H3 ;");
+        assert_eq!(printed(&[(62, 1)]), "@P0 FOO R0, R0, |R0| ;");
     }
 }

@@ -154,7 +154,10 @@ fn order_probe(v: &Variant) -> (Values, Vec<(SlotId, String)>) {
             }
             ModSlot::Group { field, .. } => {
                 let Some(t) = v.field_table(*field) else { continue };
-                let pick = t.rows.iter().find(|r| r.kind == RowKind::Named && row_tokens(Some(t), r.value).iter().all(|x| !taken.contains(x)));
+                // A group whose rows are all placeholders (`???1`, F2FP's third group) still
+                // prints one: without it the other slots' order would not be learned either.
+                let free = |r: &&crate::spec::Row| r.kind != RowKind::Default && row_tokens(Some(t), r.value).iter().all(|x| !taken.contains(x));
+                let pick = t.rows.iter().filter(free).find(|r| r.kind == RowKind::Named).or_else(|| t.rows.iter().find(free));
                 if let Some(r) = pick {
                     let toks = row_tokens(Some(t), r.value);
                     vals.set(*field, r.value);

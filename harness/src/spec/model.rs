@@ -684,6 +684,11 @@ pub struct OperandSpec {
     /// shows (`CALL.REL P0, R0 0x3440`; see [`crate::sass::Operand::joined`]).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub joined: bool,
+    /// nvdisasm prints the operand's suffixes after its `|…|` bars (`-|R0|.H0_H0`), not
+    /// inside them (`|UR6.H1_H1|`): the page's `suffixes after bars:` line, learned by
+    /// discovery (left out of the JSON when false).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub suffixes_after_bars: bool,
 }
 
 impl OperandSpec {

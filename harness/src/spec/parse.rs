@@ -231,7 +231,7 @@ fn parse_variant(p: &mut Lines, instruction: &str, arch: Arch) -> Result<Variant
     let (cells, layout_lines) = read_layout(p)?;
     let (raw, fixed_mask, fixed_value, inferred) = spans(p, &cells)?;
     let tables = read_tables(p)?;
-    let VariantHead { line, heading, mnemonic, heading_mods, form, kinds, distilled_line, distilled, dinst, derived, key, float_by } = head;
+    let VariantHead { line, heading, mnemonic, heading_mods, form, kinds, distilled_line, distilled, dinst, derived, key, float_by, after_bars } = head;
     let draft = VariantDraft {
         file: p.file.to_string(),
         key,
@@ -251,6 +251,7 @@ fn parse_variant(p: &mut Lines, instruction: &str, arch: Arch) -> Result<Variant
         inferred,
         tables,
         float_by,
+        after_bars,
     };
     let mut v = draft.build(p)?;
     v.distilled_line = distilled_line;
@@ -258,7 +259,8 @@ fn parse_variant(p: &mut Lines, instruction: &str, arch: Arch) -> Result<Variant
     Ok(v)
 }
 
-/// A variant's first four lines: heading, operand form, distilled text and key.
+/// A variant's first four lines: heading, operand form, distilled text and key (between
+/// the last two, the optional `aliases:` and `suffixes after bars:` lines).
 struct VariantHead {
     /// The heading's line.
     line: usize,
@@ -273,6 +275,8 @@ struct VariantHead {
     derived: Vec<Derived>,
     key: String,
     float_by: Vec<(String, FloatFormat)>,
+    /// The `suffixes after bars:` line, if any: its line and page operands.
+    after_bars: Option<(usize, Vec<usize>)>,
 }
 
 /// Reads the four lines and checks that the distilled line (the zero word's text) has the
@@ -289,6 +293,7 @@ fn read_variant_head(p: &mut Lines, instruction: &str) -> Result<VariantHead, Pa
     }
     let float_by = read_floats(p)?;
     let derived = read_derived(p)?;
+    let after_bars = read_after_bars(p)?;
     let (kl, k) = p.expect("'key: <KEY>'")?;
     let key = match k.trim_start().strip_prefix("key:") {
         Some(s) if !s.trim().is_empty() => s.trim().to_string(),
@@ -304,7 +309,7 @@ fn read_variant_head(p: &mut Lines, instruction: &str) -> Result<VariantHead, Pa
     if !float_by.is_empty() && !kinds.iter().any(|k| k.is_float()) {
         return p.err(distilled_line, format!("{key}: a 'floats:' line, but the form '{form}' has no F operand"));
     }
-    Ok(VariantHead { line, heading, mnemonic, heading_mods, form, kinds, distilled_line, distilled, dinst, derived, key, float_by })
+    Ok(VariantHead { line, heading, mnemonic, heading_mods, form, kinds, distilled_line, distilled, dinst, derived, key, float_by, after_bars })
 }
 
 /// A variant's heading line (`IADD3` or `I2F.???0`).
@@ -393,6 +398,25 @@ fn read_derived(p: &mut Lines) -> Result<Vec<Derived>, PageError> {
         out.push(d);
     }
     Ok(out)
+}
+
+/// The optional `suffixes after bars:` line after the distilled (and aliases) line: the
+/// page operands whose suffixes nvdisasm prints after their `|…|` bars (`-|R0|.H0_H0`),
+/// every other one keeping them inside (`|UR6.H1_H1|`); `none` when no operand does.
+/// Discovery writes it for every form with an operand that has both bars and suffixes.
+fn read_after_bars(p: &mut Lines) -> Result<Option<(usize, Vec<usize>)>, PageError> {
+    let Some((line, rest)) = p.peek().and_then(|(l, t)| t.trim_start().strip_prefix("suffixes after bars:").map(|r| (l, r.trim().to_string()))) else {
+        return Ok(None);
+    };
+    p.next();
+    if rest == "none" {
+        return Ok(Some((line, vec![])));
+    }
+    let ops: Option<Vec<usize>> = rest.split_whitespace().map(|t| t.parse().ok()).collect();
+    match ops {
+        Some(ops) if !ops.is_empty() => Ok(Some((line, ops))),
+        _ => p.err(line, format!("expected 'suffixes after bars: <page operand numbers>' or '... none', found '{rest}'")),
+    }
 }
 
 /// 128 layout cells, each with its line, and the four layout rows' lines.
@@ -704,6 +728,7 @@ struct VariantDraft {
     inferred: BitSet,
     tables: Vec<Table>,
     float_by: Vec<(String, FloatFormat)>,
+    after_bars: Option<(usize, Vec<usize>)>,
 }
 
 /// Fields classified so far, and what later checks need from the classification.
@@ -964,6 +989,30 @@ impl VariantDraft {
         }
     }
 
+    /// Which operands print their suffixes after the `|…|` bars: those the page's
+    /// `suffixes after bars:` line names (each must have a `cABS`). A page without the
+    /// line (the committed pages before discovery learned it, hand-written seeds) keeps
+    /// the rule the printer used to key on the mnemonic: the fp16x2 ALU instructions
+    /// (`HADD2`, `HFMA2`, `HMNMX2`, … on SM90 and SM100) print a general register's
+    /// suffixes after the bars (`-|R0|.H0_H0`), everything else inside.
+    fn suffix_placement(&self, operands: &mut [OperandSpec]) -> Result<(), PageError> {
+        let Some((line, after)) = &self.after_bars else {
+            let h2 = self.mnemonic.starts_with('H') && self.mnemonic.ends_with('2');
+            for o in operands.iter_mut() {
+                o.suffixes_after_bars = h2 && o.kind == OperandKind::Reg;
+            }
+            return Ok(());
+        };
+        for &po in after {
+            match operands.iter_mut().find(|o| o.page_operands.first() == Some(&po)) {
+                Some(o) if o.abs_field.is_some() => o.suffixes_after_bars = true,
+                Some(_) => return Err(self.err(*line, format!("suffixes after bars: operand {po} has no cABS flag"))),
+                None => return Err(self.err(*line, format!("suffixes after bars: no operand {po} (the first page operand of a form operand)"))),
+            }
+        }
+        Ok(())
+    }
+
     /// Interprets and checks the draft: the variant, or the first error.
     fn build(mut self, p: &mut Lines) -> Result<Variant, PageError> {
         let page_ops = self.page_ops();
@@ -974,6 +1023,7 @@ impl VariantDraft {
         self.assign_flag_operands(p, &mut fields, &page_ops);
         let mut operands = build_operands(&fields, &page_ops, &self.kinds, &self.dinst, &self.derived);
         fixed_suffixes(&mut operands, &self.dinst);
+        self.suffix_placement(&mut operands)?;
         self.check_coverage(&fields)?;
         let mut v = Variant {
             key: self.key.clone(),
@@ -1186,6 +1236,7 @@ fn build_operands(fields: &[Field], page_ops: &[Vec<usize>], kinds: &[OperandKin
                 fixed_suffixes: vec![],
                 fixed_name,
                 joined: distilled.operands.get(i).is_some_and(|o| o.joined),
+                suffixes_after_bars: false,
             }
         })
         .collect()
