@@ -37,6 +37,10 @@ fn printed_texts_of_every_discovered_variant_assemble_back() {
     for (vi, v) in c.variants().iter().enumerate() {
         for _ in 0..20 {
             let vals = random_values(v, &mut rng);
+            // A derived register past the zero register: nvdisasm rejects the word.
+            if (0..v.fields.len()).any(|f| v.derived_illegal(f, vals.get(f))) {
+                continue;
+            }
             let w = c.encode(vi, &vals).unwrap();
             let text = codec::print(v, &vals).to_string();
             let got = a.assemble(v.arch, &text, w);
@@ -155,7 +159,12 @@ fn modifiers_read_in_any_order() {
             tried += 1;
             match a.assemble_inst(v.arch, &inst, w) {
                 Ok((_, w2)) => assert!(w2 == w || !codec::print::lossless(v, &vals), "{}: '{inst}' assembles to {w2}, not {w}", v.key),
-                Err(AsmError::Ambiguous { words, .. }) => assert!(words.contains(&w), "{}: '{inst}' reads as {words:?}", v.key),
+                // Without the word among the readings, each reading must print the text
+                // (a left-out RZ drops its suffix: `[0x96776]` for `[RZ.X4+0x96776]`).
+                Err(AsmError::Ambiguous { words, .. }) => {
+                    let text = codec::print(v, &vals).to_string();
+                    assert!(words.contains(&w) || words.iter().all(|&x| prints_as(&c, v.arch, x, &text).is_ok()), "{}: '{inst}' reads as {words:?}", v.key)
+                }
                 Err(e) => panic!("{}: '{inst}': {e}", v.key),
             }
         }

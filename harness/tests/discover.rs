@@ -761,7 +761,7 @@ fn derived_registers_are_solved_printed_and_assembled() {
     let nv = nv();
     let cases = [
         (90, "000fc00000000000000000000000031d", "operand 1 = operand 0 + 0", "@P0 BAR.SYNC R1, R2;"),
-        (100, "000fc0000b9818080000001002127dae", "operand 3 = operand 1 + 1", "LDGSTS.E.BYPASS.128 [R18+UR9], desc[UR9][R2.64+0x10];"),
+        (100, "000fc0000b9818080000001002127dae", "operand 3 = operand 1 + 1", "LDGSTS.E.BYPASS.128 [R18+UR9], desc[UR9][R2.64+0x10], PT;"),
         (100, "000fc0000800000000000000000003b2", "operand 4 = operand 3 + 2", "SYNCS.CAS.64 UR4, [URZ], UR254, URZ;"),
     ];
     for (arch, seed, derived, wrong) in cases {
@@ -786,7 +786,12 @@ fn derived_registers_are_solved_printed_and_assembled() {
             };
             assert!(!gap, "{w}: nvdisasm prints '{text}', the page says it is illegal");
             let theirs = sass_harness::sass::parse_instruction(&text).unwrap();
-            assert_eq!(codec::print(v, vals).operands, theirs.operands, "{w}: nvdisasm '{text}'");
+            // nvdisasm leaves a PT operand out (the page's predicate fields since seeds that
+            // leave one out are re-seeded); the printer without conventions keeps it.
+            let ours = codec::print(v, vals).operands;
+            let pt = |o: &sass_harness::sass::Operand| matches!(o.body, sass_harness::sass::Body::Pred { n: 7 } | sass_harness::sass::Body::UPred { n: 7 });
+            let ours: Vec<_> = if ours.len() == theirs.operands.len() { ours } else { ours.into_iter().filter(|o| !pt(o)).collect() };
+            assert_eq!(ours, theirs.operands, "{w}: nvdisasm '{text}'");
             let (_, back) = asm::assemble(&c, spec::Arch(arch), &text, *w).unwrap_or_else(|e| panic!("'{text}': {e}"));
             assert_eq!(back, *w, "'{text}'");
         }
