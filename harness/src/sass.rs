@@ -506,15 +506,15 @@ pub fn parse_operand(t: &str) -> Result<Operand, String> {
         let (c, tail) = split_suffixes(s);
         (c, tail, "")
     };
-    let parsed = parse_body(core);
+    let parsed = parse_known_body(core);
     // A bracketed text that is no memory operand stays verbatim (`Body::Other`).
     let bare = tail.is_empty() && after.is_empty();
-    let mem = if matches!(parsed, Some(Body::Other { .. }) | None) && core.contains('[') { parse_mem(core).ok() } else { None };
+    let mem = if parsed.is_none() && core.contains('[') { parse_mem(core).ok() } else { None };
     // Only a descriptor carries suffixes after its brackets (`gdesc[UR12].B_KEEP`).
     let mem = mem.filter(|(b, _)| bare || matches!(b, Body::Mem { space: MemSpace::Named { .. }, .. }));
     let (body, suffixes) = match mem {
         Some(m) => m,
-        None => (parsed.ok_or_else(|| format!("cannot read operand '{t}'"))?, vec![]),
+        None => (parsed.or_else(|| other_body(core)).ok_or_else(|| format!("cannot read operand '{t}'"))?, vec![]),
     };
     let mut op = Operand { neg, abs, not, body, suffixes, reuse: false, joined: false, after_bars: false };
     // A non-empty `tail` starts with '.', and `after` is empty or `.reuse` when it is not:
@@ -586,13 +586,13 @@ pub fn parse_mem(s: &str) -> Result<(Body, Vec<String>), String> {
 
 /// The space before a memory operand's brackets, and the rest from `[` on.
 fn mem_space(s: &str) -> Result<(MemSpace, &str), String> {
-    let bracketed = |r: &str| -> Option<(String, usize)> {
+    fn bracketed(r: &str) -> Option<(&str, usize)> {
         let end = r.find(']')?;
-        Some((r[1..end].to_string(), end + 1))
-    };
+        Some((&r[1..end], end + 1))
+    }
     let ureg_in = |r: &'_ str, what: &str| -> Result<(u16, usize), String> {
         let (u, used) = bracketed(r).ok_or_else(|| format!("unclosed '{what}['"))?;
-        let n = parse_reg_num(&u, "UR", "URZ", URZ).ok_or_else(|| format!("expected a uniform register in '{what}[{u}]'"))?;
+        let n = parse_reg_num(u, "UR", "URZ", URZ).ok_or_else(|| format!("expected a uniform register in '{what}[{u}]'"))?;
         Ok((n, used))
     };
     // `desc[UR4][R2]` has a descriptor space; `desc[UR7]` alone is a descriptor.
@@ -609,7 +609,7 @@ fn mem_space(s: &str) -> Result<(MemSpace, &str), String> {
     }
     if let Some(r) = s.strip_prefix('c') {
         let (b, used) = bracketed(r).ok_or("unclosed 'c['")?;
-        let bank = parse_int(&b).and_then(|v| u32::try_from(v).ok()).ok_or_else(|| format!("expected a bank number in 'c[{b}]'"))?;
+        let bank = parse_int(b).and_then(|v| u32::try_from(v).ok()).ok_or_else(|| format!("expected a bank number in 'c[{b}]'"))?;
         return Ok((MemSpace::Const { bank }, &r[used..]));
     }
     if let Some(r) = s.strip_prefix('a') {
@@ -697,6 +697,17 @@ pub fn parse_float(s: &str) -> Option<f64> {
 }
 
 pub fn parse_body(s: &str) -> Option<Body> {
+    parse_known_body(s).or_else(|| other_body(s))
+}
+
+/// Verbatim text that is no other body (`SR_TID.X`, `1D`).
+fn other_body(s: &str) -> Option<Body> {
+    (!s.is_empty() && s.chars().all(|c| !c.is_whitespace() && c != ',')).then(|| Body::Other { text: s.to_string() })
+}
+
+/// [`parse_body`] without its verbatim fallback (which allocates: a memory operand is tried
+/// before it).
+fn parse_known_body(s: &str) -> Option<Body> {
     if s.is_empty() {
         return None;
     }
@@ -733,9 +744,6 @@ pub fn parse_body(s: &str) -> Option<Body> {
     if let Some(v) = parse_float(s) {
         let text = if is_special_float(s) { format!("{s} ") } else { s.to_string() };
         return Some(Body::Float { value: v, text });
-    }
-    if s.chars().all(|c| !c.is_whitespace() && c != ',') {
-        return Some(Body::Other { text: s.to_string() });
     }
     None
 }
