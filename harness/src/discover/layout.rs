@@ -116,11 +116,9 @@ pub fn solve(o: &mut Oracle, s: &Seed, seed: Word, effects: &[(u8, Effect)]) -> 
         tables,
         ignored,
         notes,
-        omitted: vec![],
-        value_aliases: vec![],
-        float_by: vec![],
         derived,
-        after_bars: None,
+        // Learned once the zero word is known (see `solve_checked`).
+        ..Discovered::empty(s.arch)
     })
 }
 

@@ -148,6 +148,28 @@ pub struct Discovered {
     pub after_bars: Option<Vec<usize>>,
 }
 
+impl Discovered {
+    /// Nothing solved yet on `arch`: the start a solution fills in.
+    pub fn empty(arch: Arch) -> Discovered {
+        Discovered {
+            arch,
+            mnemonic: String::new(),
+            kinds: vec![],
+            zero: Word::ZERO,
+            distilled: String::new(),
+            fields: vec![],
+            tables: vec![],
+            ignored: vec![],
+            notes: vec![],
+            omitted: vec![],
+            value_aliases: vec![],
+            float_by: vec![],
+            derived: vec![],
+            after_bars: None,
+        }
+    }
+}
+
 #[derive(Clone, Debug, thiserror::Error)]
 pub enum DiscoverError {
     #[error("seed {0} is not a printable instruction on {1} ({2})")]

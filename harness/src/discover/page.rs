@@ -167,14 +167,7 @@ mod tests {
                 f(FieldKind::Suffix { operand: 1, table: table(8) }, vec![40, 41, 90]),
                 f(FieldKind::Suffix { operand: 2, table: table(4) }, vec![50, 51]),
             ],
-            tables: vec![],
-            ignored: vec![],
-            notes: vec![],
-            omitted: vec![],
-            value_aliases: vec![],
-            float_by: vec![],
-            derived: vec![],
-            after_bars: None,
+            ..Discovered::empty(Arch(90))
         };
         let text = render("FOO", None, std::slice::from_ref(&d));
         assert_eq!(text.matches("operand 1 modi").count(), 2, "{text}");
@@ -210,14 +203,8 @@ mod tests {
                 f(FieldKind::Suffix { operand: 1, table: table.clone() }, vec![40, 41]),
                 f(FieldKind::Suffix { operand: 2, table: table.clone() }, vec![50, 51]),
             ],
-            tables: vec![],
-            ignored: vec![],
-            notes: vec![],
-            omitted: vec![],
-            value_aliases: vec![],
-            float_by: vec![],
-            derived: vec![],
             after_bars,
+            ..Discovered::empty(Arch(100))
         };
         let read = |d: &Discovered| {
             let text = render(&d.mnemonic, None, std::slice::from_ref(d));
