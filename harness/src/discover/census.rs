@@ -40,6 +40,9 @@ pub const ALTERNATES: usize = 3;
 /// early when one finds nothing new).
 pub const RANDOM_PER_FORM: usize = 64;
 pub const RANDOM_ROUNDS: usize = 8;
+/// Random rounds run even when one finds nothing new: a round finds the last few forms
+/// by chance (SM100's `ldc_ur__URRzI` in one census, not in another).
+pub const MIN_RANDOM_ROUNDS: usize = 4;
 /// Words with every non-control bit random, per random round: they reach opcodes whose
 /// words are illegal on every template.
 pub const RANDOM_GLOBAL: usize = 65_536;
@@ -121,7 +124,7 @@ impl Census {
             let words = c.random_words(&mut rng);
             let fresh = c.add(o, &words)?;
             progress(&format!("random round {}: {} forms ({} new) from {} words", round + 1, c.forms.len(), fresh.len(), words.len()));
-            if fresh.is_empty() {
+            if fresh.is_empty() && round + 1 >= MIN_RANDOM_ROUNDS {
                 break;
             }
             c.mutate(o, fresh, progress)?;
@@ -141,7 +144,8 @@ impl Census {
             }
             let singles: Vec<Word> = fresh.iter().flat_map(|seed| bits.iter().map(move |&b| seed.flip(b))).collect();
             let (found, ids) = self.record(o, &singles, false)?;
-            let pairs: Vec<Word> = fresh.iter().zip(ids.chunks(bits.len())).flat_map(|(seed, ids)| illegal_pairs(*seed, &bits, ids)).collect();
+            let mut pairs: Vec<Word> = fresh.iter().zip(ids.chunks(bits.len())).flat_map(|(seed, ids)| illegal_pairs(*seed, &bits, ids)).collect();
+            pairs.extend(fresh.iter().flat_map(|&seed| windows(seed)));
             let (more, _) = self.record(o, &pairs, false)?;
             progress(&format!("mutations: {} forms ({} new) from {} words", self.forms.len(), found.len() + more.len(), singles.len() + pairs.len()));
             fresh = found.into_iter().chain(more).collect();
@@ -220,6 +224,16 @@ impl Census {
 fn illegal_pairs(seed: Word, bits: &[u8], ids: &[Identity]) -> Vec<Word> {
     let illegal: Vec<u8> = bits.iter().zip(ids).filter(|(_, id)| **id == Identity::Illegal).map(|(&b, _)| b).collect();
     illegal.iter().enumerate().flat_map(|(i, &a)| illegal[i + 1..].iter().map(move |&b| seed.flip(a).flip(b))).collect()
+}
+
+/// `seed` with each run of 3, 6 or 8 bits set to ones (PT, URZ, RZ where a predicate or
+/// register field sits): forms named `…RaRZ…` are selected by a register's value, which
+/// single flips of a seed whose register is not RZ never reach.
+fn windows(seed: Word) -> impl Iterator<Item = Word> {
+    [3u8, 6, 8].into_iter().flat_map(move |width| {
+        let ones = (1u128 << width) - 1;
+        (0..=CONTROL.start - width).map(move |at| Word(seed.0 | ones << at)).filter(move |&w| w != seed)
+    })
 }
 
 /// Bits a mutation flips: everything outside the control fields.
@@ -303,5 +317,20 @@ mod tests {
         let w = with_opex(Word(u128::MAX), 0x10);
         assert_eq!((w.0 >> 105) & 0x1f, 0x10);
         assert_eq!(w.0 & ((1 << 105) - 1), (1 << 105) - 1);
+    }
+
+    #[test]
+    fn windows_set_register_and_predicate_fields_to_their_zero_register() {
+        // SM100's `LDG…256 R0, R68, [R6.U32+UR2]` seed: the `[UR2]` form is the same word
+        // with bits 24–31 (Ra) at RZ.
+        let seed = Word(0x000f_c000_0b80_0000_0000_0002_0644_797e);
+        let w: Vec<Word> = windows(seed).collect();
+        assert!(w.contains(&Word(seed.0 | 0xff << 24)), "RZ at bits 24-31");
+        assert!(w.contains(&Word(seed.0 | 0x3f << 32)), "URZ at bits 32-37");
+        assert!(w.contains(&Word(seed.0 | 0x7 << 84)), "PT at bits 84-86");
+        let control: u128 = CONTROL.fold(0, |m, b| m | 1u128 << b);
+        assert!(w.iter().all(|x| x.0 & control == seed.0 & control && *x != seed));
+        // Every start of every width, less those that leave the seed as it is.
+        assert!(w.len() > 250 && w.len() <= (105 - 3 + 1) + (105 - 6 + 1) + (105 - 8 + 1), "{}", w.len());
     }
 }
