@@ -982,3 +982,34 @@ fn modifier_order_is_learned_past_placeholder_groups() {
     let words = ["000fe200048022ff00000009ff09723e", "000fe4000480320400000007ff07723e"];
     real_words_print_and_assemble(&nv, &c, &words.map(|w| Word::parse_hex(w).unwrap()));
 }
+
+/// SM120's 64-bit immediates (MOV.64, UMOV.64, MOV64IUR: bits 24–87) print unsigned, up to
+/// `0xffffffffffffffff`: the field is solved 64 bits wide (it stopped at bit 86 when such a
+/// text did not read as a number), and ptxas's `MOV.64 R22, 0xfff8000000000000` and words
+/// with the top bit set decode, print as nvdisasm and assemble back.
+#[test]
+fn sixty_four_bit_immediates_solve_print_and_assemble() {
+    let nv = nv();
+    let cases = [
+        (
+            "MOV",
+            "000fc000000000000000000000000402",
+            ["000fd80000fff8000000000000167402", "000fd800008000000000000000167402", "000fd80000ffffffffffffffff167402"],
+        ),
+        (
+            "UMOV",
+            "000fc000083fb999999999999a067482",
+            ["000fc000088000000000000000067482", "000fc00008ffffffffffffffff067482", "000fc000083fb999999999999a067482"],
+        ),
+        (
+            "MOV64IUR",
+            "000fc000000000000000000000000554",
+            ["000fc00000fff8000000000000057554", "000fc000008000000000000001057554", "000fc000000000000000000000000554"],
+        ),
+    ];
+    for (name, seed, words) in cases {
+        let d = solves_and_prints(&nv, 120, name, seed, &words);
+        let imm = d.fields.iter().find(|f| f.bits.contains(&24)).unwrap_or_else(|| panic!("{name}: no field at bit 24"));
+        assert_eq!(imm.bits, (24..88).collect::<Vec<u8>>(), "{name}");
+    }
+}

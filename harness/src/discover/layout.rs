@@ -693,6 +693,11 @@ pub fn verify_urz(o: &mut Oracle, s: &Seed, d: &Discovered) -> Result<Vec<String
     Ok(notes)
 }
 
+/// A field of `bits` bits at all ones (up to 64).
+fn ones(bits: usize) -> u64 {
+    u64::MAX.checked_shr(64 - bits.min(64) as u32).unwrap_or(0)
+}
+
 /// How nvdisasm would print form operand `k` of kind `kind` at all ones (`bits` wide).
 fn all_ones_text(kind: OperandKind, bits: usize) -> Option<String> {
     Some(match kind {
@@ -700,7 +705,7 @@ fn all_ones_text(kind: OperandKind, bits: usize) -> Option<String> {
         OperandKind::UPred => "UPT".into(),
         OperandKind::Reg => "RZ".into(),
         OperandKind::UReg => "URZ".into(),
-        OperandKind::Imm(crate::spec::ImmMap::PLAIN) => crate::sass::hex_signed(((1u64 << bits) - 1) as i64),
+        OperandKind::Imm(crate::spec::ImmMap::PLAIN) => crate::sass::hex_signed(ones(bits)),
         _ => return None,
     })
 }
@@ -712,7 +717,7 @@ pub fn with_pt(s: &Seed, d: &Discovered, w: Word, text: &str) -> String {
     let value = |bits: &[u8]| bits.iter().enumerate().fold(0u64, |a, (q, &b)| a | u64::from(w.bit(b)) << q);
     let decorated =
         |k: usize| d.fields.iter().any(|f| matches!(f.kind, FieldKind::Not(j) | FieldKind::Abs(j) | FieldKind::Neg(j) if j == k) && value(&f.bits) != 0);
-    let all_ones = |bits: &[u8]| value(bits) == (1u64 << bits.len()) - 1;
+    let all_ones = |bits: &[u8]| value(bits) == ones(bits.len());
     let left_out: Vec<(usize, String)> = single_fields(s, d)
         .into_iter()
         .filter(|(k, bits)| d.omitted.contains(k) && all_ones(bits) && !decorated(*k))
@@ -984,7 +989,7 @@ fn same_scaled(v: &crate::spec::Variant, i: usize, x: &sass::Operand, y: &sass::
     let Some(o) = v.operands.get(i) else { return true };
     let (OperandKind::Imm(m), sass::Body::Imm { value: a }, sass::Body::Imm { value: b }) = (o.kind, &x.body, &y.body) else { return true };
     let width = o.value_fields[0].map(|f| v.fields[f].width()).unwrap_or(0) + u32::from(m.shift);
-    m == ImmMap::PLAIN || (i128::from(*a) - i128::from(*b)).rem_euclid(1i128 << width.min(100)) == 0
+    m == ImmMap::PLAIN || (*a - *b).rem_euclid(1i128 << width.min(100)) == 0
 }
 
 /// Every operand field at all-ones and random values (other fields zero) must print that

@@ -441,9 +441,7 @@ fn pc_relative(first: &Outcome, moved: Option<&Outcome>, distance: u64) -> Vec<u
         return vec![];
     }
     let imm = |o: &crate::sass::Operand| if let crate::sass::Body::Imm { value } = o.body { Some(value) } else { None };
-    (0..a.operands.len())
-        .filter(|&k| matches!((imm(&a.operands[k]), imm(&b.operands[k])), (Some(x), Some(y)) if y.wrapping_sub(x) == distance as i64))
-        .collect()
+    (0..a.operands.len()).filter(|&k| matches!((imm(&a.operands[k]), imm(&b.operands[k])), (Some(x), Some(y)) if y - x == i128::from(distance))).collect()
 }
 
 /// The page as written, read back: it must print the distilled line for the zero word (a

@@ -416,7 +416,7 @@ impl Seed {
     fn scale(&mut self, i: usize, sub: usize, shift: u32, n: usize) -> bool {
         match (self.kinds[i], &self.inst.operands[i].body) {
             (OperandKind::Imm(ImmMap::PLAIN), Body::Imm { value }) => {
-                let offset = value.rem_euclid(1i64 << shift);
+                let offset = value.rem_euclid(1i128 << shift);
                 let Ok(offset) = u8::try_from(offset) else { return false };
                 self.kinds[i] = OperandKind::Imm(ImmMap { shift: shift as u8, offset });
                 true
