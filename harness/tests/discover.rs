@@ -1013,3 +1013,22 @@ fn sixty_four_bit_immediates_solve_print_and_assemble() {
         assert_eq!(imm.bits, (24..88).collect::<Vec<u8>>(), "{name}");
     }
 }
+
+/// SM100 F2FP's `.RZ` sets bits 79 and 80 together: each alone is illegal, so no single
+/// flip reaches it from the seed (`00`), and both bits looked fixed. Their joint flip makes
+/// them one modifier group (`00` default, `11` RZ) of their own, the other modifier bits
+/// staying apart (RELU one bit), and ptxas's `.RZ` words print and assemble.
+#[test]
+fn modifier_pairs_set_together_become_groups() {
+    let nv = nv();
+    let arch = spec::Arch(100);
+    let spec = solved_spec(&nv, arch, &[("F2FP", "000fc000000000ff000000090810723e")]);
+    let c = sass_harness::codec::Codec::new(&spec);
+    let v = &c.variants()[0];
+    let group = v.fields.iter().position(|f| f.bits == [79, 80]).unwrap_or_else(|| panic!("no field at 79-80: {:?}", v.fields));
+    let rows: Vec<(u64, String)> = v.field_table(group).iter().flat_map(|t| t.rows.iter().map(|r| (r.value, r.name.clone()))).collect();
+    assert!(rows.contains(&(3, "RZ".into())), "{rows:?}");
+    assert!(v.fields.iter().any(|f| f.bits == [75] && f.name == "RELU"), "{:?}", v.fields);
+    let words = ["000fe4000001b0ff000000080913723e", "080fe400000180ff00000009ff03723e", "000fe400000190ff00000009ff19723e"];
+    real_words_print_and_assemble_on(&nv, &c, arch, &words.map(|h| Word::parse_hex(h).unwrap()));
+}
