@@ -675,7 +675,7 @@ impl OperandFill<'_> {
             (OperandKind::UReg, Body::UReg { n }) => self.set(values, 0, ureg_index(v, *n), body),
             (OperandKind::Imm(m), Body::Imm { value }) => {
                 let f = self.spec.value_fields[0].ok_or("immediate without bits")?;
-                let x = m.invert(i128::from(*value)).ok_or_else(|| format!("operand {k}: {} is not {}", sass::hex_signed(*value), scale_text(m)))?;
+                let x = m.invert(*value).ok_or_else(|| format!("operand {k}: {} is not {}", sass::hex_signed(*value), scale_text(m)))?;
                 values.set(f, imm_bits(v, f, k, x)?);
                 Ok(())
             }
