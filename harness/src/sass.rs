@@ -49,8 +49,9 @@ pub enum Body {
     UPred { n: u8 },
     /// `B<n>`: a convergence barrier register (`BSSY B0, …`, `BSYNC B0`).
     Barrier { n: u8 },
-    /// Integer immediate as printed (`0x10`, `-0x8`).
-    Imm { value: i64 },
+    /// Integer immediate as printed (`0x10`, `-0x8`). Wider than a word's half: a 64-bit
+    /// field prints unsigned (`MOV.64 R22, 0xfff8000000000000`), a signed one down to -2^63.
+    Imm { value: i128 },
     /// Floating immediate; `text` is kept because nvdisasm's float formatting is syntax.
     /// The value's bits are kept too: `+SNAN` is a NaN with the quiet bit clear. Specials
     /// (`±INF`, `±QNAN`, `±SNAN`, `-0.0`) carry nvdisasm's trailing space in `text`.
@@ -259,7 +260,8 @@ fn fmt_mem(f: &mut fmt::Formatter<'_>, body: &Body, suffixes: &[String]) -> fmt:
     Ok(())
 }
 
-pub fn hex_signed(v: i64) -> String {
+pub fn hex_signed(v: impl Into<i128>) -> String {
+    let v: i128 = v.into();
     if v < 0 {
         format!("-{:#x}", v.unsigned_abs())
     } else {
@@ -656,6 +658,12 @@ fn parse_reg_num(s: &str, prefix: &str, zero: &str, zval: u16) -> Option<u16> {
 }
 
 pub fn parse_int(s: &str) -> Option<i64> {
+    parse_imm(s).and_then(|v| i64::try_from(v).ok())
+}
+
+/// An immediate operand's number: hex of at most 64 bits, either sign (a 64-bit field
+/// prints unsigned, so 0x8000000000000000 and above are immediates too).
+pub fn parse_imm(s: &str) -> Option<i128> {
     let (neg, d) = match s.strip_prefix('-') {
         Some(r) => (true, r),
         None => (false, s),
@@ -665,9 +673,8 @@ pub fn parse_int(s: &str) -> Option<i64> {
     if h.is_empty() || !h.chars().all(|c| c.is_ascii_hexdigit()) {
         return None;
     }
-    let v = i128::from_str_radix(h, 16).ok()?;
-    let v = if neg { -v } else { v };
-    i64::try_from(v).ok()
+    let v = u64::from_str_radix(h, 16).ok()?;
+    Some(if neg { -i128::from(v) } else { i128::from(v) })
 }
 
 /// Quiet and signalling NaNs as doubles (the quiet bit is mantissa bit 51).
@@ -738,7 +745,7 @@ fn parse_known_body(s: &str) -> Option<Body> {
         let bank = u32::try_from(parse_int(b)?).ok()?;
         return Some(Body::Const { bank, offset: parse_int(off)? });
     }
-    if let Some(v) = parse_int(s) {
+    if let Some(v) = parse_imm(s) {
         return Some(Body::Imm { value: v });
     }
     if let Some(v) = parse_float(s) {
@@ -768,6 +775,20 @@ mod tests {
     fn rt(s: &str) {
         let i = parse_instruction(s).unwrap_or_else(|e| panic!("{s}: {e}"));
         assert_eq!(i.to_string(), s, "{i:?}");
+    }
+
+    /// A 64-bit field prints unsigned (MOV.64 on SM120): numbers up to 2^64 - 1 are
+    /// immediates, read and printed back; offsets stay 64-bit signed.
+    #[test]
+    fn sixty_four_bit_immediates_read_and_print() {
+        for (t, v) in [("0xfff8000000000000", 0xfff8_0000_0000_0000i128), ("0xffffffffffffffff", u64::MAX.into()), ("-0x8000000000000000", i64::MIN.into())] {
+            let i = parse_instruction(&format!("MOV.64 R22, {t} ;")).unwrap();
+            assert_eq!(i.operands[1].body, Body::Imm { value: v });
+            assert_eq!(i.to_string(), format!("MOV.64 R22, {t} ;"));
+        }
+        assert_eq!(parse_imm("0x10000000000000000"), None);
+        assert_eq!(parse_int("0x8000000000000000"), None);
+        assert!(matches!(parse_operand("c[0x0][0x8000000000000000]").map(|o| o.body), Ok(Body::Other { .. }) | Err(_)));
     }
 
     #[test]

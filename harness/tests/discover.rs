@@ -982,3 +982,53 @@ fn modifier_order_is_learned_past_placeholder_groups() {
     let words = ["000fe200048022ff00000009ff09723e", "000fe4000480320400000007ff07723e"];
     real_words_print_and_assemble(&nv, &c, &words.map(|w| Word::parse_hex(w).unwrap()));
 }
+
+/// SM120's 64-bit immediates (MOV.64, UMOV.64, MOV64IUR: bits 24–87) print unsigned, up to
+/// `0xffffffffffffffff`: the field is solved 64 bits wide (it stopped at bit 86 when such a
+/// text did not read as a number), and ptxas's `MOV.64 R22, 0xfff8000000000000` and words
+/// with the top bit set decode, print as nvdisasm and assemble back.
+#[test]
+fn sixty_four_bit_immediates_solve_print_and_assemble() {
+    let nv = nv();
+    let cases = [
+        (
+            "MOV",
+            "000fc000000000000000000000000402",
+            ["000fd80000fff8000000000000167402", "000fd800008000000000000000167402", "000fd80000ffffffffffffffff167402"],
+        ),
+        (
+            "UMOV",
+            "000fc000083fb999999999999a067482",
+            ["000fc000088000000000000000067482", "000fc00008ffffffffffffffff067482", "000fc000083fb999999999999a067482"],
+        ),
+        (
+            "MOV64IUR",
+            "000fc000000000000000000000000554",
+            ["000fc00000fff8000000000000057554", "000fc000008000000000000001057554", "000fc000000000000000000000000554"],
+        ),
+    ];
+    for (name, seed, words) in cases {
+        let d = solves_and_prints(&nv, 120, name, seed, &words);
+        let imm = d.fields.iter().find(|f| f.bits.contains(&24)).unwrap_or_else(|| panic!("{name}: no field at bit 24"));
+        assert_eq!(imm.bits, (24..88).collect::<Vec<u8>>(), "{name}");
+    }
+}
+
+/// SM100 F2FP's `.RZ` sets bits 79 and 80 together: each alone is illegal, so no single
+/// flip reaches it from the seed (`00`), and both bits looked fixed. Their joint flip makes
+/// them one modifier group (`00` default, `11` RZ) of their own, the other modifier bits
+/// staying apart (RELU one bit), and ptxas's `.RZ` words print and assemble.
+#[test]
+fn modifier_pairs_set_together_become_groups() {
+    let nv = nv();
+    let arch = spec::Arch(100);
+    let spec = solved_spec(&nv, arch, &[("F2FP", "000fc000000000ff000000090810723e")]);
+    let c = sass_harness::codec::Codec::new(&spec);
+    let v = &c.variants()[0];
+    let group = v.fields.iter().position(|f| f.bits == [79, 80]).unwrap_or_else(|| panic!("no field at 79-80: {:?}", v.fields));
+    let rows: Vec<(u64, String)> = v.field_table(group).iter().flat_map(|t| t.rows.iter().map(|r| (r.value, r.name.clone()))).collect();
+    assert!(rows.contains(&(3, "RZ".into())), "{rows:?}");
+    assert!(v.fields.iter().any(|f| f.bits == [75] && f.name == "RELU"), "{:?}", v.fields);
+    let words = ["000fe4000001b0ff000000080913723e", "080fe400000180ff00000009ff03723e", "000fe400000190ff00000009ff19723e"];
+    real_words_print_and_assemble_on(&nv, &c, arch, &words.map(|h| Word::parse_hex(h).unwrap()));
+}

@@ -408,7 +408,7 @@ fn omitted_body(v: &Variant, k: usize, general: bool) -> Option<Body> {
     match o.kind {
         OperandKind::Reg if max == u64::from(sass::RZ) => Some(Body::Reg { n: sass::RZ }),
         OperandKind::UReg if max == u64::from(super::conventions::uniform_zero(v.arch)) => Some(Body::UReg { n: sass::URZ }),
-        OperandKind::Imm(crate::spec::ImmMap::PLAIN) if v.fields[*f].width() <= 32 => Some(Body::Imm { value: max as i64 }),
+        OperandKind::Imm(crate::spec::ImmMap::PLAIN) if v.fields[*f].width() <= 32 => Some(Body::Imm { value: max.into() }),
         _ => None,
     }
 }
@@ -602,10 +602,10 @@ fn operand_may_fit(o: &sass::Operand, spec: &OperandSpec) -> bool {
 
 /// An integer immediate as its field's bits: non-negative values must fit the field,
 /// negative ones its two's complement range.
-fn imm_bits(v: &Variant, f: usize, k: usize, value: i64) -> Result<u64, String> {
+fn imm_bits(v: &Variant, f: usize, k: usize, value: i128) -> Result<u64, String> {
     let w = v.fields[f].width();
     let max = v.fields[f].max();
-    let fits = if value >= 0 { value as u64 <= max } else { w >= 64 || value >= -(1i128 << (w - 1)) as i64 };
+    let fits = if value >= 0 { value <= i128::from(max) } else { w > 0 && value >= -(1i128 << (w - 1)) };
     if w == 0 || !fits {
         return Err(format!("operand {k}: {} does not fit '{}' ({w} bits)", sass::hex_signed(value), v.fields[f].name));
     }
@@ -675,8 +675,8 @@ impl OperandFill<'_> {
             (OperandKind::UReg, Body::UReg { n }) => self.set(values, 0, ureg_index(v, *n), body),
             (OperandKind::Imm(m), Body::Imm { value }) => {
                 let f = self.spec.value_fields[0].ok_or("immediate without bits")?;
-                let x = m.invert(i128::from(*value)).ok_or_else(|| format!("operand {k}: {} is not {}", sass::hex_signed(*value), scale_text(m)))?;
-                values.set(f, imm_bits(v, f, k, x as i64)?);
+                let x = m.invert(*value).ok_or_else(|| format!("operand {k}: {} is not {}", sass::hex_signed(*value), scale_text(m)))?;
+                values.set(f, imm_bits(v, f, k, x)?);
                 Ok(())
             }
             (OperandKind::Float(_), Body::Float { value, text }) => {
@@ -685,6 +685,7 @@ impl OperandFill<'_> {
             (OperandKind::Barrier, Body::Barrier { n }) => self.set(values, 0, *n as u64, &body.to_string()),
             (OperandKind::Target(shift), Body::Imm { value }) => {
                 // The inverse of codec::print::target_at_zero, in the signed field.
+                let value = i64::try_from(*value).map_err(|_| format!("operand {k}: target {value:#x} is past 64-bit addresses"))?;
                 let w = self.spec.value_fields[0].map(|f| v.fields[f].width()).unwrap_or(0);
                 let unit = 1i64 << shift;
                 let units = value.wrapping_sub(0x10) / unit;
@@ -769,7 +770,7 @@ impl OperandFill<'_> {
                     let x = imm.unwrap_or(0);
                     let units =
                         scale.invert(i128::from(x)).ok_or_else(|| format!("operand {k}: offset {} is not {}", sass::hex_signed(x), scale_text(scale)))?;
-                    values.set(f, imm_bits(v, f, k, units as i64)?);
+                    values.set(f, imm_bits(v, f, k, units)?);
                 }
             }
         }

@@ -77,7 +77,7 @@ pub fn target_at_zero(text: &str, targets: &[usize], form_len: usize, addr: u64)
         let Some(k) = (shown + k).checked_sub(form_len) else { continue };
         let Some(crate::sass::Body::Imm { value }) = inst.operands.get(k).map(|o| &o.body) else { continue };
         let old = crate::sass::hex_signed(*value);
-        let new = crate::sass::hex_signed(value.wrapping_sub(addr as i64));
+        let new = crate::sass::hex_signed(*value - i128::from(addr));
         if let Some(at) = out.rfind(&old) {
             out.replace_range(at..at + old.len(), &new);
         }
@@ -135,11 +135,11 @@ pub enum ImmClass {
 }
 
 impl ImmClass {
-    pub fn of(value: i64) -> ImmClass {
+    pub fn of(value: i128) -> ImmClass {
         match value {
             0 => ImmClass::Zero,
             1 => ImmClass::One,
-            v if v > 1 && (v as u64).is_power_of_two() => ImmClass::PowerOfTwo(v.trailing_zeros() as u8),
+            v if v > 1 && (v as u128).is_power_of_two() => ImmClass::PowerOfTwo(v.trailing_zeros() as u8),
             _ => ImmClass::Other,
         }
     }

@@ -293,8 +293,8 @@ fn operand(v: &Variant, o: &OperandSpec, values: &Values, signed_imm: bool, modi
     let body = match o.kind {
         OperandKind::Reg => Body::Reg { n: fv(0) as u16 },
         OperandKind::UReg => Body::UReg { n: ureg(v, fv(0)) },
-        OperandKind::Imm(m) if signed_imm => Body::Imm { value: m.apply(signed(fv(0), width(0))) },
-        OperandKind::Imm(m) => Body::Imm { value: m.apply(fv(0) as i64) },
+        OperandKind::Imm(m) if signed_imm => Body::Imm { value: m.apply(signed(fv(0), width(0)).into()) },
+        OperandKind::Imm(m) => Body::Imm { value: m.apply(fv(0).into()) },
         OperandKind::Float(_) => float_body(float_format(v, o, modifiers), fv(0)),
         OperandKind::Const => Body::Const { bank: fv(0) as u32, offset: signed(fv(1), width(1)) * 4 },
         OperandKind::ConstX => Body::ConstX { ureg: ureg(v, fv(0)), offset: (fv(1) * 4) as i64 },
@@ -308,7 +308,7 @@ fn operand(v: &Variant, o: &OperandSpec, values: &Values, signed_imm: bool, modi
             let name = row.or_else(|| o.fixed_name.clone()).unwrap_or_default();
             return crate::sass::parse_operand(&name).unwrap_or_else(|_| Operand::new(Body::Other { text: name }));
         }
-        OperandKind::Target(shift) => Body::Imm { value: target_at_zero(signed(fv(0), width(0)), shift) },
+        OperandKind::Target(shift) => Body::Imm { value: target_at_zero(signed(fv(0), width(0)), shift).into() },
     };
     let mut op = Operand::new(body);
     decorate(v, o, values, &mut op);

@@ -215,18 +215,25 @@ fn join(n: usize, pairs: &[(usize, usize)]) -> Vec<Vec<usize>> {
 
 /// Modifier bits joined wherever a pair's joint modifiers are not what the two single
 /// flips' changes give together (see [`combine`]): a bit that replaces a token (`ADD` →
-/// `MIN`) is independent of one that adds another (`EF`).
+/// `MIN`) is independent of one that adds another (`EF`). Bits with the same change are
+/// one unit, flipped together: a pair found by its joint flip (`swap`) is illegal with
+/// one of its bits alone, which would join it to every other bit.
 fn components(o: &mut Oracle, s: &Seed, seed: Word, single: &BTreeMap<u8, Vec<String>>) -> Result<Vec<Vec<u8>>, DiscoverError> {
-    let bits: Vec<u8> = single.keys().copied().collect();
-    let pairs: Vec<(usize, usize)> = (0..bits.len()).flat_map(|i| (i + 1..bits.len()).map(move |j| (i, j))).collect();
-    let texts = o.texts(&pairs.iter().map(|&(a, b)| seed.flip(bits[a]).flip(bits[b])).collect::<Vec<_>>())?;
+    let mut by_change: BTreeMap<&Vec<String>, Vec<u8>> = BTreeMap::new();
+    for (b, m) in single {
+        by_change.entry(m).or_default().push(*b);
+    }
+    let units: Vec<Vec<u8>> = by_change.into_values().collect();
+    let pairs: Vec<(usize, usize)> = (0..units.len()).flat_map(|i| (i + 1..units.len()).map(move |j| (i, j))).collect();
+    let flip = |w: Word, u: &[u8]| u.iter().fold(w, |w, &b| w.flip(b));
+    let texts = o.texts(&pairs.iter().map(|&(a, b)| flip(flip(seed, &units[a]), &units[b])).collect::<Vec<_>>())?;
     let base = bag(&s.inst.modifiers);
     let apart = |&(a, b): &(usize, usize), t: &Option<String>| {
-        let want = combine(&base, &[&bag(&single[&bits[a]]), &bag(&single[&bits[b]])]);
+        let want = combine(&base, &[&bag(&single[&units[a][0]]), &bag(&single[&units[b][0]])]);
         printed_mods(t).is_none() || printed_mods(t) != want
     };
     let joined: Vec<(usize, usize)> = pairs.iter().zip(&texts).filter(|(p, t)| apart(p, t)).map(|(p, _)| *p).collect();
-    let mut out: Vec<Vec<u8>> = join(bits.len(), &joined).into_iter().map(|set| set.into_iter().map(|i| bits[i]).collect()).collect();
+    let mut out: Vec<Vec<u8>> = join(units.len(), &joined).into_iter().map(|set| sorted(set.into_iter().flat_map(|i| units[i].clone()).collect())).collect();
     out.sort();
     Ok(out)
 }
@@ -693,6 +700,11 @@ pub fn verify_urz(o: &mut Oracle, s: &Seed, d: &Discovered) -> Result<Vec<String
     Ok(notes)
 }
 
+/// A field of `bits` bits at all ones (up to 64).
+fn ones(bits: usize) -> u64 {
+    u64::MAX.checked_shr(64 - bits.min(64) as u32).unwrap_or(0)
+}
+
 /// How nvdisasm would print form operand `k` of kind `kind` at all ones (`bits` wide).
 fn all_ones_text(kind: OperandKind, bits: usize) -> Option<String> {
     Some(match kind {
@@ -700,7 +712,7 @@ fn all_ones_text(kind: OperandKind, bits: usize) -> Option<String> {
         OperandKind::UPred => "UPT".into(),
         OperandKind::Reg => "RZ".into(),
         OperandKind::UReg => "URZ".into(),
-        OperandKind::Imm(crate::spec::ImmMap::PLAIN) => crate::sass::hex_signed(((1u64 << bits) - 1) as i64),
+        OperandKind::Imm(crate::spec::ImmMap::PLAIN) => crate::sass::hex_signed(ones(bits)),
         _ => return None,
     })
 }
@@ -712,7 +724,7 @@ pub fn with_pt(s: &Seed, d: &Discovered, w: Word, text: &str) -> String {
     let value = |bits: &[u8]| bits.iter().enumerate().fold(0u64, |a, (q, &b)| a | u64::from(w.bit(b)) << q);
     let decorated =
         |k: usize| d.fields.iter().any(|f| matches!(f.kind, FieldKind::Not(j) | FieldKind::Abs(j) | FieldKind::Neg(j) if j == k) && value(&f.bits) != 0);
-    let all_ones = |bits: &[u8]| value(bits) == (1u64 << bits.len()) - 1;
+    let all_ones = |bits: &[u8]| value(bits) == ones(bits.len());
     let left_out: Vec<(usize, String)> = single_fields(s, d)
         .into_iter()
         .filter(|(k, bits)| d.omitted.contains(k) && all_ones(bits) && !decorated(*k))
@@ -984,7 +996,7 @@ fn same_scaled(v: &crate::spec::Variant, i: usize, x: &sass::Operand, y: &sass::
     let Some(o) = v.operands.get(i) else { return true };
     let (OperandKind::Imm(m), sass::Body::Imm { value: a }, sass::Body::Imm { value: b }) = (o.kind, &x.body, &y.body) else { return true };
     let width = o.value_fields[0].map(|f| v.fields[f].width()).unwrap_or(0) + u32::from(m.shift);
-    m == ImmMap::PLAIN || (i128::from(*a) - i128::from(*b)).rem_euclid(1i128 << width.min(100)) == 0
+    m == ImmMap::PLAIN || (*a - *b).rem_euclid(1i128 << width.min(100)) == 0
 }
 
 /// Every operand field at all-ones and random values (other fields zero) must print that
@@ -1111,6 +1123,30 @@ mod tests {
         let (fields, tables) = groups(&mut o, &s, Word(0), parts, &single).unwrap();
         assert!(fields.iter().any(|f| f.bits == [4] && f.kind == FieldKind::Modifier("F".into())), "{fields:?}");
         (fields.into_iter().filter(|f| matches!(f.kind, FieldKind::Group(_))).map(|f| f.bits).collect(), tables)
+    }
+
+    /// Bits 1–2 print `.RZ` set together and are illegal apart (SM100 F2FP's 79–80).
+    struct PairFake;
+
+    impl super::super::Source for PairFake {
+        fn outcomes(&self, _: Arch, words: &[Word]) -> Result<Vec<crate::oracle::nvdisasm::Outcome>, DiscoverError> {
+            use crate::oracle::nvdisasm::Outcome;
+            let out = |w: &Word| match (w.0 & 1, w.0 >> 1 & 3) {
+                (_, 1 | 2) => Outcome::Illegal { message: "illegal".into() },
+                (f, rz) => Outcome::Printed { text: format!("FOO{}{} R0;", if f == 1 { ".F" } else { "" }, if rz == 3 { ".RZ" } else { "" }) },
+            };
+            Ok(words.iter().map(out).collect())
+        }
+    }
+
+    /// Two bits with one change (a pair `swap` found) are flipped together: one alone is
+    /// illegal, which would join the pair to every other modifier bit.
+    #[test]
+    fn a_pair_set_together_is_one_unit_of_its_own() {
+        let mut o = Oracle::new(&PairFake, Arch(100));
+        let s = Seed::new(Arch(100), "FOO R0;").unwrap();
+        let single: BTreeMap<u8, Vec<String>> = [(0, vec!["F".to_string()]), (1, vec!["RZ".into()]), (2, vec!["RZ".into()])].into_iter().collect();
+        assert_eq!(components(&mut o, &s, Word(0), &single).unwrap(), [vec![0], vec![1, 2]]);
     }
 
     #[test]

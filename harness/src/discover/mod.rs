@@ -345,19 +345,21 @@ fn discover_from(src: &dyn Source, arch: Arch, seed: Word, reseeds: u8) -> Resul
     if s.fit_scales(&classified) {
         classified = s.classify_all(&flipped);
     }
-    let mut effects: Vec<(u8, Effect)> =
+    let effects: Vec<(u8, Effect)> =
         bits.iter().zip(classified).zip(&other).map(|((&b, e), &o)| (b, if o { Effect::Fixed(probe::Fixed::Other) } else { e })).collect();
-    let plain = effects.clone();
-    swap::find(&mut o, &s, seed, seed_class.as_deref(), &mut effects)?;
-    if effects != plain {
-        // One-hot pairs found: kept only where every check passes with them (a pair whose
-        // zero value is illegal or another form leaves the page without a zero word).
-        let d = solve_checked(&mut o, &s, seed, &effects)?;
+    let pairs = swap::find(&mut o, &s, seed, seed_class.as_deref(), &effects)?;
+    // Pairs found are kept only where every check passes with them (a pair whose zero value
+    // is illegal or another form leaves the page without a zero word): all of them, else
+    // the one-hot ones alone (a bad `00`/`11` pair must not cost them).
+    let one_hot: Vec<swap::Pair> = pairs.iter().filter(|p| p.one_hot).cloned().collect();
+    let tries = if one_hot.len() < pairs.len() { vec![pairs, one_hot] } else { vec![pairs] };
+    for t in tries.into_iter().filter(|t| !t.is_empty()) {
+        let d = solve_checked(&mut o, &s, seed, &swap::apply(&effects, &t))?;
         if d.notes.is_empty() && !d.distilled.is_empty() {
             return Ok(d);
         }
     }
-    solve_checked(&mut o, &s, seed, &plain)
+    solve_checked(&mut o, &s, seed, &effects)
 }
 
 /// The layout the effects give, its zero word and conventions, and every check's notes.
@@ -441,9 +443,7 @@ fn pc_relative(first: &Outcome, moved: Option<&Outcome>, distance: u64) -> Vec<u
         return vec![];
     }
     let imm = |o: &crate::sass::Operand| if let crate::sass::Body::Imm { value } = o.body { Some(value) } else { None };
-    (0..a.operands.len())
-        .filter(|&k| matches!((imm(&a.operands[k]), imm(&b.operands[k])), (Some(x), Some(y)) if y.wrapping_sub(x) == distance as i64))
-        .collect()
+    (0..a.operands.len()).filter(|&k| matches!((imm(&a.operands[k]), imm(&b.operands[k])), (Some(x), Some(y)) if y - x == i128::from(distance))).collect()
 }
 
 /// The page as written, read back: it must print the distilled line for the zero word (a

@@ -251,15 +251,15 @@ impl Seed {
         }
         if let (Some(OperandKind::Target(shift)), Body::Imm { value }) = (self.kinds.get(k), &o.body) {
             // Texts are rewritten as at address 0 (see `Oracle::targets`): 0x10 + 2^shift × value.
-            let d = *value as i128 - 0x10;
+            let d = *value - 0x10;
             return vec![(d % (1 << shift) == 0).then_some(d >> shift)];
         }
         match &o.body {
             Body::Reg { n } => vec![Some(*n as i128)],
             Body::UReg { n } => vec![Some(ureg(*n))],
             Body::Imm { value } => match self.kinds.get(k) {
-                Some(OperandKind::Imm(m)) => vec![m.invert(*value as i128)],
-                _ => vec![Some(*value as i128)],
+                Some(OperandKind::Imm(m)) => vec![m.invert(*value)],
+                _ => vec![Some(*value)],
             },
             Body::Float { value, .. } => vec![float_bits(*value, self.float)],
             Body::Const { bank, offset } => vec![Some(*bank as i128), Some(*offset as i128 / 4)],
@@ -416,7 +416,7 @@ impl Seed {
     fn scale(&mut self, i: usize, sub: usize, shift: u32, n: usize) -> bool {
         match (self.kinds[i], &self.inst.operands[i].body) {
             (OperandKind::Imm(ImmMap::PLAIN), Body::Imm { value }) => {
-                let offset = value.rem_euclid(1i64 << shift);
+                let offset = value.rem_euclid(1i128 << shift);
                 let Ok(offset) = u8::try_from(offset) else { return false };
                 self.kinds[i] = OperandKind::Imm(ImmMap { shift: shift as u8, offset });
                 true

@@ -1,7 +1,9 @@
-//! One-hot modifier fields: two bits whose single flips are illegal or another form, but
-//! whose joint flip moves the set bit and prints other modifiers (`MUFU.EX2.F16` → `.BF16`,
-//! bits 72–73 `01` → `10`; `BSSY.RECONVERGENT` → `.RELIABLE`; `F2F.F32.F64` → `.F16.F64`).
-//! Single flips reach only `00` and `11`, so without the pair the bits look fixed.
+//! Modifier fields of two bits whose single flips are illegal or another form, but whose
+//! joint flip prints other modifiers: one-hot fields, where the flip moves the set bit
+//! (`MUFU.EX2.F16` → `.BF16`, bits 72–73 `01` → `10`; `BSSY.RECONVERGENT` → `.RELIABLE`;
+//! `F2F.F32.F64` → `.F16.F64`), and fields whose only other legal value sets both bits
+//! (SM100 `F2FP.F16.F32.PACK_AB` → `.RZ`, bits 79–80 `00` → `11`). Single flips reach
+//! neither, so without the pair the bits look fixed.
 
 use super::probe::{Effect, Fixed, Seed};
 use super::{census, DiscoverError, Oracle};
@@ -15,34 +17,48 @@ const SPAN: u8 = 3;
 /// would double the probe words of every form.
 const FIRST: u8 = 12;
 
-/// Pairs of fixed bits worth a joint flip: both flips illegal or another form, one bit set
-/// in the seed and the other clear, at most [`SPAN`] apart.
+/// A pair found: the indices of its two bits in the effects, and their joint flip's effect.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Pair {
+    pub bits: (usize, usize),
+    pub effect: Effect,
+    /// The two bits differ in the seed (`01` ↔ `10`), rather than both flip the same way.
+    pub one_hot: bool,
+}
+
+/// Pairs of fixed bits worth a joint flip: both flips illegal or another form, at most
+/// [`SPAN`] apart; the one-hot pairs (one bit set in the seed, the other clear) first, so
+/// that a bit both kinds could claim goes to its one-hot pair as before the others were tried.
 fn candidates(seed: Word, effects: &[(u8, Effect)]) -> Vec<(usize, usize)> {
     let fixed = |e: &Effect| matches!(e, Effect::Fixed(Fixed::Illegal | Fixed::Other));
     let mut out = vec![];
     for (i, (a, ea)) in effects.iter().enumerate() {
         for (j, (b, eb)) in effects.iter().enumerate().skip(i + 1) {
-            if *a >= FIRST && b - a <= SPAN && fixed(ea) && fixed(eb) && seed.bit(*a) != seed.bit(*b) {
+            if *a >= FIRST && b - a <= SPAN && fixed(ea) && fixed(eb) {
                 out.push((i, j));
             }
         }
     }
+    let one_hot = |&(i, j): &(usize, usize)| seed.bit(effects[i].0) != seed.bit(effects[j].0);
+    out.sort_by_key(|p| !one_hot(p));
     out
 }
 
-/// Turns each candidate pair whose joint flip stays in the seed's form (nvdisasm names the
-/// same opclass, or none for both) and changes only the modifiers into two modifier bits
-/// with that change; the group solver then joins and enumerates them (one nvdisasm batch).
-pub fn find(o: &mut Oracle, s: &Seed, seed: Word, seed_class: Option<&str>, effects: &mut [(u8, Effect)]) -> Result<(), DiscoverError> {
+/// The candidate pairs whose joint flip stays in the seed's form (nvdisasm names the same
+/// opclass, or none for both) and changes only the modifiers, each bit in one pair at most
+/// (one nvdisasm batch). [`apply`] makes them two modifier bits with that change; the group
+/// solver then joins and enumerates them.
+pub fn find(o: &mut Oracle, s: &Seed, seed: Word, seed_class: Option<&str>, effects: &[(u8, Effect)]) -> Result<Vec<Pair>, DiscoverError> {
     let pairs = candidates(seed, effects);
     if pairs.is_empty() {
-        return Ok(());
+        return Ok(vec![]);
     }
     let words: Vec<Word> = pairs.iter().map(|&(i, j)| seed.flip(effects[i].0).flip(effects[j].0)).collect();
     let mut batch = words.clone();
     batch.extend(words.iter().map(|&w| census::with_opex(w, 0x10)));
     let outs = o.outcomes(&batch)?;
     let (plain, named) = outs.split_at(words.len());
+    let mut found: Vec<Pair> = vec![];
     for ((&(i, j), out), id) in pairs.iter().zip(plain).zip(named) {
         let class = match id {
             Outcome::Illegal { message } => census::opclass_of(message),
@@ -50,16 +66,25 @@ pub fn find(o: &mut Oracle, s: &Seed, seed: Word, seed_class: Option<&str>, effe
         };
         let Outcome::Printed { text } = out else { continue };
         // A bit already paired keeps its first pair.
-        let free = |k: usize| matches!(effects[k].1, Effect::Fixed(_));
-        if class != seed_class || !free(i) || !free(j) {
+        let taken = |k: usize| found.iter().any(|p| p.bits.0 == k || p.bits.1 == k);
+        if class != seed_class || taken(i) || taken(j) {
             continue;
         }
         if let e @ Effect::Modifiers(_) = s.classify(Some(text)) {
-            effects[i].1 = e.clone();
-            effects[j].1 = e;
+            found.push(Pair { bits: (i, j), effect: e, one_hot: seed.bit(effects[i].0) != seed.bit(effects[j].0) });
         }
     }
-    Ok(())
+    Ok(found)
+}
+
+/// `effects` with each pair's two bits given its joint effect.
+pub fn apply(effects: &[(u8, Effect)], pairs: &[Pair]) -> Vec<(u8, Effect)> {
+    let mut out = effects.to_vec();
+    for p in pairs {
+        out[p.bits.0].1 = p.effect.clone();
+        out[p.bits.1].1 = p.effect.clone();
+    }
+    out
 }
 
 #[cfg(test)]
@@ -71,8 +96,8 @@ mod tests {
         let seed = Word(1 << 72);
         let ill = Effect::Fixed(Fixed::Illegal);
         let effects = vec![(5, ill.clone()), (6, ill.clone()), (72, ill.clone()), (73, ill.clone()), (74, Effect::Pred), (75, ill.clone()), (76, ill)];
-        // 5–6: opcode bits; 72 set pairs with the clear 73 and 75 (74 is no fixed bit, 76 too
-        // far); 73, 75 and 76 are all clear.
-        assert_eq!(candidates(Word(seed.0 | 1 << 5), &effects), vec![(2, 3), (2, 5)]);
+        // 5–6: opcode bits; 72 set pairs with the clear 73 and 75 first (74 is no fixed bit,
+        // 76 too far), then the clear ones pair among themselves (73–75, 73–76, 75–76).
+        assert_eq!(candidates(Word(seed.0 | 1 << 5), &effects), vec![(2, 3), (2, 5), (3, 5), (3, 6), (5, 6)]);
     }
 }

@@ -83,8 +83,9 @@ impl ImmMap {
     }
 
     /// The printed number of field value `x` (already sign-extended where signed).
-    pub fn apply(self, x: i64) -> i64 {
-        i64::from(self.offset).wrapping_add(x.wrapping_shl(u32::from(self.shift)))
+    pub fn apply(self, x: i128) -> i128 {
+        // A field is at most 64 bits and the scale at most 2^32: no overflow.
+        i128::from(self.offset) + (x << self.shift)
     }
 
     /// The field value of printed number `v`, if it is one of this map's.

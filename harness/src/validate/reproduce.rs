@@ -57,7 +57,7 @@ fn same_at_zero(got: &str, actual: &str, addr: u64) -> bool {
     let (Ok(g), Ok(a)) = (crate::sass::parse_instruction(got), crate::sass::parse_instruction(actual)) else { return false };
     let imm = |o: &crate::sass::Operand| if let crate::sass::Body::Imm { value } = o.body { Some(value) } else { None };
     let targets: Vec<usize> = (0..g.operands.len().min(a.operands.len()))
-        .filter(|&k| matches!((imm(&g.operands[k]), imm(&a.operands[k])), (Some(x), Some(y)) if x.wrapping_sub(addr as i64) == y))
+        .filter(|&k| matches!((imm(&g.operands[k]), imm(&a.operands[k])), (Some(x), Some(y)) if x - i128::from(addr) == y))
         .collect();
     !targets.is_empty() && crate::codec::conventions::target_at_zero(got, &targets, g.operands.len(), addr) == actual
 }
