@@ -604,6 +604,21 @@ mod tests {
     }
 
     #[test]
+    fn an_immediate_dropped_at_zero_is_a_value_bit() {
+        // BAR.SYNC's count 0x1 → 0 drops the operand; the 0x0 put back shows the step.
+        let s = seed("@P0 BAR.SYNC 0x0, 0x1;");
+        assert_eq!(s.classify(Some("@P0 BAR.SYNC 0x0;")), Effect::Value { operand: 1, sub: 0, weight: Some(0) });
+        // BRX's offset, joined to its register, its bit 2 weighing 4 bytes.
+        let b = seed("@P0 BRX P0, R0 0x4;");
+        assert_eq!(b.classify(Some("@P0 BRX P0, R0;")), Effect::Value { operand: 2, sub: 0, weight: Some(2) });
+        // Not from a value of several bits, nor with other changes; the operand whose
+        // removal leaves the text.
+        assert_eq!(seed("@P0 BAR.SYNC 0x0, 0x3;").classify(Some("@P0 BAR.SYNC 0x0;")), Effect::Fixed(Fixed::Other));
+        assert_eq!(s.classify(Some("@P0 BAR.SYNC.DEFER_BLOCKING 0x0;")), Effect::Fixed(Fixed::Other));
+        assert_eq!(seed("@P0 BAR.SYNC 0x2, 0x1;").classify(Some("@P0 BAR.SYNC 0x2;")), Effect::Value { operand: 1, sub: 0, weight: Some(0) });
+    }
+
+    #[test]
     fn flips_are_classified_like_nvdisasm_prints_them() {
         let s = seed("@P0 FFMA R0, R0, R0, c[0x0][0x0];");
         assert_eq!(s.classify(None), Effect::Fixed(Fixed::Illegal));

@@ -307,7 +307,8 @@ fn read_variant_head(p: &mut Lines, instruction: &str) -> Result<VariantHead, Pa
     if dinst.mnemonic != mnemonic {
         return p.err(distilled_line, format!("{key}: distilled mnemonic '{}' differs from the heading '{mnemonic}'", dinst.mnemonic));
     }
-    put_back_left_out(&mut dinst, &kinds, &left_out).or_else(|e| p.err(distilled_line, format!("{key}: {e}")))?;
+    let (left_out_line, left_out) = left_out.unwrap_or((distilled_line, vec![]));
+    put_back_left_out(&mut dinst, &kinds, &left_out).or_else(|e| p.err(left_out_line, format!("{key}: {e}")))?;
     if dinst.operands.len() != kinds.len() {
         let m = format!("{key}: distilled line has {} operands but the form '{form}' has {}", dinst.operands.len(), kinds.len());
         return p.err(distilled_line, m);
@@ -409,9 +410,9 @@ fn read_derived(p: &mut Lines) -> Result<Vec<Derived>, PageError> {
 /// The optional `left out at zero:` line after the distilled (and derived) line: page
 /// operands nvdisasm leaves out when their field is zero, comma-separated (`left out at
 /// zero: operand 2 joined`; see [`LeftOutAtZero`]).
-fn read_left_out(p: &mut Lines) -> Result<Vec<LeftOutAtZero>, PageError> {
+fn read_left_out(p: &mut Lines) -> Result<Option<(usize, Vec<LeftOutAtZero>)>, PageError> {
     let Some((line, rest)) = p.peek().and_then(|(l, t)| t.trim_start().strip_prefix("left out at zero:").map(|r| (l, r.to_string()))) else {
-        return Ok(vec![]);
+        return Ok(None);
     };
     p.next();
     let mut out: Vec<LeftOutAtZero> = vec![];
@@ -422,7 +423,7 @@ fn read_left_out(p: &mut Lines) -> Result<Vec<LeftOutAtZero>, PageError> {
         }
         out.push(x);
     }
-    Ok(out)
+    Ok(Some((line, out)))
 }
 
 /// The distilled line with the operands left out at zero put back as they print at zero
