@@ -736,8 +736,8 @@ fn all_ones_text(kind: OperandKind, bits: usize) -> Option<String> {
 }
 
 /// `text`, nvdisasm's for `w`, with the operands it left out put back (see
-/// [`Discovered::omitted`] and [`Discovered::left_out`]), so that the text's operand k is form operand k. Texts it
-/// cannot rebuild stay as they are.
+/// [`Discovered::omitted`] and [`Discovered::left_out`]), so that the text's operand k is
+/// form operand k. Texts it cannot rebuild stay as they are.
 pub fn with_pt(s: &Seed, d: &Discovered, w: Word, text: &str) -> String {
     let value = |bits: &[u8]| bits.iter().enumerate().fold(0u64, |a, (q, &b)| a | u64::from(w.bit(b)) << q);
     let decorated =
