@@ -239,3 +239,37 @@ fn sixty_four_bit_immediates_print_and_assemble() {
     let e = codec::assemble(&pc, spec::Arch(90), "PLOP3.LUT P0, P0, P0, P0, UP0, 0xffffffffffffffff, 0x0;", Word::ZERO).expect_err("8 bits").to_string();
     assert!(e.contains("does not fit"), "{e}");
 }
+
+/// Pages with a `left out at zero:` line (discovered SM90 pages): BAR.SYNC's thread count
+/// and BRX's offset (joined to its register, `I*4`) print nothing at zero and their value
+/// otherwise, as nvdisasm does (`BAR.SYNC.DEFER_BLOCKING 0x1, 0x80`, `BRX R6 -0x120`); the
+/// assembler reads both texts back to their words, and the JSON spec says it.
+#[test]
+fn operands_left_out_at_zero_print_and_assemble() {
+    let s = spec::load(&[sass_harness::oracle::tools::repo_root().join("harness/tests/data/left_out")]).expect("left-out pages parse");
+    let c = Codec::new(&s);
+    let cases = [
+        ("BAR_I_I__bar__SYNC_dfrBlk_II_optionalCount_II", [1, 0], "@P0 BAR.SYNC.DEFER_BLOCKING 0x1;"),
+        ("BAR_I_I__bar__SYNC_dfrBlk_II_optionalCount_II", [1, 0x80], "@P0 BAR.SYNC.DEFER_BLOCKING 0x1, 0x80;"),
+        ("BRX_P_R_I", [6, 0], "@P0 BRX P0, R6;"),
+        ("BRX_P_R_I", [6, 0x48], "@P0 BRX P0, R6 0x120;"),
+    ];
+    for (key, [first, last], want) in cases {
+        let vi = c.variants().iter().position(|v| v.key == key).unwrap_or_else(|| panic!("{key}"));
+        let v = c.variant(vi);
+        assert!(v.operands.last().unwrap().zero_omitted && v.operands.iter().filter(|o| o.zero_omitted).count() == 1, "{key}");
+        let value_field = |k: usize| v.operands[k].value_fields[0].unwrap();
+        let mut vals = Values::zero(v.fields.len());
+        vals.set(value_field(v.operands.len() - 2), first);
+        vals.set(value_field(v.operands.len() - 1), last);
+        let printed = codec::print(v, &vals);
+        assert_eq!(printed.to_string(), want, "{key}");
+        let w = c.encode(vi, &vals).unwrap();
+        let (back_vi, back) = codec::asm::assemble(&c, v.arch, want, w).unwrap_or_else(|e| panic!("{want}: {e}"));
+        assert_eq!((back_vi, back), (vi, w), "{want}");
+        let (dvi, dvals) = c.decode(v.arch, w).unwrap();
+        assert_eq!(codec::print(c.variant(dvi), &dvals).to_string(), want);
+    }
+    let json = serde_json::to_string(&s).unwrap();
+    assert_eq!(json.matches("\"zero_omitted\":true").count(), 2, "{json}");
+}

@@ -592,10 +592,10 @@ fn immediate_aliases_are_learned_not_written_into_the_heading() {
 }
 
 /// Immediates a plain `I` or `F` cannot say, solved from scratch on SM90: JMP's absolute
-/// target counts 4-byte words (`I*4`), IPA's attribute offset too (`a[uI*4]`), BPT.TRAP's
-/// code is odd (`I*2+1`), FRND.BF16 takes a bfloat16 (`F.BF16`) and FRND.F64 a double's
-/// high half (`F.F64`). Random words of each such form print as nvdisasm prints them, and
-/// assemble back.
+/// target counts 4-byte words (`I*4`), IPA's attribute offset too (`a[uI*4]`), FRND.BF16
+/// takes a bfloat16 (`F.BF16`) and FRND.F64 a double's high half (`F.F64`). Random words of
+/// each such form print as nvdisasm prints them, and assemble back. (BPT.TRAP's code, once
+/// read as odd `I*2+1` from its seed's 0x1, is a plain `I` left out at zero: `BPT.TRAP`.)
 #[test]
 fn sweep_solves_scaled_immediates_and_float_formats() {
     use discover::sweep;
@@ -612,7 +612,7 @@ fn sweep_solves_scaled_immediates_and_float_formats() {
     let spec = spec::load(&[tmp.join("pages")]).unwrap_or_else(|e| panic!("{e}"));
     let c = Codec::new(&spec);
     let forms: Vec<(&str, &str)> = c.variants().iter().map(|v| (v.mnemonic.as_str(), v.form.as_str())).collect();
-    for want in [("JMP", "P,I*4"), ("IPA", "R,P,a[uI*4]"), ("BPT", "I*2+1"), ("FRND", "R,F.BF16"), ("FRND", "R,F.F64")] {
+    for want in [("JMP", "P,I*4"), ("IPA", "R,P,a[uI*4]"), ("BPT", "I"), ("FRND", "R,F.BF16"), ("FRND", "R,F.F64")] {
         assert!(forms.contains(&want), "{want:?} not in {forms:?} ({s:?})");
     }
     let special: Vec<usize> = (0..c.variants().len()).filter(|&vi| c.variant(vi).form.contains(['*', '.'])).collect();
@@ -1031,4 +1031,39 @@ fn modifier_pairs_set_together_become_groups() {
     assert!(v.fields.iter().any(|f| f.bits == [75] && f.name == "RELU"), "{:?}", v.fields);
     let words = ["000fe4000001b0ff000000080913723e", "080fe400000180ff00000009ff03723e", "000fe400000190ff00000009ff19723e"];
     real_words_print_and_assemble_on(&nv, &c, arch, &words.map(|h| Word::parse_hex(h).unwrap()));
+}
+
+/// Operands nvdisasm leaves out when their field is zero: BAR.SYNC's thread count
+/// (`BAR.SYNC.DEFER_BLOCKING 0x1` for a count of 0), BRX's offset joined to its register
+/// (`BRX R6` for `BRX R6 0x0`, the offset in bits 16–23 and 34–81, 4-byte units, signed)
+/// and BPT's code. Census seeds print them left out; discovery solves from a flip that
+/// shows them, the page's `left out at zero:` line says so, and ptxas's words (and words
+/// at zero) print byte-identical to nvdisasm with the learned conventions and assemble back,
+/// on SM90, SM100 and SM120.
+#[test]
+fn operands_left_out_at_zero_are_solved_printed_and_assembled() {
+    let nv = nv();
+    // (name, census seed, the page's line, real words: ptxas's and with the field at 0).
+    let cases = [
+        ("BAR", "000fc000000100000000000000007b1d", "left out at zero: operand 1", ["000fec00000100000042000000001b1d", "000fec00000100000040000000001b1d"]),
+        (
+            "BRX",
+            "000fc000000000000000000000000949",
+            "left out at zero: operand 2 joined",
+            ["000fea000383fffffffffffc06b87949", "000fea00038000000000000006007949"],
+        ),
+        ("BPT", "000fc00000300000000000040000795c", "left out at zero: operand 0", ["000fc00000300000000000040000795c", "000fc00000300000000000000000795c"]),
+    ];
+    for arch in [90, 100, 120].map(spec::Arch) {
+        for (name, seed, line, words) in cases {
+            let d = discover::discover(&nv, arch, Word::parse_hex(seed).unwrap()).unwrap();
+            assert!(d.notes.is_empty(), "{arch} {name}: {:?}", d.notes);
+            let text = page::render(name, None, std::slice::from_ref(&d));
+            assert!(text.contains(&format!("\n{line}\n")), "{arch} {name}:\n{text}");
+            let p = spec::parse_page("p.txt", text.as_bytes()).unwrap_or_else(|e| panic!("{arch} {name}: {e}\n{text}"));
+            let spec = spec::Spec { pages: vec![p] };
+            let c = sass_harness::codec::Codec::new(&spec);
+            real_words_print_and_assemble_on(&nv, &c, arch, &words.map(|h| Word::parse_hex(h).unwrap()));
+        }
+    }
 }

@@ -262,6 +262,19 @@ fn derived_line_names_a_register_without_bits_and_its_source() {
 }
 
 #[test]
+fn left_out_at_zero_line_names_immediates_in_order() {
+    // `left out at zero:` (between the distilled and key lines): `operand N [joined]`, each
+    // the one page operand of an `I` form operand, in increasing order.
+    let with = |d: &str| edit_line(&dfma(), V1_KEY - 1, |_| d.to_string());
+    let at = V1_KEY - 1;
+    rejects(&with("left out at zero: 2"), at, &["is not 'operand N' or 'operand N joined'"]);
+    rejects(&with("left out at zero: operand two"), at, &["is not 'operand N' or 'operand N joined'"]);
+    rejects(&with("left out at zero: operand 2, operand 1"), at, &["operand 1 is named twice or out of order"]);
+    // DFMA_R_R_R_R has no immediate.
+    rejects(&with("left out at zero: operand 1"), at, &["DFMA_R_R_R_R", "operand 1 is not an immediate"]);
+}
+
+#[test]
 fn missing_key_line() {
     let t = set_line(&dfma(), V1_KEY, "");
     rejects(&t, V1_IDX0, &["expected 'key: <KEY>'", "found '0\t1\t2"]);

@@ -364,8 +364,9 @@ const PT: u8 = 7;
 /// The readings of `inst` as variant `v`: as written (`None`), or, when it has fewer
 /// operands than the form, with the missing ones taken for operands that nvdisasm leaves
 /// out at all ones (`IADD3 R0, R1, R2, RZ` for two PT; `BAR.SYNC 0x0` for an RZ): `P`/`UP`
-/// operands, or with `general` also `R`, `UR` and `I` operands of one field; one reading
-/// per choice of which: two encodings may print alike.
+/// operands and those the page says are left out at zero (`BRX R6` for `BRX PT, R6 0x0`),
+/// or with `general` also `R`, `UR` and `I` operands of one field; one reading per choice
+/// of which: two encodings may print alike.
 fn with_omitted(v: &Variant, inst: &Instruction, general: bool) -> Vec<Option<Instruction>> {
     let missing = v.operands.len().saturating_sub(inst.operands.len());
     if missing == 0 {
@@ -393,11 +394,12 @@ fn with_omitted(v: &Variant, inst: &Instruction, general: bool) -> Vec<Option<In
     out
 }
 
-/// What operand `k` of `v` prints at its all-ones value, if it may be left out (see
-/// [`with_omitted`]).
+/// What operand `k` of `v` prints at the value it is left out at, if it may be left out
+/// (see [`with_omitted`]): zero for one the page says so of, else all ones.
 fn omitted_body(v: &Variant, k: usize, general: bool) -> Option<Body> {
     let o = &v.operands[k];
     match o.kind {
+        OperandKind::Imm(m) if o.zero_omitted => return Some(Body::Imm { value: m.apply(0) }),
         OperandKind::Pred => return Some(Body::Pred { n: PT }),
         OperandKind::UPred => return Some(Body::UPred { n: PT }),
         _ if !general => return None,

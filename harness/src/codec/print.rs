@@ -195,6 +195,7 @@ pub fn print_with(v: &Variant, values: &Values, learned: Option<(&FormConvention
         op.joined = spec.joined;
     }
     let mut terminator = v.terminator;
+    let mut gone: Vec<usize> = (0..v.operands.len()).filter(|&k| zero_left_out(v, values, k, &operands[k])).collect();
     if let Some((c, w)) = learned {
         let mask = c.reuse_mask(w);
         for (k, op) in operands.iter_mut().enumerate() {
@@ -202,12 +203,13 @@ pub fn print_with(v: &Variant, values: &Values, learned: Option<(&FormConvention
         }
         terminator = c.terminator(w).unwrap_or(terminator);
         c.alias(&mut modifiers, &operands);
-        // Right to left, so that the indices of the others stay put.
-        for &k in c.omitted.iter().rev() {
-            if k < operands.len() && left_out(v, values, k, &operands[k]) {
-                operands.remove(k);
-            }
-        }
+        gone.extend(c.omitted.iter().filter(|&&k| k < operands.len() && left_out(v, values, k, &operands[k])));
+    }
+    gone.sort_unstable();
+    gone.dedup();
+    // Right to left, so that the indices of the others stay put.
+    for &k in gone.iter().rev() {
+        operands.remove(k);
     }
     Instruction { pred, mnemonic: v.mnemonic.clone(), modifiers, operands, terminator, const_spaced: distilled_const_spaced(v) }
 }
@@ -218,6 +220,14 @@ fn left_out(v: &Variant, values: &Values, k: usize, op: &Operand) -> bool {
     let o = &v.operands[k];
     let all_ones = matches!(o.value_fields.as_slice(), [Some(f)] if values.get(*f) == v.fields[*f].max());
     all_ones && !op.not && !op.neg && !op.abs && op.suffixes.is_empty()
+}
+
+/// Is page operand `k` (printed as `op`) one the page says nvdisasm leaves out at zero
+/// ([`crate::spec::LeftOutAtZero`]), with its field zero and undecorated?
+fn zero_left_out(v: &Variant, values: &Values, k: usize, op: &Operand) -> bool {
+    let o = &v.operands[k];
+    let zero = matches!(o.value_fields.as_slice(), [Some(f)] if values.get(*f) == 0);
+    o.zero_omitted && zero && !op.not && !op.neg && !op.abs && op.suffixes.is_empty()
 }
 
 /// Does the immediate print signed for these values? The base rule, unless a group's

@@ -4,7 +4,7 @@ use super::probe::{Effect, Fixed, Seed};
 use super::{DiscoverError, Discovered, Field, FieldKind, Oracle, Table};
 use crate::gen::Rng;
 use crate::sass;
-use crate::spec::{Derived, FlagRole, FloatFormat, ImmMap, MemSlot, OperandKind};
+use crate::spec::{Derived, FlagRole, FloatFormat, ImmMap, LeftOutAtZero, MemSlot, OperandKind};
 use crate::word::Word;
 use std::collections::BTreeMap;
 
@@ -632,6 +632,36 @@ pub fn single_fields(s: &Seed, d: &Discovered) -> Vec<(usize, Vec<u8>)> {
         .collect()
 }
 
+/// The form's immediates whose field nvdisasm leaves out at zero (see
+/// [`Discovered::left_out`]): when the distilled line (the zero word's text) has fewer
+/// operands than the form, each `I` operand whose field at 1 prints one operand more, and
+/// the distilled operands are that text's without it. One nvdisasm batch.
+pub fn learn_left_out(o: &mut Oracle, s: &Seed, d: &Discovered) -> Result<Vec<LeftOutAtZero>, DiscoverError> {
+    let parse = |t: &str| sass::parse_instruction(t).ok().filter(|i| i.mnemonic == d.mnemonic);
+    let Some(zero) = parse(&d.distilled).filter(|z| z.operands.len() < s.kinds.len()) else { return Ok(vec![]) };
+    let sl = slots(s);
+    let field = |k: usize| d.fields.iter().find(|f| f.kind == FieldKind::Operand(sl[k][0])).map(|f| f.bits.clone());
+    let cands: Vec<(usize, Vec<u8>)> =
+        (0..s.kinds.len()).filter(|&k| matches!(s.kinds[k], OperandKind::Imm(_))).filter_map(|k| field(k).map(|b| (k, b))).collect();
+    let texts = o.texts(&cands.iter().map(|(_, bits)| set(d.zero, &bits[..1], 1)).collect::<Vec<_>>())?;
+    let shown: Vec<(usize, sass::Instruction)> = cands
+        .iter()
+        .zip(texts)
+        .filter_map(|((k, _), t)| t.as_deref().and_then(parse).filter(|i| i.operands.len() == zero.operands.len() + 1).map(|i| (*k, i)))
+        .collect();
+    let mut out = vec![];
+    for (k, inst) in &shown {
+        // Where the text prints it: the others left out before it are missing.
+        let at = k - shown.iter().filter(|(j, _)| j < k).count();
+        let mut rest = inst.operands.clone();
+        let op = rest.remove(at);
+        if rest == zero.operands && op.suffixes.is_empty() && !op.neg && !op.abs && !op.not {
+            out.push(LeftOutAtZero { page_operand: sl[*k][0], joined: op.joined });
+        }
+    }
+    Ok(out)
+}
+
 /// The memory operands whose uniform register nvdisasm may leave out, with two words each:
 /// the zero word with that register at all ones (URZ) and the offset's lowest bit set, and
 /// the same with offset 0. (Form operand, [URZ and offset 1, URZ alone].)
@@ -718,18 +748,19 @@ fn all_ones_text(kind: OperandKind, bits: usize) -> Option<String> {
 }
 
 /// `text`, nvdisasm's for `w`, with the operands it left out put back (see
-/// [`Discovered::omitted`]), so that the text's operand k is form operand k. Texts it
-/// cannot rebuild stay as they are.
+/// [`Discovered::omitted`] and [`Discovered::left_out`]), so that the text's operand k is
+/// form operand k. Texts it cannot rebuild stay as they are.
 pub fn with_pt(s: &Seed, d: &Discovered, w: Word, text: &str) -> String {
     let value = |bits: &[u8]| bits.iter().enumerate().fold(0u64, |a, (q, &b)| a | u64::from(w.bit(b)) << q);
     let decorated =
         |k: usize| d.fields.iter().any(|f| matches!(f.kind, FieldKind::Not(j) | FieldKind::Abs(j) | FieldKind::Neg(j) if j == k) && value(&f.bits) != 0);
     let all_ones = |bits: &[u8]| value(bits) == ones(bits.len());
-    let left_out: Vec<(usize, String)> = single_fields(s, d)
+    let mut left_out: Vec<(usize, String, bool)> = single_fields(s, d)
         .into_iter()
         .filter(|(k, bits)| d.omitted.contains(k) && all_ones(bits) && !decorated(*k))
-        .filter_map(|(k, bits)| all_ones_text(s.kinds[k], bits.len()).map(|t| (k, t)))
+        .filter_map(|(k, bits)| all_ones_text(s.kinds[k], bits.len()).map(|t| (k, t, false)))
         .collect();
+    left_out.extend(zero_left_out(s, d, w));
     let raw = super::probe::raw_operands(text);
     if left_out.is_empty() || raw.len() + left_out.len() != s.kinds.len() {
         return text.to_string();
@@ -743,11 +774,26 @@ pub fn with_pt(s: &Seed, d: &Discovered, w: Word, text: &str) -> String {
     let start = if text.starts_with('@') { text.find(' ').map_or(0, |i| i + 1) } else { 0 };
     let head = format!("{} ", &text[..text[start..end].find(' ').map_or(end, |i| start + i)]);
     let mut given = raw.into_iter().zip(joined.into_iter().chain(std::iter::repeat(false)));
-    let all = (0..s.kinds.len()).map(|k| match left_out.iter().find(|(j, _)| *j == k) {
-        Some((_, t)) => (t.clone(), false),
+    let all = (0..s.kinds.len()).map(|k| match left_out.iter().find(|(j, _, _)| *j == k) {
+        Some((_, t, joined)) => (t.clone(), *joined),
         None => given.next().unwrap_or_default(),
     });
     format!("{head}{}{}", join_operands(all), &text[end..])
+}
+
+/// The form operands of [`Discovered::left_out`] whose field is zero in `w`: (form operand,
+/// its text at zero, joined).
+fn zero_left_out(s: &Seed, d: &Discovered, w: Word) -> Vec<(usize, String, bool)> {
+    let sl = slots(s);
+    d.left_out
+        .iter()
+        .filter_map(|x| {
+            let k = sl.iter().position(|p| p == &[x.page_operand])?;
+            let OperandKind::Imm(m) = s.kinds[k] else { return None };
+            let f = d.fields.iter().find(|f| f.kind == FieldKind::Operand(x.page_operand))?;
+            f.bits.iter().all(|&b| !w.bit(b)).then(|| (k, sass::hex_signed(m.apply(0)), x.joined))
+        })
+        .collect()
 }
 
 /// Operand texts joined as nvdisasm prints them: `, ` between them, a space before one

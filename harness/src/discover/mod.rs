@@ -132,6 +132,10 @@ pub struct Discovered {
     /// `0xf`): a printing convention the checks allow for (validation learns it again;
     /// pages do not say it).
     pub omitted: Vec<usize>,
+    /// Page operands nvdisasm leaves out when their field is zero (`BAR.SYNC 0x0` for a
+    /// count of 0, `BRX P0, R0` for an offset of 0; the page's `left out at zero:` line),
+    /// learned by [`layout::learn_left_out`] on a seed that shows them.
+    pub left_out: Vec<crate::spec::LeftOutAtZero>,
     /// Modifiers of the distilled line that an ordinary immediate takes away: aliases
     /// nvdisasm prints for some values (`IMAD.MOV R0, R1, 0x0, R2`: a zero multiplier). The
     /// heading leaves them out; validation learns when they print.
@@ -162,6 +166,7 @@ impl Discovered {
             ignored: vec![],
             notes: vec![],
             omitted: vec![],
+            left_out: vec![],
             value_aliases: vec![],
             float_by: vec![],
             derived: vec![],
@@ -281,7 +286,7 @@ fn showing_bit(s: &Seed, bits: &[u8], texts: &[Option<String>], other: &[bool]) 
 
 /// Solves from the flip of `bit` instead, if that solution is clean and covers `seed` (the
 /// seed differs from its zero word only in fields, and some operand is left out at all
-/// ones): a form whose operand shows only for some values then gets its field.
+/// ones or at zero): a form whose operand shows only for some values then gets its field.
 fn reseeded(src: &dyn Source, arch: Arch, seed: Word, bit: u8, reseeds: u8) -> Result<Option<Discovered>, DiscoverError> {
     let d = match discover_from(src, arch, seed.flip(bit), reseeds - 1) {
         Ok(d) => d,
@@ -291,7 +296,7 @@ fn reseeded(src: &dyn Source, arch: Arch, seed: Word, bit: u8, reseeds: u8) -> R
     let in_fields = d.fields.iter().flat_map(|f| f.bits.iter()).fold(0u128, |m, &b| m | 1u128 << b);
     let control: u128 = CONTROL.fold(0, |m, b| m | 1u128 << b);
     let covered = (seed.0 ^ d.zero.0) & !in_fields & !control == 0;
-    Ok((d.notes.is_empty() && covered && !d.omitted.is_empty()).then_some(d))
+    Ok((d.notes.is_empty() && covered && !(d.omitted.is_empty() && d.left_out.is_empty())).then_some(d))
 }
 
 fn discover_from(src: &dyn Source, arch: Arch, seed: Word, reseeds: u8) -> Result<Discovered, DiscoverError> {
@@ -378,6 +383,7 @@ fn solve_checked(o: &mut Oracle, s: &Seed, seed: Word, effects: &[(u8, Effect)])
         d.distilled = texts[0].clone().unwrap_or_default();
     }
     d.zero = zero;
+    d.left_out = layout::learn_left_out(o, &s, &d)?;
     layout::learn_ureg_elided(o, &mut s, &mut d)?;
     let shown = crate::sass::parse_instruction(&d.distilled).map(|i| i.operands.len()).unwrap_or(0);
     let omitted = |t: &Option<String>| {

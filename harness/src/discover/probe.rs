@@ -279,7 +279,7 @@ impl Seed {
             return Effect::Fixed(Fixed::Ignored);
         }
         let Ok(inst) = sass::parse_instruction(text) else { return Effect::Fixed(Fixed::Other) };
-        if let Some(back) = self.pt_put_back(&inst) {
+        if let Some(back) = self.pt_put_back(&inst).or_else(|| self.zero_put_back(&inst)) {
             return self.classify(Some(&back));
         }
         if inst.mnemonic != self.inst.mnemonic || inst.operands.len() != self.inst.operands.len() {
@@ -364,6 +364,37 @@ impl Seed {
         };
         let mut back = inst.clone();
         back.operands.insert(k, Operand::new(pt));
+        Some(back.to_string())
+    }
+
+    /// `inst` (one operand fewer than the seed, the same modifiers) with the immediate
+    /// nvdisasm left out at zero put back as text: a flip that clears the one set bit of an
+    /// immediate's field drops the operand (`BAR.SYNC 0x0, 0x1` → `BAR.SYNC 0x0`, `BRX P0,
+    /// R0 0x4` → `BRX P0, R0`), a value bit all the same. The operand is the seed's
+    /// undecorated immediate of one set bit (in field units) without which the seed's
+    /// operands are the text's.
+    fn zero_put_back(&self, inst: &Instruction) -> Option<String> {
+        let same = inst.mnemonic == self.inst.mnemonic && inst.pred == self.inst.pred && inst.modifiers == self.inst.modifiers;
+        if !same || inst.operands.len() + 1 != self.inst.operands.len() {
+            return None;
+        }
+        let one_bit = |k: usize| {
+            let o = &self.inst.operands[k];
+            let plain = !o.not && !o.neg && !o.abs && o.suffixes.is_empty();
+            match (self.kinds[k], &o.body) {
+                (OperandKind::Imm(m), Body::Imm { value }) if plain => {
+                    m.invert(*value as i128).and_then(|x| power_of_two(x.unsigned_abs()).filter(|_| x > 0)).map(|_| m)
+                }
+                _ => None,
+            }
+        };
+        let (k, m) = (0..self.inst.operands.len()).find_map(|k| {
+            let rest = self.inst.operands.iter().enumerate().filter(|(i, _)| *i != k).map(|(_, o)| o);
+            one_bit(k).filter(|_| rest.eq(inst.operands.iter())).map(|m| (k, m))
+        })?;
+        let mut back = inst.clone();
+        let joined = self.inst.operands[k].joined;
+        back.operands.insert(k, Operand { joined, ..Operand::new(Body::Imm { value: m.apply(0) }) });
         Some(back.to_string())
     }
 
@@ -570,6 +601,21 @@ mod tests {
         // A decorated predicate is not left out; nor is another operand.
         assert_eq!(seed("B2R.RESULT R15, !P5;").classify(Some("B2R.RESULT R15;")), Effect::Fixed(Fixed::Other));
         assert_eq!(s.classify(Some("IADD3.X R0, P6, R2, R3, P0, P1;")), Effect::Fixed(Fixed::Other));
+    }
+
+    #[test]
+    fn an_immediate_dropped_at_zero_is_a_value_bit() {
+        // BAR.SYNC's count 0x1 → 0 drops the operand; the 0x0 put back shows the step.
+        let s = seed("@P0 BAR.SYNC 0x0, 0x1;");
+        assert_eq!(s.classify(Some("@P0 BAR.SYNC 0x0;")), Effect::Value { operand: 1, sub: 0, weight: Some(0) });
+        // BRX's offset, joined to its register, its bit 2 weighing 4 bytes.
+        let b = seed("@P0 BRX P0, R0 0x4;");
+        assert_eq!(b.classify(Some("@P0 BRX P0, R0;")), Effect::Value { operand: 2, sub: 0, weight: Some(2) });
+        // Not from a value of several bits, nor with other changes; the operand whose
+        // removal leaves the text.
+        assert_eq!(seed("@P0 BAR.SYNC 0x0, 0x3;").classify(Some("@P0 BAR.SYNC 0x0;")), Effect::Fixed(Fixed::Other));
+        assert_eq!(s.classify(Some("@P0 BAR.SYNC.DEFER_BLOCKING 0x0;")), Effect::Fixed(Fixed::Other));
+        assert_eq!(seed("@P0 BAR.SYNC 0x2, 0x1;").classify(Some("@P0 BAR.SYNC 0x2;")), Effect::Value { operand: 1, sub: 0, weight: Some(0) });
     }
 
     #[test]

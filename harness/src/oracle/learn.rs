@@ -38,7 +38,7 @@ const ORDER_AT: usize = WAIT_AT + conv::WAIT_VALUES;
 
 fn plan(codec: &Codec, vi: usize) -> Plan {
     let v = codec.variant(vi);
-    let base = codec.encode_unchecked(vi, &crate::gen::base_values(v));
+    let base = codec.encode_unchecked(vi, &shown_values(v));
     // The opex sweep with both barriers 7, the barrier sweep with opex 0: the terminator
     // is `;` only where both allow it (see FormConventions::terminator).
     let quiet = conv::with_barriers(base, conv::BARRIER_VALUES - 1);
@@ -50,7 +50,7 @@ fn plan(codec: &Codec, vi: usize) -> Plan {
     let imm = v.operands.iter().find(|o| o.kind.is_imm()).and_then(|o| o.value_fields[0]);
     let mut imm_by_group = vec![];
     if let Some(f) = imm {
-        let mut vals = crate::gen::base_values(v);
+        let mut vals = shown_values(v);
         vals.set(f, v.fields[f].max());
         words.push(codec.encode_unchecked(vi, &vals));
         for (g, field) in v.fields.iter().enumerate().filter(|(_, x)| matches!(x.kind, crate::spec::FieldKind::Group { .. })) {
@@ -64,7 +64,7 @@ fn plan(codec: &Codec, vi: usize) -> Plan {
     }
     let single_operands = single_operands(v);
     for &k in &single_operands {
-        let mut vals = crate::gen::base_values(v);
+        let mut vals = shown_values(v);
         if let Some(f) = v.operands[k].value_fields[0] {
             vals.set(f, v.fields[f].max());
         }
@@ -75,6 +75,20 @@ fn plan(codec: &Codec, vi: usize) -> Plan {
         words.push(codec.encode_unchecked(vi, &alias_values(v, a)));
     }
     Plan { vi, words, order_slots, has_imm: imm.is_some(), imm_by_group, single_operands, aliases, alias_regs }
+}
+
+/// The harness's base values with every operand the page leaves out at zero set to 1
+/// ([`crate::spec::LeftOutAtZero`]): the probes print every operand, so that printed
+/// operand k is page operand k (its `.reuse`; an operand left out at all ones is then one
+/// operand short).
+fn shown_values(v: &Variant) -> Values {
+    let mut vals = crate::gen::base_values(v);
+    for o in v.operands.iter().filter(|o| o.zero_omitted) {
+        if let [Some(f)] = o.value_fields.as_slice() {
+            vals.set(*f, 1);
+        }
+    }
+    vals
 }
 
 /// The page's register operands with 8-bit fields (255 is RZ) and the alias probes: every

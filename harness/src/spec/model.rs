@@ -649,6 +649,37 @@ impl Derived {
     }
 }
 
+/// A page operand nvdisasm leaves out when its field is zero: `BAR.SYNC 0x1` for `BAR.SYNC
+/// 0x1, 0x0` (a thread count), `BRX R6` for `BRX R6 0x0` (an offset joined to its
+/// register), `BPT.TRAP` for `BPT.TRAP 0x0`. Every other value prints. The page says it on a
+/// `left out at zero:` line (`left out at zero: operand 2 joined`), `joined` when the
+/// operand prints after the one before it with a space, not a comma (the distilled line,
+/// the zero word's text, cannot show that).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize)]
+pub struct LeftOutAtZero {
+    pub page_operand: usize,
+    pub joined: bool,
+}
+
+impl LeftOutAtZero {
+    /// `operand 2 joined`, `operand 1`: one entry of the `left out at zero:` line.
+    pub fn token(self) -> String {
+        format!("operand {}{}", self.page_operand, if self.joined { " joined" } else { "" })
+    }
+
+    /// Reads [`LeftOutAtZero::token`]'s spelling; the message says what is malformed.
+    pub fn parse(t: &str) -> Result<LeftOutAtZero, String> {
+        let bad = || format!("left-out operand '{t}' is not 'operand N' or 'operand N joined'");
+        let rest = t.trim().strip_prefix("operand").ok_or_else(bad)?.trim();
+        let (n, joined) = match rest.strip_suffix("joined") {
+            Some(n) => (n.trim(), true),
+            None => (rest, false),
+        };
+        let page_operand = n.parse::<usize>().map_err(|_| bad())?;
+        Ok(LeftOutAtZero { page_operand, joined })
+    }
+}
+
 /// How one page operand prints.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct OperandSpec {
@@ -690,6 +721,10 @@ pub struct OperandSpec {
     /// discovery (left out of the JSON when false).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub suffixes_after_bars: bool,
+    /// nvdisasm leaves the operand out when its field is zero (see [`LeftOutAtZero`]; left
+    /// out of the JSON when false).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub zero_omitted: bool,
 }
 
 impl OperandSpec {

@@ -231,7 +231,8 @@ fn parse_variant(p: &mut Lines, instruction: &str, arch: Arch) -> Result<Variant
     let (cells, layout_lines) = read_layout(p)?;
     let (raw, fixed_mask, fixed_value, inferred) = spans(p, &cells)?;
     let tables = read_tables(p)?;
-    let VariantHead { line, heading, mnemonic, heading_mods, form, kinds, distilled_line, distilled, dinst, derived, key, float_by, after_bars } = head;
+    let VariantHead { line, heading, mnemonic, heading_mods, form, kinds, distilled_line, distilled, dinst, derived, left_out, key, float_by, after_bars } =
+        head;
     let draft = VariantDraft {
         file: p.file.to_string(),
         key,
@@ -245,6 +246,7 @@ fn parse_variant(p: &mut Lines, instruction: &str, arch: Arch) -> Result<Variant
         distilled,
         dinst,
         derived,
+        left_out,
         raw,
         fixed_mask,
         fixed_value,
@@ -273,6 +275,8 @@ struct VariantHead {
     distilled: String,
     dinst: sass::Instruction,
     derived: Vec<Derived>,
+    /// The `left out at zero:` line's operands (empty without one).
+    left_out: Vec<LeftOutAtZero>,
     key: String,
     float_by: Vec<(String, FloatFormat)>,
     /// The `suffixes after bars:` line, if any: its line and page operands.
@@ -293,6 +297,7 @@ fn read_variant_head(p: &mut Lines, instruction: &str) -> Result<VariantHead, Pa
     }
     let float_by = read_floats(p)?;
     let derived = read_derived(p)?;
+    let left_out = read_left_out(p)?;
     let after_bars = read_after_bars(p)?;
     let (kl, k) = p.expect("'key: <KEY>'")?;
     let key = match k.trim_start().strip_prefix("key:") {
@@ -302,6 +307,8 @@ fn read_variant_head(p: &mut Lines, instruction: &str) -> Result<VariantHead, Pa
     if dinst.mnemonic != mnemonic {
         return p.err(distilled_line, format!("{key}: distilled mnemonic '{}' differs from the heading '{mnemonic}'", dinst.mnemonic));
     }
+    let (left_out_line, left_out) = left_out.unwrap_or((distilled_line, vec![]));
+    put_back_left_out(&mut dinst, &kinds, &left_out).or_else(|e| p.err(left_out_line, format!("{key}: {e}")))?;
     if dinst.operands.len() != kinds.len() {
         let m = format!("{key}: distilled line has {} operands but the form '{form}' has {}", dinst.operands.len(), kinds.len());
         return p.err(distilled_line, m);
@@ -309,7 +316,7 @@ fn read_variant_head(p: &mut Lines, instruction: &str) -> Result<VariantHead, Pa
     if !float_by.is_empty() && !kinds.iter().any(|k| k.is_float()) {
         return p.err(distilled_line, format!("{key}: a 'floats:' line, but the form '{form}' has no F operand"));
     }
-    Ok(VariantHead { line, heading, mnemonic, heading_mods, form, kinds, distilled_line, distilled, dinst, derived, key, float_by, after_bars })
+    Ok(VariantHead { line, heading, mnemonic, heading_mods, form, kinds, distilled_line, distilled, dinst, derived, left_out, key, float_by, after_bars })
 }
 
 /// A variant's heading line (`IADD3` or `I2F.???0`).
@@ -398,6 +405,50 @@ fn read_derived(p: &mut Lines) -> Result<Vec<Derived>, PageError> {
         out.push(d);
     }
     Ok(out)
+}
+
+/// The optional `left out at zero:` line after the distilled (and derived) line: page
+/// operands nvdisasm leaves out when their field is zero, comma-separated (`left out at
+/// zero: operand 2 joined`; see [`LeftOutAtZero`]).
+fn read_left_out(p: &mut Lines) -> Result<Option<(usize, Vec<LeftOutAtZero>)>, PageError> {
+    let Some((line, rest)) = p.peek().and_then(|(l, t)| t.trim_start().strip_prefix("left out at zero:").map(|r| (l, r.to_string()))) else {
+        return Ok(None);
+    };
+    p.next();
+    let mut out: Vec<LeftOutAtZero> = vec![];
+    for t in rest.split(',') {
+        let x = LeftOutAtZero::parse(t).or_else(|e| p.err(line, e))?;
+        if out.iter().any(|y| y.page_operand >= x.page_operand) {
+            return p.err(line, format!("left out at zero: operand {} is named twice or out of order", x.page_operand));
+        }
+        out.push(x);
+    }
+    Ok(Some((line, out)))
+}
+
+/// The distilled line with the operands left out at zero put back as they print at zero
+/// (`0x0`, `0x1` for `I*2+1`), so that its operand k is form operand k. Each must be the
+/// one page operand of an immediate form operand.
+fn put_back_left_out(dinst: &mut sass::Instruction, kinds: &[OperandKind], left_out: &[LeftOutAtZero]) -> Result<(), String> {
+    let mut first = 0;
+    let form: Vec<(usize, OperandKind)> = kinds
+        .iter()
+        .map(|k| {
+            first += k.page_slots();
+            (first - k.page_slots(), *k)
+        })
+        .collect();
+    for x in left_out {
+        let i = form.iter().position(|(po, _)| *po == x.page_operand);
+        let Some((i, OperandKind::Imm(m))) = i.map(|i| (i, form[i].1)) else {
+            return Err(format!("left out at zero: operand {} is not an immediate ('I') of the form", x.page_operand));
+        };
+        if i > dinst.operands.len() || (x.joined && i == 0) {
+            return Err(format!("left out at zero: operand {} cannot be put back into the distilled line", x.page_operand));
+        }
+        dinst.operands.insert(i, sass::Operand { joined: x.joined, ..sass::Operand::new(sass::Body::Imm { value: m.apply(0) }) });
+    }
+    Ok(())
 }
 
 /// The optional `suffixes after bars:` line after the distilled (and aliases) line: the
@@ -722,6 +773,7 @@ struct VariantDraft {
     distilled: String,
     dinst: sass::Instruction,
     derived: Vec<Derived>,
+    left_out: Vec<LeftOutAtZero>,
     raw: Vec<RawField>,
     fixed_mask: BitSet,
     fixed_value: Word,
@@ -1022,6 +1074,10 @@ impl VariantDraft {
         self.check_operand_fields(&fields, &page_ops)?;
         self.assign_flag_operands(p, &mut fields, &page_ops);
         let mut operands = build_operands(&fields, &page_ops, &self.kinds, &self.dinst, &self.derived);
+        for x in &self.left_out {
+            // `put_back_left_out` checked that it is a form operand's one page operand.
+            operands.iter_mut().filter(|o| o.page_operands == [x.page_operand]).for_each(|o| o.zero_omitted = true);
+        }
         fixed_suffixes(&mut operands, &self.dinst);
         self.suffix_placement(&mut operands)?;
         self.check_coverage(&fields)?;
@@ -1237,6 +1293,7 @@ fn build_operands(fields: &[Field], page_ops: &[Vec<usize>], kinds: &[OperandKin
                 fixed_name,
                 joined: distilled.operands.get(i).is_some_and(|o| o.joined),
                 suffixes_after_bars: false,
+                zero_omitted: false,
             }
         })
         .collect()
