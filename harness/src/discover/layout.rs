@@ -1,8 +1,9 @@
 //! From single-flip effects to fields and tables, and the multi-value checks of the result.
 
 use super::probe::{Effect, Fixed, Seed};
-use super::{DiscoverError, Discovered, Field, FieldKind, Oracle, Table};
+use super::{census, DiscoverError, Discovered, Field, FieldKind, Oracle, Table};
 use crate::gen::Rng;
+use crate::oracle::nvdisasm::Outcome;
 use crate::sass;
 use crate::spec::{Derived, FlagRole, FloatFormat, ImmMap, MemSlot, OperandKind};
 use crate::word::Word;
@@ -27,7 +28,9 @@ pub fn slots(s: &Seed) -> Vec<Vec<usize>> {
 const MAX_GROUP_BITS: usize = 14;
 
 /// Fields and tables from the flips (plus two batches: modifier pairs, group rows and order).
-pub fn solve(o: &mut Oracle, s: &Seed, seed: Word, effects: &[(u8, Effect)]) -> Result<Discovered, DiscoverError> {
+/// A group holding one of the `paired` bits (one-hot pairs, see [`super::swap`]) keeps only
+/// the values that stay in the seed's form.
+pub fn solve(o: &mut Oracle, s: &Seed, seed: Word, effects: &[(u8, Effect)], paired: &[(u8, u8)]) -> Result<Discovered, DiscoverError> {
     let sl = slots(s);
     let mut fields = vec![];
     let mut notes = vec![];
@@ -99,8 +102,8 @@ pub fn solve(o: &mut Oracle, s: &Seed, seed: Word, effects: &[(u8, Effect)]) -> 
             _ => None,
         })
         .collect();
-    let comps = components(o, s, seed, &single)?;
-    let parts = independent_parts(o, s, seed, comps, &mut notes)?;
+    let comps = components(o, s, seed, &single, paired)?;
+    let parts = independent_parts(o, s, seed, comps, paired, &mut notes)?;
     let (mut mods, tables) = groups(o, s, seed, parts, &single)?;
     fields.append(&mut mods);
     fields.append(&mut suffix_fields(o, s, seed, &suffix, &mut notes)?);
@@ -215,18 +218,26 @@ fn join(n: usize, pairs: &[(usize, usize)]) -> Vec<Vec<usize>> {
 
 /// Modifier bits joined wherever a pair's joint modifiers are not what the two single
 /// flips' changes give together (see [`combine`]): a bit that replaces a token (`ADD` →
-/// `MIN`) is independent of one that adds another (`EF`).
-fn components(o: &mut Oracle, s: &Seed, seed: Word, single: &BTreeMap<u8, Vec<String>>) -> Result<Vec<Vec<u8>>, DiscoverError> {
-    let bits: Vec<u8> = single.keys().copied().collect();
-    let pairs: Vec<(usize, usize)> = (0..bits.len()).flat_map(|i| (i + 1..bits.len()).map(move |j| (i, j))).collect();
-    let texts = o.texts(&pairs.iter().map(|&(a, b)| seed.flip(bits[a]).flip(bits[b])).collect::<Vec<_>>())?;
+/// `MIN`) is independent of one that adds another (`EF`). A one-hot pair (see
+/// [`super::swap`]) flips as one: each of its bits alone is illegal or another form.
+fn components(o: &mut Oracle, s: &Seed, seed: Word, single: &BTreeMap<u8, Vec<String>>, paired: &[(u8, u8)]) -> Result<Vec<Vec<u8>>, DiscoverError> {
+    let units: Vec<Vec<u8>> = single
+        .keys()
+        .filter_map(|&b| match paired.iter().find(|p| p.0 == b || p.1 == b) {
+            Some(&(a, c)) => (a == b).then(|| vec![a, c]),
+            None => Some(vec![b]),
+        })
+        .collect();
+    let flip = |w: Word, u: &[u8]| u.iter().fold(w, |w, &b| w.flip(b));
+    let pairs: Vec<(usize, usize)> = (0..units.len()).flat_map(|i| (i + 1..units.len()).map(move |j| (i, j))).collect();
+    let texts = o.texts(&pairs.iter().map(|&(a, b)| flip(flip(seed, &units[a]), &units[b])).collect::<Vec<_>>())?;
     let base = bag(&s.inst.modifiers);
     let apart = |&(a, b): &(usize, usize), t: &Option<String>| {
-        let want = combine(&base, &[&bag(&single[&bits[a]]), &bag(&single[&bits[b]])]);
+        let want = combine(&base, &[&bag(&single[&units[a][0]]), &bag(&single[&units[b][0]])]);
         printed_mods(t).is_none() || printed_mods(t) != want
     };
     let joined: Vec<(usize, usize)> = pairs.iter().zip(&texts).filter(|(p, t)| apart(p, t)).map(|(p, _)| *p).collect();
-    let mut out: Vec<Vec<u8>> = join(bits.len(), &joined).into_iter().map(|set| set.into_iter().map(|i| bits[i]).collect()).collect();
+    let mut out: Vec<Vec<u8>> = join(units.len(), &joined).into_iter().map(|set| sorted(set.into_iter().flat_map(|i| units[i].clone()).collect())).collect();
     out.sort();
     Ok(out)
 }
@@ -239,11 +250,43 @@ pub struct Part {
     pub texts: Vec<Option<String>>,
 }
 
-/// Each component's values enumerated (one batch).
-fn enumerate(o: &mut Oracle, seed: Word, comps: Vec<Vec<u8>>) -> Result<Vec<Part>, DiscoverError> {
+/// Each component's values enumerated (one batch; one more for those with `paired` bits).
+fn enumerate(o: &mut Oracle, seed: Word, comps: Vec<Vec<u8>>, paired: &[(u8, u8)]) -> Result<Vec<Part>, DiscoverError> {
     let words: Vec<Word> = comps.iter().flat_map(|g| (0..1u64 << g.len()).map(move |v| set(seed, g, v))).collect();
     let mut texts = o.texts(&words)?.into_iter();
-    Ok(comps.into_iter().map(|bits| Part { texts: texts.by_ref().take(1 << bits.len()).collect(), bits }).collect())
+    let mut parts: Vec<Part> = comps.into_iter().map(|bits| Part { texts: texts.by_ref().take(1 << bits.len()).collect(), bits }).collect();
+    same_form_only(o, seed, &mut parts, paired)?;
+    Ok(parts)
+}
+
+/// Leaves out (as illegal) the values of parts holding `paired` bits whose word is another
+/// form: the single flips never tried them, and a one-hot pair's `00` may be another
+/// opclass that prints alike (MUFU's bits 72–73: `01` `.F16`, `10` `.BF16`, `00` the fp32
+/// form's). nvdisasm names the opclass of a word with an undefined opex value (one batch).
+fn same_form_only(o: &mut Oracle, seed: Word, parts: &mut [Part], paired: &[(u8, u8)]) -> Result<(), DiscoverError> {
+    let mut at: Vec<(usize, usize)> = vec![];
+    let mut words = vec![census::with_opex(seed, 0x10)];
+    for (i, p) in parts.iter().enumerate().filter(|(_, p)| p.bits.iter().any(|&b| paired.iter().any(|q| q.0 == b || q.1 == b))) {
+        for v in (0..p.texts.len()).filter(|&v| p.texts[v].is_some()) {
+            at.push((i, v));
+            words.push(census::with_opex(set(seed, &p.bits, v as u64), 0x10));
+        }
+    }
+    if at.is_empty() {
+        return Ok(());
+    }
+    let outs = o.outcomes(&words)?;
+    let class = |x: &Outcome| match x {
+        Outcome::Illegal { message } => census::opclass_of(message).map(str::to_string),
+        _ => None,
+    };
+    let want = class(&outs[0]);
+    for (&(i, v), out) in at.iter().zip(&outs[1..]) {
+        if class(out) != want {
+            parts[i].texts[v] = None;
+        }
+    }
+    Ok(())
 }
 
 /// The most value pairs of two parts tried together (sampled beyond).
@@ -253,8 +296,15 @@ const PAIR_WORDS: usize = 1024;
 /// tried at every pair of their legal values (sampled beyond [`PAIR_WORDS`]), and parts
 /// whose joint modifiers are not their changes together are joined, until none clash.
 /// Parts wider than [`MAX_GROUP_BITS`] are left out with a note.
-fn independent_parts(o: &mut Oracle, s: &Seed, seed: Word, comps: Vec<Vec<u8>>, notes: &mut Vec<String>) -> Result<Vec<Part>, DiscoverError> {
-    let mut parts = enumerate(o, seed, enumerable(comps, notes))?;
+fn independent_parts(
+    o: &mut Oracle,
+    s: &Seed,
+    seed: Word,
+    comps: Vec<Vec<u8>>,
+    paired: &[(u8, u8)],
+    notes: &mut Vec<String>,
+) -> Result<Vec<Part>, DiscoverError> {
+    let mut parts = enumerate(o, seed, enumerable(comps, notes), paired)?;
     loop {
         let clashes = clashes(o, s, seed, &parts)?;
         if clashes.is_empty() {
@@ -264,7 +314,7 @@ fn independent_parts(o: &mut Oracle, s: &Seed, seed: Word, comps: Vec<Vec<u8>>, 
         let (alone, merged): (Vec<Vec<usize>>, Vec<Vec<usize>>) = sets.into_iter().partition(|set| set.len() == 1);
         let wider: Vec<Vec<u8>> = merged.iter().map(|set| set.iter().flat_map(|&i| parts[i].bits.clone()).collect::<Vec<u8>>()).map(sorted).collect();
         let mut next: Vec<Part> = alone.into_iter().map(|set| parts[set[0]].clone()).collect();
-        next.extend(enumerate(o, seed, enumerable(wider, notes))?);
+        next.extend(enumerate(o, seed, enumerable(wider, notes), paired)?);
         next.sort_by(|a, b| a.bits.cmp(&b.bits));
         parts = next;
     }
@@ -488,7 +538,7 @@ fn print_order(o: &mut Oracle, seed: Word, groups: &[Vec<u8>], tables: &[Table])
 
 /// The zero word with every field random (a group: one of its rows).
 fn random_word(d: &Discovered, rng: &mut Rng) -> Word {
-    d.fields.iter().fold(d.zero, |w, f| {
+    d.fields.iter().fold(d.base(), |w, f| {
         let v = match f.kind {
             FieldKind::Group(n) => {
                 let t = &d.tables[n as usize - 1];
@@ -567,7 +617,7 @@ pub fn float_formats(o: &mut Oracle, s: &Seed, d: &Discovered) -> Result<(FloatB
     if floats.is_empty() {
         return Ok((vec![], vec![]));
     }
-    let base = floats.iter().fold(d.zero, |w, (_, bits)| set(w, bits, float_probe(bits.len())));
+    let base = floats.iter().fold(d.base(), |w, (_, bits)| set(w, bits, float_probe(bits.len())));
     let probes = format_probes(d, base);
     let mut words = vec![base];
     words.extend(probes.iter().map(|p| p.0));
@@ -637,7 +687,7 @@ fn urz_words(s: &Seed, d: &Discovered) -> Vec<(usize, [Word; 2])> {
         let roles = m.slot_roles();
         let at = |r: MemSlot| roles.iter().position(|x| *x == r).and_then(|i| field(sl[k][i]));
         let (Some(ur), Some(imm)) = (at(MemSlot::UReg), at(MemSlot::Imm)) else { continue };
-        let urz = set(d.zero, &ur, u64::MAX);
+        let urz = set(d.base(), &ur, u64::MAX);
         out.push((k, [set(urz, &imm[..1], 1), urz]));
     }
     out
@@ -799,7 +849,7 @@ pub fn after_bars(o: &mut Oracle, s: &Seed, d: &Discovered) -> Result<Option<Vec
             FieldKind::Suffix { operand, table } if ops.contains(operand) => table.iter().find(|(_, n)| n != "(default)").map(|(v, _)| (g, *v)),
             _ => None,
         });
-        let mut w = set(d.zero, &f.bits, 1);
+        let mut w = set(d.base(), &f.bits, 1);
         let mut any = fixed.get(i).copied().unwrap_or(false);
         for (g, v) in suffixes {
             w = set(w, &g.bits, v);
@@ -914,7 +964,7 @@ fn page_and_texts(o: &mut Oracle, d: &Discovered, n: usize, seed: u64, draw: fn(
 
 /// The zero word with every modifier group at a random row and every modifier flag random.
 fn random_modifiers(d: &Discovered, rng: &mut Rng) -> Word {
-    d.fields.iter().fold(d.zero, |w, f| match f.kind {
+    d.fields.iter().fold(d.base(), |w, f| match f.kind {
         FieldKind::Group(n) => {
             let t = &d.tables[n as usize - 1];
             set(w, &f.bits, t[rng.below(t.len() as u64) as usize].0)
@@ -999,7 +1049,7 @@ pub fn verify(o: &mut Oracle, s: &Seed, d: &Discovered, seed: u64) -> Result<Vec
         let sub = sl[i].iter().position(|&x| x == po).unwrap_or(0);
         let max = if f.bits.len() >= 64 { u64::MAX } else { (1u64 << f.bits.len()) - 1 };
         for v in [max, rng.next_u64() & max, rng.next_u64() & max, rng.next_u64() & max].map(|v| legal_source(d, f, v)) {
-            cases.push((po, i, sub, f.bits.len() as u32, v, set(d.zero, &f.bits, v)));
+            cases.push((po, i, sub, f.bits.len() as u32, v, set(d.base(), &f.bits, v)));
         }
     }
     let texts = o.texts(&cases.iter().map(|c| c.5).collect::<Vec<_>>())?;
@@ -1031,7 +1081,7 @@ fn verify_gaps(o: &mut Oracle, d: &Discovered) -> Result<Vec<String>, DiscoverEr
     for e in &d.derived {
         let Some(f) = d.fields.iter().find(|f| f.kind == FieldKind::Operand(e.source)) else { continue };
         let max = if f.bits.len() >= 64 { u64::MAX } else { (1u64 << f.bits.len()) - 1 };
-        words.extend((max.saturating_sub(u64::from(e.plus)) + 1..max).map(|v| set(d.zero, &f.bits, v)));
+        words.extend((max.saturating_sub(u64::from(e.plus)) + 1..max).map(|v| set(d.base(), &f.bits, v)));
     }
     let texts = o.texts(&words)?;
     Ok(words.iter().zip(texts).filter_map(|(w, t)| t.filter(|t| !t.is_empty()).map(|t| format!("{w} passes the zero register but prints '{t}'"))).collect())

@@ -39,10 +39,10 @@ pub fn cells(d: &Discovered) -> Vec<String> {
 }
 
 /// The variant heading: the mnemonic, then the distilled text's modifiers that no group's
-/// zero row explains (always printed, such as `B2R.WARP`). A row name may hold several
+/// base row (see [`super::base_value`]) explains (always printed, such as `B2R.WARP`). A row name may hold several
 /// modifiers (`LO.U16.U8`); each explains one occurrence. Value aliases are not headings.
 pub fn heading(d: &Discovered) -> String {
-    let mut explained: Vec<&str> = d.tables.iter().filter_map(|t| t.iter().find(|(v, _)| *v == 0)).flat_map(|(_, n)| n.split('.')).collect();
+    let mut explained: Vec<&str> = d.tables.iter().filter_map(|t| t.iter().find(|(v, _)| *v == super::base_value(t))).flat_map(|(_, n)| n.split('.')).collect();
     explained.extend(d.value_aliases.iter().map(String::as_str));
     let mods = crate::sass::parse_instruction(&d.distilled).map(|i| i.modifiers).unwrap_or_default();
     let mut name = d.mnemonic.clone();

@@ -33,10 +33,13 @@ fn candidates(seed: Word, effects: &[(u8, Effect)]) -> Vec<(usize, usize)> {
 /// Turns each candidate pair whose joint flip stays in the seed's form (nvdisasm names the
 /// same opclass, or none for both) and changes only the modifiers into two modifier bits
 /// with that change; the group solver then joins and enumerates them (one nvdisasm batch).
-pub fn find(o: &mut Oracle, s: &Seed, seed: Word, seed_class: Option<&str>, effects: &mut [(u8, Effect)]) -> Result<(), DiscoverError> {
+/// Returns the pairs: their group's other values were never tried alone, and
+/// may be another form (see [`super::layout::solve`]).
+pub fn find(o: &mut Oracle, s: &Seed, seed: Word, seed_class: Option<&str>, effects: &mut [(u8, Effect)]) -> Result<Vec<(u8, u8)>, DiscoverError> {
     let pairs = candidates(seed, effects);
+    let mut paired = vec![];
     if pairs.is_empty() {
-        return Ok(());
+        return Ok(paired);
     }
     let words: Vec<Word> = pairs.iter().map(|&(i, j)| seed.flip(effects[i].0).flip(effects[j].0)).collect();
     let mut batch = words.clone();
@@ -57,9 +60,10 @@ pub fn find(o: &mut Oracle, s: &Seed, seed: Word, seed_class: Option<&str>, effe
         if let e @ Effect::Modifiers(_) = s.classify(Some(text)) {
             effects[i].1 = e.clone();
             effects[j].1 = e;
+            paired.push((effects[i].0, effects[j].0));
         }
     }
-    Ok(())
+    Ok(paired)
 }
 
 #[cfg(test)]
