@@ -1155,12 +1155,59 @@ mod tests {
         let singles = [(0, "A1.B0"), (1, "A2.B0"), (2, "A0.B1"), (3, "A0.B2"), (4, "A0.B0.F")];
         let single: BTreeMap<u8, Vec<String>> = singles.iter().map(|(k, m)| (*k, m.split('.').map(str::to_string).collect())).collect();
         let mut notes = vec![];
-        let comps = components(&mut o, &s, Word(0), &single).unwrap();
-        let parts = independent_parts(&mut o, &s, Word(0), comps, &mut notes).unwrap();
+        let comps = components(&mut o, &s, Word(0), &single, &[]).unwrap();
+        let parts = independent_parts(&mut o, &s, Word(0), comps, &[], &mut notes).unwrap();
         assert!(notes.is_empty(), "{notes:?}");
         let (fields, tables) = groups(&mut o, &s, Word(0), parts, &single).unwrap();
         assert!(fields.iter().any(|f| f.bits == [4] && f.kind == FieldKind::Modifier("F".into())), "{fields:?}");
         (fields.into_iter().filter(|f| matches!(f.kind, FieldKind::Group(_))).map(|f| f.bits).collect(), tables)
+    }
+
+    /// A made-up disassembler with a one-hot pair at bits 5–6 (`01` H16, `10` H32, `11`
+    /// illegal, `00` another form that prints F32) and a flag at bit 7 (`R`); a word with
+    /// opex 0x10 is illegal and names its form.
+    struct OneHot;
+
+    impl super::super::Source for OneHot {
+        fn outcomes(&self, _: Arch, words: &[Word]) -> Result<Vec<Outcome>, DiscoverError> {
+            let out = |w: &Word| {
+                let pair = w.0 >> 5 & 3;
+                if w.0 >> 105 & 0x1f == 0x10 {
+                    let class = if pair == 0 { "foo_f32" } else { "foo_h" };
+                    return Outcome::Illegal { message: format!("Opclass '{class}', undefined value 0x10 for table 'TABLES_opex_0'") };
+                }
+                let name = match pair {
+                    0 => "F32",
+                    1 => "H16",
+                    2 => "H32",
+                    _ => return Outcome::Illegal { message: "illegal".into() },
+                };
+                Outcome::Printed { text: format!("FOO.{name}{} R0;", if w.0 >> 7 & 1 == 1 { ".R" } else { "" }) }
+            };
+            Ok(words.iter().map(out).collect())
+        }
+    }
+
+    /// A one-hot pair flips as one unit, apart from the flag, and its group keeps the
+    /// values of the seed's form only: `00` (another form) and `11` (illegal) are no rows.
+    #[test]
+    fn a_one_hot_pair_is_one_unit_whose_group_keeps_its_own_form() {
+        let mut o = Oracle::new(&OneHot, Arch(90));
+        let seed = Word(1 << 5);
+        let s = Seed::new(Arch(90), "FOO.H16 R0;").unwrap();
+        let m = |t: &str| t.split('.').map(str::to_string).collect::<Vec<_>>();
+        let single: BTreeMap<u8, Vec<String>> = [(5, m("H32")), (6, m("H32")), (7, m("H16.R"))].into_iter().collect();
+        let comps = components(&mut o, &s, seed, &single, &[(5, 6)]).unwrap();
+        assert_eq!(comps, [vec![5, 6], vec![7]]);
+        let mut notes = vec![];
+        let parts = independent_parts(&mut o, &s, seed, comps, &[(5, 6)], &mut notes).unwrap();
+        assert!(notes.is_empty(), "{notes:?}");
+        let (fields, tables) = groups(&mut o, &s, seed, parts, &single).unwrap();
+        assert!(fields.iter().any(|f| f.bits == [7] && f.kind == FieldKind::Modifier("R".into())), "{fields:?}");
+        assert_eq!(tables, [vec![(1, "H16".to_string()), (2, "H32".to_string())]]);
+        // Without the pair, value 00 prints and is taken for a row of the same form.
+        let parts = enumerate(&mut o, seed, vec![vec![5, 6]], &[]).unwrap();
+        assert!(parts[0].texts[0].is_some());
     }
 
     #[test]
