@@ -291,16 +291,26 @@ impl FixedIndex {
         FixedIndex { by_mask: by.into_iter().map(|((a, m), values)| (a, m, values)).collect() }
     }
 
-    /// Does exactly one variant of `arch` match `word` (`codec.find(arch, word).is_ok()`)?
+    /// Does [`Codec::find`] give `word` to one variant of `arch`: exactly one matches, or
+    /// one whose fixed bits include every other match's and more (the most specific)?
     fn unique(&self, arch: crate::spec::Arch, word: Word) -> bool {
-        let mut n = 0;
+        let mut matched: Vec<(u128, usize)> = vec![];
         for (_, m, values) in self.by_mask.iter().filter(|(a, ..)| *a == arch) {
-            n += values.get(&(word.0 & m)).copied().unwrap_or(0);
-            if n > 1 {
-                return false;
+            if let Some(&n) = values.get(&(word.0 & m)) {
+                matched.push((*m, n));
             }
         }
-        n == 1
+        let covers = |a: u128, b: u128| a & b == b && a != b;
+        match matched.as_slice() {
+            [(_, 1)] => true,
+            all => all.iter().any(|&(m, n)| n == 1 && all.iter().all(|&(o, _)| o == m || covers(m, o))),
+        }
+    }
+
+    /// Does a variant of `arch` whose fixed bits include all of `mask` and more match
+    /// `word`? [`Codec::find`] then gives the word to that variant.
+    fn more_specific(&self, arch: crate::spec::Arch, word: Word, mask: u128) -> bool {
+        self.by_mask.iter().any(|(a, m, values)| *a == arch && m & mask == mask && *m != mask && values.contains_key(&(word.0 & m)))
     }
 }
 
@@ -756,6 +766,9 @@ impl<'a> Analysis<'a> {
                 return Judged::Agree(word_bits);
             }
         }
+        if self.another_form(p, values) {
+            return Judged::Agree(word_bits);
+        }
         // Fixed-bit flips: the page predicts "not this variant".
         if let Kind::Fixed { bit } = p.kind {
             return self.judge_fixed(p.word, bit, o, base_actual, word_bits);
@@ -772,6 +785,19 @@ impl<'a> Analysis<'a> {
             }
             Verdict::Differ => self.judge_differ(p, values, o, &expected, &actual, base_actual),
         }
+    }
+
+    /// Does the probe set a table value the table leaves out, in a word that a more
+    /// specific variant claims (I2F's one-hot `11` is the F64 form)? The page then gives
+    /// the word to that variant, whose own probes check it.
+    fn another_form(&self, p: &Probe, values: &Values) -> bool {
+        let unlisted = |f: usize| self.v.field_table(f).is_some_and(|t| t.row(values.get(f)).is_none());
+        let set = match p.kind {
+            Kind::Field { field, .. } => unlisted(field),
+            Kind::Pair { a, b } => unlisted(a) || unlisted(b),
+            _ => false,
+        };
+        set && self.fixed.more_specific(self.v.arch, p.word, self.v.fixed_mask.0)
     }
 
     /// A flipped fixed bit: opcode (another form or instruction, as the page says), a bit
