@@ -1342,3 +1342,53 @@ pub fn validate_pages(
         handles.into_iter().try_for_each(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::discover::{page, Discovered, Field, FieldKind as DField};
+    use crate::spec::{Arch, OperandKind};
+
+    /// A page of one `R,R` form at opcode 0x310; `pair`: bits 75–76 a group listing `01`
+    /// and `10` only, else those bits fixed at 1.
+    fn page_of(mnemonic: &str, pair: bool) -> Page {
+        let f = |kind, bits: Vec<u8>| Field { kind, bits };
+        let mut fields = vec![f(DField::Pred, (12..16).collect()), f(DField::Operand(0), (16..24).collect()), f(DField::Operand(1), (32..40).collect())];
+        let (zero, distilled, tables) = if pair {
+            fields.push(f(DField::Group(1), vec![75, 76]));
+            (Word(0x310), format!("@P0 {mnemonic}.F16.F64 R0, R0 ;"), vec![vec![(1, "F16".to_string()), (2, "F32".to_string())]])
+        } else {
+            (Word(0x310 | 3 << 75), format!("@P0 {mnemonic}.F64 R0, R0 ;"), vec![])
+        };
+        let d = Discovered {
+            arch: Arch(90),
+            mnemonic: mnemonic.into(),
+            kinds: vec![OperandKind::Reg; 2],
+            zero,
+            distilled,
+            fields,
+            tables,
+            ..Discovered::empty(Arch(90))
+        };
+        let text = page::render(mnemonic, None, std::slice::from_ref(&d));
+        crate::spec::parse_page(&format!("{mnemonic}.txt"), text.as_bytes()).unwrap()
+    }
+
+    /// A word two variants match goes to the one whose fixed bits hold the other's (as
+    /// `Codec::find` decides); two alike are ambiguous. The pair's unlisted `11` is then
+    /// another form's word.
+    #[test]
+    fn the_most_specific_match_decodes_and_claims_unlisted_values() {
+        let spec = crate::spec::Spec { pages: vec![page_of("F2F", true), page_of("F2G", false)] };
+        let codec = Codec::new(&spec);
+        let idx = FixedIndex::new(&codec);
+        let general = codec.variants().iter().find(|v| v.mnemonic == "F2F").unwrap().fixed_mask.0;
+        let (w01, w11) = (Word(0x310 | 1 << 75), Word(0x310 | 3 << 75));
+        assert!(idx.unique(Arch(90), w01) && idx.unique(Arch(90), w11));
+        assert_eq!(codec.find(Arch(90), w11).map(|vi| codec.variant(vi).mnemonic.clone()).ok().as_deref(), Some("F2G"));
+        assert!(idx.more_specific(Arch(90), w11, general) && !idx.more_specific(Arch(90), w01, general));
+        let twice = crate::spec::Spec { pages: vec![page_of("F2F", true), page_of("F2H", true)] };
+        let codec = Codec::new(&twice);
+        assert!(!FixedIndex::new(&codec).unique(Arch(90), w01));
+    }
+}
