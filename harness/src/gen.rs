@@ -40,12 +40,26 @@ const BARRIER_BITS: std::ops::Range<u8> = 110..116;
 /// The harness's base values: every field zero except the control fields in bits 110–115
 /// (the scoreboard barriers), which are all ones, "no barrier". nvdisasm rejects branches,
 /// EXIT, BAR and the like with barrier 0, and accepts every other form both ways (the
-/// discovery census, `discover::NEUTRAL_CONTROL`, uses the same bits).
+/// discovery census, `discover::NEUTRAL_CONTROL`, uses the same bits). A table field
+/// starts at its base row (see [`distilled_values`]).
 pub fn base_values(v: &Variant) -> Values {
-    let mut vals = Values::zero(v.fields.len());
+    let mut vals = distilled_values(v);
     for (i, f) in v.fields.iter().enumerate() {
         if f.is_control() && f.bits.iter().all(|b| BARRIER_BITS.contains(b)) {
             vals.set(i, f.max());
+        }
+    }
+    vals
+}
+
+/// The values the distilled line is the text of: every field zero, except a table field
+/// whose table leaves 0 out (nvdisasm rejects it, or it is another form), which takes its
+/// lowest listed row ([`crate::spec::Table::base_row`]).
+pub fn distilled_values(v: &Variant) -> Values {
+    let mut vals = Values::zero(v.fields.len());
+    for i in 0..v.fields.len() {
+        if let Some(r) = v.field_table(i).filter(|t| t.row(0).is_none()).and_then(|t| t.base_row()) {
+            vals.set(i, r.value);
         }
     }
     vals

@@ -851,6 +851,35 @@ fn one_hot_modifier_pairs_become_groups() {
     }
 }
 
+/// One-hot pairs whose `00` is illegal (F2F.F64's F16/F32 at bits 75–76) or another form
+/// (MUFU's F16/BF16 at 72–73: `00` is the fp32 MUFU): the group lists the two legal values
+/// only, the distilled line is the lowest one's text, and ptxas's words with the value the
+/// seed's single flips never reach decode, print and assemble.
+#[test]
+fn one_hot_pairs_whose_zero_is_illegal_or_another_form_are_groups() {
+    let nv = nv();
+    let cases = [
+        (90, "F2F", "000fc000003010000000000400047310", [75, 76], ["F16", "F32"], vec!["000e7000003008000000001200107310"]),
+        (120, "F2F", "000fc000003010000000000400047310", [75, 76], ["F16", "F32"], vec!["000ea400003008000000002400177310"]),
+        (
+            90,
+            "MUFU",
+            "000fc000000009000000001e000e7308",
+            [72, 73],
+            ["F16", "BF16"],
+            vec!["000fe20000000a000000001f000f7308", "000e620000000a001000001f000a7308"],
+        ),
+    ];
+    for (arch, name, seed, bits, rows, words) in &cases {
+        let d = solves_and_prints(&nv, *arch, name, seed, words);
+        let g = d.fields.iter().find(|f| f.bits == bits).unwrap_or_else(|| panic!("{name} SM{arch}: no group at {bits:?}"));
+        let discover::FieldKind::Group(n) = g.kind else { panic!("{name} SM{arch}: {:?}", g.kind) };
+        let want: Vec<(u64, String)> = vec![(1, rows[0].into()), (2, rows[1].into())];
+        assert_eq!(d.tables[n as usize - 1], want, "{name} SM{arch}");
+        assert!(d.distilled.contains(&format!(".{}", rows[0])), "{name} SM{arch}: {}", d.distilled);
+    }
+}
+
 /// Discovers `seed` cleanly (on `arch`) and checks that each real word (ptxas's, or chosen to
 /// show a convention) decodes with the page, prints nvdisasm's text and assembles back.
 fn solves_and_prints(nv: &Nvdisasm, arch: u32, name: &str, seed: &str, words: &[&str]) -> discover::Discovered {

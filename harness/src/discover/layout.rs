@@ -1,8 +1,9 @@
 //! From single-flip effects to fields and tables, and the multi-value checks of the result.
 
 use super::probe::{Effect, Fixed, Seed};
-use super::{DiscoverError, Discovered, Field, FieldKind, Oracle, Table};
+use super::{census, DiscoverError, Discovered, Field, FieldKind, Oracle, Table};
 use crate::gen::Rng;
+use crate::oracle::nvdisasm::Outcome;
 use crate::sass;
 use crate::spec::{Derived, FlagRole, FloatFormat, ImmMap, LeftOutAtZero, MemSlot, OperandKind};
 use crate::word::Word;
@@ -27,7 +28,9 @@ pub fn slots(s: &Seed) -> Vec<Vec<usize>> {
 const MAX_GROUP_BITS: usize = 14;
 
 /// Fields and tables from the flips (plus two batches: modifier pairs, group rows and order).
-pub fn solve(o: &mut Oracle, s: &Seed, seed: Word, effects: &[(u8, Effect)]) -> Result<Discovered, DiscoverError> {
+/// A group holding one of the `paired` bits (one-hot pairs, see [`super::swap`]) keeps only
+/// the values that stay in the seed's form.
+pub fn solve(o: &mut Oracle, s: &Seed, seed: Word, effects: &[(u8, Effect)], paired: &[(u8, u8)]) -> Result<Discovered, DiscoverError> {
     let sl = slots(s);
     let mut fields = vec![];
     let mut notes = vec![];
@@ -99,8 +102,8 @@ pub fn solve(o: &mut Oracle, s: &Seed, seed: Word, effects: &[(u8, Effect)]) -> 
             _ => None,
         })
         .collect();
-    let comps = components(o, s, seed, &single)?;
-    let parts = independent_parts(o, s, seed, comps, &mut notes)?;
+    let comps = components(o, s, seed, &single, paired)?;
+    let parts = independent_parts(o, s, seed, comps, paired, &mut notes)?;
     let (mut mods, tables) = groups(o, s, seed, parts, &single)?;
     fields.append(&mut mods);
     fields.append(&mut suffix_fields(o, s, seed, &suffix, &mut notes)?);
@@ -215,17 +218,18 @@ fn join(n: usize, pairs: &[(usize, usize)]) -> Vec<Vec<usize>> {
 
 /// Modifier bits joined wherever a pair's joint modifiers are not what the two single
 /// flips' changes give together (see [`combine`]): a bit that replaces a token (`ADD` →
-/// `MIN`) is independent of one that adds another (`EF`). Bits with the same change are
-/// one unit, flipped together: a pair found by its joint flip (`swap`) is illegal with
-/// one of its bits alone, which would join it to every other bit.
-fn components(o: &mut Oracle, s: &Seed, seed: Word, single: &BTreeMap<u8, Vec<String>>) -> Result<Vec<Vec<u8>>, DiscoverError> {
-    let mut by_change: BTreeMap<&Vec<String>, Vec<u8>> = BTreeMap::new();
-    for (b, m) in single {
-        by_change.entry(m).or_default().push(*b);
-    }
-    let units: Vec<Vec<u8>> = by_change.into_values().collect();
-    let pairs: Vec<(usize, usize)> = (0..units.len()).flat_map(|i| (i + 1..units.len()).map(move |j| (i, j))).collect();
+/// `MIN`) is independent of one that adds another (`EF`). A one-hot pair (see
+/// [`super::swap`]) flips as one: each of its bits alone is illegal or another form.
+fn components(o: &mut Oracle, s: &Seed, seed: Word, single: &BTreeMap<u8, Vec<String>>, paired: &[(u8, u8)]) -> Result<Vec<Vec<u8>>, DiscoverError> {
+    let units: Vec<Vec<u8>> = single
+        .keys()
+        .filter_map(|&b| match paired.iter().find(|p| p.0 == b || p.1 == b) {
+            Some(&(a, c)) => (a == b).then(|| vec![a, c]),
+            None => Some(vec![b]),
+        })
+        .collect();
     let flip = |w: Word, u: &[u8]| u.iter().fold(w, |w, &b| w.flip(b));
+    let pairs: Vec<(usize, usize)> = (0..units.len()).flat_map(|i| (i + 1..units.len()).map(move |j| (i, j))).collect();
     let texts = o.texts(&pairs.iter().map(|&(a, b)| flip(flip(seed, &units[a]), &units[b])).collect::<Vec<_>>())?;
     let base = bag(&s.inst.modifiers);
     let apart = |&(a, b): &(usize, usize), t: &Option<String>| {
@@ -246,11 +250,43 @@ pub struct Part {
     pub texts: Vec<Option<String>>,
 }
 
-/// Each component's values enumerated (one batch).
-fn enumerate(o: &mut Oracle, seed: Word, comps: Vec<Vec<u8>>) -> Result<Vec<Part>, DiscoverError> {
+/// Each component's values enumerated (one batch; one more for those with `paired` bits).
+fn enumerate(o: &mut Oracle, seed: Word, comps: Vec<Vec<u8>>, paired: &[(u8, u8)]) -> Result<Vec<Part>, DiscoverError> {
     let words: Vec<Word> = comps.iter().flat_map(|g| (0..1u64 << g.len()).map(move |v| set(seed, g, v))).collect();
     let mut texts = o.texts(&words)?.into_iter();
-    Ok(comps.into_iter().map(|bits| Part { texts: texts.by_ref().take(1 << bits.len()).collect(), bits }).collect())
+    let mut parts: Vec<Part> = comps.into_iter().map(|bits| Part { texts: texts.by_ref().take(1 << bits.len()).collect(), bits }).collect();
+    same_form_only(o, seed, &mut parts, paired)?;
+    Ok(parts)
+}
+
+/// Leaves out (as illegal) the values of parts holding `paired` bits whose word is another
+/// form: the single flips never tried them, and a one-hot pair's `00` may be another
+/// opclass that prints alike (MUFU's bits 72–73: `01` `.F16`, `10` `.BF16`, `00` the fp32
+/// form's). nvdisasm names the opclass of a word with an undefined opex value (one batch).
+fn same_form_only(o: &mut Oracle, seed: Word, parts: &mut [Part], paired: &[(u8, u8)]) -> Result<(), DiscoverError> {
+    let mut at: Vec<(usize, usize)> = vec![];
+    let mut words = vec![census::with_opex(seed, 0x10)];
+    for (i, p) in parts.iter().enumerate().filter(|(_, p)| p.bits.iter().any(|&b| paired.iter().any(|q| q.0 == b || q.1 == b))) {
+        for v in (0..p.texts.len()).filter(|&v| p.texts[v].is_some()) {
+            at.push((i, v));
+            words.push(census::with_opex(set(seed, &p.bits, v as u64), 0x10));
+        }
+    }
+    if at.is_empty() {
+        return Ok(());
+    }
+    let outs = o.outcomes(&words)?;
+    let class = |x: &Outcome| match x {
+        Outcome::Illegal { message } => census::opclass_of(message).map(str::to_string),
+        _ => None,
+    };
+    let want = class(&outs[0]);
+    for (&(i, v), out) in at.iter().zip(&outs[1..]) {
+        if class(out) != want {
+            parts[i].texts[v] = None;
+        }
+    }
+    Ok(())
 }
 
 /// The most value pairs of two parts tried together (sampled beyond).
@@ -260,8 +296,15 @@ const PAIR_WORDS: usize = 1024;
 /// tried at every pair of their legal values (sampled beyond [`PAIR_WORDS`]), and parts
 /// whose joint modifiers are not their changes together are joined, until none clash.
 /// Parts wider than [`MAX_GROUP_BITS`] are left out with a note.
-fn independent_parts(o: &mut Oracle, s: &Seed, seed: Word, comps: Vec<Vec<u8>>, notes: &mut Vec<String>) -> Result<Vec<Part>, DiscoverError> {
-    let mut parts = enumerate(o, seed, enumerable(comps, notes))?;
+fn independent_parts(
+    o: &mut Oracle,
+    s: &Seed,
+    seed: Word,
+    comps: Vec<Vec<u8>>,
+    paired: &[(u8, u8)],
+    notes: &mut Vec<String>,
+) -> Result<Vec<Part>, DiscoverError> {
+    let mut parts = enumerate(o, seed, enumerable(comps, notes), paired)?;
     loop {
         let clashes = clashes(o, s, seed, &parts)?;
         if clashes.is_empty() {
@@ -271,7 +314,7 @@ fn independent_parts(o: &mut Oracle, s: &Seed, seed: Word, comps: Vec<Vec<u8>>, 
         let (alone, merged): (Vec<Vec<usize>>, Vec<Vec<usize>>) = sets.into_iter().partition(|set| set.len() == 1);
         let wider: Vec<Vec<u8>> = merged.iter().map(|set| set.iter().flat_map(|&i| parts[i].bits.clone()).collect::<Vec<u8>>()).map(sorted).collect();
         let mut next: Vec<Part> = alone.into_iter().map(|set| parts[set[0]].clone()).collect();
-        next.extend(enumerate(o, seed, enumerable(wider, notes))?);
+        next.extend(enumerate(o, seed, enumerable(wider, notes), paired)?);
         next.sort_by(|a, b| a.bits.cmp(&b.bits));
         parts = next;
     }
@@ -495,7 +538,7 @@ fn print_order(o: &mut Oracle, seed: Word, groups: &[Vec<u8>], tables: &[Table])
 
 /// The zero word with every field random (a group: one of its rows).
 fn random_word(d: &Discovered, rng: &mut Rng) -> Word {
-    d.fields.iter().fold(d.zero, |w, f| {
+    d.fields.iter().fold(d.base(), |w, f| {
         let v = match f.kind {
             FieldKind::Group(n) => {
                 let t = &d.tables[n as usize - 1];
@@ -574,7 +617,7 @@ pub fn float_formats(o: &mut Oracle, s: &Seed, d: &Discovered) -> Result<(FloatB
     if floats.is_empty() {
         return Ok((vec![], vec![]));
     }
-    let base = floats.iter().fold(d.zero, |w, (_, bits)| set(w, bits, float_probe(bits.len())));
+    let base = floats.iter().fold(d.base(), |w, (_, bits)| set(w, bits, float_probe(bits.len())));
     let probes = format_probes(d, base);
     let mut words = vec![base];
     words.extend(probes.iter().map(|p| p.0));
@@ -674,7 +717,7 @@ fn urz_words(s: &Seed, d: &Discovered) -> Vec<(usize, [Word; 2])> {
         let roles = m.slot_roles();
         let at = |r: MemSlot| roles.iter().position(|x| *x == r).and_then(|i| field(sl[k][i]));
         let (Some(ur), Some(imm)) = (at(MemSlot::UReg), at(MemSlot::Imm)) else { continue };
-        let urz = set(d.zero, &ur, u64::MAX);
+        let urz = set(d.base(), &ur, u64::MAX);
         out.push((k, [set(urz, &imm[..1], 1), urz]));
     }
     out
@@ -857,7 +900,7 @@ pub fn after_bars(o: &mut Oracle, s: &Seed, d: &Discovered) -> Result<Option<Vec
             FieldKind::Suffix { operand, table } if ops.contains(operand) => table.iter().find(|(_, n)| n != "(default)").map(|(v, _)| (g, *v)),
             _ => None,
         });
-        let mut w = set(d.zero, &f.bits, 1);
+        let mut w = set(d.base(), &f.bits, 1);
         let mut any = fixed.get(i).copied().unwrap_or(false);
         for (g, v) in suffixes {
             w = set(w, &g.bits, v);
@@ -972,7 +1015,7 @@ fn page_and_texts(o: &mut Oracle, d: &Discovered, n: usize, seed: u64, draw: fn(
 
 /// The zero word with every modifier group at a random row and every modifier flag random.
 fn random_modifiers(d: &Discovered, rng: &mut Rng) -> Word {
-    d.fields.iter().fold(d.zero, |w, f| match f.kind {
+    d.fields.iter().fold(d.base(), |w, f| match f.kind {
         FieldKind::Group(n) => {
             let t = &d.tables[n as usize - 1];
             set(w, &f.bits, t[rng.below(t.len() as u64) as usize].0)
@@ -1057,7 +1100,7 @@ pub fn verify(o: &mut Oracle, s: &Seed, d: &Discovered, seed: u64) -> Result<Vec
         let sub = sl[i].iter().position(|&x| x == po).unwrap_or(0);
         let max = if f.bits.len() >= 64 { u64::MAX } else { (1u64 << f.bits.len()) - 1 };
         for v in [max, rng.next_u64() & max, rng.next_u64() & max, rng.next_u64() & max].map(|v| legal_source(d, f, v)) {
-            cases.push((po, i, sub, f.bits.len() as u32, v, set(d.zero, &f.bits, v)));
+            cases.push((po, i, sub, f.bits.len() as u32, v, set(d.base(), &f.bits, v)));
         }
     }
     let texts = o.texts(&cases.iter().map(|c| c.5).collect::<Vec<_>>())?;
@@ -1089,7 +1132,7 @@ fn verify_gaps(o: &mut Oracle, d: &Discovered) -> Result<Vec<String>, DiscoverEr
     for e in &d.derived {
         let Some(f) = d.fields.iter().find(|f| f.kind == FieldKind::Operand(e.source)) else { continue };
         let max = if f.bits.len() >= 64 { u64::MAX } else { (1u64 << f.bits.len()) - 1 };
-        words.extend((max.saturating_sub(u64::from(e.plus)) + 1..max).map(|v| set(d.zero, &f.bits, v)));
+        words.extend((max.saturating_sub(u64::from(e.plus)) + 1..max).map(|v| set(d.base(), &f.bits, v)));
     }
     let texts = o.texts(&words)?;
     Ok(words.iter().zip(texts).filter_map(|(w, t)| t.filter(|t| !t.is_empty()).map(|t| format!("{w} passes the zero register but prints '{t}'"))).collect())
@@ -1163,12 +1206,59 @@ mod tests {
         let singles = [(0, "A1.B0"), (1, "A2.B0"), (2, "A0.B1"), (3, "A0.B2"), (4, "A0.B0.F")];
         let single: BTreeMap<u8, Vec<String>> = singles.iter().map(|(k, m)| (*k, m.split('.').map(str::to_string).collect())).collect();
         let mut notes = vec![];
-        let comps = components(&mut o, &s, Word(0), &single).unwrap();
-        let parts = independent_parts(&mut o, &s, Word(0), comps, &mut notes).unwrap();
+        let comps = components(&mut o, &s, Word(0), &single, &[]).unwrap();
+        let parts = independent_parts(&mut o, &s, Word(0), comps, &[], &mut notes).unwrap();
         assert!(notes.is_empty(), "{notes:?}");
         let (fields, tables) = groups(&mut o, &s, Word(0), parts, &single).unwrap();
         assert!(fields.iter().any(|f| f.bits == [4] && f.kind == FieldKind::Modifier("F".into())), "{fields:?}");
         (fields.into_iter().filter(|f| matches!(f.kind, FieldKind::Group(_))).map(|f| f.bits).collect(), tables)
+    }
+
+    /// A made-up disassembler with a one-hot pair at bits 5–6 (`01` H16, `10` H32, `11`
+    /// illegal, `00` another form that prints F32) and a flag at bit 7 (`R`); a word with
+    /// opex 0x10 is illegal and names its form.
+    struct OneHot;
+
+    impl super::super::Source for OneHot {
+        fn outcomes(&self, _: Arch, words: &[Word]) -> Result<Vec<Outcome>, DiscoverError> {
+            let out = |w: &Word| {
+                let pair = w.0 >> 5 & 3;
+                if w.0 >> 105 & 0x1f == 0x10 {
+                    let class = if pair == 0 { "foo_f32" } else { "foo_h" };
+                    return Outcome::Illegal { message: format!("Opclass '{class}', undefined value 0x10 for table 'TABLES_opex_0'") };
+                }
+                let name = match pair {
+                    0 => "F32",
+                    1 => "H16",
+                    2 => "H32",
+                    _ => return Outcome::Illegal { message: "illegal".into() },
+                };
+                Outcome::Printed { text: format!("FOO.{name}{} R0;", if w.0 >> 7 & 1 == 1 { ".R" } else { "" }) }
+            };
+            Ok(words.iter().map(out).collect())
+        }
+    }
+
+    /// A one-hot pair flips as one unit, apart from the flag, and its group keeps the
+    /// values of the seed's form only: `00` (another form) and `11` (illegal) are no rows.
+    #[test]
+    fn a_one_hot_pair_is_one_unit_whose_group_keeps_its_own_form() {
+        let mut o = Oracle::new(&OneHot, Arch(90));
+        let seed = Word(1 << 5);
+        let s = Seed::new(Arch(90), "FOO.H16 R0;").unwrap();
+        let m = |t: &str| t.split('.').map(str::to_string).collect::<Vec<_>>();
+        let single: BTreeMap<u8, Vec<String>> = [(5, m("H32")), (6, m("H32")), (7, m("H16.R"))].into_iter().collect();
+        let comps = components(&mut o, &s, seed, &single, &[(5, 6)]).unwrap();
+        assert_eq!(comps, [vec![5, 6], vec![7]]);
+        let mut notes = vec![];
+        let parts = independent_parts(&mut o, &s, seed, comps, &[(5, 6)], &mut notes).unwrap();
+        assert!(notes.is_empty(), "{notes:?}");
+        let (fields, tables) = groups(&mut o, &s, seed, parts, &single).unwrap();
+        assert!(fields.iter().any(|f| f.bits == [7] && f.kind == FieldKind::Modifier("R".into())), "{fields:?}");
+        assert_eq!(tables, [vec![(1, "H16".to_string()), (2, "H32".to_string())]]);
+        // Without the pair, value 00 prints and is taken for a row of the same form.
+        let parts = enumerate(&mut o, seed, vec![vec![5, 6]], &[]).unwrap();
+        assert!(parts[0].texts[0].is_some());
     }
 
     /// Bits 1–2 print `.RZ` set together and are illegal apart (SM100 F2FP's 79–80).
@@ -1192,7 +1282,7 @@ mod tests {
         let mut o = Oracle::new(&PairFake, Arch(100));
         let s = Seed::new(Arch(100), "FOO R0;").unwrap();
         let single: BTreeMap<u8, Vec<String>> = [(0, vec!["F".to_string()]), (1, vec!["RZ".into()]), (2, vec!["RZ".into()])].into_iter().collect();
-        assert_eq!(components(&mut o, &s, Word(0), &single).unwrap(), [vec![0], vec![1, 2]]);
+        assert_eq!(components(&mut o, &s, Word(0), &single, &[(1, 2)]).unwrap(), [vec![0], vec![1, 2]]);
     }
 
     #[test]

@@ -111,13 +111,24 @@ impl Field {
 /// A modifier group's table: (value, row name) for every legal value, `(default)` for none.
 pub type Table = Vec<(u64, String)>;
 
+/// The value a table's field takes in the page's base word: 0, or the lowest listed value
+/// when the table leaves 0 out (see [`crate::spec::Table::base_row`]).
+pub fn base_value(t: &Table) -> u64 {
+    if t.iter().any(|(v, _)| *v == 0) {
+        0
+    } else {
+        t.iter().map(|(v, _)| *v).min().unwrap_or(0)
+    }
+}
+
 /// A solved variant.
 #[derive(Clone, Debug)]
 pub struct Discovered {
     pub arch: Arch,
     pub mnemonic: String,
     pub kinds: Vec<OperandKind>,
-    /// The seed with every field zero, and nvdisasm's text for it.
+    /// The seed with every field zero (the page's fixed bits). The distilled line is
+    /// nvdisasm's text for [`Discovered::base`].
     pub zero: Word,
     pub distilled: String,
     pub fields: Vec<Field>,
@@ -153,6 +164,18 @@ pub struct Discovered {
 }
 
 impl Discovered {
+    /// The zero word with each table field whose table leaves 0 out (illegal, or another
+    /// form: a one-hot pair, see [`swap`]) at its lowest listed row: the word the distilled
+    /// line prints and the checks start from, as [`crate::gen::distilled_values`] does for
+    /// the page read back.
+    pub fn base(&self) -> Word {
+        self.fields.iter().fold(self.zero, |w, f| match &f.kind {
+            FieldKind::Group(n) => self.tables.get(*n as usize - 1).map_or(w, |t| layout::set(w, &f.bits, base_value(t))),
+            FieldKind::Suffix { table, .. } => layout::set(w, &f.bits, base_value(table)),
+            _ => w,
+        })
+    }
+
     /// Nothing solved yet on `arch`: the start a solution fills in.
     pub fn empty(arch: Arch) -> Discovered {
         Discovered {
@@ -353,36 +376,39 @@ fn discover_from(src: &dyn Source, arch: Arch, seed: Word, reseeds: u8) -> Resul
     let effects: Vec<(u8, Effect)> =
         bits.iter().zip(classified).zip(&other).map(|((&b, e), &o)| (b, if o { Effect::Fixed(probe::Fixed::Other) } else { e })).collect();
     let pairs = swap::find(&mut o, &s, seed, seed_class.as_deref(), &effects)?;
-    // Pairs found are kept only where every check passes with them (a pair whose zero value
-    // is illegal or another form leaves the page without a zero word): all of them, else
-    // the one-hot ones alone (a bad `00`/`11` pair must not cost them).
+    // Pairs found are kept only where every check passes with them: all of them, else the
+    // one-hot ones alone (a bad `00`/`11` pair must not cost them). A pair's values other
+    // than the two seen are often illegal or another form: the table leaves them out, and
+    // the page's base word takes a listed row.
     let one_hot: Vec<swap::Pair> = pairs.iter().filter(|p| p.one_hot).cloned().collect();
     let tries = if one_hot.len() < pairs.len() { vec![pairs, one_hot] } else { vec![pairs] };
     for t in tries.into_iter().filter(|t| !t.is_empty()) {
-        let d = solve_checked(&mut o, &s, seed, &swap::apply(&effects, &t))?;
+        let paired: Vec<(u8, u8)> = t.iter().map(|p| (effects[p.bits.0].0, effects[p.bits.1].0)).collect();
+        let d = solve_checked(&mut o, &s, seed, &swap::apply(&effects, &t), &paired)?;
         if d.notes.is_empty() && !d.distilled.is_empty() {
             return Ok(d);
         }
     }
-    solve_checked(&mut o, &s, seed, &effects)
+    solve_checked(&mut o, &s, seed, &effects, &[])
 }
 
-/// The layout the effects give, its zero word and conventions, and every check's notes.
-fn solve_checked(o: &mut Oracle, s: &Seed, seed: Word, effects: &[(u8, Effect)]) -> Result<Discovered, DiscoverError> {
+/// The layout the effects give (`paired`: the one-hot pairs' bits, see [`swap::find`]),
+/// its zero and base words and conventions, and every check's notes.
+fn solve_checked(o: &mut Oracle, s: &Seed, seed: Word, effects: &[(u8, Effect)], paired: &[(u8, u8)]) -> Result<Discovered, DiscoverError> {
     // The checks below may learn more about the operands (a URZ the form leaves out).
     let mut s = s.clone();
-    let mut d = layout::solve(o, &s, seed, effects)?;
-    let zero = Word(seed.0 & !d.fields.iter().flat_map(|f| f.bits.iter()).fold(0u128, |m, &b| m | 1u128 << b));
-    // The zero word's text, and each operand at its all-ones value (PT, RZ, URZ, 0xf):
+    let mut d = layout::solve(o, &s, seed, effects, paired)?;
+    d.zero = Word(seed.0 & !d.fields.iter().flat_map(|f| f.bits.iter()).fold(0u128, |m, &b| m | 1u128 << b));
+    // The base word's text, and each operand at its all-ones value (PT, RZ, URZ, 0xf):
     // is it left out?
+    let base = d.base();
     let single = layout::single_fields(&s, &d);
-    let mut words = vec![zero];
-    words.extend(single.iter().map(|(_, bits)| layout::set(zero, bits, u64::MAX)));
+    let mut words = vec![base];
+    words.extend(single.iter().map(|(_, bits)| layout::set(base, bits, u64::MAX)));
     let texts = o.texts(&words)?;
-    if zero != seed {
+    if base != seed {
         d.distilled = texts[0].clone().unwrap_or_default();
     }
-    d.zero = zero;
     d.left_out = layout::learn_left_out(o, &s, &d)?;
     layout::learn_ureg_elided(o, &mut s, &mut d)?;
     let shown = crate::sass::parse_instruction(&d.distilled).map(|i| i.operands.len()).unwrap_or(0);
@@ -420,7 +446,7 @@ fn value_aliases(o: &mut Oracle, d: &Discovered) -> Result<Vec<String>, Discover
     if imms.is_empty() {
         return Ok(vec![]);
     }
-    let word = imms.iter().fold(d.zero, |w, f| layout::set(w, &f.bits, 3));
+    let word = imms.iter().fold(d.base(), |w, f| layout::set(w, &f.bits, 3));
     let parse = |t: &str| crate::sass::parse_instruction(t).ok();
     let (Some(zero), Some(Some(plain))) = (parse(&d.distilled), o.texts(&[word])?.pop().flatten().map(|t| parse(&t))) else { return Ok(vec![]) };
     if zero.mnemonic != plain.mnemonic || zero.operands.len() != plain.operands.len() {
@@ -452,7 +478,7 @@ fn pc_relative(first: &Outcome, moved: Option<&Outcome>, distance: u64) -> Vec<u
     (0..a.operands.len()).filter(|&k| matches!((imm(&a.operands[k]), imm(&b.operands[k])), (Some(x), Some(y)) if y - x == i128::from(distance))).collect()
 }
 
-/// The page as written, read back: it must print the distilled line for the zero word (a
+/// The page as written, read back: it must print the distilled line for the base word (a
 /// constant operand suffix such as `R0.SIGN` has no cell), and give every `cABS`/`cNEG`/
 /// `cNOT` cell to the operand whose decoration the flip showed (the page does not say
 /// which; the parser decides by position). One note per disagreement.
@@ -470,7 +496,7 @@ pub fn read_back(s: &Seed, d: &Discovered) -> Vec<String> {
                 want.modifiers.remove(i);
             }
         }
-        let mut got = crate::codec::print(&v, &crate::codec::Values::zero(v.fields.len()));
+        let mut got = crate::codec::print(&v, &crate::gen::distilled_values(&v));
         got.terminator = want.terminator;
         // As text: spellings such as `c[0x0] [0x0]` or `|R0|.H1` are the printer's.
         if got.to_string() != want.to_string() {

@@ -39,10 +39,10 @@ pub fn cells(d: &Discovered) -> Vec<String> {
 }
 
 /// The variant heading: the mnemonic, then the distilled text's modifiers that no group's
-/// zero row explains (always printed, such as `B2R.WARP`). A row name may hold several
+/// base row (see [`super::base_value`]) explains (always printed, such as `B2R.WARP`). A row name may hold several
 /// modifiers (`LO.U16.U8`); each explains one occurrence. Value aliases are not headings.
 pub fn heading(d: &Discovered) -> String {
-    let mut explained: Vec<&str> = d.tables.iter().filter_map(|t| t.iter().find(|(v, _)| *v == 0)).flat_map(|(_, n)| n.split('.')).collect();
+    let mut explained: Vec<&str> = d.tables.iter().filter_map(|t| t.iter().find(|(v, _)| *v == super::base_value(t))).flat_map(|(_, n)| n.split('.')).collect();
     explained.extend(d.value_aliases.iter().map(String::as_str));
     let mods = crate::sass::parse_instruction(&d.distilled).map(|i| i.modifiers).unwrap_or_default();
     let mut name = d.mnemonic.clone();
@@ -236,5 +236,46 @@ mod tests {
         };
         assert_eq!(printed(&[(73, 1), (40, 1), (62, 1), (50, 3)]), "@P0 FOO R0, |R0.H1|, |R0|.H3 ;");
         assert_eq!(printed(&[(62, 1)]), "@P0 FOO R0, R0, |R0| ;");
+    }
+
+    /// A group whose table leaves 0 out (a one-hot pair: `01` F16, `10` F32, `00` illegal):
+    /// the base word takes the lowest row, the distilled line prints it, the heading keeps
+    /// only the fixed modifier, and the page read back places the group before it, prints
+    /// both rows and starts its base values at that row.
+    #[test]
+    fn a_group_without_a_zero_row_reads_back_from_its_base_row() {
+        let f = |kind, bits: Vec<u8>| Field { kind, bits };
+        let d = Discovered {
+            arch: Arch(90),
+            mnemonic: "F2F".into(),
+            kinds: vec![OperandKind::Reg, OperandKind::Reg],
+            zero: Word(0x310),
+            distilled: "@P0 F2F.F16.F64 R0, R0 ;".into(),
+            fields: vec![
+                f(FieldKind::Pred, (12..16).collect()),
+                f(FieldKind::Operand(0), (16..24).collect()),
+                f(FieldKind::Operand(1), (32..40).collect()),
+                f(FieldKind::Group(1), vec![75, 76]),
+            ],
+            tables: vec![vec![(1, "F16".into()), (2, "F32".into())]],
+            ..Discovered::empty(Arch(90))
+        };
+        assert_eq!(d.base(), Word(0x310 | 1 << 75));
+        assert_eq!(heading(&d), "F2F.F64");
+        let text = render("F2F", None, std::slice::from_ref(&d));
+        let page = crate::spec::parse_page("f2f.txt", text.as_bytes()).unwrap_or_else(|e| panic!("{e}\n{text}"));
+        let v = &page.variants[0];
+        let g = v.fields.iter().position(|f| f.bits == [75, 76]).unwrap();
+        let base = crate::gen::distilled_values(v);
+        assert_eq!((base.get(g), crate::gen::base_values(v).get(g)), (1, 1));
+        assert_eq!(crate::codec::print(v, &base).to_string(), d.distilled);
+        let mut f32 = base;
+        f32.set(g, 2);
+        assert_eq!(crate::codec::print(v, &f32).to_string(), "@P0 F2F.F32.F64 R0, R0 ;");
+        assert!(crate::discover::read_back(&crate::discover::probe::Seed::new(Arch(90), &d.distilled).unwrap(), &d).is_empty());
+        let spec = crate::spec::Spec { pages: vec![page.clone()] };
+        let c = crate::codec::Codec::new(&spec);
+        let (_, w) = crate::codec::asm::assemble(&c, Arch(90), "@P0 F2F.F32.F64 R1, R2 ;", Word::ZERO).unwrap();
+        assert_eq!((w.bit(75), w.bit(76), w.0 >> 16 & 0xff, w.0 >> 32 & 0xff), (false, true, 1, 2));
     }
 }

@@ -47,7 +47,8 @@ fn candidates(seed: Word, effects: &[(u8, Effect)]) -> Vec<(usize, usize)> {
 /// The candidate pairs whose joint flip stays in the seed's form (nvdisasm names the same
 /// opclass, or none for both) and changes only the modifiers, each bit in one pair at most
 /// (one nvdisasm batch). [`apply`] makes them two modifier bits with that change; the group
-/// solver then joins and enumerates them.
+/// solver then joins and enumerates them. A pair's other values were never tried alone and
+/// may be another form (see [`super::layout::solve`]).
 pub fn find(o: &mut Oracle, s: &Seed, seed: Word, seed_class: Option<&str>, effects: &[(u8, Effect)]) -> Result<Vec<Pair>, DiscoverError> {
     let pairs = candidates(seed, effects);
     if pairs.is_empty() {

@@ -589,6 +589,13 @@ impl Table {
     pub fn row(&self, value: u64) -> Option<&Row> {
         self.rows.iter().find(|r| r.value == value)
     }
+
+    /// The row of the page's base word (see [`crate::gen::base_values`]): value 0, or the
+    /// lowest listed value when the table leaves 0 out (nvdisasm rejects it, or it is
+    /// another form: F2F's one-hot `F16`/`F32` pair).
+    pub fn base_row(&self) -> Option<&Row> {
+        self.row(0).or_else(|| self.rows.iter().min_by_key(|r| r.value))
+    }
 }
 
 /// One element of the instruction's modifier list, in print order.

@@ -1316,8 +1316,9 @@ fn fixed_suffixes(operands: &mut [OperandSpec], dinst: &sass::Instruction) {
 }
 
 /// The modifier print order, read off the distilled line (nvdisasm's text for the zero
-/// word): each distilled modifier is matched to the heading's fixed modifiers or to the
-/// group whose zero row prints it. Groups whose zero row prints nothing visible
+/// word, or for a table that leaves 0 out its base row: [`crate::gen::distilled_values`]):
+/// each distilled modifier is matched to the heading's fixed modifiers or to the group
+/// whose zero (base) row prints it. Groups whose zero row prints nothing visible
 /// (`(default)`, or a name the distilled line does not show separately) are placed by
 /// group number; modifier flags go last, in bit order.
 fn modifier_order(p: &mut Lines, v: &Variant, heading_mods: &[String], d: &sass::Instruction) -> Result<Vec<ModSlot>, String> {
@@ -1377,7 +1378,7 @@ impl<'a> ModOrder<'a> {
     /// many tokens that is.
     fn zero_row_at(&self, toks: &[String]) -> Option<(usize, usize)> {
         self.groups.iter().filter(|g| !self.used.contains(g)).find_map(|&g| {
-            let rt = self.v.field_table(g).and_then(|t| t.row(0))?.tokens();
+            let rt = self.v.field_table(g).and_then(|t| t.base_row())?.tokens();
             let prints = !rt.is_empty() && toks.len() >= rt.len() && toks[..rt.len()].iter().zip(&rt).all(|(a, b)| a == b);
             prints.then_some((g, rt.len()))
         })

@@ -291,16 +291,26 @@ impl FixedIndex {
         FixedIndex { by_mask: by.into_iter().map(|((a, m), values)| (a, m, values)).collect() }
     }
 
-    /// Does exactly one variant of `arch` match `word` (`codec.find(arch, word).is_ok()`)?
+    /// Does [`Codec::find`] give `word` to one variant of `arch`: exactly one matches, or
+    /// one whose fixed bits include every other match's and more (the most specific)?
     fn unique(&self, arch: crate::spec::Arch, word: Word) -> bool {
-        let mut n = 0;
+        let mut matched: Vec<(u128, usize)> = vec![];
         for (_, m, values) in self.by_mask.iter().filter(|(a, ..)| *a == arch) {
-            n += values.get(&(word.0 & m)).copied().unwrap_or(0);
-            if n > 1 {
-                return false;
+            if let Some(&n) = values.get(&(word.0 & m)) {
+                matched.push((*m, n));
             }
         }
-        n == 1
+        let covers = |a: u128, b: u128| a & b == b && a != b;
+        match matched.as_slice() {
+            [(_, 1)] => true,
+            all => all.iter().any(|&(m, n)| n == 1 && all.iter().all(|&(o, _)| o == m || covers(m, o))),
+        }
+    }
+
+    /// Does a variant of `arch` whose fixed bits include all of `mask` and more match
+    /// `word`? [`Codec::find`] then gives the word to that variant.
+    fn more_specific(&self, arch: crate::spec::Arch, word: Word, mask: u128) -> bool {
+        self.by_mask.iter().any(|(a, m, values)| *a == arch && m & mask == mask && *m != mask && values.contains_key(&(word.0 & m)))
     }
 }
 
@@ -756,6 +766,9 @@ impl<'a> Analysis<'a> {
                 return Judged::Agree(word_bits);
             }
         }
+        if self.another_form(p, values) {
+            return Judged::Agree(word_bits);
+        }
         // Fixed-bit flips: the page predicts "not this variant".
         if let Kind::Fixed { bit } = p.kind {
             return self.judge_fixed(p.word, bit, o, base_actual, word_bits);
@@ -772,6 +785,19 @@ impl<'a> Analysis<'a> {
             }
             Verdict::Differ => self.judge_differ(p, values, o, &expected, &actual, base_actual),
         }
+    }
+
+    /// Does the probe set a table value the table leaves out, in a word that a more
+    /// specific variant claims (I2F's one-hot `11` is the F64 form)? The page then gives
+    /// the word to that variant, whose own probes check it.
+    fn another_form(&self, p: &Probe, values: &Values) -> bool {
+        let unlisted = |f: usize| self.v.field_table(f).is_some_and(|t| t.row(values.get(f)).is_none());
+        let set = match p.kind {
+            Kind::Field { field, .. } => unlisted(field),
+            Kind::Pair { a, b } => unlisted(a) || unlisted(b),
+            _ => false,
+        };
+        set && self.fixed.more_specific(self.v.arch, p.word, self.v.fixed_mask.0)
     }
 
     /// A flipped fixed bit: opcode (another form or instruction, as the page says), a bit
@@ -1315,4 +1341,54 @@ pub fn validate_pages(
         // The first slice's tool fault, if any, ends the run.
         handles.into_iter().try_for_each(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::discover::{page, Discovered, Field, FieldKind as DField};
+    use crate::spec::{Arch, OperandKind};
+
+    /// A page of one `R,R` form at opcode 0x310; `pair`: bits 75–76 a group listing `01`
+    /// and `10` only, else those bits fixed at 1.
+    fn page_of(mnemonic: &str, pair: bool) -> Page {
+        let f = |kind, bits: Vec<u8>| Field { kind, bits };
+        let mut fields = vec![f(DField::Pred, (12..16).collect()), f(DField::Operand(0), (16..24).collect()), f(DField::Operand(1), (32..40).collect())];
+        let (zero, distilled, tables) = if pair {
+            fields.push(f(DField::Group(1), vec![75, 76]));
+            (Word(0x310), format!("@P0 {mnemonic}.F16.F64 R0, R0 ;"), vec![vec![(1, "F16".to_string()), (2, "F32".to_string())]])
+        } else {
+            (Word(0x310 | 3 << 75), format!("@P0 {mnemonic}.F64 R0, R0 ;"), vec![])
+        };
+        let d = Discovered {
+            arch: Arch(90),
+            mnemonic: mnemonic.into(),
+            kinds: vec![OperandKind::Reg; 2],
+            zero,
+            distilled,
+            fields,
+            tables,
+            ..Discovered::empty(Arch(90))
+        };
+        let text = page::render(mnemonic, None, std::slice::from_ref(&d));
+        crate::spec::parse_page(&format!("{mnemonic}.txt"), text.as_bytes()).unwrap()
+    }
+
+    /// A word two variants match goes to the one whose fixed bits hold the other's (as
+    /// `Codec::find` decides); two alike are ambiguous. The pair's unlisted `11` is then
+    /// another form's word.
+    #[test]
+    fn the_most_specific_match_decodes_and_claims_unlisted_values() {
+        let spec = crate::spec::Spec { pages: vec![page_of("F2F", true), page_of("F2G", false)] };
+        let codec = Codec::new(&spec);
+        let idx = FixedIndex::new(&codec);
+        let general = codec.variants().iter().find(|v| v.mnemonic == "F2F").unwrap().fixed_mask.0;
+        let (w01, w11) = (Word(0x310 | 1 << 75), Word(0x310 | 3 << 75));
+        assert!(idx.unique(Arch(90), w01) && idx.unique(Arch(90), w11));
+        assert_eq!(codec.find(Arch(90), w11).map(|vi| codec.variant(vi).mnemonic.clone()).ok().as_deref(), Some("F2G"));
+        assert!(idx.more_specific(Arch(90), w11, general) && !idx.more_specific(Arch(90), w01, general));
+        let twice = crate::spec::Spec { pages: vec![page_of("F2F", true), page_of("F2H", true)] };
+        let codec = Codec::new(&twice);
+        assert!(!FixedIndex::new(&codec).unique(Arch(90), w01));
+    }
 }
