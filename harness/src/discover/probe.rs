@@ -383,7 +383,7 @@ impl Seed {
             let plain = !o.not && !o.neg && !o.abs && o.suffixes.is_empty();
             match (self.kinds[k], &o.body) {
                 (OperandKind::Imm(m), Body::Imm { value }) if plain => {
-                    m.invert(*value as i128).and_then(|x| power_of_two(x.unsigned_abs()).filter(|_| x > 0)).map(|_| m)
+                    m.invert(*value).and_then(|x| power_of_two(x.unsigned_abs()).filter(|_| x > 0)).map(|_| m)
                 }
                 _ => None,
             }
