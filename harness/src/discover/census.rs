@@ -55,12 +55,33 @@ pub struct Form {
     pub seed: Word,
     /// nvdisasm's text for `seed`.
     pub text: String,
-    /// Other words of the form seen later (at most [`ALTERNATES`]): seeds to try when the
-    /// first one's operands or modifiers defeat the solver.
+    /// Other words of the form seen later (at most [`ALTERNATES`], and the sparsest: see
+    /// [`Form::offer_alternate`]): seeds to try when the first one's operands or modifiers
+    /// defeat the solver.
     pub alternates: Vec<Word>,
     /// The first real-code word of the form: the page's bits that nvdisasm ignores take its
     /// values, so that real code decodes (ptxas sets IADD3's unused carry-in to PT).
     pub real: Option<Word>,
+}
+
+impl Form {
+    /// Keeps `w` as an alternate seed: the first [`ALTERNATES`] words seen, then one more,
+    /// the word with the fewest body bits set, if it has fewer than the seed and every
+    /// alternate. The first words seen may all be template words full of ones (SM90
+    /// `RET.ABS.NODEC !PT, UR0 -0x1000000000000`, whose `!PT` defeats the solver) where a
+    /// sparse word (`RET.ABS P0, UR0 0x0`) solves.
+    fn offer_alternate(&mut self, w: Word) {
+        if self.alternates.len() < ALTERNATES {
+            self.alternates.push(w);
+            return;
+        }
+        let body: u128 = !CONTROL.fold(0u128, |m, b| m | 1u128 << b);
+        let ones = |w: &Word| (w.0 & body).count_ones();
+        if std::iter::once(&self.seed).chain(&self.alternates).all(|a| ones(&w) < ones(a)) {
+            self.alternates.truncate(ALTERNATES);
+            self.alternates.push(w);
+        }
+    }
 }
 
 /// What one word is, as far as the census is concerned.
@@ -204,8 +225,8 @@ impl Census {
                 Some(f) => {
                     if real {
                         f.real.get_or_insert(w);
-                    } else if f.alternates.len() < ALTERNATES && w != f.seed && !f.alternates.contains(&w) {
-                        f.alternates.push(w);
+                    } else if w != f.seed && !f.alternates.contains(&w) {
+                        f.offer_alternate(w);
                     }
                 }
                 None => {
@@ -332,5 +353,22 @@ mod tests {
         assert!(w.iter().all(|x| x.0 & control == seed.0 & control && *x != seed));
         // Every start of every width, less those that leave the seed as it is.
         assert!(w.len() > 250 && w.len() <= (105 - 3 + 1) + (105 - 6 + 1) + (105 - 8 + 1), "{}", w.len());
+    }
+
+    #[test]
+    fn the_sparsest_word_seen_is_kept_as_one_more_alternate() {
+        let word = |body: u128| Word(super::super::NEUTRAL_CONTROL | body);
+        let mut f = Form { opclass: "ret__ABS_UR".into(), seed: word(0x0fff_ff00 << 64 | 0x7950), text: String::new(), alternates: vec![], real: None };
+        for body in [0x0ff0_0000u128 << 64 | 0x950, 0x1fe0_0000 << 64 | 0x950, 0x1fff_ff00 << 64 | 0x7950] {
+            f.offer_alternate(word(body));
+        }
+        assert_eq!(f.alternates.len(), ALTERNATES);
+        // Denser than the others: not kept; sparser: kept, and replaced by a sparser still.
+        f.offer_alternate(word(0x0fff_ffff << 64 | 0x950));
+        assert_eq!(f.alternates.len(), ALTERNATES);
+        f.offer_alternate(word(0x0830_0000 << 64 | 0x950));
+        f.offer_alternate(word(0x0820_0000 << 64 | 0x950));
+        assert_eq!(f.alternates.len(), ALTERNATES + 1);
+        assert_eq!(f.alternates[ALTERNATES], word(0x0820_0000 << 64 | 0x950));
     }
 }
