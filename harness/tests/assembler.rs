@@ -42,6 +42,11 @@ fn printed_texts_of_every_discovered_variant_assemble_back() {
                 continue;
             }
             let w = c.encode(vi, &vals).unwrap();
+            // A table value the page leaves out that makes the word another form's: that
+            // form prints it, not this one (BSSY.RELIABLE's `00` is plain BSSY).
+            if !c.lists(vi, &vals) && c.find(v.arch, w).is_ok_and(|vj| vj != vi) {
+                continue;
+            }
             let text = codec::print(v, &vals).to_string();
             let got = a.assemble(v.arch, &text, w);
             // Placeholder rows (`INVALID7`, `???3`) that several groups print read in more
@@ -62,7 +67,13 @@ fn printed_texts_of_every_discovered_variant_assemble_back() {
                 // and the assembler takes modifiers in any order): the word is one of the
                 // readings, and each reading is a word of the architecture.
                 Err(AsmError::Ambiguous { words, .. }) => {
-                    assert!(words.contains(&w) || lossy, "{}: '{text}' reads as {words:?}, not {w}", v.key);
+                    // Or the text does not show every bit of the word: a suffix field of a
+                    // register nvdisasm leaves out (ATOMS `[0xe93084]`: Ra is RZ, so its
+                    // `.X4` is not printed), which `lossless` does not see; then every reading
+                    // must print the text. A lossy text (a NaN's payload) need not give it.
+                    let alike = words.iter().all(|&x| prints_as(&c, v.arch, x, &text).is_ok());
+                    let lossless = codec::print::lossless(v, &vals);
+                    assert!(words.contains(&w) || lossy || alike || !lossless, "{}: '{text}' reads as {words:?}, not {w}", v.key);
                     for x in words {
                         c.decode(v.arch, x).unwrap_or_else(|e| panic!("{}: '{text}' reads as {x}: {e}", v.key));
                     }

@@ -319,12 +319,17 @@ fn discovered_corpus_roundtrips_and_matches_real_code() {
         let v = c.variant(vi);
         for _ in 0..50 {
             let vals = random_values(v, &mut rng);
+            // A derived register past the zero register: nvdisasm rejects the word.
+            if (0..v.fields.len()).any(|f| v.derived_illegal(f, vals.get(f))) {
+                continue;
+            }
             let w = c.encode(vi, &vals).unwrap_or_else(|e| panic!("{}: {e}", v.key));
             let (vj, back) = c.decode(v.arch, w).unwrap_or_else(|e| panic!("{}: {e}", v.key));
             assert_eq!(c.encode_unchecked(vj, &back), w, "{}", v.key);
             // A word of a general form that another form fixes (a register at RZ) is that form's.
             let (mi, mj) = (v.fixed_mask.0, c.variant(vj).fixed_mask.0);
-            assert!(vj == vi || mj & mi == mi && mj != mi, "{} decodes as {}", v.key, c.variant(vj).key);
+            // So is a word whose table values this page leaves out (another form's).
+            assert!(vj == vi || mj & mi == mi && mj != mi || !c.lists(vi, &vals), "{} decodes as {}", v.key, c.variant(vj).key);
             words += 1;
             match asm::assemble(&c, v.arch, &codec::print(v, &vals).to_string(), w) {
                 Ok((_, w2)) if w2 == w => text_ok += 1,

@@ -287,7 +287,22 @@ impl<'s> Codec<'s> {
             self.index.candidates(arch, word).iter().map(|&i| i as usize).filter(|&i| word.0 & self.patterns[i].mask == self.patterns[i].value).collect();
         let covers =
             |a: usize, b: usize| self.patterns[a].mask & self.patterns[b].mask == self.patterns[b].mask && self.patterns[a].mask != self.patterns[b].mask;
-        all.iter().copied().find(|&a| all.iter().all(|&b| a == b || covers(a, b))).ok_or_else(|| self.ambiguous(arch, word))
+        if let Some(a) = all.iter().copied().find(|&a| all.iter().all(|&b| a == b || covers(a, b))) {
+            return Ok(a);
+        }
+        // Else the one match whose tables list every value the word holds: a table leaves
+        // out the values nvdisasm reads as another form (CCTL.IVALL's group `001` is the
+        // `CCTL.U.WB [RZ]` form's word).
+        match all.iter().copied().filter(|&i| self.lists(i, &self.extract(i, word))).collect::<Vec<_>>()[..] {
+            [one] => Ok(one),
+            _ => Err(self.ambiguous(arch, word)),
+        }
+    }
+
+    /// Whether every table field of variant `vi` holds a value its table lists.
+    pub fn lists(&self, vi: usize, vals: &Values) -> bool {
+        let v = self.variant(vi);
+        (0..v.fields.len()).all(|f| v.field_table(f).is_none_or(|t| t.row(vals.get(f)).is_some()))
     }
 
     #[inline]
