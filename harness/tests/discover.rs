@@ -77,6 +77,38 @@ fn real_words_print_and_assemble_on(nv: &Nvdisasm, c: &sass_harness::codec::Code
 }
 
 /// Discovers `key` from the zero word of its page and compares, field by field.
+/// SM90 `cases` (variant, values) and their `words`: each word nvdisasm prints has our
+/// text's operands (modifier order is validation's to learn, not these tests'), and our
+/// text of a lossless case assembles back to the word (the assembler reads modifiers in
+/// the page's order). Returns how many printed, and how many of them were assembled.
+fn operands_print_and_assemble(
+    nv: &Nvdisasm,
+    c: &sass_harness::codec::Codec,
+    conv: &sass_harness::codec::conventions::Conventions,
+    cases: &[(usize, sass_harness::codec::Values)],
+    words: &[Word],
+) -> (usize, usize) {
+    use sass_harness::codec::{self, asm};
+    let operands = |x: &str| discover::probe::raw_operands(x);
+    let (mut printed, mut assembled) = (0, 0);
+    for (((vi, vals), w), o) in cases.iter().zip(words).zip(nv.disassemble("SM90", words).unwrap()) {
+        let Outcome::Printed { text } = o else { continue };
+        let v = c.variant(*vi);
+        let ours = codec::print_with(v, vals, conv.get(v.arch, &v.key).map(|k| (k, *w))).to_string();
+        assert_eq!(operands(&ours), operands(&text), "{} {w}: ours '{ours}', nvdisasm '{text}'", v.key);
+        printed += 1;
+        if codec::print::lossless(v, vals) {
+            match asm::assemble(c, v.arch, &ours, *w) {
+                Ok((_, back)) => assert_eq!(back, *w, "'{ours}' assembles to another word"),
+                Err(asm::AsmError::Ambiguous { words, .. }) => assert!(words.contains(w), "'{ours}' reads as {words:?}, not {w}"),
+                Err(e) => panic!("{} '{ours}': {e}", v.key),
+            }
+            assembled += 1;
+        }
+    }
+    (printed, assembled)
+}
+
 fn rediscover(nv: &Nvdisasm, file: &str, key: &str) {
     rediscover_in(nv, "corpus/isa-correct", file, key)
 }
@@ -424,7 +456,7 @@ fn operand_suffix_tables_and_fp16_immediates_print_like_nvdisasm() {
 #[test]
 fn sweep_solves_immediates_whose_format_a_modifier_chooses() {
     use discover::sweep;
-    use sass_harness::codec::{self, asm, Codec};
+    use sass_harness::codec::{self, Codec};
     use sass_harness::gen::{random_listed_values, Rng};
     let nv = nv();
     let tmp = std::env::temp_dir().join(format!("sass-harness-immfmt-{}", std::process::id()));
@@ -441,22 +473,7 @@ fn sweep_solves_immediates_whose_format_a_modifier_chooses() {
     let cases: Vec<(usize, codec::Values)> =
         chosen.iter().flat_map(|&vi| (0..100).map(move |_| vi)).map(|vi| (vi, random_listed_values(c.variant(vi), &mut rng))).collect();
     let words: Vec<Word> = cases.iter().map(|(vi, vals)| c.encode(*vi, vals).unwrap()).collect();
-    let (mut printed, mut assembled) = (0, 0);
-    for (((vi, vals), w), o) in cases.iter().zip(&words).zip(nv.disassemble("SM90", &words).unwrap()) {
-        let Outcome::Printed { text } = o else { continue };
-        let v = c.variant(*vi);
-        let ours = codec::print_with(v, vals, conv.get(v.arch, &v.key).map(|k| (k, *w))).to_string();
-        assert_eq!(discover::probe::raw_operands(&ours), discover::probe::raw_operands(&text), "{} {w}: ours '{ours}', nvdisasm '{text}'", v.key);
-        printed += 1;
-        if codec::print::lossless(v, vals) {
-            match asm::assemble(&c, v.arch, &ours, *w) {
-                Ok((_, back)) => assert_eq!(back, *w, "'{ours}' assembles to another word"),
-                Err(asm::AsmError::Ambiguous { words, .. }) => assert!(words.contains(w), "'{ours}' reads as {words:?}, not {w}"),
-                Err(e) => panic!("{} '{ours}': {e}", v.key),
-            }
-            assembled += 1;
-        }
-    }
+    let (printed, assembled) = operands_print_and_assemble(&nv, &c, &conv, &cases, &words);
     assert!(printed * 10 >= cases.len() * 9 && assembled * 2 >= printed, "{printed} printed, {assembled} assembled of {}", cases.len());
     // ptxas's words (SM90 realcode): fp16 and bf16 pairs, an fp32 NaN.
     let real = ["000fe200000000093c003c0003097835", "040fe2000020001d3f803f801c057835", "000e220000001400ffc0000000007908"];
@@ -603,7 +620,7 @@ fn immediate_aliases_are_learned_not_written_into_the_heading() {
 #[test]
 fn sweep_solves_scaled_immediates_and_float_formats() {
     use discover::sweep;
-    use sass_harness::codec::{self, asm, Codec};
+    use sass_harness::codec::{self, Codec};
     use sass_harness::gen::{random_listed_values, Rng};
     let nv = nv();
     let tmp = std::env::temp_dir().join(format!("sass-harness-imm-{}", std::process::id()));
@@ -625,27 +642,7 @@ fn sweep_solves_scaled_immediates_and_float_formats() {
     let cases: Vec<(usize, codec::Values)> =
         special.iter().flat_map(|&vi| (0..50).map(move |_| vi)).map(|vi| (vi, random_listed_values(c.variant(vi), &mut rng))).collect();
     let words: Vec<Word> = cases.iter().map(|(vi, vals)| c.encode(*vi, vals).unwrap()).collect();
-    // The operands as printed (modifier order is validation's to learn, and is not what
-    // this test is about).
-    let operands = |x: &str| discover::probe::raw_operands(x);
-    let (mut printed, mut assembled) = (0, 0);
-    for (((vi, vals), w), o) in cases.iter().zip(&words).zip(nv.disassemble("SM90", &words).unwrap()) {
-        let Outcome::Printed { text } = o else { continue };
-        let v = c.variant(*vi);
-        let ours = codec::print_with(v, vals, conv.get(v.arch, &v.key).map(|k| (k, *w))).to_string();
-        assert_eq!(operands(&ours), operands(&text), "{} {w}: ours '{ours}', nvdisasm '{text}'", v.key);
-        printed += 1;
-        // Our text, whose operands are nvdisasm's: the assembler reads modifiers in the
-        // page's order.
-        if codec::print::lossless(v, vals) {
-            match asm::assemble(&c, v.arch, &ours, *w) {
-                Ok((_, back)) => assert_eq!(back, *w, "'{ours}' assembles to another word"),
-                Err(asm::AsmError::Ambiguous { words, .. }) => assert!(words.contains(w), "'{ours}' reads as {words:?}, not {w}"),
-                Err(e) => panic!("{} '{ours}': {e}", v.key),
-            }
-            assembled += 1;
-        }
-    }
+    let (printed, assembled) = operands_print_and_assemble(&nv, &c, &conv, &cases, &words);
     assert!(printed * 10 >= cases.len() * 9 && assembled * 2 >= printed, "{printed} printed, {assembled} assembled of {}", cases.len());
     let _ = std::fs::remove_dir_all(&tmp);
 }
