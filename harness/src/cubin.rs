@@ -209,13 +209,13 @@ mod tests {
         String::from_utf8(out.stdout).expect("utf-8 listing")
     }
 
-    fn compile_all(tag: &str) -> (PathBuf, Vec<(PathBuf, &'static str, PathBuf)>) {
+    fn compile_all(tag: &str) -> (PathBuf, Vec<(PathBuf, String, PathBuf)>) {
         let ptxas = ptxas();
         let dir = scratch(tag);
         let mut out = vec![];
         for (ptx, arches) in corpus() {
             for arch in arches {
-                let cubin = ptxas::compile(&ptxas, &ptx, arch, &dir).unwrap_or_else(|e| panic!("{e}"));
+                let cubin = ptxas::compile(&ptxas, &ptx, &arch, &dir).unwrap_or_else(|e| panic!("{e}"));
                 out.push((ptx.clone(), arch, cubin));
             }
         }

@@ -6,7 +6,7 @@ use crate::codec::{self, asm, Codec};
 use crate::compare::{compare, Verdict};
 use crate::cubin;
 use crate::oracle::nvdisasm::{Nvdisasm, Outcome};
-use crate::oracle::ptxas;
+use crate::oracle::ptxas::{self, Target};
 use crate::sass;
 use crate::spec::Arch;
 use crate::word::{BitSet, Word};
@@ -64,13 +64,10 @@ pub struct Example {
     pub note: String,
 }
 
-/// The lowest architecture a PTX file's `.target` allows (files default to sm_90).
-fn min_arch(ptx: &str) -> u32 {
-    ptx.lines()
-        .find_map(|l| l.trim().strip_prefix(".target"))
-        .and_then(|t| t.split(|c: char| c == ',' || c.is_whitespace()).find_map(|x| x.trim().strip_prefix("sm_")))
-        .and_then(|n| n.trim_end_matches(|c: char| c.is_ascii_alphabetic()).parse().ok())
-        .unwrap_or(90)
+/// The `-arch` that compiles `ptx` for `arch`, if its `.target` allows `arch` (files
+/// without one are `sm_90`).
+fn ptxas_arch(ptx: &str, arch: Arch) -> Option<String> {
+    Target::of(ptx).unwrap_or(Target { sm: 90, specific: false }).ptxas_arch(arch.0)
 }
 
 pub fn run(codec: &Codec, nv: &Nvdisasm, ptxas_path: &Path, ptx_dir: &Path, out_dir: &Path) -> Result<RealCodeReport, String> {
@@ -84,10 +81,8 @@ pub fn run(codec: &Codec, nv: &Nvdisasm, ptxas_path: &Path, ptx_dir: &Path, out_
     for f in &files {
         let text = std::fs::read_to_string(f).map_err(|e| format!("{}: {e}", f.display()))?;
         for &arch in &archs {
-            if arch.0 < min_arch(&text) {
-                continue;
-            }
-            let ws = kernel_words(ptxas_path, f, arch, out_dir)?;
+            let Some(ptxas_arch) = ptxas_arch(&text, arch) else { continue };
+            let ws = kernel_words(ptxas_path, f, &ptxas_arch, out_dir)?;
             tally.rep.kernels += 1;
             tally.rep.words += ws.len();
             let outs = nv.disassemble(&arch.nvdisasm_name(), &ws).map_err(|e| e.to_string())?;
@@ -110,17 +105,16 @@ pub fn corpus_words(ptxas_path: &Path, ptx_dir: &Path, arch: Arch, out_dir: &Pat
     let mut out = vec![];
     for f in ptx_files(ptx_dir)? {
         let text = std::fs::read_to_string(&f).map_err(|e| format!("{}: {e}", f.display()))?;
-        if arch.0 < min_arch(&text) {
-            continue;
-        }
-        out.extend(kernel_words(ptxas_path, &f, arch, out_dir)?);
+        let Some(ptxas_arch) = ptxas_arch(&text, arch) else { continue };
+        out.extend(kernel_words(ptxas_path, &f, &ptxas_arch, out_dir)?);
     }
     Ok(out)
 }
 
-/// The code words of `ptx` compiled by ptxas for `arch` (the cubin goes to `out_dir`).
-fn kernel_words(ptxas_path: &Path, ptx: &Path, arch: Arch, out_dir: &Path) -> Result<Vec<Word>, String> {
-    let cubin_path = ptxas::compile(ptxas_path, ptx, &arch.ptxas_name(), out_dir).map_err(|e| e.to_string())?;
+/// The code words of `ptx` compiled by ptxas with `-arch=ptxas_arch` (the cubin goes to
+/// `out_dir`).
+fn kernel_words(ptxas_path: &Path, ptx: &Path, ptxas_arch: &str, out_dir: &Path) -> Result<Vec<Word>, String> {
+    let cubin_path = ptxas::compile(ptxas_path, ptx, ptxas_arch, out_dir).map_err(|e| e.to_string())?;
     let bytes = std::fs::read(&cubin_path).map_err(|e| format!("{}: {e}", cubin_path.display()))?;
     Ok(cubin::text_words(&bytes).map_err(|e| e.to_string())?.iter().map(|w| w.word).collect())
 }

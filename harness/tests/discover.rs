@@ -1097,3 +1097,22 @@ fn operands_left_out_at_zero_are_solved_printed_and_assembled() {
         }
     }
 }
+
+/// HGMMA's last operand, `gsb0`, is a name whose field prints `gsb0` at 0, `INVALIDn` up
+/// to 6 and nothing at 7: nvdisasm then leaves the operand out (`HGMMA.64x8x16.F32 R28,
+/// gdesc[UR4].negA.tnspB, R28 ;`). The name's table gets a `(default)` row there, the
+/// printer leaves the operand out and the assembler reads the shorter text back.
+#[test]
+fn name_operands_left_out_at_their_default_row_solve() {
+    let nv = nv();
+    // ptxas's words for wgmma (corpus/ptx/wgmma_tensor.ptx): gsb0 left out, and printed.
+    let hgmma = ["000fe2000870091c40000000041c79f0", "000fe2000870281c04000000041c79f0"];
+    let d = solves_and_prints(&nv, 90, "HGMMA", "000fc0000800000000000000000009f0", &hgmma);
+    let tables = d.fields.iter().filter_map(|f| match &f.kind {
+        discover::FieldKind::Suffix { table, .. } => Some(table),
+        _ => None,
+    });
+    let gsb = tables.into_iter().find(|t| t.iter().any(|(_, n)| n == "gsb0")).expect("a table with gsb0");
+    assert_eq!(gsb.iter().find(|(v, _)| *v == 7).map(|(_, n)| n.as_str()), Some("(default)"), "{gsb:?}");
+    solves_and_prints(&nv, 90, "BGMMA", "000fc0000800000000000000000009f2", &["000fe6000801401800000000041879f2"]);
+}

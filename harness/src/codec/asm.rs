@@ -402,6 +402,8 @@ fn omitted_body(v: &Variant, k: usize, general: bool) -> Option<Body> {
         OperandKind::Imm(m) if o.zero_omitted => return Some(Body::Imm { value: m.apply(0) }),
         OperandKind::Pred => return Some(Body::Pred { n: PT }),
         OperandKind::UPred => return Some(Body::UPred { n: PT }),
+        // A name whose table has a row that prints nothing (HGMMA's `gsb0` at 7).
+        OperandKind::Name if has_nameless_row(v, o) => return Some(Body::Other { text: String::new() }),
         _ if !general => return None,
         _ => {}
     }
@@ -413,6 +415,12 @@ fn omitted_body(v: &Variant, k: usize, general: bool) -> Option<Body> {
         OperandKind::Imm(crate::spec::ImmMap::PLAIN) if v.fields[*f].width() <= 32 => Some(Body::Imm { value: max.into() }),
         _ => None,
     }
+}
+
+/// Does name operand `o`'s table have a `(default)` row, which nvdisasm prints by leaving
+/// the operand out?
+fn has_nameless_row(v: &Variant, o: &OperandSpec) -> bool {
+    o.suffix_fields.first().and_then(|&f| v.field_table(f)).is_some_and(|t| t.rows.iter().any(|r| r.kind == RowKind::Default))
 }
 
 /// How many of `suffixes` are fixed by the form (no field): a memory form's register
@@ -439,7 +447,8 @@ fn fill_special(v: &Variant, k: usize, o: &sass::Operand, spec: &OperandSpec, va
             n => Err(format!("operand {k}: '{name}' is not this form's name '{}'", n.as_deref().unwrap_or(""))),
         };
     };
-    let row = v.field_table(f).and_then(|t| t.rows.iter().find(|r| r.name == name));
+    let nameless = |r: &&crate::spec::Row| name.is_empty() && r.kind == RowKind::Default;
+    let row = v.field_table(f).and_then(|t| t.rows.iter().find(|r| r.name == name || nameless(r)));
     let row = row.ok_or_else(|| format!("operand {k}: '{name}' is not a name of this form's table"))?;
     values.set(f, row.value);
     Ok(())

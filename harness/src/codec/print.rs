@@ -195,7 +195,7 @@ pub fn print_with(v: &Variant, values: &Values, learned: Option<(&FormConvention
         op.joined = spec.joined;
     }
     let mut terminator = v.terminator;
-    let mut gone: Vec<usize> = (0..v.operands.len()).filter(|&k| zero_left_out(v, values, k, &operands[k])).collect();
+    let mut gone: Vec<usize> = (0..v.operands.len()).filter(|&k| zero_left_out(v, values, k, &operands[k]) || nameless(v, k, &operands[k])).collect();
     if let Some((c, w)) = learned {
         let mask = c.reuse_mask(w);
         for (k, op) in operands.iter_mut().enumerate() {
@@ -228,6 +228,12 @@ fn zero_left_out(v: &Variant, values: &Values, k: usize, op: &Operand) -> bool {
     let o = &v.operands[k];
     let zero = matches!(o.value_fields.as_slice(), [Some(f)] if values.get(*f) == 0);
     o.zero_omitted && zero && !op.not && !op.neg && !op.abs && op.suffixes.is_empty()
+}
+
+/// Is page operand `k` a name whose table row prints nothing (its `(default)` row)? nvdisasm
+/// then leaves the operand out: HGMMA's `gsb0` at 7 (`HGMMA.64x8x16.F16 R0, gdesc[UR4], R0`).
+fn nameless(v: &Variant, k: usize, op: &Operand) -> bool {
+    v.operands[k].kind == OperandKind::Name && matches!(&op.body, Body::Other { text } if text.is_empty()) && op.suffixes.is_empty()
 }
 
 /// Does the immediate print signed for these values? The base rule, unless a group's

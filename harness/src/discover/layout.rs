@@ -445,6 +445,10 @@ fn suffix_table(s: &Seed, i: usize, texts: &[Option<String>]) -> Result<Table, S
         let Some(t) = t.as_deref().filter(|t| !t.is_empty()) else { continue };
         let inst = sass::parse_instruction(t).map_err(|e| format!("operand {i}'s suffix value {v} prints '{t}' ({e})"))?;
         let special = s.kinds[i].is_named();
+        if s.kinds[i] == OperandKind::Name && is_seed_without(s, i, &inst) {
+            table.push((v as u64, "(default)".to_string()));
+            continue;
+        }
         let bare = |x: &sass::Operand| sass::Operand {
             suffixes: vec![],
             body: if special { sass::Body::Other { text: String::new() } } else { without_rz(&x.body) },
@@ -465,6 +469,14 @@ fn suffix_table(s: &Seed, i: usize, texts: &[Option<String>]) -> Result<Table, S
         table.push((v as u64, if sfx.is_empty() { "(default)".to_string() } else { sfx.join(".") }));
     }
     Ok(table)
+}
+
+/// Is `inst` the seed's text with operand `i` left out, as nvdisasm prints a name operand
+/// at a value it has no name for (HGMMA's `gsb0` field at 7)?
+fn is_seed_without(s: &Seed, i: usize, inst: &sass::Instruction) -> bool {
+    let mut rest = s.inst.operands.clone();
+    rest.remove(i);
+    inst.mnemonic == s.inst.mnemonic && inst.pred == s.inst.pred && inst.modifiers == s.inst.modifiers && inst.operands == rest
 }
 
 /// A memory operand's body with a printed RZ taken out: RZ stands in for no register, and

@@ -48,6 +48,37 @@ pub fn is_valid_arch(arch: &str) -> bool {
     !digits.is_empty() && digits.len() <= 4 && digits.bytes().all(|b| b.is_ascii_digit())
 }
 
+/// A PTX file's `.target`: the lowest architecture it compiles for and whether it uses
+/// architecture-specific features (`sm_90a`: wgmma), which compile for that one
+/// architecture only, with the `a` suffix, and not for later ones.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Target {
+    pub sm: u32,
+    pub specific: bool,
+}
+
+impl Target {
+    /// The first `.target` line's (comments skipped); `None` without one.
+    pub fn of(ptx: &str) -> Option<Target> {
+        ptx.lines().find_map(|l| {
+            let l = l.split("//").next()?.trim();
+            let t = l.strip_prefix(".target")?.trim();
+            let first = t.split([',', ' ', '\t']).next()?.strip_prefix("sm_")?;
+            let digits: String = first.chars().take_while(|c| c.is_ascii_digit()).collect();
+            Some(Target { sm: digits.parse().ok()?, specific: first[digits.len()..].starts_with('a') })
+        })
+    }
+
+    /// The `-arch` that compiles the file for architecture `sm`, if it compiles for it.
+    pub fn ptxas_arch(self, sm: u32) -> Option<String> {
+        match self.specific {
+            true if sm == self.sm => Some(format!("sm_{sm}a")),
+            false if sm >= self.sm => Some(format!("sm_{sm}")),
+            _ => None,
+        }
+    }
+}
+
 /// The cubin path `compile` writes for this PTX file and arch.
 pub fn cubin_path(ptx: &Path, arch: &str, out_dir: &Path) -> PathBuf {
     let stem = ptx.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "kernel".into());
@@ -122,19 +153,8 @@ pub(crate) mod test_support {
         d
     }
 
-    /// The `sm_NN` number a PTX file's `.target` line names (`.target sm_100a` → 100).
-    pub fn target_sm(ptx: &str) -> Option<u32> {
-        ptx.lines().find_map(|l| {
-            let l = l.split("//").next()?.trim();
-            let t = l.strip_prefix(".target")?.trim();
-            let first = t.split([',', ' ', '\t']).next()?;
-            let digits: String = first.strip_prefix("sm_")?.chars().take_while(|c| c.is_ascii_digit()).collect();
-            digits.parse().ok()
-        })
-    }
-
     /// Every corpus/ptx file with the arches (of ARCHES) its `.target` allows.
-    pub fn corpus() -> Vec<(PathBuf, Vec<&'static str>)> {
+    pub fn corpus() -> Vec<(PathBuf, Vec<String>)> {
         let dir = tools::repo_root().join("corpus/ptx");
         let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
             .unwrap_or_else(|e| panic!("read {}: {e}", dir.display()))
@@ -147,8 +167,8 @@ pub(crate) mod test_support {
             .into_iter()
             .map(|p| {
                 let text = std::fs::read_to_string(&p).unwrap();
-                let sm = target_sm(&text).unwrap_or_else(|| panic!("{}: no .target sm_NN line", p.display()));
-                let arches = ARCHES.iter().copied().filter(|a| a[3..].parse::<u32>().unwrap() >= sm).collect();
+                let t = Target::of(&text).unwrap_or_else(|| panic!("{}: no .target sm_NN line", p.display()));
+                let arches = ARCHES.iter().filter_map(|a| t.ptxas_arch(a[3..].parse().unwrap())).collect();
                 (p, arches)
             })
             .collect()
@@ -168,7 +188,7 @@ mod tests {
         for (ptx, arches) in corpus() {
             assert!(!arches.is_empty(), "{}: targets neither sm_90 nor sm_100", ptx.display());
             both += usize::from(arches.len() == 2);
-            for arch in arches {
+            for arch in &arches {
                 let cubin = compile(&ptxas, &ptx, arch, &out).unwrap_or_else(|e| panic!("{e}"));
                 assert_eq!(cubin, cubin_path(&ptx, arch, &out));
                 let bytes = std::fs::read(&cubin).unwrap();
@@ -250,8 +270,14 @@ mod tests {
 
     #[test]
     fn target_lines_are_read() {
-        assert_eq!(target_sm(".version 8.8\n.target sm_90\n"), Some(90));
-        assert_eq!(target_sm("// .target sm_70\n.target sm_100a, texmode_independent\n"), Some(100));
-        assert_eq!(target_sm(".version 8.8\n"), None);
+        let t = |sm, specific| Some(Target { sm, specific });
+        assert_eq!(Target::of(".version 8.8\n.target sm_90\n"), t(90, false));
+        assert_eq!(Target::of("// .target sm_70\n.target sm_100a, texmode_independent\n"), t(100, true));
+        assert_eq!(Target::of(".version 8.8\n"), None);
+        // A portable target compiles for itself and later; an `a` target for itself only.
+        let plain = Target { sm: 90, specific: false };
+        assert_eq!([80, 90, 100].map(|sm| plain.ptxas_arch(sm)), [None, Some("sm_90".into()), Some("sm_100".into())]);
+        let specific = Target { sm: 90, specific: true };
+        assert_eq!([80, 90, 100].map(|sm| specific.ptxas_arch(sm)), [None, Some("sm_90a".into()), None]);
     }
 }
