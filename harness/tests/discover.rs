@@ -1116,3 +1116,35 @@ fn name_operands_left_out_at_their_default_row_solve() {
     assert_eq!(gsb.iter().find(|(v, _)| *v == 7).map(|(_, n)| n.as_str()), Some("(default)"), "{gsb:?}");
     solves_and_prints(&nv, 90, "BGMMA", "000fc0000800000000000000000009f2", &["000fe6000801401800000000041879f2"]);
 }
+
+/// A form no real word seeded: the bits nvdisasm ignores are written as 0 on the page (what
+/// ptxas writes in bits it does not use), not as the census seed's (a random round's seed
+/// has junk there: SM100 UTCATOMSWS's ignored bits 25, 26, 29, 44, 63, …), so real code the
+/// census never saw decodes. The words are ptxas's for corpus/ptx/tcgen05_tensor.ptx.
+#[test]
+fn ignored_bits_of_forms_without_real_words_are_zero() {
+    use discover::sweep;
+    use sass_harness::codec::Codec;
+    let nv = nv();
+    let tmp = std::env::temp_dir().join(format!("sass-harness-ignored-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&tmp);
+    // The census's forms (from a whole SM100 census), reused as a rerun reuses census.json.
+    std::fs::create_dir_all(&tmp).unwrap();
+    let form = |opclass: &str, seed: &str, text: &str| format!(r#"{{"opclass": "{opclass}", "seed": "{seed}", "text": "{text}", "alternates": []}}"#);
+    let forms = [
+        form("utcatomsws_cas_", "000fc0000800000000000000000003e3", "@UP0 UTCATOMSWS.CAS UP0, UR0, UR0, UR0;"),
+        form("utcatomsws_fas_", "000fc0000804110700000005ff0075e3", "UTCATOMSWS.FIND_AND_SET UP2, UR0, UR5;"),
+        form("utcatomsws_op_", "000fc0000c1ef3048000100d261379e3", "UTCATOMSWS.AND UR19, UR13;"),
+    ];
+    let census = format!(r#"{{"arch": 100, "tool": "nvdisasm (test)", "words": 3, "forms": [{}]}}"#, forms.join(", "));
+    std::fs::write(tmp.join("census.json"), census).unwrap();
+    let opts = sweep::Options { arch: spec::Arch(100), only: vec!["UTCATOMSWS".into()], ..sm90_sweep(&tmp, vec![], vec![]) };
+    let s = sweep::run(&nv, &opts, &|_: &str| {}).unwrap();
+    assert!(s.solved >= 3, "{s:?}");
+    let spec = spec::load(&[tmp.join("pages")]).unwrap_or_else(|e| panic!("{e}"));
+    let c = Codec::new(&spec);
+    // UTCATOMSWS.AND URZ, UR6 ; UTCATOMSWS.FIND_AND_SET.ALIGN UP1, UR4, UR6 (and UR4, UR4).
+    let words = ["0009e200080000000000000600ff79e3", "000e24000802080000000006000475e3", "000e24000802080000000004000475e3"];
+    real_words_print_and_assemble_on(&nv, &c, spec::Arch(100), &words.map(|h| Word::parse_hex(h).unwrap()));
+    let _ = std::fs::remove_dir_all(&tmp);
+}

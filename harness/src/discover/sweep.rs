@@ -285,10 +285,11 @@ fn solve_seed(src: &dyn Source, arch: Arch, f: &FormRecord, seed: Word) -> Resul
     };
     match discover(src, arch, seed) {
         Ok(mut d) => {
-            // Bits nvdisasm ignores are don't-cares: real code's values make its words decode.
-            if let Some(real) = f.real.as_deref().and_then(Word::parse_hex) {
-                d.zero = d.ignored.iter().fold(d.zero, |z, &b| z.with_bit(b, real.bit(b)));
-            }
+            // Bits nvdisasm ignores are don't-cares: real code's values make its words decode;
+            // without a real word, zero (what ptxas writes in bits it does not use), not the
+            // census seed's values (a random round's seed has junk there: SM100 UTCATOMSWS).
+            let real = f.real.as_deref().and_then(Word::parse_hex).unwrap_or(Word(0));
+            d.zero = d.ignored.iter().fold(d.zero, |z, &b| z.with_bit(b, real.bit(b)));
             rec.notes = d.notes.clone();
             rec.text = d.distilled.clone();
             // The page must say it: a block our parser rejects (tokens of one group printed
