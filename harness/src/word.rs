@@ -88,6 +88,10 @@ impl BitSet {
     pub fn intersect(self, o: BitSet) -> BitSet {
         BitSet(self.0 & o.0)
     }
+    /// [`BitSet::is_empty`] by reference (for serde's `skip_serializing_if`).
+    pub fn is_empty_ref(&self) -> bool {
+        self.is_empty()
+    }
     pub fn is_empty(self) -> bool {
         self.0 == 0
     }

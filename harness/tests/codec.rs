@@ -273,3 +273,24 @@ fn operands_left_out_at_zero_print_and_assemble() {
     let json = serde_json::to_string(&s).unwrap();
     assert_eq!(json.matches("\"zero_omitted\":true").count(), 2, "{json}");
 }
+
+/// A page's `ignored bits:` line: a word with any value in those bits decodes to the
+/// variant (nvdisasm prints it the same), and encoding writes the layout's value there;
+/// without the line, the word matches nothing.
+#[test]
+fn ignored_bits_decode_whatever_they_hold() {
+    let page = std::fs::read_to_string(sass_harness::oracle::tools::repo_root().join("corpus/isa/sm90/003_ab0fe5b2f4c60028.txt")).unwrap();
+    let marked = page.replacen("\n\nkey: DFMA_R_R_R_R\n", "\n\nignored bits: 40..45\n\nkey: DFMA_R_R_R_R\n", 1);
+    assert_ne!(marked, page);
+    let plain = spec::Spec { pages: vec![spec::parse_page("dfma.txt", page.as_bytes()).unwrap()] };
+    let s = spec::Spec { pages: vec![spec::parse_page("dfma.txt", marked.as_bytes()).unwrap()] };
+    let c = Codec::new(&s);
+    let vi = c.index_of("DFMA_R_R_R_R", None).unwrap();
+    let mut vals = Values::zero(c.variant(vi).fields.len());
+    vals.set(1, 5);
+    let w = c.encode(vi, &vals).unwrap();
+    assert!(!w.bit(41), "encoding writes the layout's 0");
+    let noisy = w.flip(41).flip(44);
+    assert_eq!(c.decode(spec::Arch(90), noisy).map(|(v, x)| (v, x.get(1))), Ok((vi, 5)));
+    assert!(Codec::new(&plain).decode(spec::Arch(90), noisy).is_err());
+}

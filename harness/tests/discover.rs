@@ -1148,3 +1148,16 @@ fn ignored_bits_of_forms_without_real_words_are_zero() {
     real_words_print_and_assemble_on(&nv, &c, spec::Arch(100), &words.map(|h| Word::parse_hex(h).unwrap()));
     let _ = std::fs::remove_dir_all(&tmp);
 }
+
+/// The bits nvdisasm ignores in a form are on the page (`ignored bits:`), and decoding takes
+/// any value there: SM90 UMOV's census seed has 0xf at bits 72–75, ptxas writes 0 (nvcc's
+/// `UMOV UR4, URZ` in a softmax kernel), and nvdisasm prints every value the same.
+#[test]
+fn ignored_bits_are_on_the_page_and_decode_any_value() {
+    let nv = nv();
+    let d = solves_and_prints(&nv, 90, "UMOV", "000fc00008000f000000000500037c82", &["000fe200080000000000003f00047c82"]);
+    assert!((72..=75).all(|b| d.ignored.contains(&b)), "{:?}", d.ignored);
+    let text = page::render("UMOV", None, std::slice::from_ref(&d));
+    let p = spec::parse_page("umov.txt", text.as_bytes()).unwrap();
+    assert!((72..=75).all(|b| p.variants[0].ignored.contains(b)), "{text}");
+}

@@ -275,6 +275,20 @@ fn left_out_at_zero_line_names_immediates_in_order() {
 }
 
 #[test]
+fn ignored_bits_line_names_fixed_bits_as_ranges() {
+    // `ignored bits:` (between the distilled and key lines): inclusive ranges of fixed bits.
+    let with = |d: &str| edit_line(&dfma(), V1_KEY - 1, |_| d.to_string());
+    let at = V1_KEY - 1;
+    let p = parse(&with("ignored bits: 40..45,50")).expect("fixed bits");
+    assert_eq!(p.variants[0].ignored.iter().collect::<Vec<_>>(), [40, 41, 42, 43, 44, 45, 50]);
+    assert!(p.variants[1].ignored.is_empty(), "the line is the first variant's");
+    rejects(&with("ignored bits: 12..15"), at, &["DFMA_R_R_R_R", "bit 12 is not a fixed bit of the layout"]);
+    rejects(&with("ignored bits: 45..40"), at, &["'45..40' runs backwards"]);
+    rejects(&with("ignored bits: 40,128"), at, &["'128' is not a bit or a range of bits 0..127"]);
+    rejects(&with("ignored bits: "), at, &["ignored bits: no bits named"]);
+}
+
+#[test]
 fn missing_key_line() {
     let t = set_line(&dfma(), V1_KEY, "");
     rejects(&t, V1_IDX0, &["expected 'key: <KEY>'", "found '0\t1\t2"]);

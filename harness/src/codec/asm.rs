@@ -1,7 +1,8 @@
 //! SASS text → word: the assembler direction of the printer.
 //!
 //! Control fields (stall, yield, barriers, reuse) never appear in nvdisasm's text, so they
-//! come from a separate word (`controls_from`), as an assembler takes scheduling info.
+//! come from a separate word (`controls_from`), as an assembler takes scheduling info; so do
+//! the bits a page marks as ignored by nvdisasm (`ignored bits:`).
 
 use super::bits::{Codec, Values};
 use super::print::{f64_to_bfloat, f64_to_half, float_format, guard_is_uniform, FloatFormat, UNLISTED};
@@ -278,8 +279,10 @@ fn hits<'f, 's: 'f>(codec: &Codec, forms: impl Iterator<Item = (usize, &'f Form<
     for (vi, form) in forms {
         let mut values = Values::zero(form.v.fields.len());
         if form.fill_into(inst, tokens, &mut values).is_ok() {
-            // Control fields are zero in `values`: their bits come straight from `controls_from`.
-            hits.add(vi, Word(codec.encode_unchecked(vi, &values).0 | controls_from.0 & form.control_bits));
+            // Control fields are zero in `values`: their bits (and the ignored bits) come
+            // straight from `controls_from`.
+            let own = codec.encode_unchecked(vi, &values).0 & !form.control_bits;
+            hits.add(vi, Word(own | controls_from.0 & form.control_bits));
         }
     }
     hits
@@ -466,7 +469,8 @@ struct Form<'s> {
     v: &'s Variant,
     pred_fields: Vec<usize>,
     uniform_guard: bool,
-    /// The bits of the control fields (a text does not say them; see [`assemble`]).
+    /// The bits of the control fields and the bits nvdisasm ignores (a text does not say
+    /// them; see [`assemble`]).
     control_bits: u128,
     /// The instruction's modifiers, in page order.
     modifiers: Slots<'s>,
@@ -502,7 +506,7 @@ impl<'s> Form<'s> {
             v,
             pred_fields: fields_where(|f| f.kind == FieldKind::Pred),
             uniform_guard: guard_is_uniform(v),
-            control_bits: v.fields.iter().filter(|f| f.is_control()).flat_map(|f| &f.bits).fold(0, |m, &b| m | 1u128 << b),
+            control_bits: v.fields.iter().filter(|f| f.is_control()).flat_map(|f| &f.bits).fold(v.ignored.0, |m, &b| m | 1u128 << b),
             modifiers: Slots::new(modifiers),
             suffixes,
         }

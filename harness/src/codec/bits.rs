@@ -198,7 +198,8 @@ impl<'s> Codec<'s> {
                 }
             })
             .collect();
-        let patterns: Vec<Pattern> = variants.iter().map(|v| Pattern { mask: v.fixed_mask.0, value: v.fixed_value.0, arch: v.arch }).collect();
+        let patterns: Vec<Pattern> =
+            variants.iter().map(|v| Pattern { mask: v.fixed_mask.minus(v.ignored).0, value: v.fixed_value.0 & !v.ignored.0, arch: v.arch }).collect();
         let index = OpcodeIndex::new(&patterns);
         Codec { spec, variants, compiled, patterns, index }
     }

@@ -85,6 +85,11 @@ pub fn variant_block(d: &Discovered) -> String {
         let ops: Vec<String> = after.iter().map(usize::to_string).collect();
         parts.push(format!("suffixes after bars: {}", if ops.is_empty() { "none".to_string() } else { ops.join(" ") }));
     }
+    if !d.ignored.is_empty() {
+        let mut bits = d.ignored.clone();
+        bits.sort_unstable();
+        parts.push(format!("ignored bits: {}", crate::word::format_ranges(&bits)));
+    }
     parts.extend([format!("key: {}", key(d)), layout]);
     for (n, t) in d.tables.iter().enumerate() {
         let width = d.fields.iter().find(|f| f.kind == FieldKind::Group(n as u32 + 1)).map(|f| f.bits.len()).unwrap_or(1);

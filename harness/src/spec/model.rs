@@ -756,6 +756,10 @@ pub struct Variant {
     pub fixed_value: Word,
     /// Bits inferred rather than read (a dropped cell): fixed, but unconfirmed by the page.
     pub inferred: BitSet,
+    /// Fixed bits nvdisasm ignores in this form (the page's `ignored bits:` line): a word
+    /// decodes whatever they hold; encoding writes `fixed_value`'s.
+    #[serde(skip_serializing_if = "BitSet::is_empty_ref")]
+    pub ignored: BitSet,
     pub fields: Vec<Field>,
     pub tables: Vec<Table>,
     /// Modifier print order, derived from the distilled line.

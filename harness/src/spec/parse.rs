@@ -231,8 +231,23 @@ fn parse_variant(p: &mut Lines, instruction: &str, arch: Arch) -> Result<Variant
     let (cells, layout_lines) = read_layout(p)?;
     let (raw, fixed_mask, fixed_value, inferred) = spans(p, &cells)?;
     let tables = read_tables(p)?;
-    let VariantHead { line, heading, mnemonic, heading_mods, form, kinds, distilled_line, distilled, dinst, derived, left_out, key, float_by, after_bars } =
-        head;
+    let VariantHead {
+        line,
+        heading,
+        mnemonic,
+        heading_mods,
+        form,
+        kinds,
+        distilled_line,
+        distilled,
+        dinst,
+        derived,
+        left_out,
+        key,
+        float_by,
+        after_bars,
+        ignored,
+    } = head;
     let draft = VariantDraft {
         file: p.file.to_string(),
         key,
@@ -254,6 +269,7 @@ fn parse_variant(p: &mut Lines, instruction: &str, arch: Arch) -> Result<Variant
         tables,
         float_by,
         after_bars,
+        ignored,
     };
     let mut v = draft.build(p)?;
     v.distilled_line = distilled_line;
@@ -281,6 +297,8 @@ struct VariantHead {
     float_by: Vec<(String, FloatFormat)>,
     /// The `suffixes after bars:` line, if any: its line and page operands.
     after_bars: Option<(usize, Vec<usize>)>,
+    /// The `ignored bits:` line, if any: its line and bits.
+    ignored: Option<(usize, BitSet)>,
 }
 
 /// Reads the four lines and checks that the distilled line (the zero word's text) has the
@@ -299,6 +317,7 @@ fn read_variant_head(p: &mut Lines, instruction: &str) -> Result<VariantHead, Pa
     let derived = read_derived(p)?;
     let left_out = read_left_out(p)?;
     let after_bars = read_after_bars(p)?;
+    let ignored = read_ignored(p)?;
     let (kl, k) = p.expect("'key: <KEY>'")?;
     let key = match k.trim_start().strip_prefix("key:") {
         Some(s) if !s.trim().is_empty() => s.trim().to_string(),
@@ -316,7 +335,53 @@ fn read_variant_head(p: &mut Lines, instruction: &str) -> Result<VariantHead, Pa
     if !float_by.is_empty() && !kinds.iter().any(|k| k.is_float()) {
         return p.err(distilled_line, format!("{key}: a 'floats:' line, but the form '{form}' has no F operand"));
     }
-    Ok(VariantHead { line, heading, mnemonic, heading_mods, form, kinds, distilled_line, distilled, dinst, derived, left_out, key, float_by, after_bars })
+    Ok(VariantHead {
+        line,
+        heading,
+        mnemonic,
+        heading_mods,
+        form,
+        kinds,
+        distilled_line,
+        distilled,
+        dinst,
+        derived,
+        left_out,
+        key,
+        float_by,
+        after_bars,
+        ignored,
+    })
+}
+
+/// The optional `ignored bits:` line before the key: fixed bits nvdisasm ignores in this
+/// form (each value prints the same text), as inclusive ranges (`ignored bits: 72..75,78`).
+/// The decoder takes any value there; the encoder writes the layout's.
+fn read_ignored(p: &mut Lines) -> Result<Option<(usize, BitSet)>, PageError> {
+    let Some((line, rest)) = p.peek().and_then(|(l, t)| t.trim_start().strip_prefix("ignored bits:").map(|r| (l, r.to_string()))) else {
+        return Ok(None);
+    };
+    p.next();
+    match parse_ranges(&rest) {
+        Ok(bits) if !bits.is_empty() => Ok(Some((line, bits))),
+        Ok(_) => p.err(line, "ignored bits: no bits named"),
+        Err(e) => p.err(line, format!("ignored bits: {e}")),
+    }
+}
+
+/// `72..75,78` → those bits (inclusive ranges of bits 0–127, comma-separated).
+fn parse_ranges(s: &str) -> Result<BitSet, String> {
+    let mut out = BitSet::EMPTY;
+    for part in s.split(',').map(str::trim).filter(|t| !t.is_empty()) {
+        let (a, b) = part.split_once("..").unwrap_or((part, part));
+        let bit = |x: &str| x.trim().parse::<u8>().ok().filter(|&n| n < 128).ok_or_else(|| format!("'{part}' is not a bit or a range of bits 0..127"));
+        let (a, b) = (bit(a)?, bit(b)?);
+        if a > b {
+            return Err(format!("'{part}' runs backwards"));
+        }
+        (a..=b).for_each(|i| out.insert(i));
+    }
+    Ok(out)
 }
 
 /// A variant's heading line (`IADD3` or `I2F.???0`).
@@ -781,6 +846,7 @@ struct VariantDraft {
     tables: Vec<Table>,
     float_by: Vec<(String, FloatFormat)>,
     after_bars: Option<(usize, Vec<usize>)>,
+    ignored: Option<(usize, BitSet)>,
 }
 
 /// Fields classified so far, and what later checks need from the classification.
@@ -1066,6 +1132,15 @@ impl VariantDraft {
     }
 
     /// Interprets and checks the draft: the variant, or the first error.
+    /// The `ignored bits:` line's bits, each a fixed bit of the layout.
+    fn ignored_bits(&self) -> Result<BitSet, PageError> {
+        let Some((line, bits)) = self.ignored else { return Ok(BitSet::EMPTY) };
+        match bits.minus(self.fixed_mask).iter().next() {
+            Some(b) => Err(self.err(line, format!("ignored bits: bit {b} is not a fixed bit of the layout"))),
+            None => Ok(bits),
+        }
+    }
+
     fn build(mut self, p: &mut Lines) -> Result<Variant, PageError> {
         let page_ops = self.page_ops();
         let n_page = page_ops.iter().map(Vec::len).sum();
@@ -1081,6 +1156,7 @@ impl VariantDraft {
         fixed_suffixes(&mut operands, &self.dinst);
         self.suffix_placement(&mut operands)?;
         self.check_coverage(&fields)?;
+        let ignored = self.ignored_bits()?;
         let mut v = Variant {
             key: self.key.clone(),
             arch: self.arch,
@@ -1093,6 +1169,7 @@ impl VariantDraft {
             fixed_mask: self.fixed_mask,
             fixed_value: self.fixed_value,
             inferred: self.inferred,
+            ignored,
             fields,
             tables: std::mem::take(&mut self.tables),
             modifiers: vec![],

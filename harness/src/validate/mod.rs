@@ -813,6 +813,10 @@ impl<'a> Analysis<'a> {
         }
         let ch: Vec<String> = changed(base, &actual);
         let expected = format!("not {} (bit {bit} is fixed {})", v.key, v.fixed_value.bit(bit) as u8);
+        // A bit the page marks as ignored (`ignored bits:`) agrees when nvdisasm ignores it.
+        if ch.is_empty() && v.ignored.contains(bit) {
+            return Judged::Agree(word_bits);
+        }
         let (class, proposal) = if ch.is_empty() {
             (Class::FixedIgnored, ignored_proposal(v, &[bit]))
         } else {
