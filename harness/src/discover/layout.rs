@@ -474,6 +474,9 @@ fn suffix_table(s: &Seed, i: usize, texts: &[Option<String>]) -> Result<Table, S
 /// Is `inst` the seed's text with operand `i` left out, as nvdisasm prints a name operand
 /// at a value it has no name for (HGMMA's `gsb0` field at 7)?
 fn is_seed_without(s: &Seed, i: usize, inst: &sass::Instruction) -> bool {
+    if i >= s.inst.operands.len() {
+        return false;
+    }
     let mut rest = s.inst.operands.clone();
     rest.remove(i);
     inst.mnemonic == s.inst.mnemonic && inst.pred == s.inst.pred && inst.modifiers == s.inst.modifiers && inst.operands == rest
