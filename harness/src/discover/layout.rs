@@ -711,6 +711,10 @@ pub fn learn_left_out(o: &mut Oracle, s: &Seed, d: &Discovered) -> Result<Vec<Le
     for (k, inst) in &shown {
         // Where the text prints it: the others left out before it are missing.
         let at = k - shown.iter().filter(|(j, _)| j < k).count();
+        // Other operands left out too (a PT, a name at its empty row): not this rule's case.
+        if at >= inst.operands.len() {
+            continue;
+        }
         let mut rest = inst.operands.clone();
         let op = rest.remove(at);
         if rest == zero.operands && op.suffixes.is_empty() && !op.neg && !op.abs && !op.not {
