@@ -261,7 +261,11 @@ fn solve_one(src: &dyn Source, arch: Arch, f: &FormRecord) -> Result<Record, Str
     let mut first: Option<Record> = None;
     for hex in std::iter::once(&f.seed).chain(&f.alternates) {
         let seed = Word::parse_hex(hex).ok_or_else(|| format!("census seed '{hex}' is not a word"))?;
-        let rec = solve_seed(src, arch, f, seed)?;
+        // A solver bug on one form costs that form, not the run (the others go on).
+        let rec = match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| solve_seed(src, arch, f, seed))) {
+            Ok(rec) => rec?,
+            Err(p) => Record::unsolved(f, seed, format!("the solver panicked: {}", panic_message(p.as_ref()))),
+        };
         if rec.unsolved.is_none() {
             return Ok(rec);
         }
@@ -270,19 +274,31 @@ fn solve_one(src: &dyn Source, arch: Arch, f: &FormRecord) -> Result<Record, Str
     first.ok_or_else(|| format!("form {} has no seed", f.opclass))
 }
 
+/// A panic's message (`panic!` with a string or a format).
+fn panic_message(p: &(dyn std::any::Any + Send)) -> String {
+    p.downcast_ref::<&str>().map(|s| s.to_string()).or_else(|| p.downcast_ref::<String>().cloned()).unwrap_or_else(|| "(no message)".into())
+}
+
+impl Record {
+    /// The record of form `f` from `seed` before (or instead of) solving: `unsolved` says why.
+    fn unsolved(f: &FormRecord, seed: Word, why: String) -> Record {
+        Record {
+            opclass: f.opclass.clone(),
+            seed: seed.to_string(),
+            text: f.text.clone(),
+            mnemonic: String::new(),
+            key: String::new(),
+            block: String::new(),
+            fields: 0,
+            rows: 0,
+            unsolved: Some(why),
+            notes: vec![],
+        }
+    }
+}
+
 fn solve_seed(src: &dyn Source, arch: Arch, f: &FormRecord, seed: Word) -> Result<Record, String> {
-    let mut rec = Record {
-        opclass: f.opclass.clone(),
-        seed: seed.to_string(),
-        text: f.text.clone(),
-        mnemonic: String::new(),
-        key: String::new(),
-        block: String::new(),
-        fields: 0,
-        rows: 0,
-        unsolved: None,
-        notes: vec![],
-    };
+    let mut rec = Record { unsolved: None, ..Record::unsolved(f, seed, String::new()) };
     match discover(src, arch, seed) {
         Ok(mut d) => {
             // Bits nvdisasm ignores are don't-cares: real code's values make its words decode;
@@ -411,4 +427,26 @@ pub fn merge(shards: &[PathBuf], out: &Path) -> Result<Summary, String> {
         Options { arch, out: out.to_path_buf(), shard: Shard::ALL, solvers: 0, only: vec![], scope: Scope::default(), seeds: vec![], tool: c.tool.clone() };
     write_summary(out, &opts, &s, &records)?;
     Ok(s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::oracle::nvdisasm::Outcome;
+
+    /// An oracle whose every answer panics, as a solver bug would.
+    struct Panics;
+    impl Source for Panics {
+        fn outcomes(&self, _: Arch, _: &[Word]) -> Result<Vec<Outcome>, DiscoverError> {
+            panic!("solver bug")
+        }
+    }
+
+    #[test]
+    fn a_panic_solving_one_form_leaves_it_unsolved_with_the_message() {
+        let f = FormRecord { opclass: "x_".into(), seed: Word(0x7947).to_string(), text: "BRA 0x0;".into(), alternates: vec![], real: None };
+        let rec = solve_one(&Panics, Arch(90), &f).expect("a record, not an error");
+        assert_eq!(rec.unsolved.as_deref(), Some("the solver panicked: solver bug"));
+        assert_eq!((rec.opclass.as_str(), rec.key.as_str()), ("x_", ""));
+    }
 }
