@@ -664,6 +664,25 @@ fn printed_value(s: &Seed, text: &str, po: usize) -> Option<i128> {
     s.operand_values(i, &op, raw.get(i).map(String::as_str).unwrap_or("")).get(sub).copied().flatten()
 }
 
+/// The register and predicate page operands whose field the seed prints inverted (see
+/// [`Discovered::inverted`]): the seed's printed number is the complement of the field's
+/// bits in `seed`, not the bits themselves. The flips cannot tell: a complement changes by
+/// the same power of two as the plain value.
+pub fn inverted(s: &Seed, seed: Word, d: &Discovered) -> Vec<usize> {
+    let sl = slots(s);
+    let kinds = [OperandKind::Pred, OperandKind::UPred, OperandKind::Reg, OperandKind::UReg];
+    let mut out = vec![];
+    for (k, kind) in s.kinds.iter().enumerate() {
+        let Some(f) = d.fields.iter().find(|f| f.kind == FieldKind::Operand(sl[k][0])).filter(|f| kinds.contains(kind) && f.bits.len() < 64) else { continue };
+        let field = value_of(seed, &f.bits);
+        let complement = field ^ ones(f.bits.len());
+        if printed_value(s, &s.text, sl[k][0]).is_some_and(|g| g != i128::from(field) && g == i128::from(complement)) {
+            out.push(sl[k][0]);
+        }
+    }
+    out
+}
+
 /// The form's operands that one value field prints (`P`, `UP`, `R`, `UR`, `I`, at most
 /// 32 bits): (form operand, its bits), the candidates for [`Discovered::omitted`].
 pub fn single_fields(s: &Seed, d: &Discovered) -> Vec<(usize, Vec<u8>)> {
@@ -797,10 +816,11 @@ pub fn with_pt(s: &Seed, d: &Discovered, w: Word, text: &str) -> String {
     let value = |bits: &[u8]| bits.iter().enumerate().fold(0u64, |a, (q, &b)| a | u64::from(w.bit(b)) << q);
     let decorated =
         |k: usize| d.fields.iter().any(|f| matches!(f.kind, FieldKind::Not(j) | FieldKind::Abs(j) | FieldKind::Neg(j) if j == k) && value(&f.bits) != 0);
-    let all_ones = |bits: &[u8]| value(bits) == ones(bits.len());
+    let sl = slots(s);
+    let all_ones = |k: usize, bits: &[u8]| d.printed(sl[k][0], value(bits), bits.len()) == ones(bits.len());
     let mut left_out: Vec<(usize, String, bool)> = single_fields(s, d)
         .into_iter()
-        .filter(|(k, bits)| d.omitted.contains(k) && all_ones(bits) && !decorated(*k))
+        .filter(|(k, bits)| d.omitted.contains(k) && all_ones(*k, bits) && !decorated(*k))
         .filter_map(|(k, bits)| all_ones_text(s.kinds[k], bits.len()).map(|t| (k, t, false)))
         .collect();
     left_out.extend(zero_left_out(s, d, w));
@@ -949,11 +969,12 @@ pub fn verify_random(o: &mut Oracle, s: &Seed, d: &Discovered, seed: u64, n: usi
             let v = f.bits.iter().enumerate().fold(0i128, |a, (q, &b)| a | (i128::from(w.bit(b)) << q));
             match &f.kind {
                 FieldKind::Operand(po) => {
+                    let want = i128::from(d.printed(*po, v as u64, f.bits.len()));
                     match printed_value(&printed, t, *po) {
-                        Some(g) if g.rem_euclid(1i128 << f.bits.len()) != v => notes.push(format!("operand {po} = {v:#x} in {w} prints '{t}'")),
+                        Some(g) if g.rem_euclid(1i128 << f.bits.len()) != want => notes.push(format!("operand {po} = {v:#x} in {w} prints '{t}'")),
                         _ => {}
                     }
-                    notes.extend(derived_mismatch(s, d, t, *po, v as u64, f.bits.len()));
+                    notes.extend(derived_mismatch(s, d, t, *po, want as u64, f.bits.len()));
                 }
                 FieldKind::Suffix { operand, table } => notes.extend(suffix_mismatch(s, t, *operand, table, v as u64).map(|m| format!("{m} in {w}"))),
                 _ => {}
@@ -1114,13 +1135,13 @@ pub fn verify(o: &mut Oracle, s: &Seed, d: &Discovered, seed: u64) -> Result<Vec
         let op = sass::parse_instruction(&t).ok().and_then(|x| x.operands.get(i).cloned());
         let got = op.as_ref().and_then(|op| s.operand_values(i, op, raw.get(i).map(String::as_str).unwrap_or("")).get(sub).copied().flatten());
         let ok = match got {
-            Some(g) => g.rem_euclid(1i128 << w) == v as i128,
+            Some(g) => g.rem_euclid(1i128 << w) == i128::from(d.printed(po, v, w as usize)),
             None => op.is_some(), // a NaN immediate: its payload is not printed
         };
         if !ok {
             notes.push(format!("operand {po} = {v:#x}: word {word} prints '{t}'"));
         }
-        notes.extend(derived_mismatch(s, d, &t, po, v, w as usize));
+        notes.extend(derived_mismatch(s, d, &t, po, d.printed(po, v, w as usize), w as usize));
     }
     Ok(notes)
 }

@@ -515,9 +515,22 @@ pub struct Field {
     pub bits: Vec<u8>,
     /// The page line of the layout content row where the field's name first appears.
     pub line: usize,
+    /// nvdisasm prints the field's bitwise complement (see [`Inverted`]): the codec's
+    /// values are the printed numbers. Left out of the JSON when false.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub inverted: bool,
 }
 
 impl Field {
+    /// The bits a value of the field holds in the word: the value itself, or its
+    /// complement for an inverted field (the value is the printed number).
+    pub fn raw(&self, value: u64) -> u64 {
+        if self.inverted {
+            value ^ self.max()
+        } else {
+            value
+        }
+    }
     pub fn width(&self) -> u32 {
         self.bits.len() as u32
     }
@@ -684,6 +697,37 @@ impl LeftOutAtZero {
         };
         let page_operand = n.parse::<usize>().map_err(|_| bad())?;
         Ok(LeftOutAtZero { page_operand, joined })
+    }
+}
+
+/// A register or predicate page operand whose field nvdisasm prints inverted: the printed
+/// number is `2^width - 1 - field` (bitwise NOT), so field 0 prints the all-ones value
+/// (`PT`, left out; `RZ`). SM100/SM120 `LDG.256`'s last predicate: bits 87–89 = 1 print
+/// `P6`, 7 print `P0`, 0 `PT`; its `!` bit is plain. The page says it on an `inverted:`
+/// line (`inverted: operand 6`); the distilled line (the zero word's text) then leaves
+/// such a `P`/`UP` operand out, and the parser puts its `PT`/`UPT` back.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize)]
+pub struct Inverted {
+    pub page_operand: usize,
+}
+
+impl Inverted {
+    /// `operand 6`: one entry of the `inverted:` line.
+    pub fn token(self) -> String {
+        format!("operand {}", self.page_operand)
+    }
+
+    /// Reads [`Inverted::token`]'s spelling; the message says what is malformed.
+    pub fn parse(t: &str) -> Result<Inverted, String> {
+        let bad = || format!("inverted operand '{}' is not 'operand N'", t.trim());
+        let n = t.trim().strip_prefix("operand").ok_or_else(bad)?.trim();
+        Ok(Inverted { page_operand: n.parse::<usize>().map_err(|_| bad())? })
+    }
+
+    /// The printed number of field value `x` of a `width`-bit field, and back (its own
+    /// inverse).
+    pub fn apply(x: u64, width: u32) -> u64 {
+        x ^ u64::MAX.checked_shr(64 - width.min(64)).unwrap_or(0)
     }
 }
 
