@@ -275,6 +275,22 @@ fn left_out_at_zero_line_names_immediates_in_order() {
 }
 
 #[test]
+fn inverted_line_names_registers_and_predicates_in_order() {
+    // `inverted:` (between the distilled and key lines): `operand N`, each the one page
+    // operand of an `R`, `UR`, `P` or `UP` form operand, in increasing order.
+    let with = |d: &str| edit_line(&dfma(), V1_KEY - 1, |_| d.to_string());
+    let at = V1_KEY - 1;
+    rejects(&with("inverted: 2"), at, &["inverted operand '2' is not 'operand N'"]);
+    rejects(&with("inverted: operand two"), at, &["is not 'operand N'"]);
+    rejects(&with("inverted: operand 2, operand 1"), at, &["operand 1 is named twice or out of order"]);
+    rejects(&with("inverted: operand 9"), at, &["DFMA_R_R_R_R", "operand 9 is not a register or predicate"]);
+    // A register of the form: its field is the complement of the printed number.
+    let p = parse(&with("inverted: operand 1")).expect("an inverted register");
+    let v = &p.variants[0];
+    assert_eq!(v.fields.iter().filter(|f| f.inverted).map(|f| f.name.as_str()).collect::<Vec<_>>(), ["operand 1"]);
+}
+
+#[test]
 fn missing_key_line() {
     let t = set_line(&dfma(), V1_KEY, "");
     rejects(&t, V1_IDX0, &["expected 'key: <KEY>'", "found '0\t1\t2"]);

@@ -1008,6 +1008,18 @@ mod tests {
     }
 
     #[test]
+    fn inverted_operands_read_spell_back_and_complement() {
+        let x = Inverted::parse(" operand 6 ").unwrap();
+        assert_eq!((x.page_operand, x.token()), (6, "operand 6".to_string()));
+        assert!(Inverted::parse("operand").is_err() && Inverted::parse("6").is_err());
+        // LDG's 3-bit predicate: field 1 prints P6, 0 prints PT (7); a register's 0 is RZ.
+        assert_eq!([0, 1, 7].map(|v| Inverted::apply(v, 3)), [7, 6, 0]);
+        assert_eq!(Inverted::apply(0, 8), 255);
+        let f = Field { name: "operand 6".into(), kind: FieldKind::Operand { page_operand: 6 }, bits: vec![87, 88, 89], line: 1, inverted: true };
+        assert_eq!((f.raw(6), f.raw(7), Field { inverted: false, ..f.clone() }.raw(6)), (1, 0, 6));
+    }
+
+    #[test]
     fn malformed_memory_form_tokens_say_why() {
         for (t, why) in [
             ("[R+R]", "out of order or repeated"),
