@@ -760,10 +760,56 @@ pub fn learn_ureg_elided(o: &mut Oracle, s: &mut Seed, d: &mut Discovered) -> Re
     Ok(())
 }
 
-/// The page's memory operands at URZ, with the offset 1 and 0, must print as nvdisasm
-/// prints them (random words seldom hold URZ). One note per disagreement.
+/// The memory operands whose register the printer would keep at RZ (a fixed suffix, or
+/// after a descriptor: see `conventions::mem_printed`) and another component (a uniform
+/// register or an offset), with two words each: the zero word with the register at all ones (RZ) and the
+/// offset's lowest bit set (if any), and the same with the uniform register at 1 (if any).
+fn rz_words(s: &Seed, d: &Discovered) -> Vec<(usize, [Word; 2])> {
+    let sl = slots(s);
+    let field = |p: usize| d.fields.iter().find(|f| f.kind == FieldKind::Operand(p)).map(|f| f.bits.clone());
+    let mut out = vec![];
+    for (k, kind) in s.kinds.iter().enumerate() {
+        let OperandKind::Mem(m) = kind else { continue };
+        if m.reg_suffix.is_none() && m.space != crate::spec::MemSpaceKind::Desc {
+            continue;
+        }
+        let roles = m.slot_roles();
+        let at = |r: MemSlot| roles.iter().position(|x| *x == r).and_then(|i| field(sl[k][i]));
+        let (Some(reg), ur, imm) = (at(MemSlot::Reg), at(MemSlot::UReg), at(MemSlot::Imm)) else { continue };
+        if ur.is_none() && imm.is_none() {
+            continue;
+        }
+        let rz = set(d.base(), &reg, u64::MAX);
+        let with_imm = imm.map_or(rz, |b| set(rz, &b[..1], 1));
+        out.push((k, [with_imm, ur.map_or(rz, |b| set(rz, &b[..1], 1))]));
+    }
+    out
+}
+
+/// Learns which memory operands leave RZ out, with its suffix, when another component
+/// prints (`[UR2+0x20]` for `[RZ.64+UR2+0x20]`, LDG.256; `[RZ.64+0x10]` keeps it, LDGSTS)
+/// and marks their shapes so (`MemShape::reg_elided`, `R?` on the page).
+pub fn learn_reg_elided(o: &mut Oracle, s: &mut Seed, d: &mut Discovered) -> Result<(), DiscoverError> {
+    let cases = rz_words(s, d);
+    let texts = o.texts(&cases.iter().map(|(_, w)| w[0]).collect::<Vec<_>>())?;
+    for ((k, _), t) in cases.iter().zip(texts) {
+        // Operands left out come after memory operands here (PT, `0x0`): operand k is the form's.
+        let Some(inst) = t.as_deref().and_then(|t| sass::parse_instruction(t).ok()).filter(|i| i.mnemonic == d.mnemonic) else { continue };
+        let shown = inst.operands.get(*k).and_then(|op| op.body.as_mem());
+        if let (Some((_, None, _, _)), OperandKind::Mem(m)) = (shown, &mut s.kinds[*k]) {
+            m.reg_elided = true;
+        }
+    }
+    d.kinds = page_kinds(s, &d.fields);
+    Ok(())
+}
+
+/// The page's memory operands at URZ, with the offset 1 and 0, and those that leave RZ out
+/// at RZ must print as nvdisasm prints them (random words seldom hold URZ or RZ). One note
+/// per disagreement.
 pub fn verify_urz(o: &mut Oracle, s: &Seed, d: &Discovered) -> Result<Vec<String>, DiscoverError> {
-    let cases = urz_words(s, d);
+    let elided = |k: usize| matches!(d.kinds.get(k), Some(OperandKind::Mem(m)) if m.reg_elided);
+    let cases: Vec<(usize, [Word; 2])> = urz_words(s, d).into_iter().chain(rz_words(s, d).into_iter().filter(|(k, _)| elided(*k))).collect();
     if cases.is_empty() {
         return Ok(vec![]);
     }
@@ -785,8 +831,8 @@ pub fn verify_urz(o: &mut Oracle, s: &Seed, d: &Discovered) -> Result<Vec<String
         };
         // The memory operand alone: this checks its URZ convention, nothing else.
         let operand = |x: &str| super::probe::raw_operands(x).get(*k).cloned();
-        if operand(&ours.to_string()) != operand(&t) {
-            notes.push(format!("the page prints '{ours}' for {w} (URZ), nvdisasm '{t}'"));
+        if operand(&ours.to_string()) != operand(&with_pt(s, d, *w, &t)) {
+            notes.push(format!("the page prints '{ours}' for {w} (URZ or RZ), nvdisasm '{t}'"));
         }
     }
     Ok(notes)

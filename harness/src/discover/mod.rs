@@ -430,6 +430,7 @@ fn solve_checked(o: &mut Oracle, s: &Seed, seed: Word, effects: &[(u8, Effect)],
     }
     d.left_out = layout::learn_left_out(o, &s, &d)?;
     layout::learn_ureg_elided(o, &mut s, &mut d)?;
+    layout::learn_reg_elided(o, &mut s, &mut d)?;
     let shown = crate::sass::parse_instruction(&d.distilled).map(|i| i.operands.len()).unwrap_or(0);
     let count =
         |t: &Option<String>| t.as_deref().and_then(|t| crate::sass::parse_instruction(t).ok()).filter(|i| i.mnemonic == d.mnemonic).map(|i| i.operands.len());

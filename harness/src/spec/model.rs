@@ -162,6 +162,12 @@ pub struct MemShape {
     pub reg: bool,
     /// A suffix the register always prints (one of [`MEM_REG_SUFFIXES`]).
     pub reg_suffix: Option<&'static str>,
+    /// The register is left out, with its suffix, when it is RZ and another component
+    /// prints (SM100/SM120 `LDG.256`/`STG.256`: `[UR2+0x20]` for `[RZ.64+UR2+0x20]`), where
+    /// other forms print it always (`[RZ.64+0x10]`, LDGSTS). Spelled `R?` (`R.64?`) in the
+    /// form token; learned from nvdisasm per form. Left out of the JSON when false.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub reg_elided: bool,
     pub ureg: bool,
     /// The uniform register is left out when it is URZ and another component prints
     /// (`c[0x0][0x358]` for `c[0x0][URZ+0x358]`, but `c[0x0][URZ]`; LDCU, LDTRAM), where
@@ -189,7 +195,7 @@ impl MemShape {
         };
         let mut parts = vec![];
         if self.reg {
-            parts.push(format!("R{}", self.reg_suffix.map(|s| format!(".{s}")).unwrap_or_default()));
+            parts.push(format!("R{}{}", self.reg_suffix.map(|s| format!(".{s}")).unwrap_or_default(), if self.reg_elided { "?" } else { "" }));
         }
         if self.ureg {
             parts.push(if self.ureg_elided { "UR?" } else { "UR" }.into());
@@ -221,10 +227,15 @@ impl MemShape {
             })?;
         let inner = rest.strip_prefix('[').and_then(|r| r.strip_suffix(']')).filter(|i| !i.contains(['[', ']']));
         let inner = inner.ok_or_else(|| format!("memory operand '{t}': expected one '[…]' of components after the space"))?;
-        let mut shape = MemShape { space, reg: false, reg_suffix: None, ureg: false, ureg_elided: false, imm: MemImm::Absent, imm_shift: 0 };
+        let mut shape = MemShape { space, reg: false, reg_suffix: None, reg_elided: false, ureg: false, ureg_elided: false, imm: MemImm::Absent, imm_shift: 0 };
         let mut stage = 0;
         for c in inner.split('+').filter(|_| !inner.is_empty()) {
             let (c, scale) = c.find('*').map(|at| c.split_at(at)).unwrap_or((c, ""));
+            // `R?`, `R.64?`: a register left out at RZ.
+            let (c, elided) = match c.strip_suffix('?') {
+                Some(r) if r.starts_with('R') => (r, true),
+                _ => (c, false),
+            };
             let (name, sfx) = c.split_once('.').map(|(n, s)| (n, Some(s))).unwrap_or((c, None));
             if !scale.is_empty() {
                 let map = ImmMap::parse(scale).map_err(|e| format!("memory operand '{t}': {e}"))?;
@@ -237,12 +248,16 @@ impl MemShape {
                 "R" => 0,
                 "UR" | "UR?" => 1,
                 "I" | "sI" | "uI" => 2,
-                _ => return Err(format!("memory operand '{t}': component '{c}' is not R, R.<suffix>, UR, UR?, I, sI or uI")),
+                _ => return Err(format!("memory operand '{t}': component '{c}' is not R, R.<suffix>, R?, UR, UR?, I, sI or uI")),
             };
             if at < stage {
                 return Err(format!("memory operand '{t}': component '{c}' out of order or repeated (R+UR+I, each at most once)"));
             }
             stage = at + 1;
+            if elided && name != "R" {
+                return Err(format!("memory operand '{t}': only the register and uniform register may be left out ('R?', 'UR?'), not '{c}?'"));
+            }
+            shape.reg_elided |= elided;
             match (name, sfx) {
                 ("R", None) => shape.reg = true,
                 ("R", Some(s)) => {
@@ -951,7 +966,13 @@ mod tests {
         let e = MemShape::parse("c[I][UR?+I]").unwrap();
         assert!(e.ureg && e.ureg_elided);
         assert_eq!(OperandKind::Mem(e).key_token(), "M_c_I_UR_I");
-        assert!(MemShape::parse("[I+UR?]").is_err() && MemShape::parse("[R.64?]").is_err());
+        assert!(MemShape::parse("[I+UR?]").is_err() && MemShape::parse("[R.64+I?]").is_err());
+        // `R?`: a register the form leaves out at RZ (LDG.256); the key does not tell it apart.
+        let r = MemShape::parse("[R.64?+UR+I*32]").unwrap();
+        assert!(r.reg && r.reg_elided && r.reg_suffix == Some("64"));
+        assert_eq!((r.token(), OperandKind::Mem(r).key_token()), ("[R.64?+UR+I*32]".to_string(), "M_R_64_UR_I".to_string()));
+        assert_eq!(MemShape::parse("[R?+UR]").unwrap().token(), "[R?+UR]");
+        assert!(MemShape::parse("[RX?+UR]").unwrap_err().contains("only the register and uniform register may be left out"));
     }
 
     #[test]
