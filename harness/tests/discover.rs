@@ -351,8 +351,9 @@ fn discovered_corpus_roundtrips_and_matches_real_code() {
         let v = c.variant(vi);
         for _ in 0..50 {
             let vals = random_values(v, &mut rng);
-            // A derived register past the zero register: nvdisasm rejects the word.
-            if (0..v.fields.len()).any(|f| v.derived_illegal(f, vals.get(f))) {
+            // A derived register past the zero register, a register that may not be RZ:
+            // nvdisasm rejects the word.
+            if (0..v.fields.len()).any(|f| v.value_illegal(f, vals.get(f))) {
                 continue;
             }
             let w = c.encode(vi, &vals).unwrap_or_else(|e| panic!("{}: {e}", v.key));
@@ -779,7 +780,7 @@ fn derived_registers_are_solved_printed_and_assembled() {
         let words: Vec<Word> = all.iter().map(|vals| c.encode(0, vals).unwrap()).collect();
         let (mut illegal, arch_name) = (0, spec::Arch(arch).nvdisasm_name());
         for ((w, vals), out) in words.iter().zip(&all).zip(nv.disassemble(&arch_name, &words).unwrap()) {
-            let gap = (0..v.fields.len()).any(|f| v.derived_illegal(f, vals.get(f)));
+            let gap = (0..v.fields.len()).any(|f| v.value_illegal(f, vals.get(f)));
             let Outcome::Printed { text } = out else {
                 assert!(gap, "{w}: {out:?}, the page says it is legal");
                 illegal += 1;
@@ -1163,6 +1164,53 @@ fn registers_left_out_at_rz_are_solved_and_printed() {
             let (_, again) = c.decode(arch, back).unwrap();
             assert_eq!(codec::print_with(c.variant(bi), &again, conv.get(arch, &c.variant(bi).key).map(|l| (l, back))).to_string(), text, "{arch} {back}");
             assert_eq!(back == *w, !text.contains("[UR"), "{arch}: {text} reads as {back}");
+        }
+    }
+}
+
+/// A register that may not be RZ: SM100/SM120 `LDG.256`/`STG.256` with a descriptor
+/// (`desc[UR0][R0.64]`) reject the word whose address register is RZ, and take every other
+/// value. Discovery learns it (the page's `illegal at all ones:` line), the page reads back
+/// with the field marked, the page's random words avoid it (`Variant::value_illegal`), and
+/// nvdisasm rejects the RZ words and prints the others as the page does.
+#[test]
+fn registers_illegal_at_rz_are_solved_and_predicted() {
+    use sass_harness::codec::{self, Values};
+    let nv = nv();
+    let cases = [
+        ("LDG", "000fc0000fffff00000000000000797e", "illegal at all ones: operand 3"),
+        ("STG", "000fc0000fffff00000000000000797f", "illegal at all ones: operand 1"),
+    ];
+    for arch in [100, 120].map(spec::Arch) {
+        for (name, seed, line) in cases {
+            let d = discover::discover(&nv, arch, Word::parse_hex(seed).unwrap()).unwrap();
+            assert!(d.notes.is_empty(), "{arch} {name}: {:?}", d.notes);
+            let text = page::render(name, None, std::slice::from_ref(&d));
+            assert!(text.contains(&format!("\n{line}\n")), "{arch} {name}:\n{text}");
+            let spec = spec::Spec { pages: vec![spec::parse_page("p.txt", text.as_bytes()).unwrap_or_else(|e| panic!("{arch} {name}: {e}"))] };
+            let c = codec::Codec::new(&spec);
+            let v = c.variant(0);
+            let f = v.fields.iter().position(|f| f.illegal_at_all_ones).unwrap_or_else(|| panic!("{arch} {name}: no field marked"));
+            assert_eq!(v.fields.iter().filter(|f| f.illegal_at_all_ones).count(), 1);
+            assert!(v.value_illegal(f, 0xff) && !v.value_illegal(f, 0xfe) && !v.value_illegal(f, 0));
+            // The distilled values with the register at RZ, R254 and R2.
+            let words: Vec<Word> = [0xff, 0xfe, 2]
+                .iter()
+                .map(|&x| {
+                    let mut vals: Values = sass_harness::gen::base_values(v);
+                    vals.set(f, x);
+                    c.encode(0, &vals).unwrap()
+                })
+                .collect();
+            let outs = nv.disassemble(&arch.nvdisasm_name(), &words).unwrap();
+            assert!(matches!(outs[0], Outcome::Illegal { .. }), "{arch} {name}: RZ prints {:?}", outs[0]);
+            let conv = sass_harness::oracle::learn::learn(&nv, &c, &[0]).unwrap();
+            for (w, o) in words[1..].iter().zip(&outs[1..]) {
+                let Outcome::Printed { text } = o else { panic!("{arch} {name} {w}: {o:?}") };
+                let (vi, vals) = c.decode(arch, *w).unwrap();
+                let ours = codec::print_with(c.variant(vi), &vals, conv.get(arch, &v.key).map(|l| (l, *w))).to_string();
+                assert_eq!(discover::probe::raw_operands(&ours), discover::probe::raw_operands(text), "{arch} {w}");
+            }
         }
     }
 }

@@ -291,6 +291,22 @@ fn inverted_line_names_registers_and_predicates_in_order() {
 }
 
 #[test]
+fn illegal_at_all_ones_line_names_fields_in_order() {
+    // `illegal at all ones:` (between the distilled and key lines): `operand N`, each a page
+    // operand with a field of its own, in increasing order.
+    let with = |d: &str| edit_line(&dfma(), V1_KEY - 1, |_| d.to_string());
+    let at = V1_KEY - 1;
+    rejects(&with("illegal at all ones: 2"), at, &["illegal-at-all-ones operand '2' is not 'operand N'"]);
+    rejects(&with("illegal at all ones: operand 2, operand 2"), at, &["operand 2 is named twice or out of order"]);
+    rejects(&with("illegal at all ones: operand 9"), at, &["DFMA_R_R_R_R", "operand 9 has no field of its own"]);
+    let p = parse(&with("illegal at all ones: operand 2")).expect("a register that may not be RZ");
+    let v = &p.variants[0];
+    let f = v.field_by_name("operand 2").unwrap();
+    assert!(v.fields[f].illegal_at_all_ones && v.value_illegal(f, 0xff) && !v.value_illegal(f, 0xfe));
+    assert_eq!(v.fields.iter().filter(|f| f.illegal_at_all_ones).count(), 1);
+}
+
+#[test]
 fn missing_key_line() {
     let t = set_line(&dfma(), V1_KEY, "");
     rejects(&t, V1_IDX0, &["expected 'key: <KEY>'", "found '0\t1\t2"]);

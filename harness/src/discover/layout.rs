@@ -642,10 +642,14 @@ pub fn float_formats(o: &mut Oracle, s: &Seed, d: &Discovered) -> Result<(FloatB
 }
 
 /// `x`, or for the source of a derived operand whose sum would pass the zero register (an
-/// illegal word: [`verify`] checks that nvdisasm rejects it) `x` less the constant.
+/// illegal word: [`verify`] checks that nvdisasm rejects it) `x` less the constant, or
+/// for a field illegal at all ones (see [`Discovered::illegal_all_ones`]) one less there.
 fn legal_source(d: &Discovered, f: &Field, x: u64) -> u64 {
     let FieldKind::Operand(po) = f.kind else { return x };
     let max = if f.bits.len() >= 64 { u64::MAX } else { (1u64 << f.bits.len()) - 1 };
+    if d.illegal_all_ones.contains(&po) && d.printed(po, x, f.bits.len()) == max {
+        return d.printed(po, max - 1, f.bits.len());
+    }
     let plus = d.derived.iter().filter(|e| e.source == po).map(|e| u64::from(e.plus)).max().unwrap_or(0);
     if x != max && x.saturating_add(plus) > max {
         x - plus
@@ -758,6 +762,33 @@ pub fn learn_ureg_elided(o: &mut Oracle, s: &mut Seed, d: &mut Discovered) -> Re
     }
     d.kinds = page_kinds(s, &d.fields);
     Ok(())
+}
+
+/// The register page operands (`R`, `UR`, a memory operand's register, uniform register
+/// or descriptor) whose field nvdisasm rejects at all ones (RZ, URZ) in the base word but
+/// takes one below it: `desc[UR4][R2.64]` in SM100 `LDG.256` takes no RZ (see
+/// [`Discovered::illegal_all_ones`]). One nvdisasm batch.
+pub fn learn_illegal_all_ones(o: &mut Oracle, s: &Seed, d: &Discovered) -> Result<Vec<usize>, DiscoverError> {
+    let sl = slots(s);
+    let register = |k: usize, sub: usize| match s.kinds[k] {
+        OperandKind::Reg | OperandKind::UReg => true,
+        OperandKind::Mem(m) => {
+            matches!(m.slot_roles().get(sub), Some(MemSlot::Reg | MemSlot::UReg)) || (m.space == crate::spec::MemSpaceKind::Desc && sub == 0)
+        }
+        _ => false,
+    };
+    let mut cases: Vec<(usize, Word, Word)> = vec![];
+    for (k, pos) in sl.iter().enumerate() {
+        for (sub, &po) in pos.iter().enumerate() {
+            let Some(f) = d.fields.iter().find(|f| f.kind == FieldKind::Operand(po)).filter(|f| register(k, sub) && f.bits.len() < 64) else { continue };
+            let max = ones(f.bits.len());
+            let at = |x: u64| set(d.base(), &f.bits, d.printed(po, x, f.bits.len()));
+            cases.push((po, at(max), at(max - 1)));
+        }
+    }
+    let words: Vec<Word> = cases.iter().flat_map(|c| [c.1, c.2]).collect();
+    let texts = o.texts(&words)?;
+    Ok(cases.iter().zip(texts.chunks(2)).filter(|(_, t)| t[0].is_none() && t[1].as_deref().is_some_and(|t| !t.is_empty())).map(|(c, _)| c.0).collect())
 }
 
 /// The memory operands whose register the printer would keep at RZ (a fixed suffix, or
@@ -1193,9 +1224,16 @@ pub fn verify(o: &mut Oracle, s: &Seed, d: &Discovered, seed: u64) -> Result<Vec
 }
 
 /// Source values whose derived register would pass the zero register must be illegal, as
-/// the page says (see [`crate::spec::Derived`]); one note per word nvdisasm prints.
+/// the page says (see [`crate::spec::Derived`]), and so must random words with a field
+/// illegal at all ones there; one note per word nvdisasm prints.
 fn verify_gaps(o: &mut Oracle, d: &Discovered) -> Result<Vec<String>, DiscoverError> {
+    let mut rng = Rng::new(0x1a11);
     let mut words = vec![];
+    for f in d.fields.iter().filter(|f| matches!(f.kind, FieldKind::Operand(po) if d.illegal_all_ones.contains(&po))) {
+        let FieldKind::Operand(po) = f.kind else { continue };
+        let all_ones = d.printed(po, ones(f.bits.len()), f.bits.len());
+        words.extend((0..4).map(|_| set(random_word(d, &mut rng), &f.bits, all_ones)));
+    }
     for e in &d.derived {
         let Some(f) = d.fields.iter().find(|f| f.kind == FieldKind::Operand(e.source)) else { continue };
         let max = if f.bits.len() >= 64 { u64::MAX } else { (1u64 << f.bits.len()) - 1 };

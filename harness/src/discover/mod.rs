@@ -165,6 +165,9 @@ pub struct Discovered {
     /// page's `inverted:` line; see [`crate::spec::Inverted`]), learned by
     /// [`layout::inverted`] from the seed's text.
     pub inverted: Vec<usize>,
+    /// Page operands whose field nvdisasm rejects at the all-ones value (the page's
+    /// `illegal at all ones:` line), learned by [`layout::learn_illegal_all_ones`].
+    pub illegal_all_ones: Vec<usize>,
 }
 
 impl Discovered {
@@ -208,6 +211,7 @@ impl Discovered {
             derived: vec![],
             after_bars: None,
             inverted: vec![],
+            illegal_all_ones: vec![],
         }
     }
 }
@@ -431,6 +435,7 @@ fn solve_checked(o: &mut Oracle, s: &Seed, seed: Word, effects: &[(u8, Effect)],
     d.left_out = layout::learn_left_out(o, &s, &d)?;
     layout::learn_ureg_elided(o, &mut s, &mut d)?;
     layout::learn_reg_elided(o, &mut s, &mut d)?;
+    d.illegal_all_ones = layout::learn_illegal_all_ones(o, &s, &d)?;
     let shown = crate::sass::parse_instruction(&d.distilled).map(|i| i.operands.len()).unwrap_or(0);
     let count =
         |t: &Option<String>| t.as_deref().and_then(|t| crate::sass::parse_instruction(t).ok()).filter(|i| i.mnemonic == d.mnemonic).map(|i| i.operands.len());

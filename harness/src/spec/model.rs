@@ -534,6 +534,11 @@ pub struct Field {
     /// values are the printed numbers. Left out of the JSON when false.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub inverted: bool,
+    /// nvdisasm rejects the word when the field prints all ones (the page's `illegal at
+    /// all ones:` line): SM100/SM120 `LDG.256`/`STG.256` `desc[UR][R.64+…]` take no RZ.
+    /// Left out of the JSON when false.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub illegal_at_all_ones: bool,
 }
 
 impl Field {
@@ -734,9 +739,7 @@ impl Inverted {
 
     /// Reads [`Inverted::token`]'s spelling; the message says what is malformed.
     pub fn parse(t: &str) -> Result<Inverted, String> {
-        let bad = || format!("inverted operand '{}' is not 'operand N'", t.trim());
-        let n = t.trim().strip_prefix("operand").ok_or_else(bad)?.trim();
-        Ok(Inverted { page_operand: n.parse::<usize>().map_err(|_| bad())? })
+        Ok(Inverted { page_operand: page_operand_token(t, "inverted")? })
     }
 
     /// The printed number of field value `x` of a `width`-bit field, and back (its own
@@ -744,6 +747,14 @@ impl Inverted {
     pub fn apply(x: u64, width: u32) -> u64 {
         x ^ u64::MAX.checked_shr(64 - width.min(64)).unwrap_or(0)
     }
+}
+
+/// `operand N`, one entry of a line that lists page operands (`inverted:`, `illegal at all
+/// ones:`); `what` names the line's entries in the message.
+pub fn page_operand_token(t: &str, what: &str) -> Result<usize, String> {
+    let bad = || format!("{what} operand '{}' is not 'operand N'", t.trim());
+    let n = t.trim().strip_prefix("operand").ok_or_else(bad)?.trim();
+    n.parse::<usize>().map_err(|_| bad())
 }
 
 /// How one page operand prints.
@@ -868,6 +879,13 @@ impl Variant {
         self.operands.iter().any(|o| {
             (0..o.derived.len()).any(|k| o.value_fields[k] == Some(field) && o.derived_plus(k).is_some_and(|plus| Derived::value(plus, value, max).is_none()))
         })
+    }
+    /// Does field `field` at `value` make an illegal word that the page predicts: a derived
+    /// register past the zero register, or a field at the all-ones value its page operand
+    /// may not take ([`Field::illegal_at_all_ones`])?
+    pub fn value_illegal(&self, field: usize, value: u64) -> bool {
+        let f = &self.fields[field];
+        self.derived_illegal(field, value) || (f.illegal_at_all_ones && value == f.max())
     }
     pub fn field_by_name(&self, name: &str) -> Option<usize> {
         self.fields.iter().position(|f| f.name == name)
@@ -1036,7 +1054,14 @@ mod tests {
         // LDG's 3-bit predicate: field 1 prints P6, 0 prints PT (7); a register's 0 is RZ.
         assert_eq!([0, 1, 7].map(|v| Inverted::apply(v, 3)), [7, 6, 0]);
         assert_eq!(Inverted::apply(0, 8), 255);
-        let f = Field { name: "operand 6".into(), kind: FieldKind::Operand { page_operand: 6 }, bits: vec![87, 88, 89], line: 1, inverted: true };
+        let f = Field {
+            name: "operand 6".into(),
+            kind: FieldKind::Operand { page_operand: 6 },
+            bits: vec![87, 88, 89],
+            line: 1,
+            inverted: true,
+            illegal_at_all_ones: false,
+        };
         assert_eq!((f.raw(6), f.raw(7), Field { inverted: false, ..f.clone() }.raw(6)), (1, 0, 6));
     }
 

@@ -244,6 +244,7 @@ fn parse_variant(p: &mut Lines, instruction: &str, arch: Arch) -> Result<Variant
         derived,
         left_out,
         inverted,
+        illegal_all_ones,
         key,
         float_by,
         after_bars,
@@ -263,6 +264,7 @@ fn parse_variant(p: &mut Lines, instruction: &str, arch: Arch) -> Result<Variant
         derived,
         left_out,
         inverted: inverted.map(|x| x.1).unwrap_or_default(),
+        illegal_all_ones,
         raw,
         fixed_mask,
         fixed_value,
@@ -295,6 +297,8 @@ struct VariantHead {
     left_out: Vec<LeftOutAtZero>,
     /// The `inverted:` line's line and operands (see [`Inverted`]).
     inverted: Option<(usize, Vec<Inverted>)>,
+    /// The `illegal at all ones:` line's line and page operands.
+    illegal_all_ones: Option<(usize, Vec<usize>)>,
     key: String,
     float_by: Vec<(String, FloatFormat)>,
     /// The `suffixes after bars:` line, if any: its line and page operands.
@@ -317,6 +321,7 @@ fn read_variant_head(p: &mut Lines, instruction: &str) -> Result<VariantHead, Pa
     let derived = read_derived(p)?;
     let left_out = read_left_out(p)?;
     let inverted = read_inverted(p)?;
+    let illegal_all_ones = read_illegal_all_ones(p)?;
     let after_bars = read_after_bars(p)?;
     let (kl, k) = p.expect("'key: <KEY>'")?;
     let key = match k.trim_start().strip_prefix("key:") {
@@ -350,6 +355,7 @@ fn read_variant_head(p: &mut Lines, instruction: &str) -> Result<VariantHead, Pa
         derived,
         left_out,
         inverted,
+        illegal_all_ones,
         key,
         float_by,
         after_bars,
@@ -476,6 +482,24 @@ fn read_inverted(p: &mut Lines) -> Result<Option<(usize, Vec<Inverted>)>, PageEr
             return p.err(line, format!("inverted: operand {} is named twice or out of order", x.page_operand));
         }
         out.push(x);
+    }
+    Ok(Some((line, out)))
+}
+
+/// The optional `illegal at all ones:` line after the `inverted:` one: page operands
+/// whose field nvdisasm rejects at the all-ones value (`illegal at all ones: operand 3`,
+/// a register that may not be RZ; see [`Field::illegal_at_all_ones`]), comma-separated.
+fn read_illegal_all_ones(p: &mut Lines) -> Result<Option<(usize, Vec<usize>)>, PageError> {
+    let prefix = "illegal at all ones:";
+    let Some((line, rest)) = p.peek().and_then(|(l, t)| t.trim_start().strip_prefix(prefix).map(|r| (l, r.to_string()))) else { return Ok(None) };
+    p.next();
+    let mut out: Vec<usize> = vec![];
+    for t in rest.split(',') {
+        let po = page_operand_token(t, "illegal-at-all-ones").or_else(|e| p.err(line, e))?;
+        if out.iter().any(|&y| y >= po) {
+            return p.err(line, format!("illegal at all ones: operand {po} is named twice or out of order"));
+        }
+        out.push(po);
     }
     Ok(Some((line, out)))
 }
@@ -862,6 +886,7 @@ struct VariantDraft {
     derived: Vec<Derived>,
     left_out: Vec<LeftOutAtZero>,
     inverted: Vec<Inverted>,
+    illegal_all_ones: Option<(usize, Vec<usize>)>,
     raw: Vec<RawField>,
     fixed_mask: BitSet,
     fixed_value: Word,
@@ -928,7 +953,7 @@ impl VariantDraft {
             if bits.len() > 64 {
                 return Err(self.err(f.line, format!("field '{}' spans {} bits", f.name, bits.len())));
             }
-            scan.fields.push(Field { name: f.name.clone(), kind, bits, line: f.line, inverted: false });
+            scan.fields.push(Field { name: f.name.clone(), kind, bits, line: f.line, inverted: false, illegal_at_all_ones: false });
         }
         if scan.fields.len() > crate::codec::MAX_FIELDS {
             let m = format!("{} fields; at most {} are supported", scan.fields.len(), crate::codec::MAX_FIELDS);
@@ -1160,6 +1185,14 @@ impl VariantDraft {
             match operands.iter().find(|o| o.page_operands == [x.page_operand]).map(|o| o.value_fields.as_slice()) {
                 Some([Some(f)]) => fields[*f].inverted = true,
                 _ => return Err(self.err(self.line, format!("inverted: operand {} has no field of its own", x.page_operand))),
+            }
+        }
+        let Some((line, illegal)) = &self.illegal_all_ones else { return Ok(()) };
+        for &po in illegal {
+            let field = operands.iter().find_map(|o| o.page_operands.iter().position(|&x| x == po).map(|i| o.value_fields[i]));
+            match field.flatten() {
+                Some(f) if operands.iter().all(|o| o.derived.is_empty() || !o.value_fields.contains(&Some(f))) => fields[f].illegal_at_all_ones = true,
+                _ => return Err(self.err(*line, format!("illegal at all ones: operand {po} has no field of its own"))),
             }
         }
         Ok(())

@@ -844,8 +844,9 @@ impl<'a> Analysis<'a> {
                 }
             };
         }
-        // The page says so: a derived register would pass the zero register.
-        if v.derived_illegal(field, value) {
+        // The page says so: a derived register would pass the zero register, or the field
+        // may not print all ones.
+        if v.value_illegal(field, value) {
             return Judged::Agree(word_bits);
         }
         let f = &v.fields[field];
