@@ -52,14 +52,17 @@ pub fn base_values(v: &Variant) -> Values {
     vals
 }
 
-/// The values the distilled line is the text of: every field zero, except a table field
-/// whose table leaves 0 out (nvdisasm rejects it, or it is another form), which takes its
-/// lowest listed row ([`crate::spec::Table::base_row`]).
+/// The values the distilled line is the text of: every field's bits zero (an inverted
+/// field's value is then all ones, [`crate::spec::Inverted`]), except a table field whose
+/// table leaves 0 out (nvdisasm rejects it, or it is another form), which takes its lowest
+/// listed row ([`crate::spec::Table::base_row`]).
 pub fn distilled_values(v: &Variant) -> Values {
     let mut vals = Values::zero(v.fields.len());
-    for i in 0..v.fields.len() {
+    for (i, f) in v.fields.iter().enumerate() {
         if let Some(r) = v.field_table(i).filter(|t| t.row(0).is_none()).and_then(|t| t.base_row()) {
             vals.set(i, r.value);
+        } else if f.inverted {
+            vals.set(i, f.max());
         }
     }
     vals

@@ -351,8 +351,9 @@ fn discovered_corpus_roundtrips_and_matches_real_code() {
         let v = c.variant(vi);
         for _ in 0..50 {
             let vals = random_values(v, &mut rng);
-            // A derived register past the zero register: nvdisasm rejects the word.
-            if (0..v.fields.len()).any(|f| v.derived_illegal(f, vals.get(f))) {
+            // A derived register past the zero register, a register that may not be RZ:
+            // nvdisasm rejects the word.
+            if (0..v.fields.len()).any(|f| v.value_illegal(f, vals.get(f))) {
                 continue;
             }
             let w = c.encode(vi, &vals).unwrap_or_else(|e| panic!("{}: {e}", v.key));
@@ -791,7 +792,7 @@ fn derived_registers_are_solved_printed_and_assembled() {
         let words: Vec<Word> = all.iter().map(|vals| c.encode(0, vals).unwrap()).collect();
         let (mut illegal, arch_name) = (0, spec::Arch(arch).nvdisasm_name());
         for ((w, vals), out) in words.iter().zip(&all).zip(nv.disassemble(&arch_name, &words).unwrap()) {
-            let gap = (0..v.fields.len()).any(|f| v.derived_illegal(f, vals.get(f)));
+            let gap = (0..v.fields.len()).any(|f| v.value_illegal(f, vals.get(f)));
             let Outcome::Printed { text } = out else {
                 assert!(gap, "{w}: {out:?}, the page says it is legal");
                 illegal += 1;
@@ -1172,4 +1173,120 @@ fn ignored_bits_are_on_the_page_and_decode_any_value() {
     let text = page::render("UMOV", None, std::slice::from_ref(&d));
     let p = spec::parse_page("umov.txt", text.as_bytes()).unwrap();
     assert!((72..=75).all(|b| p.variants[0].ignored.contains(b)), "{text}");
+}
+
+/// Operand fields nvdisasm prints inverted: LDG's last predicate (SM90 `LDG P0, R0, [R0]`,
+/// bits 64–66; SM100/SM120 `LDG.256`, bits 87–89) prints `P(7 - field)`, field 0 as `PT`
+/// left out, its `!` bit plain. Census seeds show it (`P0`, field 7) or not; discovery
+/// learns the rule from the seed's text, the page's `inverted:` line says it, the parsed
+/// field is inverted, and every value of the predicate and its `!` bit prints
+/// byte-identical to nvdisasm with the learned conventions and assembles back.
+#[test]
+fn inverted_predicates_are_solved_printed_and_assembled() {
+    let nv = nv();
+    // (arch, census seed, the page's line, the predicate's first bit).
+    let cases = [
+        (90, "000fc000000000000000000000000381", "inverted: operand 4", 64),
+        (100, "000fc0000b80000000000002ff44797e", "inverted: operand 5", 87),
+        (120, "000fc0000b80000000000002ff44797e", "inverted: operand 5", 87),
+    ];
+    for (arch, seed, line, at) in cases {
+        let arch = spec::Arch(arch);
+        let seed = Word::parse_hex(seed).unwrap();
+        let d = discover::discover(&nv, arch, seed).unwrap();
+        assert!(d.notes.is_empty(), "{arch}: {:?}", d.notes);
+        let text = page::render("LDG", None, std::slice::from_ref(&d));
+        assert!(text.contains(&format!("\n{line}\n")), "{arch}:\n{text}");
+        let p = spec::parse_page("p.txt", text.as_bytes()).unwrap_or_else(|e| panic!("{arch}: {e}\n{text}"));
+        let v = &p.variants[0];
+        let f = v.fields.iter().find(|f| f.bits.first() == Some(&at)).unwrap_or_else(|| panic!("{arch}: no field at bit {at}"));
+        assert!(f.inverted && f.bits == [at, at + 1, at + 2], "{arch}: {f:?}");
+        // The zero word leaves the predicate out: the distilled line is nvdisasm's.
+        assert!(!v.distilled.contains(", P") && !v.distilled.ends_with("PT;"), "{arch}: {}", v.distilled);
+        let spec = spec::Spec { pages: vec![p.clone()] };
+        let c = sass_harness::codec::Codec::new(&spec);
+        let words: Vec<Word> = (0..16u128).map(|x| Word(seed.0 & !(0xf << at) | x << at)).collect();
+        real_words_print_and_assemble_on(&nv, &c, arch, &words);
+    }
+}
+
+/// Memory registers left out at RZ: SM100/SM120 `LDG.256`'s `[R6.64+UR2]` prints
+/// `[UR2]` when the register is RZ (its `.64` gone too), where LDGSTS prints `[RZ.64+…]`.
+/// Discovery learns it (`R.64?` in the form) and solves the form, with its inverted last
+/// predicate; the RZ words print byte-identical to nvdisasm with the learned conventions,
+/// and their text assembles to the `[UR+I*32]` form's word, which prints the same.
+#[test]
+fn registers_left_out_at_rz_are_solved_and_printed() {
+    use sass_harness::codec::{self, asm};
+    let nv = nv();
+    let (ra64, rarz) = (Word::parse_hex("000fc0000b800800000000020644797e").unwrap(), Word::parse_hex("000fc0000b80000000000002ff44797e").unwrap());
+    for arch in [100, 120].map(spec::Arch) {
+        let ds: Vec<discover::Discovered> = [ra64, rarz].iter().map(|&w| discover::discover(&nv, arch, w).unwrap()).collect();
+        assert!(ds.iter().all(|d| d.notes.is_empty()), "{arch}: {:?}", ds.iter().map(|d| &d.notes).collect::<Vec<_>>());
+        let text = page::render("LDG", None, &ds);
+        assert!(text.contains("\nR,R,[R.64?+UR+I*32],I,P\n") && text.contains("\nR,R,[UR+I*32],I,P\n"), "{arch}:\n{text}");
+        let spec = spec::Spec { pages: vec![spec::parse_page("p.txt", text.as_bytes()).unwrap_or_else(|e| panic!("{arch}: {e}"))] };
+        let c = codec::Codec::new(&spec);
+        let conv = sass_harness::oracle::learn::learn(&nv, &c, &(0..c.variants().len()).collect::<Vec<_>>()).unwrap();
+        // RZ with the offset 0 and 0x20 (bit 40), with UR2 and URZ (bits 32–39).
+        let rz = ra64.0 | 0xff << 24;
+        let words = [rz, rz | 1 << 40, rz | 0xff << 32, ra64.0 | 1 << 40].map(Word);
+        for (w, o) in words.iter().zip(nv.disassemble(&arch.nvdisasm_name(), &words).unwrap()) {
+            let Outcome::Printed { text } = o else { panic!("{w}: {o:?}") };
+            let (vi, vals) = c.decode(arch, *w).unwrap();
+            let v = c.variant(vi);
+            assert_eq!(codec::print_with(v, &vals, conv.get(arch, &v.key).map(|l| (l, *w))).to_string(), text, "{arch} {w}");
+            let (bi, back) = asm::assemble(&c, arch, &text, *w).unwrap_or_else(|e| panic!("{text}: {e}"));
+            let (_, again) = c.decode(arch, back).unwrap();
+            assert_eq!(codec::print_with(c.variant(bi), &again, conv.get(arch, &c.variant(bi).key).map(|l| (l, back))).to_string(), text, "{arch} {back}");
+            assert_eq!(back == *w, !text.contains("[UR"), "{arch}: {text} reads as {back}");
+        }
+    }
+}
+
+/// A register that may not be RZ: SM100/SM120 `LDG.256`/`STG.256` with a descriptor
+/// (`desc[UR0][R0.64]`) reject the word whose address register is RZ, and take every other
+/// value. Discovery learns it (the page's `illegal at all ones:` line), the page reads back
+/// with the field marked, the page's random words avoid it (`Variant::value_illegal`), and
+/// nvdisasm rejects the RZ words and prints the others as the page does.
+#[test]
+fn registers_illegal_at_rz_are_solved_and_predicted() {
+    use sass_harness::codec::{self, Values};
+    let nv = nv();
+    let cases = [
+        ("LDG", "000fc0000fffff00000000000000797e", "illegal at all ones: operand 3"),
+        ("STG", "000fc0000fffff00000000000000797f", "illegal at all ones: operand 1"),
+    ];
+    for arch in [100, 120].map(spec::Arch) {
+        for (name, seed, line) in cases {
+            let d = discover::discover(&nv, arch, Word::parse_hex(seed).unwrap()).unwrap();
+            assert!(d.notes.is_empty(), "{arch} {name}: {:?}", d.notes);
+            let text = page::render(name, None, std::slice::from_ref(&d));
+            assert!(text.contains(&format!("\n{line}\n")), "{arch} {name}:\n{text}");
+            let spec = spec::Spec { pages: vec![spec::parse_page("p.txt", text.as_bytes()).unwrap_or_else(|e| panic!("{arch} {name}: {e}"))] };
+            let c = codec::Codec::new(&spec);
+            let v = c.variant(0);
+            let f = v.fields.iter().position(|f| f.illegal_at_all_ones).unwrap_or_else(|| panic!("{arch} {name}: no field marked"));
+            assert_eq!(v.fields.iter().filter(|f| f.illegal_at_all_ones).count(), 1);
+            assert!(v.value_illegal(f, 0xff) && !v.value_illegal(f, 0xfe) && !v.value_illegal(f, 0));
+            // The distilled values with the register at RZ, R254 and R2.
+            let words: Vec<Word> = [0xff, 0xfe, 2]
+                .iter()
+                .map(|&x| {
+                    let mut vals: Values = sass_harness::gen::base_values(v);
+                    vals.set(f, x);
+                    c.encode(0, &vals).unwrap()
+                })
+                .collect();
+            let outs = nv.disassemble(&arch.nvdisasm_name(), &words).unwrap();
+            assert!(matches!(outs[0], Outcome::Illegal { .. }), "{arch} {name}: RZ prints {:?}", outs[0]);
+            let conv = sass_harness::oracle::learn::learn(&nv, &c, &[0]).unwrap();
+            for (w, o) in words[1..].iter().zip(&outs[1..]) {
+                let Outcome::Printed { text } = o else { panic!("{arch} {name} {w}: {o:?}") };
+                let (vi, vals) = c.decode(arch, *w).unwrap();
+                let ours = codec::print_with(c.variant(vi), &vals, conv.get(arch, &v.key).map(|l| (l, *w))).to_string();
+                assert_eq!(discover::probe::raw_operands(&ours), discover::probe::raw_operands(text), "{arch} {w}");
+            }
+        }
+    }
 }

@@ -289,6 +289,38 @@ fn ignored_bits_line_names_fixed_bits_as_ranges() {
 }
 
 #[test]
+fn inverted_line_names_registers_and_predicates_in_order() {
+    // `inverted:` (between the distilled and key lines): `operand N`, each the one page
+    // operand of an `R`, `UR`, `P` or `UP` form operand, in increasing order.
+    let with = |d: &str| edit_line(&dfma(), V1_KEY - 1, |_| d.to_string());
+    let at = V1_KEY - 1;
+    rejects(&with("inverted: 2"), at, &["inverted operand '2' is not 'operand N'"]);
+    rejects(&with("inverted: operand two"), at, &["is not 'operand N'"]);
+    rejects(&with("inverted: operand 2, operand 1"), at, &["operand 1 is named twice or out of order"]);
+    rejects(&with("inverted: operand 9"), at, &["DFMA_R_R_R_R", "operand 9 is not a register or predicate"]);
+    // A register of the form: its field is the complement of the printed number.
+    let p = parse(&with("inverted: operand 1")).expect("an inverted register");
+    let v = &p.variants[0];
+    assert_eq!(v.fields.iter().filter(|f| f.inverted).map(|f| f.name.as_str()).collect::<Vec<_>>(), ["operand 1"]);
+}
+
+#[test]
+fn illegal_at_all_ones_line_names_fields_in_order() {
+    // `illegal at all ones:` (between the distilled and key lines): `operand N`, each a page
+    // operand with a field of its own, in increasing order.
+    let with = |d: &str| edit_line(&dfma(), V1_KEY - 1, |_| d.to_string());
+    let at = V1_KEY - 1;
+    rejects(&with("illegal at all ones: 2"), at, &["illegal-at-all-ones operand '2' is not 'operand N'"]);
+    rejects(&with("illegal at all ones: operand 2, operand 2"), at, &["operand 2 is named twice or out of order"]);
+    rejects(&with("illegal at all ones: operand 9"), at, &["DFMA_R_R_R_R", "operand 9 has no field of its own"]);
+    let p = parse(&with("illegal at all ones: operand 2")).expect("a register that may not be RZ");
+    let v = &p.variants[0];
+    let f = v.field_by_name("operand 2").unwrap();
+    assert!(v.fields[f].illegal_at_all_ones && v.value_illegal(f, 0xff) && !v.value_illegal(f, 0xfe));
+    assert_eq!(v.fields.iter().filter(|f| f.illegal_at_all_ones).count(), 1);
+}
+
+#[test]
 fn missing_key_line() {
     let t = set_line(&dfma(), V1_KEY, "");
     rejects(&t, V1_IDX0, &["expected 'key: <KEY>'", "found '0\t1\t2"]);

@@ -109,6 +109,9 @@ struct Compiled {
     n_lo: usize,
     n_fields: usize,
     maxes: Vec<u64>,
+    /// Inverted fields (see [`crate::spec::Inverted`]): (field, all ones). A value is the
+    /// printed number; the word holds its complement.
+    flips: Vec<(usize, u64)>,
 }
 
 /// The codec for a whole spec: precomputed bit runs per field, and the variant table
@@ -195,6 +198,7 @@ impl<'s> Codec<'s> {
                     n_lo,
                     n_fields: v.fields.len(),
                     maxes: v.fields.iter().map(|f| f.max()).collect(),
+                    flips: v.fields.iter().enumerate().filter(|(_, f)| f.inverted).map(|(i, f)| (i, f.max())).collect(),
                 }
             })
             .collect();
@@ -232,6 +236,19 @@ impl<'s> Codec<'s> {
     #[inline]
     pub fn encode_unchecked(&self, vi: usize, values: &Values) -> Word {
         let c = &self.compiled[vi];
+        if c.flips.is_empty() {
+            return Self::pack(c, values);
+        }
+        let mut raw = *values;
+        for &(f, max) in &c.flips {
+            raw.v[f] = (raw.v[f] & max) ^ max;
+        }
+        Self::pack(c, &raw)
+    }
+
+    /// The word of `values` as the fields' bits hold them.
+    #[inline]
+    fn pack(c: &Compiled, values: &Values) -> Word {
         // Slots past `values.len()` are zero (no constructor writes them), so they add nothing.
         let x = &values.v;
         let (lo_runs, hi_runs) = c.runs.split_at(c.n_lo);
@@ -258,6 +275,9 @@ impl<'s> Codec<'s> {
         }
         for r in hi_runs {
             v.v[r.field as usize] |= ((hi >> r.shift) & r.mask) << r.at;
+        }
+        for &(f, max) in &c.flips {
+            v.v[f] ^= max;
         }
         v
     }

@@ -386,7 +386,10 @@ fn mem_operand(v: &Variant, o: &OperandSpec, m: MemShape, values: &Values) -> Op
         (None, true) => RegSuffix::None,
         (None, false) => RegSuffix::Table,
     };
-    let (mut reg, ur, mut imm) = super::conventions::mem_printed(m.space, reg, suffix, ur, m.ureg_elided, imm);
+    // A form that leaves RZ out (`MemShape::reg_elided`) prints it as a register without
+    // a suffix would: not at all when another component prints.
+    let shown_as = if m.reg_elided { RegSuffix::None } else { suffix };
+    let (mut reg, ur, mut imm) = super::conventions::mem_printed(m.space, reg, shown_as, ur, m.ureg_elided, imm);
     if reg == Some(crate::sass::RZ) && ur.is_none() && imm.is_none() && !m.reg && zero_offset_stands_in(v, o) {
         (reg, imm) = (None, Some(0));
     }

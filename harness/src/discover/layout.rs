@@ -657,10 +657,14 @@ pub fn float_formats(o: &mut Oracle, s: &Seed, d: &Discovered) -> Result<(FloatB
 }
 
 /// `x`, or for the source of a derived operand whose sum would pass the zero register (an
-/// illegal word: [`verify`] checks that nvdisasm rejects it) `x` less the constant.
+/// illegal word: [`verify`] checks that nvdisasm rejects it) `x` less the constant, or
+/// for a field illegal at all ones (see [`Discovered::illegal_all_ones`]) one less there.
 fn legal_source(d: &Discovered, f: &Field, x: u64) -> u64 {
     let FieldKind::Operand(po) = f.kind else { return x };
     let max = if f.bits.len() >= 64 { u64::MAX } else { (1u64 << f.bits.len()) - 1 };
+    if d.illegal_all_ones.contains(&po) && d.printed(po, x, f.bits.len()) == max {
+        return d.printed(po, max - 1, f.bits.len());
+    }
     let plus = d.derived.iter().filter(|e| e.source == po).map(|e| u64::from(e.plus)).max().unwrap_or(0);
     if x != max && x.saturating_add(plus) > max {
         x - plus
@@ -677,6 +681,25 @@ fn printed_value(s: &Seed, text: &str, po: usize) -> Option<i128> {
     let op = sass::parse_instruction(text).ok()?.operands.get(i)?.clone();
     let raw = super::probe::raw_operands(text);
     s.operand_values(i, &op, raw.get(i).map(String::as_str).unwrap_or("")).get(sub).copied().flatten()
+}
+
+/// The register and predicate page operands whose field the seed prints inverted (see
+/// [`Discovered::inverted`]): the seed's printed number is the complement of the field's
+/// bits in `seed`, not the bits themselves. The flips cannot tell: a complement changes by
+/// the same power of two as the plain value.
+pub fn inverted(s: &Seed, seed: Word, d: &Discovered) -> Vec<usize> {
+    let sl = slots(s);
+    let kinds = [OperandKind::Pred, OperandKind::UPred, OperandKind::Reg, OperandKind::UReg];
+    let mut out = vec![];
+    for (k, kind) in s.kinds.iter().enumerate() {
+        let Some(f) = d.fields.iter().find(|f| f.kind == FieldKind::Operand(sl[k][0])).filter(|f| kinds.contains(kind) && f.bits.len() < 64) else { continue };
+        let field = value_of(seed, &f.bits);
+        let complement = field ^ ones(f.bits.len());
+        if printed_value(s, &s.text, sl[k][0]).is_some_and(|g| g != i128::from(field) && g == i128::from(complement)) {
+            out.push(sl[k][0]);
+        }
+    }
+    out
 }
 
 /// The form's operands that one value field prints (`P`, `UP`, `R`, `UR`, `I`, at most
@@ -760,10 +783,83 @@ pub fn learn_ureg_elided(o: &mut Oracle, s: &mut Seed, d: &mut Discovered) -> Re
     Ok(())
 }
 
-/// The page's memory operands at URZ, with the offset 1 and 0, must print as nvdisasm
-/// prints them (random words seldom hold URZ). One note per disagreement.
+/// The register page operands (`R`, `UR`, a memory operand's register, uniform register
+/// or descriptor) whose field nvdisasm rejects at all ones (RZ, URZ) in the base word but
+/// takes one below it: `desc[UR4][R2.64]` in SM100 `LDG.256` takes no RZ (see
+/// [`Discovered::illegal_all_ones`]). One nvdisasm batch.
+pub fn learn_illegal_all_ones(o: &mut Oracle, s: &Seed, d: &Discovered) -> Result<Vec<usize>, DiscoverError> {
+    let sl = slots(s);
+    let register = |k: usize, sub: usize| match s.kinds[k] {
+        OperandKind::Reg | OperandKind::UReg => true,
+        OperandKind::Mem(m) => {
+            matches!(m.slot_roles().get(sub), Some(MemSlot::Reg | MemSlot::UReg)) || (m.space == crate::spec::MemSpaceKind::Desc && sub == 0)
+        }
+        _ => false,
+    };
+    let mut cases: Vec<(usize, Word, Word)> = vec![];
+    for (k, pos) in sl.iter().enumerate() {
+        for (sub, &po) in pos.iter().enumerate() {
+            let Some(f) = d.fields.iter().find(|f| f.kind == FieldKind::Operand(po)).filter(|f| register(k, sub) && f.bits.len() < 64) else { continue };
+            let max = ones(f.bits.len());
+            let at = |x: u64| set(d.base(), &f.bits, d.printed(po, x, f.bits.len()));
+            cases.push((po, at(max), at(max - 1)));
+        }
+    }
+    let words: Vec<Word> = cases.iter().flat_map(|c| [c.1, c.2]).collect();
+    let texts = o.texts(&words)?;
+    Ok(cases.iter().zip(texts.chunks(2)).filter(|(_, t)| t[0].is_none() && t[1].as_deref().is_some_and(|t| !t.is_empty())).map(|(c, _)| c.0).collect())
+}
+
+/// The memory operands whose register the printer would keep at RZ (a fixed suffix, or
+/// after a descriptor: see `conventions::mem_printed`) and another component (a uniform
+/// register or an offset), with two words each: the zero word with the register at all ones (RZ) and the
+/// offset's lowest bit set (if any), and the same with the uniform register at 1 (if any).
+fn rz_words(s: &Seed, d: &Discovered) -> Vec<(usize, [Word; 2])> {
+    let sl = slots(s);
+    let field = |p: usize| d.fields.iter().find(|f| f.kind == FieldKind::Operand(p)).map(|f| f.bits.clone());
+    let mut out = vec![];
+    for (k, kind) in s.kinds.iter().enumerate() {
+        let OperandKind::Mem(m) = kind else { continue };
+        if m.reg_suffix.is_none() && m.space != crate::spec::MemSpaceKind::Desc {
+            continue;
+        }
+        let roles = m.slot_roles();
+        let at = |r: MemSlot| roles.iter().position(|x| *x == r).and_then(|i| field(sl[k][i]));
+        let (Some(reg), ur, imm) = (at(MemSlot::Reg), at(MemSlot::UReg), at(MemSlot::Imm)) else { continue };
+        if ur.is_none() && imm.is_none() {
+            continue;
+        }
+        let rz = set(d.base(), &reg, u64::MAX);
+        let with_imm = imm.map_or(rz, |b| set(rz, &b[..1], 1));
+        out.push((k, [with_imm, ur.map_or(rz, |b| set(rz, &b[..1], 1))]));
+    }
+    out
+}
+
+/// Learns which memory operands leave RZ out, with its suffix, when another component
+/// prints (`[UR2+0x20]` for `[RZ.64+UR2+0x20]`, LDG.256; `[RZ.64+0x10]` keeps it, LDGSTS)
+/// and marks their shapes so (`MemShape::reg_elided`, `R?` on the page).
+pub fn learn_reg_elided(o: &mut Oracle, s: &mut Seed, d: &mut Discovered) -> Result<(), DiscoverError> {
+    let cases = rz_words(s, d);
+    let texts = o.texts(&cases.iter().map(|(_, w)| w[0]).collect::<Vec<_>>())?;
+    for ((k, _), t) in cases.iter().zip(texts) {
+        // Operands left out come after memory operands here (PT, `0x0`): operand k is the form's.
+        let Some(inst) = t.as_deref().and_then(|t| sass::parse_instruction(t).ok()).filter(|i| i.mnemonic == d.mnemonic) else { continue };
+        let shown = inst.operands.get(*k).and_then(|op| op.body.as_mem());
+        if let (Some((_, None, _, _)), OperandKind::Mem(m)) = (shown, &mut s.kinds[*k]) {
+            m.reg_elided = true;
+        }
+    }
+    d.kinds = page_kinds(s, &d.fields);
+    Ok(())
+}
+
+/// The page's memory operands at URZ, with the offset 1 and 0, and those that leave RZ out
+/// at RZ must print as nvdisasm prints them (random words seldom hold URZ or RZ). One note
+/// per disagreement.
 pub fn verify_urz(o: &mut Oracle, s: &Seed, d: &Discovered) -> Result<Vec<String>, DiscoverError> {
-    let cases = urz_words(s, d);
+    let elided = |k: usize| matches!(d.kinds.get(k), Some(OperandKind::Mem(m)) if m.reg_elided);
+    let cases: Vec<(usize, [Word; 2])> = urz_words(s, d).into_iter().chain(rz_words(s, d).into_iter().filter(|(k, _)| elided(*k))).collect();
     if cases.is_empty() {
         return Ok(vec![]);
     }
@@ -785,8 +881,8 @@ pub fn verify_urz(o: &mut Oracle, s: &Seed, d: &Discovered) -> Result<Vec<String
         };
         // The memory operand alone: this checks its URZ convention, nothing else.
         let operand = |x: &str| super::probe::raw_operands(x).get(*k).cloned();
-        if operand(&ours.to_string()) != operand(&t) {
-            notes.push(format!("the page prints '{ours}' for {w} (URZ), nvdisasm '{t}'"));
+        if operand(&ours.to_string()) != operand(&with_pt(s, d, *w, &t)) {
+            notes.push(format!("the page prints '{ours}' for {w} (URZ or RZ), nvdisasm '{t}'"));
         }
     }
     Ok(notes)
@@ -816,10 +912,11 @@ pub fn with_pt(s: &Seed, d: &Discovered, w: Word, text: &str) -> String {
     let value = |bits: &[u8]| bits.iter().enumerate().fold(0u64, |a, (q, &b)| a | u64::from(w.bit(b)) << q);
     let decorated =
         |k: usize| d.fields.iter().any(|f| matches!(f.kind, FieldKind::Not(j) | FieldKind::Abs(j) | FieldKind::Neg(j) if j == k) && value(&f.bits) != 0);
-    let all_ones = |bits: &[u8]| value(bits) == ones(bits.len());
+    let sl = slots(s);
+    let all_ones = |k: usize, bits: &[u8]| d.printed(sl[k][0], value(bits), bits.len()) == ones(bits.len());
     let mut left_out: Vec<(usize, String, bool)> = single_fields(s, d)
         .into_iter()
-        .filter(|(k, bits)| d.omitted.contains(k) && all_ones(bits) && !decorated(*k))
+        .filter(|(k, bits)| d.omitted.contains(k) && all_ones(*k, bits) && !decorated(*k))
         .filter_map(|(k, bits)| all_ones_text(s.kinds[k], bits.len()).map(|t| (k, t, false)))
         .collect();
     left_out.extend(zero_left_out(s, d, w));
@@ -968,11 +1065,12 @@ pub fn verify_random(o: &mut Oracle, s: &Seed, d: &Discovered, seed: u64, n: usi
             let v = f.bits.iter().enumerate().fold(0i128, |a, (q, &b)| a | (i128::from(w.bit(b)) << q));
             match &f.kind {
                 FieldKind::Operand(po) => {
+                    let want = i128::from(d.printed(*po, v as u64, f.bits.len()));
                     match printed_value(&printed, t, *po) {
-                        Some(g) if g.rem_euclid(1i128 << f.bits.len()) != v => notes.push(format!("operand {po} = {v:#x} in {w} prints '{t}'")),
+                        Some(g) if g.rem_euclid(1i128 << f.bits.len()) != want => notes.push(format!("operand {po} = {v:#x} in {w} prints '{t}'")),
                         _ => {}
                     }
-                    notes.extend(derived_mismatch(s, d, t, *po, v as u64, f.bits.len()));
+                    notes.extend(derived_mismatch(s, d, t, *po, want as u64, f.bits.len()));
                 }
                 FieldKind::Suffix { operand, table } => notes.extend(suffix_mismatch(s, t, *operand, table, v as u64).map(|m| format!("{m} in {w}"))),
                 _ => {}
@@ -1133,21 +1231,28 @@ pub fn verify(o: &mut Oracle, s: &Seed, d: &Discovered, seed: u64) -> Result<Vec
         let op = sass::parse_instruction(&t).ok().and_then(|x| x.operands.get(i).cloned());
         let got = op.as_ref().and_then(|op| s.operand_values(i, op, raw.get(i).map(String::as_str).unwrap_or("")).get(sub).copied().flatten());
         let ok = match got {
-            Some(g) => g.rem_euclid(1i128 << w) == v as i128,
+            Some(g) => g.rem_euclid(1i128 << w) == i128::from(d.printed(po, v, w as usize)),
             None => op.is_some(), // a NaN immediate: its payload is not printed
         };
         if !ok {
             notes.push(format!("operand {po} = {v:#x}: word {word} prints '{t}'"));
         }
-        notes.extend(derived_mismatch(s, d, &t, po, v, w as usize));
+        notes.extend(derived_mismatch(s, d, &t, po, d.printed(po, v, w as usize), w as usize));
     }
     Ok(notes)
 }
 
 /// Source values whose derived register would pass the zero register must be illegal, as
-/// the page says (see [`crate::spec::Derived`]); one note per word nvdisasm prints.
+/// the page says (see [`crate::spec::Derived`]), and so must random words with a field
+/// illegal at all ones there; one note per word nvdisasm prints.
 fn verify_gaps(o: &mut Oracle, d: &Discovered) -> Result<Vec<String>, DiscoverError> {
+    let mut rng = Rng::new(0x1a11);
     let mut words = vec![];
+    for f in d.fields.iter().filter(|f| matches!(f.kind, FieldKind::Operand(po) if d.illegal_all_ones.contains(&po))) {
+        let FieldKind::Operand(po) = f.kind else { continue };
+        let all_ones = d.printed(po, ones(f.bits.len()), f.bits.len());
+        words.extend((0..4).map(|_| set(random_word(d, &mut rng), &f.bits, all_ones)));
+    }
     for e in &d.derived {
         let Some(f) = d.fields.iter().find(|f| f.kind == FieldKind::Operand(e.source)) else { continue };
         let max = if f.bits.len() >= 64 { u64::MAX } else { (1u64 << f.bits.len()) - 1 };

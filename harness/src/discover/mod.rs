@@ -161,9 +161,25 @@ pub struct Discovered {
     /// others keep them inside, `|UR0.H1|`), seen on the zero word with each such operand's
     /// bars and suffixes set; `None` when no operand has both (the page then says nothing).
     pub after_bars: Option<Vec<usize>>,
+    /// Register and predicate page operands whose field nvdisasm prints inverted (the
+    /// page's `inverted:` line; see [`crate::spec::Inverted`]), learned by
+    /// [`layout::inverted`] from the seed's text.
+    pub inverted: Vec<usize>,
+    /// Page operands whose field nvdisasm rejects at the all-ones value (the page's
+    /// `illegal at all ones:` line), learned by [`layout::learn_illegal_all_ones`].
+    pub illegal_all_ones: Vec<usize>,
 }
 
 impl Discovered {
+    /// The number page operand `po` prints for value `v` of its `width`-bit field.
+    pub fn printed(&self, po: usize, v: u64, width: usize) -> u64 {
+        if self.inverted.contains(&po) {
+            crate::spec::Inverted::apply(v, width as u32)
+        } else {
+            v
+        }
+    }
+
     /// The zero word with each table field whose table leaves 0 out (illegal, or another
     /// form: a one-hot pair, see [`swap`]) at its lowest listed row: the word the distilled
     /// line prints and the checks start from, as [`crate::gen::distilled_values`] does for
@@ -194,6 +210,8 @@ impl Discovered {
             float_by: vec![],
             derived: vec![],
             after_bars: None,
+            inverted: vec![],
+            illegal_all_ones: vec![],
         }
     }
 }
@@ -398,24 +416,31 @@ fn solve_checked(o: &mut Oracle, s: &Seed, seed: Word, effects: &[(u8, Effect)],
     // The checks below may learn more about the operands (a URZ the form leaves out).
     let mut s = s.clone();
     let mut d = layout::solve(o, &s, seed, effects, paired)?;
+    d.inverted = layout::inverted(&s, seed, &d);
     d.zero = Word(seed.0 & !d.fields.iter().flat_map(|f| f.bits.iter()).fold(0u128, |m, &b| m | 1u128 << b));
     // The base word's text, and each operand at its all-ones value (PT, RZ, URZ, 0xf):
-    // is it left out?
+    // is it left out? An inverted field prints all ones at 0, in the base word: its word
+    // at 1 shows whether the base word leaves it out.
     let base = d.base();
     let single = layout::single_fields(&s, &d);
+    let sl = layout::slots(&s);
+    let inv = d.inverted.clone();
+    let inverted = |k: usize| inv.contains(&sl[k][0]);
     let mut words = vec![base];
-    words.extend(single.iter().map(|(_, bits)| layout::set(base, bits, u64::MAX)));
+    words.extend(single.iter().map(|(k, bits)| layout::set(base, bits, if inverted(*k) { 1 } else { u64::MAX })));
     let texts = o.texts(&words)?;
     if base != seed {
         d.distilled = texts[0].clone().unwrap_or_default();
     }
     d.left_out = layout::learn_left_out(o, &s, &d)?;
     layout::learn_ureg_elided(o, &mut s, &mut d)?;
+    layout::learn_reg_elided(o, &mut s, &mut d)?;
+    d.illegal_all_ones = layout::learn_illegal_all_ones(o, &s, &d)?;
     let shown = crate::sass::parse_instruction(&d.distilled).map(|i| i.operands.len()).unwrap_or(0);
-    let omitted = |t: &Option<String>| {
-        t.as_deref().and_then(|t| crate::sass::parse_instruction(t).ok()).is_some_and(|i| i.operands.len() + 1 == shown && i.mnemonic == d.mnemonic)
-    };
-    d.omitted = single.iter().zip(&texts[1..]).filter(|(_, t)| omitted(t)).map(|((k, _), _)| *k).collect();
+    let count =
+        |t: &Option<String>| t.as_deref().and_then(|t| crate::sass::parse_instruction(t).ok()).filter(|i| i.mnemonic == d.mnemonic).map(|i| i.operands.len());
+    let omitted = |k: usize, t: &Option<String>| if inverted(k) { count(t) == Some(shown + 1) } else { count(t).is_some_and(|n| n + 1 == shown) };
+    d.omitted = single.iter().zip(&texts[1..]).filter(|((k, _), t)| omitted(*k, t)).map(|((k, _), _)| *k).collect();
     d.value_aliases = value_aliases(o, &d)?;
     d.after_bars = layout::after_bars(o, &s, &d)?;
     let (float_by, mut notes) = layout::float_formats(o, &s, &d)?;
@@ -433,6 +458,28 @@ fn solve_checked(o: &mut Oracle, s: &Seed, seed: Word, effects: &[(u8, Effect)],
     d.notes.append(&mut notes);
     d.notes.append(&mut read_back(&s, &d));
     Ok(d)
+}
+
+/// `zero` (the zero word's text, as the printer without conventions prints it but for
+/// the PT/UPT of inverted predicates, which nvdisasm leaves out) with those put back.
+fn put_back_inverted_pt(v: &crate::spec::Variant, zero: &mut crate::sass::Instruction) {
+    let shown = v.operands.iter().filter(|o| !o.zero_omitted).count();
+    if zero.operands.len() >= shown {
+        return;
+    }
+    let mut at = 0;
+    for o in &v.operands {
+        let inverted = matches!(o.value_fields.as_slice(), [Some(f)] if v.fields[*f].inverted);
+        let body = match o.kind {
+            OperandKind::Pred if inverted => Some(crate::sass::Body::Pred { n: 7 }),
+            OperandKind::UPred if inverted => Some(crate::sass::Body::UPred { n: 7 }),
+            _ => None,
+        };
+        if let Some(body) = body.filter(|_| at <= zero.operands.len() && zero.operands.len() < shown) {
+            zero.operands.insert(at, crate::sass::Operand::new(body));
+        }
+        at += usize::from(!o.zero_omitted);
+    }
 }
 
 /// The distilled line's modifiers that the zero word with every integer immediate at an
@@ -496,6 +543,7 @@ pub fn read_back(s: &Seed, d: &Discovered) -> Vec<String> {
                 want.modifiers.remove(i);
             }
         }
+        put_back_inverted_pt(&v, &mut want);
         let mut got = crate::codec::print(&v, &crate::gen::distilled_values(&v));
         got.terminator = want.terminator;
         // As text: spellings such as `c[0x0] [0x0]` or `|R0|.H1` are the printer's.

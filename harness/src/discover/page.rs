@@ -81,6 +81,14 @@ pub fn variant_block(d: &Discovered) -> String {
         let each: Vec<String> = d.left_out.iter().map(|x| x.token()).collect();
         parts.push(format!("left out at zero: {}", each.join(", ")));
     }
+    if !d.inverted.is_empty() {
+        let each: Vec<String> = d.inverted.iter().map(|&page_operand| crate::spec::Inverted { page_operand }.token()).collect();
+        parts.push(format!("inverted: {}", each.join(", ")));
+    }
+    if !d.illegal_all_ones.is_empty() {
+        let each: Vec<String> = d.illegal_all_ones.iter().map(|po| format!("operand {po}")).collect();
+        parts.push(format!("illegal at all ones: {}", each.join(", ")));
+    }
     if let Some(after) = &d.after_bars {
         let ops: Vec<String> = after.iter().map(usize::to_string).collect();
         parts.push(format!("suffixes after bars: {}", if ops.is_empty() { "none".to_string() } else { ops.join(" ") }));

@@ -118,7 +118,7 @@ fn printed_shape(space: MemSpace, reg: Option<u16>, suffixes: &[String], ureg: O
         Some(x) if x < 0 => MemImm::Signed,
         Some(_) => MemImm::Unsigned,
     };
-    MemShape { space: space_kind(space), reg: reg.is_some(), reg_suffix, ureg: ureg.is_some(), ureg_elided: false, imm, imm_shift: 0 }
+    MemShape { space: space_kind(space), reg: reg.is_some(), reg_suffix, reg_elided: false, ureg: ureg.is_some(), ureg_elided: false, imm, imm_shift: 0 }
 }
 
 fn space_kind(s: MemSpace) -> MemSpaceKind {

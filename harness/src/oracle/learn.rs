@@ -78,14 +78,17 @@ fn plan(codec: &Codec, vi: usize) -> Plan {
 }
 
 /// The harness's base values with every operand the page leaves out at zero set to 1
-/// ([`crate::spec::LeftOutAtZero`]): the probes print every operand, so that printed
-/// operand k is page operand k (its `.reuse`; an operand left out at all ones is then one
-/// operand short).
+/// ([`crate::spec::LeftOutAtZero`]) and every inverted one to 0 (its base value is all
+/// ones: `PT`, left out; see [`crate::spec::Inverted`]): the probes print every operand,
+/// so that printed operand k is page operand k (its `.reuse`; an operand left out at all
+/// ones is then one operand short).
 fn shown_values(v: &Variant) -> Values {
     let mut vals = crate::gen::base_values(v);
-    for o in v.operands.iter().filter(|o| o.zero_omitted) {
-        if let [Some(f)] = o.value_fields.as_slice() {
-            vals.set(*f, 1);
+    for o in &v.operands {
+        match o.value_fields.as_slice() {
+            [Some(f)] if o.zero_omitted => vals.set(*f, 1),
+            [Some(f)] if v.fields[*f].inverted => vals.set(*f, 0),
+            _ => {}
         }
     }
     vals

@@ -162,6 +162,12 @@ pub struct MemShape {
     pub reg: bool,
     /// A suffix the register always prints (one of [`MEM_REG_SUFFIXES`]).
     pub reg_suffix: Option<&'static str>,
+    /// The register is left out, with its suffix, when it is RZ and another component
+    /// prints (SM100/SM120 `LDG.256`/`STG.256`: `[UR2+0x20]` for `[RZ.64+UR2+0x20]`), where
+    /// other forms print it always (`[RZ.64+0x10]`, LDGSTS). Spelled `R?` (`R.64?`) in the
+    /// form token; learned from nvdisasm per form. Left out of the JSON when false.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub reg_elided: bool,
     pub ureg: bool,
     /// The uniform register is left out when it is URZ and another component prints
     /// (`c[0x0][0x358]` for `c[0x0][URZ+0x358]`, but `c[0x0][URZ]`; LDCU, LDTRAM), where
@@ -189,7 +195,7 @@ impl MemShape {
         };
         let mut parts = vec![];
         if self.reg {
-            parts.push(format!("R{}", self.reg_suffix.map(|s| format!(".{s}")).unwrap_or_default()));
+            parts.push(format!("R{}{}", self.reg_suffix.map(|s| format!(".{s}")).unwrap_or_default(), if self.reg_elided { "?" } else { "" }));
         }
         if self.ureg {
             parts.push(if self.ureg_elided { "UR?" } else { "UR" }.into());
@@ -221,10 +227,15 @@ impl MemShape {
             })?;
         let inner = rest.strip_prefix('[').and_then(|r| r.strip_suffix(']')).filter(|i| !i.contains(['[', ']']));
         let inner = inner.ok_or_else(|| format!("memory operand '{t}': expected one '[…]' of components after the space"))?;
-        let mut shape = MemShape { space, reg: false, reg_suffix: None, ureg: false, ureg_elided: false, imm: MemImm::Absent, imm_shift: 0 };
+        let mut shape = MemShape { space, reg: false, reg_suffix: None, reg_elided: false, ureg: false, ureg_elided: false, imm: MemImm::Absent, imm_shift: 0 };
         let mut stage = 0;
         for c in inner.split('+').filter(|_| !inner.is_empty()) {
             let (c, scale) = c.find('*').map(|at| c.split_at(at)).unwrap_or((c, ""));
+            // `R?`, `R.64?`: a register left out at RZ.
+            let (c, elided) = match c.strip_suffix('?') {
+                Some(r) if r.starts_with('R') => (r, true),
+                _ => (c, false),
+            };
             let (name, sfx) = c.split_once('.').map(|(n, s)| (n, Some(s))).unwrap_or((c, None));
             if !scale.is_empty() {
                 let map = ImmMap::parse(scale).map_err(|e| format!("memory operand '{t}': {e}"))?;
@@ -237,12 +248,16 @@ impl MemShape {
                 "R" => 0,
                 "UR" | "UR?" => 1,
                 "I" | "sI" | "uI" => 2,
-                _ => return Err(format!("memory operand '{t}': component '{c}' is not R, R.<suffix>, UR, UR?, I, sI or uI")),
+                _ => return Err(format!("memory operand '{t}': component '{c}' is not R, R.<suffix>, R?, UR, UR?, I, sI or uI")),
             };
             if at < stage {
                 return Err(format!("memory operand '{t}': component '{c}' out of order or repeated (R+UR+I, each at most once)"));
             }
             stage = at + 1;
+            if elided && name != "R" {
+                return Err(format!("memory operand '{t}': only the register and uniform register may be left out ('R?', 'UR?'), not '{c}?'"));
+            }
+            shape.reg_elided |= elided;
             match (name, sfx) {
                 ("R", None) => shape.reg = true,
                 ("R", Some(s)) => {
@@ -515,9 +530,27 @@ pub struct Field {
     pub bits: Vec<u8>,
     /// The page line of the layout content row where the field's name first appears.
     pub line: usize,
+    /// nvdisasm prints the field's bitwise complement (see [`Inverted`]): the codec's
+    /// values are the printed numbers. Left out of the JSON when false.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub inverted: bool,
+    /// nvdisasm rejects the word when the field prints all ones (the page's `illegal at
+    /// all ones:` line): SM100/SM120 `LDG.256`/`STG.256` `desc[UR][R.64+…]` take no RZ.
+    /// Left out of the JSON when false.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub illegal_at_all_ones: bool,
 }
 
 impl Field {
+    /// The bits a value of the field holds in the word: the value itself, or its
+    /// complement for an inverted field (the value is the printed number).
+    pub fn raw(&self, value: u64) -> u64 {
+        if self.inverted {
+            value ^ self.max()
+        } else {
+            value
+        }
+    }
     pub fn width(&self) -> u32 {
         self.bits.len() as u32
     }
@@ -687,6 +720,43 @@ impl LeftOutAtZero {
     }
 }
 
+/// A register or predicate page operand whose field nvdisasm prints inverted: the printed
+/// number is `2^width - 1 - field` (bitwise NOT), so field 0 prints the all-ones value
+/// (`PT`, left out; `RZ`). SM100/SM120 `LDG.256`'s last predicate: bits 87–89 = 1 print
+/// `P6`, 7 print `P0`, 0 `PT`; its `!` bit is plain. The page says it on an `inverted:`
+/// line (`inverted: operand 6`); the distilled line (the zero word's text) then leaves
+/// such a `P`/`UP` operand out, and the parser puts its `PT`/`UPT` back.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize)]
+pub struct Inverted {
+    pub page_operand: usize,
+}
+
+impl Inverted {
+    /// `operand 6`: one entry of the `inverted:` line.
+    pub fn token(self) -> String {
+        format!("operand {}", self.page_operand)
+    }
+
+    /// Reads [`Inverted::token`]'s spelling; the message says what is malformed.
+    pub fn parse(t: &str) -> Result<Inverted, String> {
+        Ok(Inverted { page_operand: page_operand_token(t, "inverted")? })
+    }
+
+    /// The printed number of field value `x` of a `width`-bit field, and back (its own
+    /// inverse).
+    pub fn apply(x: u64, width: u32) -> u64 {
+        x ^ u64::MAX.checked_shr(64 - width.min(64)).unwrap_or(0)
+    }
+}
+
+/// `operand N`, one entry of a line that lists page operands (`inverted:`, `illegal at all
+/// ones:`); `what` names the line's entries in the message.
+pub fn page_operand_token(t: &str, what: &str) -> Result<usize, String> {
+    let bad = || format!("{what} operand '{}' is not 'operand N'", t.trim());
+    let n = t.trim().strip_prefix("operand").ok_or_else(bad)?.trim();
+    n.parse::<usize>().map_err(|_| bad())
+}
+
 /// How one page operand prints.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct OperandSpec {
@@ -814,6 +884,13 @@ impl Variant {
             (0..o.derived.len()).any(|k| o.value_fields[k] == Some(field) && o.derived_plus(k).is_some_and(|plus| Derived::value(plus, value, max).is_none()))
         })
     }
+    /// Does field `field` at `value` make an illegal word that the page predicts: a derived
+    /// register past the zero register, or a field at the all-ones value its page operand
+    /// may not take ([`Field::illegal_at_all_ones`])?
+    pub fn value_illegal(&self, field: usize, value: u64) -> bool {
+        let f = &self.fields[field];
+        self.derived_illegal(field, value) || (f.illegal_at_all_ones && value == f.max())
+    }
     pub fn field_by_name(&self, name: &str) -> Option<usize> {
         self.fields.iter().position(|f| f.name == name)
     }
@@ -911,7 +988,13 @@ mod tests {
         let e = MemShape::parse("c[I][UR?+I]").unwrap();
         assert!(e.ureg && e.ureg_elided);
         assert_eq!(OperandKind::Mem(e).key_token(), "M_c_I_UR_I");
-        assert!(MemShape::parse("[I+UR?]").is_err() && MemShape::parse("[R.64?]").is_err());
+        assert!(MemShape::parse("[I+UR?]").is_err() && MemShape::parse("[R.64+I?]").is_err());
+        // `R?`: a register the form leaves out at RZ (LDG.256); the key does not tell it apart.
+        let r = MemShape::parse("[R.64?+UR+I*32]").unwrap();
+        assert!(r.reg && r.reg_elided && r.reg_suffix == Some("64"));
+        assert_eq!((r.token(), OperandKind::Mem(r).key_token()), ("[R.64?+UR+I*32]".to_string(), "M_R_64_UR_I".to_string()));
+        assert_eq!(MemShape::parse("[R?+UR]").unwrap().token(), "[R?+UR]");
+        assert!(MemShape::parse("[RX?+UR]").unwrap_err().contains("only the register and uniform register may be left out"));
     }
 
     #[test]
@@ -965,6 +1048,25 @@ mod tests {
         // 8-bit field: URZ derives itself, UR253 + 2 is URZ, UR254 + 2 passes it (illegal).
         assert_eq!([0, 253, 254, 255].map(|x| Derived::value(2, x, 255)), [Some(2), Some(255), None, Some(255)]);
         assert_eq!(Derived::value(0, 255, 255), Some(255));
+    }
+
+    #[test]
+    fn inverted_operands_read_spell_back_and_complement() {
+        let x = Inverted::parse(" operand 6 ").unwrap();
+        assert_eq!((x.page_operand, x.token()), (6, "operand 6".to_string()));
+        assert!(Inverted::parse("operand").is_err() && Inverted::parse("6").is_err());
+        // LDG's 3-bit predicate: field 1 prints P6, 0 prints PT (7); a register's 0 is RZ.
+        assert_eq!([0, 1, 7].map(|v| Inverted::apply(v, 3)), [7, 6, 0]);
+        assert_eq!(Inverted::apply(0, 8), 255);
+        let f = Field {
+            name: "operand 6".into(),
+            kind: FieldKind::Operand { page_operand: 6 },
+            bits: vec![87, 88, 89],
+            line: 1,
+            inverted: true,
+            illegal_at_all_ones: false,
+        };
+        assert_eq!((f.raw(6), f.raw(7), Field { inverted: false, ..f.clone() }.raw(6)), (1, 0, 6));
     }
 
     #[test]

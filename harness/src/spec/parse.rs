@@ -243,6 +243,8 @@ fn parse_variant(p: &mut Lines, instruction: &str, arch: Arch) -> Result<Variant
         dinst,
         derived,
         left_out,
+        inverted,
+        illegal_all_ones,
         key,
         float_by,
         after_bars,
@@ -262,6 +264,8 @@ fn parse_variant(p: &mut Lines, instruction: &str, arch: Arch) -> Result<Variant
         dinst,
         derived,
         left_out,
+        inverted: inverted.map(|x| x.1).unwrap_or_default(),
+        illegal_all_ones,
         raw,
         fixed_mask,
         fixed_value,
@@ -293,6 +297,10 @@ struct VariantHead {
     derived: Vec<Derived>,
     /// The `left out at zero:` line's operands (empty without one).
     left_out: Vec<LeftOutAtZero>,
+    /// The `inverted:` line's line and operands (see [`Inverted`]).
+    inverted: Option<(usize, Vec<Inverted>)>,
+    /// The `illegal at all ones:` line's line and page operands.
+    illegal_all_ones: Option<(usize, Vec<usize>)>,
     key: String,
     float_by: Vec<(String, FloatFormat)>,
     /// The `suffixes after bars:` line, if any: its line and page operands.
@@ -316,6 +324,8 @@ fn read_variant_head(p: &mut Lines, instruction: &str) -> Result<VariantHead, Pa
     let float_by = read_floats(p)?;
     let derived = read_derived(p)?;
     let left_out = read_left_out(p)?;
+    let inverted = read_inverted(p)?;
+    let illegal_all_ones = read_illegal_all_ones(p)?;
     let after_bars = read_after_bars(p)?;
     let ignored = read_ignored(p)?;
     let (kl, k) = p.expect("'key: <KEY>'")?;
@@ -327,7 +337,9 @@ fn read_variant_head(p: &mut Lines, instruction: &str) -> Result<VariantHead, Pa
         return p.err(distilled_line, format!("{key}: distilled mnemonic '{}' differs from the heading '{mnemonic}'", dinst.mnemonic));
     }
     let (left_out_line, left_out) = left_out.unwrap_or((distilled_line, vec![]));
-    put_back_left_out(&mut dinst, &kinds, &left_out).or_else(|e| p.err(left_out_line, format!("{key}: {e}")))?;
+    let (inverted_line, inv) = inverted.clone().unwrap_or((distilled_line, vec![]));
+    check_inverted(&kinds, &inv).or_else(|e| p.err(inverted_line, format!("{key}: {e}")))?;
+    put_back_left_out(&mut dinst, &kinds, &left_out, &inv).or_else(|e| p.err(left_out_line, format!("{key}: {e}")))?;
     if dinst.operands.len() != kinds.len() {
         let m = format!("{key}: distilled line has {} operands but the form '{form}' has {}", dinst.operands.len(), kinds.len());
         return p.err(distilled_line, m);
@@ -347,6 +359,8 @@ fn read_variant_head(p: &mut Lines, instruction: &str) -> Result<VariantHead, Pa
         dinst,
         derived,
         left_out,
+        inverted,
+        illegal_all_ones,
         key,
         float_by,
         after_bars,
@@ -491,27 +505,95 @@ fn read_left_out(p: &mut Lines) -> Result<Option<(usize, Vec<LeftOutAtZero>)>, P
     Ok(Some((line, out)))
 }
 
-/// The distilled line with the operands left out at zero put back as they print at zero
-/// (`0x0`, `0x1` for `I*2+1`), so that its operand k is form operand k. Each must be the
-/// one page operand of an immediate form operand.
-fn put_back_left_out(dinst: &mut sass::Instruction, kinds: &[OperandKind], left_out: &[LeftOutAtZero]) -> Result<(), String> {
+/// The optional `inverted:` line after the `left out at zero:` one: register or predicate
+/// page operands whose field nvdisasm prints inverted, comma-separated (`inverted: operand
+/// 6`; see [`Inverted`]).
+fn read_inverted(p: &mut Lines) -> Result<Option<(usize, Vec<Inverted>)>, PageError> {
+    let Some((line, rest)) = p.peek().and_then(|(l, t)| t.trim_start().strip_prefix("inverted:").map(|r| (l, r.to_string()))) else { return Ok(None) };
+    p.next();
+    let mut out: Vec<Inverted> = vec![];
+    for t in rest.split(',') {
+        let x = Inverted::parse(t).or_else(|e| p.err(line, e))?;
+        if out.iter().any(|y| y.page_operand >= x.page_operand) {
+            return p.err(line, format!("inverted: operand {} is named twice or out of order", x.page_operand));
+        }
+        out.push(x);
+    }
+    Ok(Some((line, out)))
+}
+
+/// The optional `illegal at all ones:` line after the `inverted:` one: page operands
+/// whose field nvdisasm rejects at the all-ones value (`illegal at all ones: operand 3`,
+/// a register that may not be RZ; see [`Field::illegal_at_all_ones`]), comma-separated.
+fn read_illegal_all_ones(p: &mut Lines) -> Result<Option<(usize, Vec<usize>)>, PageError> {
+    let prefix = "illegal at all ones:";
+    let Some((line, rest)) = p.peek().and_then(|(l, t)| t.trim_start().strip_prefix(prefix).map(|r| (l, r.to_string()))) else { return Ok(None) };
+    p.next();
+    let mut out: Vec<usize> = vec![];
+    for t in rest.split(',') {
+        let po = page_operand_token(t, "illegal-at-all-ones").or_else(|e| p.err(line, e))?;
+        if out.iter().any(|&y| y >= po) {
+            return p.err(line, format!("illegal at all ones: operand {po} is named twice or out of order"));
+        }
+        out.push(po);
+    }
+    Ok(Some((line, out)))
+}
+
+/// The form operand (index, kind) whose first page operand is `po`, if any.
+fn form_operand(kinds: &[OperandKind], po: usize) -> Option<(usize, OperandKind)> {
     let mut first = 0;
-    let form: Vec<(usize, OperandKind)> = kinds
-        .iter()
-        .map(|k| {
-            first += k.page_slots();
-            (first - k.page_slots(), *k)
-        })
-        .collect();
+    for (i, k) in kinds.iter().enumerate() {
+        if first == po {
+            return Some((i, *k));
+        }
+        first += k.page_slots();
+    }
+    None
+}
+
+/// Each inverted operand must be a register or predicate of the form (one field).
+fn check_inverted(kinds: &[OperandKind], inverted: &[Inverted]) -> Result<(), String> {
+    for x in inverted {
+        let kind = form_operand(kinds, x.page_operand).map(|(_, k)| k);
+        if !matches!(kind, Some(OperandKind::Reg | OperandKind::UReg | OperandKind::Pred | OperandKind::UPred)) {
+            return Err(format!("inverted: operand {} is not a register or predicate ('R', 'UR', 'P', 'UP') of the form", x.page_operand));
+        }
+    }
+    Ok(())
+}
+
+/// The distilled line with the operands nvdisasm leaves out of the zero word put back, so
+/// that its operand k is form operand k: those left out at zero as they print at zero
+/// (`0x0`, `0x1` for `I*2+1`; each must be the one page operand of an immediate form
+/// operand), and, when the line is still short, each inverted predicate as `PT`/`UPT` (its
+/// field 0 prints all ones, which nvdisasm leaves out).
+fn put_back_left_out(dinst: &mut sass::Instruction, kinds: &[OperandKind], left_out: &[LeftOutAtZero], inverted: &[Inverted]) -> Result<(), String> {
+    let mut back: Vec<(usize, sass::Operand)> = vec![];
     for x in left_out {
-        let i = form.iter().position(|(po, _)| *po == x.page_operand);
-        let Some((i, OperandKind::Imm(m))) = i.map(|i| (i, form[i].1)) else {
+        let Some((i, OperandKind::Imm(m))) = form_operand(kinds, x.page_operand) else {
             return Err(format!("left out at zero: operand {} is not an immediate ('I') of the form", x.page_operand));
         };
-        if i > dinst.operands.len() || (x.joined && i == 0) {
+        if x.joined && i == 0 {
             return Err(format!("left out at zero: operand {} cannot be put back into the distilled line", x.page_operand));
         }
-        dinst.operands.insert(i, sass::Operand { joined: x.joined, ..sass::Operand::new(sass::Body::Imm { value: m.apply(0) }) });
+        back.push((i, sass::Operand { joined: x.joined, ..sass::Operand::new(sass::Body::Imm { value: m.apply(0) }) }));
+    }
+    if dinst.operands.len() + back.len() < kinds.len() {
+        for x in inverted {
+            match form_operand(kinds, x.page_operand) {
+                Some((i, OperandKind::Pred)) => back.push((i, sass::Operand::new(sass::Body::Pred { n: 7 }))),
+                Some((i, OperandKind::UPred)) => back.push((i, sass::Operand::new(sass::Body::UPred { n: 7 }))),
+                _ => {}
+            }
+        }
+    }
+    back.sort_by_key(|(i, _)| *i);
+    for (i, op) in back {
+        if i > dinst.operands.len() {
+            return Err(format!("operand {i} cannot be put back into the distilled line (left out at zero or inverted)"));
+        }
+        dinst.operands.insert(i, op);
     }
     Ok(())
 }
@@ -839,6 +921,8 @@ struct VariantDraft {
     dinst: sass::Instruction,
     derived: Vec<Derived>,
     left_out: Vec<LeftOutAtZero>,
+    inverted: Vec<Inverted>,
+    illegal_all_ones: Option<(usize, Vec<usize>)>,
     raw: Vec<RawField>,
     fixed_mask: BitSet,
     fixed_value: Word,
@@ -906,7 +990,7 @@ impl VariantDraft {
             if bits.len() > 64 {
                 return Err(self.err(f.line, format!("field '{}' spans {} bits", f.name, bits.len())));
             }
-            scan.fields.push(Field { name: f.name.clone(), kind, bits, line: f.line });
+            scan.fields.push(Field { name: f.name.clone(), kind, bits, line: f.line, inverted: false, illegal_at_all_ones: false });
         }
         if scan.fields.len() > crate::codec::MAX_FIELDS {
             let m = format!("{} fields; at most {} are supported", scan.fields.len(), crate::codec::MAX_FIELDS);
@@ -1131,6 +1215,26 @@ impl VariantDraft {
         Ok(())
     }
 
+    /// Marks the value field of each operand of the `inverted:` line (a register or
+    /// predicate of the form: `check_inverted`); one without a field is an error.
+    fn mark_inverted(&self, operands: &[OperandSpec], fields: &mut [Field]) -> Result<(), PageError> {
+        for x in &self.inverted {
+            match operands.iter().find(|o| o.page_operands == [x.page_operand]).map(|o| o.value_fields.as_slice()) {
+                Some([Some(f)]) => fields[*f].inverted = true,
+                _ => return Err(self.err(self.line, format!("inverted: operand {} has no field of its own", x.page_operand))),
+            }
+        }
+        let Some((line, illegal)) = &self.illegal_all_ones else { return Ok(()) };
+        for &po in illegal {
+            let field = operands.iter().find_map(|o| o.page_operands.iter().position(|&x| x == po).map(|i| o.value_fields[i]));
+            match field.flatten() {
+                Some(f) if operands.iter().all(|o| o.derived.is_empty() || !o.value_fields.contains(&Some(f))) => fields[f].illegal_at_all_ones = true,
+                _ => return Err(self.err(*line, format!("illegal at all ones: operand {po} has no field of its own"))),
+            }
+        }
+        Ok(())
+    }
+
     /// Interprets and checks the draft: the variant, or the first error.
     /// The `ignored bits:` line's bits, each a fixed bit of the layout.
     fn ignored_bits(&self) -> Result<BitSet, PageError> {
@@ -1153,6 +1257,7 @@ impl VariantDraft {
             // `put_back_left_out` checked that it is a form operand's one page operand.
             operands.iter_mut().filter(|o| o.page_operands == [x.page_operand]).for_each(|o| o.zero_omitted = true);
         }
+        self.mark_inverted(&operands, &mut fields)?;
         fixed_suffixes(&mut operands, &self.dinst);
         self.suffix_placement(&mut operands)?;
         self.check_coverage(&fields)?;

@@ -744,7 +744,8 @@ impl<'a> Analysis<'a> {
 
     /// Word bits that carry value bits set in `x` of field `fi`.
     fn bits_of(&self, fi: usize, x: u64) -> Vec<u8> {
-        self.v.fields[fi].bits.iter().enumerate().filter(|(k, _)| x >> k & 1 == 1).map(|(_, &b)| b).collect()
+        let raw = self.v.fields[fi].raw(x);
+        self.v.fields[fi].bits.iter().enumerate().filter(|(k, _)| raw >> k & 1 == 1).map(|(_, &b)| b).collect()
     }
 
     /// What the page predicts nvdisasm prints for `word`.
@@ -847,8 +848,9 @@ impl<'a> Analysis<'a> {
                 }
             };
         }
-        // The page says so: a derived register would pass the zero register.
-        if v.derived_illegal(field, value) {
+        // The page says so: a derived register would pass the zero register, or the field
+        // may not print all ones.
+        if v.value_illegal(field, value) {
             return Judged::Agree(word_bits);
         }
         let f = &v.fields[field];
