@@ -588,9 +588,11 @@ pub fn parse_mem(s: &str) -> Result<(Body, Vec<String>), String> {
 
 /// The space before a memory operand's brackets, and the rest from `[` on.
 fn mem_space(s: &str) -> Result<(MemSpace, &str), String> {
+    // `[…]` at the start of `r`: its contents and the length used.
     fn bracketed(r: &str) -> Option<(&str, usize)> {
-        let end = r.find(']')?;
-        Some((&r[1..end], end + 1))
+        let inner = r.strip_prefix('[')?;
+        let end = inner.find(']')?;
+        Some((&inner[..end], end + 2))
     }
     let ureg_in = |r: &'_ str, what: &str| -> Result<(u16, usize), String> {
         let (u, used) = bracketed(r).ok_or_else(|| format!("unclosed '{what}['"))?;
@@ -951,6 +953,9 @@ mod tests {
             ("c[UR0][R0]", "expected a bank number"),
             ("[R0", "expected '[…]' after the space"),
             ("x[R0]", "does not start with"),
+            // A closing bracket first is an error, not a panic.
+            ("cx]UR6][UR1]", "unclosed 'cx['"),
+            ("c]0x0][R1]", "unclosed 'c['"),
         ] {
             let e = parse_mem(t).unwrap_err();
             assert!(e.contains(why), "{t}: {e}");
