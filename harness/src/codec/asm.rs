@@ -4,12 +4,15 @@
 //! come from a separate word (`controls_from`), as an assembler takes scheduling info.
 
 use super::bits::{Codec, Values};
-use super::print::{f64_to_bfloat, f64_to_half, float_format, guard_is_uniform, FloatFormat, UNLISTED};
+use super::print::{f64_to_bfloat, f64_to_half, guard_is_uniform, FloatFormat, UNLISTED};
 use crate::sass::{self, Body, Instruction, MemSpace};
 use crate::spec::{Arch, FieldKind, ImmMap, MemImm, MemShape, MemSlot, MemSpaceKind, ModSlot, OperandKind, OperandSpec, RowKind, Table, Variant};
 use crate::word::Word;
 use std::collections::HashMap;
 use std::fmt;
+use text::{InstRef, OperandRef};
+
+mod text;
 
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum AsmError {
@@ -33,6 +36,7 @@ pub fn assemble(codec: &Codec, arch: Arch, text: &str, controls_from: Word) -> R
 
 /// [`assemble`] for a parsed instruction.
 pub fn assemble_inst(codec: &Codec, arch: Arch, inst: &Instruction, controls_from: Word) -> Result<(usize, Word), AsmError> {
+    let inst = &InstRef::of(inst);
     let mut vocabulary = Vocabulary::of_text(inst);
     let tokens = vocabulary.ids(inst);
     let candidates: Vec<usize> =
@@ -90,13 +94,25 @@ impl<'c, 's> Assembler<'c, 's> {
 
     /// Same result as [`assemble`].
     pub fn assemble(&self, arch: Arch, text: &str, controls_from: Word) -> Result<(usize, Word), AsmError> {
-        let inst = sass::parse_instruction(text)?;
-        self.assemble_inst(arch, &inst, controls_from)
+        // A plain text is read without allocating; the full parser reads the rest.
+        let owned;
+        let inst = match InstRef::parse(text) {
+            Some(inst) => inst,
+            None => {
+                owned = sass::parse_instruction(text)?;
+                InstRef::of(&owned)
+            }
+        };
+        self.assemble_ref(arch, &inst, controls_from)
     }
 
     /// Same result as [`assemble_inst`].
     pub fn assemble_inst(&self, arch: Arch, inst: &Instruction, controls_from: Word) -> Result<(usize, Word), AsmError> {
-        let found = self.index.iter().find(|(a, _)| *a == arch).and_then(|(_, m)| m.get(inst.mnemonic.as_str()));
+        self.assemble_ref(arch, &InstRef::of(inst), controls_from)
+    }
+
+    fn assemble_ref(&self, arch: Arch, inst: &InstRef, controls_from: Word) -> Result<(usize, Word), AsmError> {
+        let found = self.index.iter().find(|(a, _)| *a == arch).and_then(|(_, m)| m.get(inst.mnemonic));
         let candidates = found.map(Vec::as_slice).unwrap_or_default();
         let tokens = self.vocabulary.ids(inst);
         let text = Summary::of_text(inst, &tokens);
@@ -217,7 +233,7 @@ impl Summary {
     }
 
     /// `tokens`: the text's [`Vocabulary::ids`].
-    fn of_text(inst: &Instruction, tokens: &[u32]) -> Summary {
+    fn of_text(inst: &InstRef, tokens: &[u32]) -> Summary {
         let ops = &inst.operands;
         let shape = (ops.len() <= PACKED).then(|| Shape {
             kinds: ops.iter().enumerate().fold(0, |k, (i, o)| k | body_code(&o.body) << (4 * i)),
@@ -226,7 +242,7 @@ impl Summary {
             n: ops.len(),
             guard: inst.pred.as_ref().map_or(0, |p| 1 + p.uniform as u8),
         });
-        let mods = &tokens[..inst.modifiers.len()];
+        let mods = &tokens[..inst.n_modifiers];
         Summary { shape, tokens: bloom(mods.iter().filter(|&&t| t & UNLISTED_BIT == 0)), required: bloom(mods) }
     }
 
@@ -273,7 +289,7 @@ impl Summary {
 
 /// The distinct words `inst` assembles to as each of `forms` (codec order), with their
 /// variants.
-fn hits<'f, 's: 'f>(codec: &Codec, forms: impl Iterator<Item = (usize, &'f Form<'s>)>, inst: &Instruction, tokens: &[u32], controls_from: Word) -> Hits {
+fn hits<'f, 's: 'f>(codec: &Codec, forms: impl Iterator<Item = (usize, &'f Form<'s>)>, inst: &InstRef, tokens: &[u32], controls_from: Word) -> Hits {
     let mut hits = Hits { first: None, more: vec![] };
     for (vi, form) in forms {
         let mut values = Values::zero(form.v.fields.len());
@@ -293,7 +309,7 @@ fn hits<'f, 's: 'f>(codec: &Codec, forms: impl Iterator<Item = (usize, &'f Form<
 fn omitted_pt_hits<'f, 's: 'f>(
     codec: &Codec,
     forms: impl Iterator<Item = (usize, &'f Form<'s>)>,
-    inst: &Instruction,
+    inst: &InstRef,
     tokens: &[u32],
     controls_from: Word,
     hits: &mut Hits,
@@ -336,21 +352,21 @@ impl Hits {
 
 /// One word, or why none or several; `reasons` (why each variant of the mnemonic fails,
 /// in codec order) is asked for only when none fits.
-fn outcome(codec: &Codec, hits: Hits, arch: Arch, inst: &Instruction, reasons: impl FnOnce() -> Vec<String>) -> Result<(usize, Word), AsmError> {
+fn outcome(codec: &Codec, hits: Hits, arch: Arch, inst: &InstRef, reasons: impl FnOnce() -> Vec<String>) -> Result<(usize, Word), AsmError> {
     match hits.first {
         Some(hit) if hits.more.is_empty() => Ok(hit),
         None => {
             let reasons = reasons();
             Err(AsmError::NoVariant {
                 arch,
-                mnemonic: inst.mnemonic.clone(),
+                mnemonic: inst.mnemonic.to_string(),
                 detail: if reasons.is_empty() { String::new() } else { format!(" ({})", reasons.join("; ")) },
             })
         }
         Some(first) => {
             let all: Vec<(usize, Word)> = std::iter::once(first).chain(hits.more).collect();
             Err(AsmError::Ambiguous {
-                text: inst.to_string(),
+                text: inst.to_instruction().to_string(),
                 keys: all.iter().map(|(i, _)| codec.variant(*i).key.clone()).collect(),
                 words: all.iter().map(|(_, w)| *w).collect(),
             })
@@ -367,7 +383,7 @@ const PT: u8 = 7;
 /// operands and those the page says are left out at zero (`BRX R6` for `BRX PT, R6 0x0`),
 /// or with `general` also `R`, `UR` and `I` operands of one field; one reading per choice
 /// of which: two encodings may print alike.
-fn with_omitted(v: &Variant, inst: &Instruction, general: bool) -> Vec<Option<Instruction>> {
+fn with_omitted<'t>(v: &Variant, inst: &InstRef<'t>, general: bool) -> Vec<Option<InstRef<'t>>> {
     let missing = v.operands.len().saturating_sub(inst.operands.len());
     if missing == 0 {
         return vec![None];
@@ -379,14 +395,14 @@ fn with_omitted(v: &Variant, inst: &Instruction, general: bool) -> Vec<Option<In
             continue;
         }
         let mut given = inst.operands.iter();
-        let mut operands = Vec::with_capacity(v.operands.len());
+        let mut operands = smallvec::SmallVec::with_capacity(v.operands.len());
         for k in 0..v.operands.len() {
             match cands.iter().position(|(p, _)| *p == k).filter(|i| mask >> i & 1 == 1) {
-                Some(i) => operands.push(sass::Operand::new(cands[i].1.clone())),
+                Some(i) => operands.push(OperandRef::new(cands[i].1.clone())),
                 None => operands.extend(given.next().cloned()),
             }
         }
-        out.push(Some(Instruction { operands, ..inst.clone() }));
+        out.push(Some(InstRef { operands, ..inst.clone() }));
     }
     if out.is_empty() {
         out.push(None);
@@ -418,20 +434,21 @@ fn omitted_body(v: &Variant, k: usize, general: bool) -> Option<Body> {
 /// How many of `suffixes` are fixed by the form (no field): a memory form's register
 /// suffix (`[R2.64+UR4]`) or an operand's fixed suffixes (`R0.SIGN`); an error when the
 /// text lacks them.
-fn fixed_suffix(spec: &OperandSpec, suffixes: &[String]) -> Result<usize, String> {
+fn fixed_suffix(spec: &OperandSpec, suffixes: &[&str]) -> Result<usize, String> {
+    let fixed = &spec.fixed_suffixes;
     match spec.kind {
         OperandKind::Mem(MemShape { reg_suffix: Some(fixed), .. }) => match suffixes.first() {
-            Some(s) if s == fixed => Ok(1),
+            Some(&s) if s == fixed => Ok(1),
             _ => Err(format!("the form's register prints '.{fixed}', not {suffixes:?}")),
         },
-        _ if suffixes.starts_with(&spec.fixed_suffixes) => Ok(spec.fixed_suffixes.len()),
+        _ if fixed.len() <= suffixes.len() && fixed.iter().zip(suffixes).all(|(f, s)| f == s) => Ok(fixed.len()),
         _ => Err(format!("the form's operand prints '.{}', not {suffixes:?}", spec.fixed_suffixes.join("."))),
     }
 }
 
 /// A special register: its name (body and suffixes) is a row of the operand's table.
-fn fill_special(v: &Variant, k: usize, o: &sass::Operand, spec: &OperandSpec, values: &mut Values) -> Result<(), String> {
-    let name = sass::Operand { reuse: false, ..o.clone() }.to_string();
+fn fill_special(v: &Variant, k: usize, o: &OperandRef, tokens: &[&str], spec: &OperandSpec, values: &mut Values) -> Result<(), String> {
+    let name = sass::Operand { reuse: false, ..o.to_operand(tokens) }.to_string();
     let Some(&f) = spec.suffix_fields.first() else {
         // No table: the one name the form prints.
         return match &spec.fixed_name {
@@ -447,6 +464,7 @@ fn fill_special(v: &Variant, k: usize, o: &sass::Operand, spec: &OperandSpec, va
 
 /// Field values for `inst` read as variant `v`, control fields zero.
 pub fn fill(v: &Variant, inst: &Instruction) -> Result<Values, String> {
+    let inst = &InstRef::of(inst);
     let mut vocabulary = Vocabulary::of_text(inst);
     let tokens = vocabulary.ids(inst);
     Form::new(v, &mut vocabulary).fill(inst, &tokens)
@@ -501,25 +519,25 @@ impl<'s> Form<'s> {
 
     /// False only where [`Form::fill`] fails on the modifier and suffix tokens (`tokens`:
     /// their [`Vocabulary::ids`]); the operands' shape is [`shape_fits`]' to check.
-    fn tokens_fit(&self, inst: &Instruction, tokens: &[u32]) -> bool {
-        let (mods, mut rest) = tokens.split_at(inst.modifiers.len());
+    fn tokens_fit(&self, inst: &InstRef, tokens: &[u32]) -> bool {
+        let (mods, mut rest) = tokens.split_at(inst.n_modifiers);
         self.modifiers.may_read(mods)
             && inst.operands.iter().zip(&self.suffixes).zip(&self.v.operands).all(|((o, sfx), spec)| {
                 let (sfx_tokens, after) = rest.split_at(o.suffixes.len());
                 rest = after;
                 // A special register's suffix is part of its name (see `fill_special`).
-                spec.kind.is_named() || fixed_suffix(spec, &o.suffixes).is_ok_and(|n| sfx.may_read(&sfx_tokens[n..]))
+                spec.kind.is_named() || fixed_suffix(spec, inst.suffixes(o)).is_ok_and(|n| sfx.may_read(&sfx_tokens[n..]))
             })
     }
 
     /// Why `inst` (whose token ids are `tokens`) does not read as this variant, if it
     /// does not.
-    fn reason(&self, inst: &Instruction, tokens: &[u32]) -> Option<String> {
+    fn reason(&self, inst: &InstRef, tokens: &[u32]) -> Option<String> {
         self.fill(inst, tokens).err().map(|e| format!("{}: {e}", self.v.key))
     }
 
     /// Field values for `inst`, whose modifier and suffix token ids are `tokens`.
-    fn fill(&self, inst: &Instruction, tokens: &[u32]) -> Result<Values, String> {
+    fn fill(&self, inst: &InstRef, tokens: &[u32]) -> Result<Values, String> {
         let mut values = Values::zero(self.v.fields.len());
         self.fill_into(inst, tokens, &mut values)?;
         Ok(values)
@@ -527,32 +545,33 @@ impl<'s> Form<'s> {
 
     /// [`Form::fill`] into `values` (zero, of the variant's length), which are left
     /// partly set on failure: written in place, as moving 328-byte values costs.
-    fn fill_into(&self, inst: &Instruction, tokens: &[u32], values: &mut Values) -> Result<(), String> {
+    fn fill_into(&self, inst: &InstRef, tokens: &[u32], values: &mut Values) -> Result<(), String> {
         let v = self.v;
         self.fill_pred(inst, values)?;
         if inst.operands.len() != v.operands.len() {
             return Err(format!("{} operands, the form '{}' has {}", inst.operands.len(), v.form, v.operands.len()));
         }
-        let (mods, mut rest) = tokens.split_at(inst.modifiers.len());
+        let (mods, mut rest) = tokens.split_at(inst.n_modifiers);
         for (k, ((o, spec), sfx)) in inst.operands.iter().zip(&v.operands).zip(&self.suffixes).enumerate() {
             let (ids, after) = rest.split_at(o.suffixes.len());
             rest = after;
             if spec.kind.is_named() {
-                fill_special(v, k, o, spec, values)?;
+                fill_special(v, k, o, &inst.tokens, spec, values)?;
                 continue;
             }
-            let fill = OperandFill { v, k, spec, modifiers: &inst.modifiers };
-            fill.body(&o.body, values)?;
+            let fill = OperandFill { v, k, spec, modifiers: inst.modifiers() };
+            fill.body(o, values)?;
             fill.flags(o, values)?;
-            let n = fixed_suffix(spec, &o.suffixes).map_err(|e| format!("operand {k}: {e}"))?;
-            sfx.read(v, Toks { text: &o.suffixes[n..], ids: &ids[n..] }, values).map_err(|e| format!("operand {k}: {e}"))?;
+            let text = inst.suffixes(o);
+            let n = fixed_suffix(spec, text).map_err(|e| format!("operand {k}: {e}"))?;
+            sfx.read(v, Toks { text: &text[n..], ids: &ids[n..] }, values).map_err(|e| format!("operand {k}: {e}"))?;
         }
-        self.modifiers.read(v, Toks { text: &inst.modifiers, ids: mods }, values)?;
+        self.modifiers.read(v, Toks { text: inst.modifiers(), ids: mods }, values)?;
         Ok(())
     }
 
     /// The guard predicate's field value (`@!P3` → 0b1011; none → PT), range-checked.
-    fn fill_pred(&self, inst: &Instruction, values: &mut Values) -> Result<(), String> {
+    fn fill_pred(&self, inst: &InstRef, values: &mut Values) -> Result<(), String> {
         let v = self.v;
         let x = match &inst.pred {
             Some(p) if p.index > PT => return Err(format!("predicate P{} does not exist (P0..P6, PT)", p.index)),
@@ -577,14 +596,14 @@ impl<'s> Form<'s> {
 
 /// False only where [`Form::fill`] fails on the guard's kind (`uniform_guard`: the
 /// variant's), the number of operands or an operand's kind or flags.
-fn shape_fits(v: &Variant, uniform_guard: bool, inst: &Instruction) -> bool {
+fn shape_fits(v: &Variant, uniform_guard: bool, inst: &InstRef) -> bool {
     inst.pred.as_ref().is_none_or(|p| p.uniform == uniform_guard)
         && inst.operands.len() == v.operands.len()
         && inst.operands.iter().zip(&v.operands).all(|(o, spec)| operand_may_fit(o, spec))
 }
 
 /// False only where [`OperandFill`] fails on the operand's kind or flags.
-fn operand_may_fit(o: &sass::Operand, spec: &OperandSpec) -> bool {
+fn operand_may_fit(o: &OperandRef, spec: &OperandSpec) -> bool {
     let kind_ok = matches!(
         (spec.kind, &o.body),
         (OperandKind::Reg, Body::Reg { .. })
@@ -637,10 +656,19 @@ struct OperandFill<'a> {
     k: usize,
     spec: &'a OperandSpec,
     /// The instruction's modifiers: one may choose a float immediate's format.
-    modifiers: &'a [String],
+    modifiers: &'a [&'a str],
 }
 
 impl OperandFill<'_> {
+    /// [`Variant::float_format`] for borrowed modifiers: the first that names a format,
+    /// else the operand's own.
+    fn float_format(&self) -> FloatFormat {
+        match self.v.float_by.iter().find(|(m, _)| self.modifiers.contains(&m.as_str())) {
+            Some((_, f)) => *f,
+            None => self.v.float_format(self.spec, &[]),
+        }
+    }
+
     /// Sets the operand's `slot`-th value field to `x`; `shown` is the value as written,
     /// for the message (formatted only then).
     fn set(&self, values: &mut Values, slot: usize, x: u64, shown: &dyn fmt::Display) -> Result<(), String> {
@@ -667,8 +695,8 @@ impl OperandFill<'_> {
     }
 
     /// The value fields, from the operand's body (register, immediate, constant, …).
-    fn body(&self, body: &Body, values: &mut Values) -> Result<(), String> {
-        let (v, k) = (self.v, self.k);
+    fn body(&self, o: &OperandRef, values: &mut Values) -> Result<(), String> {
+        let (v, k, body) = (self.v, self.k, &o.body);
         match (self.spec.kind, body) {
             // Registers are checked against the page's field, not the register file: the
             // printer shows what the page's field holds (UR86 in an 8-bit field), and the
@@ -681,9 +709,7 @@ impl OperandFill<'_> {
                 values.set(f, imm_bits(v, f, k, x)?);
                 Ok(())
             }
-            (OperandKind::Float(_), Body::Float { value, text }) => {
-                self.set(values, 0, float_bits(float_format(v, self.spec, self.modifiers), k, *value, text)?, text)
-            }
+            (OperandKind::Float(_), Body::Float { value, .. }) => self.set(values, 0, float_bits(self.float_format(), k, *value, o.text)?, &o.text),
             (OperandKind::Barrier, Body::Barrier { n }) => self.set(values, 0, *n as u64, &body.to_string()),
             (OperandKind::Target(shift), Body::Imm { value }) => {
                 // The inverse of codec::print::target_at_zero, in the signed field.
@@ -723,7 +749,7 @@ impl OperandFill<'_> {
                 self.set(values, 0, *n as u64, body)
             }
             (OperandKind::Mem(m), body) if body.as_mem().is_some() => self.mem(m, body, values),
-            (kind, body) => Err(format!("operand {k}: expected {}, found '{body}'", kind.form_token())),
+            (kind, _) => Err(format!("operand {k}: expected {}, found '{}'", kind.form_token(), o.full_body())),
         }
     }
 
@@ -780,7 +806,7 @@ impl OperandFill<'_> {
     }
 
     /// The `|…|`, `-` and `~`/`!` flags.
-    fn flags(&self, o: &sass::Operand, values: &mut Values) -> Result<(), String> {
+    fn flags(&self, o: &OperandRef, values: &mut Values) -> Result<(), String> {
         let k = self.k;
         let not = if matches!(self.spec.kind, OperandKind::Pred | OperandKind::UPred) { "!" } else { "~" };
         for (want, field, what) in [(o.abs, self.spec.abs_field, "|…|"), (o.neg, self.spec.neg_field, "-"), (o.not, self.spec.not_field, not)] {
@@ -863,7 +889,7 @@ enum Slot<'s> {
 /// texts).
 #[derive(Clone, Copy)]
 struct Toks<'t> {
-    text: &'t [String],
+    text: &'t [&'t str],
     ids: &'t [u32],
 }
 
@@ -964,9 +990,8 @@ const UNLISTED_BIT: u32 = 1 << 31;
 const UNKNOWN: u32 = UNLISTED_BIT - 1;
 
 impl<'a> Vocabulary<'a> {
-    fn of_text(inst: &'a Instruction) -> Vocabulary<'a> {
-        let suffixes = inst.operands.iter().flat_map(|o| &o.suffixes);
-        Vocabulary::Text(inst.modifiers.iter().chain(suffixes).map(String::as_str).collect())
+    fn of_text(inst: &InstRef<'a>) -> Vocabulary<'a> {
+        Vocabulary::Text(inst.tokens.to_vec())
     }
 
     /// A token's id; the text vocabulary gives those not in the text [`UNKNOWN`].
@@ -999,10 +1024,9 @@ impl<'a> Vocabulary<'a> {
     }
 
     /// The ids of `inst`'s modifiers, then of each operand's suffixes in turn.
-    fn ids(&self, inst: &Instruction) -> TokenIds {
-        let suffixes = inst.operands.iter().flat_map(|o| &o.suffixes);
-        let all = inst.modifiers.iter().chain(suffixes).map(|t| self.id(t));
-        let n = inst.modifiers.len() + inst.operands.iter().map(|o| o.suffixes.len()).sum::<usize>();
+    fn ids(&self, inst: &InstRef) -> TokenIds {
+        let all = inst.tokens.iter().map(|t| self.id(t));
+        let n = inst.tokens.len();
         let mut ids = TokenIds { inline: [0; INLINE_IDS], len: n, heap: vec![] };
         if n <= INLINE_IDS {
             ids.inline.iter_mut().zip(all).for_each(|(slot, id)| *slot = id);
