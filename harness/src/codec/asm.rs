@@ -8,6 +8,7 @@ use super::print::{f64_to_bfloat, f64_to_half, guard_is_uniform, FloatFormat, UN
 use crate::sass::{self, Body, Instruction, MemSpace};
 use crate::spec::{Arch, FieldKind, ImmMap, MemImm, MemShape, MemSlot, MemSpaceKind, ModSlot, OperandKind, OperandSpec, RowKind, Table, Variant};
 use crate::word::Word;
+use smallvec::SmallVec;
 use std::collections::HashMap;
 use std::fmt;
 use text::{InstRef, OperandRef};
@@ -65,20 +66,21 @@ pub struct Assembler<'c, 's> {
     codec: &'c Codec<'s>,
     /// Variants by architecture and mnemonic, in codec order (the order of
     /// [`AsmError::Ambiguous`]'s keys).
-    index: Vec<(Arch, ByMnemonic<'s>)>,
+    index: Vec<(Arch, ByMnemonic)>,
     /// One per codec variant.
     forms: Vec<Form<'s>>,
     vocabulary: Vocabulary<'s>,
 }
 
-/// One architecture's variants by mnemonic.
-type ByMnemonic<'s> = HashMap<&'s str, Vec<Entry>, FastHash>;
+/// One architecture's variants by mnemonic. The keys are the map's own: compared with
+/// each text's, they stay together in memory, where the spec's strings are spread out.
+type ByMnemonic = HashMap<Box<str>, Vec<Entry>, FastHash>;
 
 impl<'c, 's> Assembler<'c, 's> {
     pub fn new(codec: &'c Codec<'s>) -> Assembler<'c, 's> {
         let mut vocabulary = Vocabulary::All(HashMap::default());
         let forms: Vec<Form> = codec.variants().iter().map(|v| Form::new(v, &mut vocabulary)).collect();
-        let mut index: Vec<(Arch, ByMnemonic<'s>)> = vec![];
+        let mut index: Vec<(Arch, ByMnemonic)> = vec![];
         for (vi, v) in codec.variants().iter().enumerate() {
             let k = match index.iter().position(|(a, _)| *a == v.arch) {
                 Some(k) => k,
@@ -87,7 +89,7 @@ impl<'c, 's> Assembler<'c, 's> {
                     index.len() - 1
                 }
             };
-            index[k].1.entry(v.mnemonic.as_str()).or_default().push(Entry::new(vi, &forms[vi]));
+            index[k].1.entry(v.mnemonic.as_str().into()).or_default().push(Entry::new(vi, &forms[vi]));
         }
         Assembler { codec, index, forms, vocabulary }
     }
@@ -473,14 +475,81 @@ pub fn fill(v: &Variant, inst: &Instruction) -> Result<Values, String> {
 /// A variant as the assembler reads text against it.
 struct Form<'s> {
     v: &'s Variant,
-    pred_fields: Vec<usize>,
+    /// The predicate fields with their largest values.
+    pred_fields: Vec<(usize, u64)>,
     uniform_guard: bool,
     /// The bits of the control fields (a text does not say them; see [`assemble`]).
     control_bits: u128,
     /// The instruction's modifiers, in page order.
     modifiers: Slots<'s>,
-    /// Each operand's suffixes: operand-modifier tables in order, then selector flags.
-    suffixes: Vec<Slots<'s>>,
+    operands: Vec<FormOperand<'s>>,
+}
+
+/// An operand as the assembler reads text against it: what filling it reads of its
+/// [`OperandSpec`] and fields, kept together. (The spec's lie in several allocations, and
+/// most texts meet variants not read lately, whose memory is not in cache.)
+struct FormOperand<'s> {
+    kind: OperandKind,
+    /// [`OperandSpec::value_fields`], with their widths and [`OperandSpec::derived`].
+    value: SmallVec<[ValueSlot; 4]>,
+    abs_field: Option<usize>,
+    neg_field: Option<usize>,
+    not_field: Option<usize>,
+    suffixes_after_bars: bool,
+    /// A float operand's format when no modifier names one (see [`OperandFill::float_format`]).
+    float: FloatFormat,
+    /// Ids of the suffixes the form prints before those its fields read (see [`fixed_suffix`]).
+    fixed: SmallVec<[u32; 2]>,
+    /// Its suffixes: operand-modifier tables in order, then selector flags.
+    suffixes: Slots<'s>,
+}
+
+/// A value slot of an operand: its field (none: no bits), the field's width and largest
+/// value, and for a derived register what it adds to its source.
+#[derive(Clone, Copy)]
+struct ValueSlot {
+    field: Option<usize>,
+    width: u32,
+    max: u64,
+    plus: Option<u8>,
+}
+
+impl<'s> FormOperand<'s> {
+    fn new<'a>(v: &'s Variant, o: &'s OperandSpec, vocabulary: &mut Vocabulary<'a>) -> FormOperand<'s>
+    where
+        's: 'a,
+    {
+        let mut slots: Vec<Slot> = o.suffix_fields.iter().map(|&f| Slot::table(v, f, false, vocabulary)).collect();
+        slots.extend(o.selector_fields.iter().map(|&f| Slot::flag(v, f, vocabulary)));
+        let slot = |(k, f): (usize, &Option<usize>)| {
+            let (width, max) = f.map_or((0, 0), |f| (v.fields[f].width(), v.fields[f].max()));
+            ValueSlot { field: *f, width, max, plus: o.derived_plus(k) }
+        };
+        let fixed: Vec<&str> = match o.kind {
+            OperandKind::Mem(MemShape { reg_suffix: Some(fixed), .. }) => vec![fixed],
+            _ => o.fixed_suffixes.iter().map(String::as_str).collect(),
+        };
+        FormOperand {
+            kind: o.kind,
+            value: o.value_fields.iter().enumerate().map(slot).collect(),
+            abs_field: o.abs_field,
+            neg_field: o.neg_field,
+            not_field: o.not_field,
+            suffixes_after_bars: o.suffixes_after_bars,
+            float: v.float_format(o, &[]),
+            fixed: fixed.into_iter().map(|t| vocabulary.intern(t)).collect(),
+            suffixes: Slots::new(slots),
+        }
+    }
+
+    /// How many of `toks` are [`FormOperand::fixed`], as [`fixed_suffix`] (`spec` the
+    /// operand's) counts them, with its error.
+    fn fixed_suffix(&self, spec: &OperandSpec, toks: Toks) -> Result<usize, String> {
+        if toks.starts_with(&self.fixed) {
+            return Ok(self.fixed.len());
+        }
+        fixed_suffix(spec, toks.text)
+    }
 }
 
 impl<'s> Form<'s> {
@@ -488,7 +557,6 @@ impl<'s> Form<'s> {
     where
         's: 'a,
     {
-        let fields_where = |p: fn(&crate::spec::Field) -> bool| (0..v.fields.len()).filter(|&i| p(&v.fields[i])).collect();
         let modifiers = v
             .modifiers
             .iter()
@@ -498,22 +566,14 @@ impl<'s> Form<'s> {
                 ModSlot::Flag { field } => Slot::flag(v, *field, vocabulary),
             })
             .collect();
-        let suffixes = v
-            .operands
-            .iter()
-            .map(|o| {
-                let mut slots: Vec<Slot> = o.suffix_fields.iter().map(|&f| Slot::table(v, f, false, vocabulary)).collect();
-                slots.extend(o.selector_fields.iter().map(|&f| Slot::flag(v, f, vocabulary)));
-                Slots::new(slots)
-            })
-            .collect();
+        let operands = v.operands.iter().map(|o| FormOperand::new(v, o, vocabulary)).collect();
         Form {
             v,
-            pred_fields: fields_where(|f| f.kind == FieldKind::Pred),
+            pred_fields: (0..v.fields.len()).filter(|&i| v.fields[i].kind == FieldKind::Pred).map(|i| (i, v.fields[i].max())).collect(),
             uniform_guard: guard_is_uniform(v),
             control_bits: v.fields.iter().filter(|f| f.is_control()).flat_map(|f| &f.bits).fold(0, |m, &b| m | 1u128 << b),
             modifiers: Slots::new(modifiers),
-            suffixes,
+            operands,
         }
     }
 
@@ -522,11 +582,11 @@ impl<'s> Form<'s> {
     fn tokens_fit(&self, inst: &InstRef, tokens: &[u32]) -> bool {
         let (mods, mut rest) = tokens.split_at(inst.n_modifiers);
         self.modifiers.may_read(mods)
-            && inst.operands.iter().zip(&self.suffixes).zip(&self.v.operands).all(|((o, sfx), spec)| {
-                let (sfx_tokens, after) = rest.split_at(o.suffixes.len());
+            && inst.operands.iter().zip(&self.operands).all(|(o, op)| {
+                let (ids, after) = rest.split_at(o.suffixes.len());
                 rest = after;
                 // A special register's suffix is part of its name (see `fill_special`).
-                spec.kind.is_named() || fixed_suffix(spec, inst.suffixes(o)).is_ok_and(|n| sfx.may_read(&sfx_tokens[n..]))
+                op.kind.is_named() || Toks { text: inst.suffixes(o), ids }.starts_with(&op.fixed) && op.suffixes.may_read(&ids[op.fixed.len()..])
             })
     }
 
@@ -548,23 +608,23 @@ impl<'s> Form<'s> {
     fn fill_into(&self, inst: &InstRef, tokens: &[u32], values: &mut Values) -> Result<(), String> {
         let v = self.v;
         self.fill_pred(inst, values)?;
-        if inst.operands.len() != v.operands.len() {
+        if inst.operands.len() != self.operands.len() {
             return Err(format!("{} operands, the form '{}' has {}", inst.operands.len(), v.form, v.operands.len()));
         }
         let (mods, mut rest) = tokens.split_at(inst.n_modifiers);
-        for (k, ((o, spec), sfx)) in inst.operands.iter().zip(&v.operands).zip(&self.suffixes).enumerate() {
+        for (k, (o, op)) in inst.operands.iter().zip(&self.operands).enumerate() {
             let (ids, after) = rest.split_at(o.suffixes.len());
             rest = after;
-            if spec.kind.is_named() {
-                fill_special(v, k, o, &inst.tokens, spec, values)?;
+            if op.kind.is_named() {
+                fill_special(v, k, o, &inst.tokens, &v.operands[k], values)?;
                 continue;
             }
-            let fill = OperandFill { v, k, spec, modifiers: inst.modifiers() };
+            let fill = OperandFill { v, k, op, modifiers: inst.modifiers() };
             fill.body(o, values)?;
             fill.flags(o, values)?;
-            let text = inst.suffixes(o);
-            let n = fixed_suffix(spec, text).map_err(|e| format!("operand {k}: {e}"))?;
-            sfx.read(v, Toks { text: &text[n..], ids: &ids[n..] }, values).map_err(|e| format!("operand {k}: {e}"))?;
+            let toks = Toks { text: inst.suffixes(o), ids };
+            let n = op.fixed_suffix(&v.operands[k], toks).map_err(|e| format!("operand {k}: {e}"))?;
+            op.suffixes.read(v, toks.skip(n), values).map_err(|e| format!("operand {k}: {e}"))?;
         }
         self.modifiers.read(v, Toks { text: inst.modifiers(), ids: mods }, values)?;
         Ok(())
@@ -584,8 +644,8 @@ impl<'s> Form<'s> {
         if self.pred_fields.is_empty() && x != PT as u64 {
             return Err("the page has no predicate field for '@…'".into());
         }
-        for &i in &self.pred_fields {
-            if x > v.fields[i].max() {
+        for &(i, max) in &self.pred_fields {
+            if x > max {
                 return Err(format!("predicate value {x:#x} does not fit '{}' ({} bits)", v.fields[i].name, v.fields[i].width()));
             }
             values.set(i, x);
@@ -621,11 +681,10 @@ fn operand_may_fit(o: &OperandRef, spec: &OperandSpec) -> bool {
     kind_ok && (!o.abs || spec.abs_field.is_some()) && (!o.neg || spec.neg_field.is_some()) && (!o.not || spec.not_field.is_some())
 }
 
-/// An integer immediate as its field's bits: non-negative values must fit the field,
-/// negative ones its two's complement range.
-fn imm_bits(v: &Variant, f: usize, k: usize, value: i128) -> Result<u64, String> {
-    let w = v.fields[f].width();
-    let max = v.fields[f].max();
+/// An integer immediate as its field's bits: non-negative values must fit the field (`f`,
+/// whose slot is `s`), negative ones its two's complement range.
+fn imm_bits(v: &Variant, s: ValueSlot, f: usize, k: usize, value: i128) -> Result<u64, String> {
+    let (w, max) = (s.width, s.max);
     let fits = if value >= 0 { value <= i128::from(max) } else { w > 0 && value >= -(1i128 << (w - 1)) };
     if w == 0 || !fits {
         return Err(format!("operand {k}: {} does not fit '{}' ({w} bits)", sass::hex_signed(value), v.fields[f].name));
@@ -654,7 +713,7 @@ fn ureg_index(v: &Variant, n: u16) -> u64 {
 struct OperandFill<'a> {
     v: &'a Variant,
     k: usize,
-    spec: &'a OperandSpec,
+    op: &'a FormOperand<'a>,
     /// The instruction's modifiers: one may choose a float immediate's format.
     modifiers: &'a [&'a str],
 }
@@ -665,7 +724,7 @@ impl OperandFill<'_> {
     fn float_format(&self) -> FloatFormat {
         match self.v.float_by.iter().find(|(m, _)| self.modifiers.contains(&m.as_str())) {
             Some((_, f)) => *f,
-            None => self.v.float_format(self.spec, &[]),
+            None => self.op.float,
         }
     }
 
@@ -673,18 +732,19 @@ impl OperandFill<'_> {
     /// for the message (formatted only then).
     fn set(&self, values: &mut Values, slot: usize, x: u64, shown: &dyn fmt::Display) -> Result<(), String> {
         let (v, k) = (self.v, self.k);
-        if let (Some(plus), Some(f)) = (self.spec.derived_plus(slot), self.spec.value_fields[slot]) {
+        let s = self.op.value[slot];
+        if let (Some(plus), Some(f)) = (s.plus, s.field) {
             // A derived register has no bits: it must be what its source (set before it,
             // earlier in print order) prints it as.
             let (src, name) = (values.get(f), &v.fields[f].name);
-            return match crate::spec::Derived::value(plus, src, v.fields[f].max()) {
+            return match crate::spec::Derived::value(plus, src, s.max) {
                 Some(want) if want == x => Ok(()),
                 Some(want) => Err(format!("operand {k}: {shown} is not the register '{name}' gives it ({want}: the source's value + {plus})")),
                 None => Err(format!("operand {k}: the source's value {src} + {plus} passes the zero register (nvdisasm rejects the word)")),
             };
         }
-        match self.spec.value_fields[slot] {
-            Some(f) if x <= v.fields[f].max() => {
+        match s.field {
+            Some(f) if x <= s.max => {
                 values.set(f, x);
                 Ok(())
             }
@@ -697,24 +757,24 @@ impl OperandFill<'_> {
     /// The value fields, from the operand's body (register, immediate, constant, …).
     fn body(&self, o: &OperandRef, values: &mut Values) -> Result<(), String> {
         let (v, k, body) = (self.v, self.k, &o.body);
-        match (self.spec.kind, body) {
+        match (self.op.kind, body) {
             // Registers are checked against the page's field, not the register file: the
             // printer shows what the page's field holds (UR86 in an 8-bit field), and the
             // two must roundtrip; a field wider than the hardware's is the validator's finding.
             (OperandKind::Reg, Body::Reg { n }) => self.set(values, 0, *n as u64, &format_args!("R{n}")),
             (OperandKind::UReg, Body::UReg { n }) => self.set(values, 0, ureg_index(v, *n), body),
             (OperandKind::Imm(m), Body::Imm { value }) => {
-                let f = self.spec.value_fields[0].ok_or("immediate without bits")?;
+                let f = self.op.value[0].field.ok_or("immediate without bits")?;
                 let x = m.invert(*value).ok_or_else(|| format!("operand {k}: {} is not {}", sass::hex_signed(*value), scale_text(m)))?;
-                values.set(f, imm_bits(v, f, k, x)?);
+                values.set(f, imm_bits(v, self.op.value[0], f, k, x)?);
                 Ok(())
             }
             (OperandKind::Float(_), Body::Float { value, .. }) => self.set(values, 0, float_bits(self.float_format(), k, *value, o.text)?, &o.text),
-            (OperandKind::Barrier, Body::Barrier { n }) => self.set(values, 0, *n as u64, &body.to_string()),
+            (OperandKind::Barrier, Body::Barrier { n }) => self.set(values, 0, *n as u64, body),
             (OperandKind::Target(shift), Body::Imm { value }) => {
                 // The inverse of codec::print::target_at_zero, in the signed field.
                 let value = i64::try_from(*value).map_err(|_| format!("operand {k}: target {value:#x} is past 64-bit addresses"))?;
-                let w = self.spec.value_fields[0].map(|f| v.fields[f].width()).unwrap_or(0);
+                let w = self.op.value[0].width;
                 let unit = 1i64 << shift;
                 let units = value.wrapping_sub(0x10) / unit;
                 if value.wrapping_sub(0x10) % unit != 0 || w == 0 || w < 64 && (units < -(1i64 << (w - 1)) || units >= 1i64 << (w - 1)) {
@@ -722,11 +782,11 @@ impl OperandFill<'_> {
                         "operand {k}: target {value:#x} is not 0x10 plus a multiple of {unit} that fits the signed {w}-bit field ({unit}-byte units)"
                     ));
                 }
-                self.set(values, 0, (units as u64) & (u64::MAX >> (64 - w)), &format!("target {value:#x}"))
+                self.set(values, 0, (units as u64) & (u64::MAX >> (64 - w)), &format_args!("target {value:#x}"))
             }
             (OperandKind::Const, Body::Const { bank, offset }) => {
                 // The offset field is signed (see codec::print).
-                let w = self.spec.value_fields[1].map(|f| v.fields[f].width()).unwrap_or(0);
+                let w = self.op.value[1].width;
                 let units = *offset / 4;
                 if offset % 4 != 0 || w == 0 || units < -(1i64 << (w - 1)) || units >= 1i64 << (w - 1) {
                     return Err(format!("operand {k}: offset {offset:#x} does not fit: not a multiple of 4 in the signed {w}-bit field (4-byte units)"));
@@ -743,7 +803,7 @@ impl OperandFill<'_> {
             }
             (OperandKind::Pred, Body::Pred { n }) | (OperandKind::UPred, Body::UPred { n }) => {
                 if *n > PT {
-                    let u = if self.spec.kind == OperandKind::UPred { "U" } else { "" };
+                    let u = if self.op.kind == OperandKind::UPred { "U" } else { "" };
                     return Err(format!("operand {k}: predicate {body} does not exist ({u}P0..{u}P6, {u}PT)"));
                 }
                 self.set(values, 0, *n as u64, body)
@@ -786,19 +846,19 @@ impl OperandFill<'_> {
         }
         for (slot, role) in m.slot_roles().into_iter().enumerate() {
             match role {
-                MemSlot::Space => self.set(values, slot, space_value, &format!("{space:?}"))?,
-                MemSlot::Reg => self.set(values, slot, reg.unwrap_or(sass::RZ) as u64, &format!("R{}", reg.unwrap_or(sass::RZ)))?,
+                MemSlot::Space => self.set(values, slot, space_value, &format_args!("{space:?}"))?,
+                MemSlot::Reg => self.set(values, slot, reg.unwrap_or(sass::RZ) as u64, &format_args!("R{}", reg.unwrap_or(sass::RZ)))?,
                 MemSlot::UReg => {
                     let n = ur.unwrap_or(sass::URZ);
-                    self.set(values, slot, ureg_index(v, n), &Body::UReg { n }.to_string())?;
+                    self.set(values, slot, ureg_index(v, n), &Body::UReg { n })?;
                 }
                 MemSlot::Imm => {
-                    let f = self.spec.value_fields[slot].ok_or("offset without bits")?;
+                    let f = self.op.value[slot].field.ok_or("offset without bits")?;
                     let scale = ImmMap { shift: m.imm_shift, offset: 0 };
                     let x = imm.unwrap_or(0);
                     let units =
                         scale.invert(i128::from(x)).ok_or_else(|| format!("operand {k}: offset {} is not {}", sass::hex_signed(x), scale_text(scale)))?;
-                    values.set(f, imm_bits(v, f, k, units)?);
+                    values.set(f, imm_bits(v, self.op.value[slot], f, k, units)?);
                 }
             }
         }
@@ -808,8 +868,8 @@ impl OperandFill<'_> {
     /// The `|…|`, `-` and `~`/`!` flags.
     fn flags(&self, o: &OperandRef, values: &mut Values) -> Result<(), String> {
         let k = self.k;
-        let not = if matches!(self.spec.kind, OperandKind::Pred | OperandKind::UPred) { "!" } else { "~" };
-        for (want, field, what) in [(o.abs, self.spec.abs_field, "|…|"), (o.neg, self.spec.neg_field, "-"), (o.not, self.spec.not_field, not)] {
+        let not = if matches!(self.op.kind, OperandKind::Pred | OperandKind::UPred) { "!" } else { "~" };
+        for (want, field, what) in [(o.abs, self.op.abs_field, "|…|"), (o.neg, self.op.neg_field, "-"), (o.not, self.op.not_field, not)] {
             match (want, field) {
                 (true, Some(f)) => values.set(f, 1),
                 (true, None) => return Err(format!("operand {k}: the page has no {what} flag for it")),
@@ -818,8 +878,8 @@ impl OperandFill<'_> {
         }
         // Where the suffixes stand is the page's (`suffixes after bars:`), as printed.
         let placed = o.abs && !o.suffixes.is_empty() && !matches!(o.body, Body::Mem { .. });
-        if placed && o.after_bars != self.spec.suffixes_after_bars {
-            let (want, got) = if self.spec.suffixes_after_bars { ("after", "inside") } else { ("inside", "after") };
+        if placed && o.after_bars != self.op.suffixes_after_bars {
+            let (want, got) = if self.op.suffixes_after_bars { ("after", "inside") } else { ("inside", "after") };
             return Err(format!("operand {k}: nvdisasm prints this operand's suffixes {want} its |…| bars, not {got}"));
         }
         Ok(())
@@ -978,8 +1038,8 @@ impl<'s> Slot<'s> {
 /// Ids of modifier and suffix tokens, so that a text's tokens are looked up once and each
 /// candidate checks them as integers.
 enum Vocabulary<'a> {
-    /// Every token the variants read (an [`Assembler`]'s).
-    All(HashMap<&'a str, u32, FastHash>),
+    /// Every token the variants read (an [`Assembler`]'s), the keys its own (see [`ByMnemonic`]).
+    All(HashMap<Box<str>, u32, FastHash>),
     /// One text's tokens, whose ids are their positions: enough to check that text.
     Text(Vec<&'a str>),
 }
@@ -997,10 +1057,14 @@ impl<'a> Vocabulary<'a> {
     /// A token's id; the text vocabulary gives those not in the text [`UNKNOWN`].
     fn intern(&mut self, t: &'a str) -> u32 {
         match self {
-            Vocabulary::All(ids) => {
-                let n = ids.len() as u32;
-                *ids.entry(t).or_insert(n)
-            }
+            Vocabulary::All(ids) => match ids.get(t) {
+                Some(&id) => id,
+                None => {
+                    let n = ids.len() as u32;
+                    ids.insert(t.into(), n);
+                    n
+                }
+            },
             Vocabulary::Text(_) => self.plain_id(t),
         }
     }
