@@ -931,10 +931,9 @@ enum Slot<'s> {
         hidden_zero: bool,
         /// None: the page has no table for the field, and no text reads as it.
         table: Option<&'s Table>,
-        /// Non-default rows as (value, where their token ids start in `ids`, how many), by
-        /// first token id, then most tokens first, else in table order (the order their
-        /// readings are tried in).
-        rows: Vec<(u64, usize, usize)>,
+        /// Non-default rows by first token id, then most tokens first, else in table order
+        /// (the order their readings are tried in).
+        rows: Vec<Row>,
         ids: Vec<u32>,
         default: Option<u64>,
     },
@@ -943,6 +942,16 @@ enum Slot<'s> {
         name: &'s str,
         id: u32,
     },
+}
+
+/// A table row as a [`Slot`] reads it: its first token's id kept with it, as a text's first
+/// token picks the rows to try (and most rows have one token: then the rest is not read).
+struct Row {
+    value: u64,
+    first: u32,
+    /// Where its token ids start in the slot's `ids`, and how many.
+    start: usize,
+    n: usize,
 }
 
 /// Tokens as text and as [`Vocabulary`] ids (without [`UNLISTED_BIT`], equal ids are equal
@@ -972,14 +981,15 @@ impl<'s> Slot<'s> {
         let table = v.field_table(field);
         let all = table.map(|t| t.rows.as_slice()).unwrap_or_default();
         let mut ids = vec![];
-        let mut rows: Vec<(u64, usize, usize)> = vec![];
+        let mut rows: Vec<Row> = vec![];
         for r in all.iter().filter(|r| r.kind != RowKind::Default) {
             let start = ids.len();
             ids.extend(r.name.split('.').map(|t| vocabulary.intern(t)));
-            rows.push((r.value, start, ids.len() - start));
+            // `split` yields at least one token.
+            rows.push(Row { value: r.value, first: ids[start], start, n: ids.len() - start });
         }
         // Grouped by first token (a text's first token picks its group), most tokens first.
-        rows.sort_by_key(|&(_, start, n)| (ids[start], std::cmp::Reverse(n)));
+        rows.sort_by_key(|r| (r.first, std::cmp::Reverse(r.n)));
         let default = all.iter().find(|r| r.kind == RowKind::Default).map(|r| r.value);
         Slot::Table { field, hidden_zero, table, rows, ids, default }
     }
@@ -1015,10 +1025,10 @@ impl<'s> Slot<'s> {
             Slot::Flag { field, id, .. } => (toks.starts_with(&[*id]) && take(Some((*field, 1)), 1, values)) || take(Some((*field, 0)), 0, values),
             Slot::Table { field, hidden_zero, table: Some(t), rows, ids, default } => {
                 let first = toks.ids.first().map(|&t| t & !UNLISTED_BIT);
-                let from = rows.partition_point(|&(_, start, _)| Some(ids[start]) < first);
-                let group = rows[from..].iter().take_while(|&&(_, start, _)| Some(ids[start]) == first);
-                for &(x, start, n) in group {
-                    if toks.starts_with(&ids[start..start + n]) && take(Some((*field, x)), n, values) {
+                let from = rows.partition_point(|r| Some(r.first) < first);
+                for r in rows[from..].iter().take_while(|r| Some(r.first) == first) {
+                    // The group's rows start with the text's first token.
+                    if (r.n == 1 || toks.starts_with(&ids[r.start..r.start + r.n])) && take(Some((*field, r.value)), r.n, values) {
                         return true;
                     }
                 }
