@@ -72,24 +72,23 @@ pub struct Assembler<'c, 's> {
     vocabulary: Vocabulary<'s>,
 }
 
-/// One architecture's variants by mnemonic. The keys are the map's own: compared with
-/// each text's, they stay together in memory, where the spec's strings are spread out.
-type ByMnemonic = HashMap<Box<str>, Vec<Entry>, FastHash>;
+/// One architecture's variants by mnemonic.
+type ByMnemonic = StrMap<Vec<Entry>>;
 
 impl<'c, 's> Assembler<'c, 's> {
     pub fn new(codec: &'c Codec<'s>) -> Assembler<'c, 's> {
-        let mut vocabulary = Vocabulary::All(HashMap::default());
+        let mut vocabulary = Vocabulary::All(StrMap::default());
         let forms: Vec<Form> = codec.variants().iter().map(|v| Form::new(v, &mut vocabulary)).collect();
         let mut index: Vec<(Arch, ByMnemonic)> = vec![];
         for (vi, v) in codec.variants().iter().enumerate() {
             let k = match index.iter().position(|(a, _)| *a == v.arch) {
                 Some(k) => k,
                 None => {
-                    index.push((v.arch, HashMap::default()));
+                    index.push((v.arch, StrMap::default()));
                     index.len() - 1
                 }
             };
-            index[k].1.entry(v.mnemonic.as_str().into()).or_default().push(Entry::new(vi, &forms[vi]));
+            index[k].1.get_or_insert_with(&v.mnemonic, Vec::new).push(Entry::new(vi, &forms[vi]));
         }
         Assembler { codec, index, forms, vocabulary }
     }
@@ -97,15 +96,10 @@ impl<'c, 's> Assembler<'c, 's> {
     /// Same result as [`assemble`].
     pub fn assemble(&self, arch: Arch, text: &str, controls_from: Word) -> Result<(usize, Word), AsmError> {
         // A plain text is read without allocating; the full parser reads the rest.
-        let owned;
-        let inst = match InstRef::parse(text) {
-            Some(inst) => inst,
-            None => {
-                owned = sass::parse_instruction(text)?;
-                InstRef::of(&owned)
-            }
-        };
-        self.assemble_ref(arch, &inst, controls_from)
+        if let Some(inst) = &InstRef::parse(text) {
+            return self.assemble_ref(arch, inst, controls_from);
+        }
+        self.assemble_ref(arch, &InstRef::of(&sass::parse_instruction(text)?), controls_from)
     }
 
     /// Same result as [`assemble_inst`].
@@ -1048,8 +1042,8 @@ impl<'s> Slot<'s> {
 /// Ids of modifier and suffix tokens, so that a text's tokens are looked up once and each
 /// candidate checks them as integers.
 enum Vocabulary<'a> {
-    /// Every token the variants read (an [`Assembler`]'s), the keys its own (see [`ByMnemonic`]).
-    All(HashMap<Box<str>, u32, FastHash>),
+    /// Every token the variants read (an [`Assembler`]'s).
+    All(StrMap<u32>),
     /// One text's tokens, whose ids are their positions: enough to check that text.
     Text(Vec<&'a str>),
 }
@@ -1067,14 +1061,10 @@ impl<'a> Vocabulary<'a> {
     /// A token's id; the text vocabulary gives those not in the text [`UNKNOWN`].
     fn intern(&mut self, t: &'a str) -> u32 {
         match self {
-            Vocabulary::All(ids) => match ids.get(t) {
-                Some(&id) => id,
-                None => {
-                    let n = ids.len() as u32;
-                    ids.insert(t.into(), n);
-                    n
-                }
-            },
+            Vocabulary::All(ids) => {
+                let n = ids.len() as u32;
+                *ids.get_or_insert_with(t, || n)
+            }
             Vocabulary::Text(_) => self.plain_id(t),
         }
     }
@@ -1151,6 +1141,51 @@ impl std::hash::Hasher for Fx {
 }
 
 type FastHash = std::hash::BuildHasherDefault<Fx>;
+
+/// A map keyed by names, most of them short: those of up to 15 bytes are keyed by their
+/// bytes and length packed in an integer, hashed and compared without reading a string
+/// (or memory of the spec's, mostly not in cache); longer ones by string.
+struct StrMap<V> {
+    short: HashMap<u128, V, FastHash>,
+    long: HashMap<Box<str>, V, FastHash>,
+}
+
+impl<V> Default for StrMap<V> {
+    fn default() -> Self {
+        StrMap { short: HashMap::default(), long: HashMap::default() }
+    }
+}
+
+impl<V> StrMap<V> {
+    /// `t`'s bytes, then zeros, its length in the last byte: one integer per string.
+    fn packed(t: &str) -> Option<u128> {
+        let b = t.as_bytes();
+        (b.len() < 16).then(|| {
+            let mut a = [0u8; 16];
+            a[..b.len()].copy_from_slice(b);
+            a[15] = b.len() as u8;
+            u128::from_le_bytes(a)
+        })
+    }
+
+    fn get(&self, t: &str) -> Option<&V> {
+        match Self::packed(t) {
+            Some(k) => self.short.get(&k),
+            None => self.long.get(t),
+        }
+    }
+
+    fn get_or_insert_with(&mut self, t: &str, f: impl FnOnce() -> V) -> &mut V {
+        match Self::packed(t) {
+            Some(k) => self.short.entry(k).or_insert_with(f),
+            None => self.long.entry(t.into()).or_insert_with(f),
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.short.len() + self.long.len()
+    }
+}
 
 /// A token list's slots, and the tokens they can read (for a quick rejection).
 struct Slots<'s> {
