@@ -225,7 +225,7 @@ impl Summary {
             n: ops.len(),
             guard: 1 + f.uniform_guard as u8,
         });
-        Summary { shape, tokens: bloom(&f.modifiers.vocabulary), required: bloom(&f.modifiers.required) }
+        Summary { shape, tokens: bloom(f.modifiers.vocabulary()), required: bloom(f.modifiers.required()) }
     }
 
     /// `tokens`: the text's [`Vocabulary::ids`].
@@ -486,9 +486,9 @@ struct FormOperand<'s> {
     kind: OperandKind,
     /// [`OperandSpec::value_fields`], with their widths and [`OperandSpec::derived`].
     value: SmallVec<[ValueSlot; 4]>,
-    abs_field: Option<usize>,
-    neg_field: Option<usize>,
-    not_field: Option<usize>,
+    abs_field: Option<Field>,
+    neg_field: Option<Field>,
+    not_field: Option<Field>,
     suffixes_after_bars: bool,
     /// A float operand's format when no modifier names one (see [`OperandFill::float_format`]).
     float: FloatFormat,
@@ -502,11 +502,25 @@ struct FormOperand<'s> {
 /// value, and for a derived register what it adds to its source.
 #[derive(Clone, Copy)]
 struct ValueSlot {
-    field: Option<usize>,
-    width: u32,
     max: u64,
+    at: Option<Field>,
+    width: u16,
     plus: Option<u8>,
 }
+
+impl ValueSlot {
+    fn field(&self) -> Option<usize> {
+        self.at.map(usize::from)
+    }
+
+    fn width(&self) -> u32 {
+        self.width.into()
+    }
+}
+
+/// A field's index, small: a variant has at most [`super::bits::MAX_FIELDS`] fields (and a
+/// field at most 128 bits, which a `u16` width holds too).
+type Field = u16;
 
 impl<'s> FormOperand<'s> {
     fn new<'a>(v: &'s Variant, o: &'s OperandSpec, vocabulary: &mut Vocabulary<'a>) -> FormOperand<'s>
@@ -517,7 +531,7 @@ impl<'s> FormOperand<'s> {
         slots.extend(o.selector_fields.iter().map(|&f| Slot::flag(v, f, vocabulary)));
         let slot = |(k, f): (usize, &Option<usize>)| {
             let (width, max) = f.map_or((0, 0), |f| (v.fields[f].width(), v.fields[f].max()));
-            ValueSlot { field: *f, width, max, plus: o.derived_plus(k) }
+            ValueSlot { max, at: f.map(|f| f as Field), width: width as u16, plus: o.derived_plus(k) }
         };
         let fixed: Vec<&str> = match o.kind {
             OperandKind::Mem(MemShape { reg_suffix: Some(fixed), .. }) => vec![fixed],
@@ -526,9 +540,9 @@ impl<'s> FormOperand<'s> {
         FormOperand {
             kind: o.kind,
             value: o.value_fields.iter().enumerate().map(slot).collect(),
-            abs_field: o.abs_field,
-            neg_field: o.neg_field,
-            not_field: o.not_field,
+            abs_field: o.abs_field.map(|f| f as Field),
+            neg_field: o.neg_field.map(|f| f as Field),
+            not_field: o.not_field.map(|f| f as Field),
             suffixes_after_bars: o.suffixes_after_bars,
             float: v.float_format(o, &[]),
             fixed: fixed.into_iter().map(|t| vocabulary.intern(t)).collect(),
@@ -678,7 +692,7 @@ fn operand_may_fit(o: &OperandRef, spec: &OperandSpec) -> bool {
 /// An integer immediate as its field's bits: non-negative values must fit the field (`f`,
 /// whose slot is `s`), negative ones its two's complement range.
 fn imm_bits(v: &Variant, s: ValueSlot, f: usize, k: usize, value: i128) -> Result<u64, String> {
-    let (w, max) = (s.width, s.max);
+    let (w, max) = (s.width(), s.max);
     let fits = if value >= 0 { value <= i128::from(max) } else { w > 0 && value >= -(1i128 << (w - 1)) };
     if w == 0 || !fits {
         return Err(format!("operand {k}: {} does not fit '{}' ({w} bits)", sass::hex_signed(value), v.fields[f].name));
@@ -727,7 +741,7 @@ impl OperandFill<'_> {
     fn set(&self, values: &mut Values, slot: usize, x: u64, shown: &dyn fmt::Display) -> Result<(), String> {
         let (v, k) = (self.v, self.k);
         let s = self.op.value[slot];
-        if let (Some(plus), Some(f)) = (s.plus, s.field) {
+        if let (Some(plus), Some(f)) = (s.plus, s.field()) {
             // A derived register has no bits: it must be what its source (set before it,
             // earlier in print order) prints it as.
             let (src, name) = (values.get(f), &v.fields[f].name);
@@ -737,7 +751,7 @@ impl OperandFill<'_> {
                 None => Err(format!("operand {k}: the source's value {src} + {plus} passes the zero register (nvdisasm rejects the word)")),
             };
         }
-        match s.field {
+        match s.field() {
             Some(f) if x <= s.max => {
                 values.set(f, x);
                 Ok(())
@@ -758,7 +772,7 @@ impl OperandFill<'_> {
             (OperandKind::Reg, Body::Reg { n }) => self.set(values, 0, *n as u64, &format_args!("R{n}")),
             (OperandKind::UReg, Body::UReg { n }) => self.set(values, 0, ureg_index(v, *n), body),
             (OperandKind::Imm(m), Body::Imm { value }) => {
-                let f = self.op.value[0].field.ok_or("immediate without bits")?;
+                let f = self.op.value[0].field().ok_or("immediate without bits")?;
                 let x = m.invert(*value).ok_or_else(|| format!("operand {k}: {} is not {}", sass::hex_signed(*value), scale_text(m)))?;
                 values.set(f, imm_bits(v, self.op.value[0], f, k, x)?);
                 Ok(())
@@ -768,7 +782,7 @@ impl OperandFill<'_> {
             (OperandKind::Target(shift), Body::Imm { value }) => {
                 // The inverse of codec::print::target_at_zero, in the signed field.
                 let value = i64::try_from(*value).map_err(|_| format!("operand {k}: target {value:#x} is past 64-bit addresses"))?;
-                let w = self.op.value[0].width;
+                let w = self.op.value[0].width();
                 let unit = 1i64 << shift;
                 let units = value.wrapping_sub(0x10) / unit;
                 if value.wrapping_sub(0x10) % unit != 0 || w == 0 || w < 64 && (units < -(1i64 << (w - 1)) || units >= 1i64 << (w - 1)) {
@@ -780,7 +794,7 @@ impl OperandFill<'_> {
             }
             (OperandKind::Const, Body::Const { bank, offset }) => {
                 // The offset field is signed (see codec::print).
-                let w = self.op.value[1].width;
+                let w = self.op.value[1].width();
                 let units = *offset / 4;
                 if offset % 4 != 0 || w == 0 || units < -(1i64 << (w - 1)) || units >= 1i64 << (w - 1) {
                     return Err(format!("operand {k}: offset {offset:#x} does not fit: not a multiple of 4 in the signed {w}-bit field (4-byte units)"));
@@ -847,7 +861,7 @@ impl OperandFill<'_> {
                     self.set(values, slot, ureg_index(v, n), &Body::UReg { n })?;
                 }
                 MemSlot::Imm => {
-                    let f = self.op.value[slot].field.ok_or("offset without bits")?;
+                    let f = self.op.value[slot].field().ok_or("offset without bits")?;
                     let scale = ImmMap { shift: m.imm_shift, offset: 0 };
                     let x = imm.unwrap_or(0);
                     let units =
@@ -865,7 +879,7 @@ impl OperandFill<'_> {
         let not = if matches!(self.op.kind, OperandKind::Pred | OperandKind::UPred) { "!" } else { "~" };
         for (want, field, what) in [(o.abs, self.op.abs_field, "|…|"), (o.neg, self.op.neg_field, "-"), (o.not, self.op.not_field, not)] {
             match (want, field) {
-                (true, Some(f)) => values.set(f, 1),
+                (true, Some(f)) => values.set(f.into(), 1),
                 (true, None) => return Err(format!("operand {k}: the page has no {what} flag for it")),
                 _ => {}
             }
@@ -1190,10 +1204,12 @@ impl<V> StrMap<V> {
 /// A token list's slots, and the tokens they can read (for a quick rejection).
 struct Slots<'s> {
     slots: Vec<Slot<'s>>,
-    /// The ids of every token some slot reads, sorted.
-    vocabulary: Vec<u32>,
-    /// The ids of tokens that must appear (fixed slots).
-    required: Vec<u32>,
+    /// The ids of every token some slot reads, sorted, then those of the tokens that must
+    /// appear (fixed slots): one list, inline when short (most are), as a quick rejection
+    /// should not wait for memory elsewhere.
+    ids: SmallVec<[u32; 6]>,
+    /// Where the required ids start in `ids`.
+    n_vocabulary: usize,
     /// Whether `UNLISTED<n>` tokens may read (a slot has a table).
     unlisted: bool,
     /// Whether some slot reads nothing at all (a field without its table).
@@ -1220,14 +1236,23 @@ impl<'s> Slots<'s> {
         }
         vocabulary.sort_unstable();
         vocabulary.dedup();
-        Slots { slots, vocabulary, required, unlisted, dead }
+        let n_vocabulary = vocabulary.len();
+        Slots { slots, ids: vocabulary.into_iter().chain(required).collect(), n_vocabulary, unlisted, dead }
+    }
+
+    fn vocabulary(&self) -> &[u32] {
+        &self.ids[..self.n_vocabulary]
+    }
+
+    fn required(&self) -> &[u32] {
+        &self.ids[self.n_vocabulary..]
     }
 
     /// False only where [`Slots::read`] fails: a token no slot reads, a fixed token
     /// missing, or a slot that reads nothing.
     fn may_read(&self, tokens: &[u32]) -> bool {
-        let known = |&t: &u32| self.vocabulary.binary_search(&(t & !UNLISTED_BIT)).is_ok() || (self.unlisted && t & UNLISTED_BIT != 0);
-        !self.dead && tokens.iter().all(known) && self.required.iter().all(|&r| tokens.iter().any(|&t| t & !UNLISTED_BIT == r))
+        let known = |&t: &u32| self.vocabulary().binary_search(&(t & !UNLISTED_BIT)).is_ok() || (self.unlisted && t & UNLISTED_BIT != 0);
+        !self.dead && tokens.iter().all(known) && self.required().iter().all(|&r| tokens.iter().any(|&t| t & !UNLISTED_BIT == r))
     }
 
     /// Sets the slots' fields from `toks`, which they must read exactly: in page order if
