@@ -638,11 +638,12 @@ pub(crate) fn split_suffixes(s: &str) -> (&str, &str) {
         return (s, "");
     }
     let mut depth = 0;
-    for (i, ch) in s.char_indices() {
-        match ch {
-            '[' => depth += 1,
-            ']' => depth -= 1,
-            '.' if depth == 0 => return (&s[..i], &s[i..]),
+    // Brackets and dots are ASCII: bytes suffice.
+    for (i, b) in s.bytes().enumerate() {
+        match b {
+            b'[' => depth += 1,
+            b']' => depth -= 1,
+            b'.' if depth == 0 => return (&s[..i], &s[i..]),
             _ => {}
         }
     }

@@ -118,7 +118,11 @@ impl<'t> InstRef<'t> {
     /// the rest (an error, a float special, a spaced constant, operands joined by a space,
     /// a predicate or operand the parser reads otherwise), which the caller parses in full.
     pub fn parse(text: &'t str) -> Option<InstRef<'t>> {
-        let trimmed = text.trim_end();
+        // Whitespace is then ASCII's, read byte by byte (see `is_space`).
+        if !text.is_ascii() {
+            return None;
+        }
+        let trimmed = trim_end(text);
         let (body, terminator) = match trimmed.strip_suffix(';') {
             // With float specials left to the full parser, every space before `;` is the terminator's.
             Some(b) => {
@@ -127,8 +131,8 @@ impl<'t> InstRef<'t> {
             }
             None => (trimmed, Terminator::Missing),
         };
-        let (pred, rest) = parse_pred(body.trim_start())?;
-        let op_end = rest.find(char::is_whitespace).unwrap_or(rest.len());
+        let (pred, rest) = parse_pred(trim_start(body))?;
+        let op_end = find_space(rest).unwrap_or(rest.len());
         let mut parts = rest[..op_end].split('.');
         let mnemonic = parts.next().filter(|m| !m.is_empty() && m.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'))?;
         let mut tokens: SmallVec<[&'t str; 12]> = parts.collect();
@@ -138,10 +142,10 @@ impl<'t> InstRef<'t> {
         let n_modifiers = tokens.len();
         let ops_text = &rest[op_end..];
         let mut operands = SmallVec::new();
-        if !ops_text.trim().is_empty() {
+        if !trim_start(ops_text).is_empty() {
             for piece in sass::split_operands(ops_text) {
-                let t = piece.trim();
-                if t.contains(char::is_whitespace) {
+                let t = trim_end(trim_start(piece));
+                if find_space(t).is_some() {
                     return None;
                 }
                 operands.push(parse_operand(t, &mut tokens)?);
@@ -158,13 +162,30 @@ fn parse_pred(rest: &str) -> Option<(Option<Predicate>, &str)> {
     }
     let Some(p) = rest.strip_prefix('@') else { return Some((None, rest)) };
     let (negated, p) = p.strip_prefix('!').map_or((false, p), |q| (true, q));
-    let end = p.find(char::is_whitespace)?;
+    let end = find_space(p)?;
     let (index, uniform) = match sass::plain_body(&p[..end])? {
         Body::Pred { n } => (n, false),
         Body::UPred { n } => (n, true),
         _ => return None,
     };
-    Some((Some(Predicate { negated, index, uniform }), p[end..].trim_start()))
+    Some((Some(Predicate { negated, index, uniform }), trim_start(&p[end..])))
+}
+
+/// `char::is_whitespace` for an ASCII byte.
+fn is_space(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\n' | 0x0b | 0x0c | b'\r')
+}
+
+fn find_space(s: &str) -> Option<usize> {
+    s.bytes().position(is_space)
+}
+
+fn trim_start(s: &str) -> &str {
+    &s[s.bytes().position(|b| !is_space(b)).unwrap_or(s.len())..]
+}
+
+fn trim_end(s: &str) -> &str {
+    &s[..s.bytes().rposition(|b| !is_space(b)).map_or(0, |i| i + 1)]
 }
 
 /// One operand (no whitespace in it) as [`sass::parse_operand`] reads it, its suffixes
@@ -283,7 +304,9 @@ mod tests {
                 fast += usize::from(agrees(&text) == Some(true));
                 total += 1;
                 let cut = text.len() - 1 - rng.below(text.len() as u64) as usize;
-                for t in [&text[..cut], &text.replacen(", ", " ", 1), &text.replacen('R', "R0", 1), &text.replacen(".", "..", 1), &text.replacen('|', "", 1)] {
+                let spaced = [text.replacen(' ', "\t", 2), format!("\x0c{text}\x0b"), text.replacen(", ", " ,\r", 1), text.replacen(' ', "\u{a0}", 1)];
+                let altered = [text.replacen(", ", " ", 1), text.replacen('R', "R0", 1), text.replacen(".", "..", 1), text.replacen('|', "", 1)];
+                for t in spaced.iter().chain(&altered).map(String::as_str).chain([&text[..cut]]) {
                     if t.is_char_boundary(t.len()) {
                         agrees(t);
                     }
