@@ -115,30 +115,39 @@ impl<'c, 's> Assembler<'c, 's> {
         let fitting = candidates
             .iter()
             .filter(|e| e.summary.admits(&text))
-            .map(|e| (e, &self.forms[e.vi]))
+            .map(|e| (e, &self.forms[e.vi()]))
             .filter(|(e, f)| (e.summary.packs(&text) || shape_fits(f.v, f.uniform_guard, inst)) && f.tokens_fit(inst, &tokens))
-            .map(|(e, f)| (e.vi, f));
+            .map(|(e, f)| (e.vi(), f));
         let mut hits = hits(self.codec, fitting, inst, &tokens, controls_from);
-        let longer = candidates.iter().filter(|e| e.summary.may_omit(&text, e.omittable)).map(|e| (e.vi, &self.forms[e.vi]));
+        let longer = candidates.iter().filter(|e| e.summary.may_omit(&text, e.omittable)).map(|e| (e.vi(), &self.forms[e.vi()]));
         omitted_pt_hits(self.codec, longer, inst, &tokens, controls_from, &mut hits);
-        outcome(self.codec, hits, arch, inst, || candidates.iter().filter_map(|e| self.forms[e.vi].reason(inst, &tokens)).collect())
+        outcome(self.codec, hits, arch, inst, || candidates.iter().filter_map(|e| self.forms[e.vi()].reason(inst, &tokens)).collect())
     }
 }
 
 /// A variant in the index: its summary lies next to it, so that most candidates are
 /// passed over without reading their forms.
+/// (64 bytes: the candidates of a text are scanned, a cache line each.)
 struct Entry {
-    vi: usize,
     summary: Summary,
+    /// The variant's index, as a `u32` (codecs have thousands).
+    vi: u32,
     /// The operands nvdisasm may leave out (bit k: operand k; see [`with_omitted`]).
     omittable: u16,
 }
 
+const _: () = assert!(std::mem::size_of::<Entry>() <= 64);
+
 impl Entry {
+    fn vi(&self) -> usize {
+        self.vi as usize
+    }
+
     fn new(vi: usize, form: &Form) -> Entry {
         let n = form.v.operands.len().min(PACKED);
         let omittable = (0..n).filter(|&k| omitted_body(form.v, k, true).is_some()).fold(0, |m, k| m | 1 << k);
-        Entry { vi, summary: Summary::of_form(form), omittable }
+        let vi = u32::try_from(vi).expect("fewer than 2^32 variants");
+        Entry { summary: Summary::of_form(form), vi, omittable }
     }
 }
 
@@ -165,7 +174,8 @@ struct Shape {
     wild: u64,
     /// 3 bits per operand: `|…|`, `-`, `~`/`!` (for a variant, those it has fields for).
     flags: u64,
-    n: usize,
+    /// At most [`PACKED`].
+    n: u8,
     /// 0 for no guard (text only), 1 for a plain predicate, 2 for a uniform one.
     guard: u8,
 }
@@ -222,7 +232,7 @@ impl Summary {
             kinds: ops.iter().enumerate().fold(0, |k, (i, o)| k | kind_code(o.kind) << (4 * i)),
             wild: ops.iter().enumerate().fold(0, |k, (i, o)| k | (u64::from(matches!(o.kind, OperandKind::Mem(_))) * 0xf) << (4 * i)),
             flags: ops.iter().enumerate().fold(0, |k, (i, o)| k | flag_bits(o.abs_field.is_some(), o.neg_field.is_some(), o.not_field.is_some()) << (3 * i)),
-            n: ops.len(),
+            n: ops.len() as u8,
             guard: 1 + f.uniform_guard as u8,
         });
         Summary { shape, tokens: bloom(f.modifiers.vocabulary()), required: bloom(f.modifiers.required()) }
@@ -235,7 +245,7 @@ impl Summary {
             kinds: ops.iter().enumerate().fold(0, |k, (i, o)| k | body_code(&o.body) << (4 * i)),
             wild: 0,
             flags: ops.iter().enumerate().fold(0, |k, (i, o)| k | flag_bits(o.abs, o.neg, o.not) << (3 * i)),
-            n: ops.len(),
+            n: ops.len() as u8,
             guard: inst.pred.as_ref().map_or(0, |p| 1 + p.uniform as u8),
         });
         let mods = &tokens[..inst.n_modifiers];
@@ -254,22 +264,23 @@ impl Summary {
     fn may_omit(&self, text: &Summary, omittable: u16) -> bool {
         let tokens_ok = text.tokens & !self.tokens == 0 && self.required & !text.required == 0;
         let (Some(v), Some(t)) = (&self.shape, &text.shape) else { return tokens_ok };
-        if !tokens_ok || v.n <= t.n || (v.n - t.n) > omittable.count_ones() as usize {
+        let (vn, tn) = (usize::from(v.n), usize::from(t.n));
+        if !tokens_ok || vn <= tn || (vn - tn) > omittable.count_ones() as usize {
             return false;
         }
         let code = |kinds: u64, i: usize| kinds >> (4 * i) & 0xf;
         // Bit j of `at`: the variant's operands so far can read the text's first j.
         let mut at: u32 = 1;
-        for k in 0..v.n {
+        for k in 0..vn {
             let mut next = if omittable >> k & 1 == 1 { at } else { 0 };
-            for j in (0..t.n).filter(|&j| at >> j & 1 == 1) {
+            for j in (0..tn).filter(|&j| at >> j & 1 == 1) {
                 if code(v.kinds, k) == code(t.kinds, j) || code(v.wild, k) != 0 {
                     next |= 1 << (j + 1);
                 }
             }
             at = next;
         }
-        at >> t.n & 1 == 1
+        at >> tn & 1 == 1
     }
 
     /// False only where [`shape_fits`] or [`Form::tokens_fit`] is (`self` a variant's,
@@ -470,7 +481,7 @@ pub fn fill(v: &Variant, inst: &Instruction) -> Result<Values, String> {
 struct Form<'s> {
     v: &'s Variant,
     /// The predicate fields with their largest values.
-    pred_fields: Vec<(usize, u64)>,
+    pred_fields: SmallVec<[(usize, u64); 1]>,
     uniform_guard: bool,
     /// The bits of the control fields (a text does not say them; see [`assemble`]).
     control_bits: u128,
