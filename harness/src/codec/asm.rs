@@ -299,7 +299,7 @@ impl Summary {
 fn hits<'f, 's: 'f>(codec: &Codec, forms: impl Iterator<Item = (usize, &'f Form<'s>)>, inst: &InstRef, tokens: &[u32], controls_from: Word) -> Hits {
     let mut hits = Hits { first: None, more: vec![] };
     for (vi, form) in forms {
-        let mut values = Values::zero(form.v.fields.len());
+        let mut values = Values::zero(form.n_fields);
         if form.fill_into(inst, tokens, &mut values).is_ok() {
             // Control fields are zero in `values`: their bits come straight from `controls_from`.
             hits.add(vi, Word(codec.encode_unchecked(vi, &values).0 | controls_from.0 & form.control_bits));
@@ -480,6 +480,10 @@ pub fn fill(v: &Variant, inst: &Instruction) -> Result<Values, String> {
 /// A variant as the assembler reads text against it.
 struct Form<'s> {
     v: &'s Variant,
+    /// The variant's number of fields and its `URZ` index, kept here with what else a text
+    /// reads, so that filling one does not read the variant (mostly not in cache).
+    n_fields: usize,
+    urz: u64,
     /// The predicate fields with their largest values.
     pred_fields: SmallVec<[(usize, u64); 1]>,
     uniform_guard: bool,
@@ -588,6 +592,8 @@ impl<'s> Form<'s> {
         let operands = v.operands.iter().map(|o| FormOperand::new(v, o, vocabulary)).collect();
         Form {
             v,
+            n_fields: v.fields.len(),
+            urz: super::conventions::uniform_zero(v.arch) as u64,
             pred_fields: (0..v.fields.len()).filter(|&i| v.fields[i].kind == FieldKind::Pred).map(|i| (i, v.fields[i].max())).collect(),
             uniform_guard: guard_is_uniform(v),
             control_bits: v.fields.iter().filter(|f| f.is_control()).flat_map(|f| &f.bits).fold(0, |m, &b| m | 1u128 << b),
@@ -617,7 +623,7 @@ impl<'s> Form<'s> {
 
     /// Field values for `inst`, whose modifier and suffix token ids are `tokens`.
     fn fill(&self, inst: &InstRef, tokens: &[u32]) -> Result<Values, String> {
-        let mut values = Values::zero(self.v.fields.len());
+        let mut values = Values::zero(self.n_fields);
         self.fill_into(inst, tokens, &mut values)?;
         Ok(values)
     }
@@ -638,7 +644,7 @@ impl<'s> Form<'s> {
                 fill_special(v, k, o, &inst.tokens, &v.operands[k], values)?;
                 continue;
             }
-            let fill = OperandFill { v, k, op, modifiers: inst.modifiers() };
+            let fill = OperandFill { v, k, op, modifiers: inst.modifiers(), urz: self.urz };
             fill.body(o, values)?;
             fill.flags(o, values)?;
             let toks = Toks { text: inst.suffixes(o), ids };
@@ -719,25 +725,27 @@ fn scale_text(m: ImmMap) -> String {
     }
 }
 
-/// A uniform register's field value: `URZ` is the architecture's zero register.
-fn ureg_index(v: &Variant, n: u16) -> u64 {
-    if n == crate::sass::URZ {
-        super::conventions::uniform_zero(v.arch) as u64
-    } else {
-        n as u64
-    }
-}
-
-/// Operand `k` of an instruction read as variant `v`, whose fields `spec` names.
+/// Operand `k` of an instruction read as variant `v`, whose fields `op` names.
 struct OperandFill<'a> {
     v: &'a Variant,
     k: usize,
     op: &'a FormOperand<'a>,
     /// The instruction's modifiers: one may choose a float immediate's format.
     modifiers: &'a [&'a str],
+    /// The architecture's `URZ` index.
+    urz: u64,
 }
 
 impl OperandFill<'_> {
+    /// A uniform register's field value: `URZ` is the architecture's zero register.
+    fn ureg_index(&self, n: u16) -> u64 {
+        if n == crate::sass::URZ {
+            self.urz
+        } else {
+            n as u64
+        }
+    }
+
     /// [`Variant::float_format`] for borrowed modifiers: the first that names a format,
     /// else the operand's own.
     fn float_format(&self) -> FloatFormat {
@@ -781,7 +789,7 @@ impl OperandFill<'_> {
             // printer shows what the page's field holds (UR86 in an 8-bit field), and the
             // two must roundtrip; a field wider than the hardware's is the validator's finding.
             (OperandKind::Reg, Body::Reg { n }) => self.set(values, 0, *n as u64, &format_args!("R{n}")),
-            (OperandKind::UReg, Body::UReg { n }) => self.set(values, 0, ureg_index(v, *n), body),
+            (OperandKind::UReg, Body::UReg { n }) => self.set(values, 0, self.ureg_index(*n), body),
             (OperandKind::Imm(m), Body::Imm { value }) => {
                 let f = self.op.value[0].field().ok_or("immediate without bits")?;
                 let x = m.invert(*value).ok_or_else(|| format!("operand {k}: {} is not {}", sass::hex_signed(*value), scale_text(m)))?;
@@ -817,7 +825,7 @@ impl OperandFill<'_> {
                 if *offset < 0 || offset % 4 != 0 {
                     return Err(format!("operand {k}: offset {offset:#x} is not a non-negative multiple of 4"));
                 }
-                self.set(values, 0, ureg_index(v, *ureg), &Body::UReg { n: *ureg })?;
+                self.set(values, 0, self.ureg_index(*ureg), &Body::UReg { n: *ureg })?;
                 self.set(values, 1, (*offset / 4) as u64, &format_args!("offset {offset:#x}"))
             }
             (OperandKind::Pred, Body::Pred { n }) | (OperandKind::UPred, Body::UPred { n }) => {
@@ -840,7 +848,7 @@ impl OperandFill<'_> {
         let Some((space, reg, ur, imm)) = body.as_mem() else { return Err(format!("operand {k}: '{body}' is not a memory operand")) };
         let space_value = match (m.space, space) {
             (MemSpaceKind::Plain, MemSpace::Plain) | (MemSpaceKind::Attr, MemSpace::Attr) => 0,
-            (MemSpaceKind::Desc, MemSpace::Desc { ureg }) | (MemSpaceKind::ConstX, MemSpace::ConstX { ureg }) => ureg_index(v, ureg),
+            (MemSpaceKind::Desc, MemSpace::Desc { ureg }) | (MemSpaceKind::ConstX, MemSpace::ConstX { ureg }) => self.ureg_index(ureg),
             (MemSpaceKind::Const, MemSpace::Const { bank }) => bank as u64,
             (MemSpaceKind::Named(a), MemSpace::Named { name }) if a == name => 0,
             _ => return Err(format!("operand {k}: expected {}, found '{body}'", m.token())),
@@ -869,7 +877,7 @@ impl OperandFill<'_> {
                 MemSlot::Reg => self.set(values, slot, reg.unwrap_or(sass::RZ) as u64, &format_args!("R{}", reg.unwrap_or(sass::RZ)))?,
                 MemSlot::UReg => {
                     let n = ur.unwrap_or(sass::URZ);
-                    self.set(values, slot, ureg_index(v, n), &Body::UReg { n })?;
+                    self.set(values, slot, self.ureg_index(n), &Body::UReg { n })?;
                 }
                 MemSlot::Imm => {
                     let f = self.op.value[slot].field().ok_or("offset without bits")?;
