@@ -655,6 +655,8 @@ fn looks_numeric(s: &str) -> bool {
     s.starts_with(|c: char| c.is_ascii_digit()) || s.starts_with("INF") || s.starts_with("QNAN") || s.starts_with("SNAN") || s.starts_with("NAN")
 }
 
+// Inlined, its constant names are compared in place rather than by a call to memcmp.
+#[inline]
 pub(crate) fn parse_reg_num(s: &str, prefix: &str, zero: &str, zval: u16) -> Option<u16> {
     // `zero` starts with `prefix`: what does not is neither.
     let d = s.strip_prefix(prefix)?;
