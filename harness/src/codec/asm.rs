@@ -116,7 +116,7 @@ impl<'c, 's> Assembler<'c, 's> {
             .iter()
             .filter(|e| e.summary.admits(&text))
             .map(|e| (e, &self.forms[e.vi()]))
-            .filter(|(e, f)| (e.summary.packs(&text) || shape_fits(f.v, f.uniform_guard, inst)) && f.tokens_fit(inst, &tokens))
+            .filter(|(e, f)| (e.summary.packs(&text) || shape_fits(f.v, f.uniform_guard, inst)) && f.tokens_fit(inst, &tokens) && f.mems_fit(inst))
             .map(|(e, f)| (e.vi(), f));
         let mut hits = hits(self.codec, fitting, inst, &tokens, controls_from);
         let longer = candidates.iter().filter(|e| e.summary.may_omit(&text, e.omittable)).map(|e| (e.vi(), &self.forms[e.vi()]));
@@ -615,6 +615,15 @@ impl<'s> Form<'s> {
             })
     }
 
+    /// False only where [`Form::fill`] fails on a memory operand's shape (see [`mem_fit`]):
+    /// a quick rejection, without the message.
+    fn mems_fit(&self, inst: &InstRef) -> bool {
+        inst.operands.iter().zip(&self.operands).all(|(o, op)| match (op.kind, o.body.as_mem()) {
+            (OperandKind::Mem(m), Some(parts)) => mem_fit(m, parts, self.urz).is_ok(),
+            _ => true,
+        })
+    }
+
     /// Why `inst` (whose token ids are `tokens`) does not read as this variant, if it
     /// does not.
     fn reason(&self, inst: &InstRef, tokens: &[u32]) -> Option<String> {
@@ -722,6 +731,51 @@ fn scale_text(m: ImmMap) -> String {
     match m.offset {
         0 => format!("a multiple of {}", 1u64 << m.shift),
         o => format!("{} × n + {o}", 1u64 << m.shift),
+    }
+}
+
+/// Why a memory operand's printed parts do not fit a form's shape.
+enum MemMismatch {
+    /// Another space (`desc[…][…]` for `[…]`).
+    Space,
+    /// A register, uniform register or immediate the form has no place for.
+    Lacks(&'static str),
+    /// No uniform register, which the form always prints.
+    UregAlways,
+    /// A negative offset for an unsigned one.
+    Unsigned(i64),
+}
+
+/// The space's field value of a memory operand's printed `parts` read as shape `m` (`urz`:
+/// the architecture's `URZ` index), or why they do not fit it. A register or immediate the
+/// text leaves out takes the value nvdisasm leaves out (RZ, 0: `conventions::mem_printed`);
+/// one the form lacks may only stand in for nothing printed (`[RZ]`, `a[0x0]`).
+fn mem_fit(m: MemShape, parts: sass::MemParts, urz: u64) -> Result<u64, MemMismatch> {
+    let (space, reg, ur, imm) = parts;
+    let ureg_index = |n: u16| if n == sass::URZ { urz } else { u64::from(n) };
+    let space_value = match (m.space, space) {
+        (MemSpaceKind::Plain, MemSpace::Plain) | (MemSpaceKind::Attr, MemSpace::Attr) => 0,
+        (MemSpaceKind::Desc, MemSpace::Desc { ureg }) | (MemSpaceKind::ConstX, MemSpace::ConstX { ureg }) => ureg_index(ureg),
+        (MemSpaceKind::Const, MemSpace::Const { bank }) => bank as u64,
+        (MemSpaceKind::Named(a), MemSpace::Named { name }) if a == name => 0,
+        _ => return Err(MemMismatch::Space),
+    };
+    if let (false, Some(n)) = (m.reg, reg) {
+        if n != sass::RZ {
+            return Err(MemMismatch::Lacks("register"));
+        }
+    }
+    match (m.ureg, ur) {
+        (false, Some(_)) => return Err(MemMismatch::Lacks("uniform register")),
+        // nvdisasm prints a form's uniform register always (`[R0+URZ]`), unless the form
+        // leaves URZ out (`MemShape::ureg_elided`): then a missing one is URZ.
+        (true, None) if !m.ureg_elided => return Err(MemMismatch::UregAlways),
+        _ => {}
+    }
+    match (m.imm, imm) {
+        (MemImm::Absent, Some(x)) if x != 0 => Err(MemMismatch::Lacks("immediate")),
+        (MemImm::Unsigned, Some(x)) if x < 0 => Err(MemMismatch::Unsigned(x)),
+        _ => Ok(space_value),
     }
 }
 
@@ -840,37 +894,16 @@ impl OperandFill<'_> {
         }
     }
 
-    /// A memory operand's fields. A register or immediate the text leaves out takes the value
-    /// nvdisasm leaves out (RZ, 0: `conventions::mem_printed`); one the form lacks may only
-    /// stand in for nothing printed (`[RZ]`, `a[0x0]`).
+    /// A memory operand's fields, once its parts fit the form's shape (see [`mem_fit`]).
     fn mem(&self, m: MemShape, body: &Body, values: &mut Values) -> Result<(), String> {
         let (v, k) = (self.v, self.k);
-        let Some((space, reg, ur, imm)) = body.as_mem() else { return Err(format!("operand {k}: '{body}' is not a memory operand")) };
-        let space_value = match (m.space, space) {
-            (MemSpaceKind::Plain, MemSpace::Plain) | (MemSpaceKind::Attr, MemSpace::Attr) => 0,
-            (MemSpaceKind::Desc, MemSpace::Desc { ureg }) | (MemSpaceKind::ConstX, MemSpace::ConstX { ureg }) => self.ureg_index(ureg),
-            (MemSpaceKind::Const, MemSpace::Const { bank }) => bank as u64,
-            (MemSpaceKind::Named(a), MemSpace::Named { name }) if a == name => 0,
-            _ => return Err(format!("operand {k}: expected {}, found '{body}'", m.token())),
-        };
-        let lacks = |what: &str| Err(format!("operand {k}: the form {} has no {what} for '{body}'", m.token()));
-        match (m.reg, reg) {
-            (false, Some(n)) if n != sass::RZ => return lacks("register"),
-            (false, _) | (true, _) => {}
-        }
-        match (m.ureg, ur) {
-            (false, Some(_)) => return lacks("uniform register"),
-            // nvdisasm prints a form's uniform register always (`[R0+URZ]`), unless the form
-            // leaves URZ out (`MemShape::ureg_elided`): then a missing one is URZ.
-            (true, None) if m.ureg_elided => {}
-            (true, None) => return Err(format!("operand {k}: the form {} prints its uniform register always, '{body}' has none", m.token())),
-            _ => {}
-        }
-        match (m.imm, imm) {
-            (MemImm::Absent, Some(x)) if x != 0 => return lacks("immediate"),
-            (MemImm::Unsigned, Some(x)) if x < 0 => return Err(format!("operand {k}: the form's offset is unsigned, not {}", sass::hex_signed(x))),
-            _ => {}
-        }
+        let Some(parts @ (space, reg, ur, imm)) = body.as_mem() else { return Err(format!("operand {k}: '{body}' is not a memory operand")) };
+        let space_value = mem_fit(m, parts, self.urz).map_err(|e| match e {
+            MemMismatch::Space => format!("operand {k}: expected {}, found '{body}'", m.token()),
+            MemMismatch::Lacks(what) => format!("operand {k}: the form {} has no {what} for '{body}'", m.token()),
+            MemMismatch::UregAlways => format!("operand {k}: the form {} prints its uniform register always, '{body}' has none", m.token()),
+            MemMismatch::Unsigned(x) => format!("operand {k}: the form's offset is unsigned, not {}", sass::hex_signed(x)),
+        })?;
         for (slot, role) in m.slot_roles().into_iter().enumerate() {
             match role {
                 MemSlot::Space => self.set(values, slot, space_value, &format_args!("{space:?}"))?,
