@@ -172,7 +172,8 @@ struct Shape {
     /// operand or as a constant (`c[0x0][0x10]` when its register is RZ), so its kind is
     /// left to [`shape_fits`]. Zero for a text.
     wild: u64,
-    /// 3 bits per operand: `|…|`, `-`, `~`/`!` (for a variant, those it has fields for).
+    /// 3 bits per operand: `|…|`, `-`, `~`/`!` (for a variant, those it has fields for);
+    /// from bit [`SUFFIXED`], one per operand: it has suffix tokens (for a variant, it may).
     flags: u64,
     /// At most [`PACKED`].
     n: u8,
@@ -182,6 +183,8 @@ struct Shape {
 
 /// Operands a [`Shape`] packs.
 const PACKED: usize = 16;
+/// Where [`Shape::flags`]' suffix bits start, after 3 bits per operand.
+const SUFFIXED: usize = 3 * PACKED;
 
 fn bloom<'a>(ids: impl IntoIterator<Item = &'a u32>) -> u64 {
     ids.into_iter().fold(0, |b, &id| b | 1 << ((id & !UNLISTED_BIT) % 64))
@@ -228,10 +231,13 @@ fn flag_bits(abs: bool, neg: bool, not: bool) -> u64 {
 impl Summary {
     fn of_form(f: &Form) -> Summary {
         let ops = &f.v.operands;
+        let flags = |(i, o): (usize, &OperandSpec)| flag_bits(o.abs_field.is_some(), o.neg_field.is_some(), o.not_field.is_some()) << (3 * i);
+        // An operand reads suffix tokens with its slots, as fixed suffixes or as part of a name.
+        let suffixed = |(i, op): (usize, &FormOperand)| u64::from(!op.suffixes.slots.is_empty() || !op.fixed.is_empty() || op.kind.is_named()) << (SUFFIXED + i);
         let shape = (ops.len() <= PACKED).then(|| Shape {
             kinds: ops.iter().enumerate().fold(0, |k, (i, o)| k | kind_code(o.kind) << (4 * i)),
             wild: ops.iter().enumerate().fold(0, |k, (i, o)| k | (u64::from(matches!(o.kind, OperandKind::Mem(_))) * 0xf) << (4 * i)),
-            flags: ops.iter().enumerate().fold(0, |k, (i, o)| k | flag_bits(o.abs_field.is_some(), o.neg_field.is_some(), o.not_field.is_some()) << (3 * i)),
+            flags: ops.iter().enumerate().map(flags).chain(f.operands.iter().enumerate().map(suffixed)).fold(0, |k, b| k | b),
             n: ops.len() as u8,
             guard: 1 + f.uniform_guard as u8,
         });
@@ -244,7 +250,7 @@ impl Summary {
         let shape = (ops.len() <= PACKED).then(|| Shape {
             kinds: ops.iter().enumerate().fold(0, |k, (i, o)| k | body_code(&o.body) << (4 * i)),
             wild: 0,
-            flags: ops.iter().enumerate().fold(0, |k, (i, o)| k | flag_bits(o.abs, o.neg, o.not) << (3 * i)),
+            flags: ops.iter().enumerate().fold(0, |k, (i, o)| k | flag_bits(o.abs, o.neg, o.not) << (3 * i) | u64::from(!o.suffixes.is_empty()) << (SUFFIXED + i)),
             n: ops.len() as u8,
             guard: inst.pred.as_ref().map_or(0, |p| 1 + p.uniform as u8),
         });
