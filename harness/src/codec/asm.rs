@@ -4,16 +4,19 @@
 //! come from a separate word (`controls_from`), as an assembler takes scheduling info.
 
 use super::bits::{Codec, Values};
-use super::print::{f64_to_bfloat, f64_to_half, guard_is_uniform, FloatFormat, UNLISTED};
+use super::print::{f64_to_bfloat, f64_to_half, guard_is_uniform, FloatFormat};
 use crate::sass::{self, Body, Instruction, MemSpace};
-use crate::spec::{Arch, FieldKind, ImmMap, MemImm, MemShape, MemSlot, MemSpaceKind, ModSlot, OperandKind, OperandSpec, RowKind, Table, Variant};
+use crate::spec::{Arch, FieldKind, ImmMap, MemImm, MemShape, MemSlot, MemSpaceKind, ModSlot, OperandKind, OperandSpec, Variant};
 use crate::word::Word;
+use slots::{Slot, Slots, Toks};
 use smallvec::SmallVec;
-use std::collections::HashMap;
 use std::fmt;
 use text::{InstRef, OperandRef};
+use vocab::{StrMap, Vocabulary, UNLISTED_BIT};
 
+mod slots;
 mod text;
+mod vocab;
 
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum AsmError {
@@ -61,7 +64,12 @@ pub fn assemble_inst(codec: &Codec, arch: Arch, inst: &Instruction, controls_fro
 /// The assembler for one codec: variants indexed by architecture and mnemonic, each with
 /// what matching text against it needs (modifier slots, the tokens they can read) worked
 /// out once, so that assembling a text tries a handful of variants and rejects most by
-/// their operand shape and modifier tokens before filling any field.
+/// their operand shape, tokens and memory operands before filling any field. A plain text
+/// is read without allocating ([`text`]), and token names are looked up once per text.
+///
+/// Most texts meet variants not read lately (thousands of them), whose memory is not in
+/// cache: what a text reads of a variant is kept small and together (an [`Entry`] per
+/// candidate, then the variant's [`Form`]), not read from the spec.
 pub struct Assembler<'c, 's> {
     codec: &'c Codec<'s>,
     /// Variants by architecture and mnemonic, in codec order (the order of
@@ -126,8 +134,8 @@ impl<'c, 's> Assembler<'c, 's> {
 }
 
 /// A variant in the index: its summary lies next to it, so that most candidates are
-/// passed over without reading their forms.
-/// (64 bytes: the candidates of a text are scanned, a cache line each.)
+/// passed over without reading their forms. At most a cache line (asserted below): a
+/// text's candidates are scanned.
 struct Entry {
     summary: Summary,
     /// The variant's index, as a `u32` (codecs have thousands).
@@ -233,7 +241,8 @@ impl Summary {
         let ops = &f.v.operands;
         let flags = |(i, o): (usize, &OperandSpec)| flag_bits(o.abs_field.is_some(), o.neg_field.is_some(), o.not_field.is_some()) << (3 * i);
         // An operand reads suffix tokens with its slots, as fixed suffixes or as part of a name.
-        let suffixed = |(i, op): (usize, &FormOperand)| u64::from(!op.suffixes.slots.is_empty() || !op.fixed.is_empty() || op.kind.is_named()) << (SUFFIXED + i);
+        let suffixed =
+            |(i, op): (usize, &FormOperand)| u64::from(!op.suffixes.slots.is_empty() || !op.fixed.is_empty() || op.kind.is_named()) << (SUFFIXED + i);
         let shape = (ops.len() <= PACKED).then(|| Shape {
             kinds: ops.iter().enumerate().fold(0, |k, (i, o)| k | kind_code(o.kind) << (4 * i)),
             wild: ops.iter().enumerate().fold(0, |k, (i, o)| k | (u64::from(matches!(o.kind, OperandKind::Mem(_))) * 0xf) << (4 * i)),
@@ -250,7 +259,10 @@ impl Summary {
         let shape = (ops.len() <= PACKED).then(|| Shape {
             kinds: ops.iter().enumerate().fold(0, |k, (i, o)| k | body_code(&o.body) << (4 * i)),
             wild: 0,
-            flags: ops.iter().enumerate().fold(0, |k, (i, o)| k | flag_bits(o.abs, o.neg, o.not) << (3 * i) | u64::from(!o.suffixes.is_empty()) << (SUFFIXED + i)),
+            flags: ops
+                .iter()
+                .enumerate()
+                .fold(0, |k, (i, o)| k | flag_bits(o.abs, o.neg, o.not) << (3 * i) | u64::from(!o.suffixes.is_empty()) << (SUFFIXED + i)),
             n: ops.len() as u8,
             guard: inst.pred.as_ref().map_or(0, |p| 1 + p.uniform as u8),
         });
@@ -984,395 +996,3 @@ fn float_bits(format: FloatFormat, k: usize, value: f64, text: &str) -> Result<u
         Ok(f.to_bits() as u64)
     }
 }
-
-/// One place in a token list: a fixed token, a table's value (its row's name, one token
-/// per `.`-separated part) or a flag's name; each token with its [`Vocabulary`] id.
-enum Slot<'s> {
-    Fixed {
-        text: &'s str,
-        id: u32,
-    },
-    Table {
-        field: usize,
-        hidden_zero: bool,
-        /// None: the page has no table for the field, and no text reads as it.
-        table: Option<&'s Table>,
-        /// Non-default rows by first token id, then most tokens first, else in table order
-        /// (the order their readings are tried in).
-        rows: Vec<Row>,
-        ids: Vec<u32>,
-        default: Option<u64>,
-    },
-    Flag {
-        field: usize,
-        name: &'s str,
-        id: u32,
-    },
-}
-
-/// A table row as a [`Slot`] reads it: its first token's id kept with it, as a text's first
-/// token picks the rows to try (and most rows have one token: then the rest is not read).
-struct Row {
-    value: u64,
-    first: u32,
-    /// Where its token ids start in the slot's `ids`, and how many.
-    start: usize,
-    n: usize,
-}
-
-/// Tokens as text and as [`Vocabulary`] ids (without [`UNLISTED_BIT`], equal ids are equal
-/// texts).
-#[derive(Clone, Copy)]
-struct Toks<'t> {
-    text: &'t [&'t str],
-    ids: &'t [u32],
-}
-
-impl<'t> Toks<'t> {
-    fn skip(self, n: usize) -> Toks<'t> {
-        Toks { text: &self.text[n..], ids: &self.ids[n..] }
-    }
-
-    /// Whether the tokens start with those whose ids are `ids`.
-    fn starts_with(&self, ids: &[u32]) -> bool {
-        ids.len() <= self.ids.len() && ids.iter().zip(self.ids).all(|(a, b)| *a == b & !UNLISTED_BIT)
-    }
-}
-
-impl<'s> Slot<'s> {
-    fn table<'a>(v: &'s Variant, field: usize, hidden_zero: bool, vocabulary: &mut Vocabulary<'a>) -> Slot<'s>
-    where
-        's: 'a,
-    {
-        let table = v.field_table(field);
-        let all = table.map(|t| t.rows.as_slice()).unwrap_or_default();
-        let mut ids = vec![];
-        let mut rows: Vec<Row> = vec![];
-        for r in all.iter().filter(|r| r.kind != RowKind::Default) {
-            let start = ids.len();
-            ids.extend(r.name.split('.').map(|t| vocabulary.intern(t)));
-            // `split` yields at least one token.
-            rows.push(Row { value: r.value, first: ids[start], start, n: ids.len() - start });
-        }
-        // Grouped by first token (a text's first token picks its group), most tokens first.
-        rows.sort_by_key(|r| (r.first, std::cmp::Reverse(r.n)));
-        let default = all.iter().find(|r| r.kind == RowKind::Default).map(|r| r.value);
-        Slot::Table { field, hidden_zero, table, rows, ids, default }
-    }
-
-    fn flag<'a>(v: &'s Variant, field: usize, vocabulary: &mut Vocabulary<'a>) -> Slot<'s>
-    where
-        's: 'a,
-    {
-        let name = v.fields[field].name.as_str();
-        Slot::Flag { field, name, id: vocabulary.intern(name) }
-    }
-
-    /// What the slot looks like in a message.
-    fn expected(&self) -> String {
-        match self {
-            Slot::Fixed { text, .. } => text.to_string(),
-            Slot::Table { table, .. } => table.map(|t| t.title.clone()).unwrap_or_default(),
-            Slot::Flag { name, .. } => format!("[{name}]"),
-        }
-    }
-
-    /// Tries each way the slot can read tokens at `toks[0..]`, longest first: sets its
-    /// field and asks `rest` about the remaining tokens, until `rest` says yes.
-    fn try_each(&self, v: &Variant, toks: Toks, values: &mut Values, rest: &mut dyn FnMut(Toks, &mut Values) -> bool) -> bool {
-        let mut take = |set: Option<(usize, u64)>, used: usize, values: &mut Values| {
-            if let Some((f, x)) = set {
-                values.set(f, x);
-            }
-            rest(toks.skip(used), values)
-        };
-        match self {
-            Slot::Fixed { id, .. } => toks.starts_with(&[*id]) && take(None, 1, values),
-            Slot::Flag { field, id, .. } => (toks.starts_with(&[*id]) && take(Some((*field, 1)), 1, values)) || take(Some((*field, 0)), 0, values),
-            Slot::Table { field, hidden_zero, table: Some(t), rows, ids, default } => {
-                let first = toks.ids.first().map(|&t| t & !UNLISTED_BIT);
-                let from = rows.partition_point(|r| Some(r.first) < first);
-                for r in rows[from..].iter().take_while(|r| Some(r.first) == first) {
-                    // The group's rows start with the text's first token.
-                    if (r.n == 1 || toks.starts_with(&ids[r.start..r.start + r.n])) && take(Some((*field, r.value)), r.n, values) {
-                        return true;
-                    }
-                }
-                let unlisted = toks.text.first().and_then(|t| t.strip_prefix(UNLISTED)).and_then(|n| n.parse::<u64>().ok());
-                if let Some(x) = unlisted {
-                    if t.row(x).is_none() && x <= v.fields[*field].max() && take(Some((*field, x)), 1, values) {
-                        return true;
-                    }
-                }
-                (*hidden_zero && take(Some((*field, 0)), 0, values)) || default.is_some_and(|d| take(Some((*field, d)), 0, values))
-            }
-            Slot::Table { table: None, .. } => false,
-        }
-    }
-}
-
-/// Ids of modifier and suffix tokens, so that a text's tokens are looked up once and each
-/// candidate checks them as integers.
-enum Vocabulary<'a> {
-    /// Every token the variants read (an [`Assembler`]'s).
-    All(StrMap<u32>),
-    /// One text's tokens, whose ids are their positions: enough to check that text.
-    Text(Vec<&'a str>),
-}
-
-/// Set in a token's id when it starts with `UNLISTED`, which any table slot may read.
-const UNLISTED_BIT: u32 = 1 << 31;
-/// The id of a token no variant reads.
-const UNKNOWN: u32 = UNLISTED_BIT - 1;
-
-impl<'a> Vocabulary<'a> {
-    fn of_text(inst: &InstRef<'a>) -> Vocabulary<'a> {
-        Vocabulary::Text(inst.tokens.to_vec())
-    }
-
-    /// A token's id; the text vocabulary gives those not in the text [`UNKNOWN`].
-    fn intern(&mut self, t: &'a str) -> u32 {
-        match self {
-            Vocabulary::All(ids) => {
-                let n = ids.len() as u32;
-                *ids.get_or_insert_with(t, || n)
-            }
-            Vocabulary::Text(_) => self.plain_id(t),
-        }
-    }
-
-    fn plain_id(&self, t: &str) -> u32 {
-        let found = match self {
-            Vocabulary::All(ids) => ids.get(t).copied(),
-            Vocabulary::Text(toks) => toks.iter().position(|x| *x == t).map(|i| i as u32),
-        };
-        found.unwrap_or(UNKNOWN)
-    }
-
-    /// A text token's id, marked when it may read as an unlisted table value.
-    fn id(&self, t: &str) -> u32 {
-        let id = self.plain_id(t);
-        if t.starts_with(UNLISTED) {
-            id | UNLISTED_BIT
-        } else {
-            id
-        }
-    }
-
-    /// The ids of `inst`'s modifiers, then of each operand's suffixes in turn.
-    fn ids(&self, inst: &InstRef) -> TokenIds {
-        let all = inst.tokens.iter().map(|t| self.id(t));
-        let n = inst.tokens.len();
-        let mut ids = TokenIds { inline: [0; INLINE_IDS], len: n, heap: vec![] };
-        if n <= INLINE_IDS {
-            ids.inline.iter_mut().zip(all).for_each(|(slot, id)| *slot = id);
-        } else {
-            ids.heap = all.collect();
-        }
-        ids
-    }
-}
-
-/// Token ids a text keeps without allocating (texts have a handful).
-const INLINE_IDS: usize = 16;
-
-/// A text's token ids (see [`Vocabulary::ids`]): inline when few, else on the heap.
-struct TokenIds {
-    inline: [u32; INLINE_IDS],
-    len: usize,
-    heap: Vec<u32>,
-}
-
-impl std::ops::Deref for TokenIds {
-    type Target = [u32];
-    fn deref(&self) -> &[u32] {
-        if self.len <= INLINE_IDS {
-            &self.inline[..self.len]
-        } else {
-            &self.heap
-        }
-    }
-}
-
-/// FxHash (rustc's): the maps above are keyed by short names, for which SipHash costs
-/// more than the lookup it serves.
-#[derive(Default, Clone, Copy)]
-struct Fx(u64);
-
-impl std::hash::Hasher for Fx {
-    fn write(&mut self, bytes: &[u8]) {
-        for c in bytes.chunks(8) {
-            let mut b = [0u8; 8];
-            b[..c.len()].copy_from_slice(c);
-            self.0 = (self.0.rotate_left(5) ^ u64::from_le_bytes(b)).wrapping_mul(0x517c_c1b7_2722_0a95);
-        }
-    }
-    fn finish(&self) -> u64 {
-        self.0
-    }
-}
-
-type FastHash = std::hash::BuildHasherDefault<Fx>;
-
-/// A map keyed by names, most of them short: those of up to 15 bytes are keyed by their
-/// bytes and length packed in an integer, hashed and compared without reading a string
-/// (or memory of the spec's, mostly not in cache); longer ones by string.
-struct StrMap<V> {
-    short: HashMap<u128, V, FastHash>,
-    long: HashMap<Box<str>, V, FastHash>,
-}
-
-impl<V> Default for StrMap<V> {
-    fn default() -> Self {
-        StrMap { short: HashMap::default(), long: HashMap::default() }
-    }
-}
-
-impl<V> StrMap<V> {
-    /// `t`'s bytes, then zeros, its length in the last byte: one integer per string.
-    fn packed(t: &str) -> Option<u128> {
-        let b = t.as_bytes();
-        (b.len() < 16).then(|| {
-            let mut a = [0u8; 16];
-            a[..b.len()].copy_from_slice(b);
-            a[15] = b.len() as u8;
-            u128::from_le_bytes(a)
-        })
-    }
-
-    fn get(&self, t: &str) -> Option<&V> {
-        match Self::packed(t) {
-            Some(k) => self.short.get(&k),
-            None => self.long.get(t),
-        }
-    }
-
-    fn get_or_insert_with(&mut self, t: &str, f: impl FnOnce() -> V) -> &mut V {
-        match Self::packed(t) {
-            Some(k) => self.short.entry(k).or_insert_with(f),
-            None => self.long.entry(t.into()).or_insert_with(f),
-        }
-    }
-
-    fn len(&self) -> usize {
-        self.short.len() + self.long.len()
-    }
-}
-
-/// A token list's slots, and the tokens they can read (for a quick rejection).
-struct Slots<'s> {
-    slots: Vec<Slot<'s>>,
-    /// The ids of every token some slot reads, sorted, then those of the tokens that must
-    /// appear (fixed slots): one list, inline when short (most are), as a quick rejection
-    /// should not wait for memory elsewhere.
-    ids: SmallVec<[u32; 6]>,
-    /// Where the required ids start in `ids`.
-    n_vocabulary: usize,
-    /// Whether `UNLISTED<n>` tokens may read (a slot has a table).
-    unlisted: bool,
-    /// Whether some slot reads nothing at all (a field without its table).
-    dead: bool,
-}
-
-impl<'s> Slots<'s> {
-    fn new(slots: Vec<Slot<'s>>) -> Slots<'s> {
-        let (mut vocabulary, mut required) = (vec![], vec![]);
-        let (mut unlisted, mut dead) = (false, false);
-        for s in &slots {
-            match s {
-                Slot::Fixed { id, .. } => {
-                    vocabulary.push(*id);
-                    required.push(*id);
-                }
-                Slot::Flag { id, .. } => vocabulary.push(*id),
-                Slot::Table { table: Some(_), ids, .. } => {
-                    unlisted = true;
-                    vocabulary.extend(ids);
-                }
-                Slot::Table { table: None, .. } => dead = true,
-            }
-        }
-        vocabulary.sort_unstable();
-        vocabulary.dedup();
-        let n_vocabulary = vocabulary.len();
-        Slots { slots, ids: vocabulary.into_iter().chain(required).collect(), n_vocabulary, unlisted, dead }
-    }
-
-    fn vocabulary(&self) -> &[u32] {
-        &self.ids[..self.n_vocabulary]
-    }
-
-    fn required(&self) -> &[u32] {
-        &self.ids[self.n_vocabulary..]
-    }
-
-    /// False only where [`Slots::read`] fails: a token no slot reads, a fixed token
-    /// missing, or a slot that reads nothing.
-    fn may_read(&self, tokens: &[u32]) -> bool {
-        let known = |&t: &u32| self.vocabulary().binary_search(&(t & !UNLISTED_BIT)).is_ok() || (self.unlisted && t & UNLISTED_BIT != 0);
-        !self.dead && tokens.iter().all(known) && self.required().iter().all(|&r| tokens.iter().any(|&t| t & !UNLISTED_BIT == r))
-    }
-
-    /// Sets the slots' fields from `toks`, which they must read exactly: in page order if
-    /// possible, else in any order.
-    fn read(&self, v: &Variant, toks: Toks, values: &mut Values) -> Result<(), String> {
-        let n = self.slots.len();
-        let page_order =
-            if n <= IN_ORDER.len() { self.read_in(v, &IN_ORDER[..n], toks, values) } else { self.read_in(v, &(0..n).collect::<Vec<_>>(), toks, values) };
-        if page_order {
-            return Ok(());
-        }
-        // nvdisasm's modifier order is not always the page's (a syntax difference the
-        // validator reports): accept any order. (Every reading in the page's order comes
-        // first: `read_any` alone could settle on another order before a page-order
-        // reading with other rows, and placeholder rows read in several ways.)
-        if n <= 32 && self.read_any(v, 0, toks, values, &mut vec![]) {
-            return Ok(());
-        }
-        let expect: Vec<String> = self.slots.iter().map(Slot::expected).collect();
-        Err(format!("modifiers {:?} do not fit [{}]", toks.text, expect.join(", ")))
-    }
-
-    /// Whether the slots not in `used` (bit k: slot k), in some order, read exactly `toks`.
-    /// Slots read tokens first, and those that read none (a flag's 0, a hidden or default
-    /// row) only once the tokens are used up: their order does not matter, and trying it
-    /// would visit every subset of them. `failed` remembers states (slots used, tokens
-    /// left) that cannot be completed, so that each is explored once rather than once per
-    /// order of the slots before it.
-    fn read_any(&self, v: &Variant, used: u32, toks: Toks, values: &mut Values, failed: &mut Vec<(u32, usize)>) -> bool {
-        let n = self.slots.len();
-        let free = (0..n).filter(|&k| used >> k & 1 == 0);
-        if toks.ids.is_empty() {
-            return free.into_iter().all(|k| self.slots[k].try_each(v, toks, values, &mut |_, _| true));
-        }
-        let state = (used, toks.ids.len());
-        if failed.contains(&state) {
-            return false;
-        }
-        for k in free {
-            let mut next = |left: Toks, values: &mut Values| left.ids.len() < toks.ids.len() && self.read_any(v, used | 1 << k, left, values, failed);
-            if self.slots[k].try_each(v, toks, values, &mut next) {
-                return true;
-            }
-        }
-        failed.push(state);
-        false
-    }
-
-    /// Whether the slots, in `order`, read exactly `toks`.
-    fn read_in(&self, v: &Variant, order: &[usize], toks: Toks, values: &mut Values) -> bool {
-        let Some((&first, rest)) = order.split_first() else { return toks.ids.is_empty() };
-        self.slots[first].try_each(v, toks, values, &mut |left, values| self.read_in(v, rest, left, values))
-    }
-}
-
-/// `0, 1, 2, …`: the page's order of up to 32 slots, without building it.
-const IN_ORDER: [usize; 32] = {
-    let mut a = [0; 32];
-    let mut i = 0;
-    while i < 32 {
-        a[i] = i;
-        i += 1;
-    }
-    a
-};
