@@ -443,7 +443,7 @@ fn joined_pair(t: &str) -> Option<(Operand, Operand)> {
 }
 
 /// Splits on commas outside brackets.
-fn split_operands(s: &str) -> impl Iterator<Item = &str> {
+pub(crate) fn split_operands(s: &str) -> impl Iterator<Item = &str> {
     let mut depth = 0i32;
     let mut start = 0;
     let mut done = false;
@@ -550,6 +550,13 @@ fn read_suffixes(tail: &str, t: &str, op: &mut Operand) -> Result<(), String> {
 /// `c[0x0][R0]`, `cx[UR2][R1+0x8]`): its body and the base register's suffixes.
 /// Components come in nvdisasm's order, register, uniform register, immediate, each once.
 pub fn parse_mem(s: &str) -> Result<(Body, Vec<String>), String> {
+    let (body, suffixes) = parse_mem_parts(s)?;
+    Ok((body, if suffixes.is_empty() { vec![] } else { suffixes.split('.').map(str::to_string).collect() }))
+}
+
+/// [`parse_mem`] without allocating: the base register's suffixes as printed, `64.U32`
+/// (empty for none; never with an empty suffix).
+pub(crate) fn parse_mem_parts(s: &str) -> Result<(Body, &str), String> {
     let (space, rest) = mem_space(s)?;
     let inner = rest.strip_prefix('[').and_then(|r| r.strip_suffix(']')).ok_or_else(|| format!("expected '[…]' after the space, found '{rest}'"))?;
     if inner.contains(['[', ']']) {
@@ -558,7 +565,7 @@ pub fn parse_mem(s: &str) -> Result<(Body, Vec<String>), String> {
     if inner.is_empty() {
         return Err("empty brackets".into());
     }
-    let (mut reg, mut ureg, mut imm, mut suffixes) = (None, None, None, vec![]);
+    let (mut reg, mut ureg, mut imm, mut suffixes) = (None, None, None, "");
     // The next component allowed: 0 register, 1 uniform register, 2 immediate, 3 none.
     let mut stage = 0;
     for piece in inner.split('+') {
@@ -574,8 +581,8 @@ pub fn parse_mem(s: &str) -> Result<(Body, Vec<String>), String> {
             stage = 2;
         } else if let Some(n) = parse_reg_num(r, "R", "RZ", RZ).filter(|_| stage == 0) {
             reg = Some(n);
-            suffixes = if sfx.is_empty() { vec![] } else { sfx.split('.').map(str::to_string).collect() };
-            if suffixes.iter().any(String::is_empty) || piece.ends_with('.') {
+            suffixes = sfx;
+            if (!sfx.is_empty() && sfx.split('.').any(str::is_empty)) || piece.ends_with('.') {
                 return Err(format!("empty suffix in '{piece}'"));
             }
             stage = 1;
@@ -588,9 +595,11 @@ pub fn parse_mem(s: &str) -> Result<(Body, Vec<String>), String> {
 
 /// The space before a memory operand's brackets, and the rest from `[` on.
 fn mem_space(s: &str) -> Result<(MemSpace, &str), String> {
+    // `[…]` at the start of `r`: its contents and the length used.
     fn bracketed(r: &str) -> Option<(&str, usize)> {
-        let end = r.find(']')?;
-        Some((&r[1..end], end + 1))
+        let inner = r.strip_prefix('[')?;
+        let end = inner.find(']')?;
+        Some((&inner[..end], end + 2))
     }
     let ureg_in = |r: &'_ str, what: &str| -> Result<(u16, usize), String> {
         let (u, used) = bracketed(r).ok_or_else(|| format!("unclosed '{what}['"))?;
@@ -623,17 +632,18 @@ fn mem_space(s: &str) -> Result<(MemSpace, &str), String> {
     Err(format!("'{s}' does not start with '[', 'desc[', 'gdesc[', 'idesc[', 'tmem[', 'a[', 'c[' or 'cx['"))
 }
 
-fn split_suffixes(s: &str) -> (&str, &str) {
+pub(crate) fn split_suffixes(s: &str) -> (&str, &str) {
     if looks_numeric(s) {
         // Floats contain '.', and never carry suffixes in nvdisasm's output.
         return (s, "");
     }
     let mut depth = 0;
-    for (i, ch) in s.char_indices() {
-        match ch {
-            '[' => depth += 1,
-            ']' => depth -= 1,
-            '.' if depth == 0 => return (&s[..i], &s[i..]),
+    // Brackets and dots are ASCII: bytes suffice.
+    for (i, b) in s.bytes().enumerate() {
+        match b {
+            b'[' => depth += 1,
+            b']' => depth -= 1,
+            b'.' if depth == 0 => return (&s[..i], &s[i..]),
             _ => {}
         }
     }
@@ -645,7 +655,9 @@ fn looks_numeric(s: &str) -> bool {
     s.starts_with(|c: char| c.is_ascii_digit()) || s.starts_with("INF") || s.starts_with("QNAN") || s.starts_with("SNAN") || s.starts_with("NAN")
 }
 
-fn parse_reg_num(s: &str, prefix: &str, zero: &str, zval: u16) -> Option<u16> {
+// Inlined, its constant names are compared in place rather than by a call to memcmp.
+#[inline]
+pub(crate) fn parse_reg_num(s: &str, prefix: &str, zero: &str, zval: u16) -> Option<u16> {
     // `zero` starts with `prefix`: what does not is neither.
     let d = s.strip_prefix(prefix)?;
     if s == zero {
@@ -715,6 +727,15 @@ fn other_body(s: &str) -> Option<Body> {
 /// [`parse_body`] without its verbatim fallback (which allocates: a memory operand is tried
 /// before it).
 fn parse_known_body(s: &str) -> Option<Body> {
+    match plain_body(s)? {
+        Body::Float { value, .. } => Some(Body::Float { value, text: if is_special_float(s) { format!("{s} ") } else { s.to_string() } }),
+        b => Some(b),
+    }
+}
+
+/// [`parse_known_body`] without allocating: a float's `text` is left empty (it is `s`,
+/// with a space after a special's spelling).
+pub(crate) fn plain_body(s: &str) -> Option<Body> {
     if s.is_empty() {
         return None;
     }
@@ -748,11 +769,7 @@ fn parse_known_body(s: &str) -> Option<Body> {
     if let Some(v) = parse_imm(s) {
         return Some(Body::Imm { value: v });
     }
-    if let Some(v) = parse_float(s) {
-        let text = if is_special_float(s) { format!("{s} ") } else { s.to_string() };
-        return Some(Body::Float { value: v, text });
-    }
-    None
+    parse_float(s).map(|value| Body::Float { value, text: String::new() })
 }
 
 #[cfg(test)]
@@ -951,6 +968,9 @@ mod tests {
             ("c[UR0][R0]", "expected a bank number"),
             ("[R0", "expected '[…]' after the space"),
             ("x[R0]", "does not start with"),
+            // A closing bracket first is an error, not a panic.
+            ("cx]UR6][UR1]", "unclosed 'cx['"),
+            ("c]0x0][R1]", "unclosed 'c['"),
         ] {
             let e = parse_mem(t).unwrap_err();
             assert!(e.contains(why), "{t}: {e}");

@@ -5,12 +5,19 @@
 //! the bits a page marks as ignored by nvdisasm (`ignored bits:`).
 
 use super::bits::{Codec, Values};
-use super::print::{f64_to_bfloat, f64_to_half, float_format, guard_is_uniform, FloatFormat, UNLISTED};
+use super::print::{f64_to_bfloat, f64_to_half, guard_is_uniform, FloatFormat};
 use crate::sass::{self, Body, Instruction, MemSpace};
-use crate::spec::{Arch, FieldKind, ImmMap, MemImm, MemShape, MemSlot, MemSpaceKind, ModSlot, OperandKind, OperandSpec, RowKind, Table, Variant};
+use crate::spec::{Arch, FieldKind, ImmMap, MemImm, MemShape, MemSlot, MemSpaceKind, ModSlot, OperandKind, OperandSpec, Variant};
 use crate::word::Word;
-use std::collections::HashMap;
+use slots::{Slot, Slots, Toks};
+use smallvec::SmallVec;
 use std::fmt;
+use text::{InstRef, OperandRef};
+use vocab::{StrMap, Vocabulary, UNLISTED_BIT};
+
+mod slots;
+mod text;
+mod vocab;
 
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum AsmError {
@@ -34,6 +41,7 @@ pub fn assemble(codec: &Codec, arch: Arch, text: &str, controls_from: Word) -> R
 
 /// [`assemble`] for a parsed instruction.
 pub fn assemble_inst(codec: &Codec, arch: Arch, inst: &Instruction, controls_from: Word) -> Result<(usize, Word), AsmError> {
+    let inst = &InstRef::of(inst);
     let mut vocabulary = Vocabulary::of_text(inst);
     let tokens = vocabulary.ids(inst);
     let candidates: Vec<usize> =
@@ -57,77 +65,98 @@ pub fn assemble_inst(codec: &Codec, arch: Arch, inst: &Instruction, controls_fro
 /// The assembler for one codec: variants indexed by architecture and mnemonic, each with
 /// what matching text against it needs (modifier slots, the tokens they can read) worked
 /// out once, so that assembling a text tries a handful of variants and rejects most by
-/// their operand shape and modifier tokens before filling any field.
+/// their operand shape, tokens and memory operands before filling any field. A plain text
+/// is read without allocating ([`text`]), and token names are looked up once per text.
+///
+/// Most texts meet variants not read lately (thousands of them), whose memory is not in
+/// cache: what a text reads of a variant is kept small and together (an [`Entry`] per
+/// candidate, then the variant's [`Form`]), not read from the spec.
 pub struct Assembler<'c, 's> {
     codec: &'c Codec<'s>,
     /// Variants by architecture and mnemonic, in codec order (the order of
     /// [`AsmError::Ambiguous`]'s keys).
-    index: Vec<(Arch, ByMnemonic<'s>)>,
+    index: Vec<(Arch, ByMnemonic)>,
     /// One per codec variant.
     forms: Vec<Form<'s>>,
     vocabulary: Vocabulary<'s>,
 }
 
 /// One architecture's variants by mnemonic.
-type ByMnemonic<'s> = HashMap<&'s str, Vec<Entry>, FastHash>;
+type ByMnemonic = StrMap<Vec<Entry>>;
 
 impl<'c, 's> Assembler<'c, 's> {
     pub fn new(codec: &'c Codec<'s>) -> Assembler<'c, 's> {
-        let mut vocabulary = Vocabulary::All(HashMap::default());
+        let mut vocabulary = Vocabulary::All(StrMap::default());
         let forms: Vec<Form> = codec.variants().iter().map(|v| Form::new(v, &mut vocabulary)).collect();
-        let mut index: Vec<(Arch, ByMnemonic<'s>)> = vec![];
+        let mut index: Vec<(Arch, ByMnemonic)> = vec![];
         for (vi, v) in codec.variants().iter().enumerate() {
             let k = match index.iter().position(|(a, _)| *a == v.arch) {
                 Some(k) => k,
                 None => {
-                    index.push((v.arch, HashMap::default()));
+                    index.push((v.arch, StrMap::default()));
                     index.len() - 1
                 }
             };
-            index[k].1.entry(v.mnemonic.as_str()).or_default().push(Entry::new(vi, &forms[vi]));
+            index[k].1.get_or_insert_with(&v.mnemonic, Vec::new).push(Entry::new(vi, &forms[vi]));
         }
         Assembler { codec, index, forms, vocabulary }
     }
 
     /// Same result as [`assemble`].
     pub fn assemble(&self, arch: Arch, text: &str, controls_from: Word) -> Result<(usize, Word), AsmError> {
-        let inst = sass::parse_instruction(text)?;
-        self.assemble_inst(arch, &inst, controls_from)
+        // A plain text is read without allocating; the full parser reads the rest.
+        if let Some(inst) = &InstRef::parse(text) {
+            return self.assemble_ref(arch, inst, controls_from);
+        }
+        self.assemble_ref(arch, &InstRef::of(&sass::parse_instruction(text)?), controls_from)
     }
 
     /// Same result as [`assemble_inst`].
     pub fn assemble_inst(&self, arch: Arch, inst: &Instruction, controls_from: Word) -> Result<(usize, Word), AsmError> {
-        let found = self.index.iter().find(|(a, _)| *a == arch).and_then(|(_, m)| m.get(inst.mnemonic.as_str()));
+        self.assemble_ref(arch, &InstRef::of(inst), controls_from)
+    }
+
+    fn assemble_ref(&self, arch: Arch, inst: &InstRef, controls_from: Word) -> Result<(usize, Word), AsmError> {
+        let found = self.index.iter().find(|(a, _)| *a == arch).and_then(|(_, m)| m.get(inst.mnemonic));
         let candidates = found.map(Vec::as_slice).unwrap_or_default();
         let tokens = self.vocabulary.ids(inst);
         let text = Summary::of_text(inst, &tokens);
         let fitting = candidates
             .iter()
             .filter(|e| e.summary.admits(&text))
-            .map(|e| (e, &self.forms[e.vi]))
-            .filter(|(e, f)| (e.summary.packs(&text) || shape_fits(f.v, f.uniform_guard, inst)) && f.tokens_fit(inst, &tokens))
-            .map(|(e, f)| (e.vi, f));
+            .map(|e| (e, &self.forms[e.vi()]))
+            .filter(|(e, f)| (e.summary.packs(&text) || shape_fits(f.v, f.uniform_guard, inst)) && f.tokens_fit(inst, &tokens) && f.mems_fit(inst))
+            .map(|(e, f)| (e.vi(), f));
         let mut hits = hits(self.codec, fitting, inst, &tokens, controls_from);
-        let longer = candidates.iter().filter(|e| e.summary.may_omit(&text, e.omittable)).map(|e| (e.vi, &self.forms[e.vi]));
+        let longer = candidates.iter().filter(|e| e.summary.may_omit(&text, e.omittable)).map(|e| (e.vi(), &self.forms[e.vi()]));
         omitted_pt_hits(self.codec, longer, inst, &tokens, controls_from, &mut hits);
-        outcome(self.codec, hits, arch, inst, || candidates.iter().filter_map(|e| self.forms[e.vi].reason(inst, &tokens)).collect())
+        outcome(self.codec, hits, arch, inst, || candidates.iter().filter_map(|e| self.forms[e.vi()].reason(inst, &tokens)).collect())
     }
 }
 
 /// A variant in the index: its summary lies next to it, so that most candidates are
-/// passed over without reading their forms.
+/// passed over without reading their forms. At most a cache line (asserted below): a
+/// text's candidates are scanned.
 struct Entry {
-    vi: usize,
     summary: Summary,
+    /// The variant's index, as a `u32` (codecs have thousands).
+    vi: u32,
     /// The operands nvdisasm may leave out (bit k: operand k; see [`with_omitted`]).
     omittable: u16,
 }
 
+const _: () = assert!(std::mem::size_of::<Entry>() <= 64);
+
 impl Entry {
+    fn vi(&self) -> usize {
+        self.vi as usize
+    }
+
     fn new(vi: usize, form: &Form) -> Entry {
         let n = form.v.operands.len().min(PACKED);
         let omittable = (0..n).filter(|&k| omitted_body(form.v, k, true).is_some()).fold(0, |m, k| m | 1 << k);
-        Entry { vi, summary: Summary::of_form(form), omittable }
+        let vi = u32::try_from(vi).expect("fewer than 2^32 variants");
+        Entry { summary: Summary::of_form(form), vi, omittable }
     }
 }
 
@@ -152,15 +181,19 @@ struct Shape {
     /// operand or as a constant (`c[0x0][0x10]` when its register is RZ), so its kind is
     /// left to [`shape_fits`]. Zero for a text.
     wild: u64,
-    /// 3 bits per operand: `|…|`, `-`, `~`/`!` (for a variant, those it has fields for).
+    /// 3 bits per operand: `|…|`, `-`, `~`/`!` (for a variant, those it has fields for);
+    /// from bit [`SUFFIXED`], one per operand: it has suffix tokens (for a variant, it may).
     flags: u64,
-    n: usize,
+    /// At most [`PACKED`].
+    n: u8,
     /// 0 for no guard (text only), 1 for a plain predicate, 2 for a uniform one.
     guard: u8,
 }
 
 /// Operands a [`Shape`] packs.
 const PACKED: usize = 16;
+/// Where [`Shape::flags`]' suffix bits start, after 3 bits per operand.
+const SUFFIXED: usize = 3 * PACKED;
 
 fn bloom<'a>(ids: impl IntoIterator<Item = &'a u32>) -> u64 {
     ids.into_iter().fold(0, |b, &id| b | 1 << ((id & !UNLISTED_BIT) % 64))
@@ -207,27 +240,34 @@ fn flag_bits(abs: bool, neg: bool, not: bool) -> u64 {
 impl Summary {
     fn of_form(f: &Form) -> Summary {
         let ops = &f.v.operands;
+        let flags = |(i, o): (usize, &OperandSpec)| flag_bits(o.abs_field.is_some(), o.neg_field.is_some(), o.not_field.is_some()) << (3 * i);
+        // An operand reads suffix tokens with its slots, as fixed suffixes or as part of a name.
+        let suffixed =
+            |(i, op): (usize, &FormOperand)| u64::from(!op.suffixes.slots.is_empty() || !op.fixed.is_empty() || op.kind.is_named()) << (SUFFIXED + i);
         let shape = (ops.len() <= PACKED).then(|| Shape {
             kinds: ops.iter().enumerate().fold(0, |k, (i, o)| k | kind_code(o.kind) << (4 * i)),
             wild: ops.iter().enumerate().fold(0, |k, (i, o)| k | (u64::from(matches!(o.kind, OperandKind::Mem(_))) * 0xf) << (4 * i)),
-            flags: ops.iter().enumerate().fold(0, |k, (i, o)| k | flag_bits(o.abs_field.is_some(), o.neg_field.is_some(), o.not_field.is_some()) << (3 * i)),
-            n: ops.len(),
+            flags: ops.iter().enumerate().map(flags).chain(f.operands.iter().enumerate().map(suffixed)).fold(0, |k, b| k | b),
+            n: ops.len() as u8,
             guard: 1 + f.uniform_guard as u8,
         });
-        Summary { shape, tokens: bloom(&f.modifiers.vocabulary), required: bloom(&f.modifiers.required) }
+        Summary { shape, tokens: bloom(f.modifiers.vocabulary()), required: bloom(f.modifiers.required()) }
     }
 
     /// `tokens`: the text's [`Vocabulary::ids`].
-    fn of_text(inst: &Instruction, tokens: &[u32]) -> Summary {
+    fn of_text(inst: &InstRef, tokens: &[u32]) -> Summary {
         let ops = &inst.operands;
         let shape = (ops.len() <= PACKED).then(|| Shape {
             kinds: ops.iter().enumerate().fold(0, |k, (i, o)| k | body_code(&o.body) << (4 * i)),
             wild: 0,
-            flags: ops.iter().enumerate().fold(0, |k, (i, o)| k | flag_bits(o.abs, o.neg, o.not) << (3 * i)),
-            n: ops.len(),
+            flags: ops
+                .iter()
+                .enumerate()
+                .fold(0, |k, (i, o)| k | flag_bits(o.abs, o.neg, o.not) << (3 * i) | u64::from(!o.suffixes.is_empty()) << (SUFFIXED + i)),
+            n: ops.len() as u8,
             guard: inst.pred.as_ref().map_or(0, |p| 1 + p.uniform as u8),
         });
-        let mods = &tokens[..inst.modifiers.len()];
+        let mods = &tokens[..inst.n_modifiers];
         Summary { shape, tokens: bloom(mods.iter().filter(|&&t| t & UNLISTED_BIT == 0)), required: bloom(mods) }
     }
 
@@ -243,22 +283,23 @@ impl Summary {
     fn may_omit(&self, text: &Summary, omittable: u16) -> bool {
         let tokens_ok = text.tokens & !self.tokens == 0 && self.required & !text.required == 0;
         let (Some(v), Some(t)) = (&self.shape, &text.shape) else { return tokens_ok };
-        if !tokens_ok || v.n <= t.n || (v.n - t.n) > omittable.count_ones() as usize {
+        let (vn, tn) = (usize::from(v.n), usize::from(t.n));
+        if !tokens_ok || vn <= tn || (vn - tn) > omittable.count_ones() as usize {
             return false;
         }
         let code = |kinds: u64, i: usize| kinds >> (4 * i) & 0xf;
         // Bit j of `at`: the variant's operands so far can read the text's first j.
         let mut at: u32 = 1;
-        for k in 0..v.n {
+        for k in 0..vn {
             let mut next = if omittable >> k & 1 == 1 { at } else { 0 };
-            for j in (0..t.n).filter(|&j| at >> j & 1 == 1) {
+            for j in (0..tn).filter(|&j| at >> j & 1 == 1) {
                 if code(v.kinds, k) == code(t.kinds, j) || code(v.wild, k) != 0 {
                     next |= 1 << (j + 1);
                 }
             }
             at = next;
         }
-        at >> t.n & 1 == 1
+        at >> tn & 1 == 1
     }
 
     /// False only where [`shape_fits`] or [`Form::tokens_fit`] is (`self` a variant's,
@@ -274,10 +315,10 @@ impl Summary {
 
 /// The distinct words `inst` assembles to as each of `forms` (codec order), with their
 /// variants.
-fn hits<'f, 's: 'f>(codec: &Codec, forms: impl Iterator<Item = (usize, &'f Form<'s>)>, inst: &Instruction, tokens: &[u32], controls_from: Word) -> Hits {
+fn hits<'f, 's: 'f>(codec: &Codec, forms: impl Iterator<Item = (usize, &'f Form<'s>)>, inst: &InstRef, tokens: &[u32], controls_from: Word) -> Hits {
     let mut hits = Hits { first: None, more: vec![] };
     for (vi, form) in forms {
-        let mut values = Values::zero(form.v.fields.len());
+        let mut values = Values::zero(form.n_fields);
         if form.fill_into(inst, tokens, &mut values).is_ok() {
             // Control fields are zero in `values`: their bits (and the ignored bits) come
             // straight from `controls_from`.
@@ -296,7 +337,7 @@ fn hits<'f, 's: 'f>(codec: &Codec, forms: impl Iterator<Item = (usize, &'f Form<
 fn omitted_pt_hits<'f, 's: 'f>(
     codec: &Codec,
     forms: impl Iterator<Item = (usize, &'f Form<'s>)>,
-    inst: &Instruction,
+    inst: &InstRef,
     tokens: &[u32],
     controls_from: Word,
     hits: &mut Hits,
@@ -339,21 +380,21 @@ impl Hits {
 
 /// One word, or why none or several; `reasons` (why each variant of the mnemonic fails,
 /// in codec order) is asked for only when none fits.
-fn outcome(codec: &Codec, hits: Hits, arch: Arch, inst: &Instruction, reasons: impl FnOnce() -> Vec<String>) -> Result<(usize, Word), AsmError> {
+fn outcome(codec: &Codec, hits: Hits, arch: Arch, inst: &InstRef, reasons: impl FnOnce() -> Vec<String>) -> Result<(usize, Word), AsmError> {
     match hits.first {
         Some(hit) if hits.more.is_empty() => Ok(hit),
         None => {
             let reasons = reasons();
             Err(AsmError::NoVariant {
                 arch,
-                mnemonic: inst.mnemonic.clone(),
+                mnemonic: inst.mnemonic.to_string(),
                 detail: if reasons.is_empty() { String::new() } else { format!(" ({})", reasons.join("; ")) },
             })
         }
         Some(first) => {
             let all: Vec<(usize, Word)> = std::iter::once(first).chain(hits.more).collect();
             Err(AsmError::Ambiguous {
-                text: inst.to_string(),
+                text: inst.to_instruction().to_string(),
                 keys: all.iter().map(|(i, _)| codec.variant(*i).key.clone()).collect(),
                 words: all.iter().map(|(_, w)| *w).collect(),
             })
@@ -370,7 +411,7 @@ const PT: u8 = 7;
 /// operands and those the page says are left out at zero (`BRX R6` for `BRX PT, R6 0x0`),
 /// or with `general` also `R`, `UR` and `I` operands of one field; one reading per choice
 /// of which: two encodings may print alike.
-fn with_omitted(v: &Variant, inst: &Instruction, general: bool) -> Vec<Option<Instruction>> {
+fn with_omitted<'t>(v: &Variant, inst: &InstRef<'t>, general: bool) -> Vec<Option<InstRef<'t>>> {
     let missing = v.operands.len().saturating_sub(inst.operands.len());
     if missing == 0 {
         return vec![None];
@@ -382,14 +423,14 @@ fn with_omitted(v: &Variant, inst: &Instruction, general: bool) -> Vec<Option<In
             continue;
         }
         let mut given = inst.operands.iter();
-        let mut operands = Vec::with_capacity(v.operands.len());
+        let mut operands = smallvec::SmallVec::with_capacity(v.operands.len());
         for k in 0..v.operands.len() {
             match cands.iter().position(|(p, _)| *p == k).filter(|i| mask >> i & 1 == 1) {
-                Some(i) => operands.push(sass::Operand::new(cands[i].1.clone())),
+                Some(i) => operands.push(OperandRef::new(cands[i].1.clone())),
                 None => operands.extend(given.next().cloned()),
             }
         }
-        out.push(Some(Instruction { operands, ..inst.clone() }));
+        out.push(Some(InstRef { operands, ..inst.clone() }));
     }
     if out.is_empty() {
         out.push(None);
@@ -429,20 +470,21 @@ fn has_nameless_row(v: &Variant, o: &OperandSpec) -> bool {
 /// How many of `suffixes` are fixed by the form (no field): a memory form's register
 /// suffix (`[R2.64+UR4]`) or an operand's fixed suffixes (`R0.SIGN`); an error when the
 /// text lacks them.
-fn fixed_suffix(spec: &OperandSpec, suffixes: &[String]) -> Result<usize, String> {
+fn fixed_suffix(spec: &OperandSpec, suffixes: &[&str]) -> Result<usize, String> {
+    let fixed = &spec.fixed_suffixes;
     match spec.kind {
         OperandKind::Mem(MemShape { reg_suffix: Some(fixed), .. }) => match suffixes.first() {
-            Some(s) if s == fixed => Ok(1),
+            Some(&s) if s == fixed => Ok(1),
             _ => Err(format!("the form's register prints '.{fixed}', not {suffixes:?}")),
         },
-        _ if suffixes.starts_with(&spec.fixed_suffixes) => Ok(spec.fixed_suffixes.len()),
+        _ if fixed.len() <= suffixes.len() && fixed.iter().zip(suffixes).all(|(f, s)| f == s) => Ok(fixed.len()),
         _ => Err(format!("the form's operand prints '.{}', not {suffixes:?}", spec.fixed_suffixes.join("."))),
     }
 }
 
 /// A special register: its name (body and suffixes) is a row of the operand's table.
-fn fill_special(v: &Variant, k: usize, o: &sass::Operand, spec: &OperandSpec, values: &mut Values) -> Result<(), String> {
-    let name = sass::Operand { reuse: false, ..o.clone() }.to_string();
+fn fill_special(v: &Variant, k: usize, o: &OperandRef, tokens: &[&str], spec: &OperandSpec, values: &mut Values) -> Result<(), String> {
+    let name = sass::Operand { reuse: false, ..o.to_operand(tokens) }.to_string();
     let Some(&f) = spec.suffix_fields.first() else {
         // No table: the one name the form prints.
         return match &spec.fixed_name {
@@ -459,6 +501,7 @@ fn fill_special(v: &Variant, k: usize, o: &sass::Operand, spec: &OperandSpec, va
 
 /// Field values for `inst` read as variant `v`, control fields zero.
 pub fn fill(v: &Variant, inst: &Instruction) -> Result<Values, String> {
+    let inst = &InstRef::of(inst);
     let mut vocabulary = Vocabulary::of_text(inst);
     let tokens = vocabulary.ids(inst);
     Form::new(v, &mut vocabulary).fill(inst, &tokens)
@@ -467,15 +510,100 @@ pub fn fill(v: &Variant, inst: &Instruction) -> Result<Values, String> {
 /// A variant as the assembler reads text against it.
 struct Form<'s> {
     v: &'s Variant,
-    pred_fields: Vec<usize>,
+    /// The variant's number of fields and its `URZ` index, kept here with what else a text
+    /// reads, so that filling one does not read the variant (mostly not in cache).
+    n_fields: usize,
+    urz: u64,
+    /// The predicate fields with their largest values.
+    pred_fields: SmallVec<[(usize, u64); 1]>,
     uniform_guard: bool,
     /// The bits of the control fields and the bits nvdisasm ignores (a text does not say
     /// them; see [`assemble`]).
     control_bits: u128,
     /// The instruction's modifiers, in page order.
     modifiers: Slots<'s>,
-    /// Each operand's suffixes: operand-modifier tables in order, then selector flags.
-    suffixes: Vec<Slots<'s>>,
+    operands: Vec<FormOperand<'s>>,
+}
+
+/// An operand as the assembler reads text against it: what filling it reads of its
+/// [`OperandSpec`] and fields, kept together. (The spec's lie in several allocations, and
+/// most texts meet variants not read lately, whose memory is not in cache.)
+struct FormOperand<'s> {
+    kind: OperandKind,
+    /// [`OperandSpec::value_fields`], with their widths and [`OperandSpec::derived`].
+    value: SmallVec<[ValueSlot; 4]>,
+    abs_field: Option<Field>,
+    neg_field: Option<Field>,
+    not_field: Option<Field>,
+    suffixes_after_bars: bool,
+    /// A float operand's format when no modifier names one (see [`OperandFill::float_format`]).
+    float: FloatFormat,
+    /// Ids of the suffixes the form prints before those its fields read (see [`fixed_suffix`]).
+    fixed: SmallVec<[u32; 2]>,
+    /// Its suffixes: operand-modifier tables in order, then selector flags.
+    suffixes: Slots<'s>,
+}
+
+/// A value slot of an operand: its field (none: no bits), the field's width and largest
+/// value, and for a derived register what it adds to its source.
+#[derive(Clone, Copy)]
+struct ValueSlot {
+    max: u64,
+    at: Option<Field>,
+    width: u16,
+    plus: Option<u8>,
+}
+
+impl ValueSlot {
+    fn field(&self) -> Option<usize> {
+        self.at.map(usize::from)
+    }
+
+    fn width(&self) -> u32 {
+        self.width.into()
+    }
+}
+
+/// A field's index, small: a variant has at most [`super::bits::MAX_FIELDS`] fields (and a
+/// field at most 128 bits, which a `u16` width holds too).
+type Field = u16;
+
+impl<'s> FormOperand<'s> {
+    fn new<'a>(v: &'s Variant, o: &'s OperandSpec, vocabulary: &mut Vocabulary<'a>) -> FormOperand<'s>
+    where
+        's: 'a,
+    {
+        let mut slots: Vec<Slot> = o.suffix_fields.iter().map(|&f| Slot::table(v, f, false, vocabulary)).collect();
+        slots.extend(o.selector_fields.iter().map(|&f| Slot::flag(v, f, vocabulary)));
+        let slot = |(k, f): (usize, &Option<usize>)| {
+            let (width, max) = f.map_or((0, 0), |f| (v.fields[f].width(), v.fields[f].max()));
+            ValueSlot { max, at: f.map(|f| f as Field), width: width as u16, plus: o.derived_plus(k) }
+        };
+        let fixed: Vec<&str> = match o.kind {
+            OperandKind::Mem(MemShape { reg_suffix: Some(fixed), .. }) => vec![fixed],
+            _ => o.fixed_suffixes.iter().map(String::as_str).collect(),
+        };
+        FormOperand {
+            kind: o.kind,
+            value: o.value_fields.iter().enumerate().map(slot).collect(),
+            abs_field: o.abs_field.map(|f| f as Field),
+            neg_field: o.neg_field.map(|f| f as Field),
+            not_field: o.not_field.map(|f| f as Field),
+            suffixes_after_bars: o.suffixes_after_bars,
+            float: v.float_format(o, &[]),
+            fixed: fixed.into_iter().map(|t| vocabulary.intern(t)).collect(),
+            suffixes: Slots::new(slots),
+        }
+    }
+
+    /// How many of `toks` are [`FormOperand::fixed`], as [`fixed_suffix`] (`spec` the
+    /// operand's) counts them, with its error.
+    fn fixed_suffix(&self, spec: &OperandSpec, toks: Toks) -> Result<usize, String> {
+        if toks.starts_with(&self.fixed) {
+            return Ok(self.fixed.len());
+        }
+        fixed_suffix(spec, toks.text)
+    }
 }
 
 impl<'s> Form<'s> {
@@ -483,7 +611,6 @@ impl<'s> Form<'s> {
     where
         's: 'a,
     {
-        let fields_where = |p: fn(&crate::spec::Field) -> bool| (0..v.fields.len()).filter(|&i| p(&v.fields[i])).collect();
         let modifiers = v
             .modifiers
             .iter()
@@ -493,79 +620,83 @@ impl<'s> Form<'s> {
                 ModSlot::Flag { field } => Slot::flag(v, *field, vocabulary),
             })
             .collect();
-        let suffixes = v
-            .operands
-            .iter()
-            .map(|o| {
-                let mut slots: Vec<Slot> = o.suffix_fields.iter().map(|&f| Slot::table(v, f, false, vocabulary)).collect();
-                slots.extend(o.selector_fields.iter().map(|&f| Slot::flag(v, f, vocabulary)));
-                Slots::new(slots)
-            })
-            .collect();
+        let operands = v.operands.iter().map(|o| FormOperand::new(v, o, vocabulary)).collect();
         Form {
             v,
-            pred_fields: fields_where(|f| f.kind == FieldKind::Pred),
+            n_fields: v.fields.len(),
+            urz: super::conventions::uniform_zero(v.arch) as u64,
+            pred_fields: (0..v.fields.len()).filter(|&i| v.fields[i].kind == FieldKind::Pred).map(|i| (i, v.fields[i].max())).collect(),
             uniform_guard: guard_is_uniform(v),
             control_bits: v.fields.iter().filter(|f| f.is_control()).flat_map(|f| &f.bits).fold(v.ignored.0, |m, &b| m | 1u128 << b),
             modifiers: Slots::new(modifiers),
-            suffixes,
+            operands,
         }
     }
 
     /// False only where [`Form::fill`] fails on the modifier and suffix tokens (`tokens`:
     /// their [`Vocabulary::ids`]); the operands' shape is [`shape_fits`]' to check.
-    fn tokens_fit(&self, inst: &Instruction, tokens: &[u32]) -> bool {
-        let (mods, mut rest) = tokens.split_at(inst.modifiers.len());
+    fn tokens_fit(&self, inst: &InstRef, tokens: &[u32]) -> bool {
+        let (mods, mut rest) = tokens.split_at(inst.n_modifiers);
         self.modifiers.may_read(mods)
-            && inst.operands.iter().zip(&self.suffixes).zip(&self.v.operands).all(|((o, sfx), spec)| {
-                let (sfx_tokens, after) = rest.split_at(o.suffixes.len());
+            && inst.operands.iter().zip(&self.operands).all(|(o, op)| {
+                let (ids, after) = rest.split_at(o.suffixes.len());
                 rest = after;
                 // A special register's suffix is part of its name (see `fill_special`).
-                spec.kind.is_named() || fixed_suffix(spec, &o.suffixes).is_ok_and(|n| sfx.may_read(&sfx_tokens[n..]))
+                op.kind.is_named() || Toks { text: inst.suffixes(o), ids }.starts_with(&op.fixed) && op.suffixes.may_read(&ids[op.fixed.len()..])
             })
+    }
+
+    /// False only where [`Form::fill`] fails on a memory operand's shape (see [`mem_fit`]):
+    /// a quick rejection, without the message.
+    fn mems_fit(&self, inst: &InstRef) -> bool {
+        inst.operands.iter().zip(&self.operands).all(|(o, op)| match (op.kind, o.body.as_mem()) {
+            (OperandKind::Mem(m), Some(parts)) => mem_fit(m, parts, self.urz).is_ok(),
+            _ => true,
+        })
     }
 
     /// Why `inst` (whose token ids are `tokens`) does not read as this variant, if it
     /// does not.
-    fn reason(&self, inst: &Instruction, tokens: &[u32]) -> Option<String> {
+    fn reason(&self, inst: &InstRef, tokens: &[u32]) -> Option<String> {
         self.fill(inst, tokens).err().map(|e| format!("{}: {e}", self.v.key))
     }
 
     /// Field values for `inst`, whose modifier and suffix token ids are `tokens`.
-    fn fill(&self, inst: &Instruction, tokens: &[u32]) -> Result<Values, String> {
-        let mut values = Values::zero(self.v.fields.len());
+    fn fill(&self, inst: &InstRef, tokens: &[u32]) -> Result<Values, String> {
+        let mut values = Values::zero(self.n_fields);
         self.fill_into(inst, tokens, &mut values)?;
         Ok(values)
     }
 
     /// [`Form::fill`] into `values` (zero, of the variant's length), which are left
     /// partly set on failure: written in place, as moving 328-byte values costs.
-    fn fill_into(&self, inst: &Instruction, tokens: &[u32], values: &mut Values) -> Result<(), String> {
+    fn fill_into(&self, inst: &InstRef, tokens: &[u32], values: &mut Values) -> Result<(), String> {
         let v = self.v;
         self.fill_pred(inst, values)?;
-        if inst.operands.len() != v.operands.len() {
+        if inst.operands.len() != self.operands.len() {
             return Err(format!("{} operands, the form '{}' has {}", inst.operands.len(), v.form, v.operands.len()));
         }
-        let (mods, mut rest) = tokens.split_at(inst.modifiers.len());
-        for (k, ((o, spec), sfx)) in inst.operands.iter().zip(&v.operands).zip(&self.suffixes).enumerate() {
+        let (mods, mut rest) = tokens.split_at(inst.n_modifiers);
+        for (k, (o, op)) in inst.operands.iter().zip(&self.operands).enumerate() {
             let (ids, after) = rest.split_at(o.suffixes.len());
             rest = after;
-            if spec.kind.is_named() {
-                fill_special(v, k, o, spec, values)?;
+            if op.kind.is_named() {
+                fill_special(v, k, o, &inst.tokens, &v.operands[k], values)?;
                 continue;
             }
-            let fill = OperandFill { v, k, spec, modifiers: &inst.modifiers };
-            fill.body(&o.body, values)?;
+            let fill = OperandFill { v, k, op, modifiers: inst.modifiers(), urz: self.urz };
+            fill.body(o, values)?;
             fill.flags(o, values)?;
-            let n = fixed_suffix(spec, &o.suffixes).map_err(|e| format!("operand {k}: {e}"))?;
-            sfx.read(v, Toks { text: &o.suffixes[n..], ids: &ids[n..] }, values).map_err(|e| format!("operand {k}: {e}"))?;
+            let toks = Toks { text: inst.suffixes(o), ids };
+            let n = op.fixed_suffix(&v.operands[k], toks).map_err(|e| format!("operand {k}: {e}"))?;
+            op.suffixes.read(v, toks.skip(n), values).map_err(|e| format!("operand {k}: {e}"))?;
         }
-        self.modifiers.read(v, Toks { text: &inst.modifiers, ids: mods }, values)?;
+        self.modifiers.read(v, Toks { text: inst.modifiers(), ids: mods }, values)?;
         Ok(())
     }
 
     /// The guard predicate's field value (`@!P3` → 0b1011; none → PT), range-checked.
-    fn fill_pred(&self, inst: &Instruction, values: &mut Values) -> Result<(), String> {
+    fn fill_pred(&self, inst: &InstRef, values: &mut Values) -> Result<(), String> {
         let v = self.v;
         let x = match &inst.pred {
             Some(p) if p.index > PT => return Err(format!("predicate P{} does not exist (P0..P6, PT)", p.index)),
@@ -578,8 +709,8 @@ impl<'s> Form<'s> {
         if self.pred_fields.is_empty() && x != PT as u64 {
             return Err("the page has no predicate field for '@…'".into());
         }
-        for &i in &self.pred_fields {
-            if x > v.fields[i].max() {
+        for &(i, max) in &self.pred_fields {
+            if x > max {
                 return Err(format!("predicate value {x:#x} does not fit '{}' ({} bits)", v.fields[i].name, v.fields[i].width()));
             }
             values.set(i, x);
@@ -590,14 +721,14 @@ impl<'s> Form<'s> {
 
 /// False only where [`Form::fill`] fails on the guard's kind (`uniform_guard`: the
 /// variant's), the number of operands or an operand's kind or flags.
-fn shape_fits(v: &Variant, uniform_guard: bool, inst: &Instruction) -> bool {
+fn shape_fits(v: &Variant, uniform_guard: bool, inst: &InstRef) -> bool {
     inst.pred.as_ref().is_none_or(|p| p.uniform == uniform_guard)
         && inst.operands.len() == v.operands.len()
         && inst.operands.iter().zip(&v.operands).all(|(o, spec)| operand_may_fit(o, spec))
 }
 
 /// False only where [`OperandFill`] fails on the operand's kind or flags.
-fn operand_may_fit(o: &sass::Operand, spec: &OperandSpec) -> bool {
+fn operand_may_fit(o: &OperandRef, spec: &OperandSpec) -> bool {
     let kind_ok = matches!(
         (spec.kind, &o.body),
         (OperandKind::Reg, Body::Reg { .. })
@@ -615,11 +746,10 @@ fn operand_may_fit(o: &sass::Operand, spec: &OperandSpec) -> bool {
     kind_ok && (!o.abs || spec.abs_field.is_some()) && (!o.neg || spec.neg_field.is_some()) && (!o.not || spec.not_field.is_some())
 }
 
-/// An integer immediate as its field's bits: non-negative values must fit the field,
-/// negative ones its two's complement range.
-fn imm_bits(v: &Variant, f: usize, k: usize, value: i128) -> Result<u64, String> {
-    let w = v.fields[f].width();
-    let max = v.fields[f].max();
+/// An integer immediate as its field's bits: non-negative values must fit the field (`f`,
+/// whose slot is `s`), negative ones its two's complement range.
+fn imm_bits(v: &Variant, s: ValueSlot, f: usize, k: usize, value: i128) -> Result<u64, String> {
+    let (w, max) = (s.width(), s.max);
     let fits = if value >= 0 { value <= i128::from(max) } else { w > 0 && value >= -(1i128 << (w - 1)) };
     if w == 0 || !fits {
         return Err(format!("operand {k}: {} does not fit '{}' ({w} bits)", sass::hex_signed(value), v.fields[f].name));
@@ -635,41 +765,98 @@ fn scale_text(m: ImmMap) -> String {
     }
 }
 
-/// A uniform register's field value: `URZ` is the architecture's zero register.
-fn ureg_index(v: &Variant, n: u16) -> u64 {
-    if n == crate::sass::URZ {
-        super::conventions::uniform_zero(v.arch) as u64
-    } else {
-        n as u64
+/// Why a memory operand's printed parts do not fit a form's shape.
+enum MemMismatch {
+    /// Another space (`desc[…][…]` for `[…]`).
+    Space,
+    /// A register, uniform register or immediate the form has no place for.
+    Lacks(&'static str),
+    /// No uniform register, which the form always prints.
+    UregAlways,
+    /// A negative offset for an unsigned one.
+    Unsigned(i64),
+}
+
+/// The space's field value of a memory operand's printed `parts` read as shape `m` (`urz`:
+/// the architecture's `URZ` index), or why they do not fit it. A register or immediate the
+/// text leaves out takes the value nvdisasm leaves out (RZ, 0: `conventions::mem_printed`);
+/// one the form lacks may only stand in for nothing printed (`[RZ]`, `a[0x0]`).
+fn mem_fit(m: MemShape, parts: sass::MemParts, urz: u64) -> Result<u64, MemMismatch> {
+    let (space, reg, ur, imm) = parts;
+    let ureg_index = |n: u16| if n == sass::URZ { urz } else { u64::from(n) };
+    let space_value = match (m.space, space) {
+        (MemSpaceKind::Plain, MemSpace::Plain) | (MemSpaceKind::Attr, MemSpace::Attr) => 0,
+        (MemSpaceKind::Desc, MemSpace::Desc { ureg }) | (MemSpaceKind::ConstX, MemSpace::ConstX { ureg }) => ureg_index(ureg),
+        (MemSpaceKind::Const, MemSpace::Const { bank }) => bank as u64,
+        (MemSpaceKind::Named(a), MemSpace::Named { name }) if a == name => 0,
+        _ => return Err(MemMismatch::Space),
+    };
+    if let (false, Some(n)) = (m.reg, reg) {
+        if n != sass::RZ {
+            return Err(MemMismatch::Lacks("register"));
+        }
+    }
+    match (m.ureg, ur) {
+        (false, Some(_)) => return Err(MemMismatch::Lacks("uniform register")),
+        // nvdisasm prints a form's uniform register always (`[R0+URZ]`), unless the form
+        // leaves URZ out (`MemShape::ureg_elided`): then a missing one is URZ.
+        (true, None) if !m.ureg_elided => return Err(MemMismatch::UregAlways),
+        _ => {}
+    }
+    match (m.imm, imm) {
+        (MemImm::Absent, Some(x)) if x != 0 => Err(MemMismatch::Lacks("immediate")),
+        (MemImm::Unsigned, Some(x)) if x < 0 => Err(MemMismatch::Unsigned(x)),
+        _ => Ok(space_value),
     }
 }
 
-/// Operand `k` of an instruction read as variant `v`, whose fields `spec` names.
+/// Operand `k` of an instruction read as variant `v`, whose fields `op` names.
 struct OperandFill<'a> {
     v: &'a Variant,
     k: usize,
-    spec: &'a OperandSpec,
+    op: &'a FormOperand<'a>,
     /// The instruction's modifiers: one may choose a float immediate's format.
-    modifiers: &'a [String],
+    modifiers: &'a [&'a str],
+    /// The architecture's `URZ` index.
+    urz: u64,
 }
 
 impl OperandFill<'_> {
+    /// A uniform register's field value: `URZ` is the architecture's zero register.
+    fn ureg_index(&self, n: u16) -> u64 {
+        if n == crate::sass::URZ {
+            self.urz
+        } else {
+            n as u64
+        }
+    }
+
+    /// [`Variant::float_format`] for borrowed modifiers: the first that names a format,
+    /// else the operand's own.
+    fn float_format(&self) -> FloatFormat {
+        match self.v.float_by.iter().find(|(m, _)| self.modifiers.contains(&m.as_str())) {
+            Some((_, f)) => *f,
+            None => self.op.float,
+        }
+    }
+
     /// Sets the operand's `slot`-th value field to `x`; `shown` is the value as written,
     /// for the message (formatted only then).
     fn set(&self, values: &mut Values, slot: usize, x: u64, shown: &dyn fmt::Display) -> Result<(), String> {
         let (v, k) = (self.v, self.k);
-        if let (Some(plus), Some(f)) = (self.spec.derived_plus(slot), self.spec.value_fields[slot]) {
+        let s = self.op.value[slot];
+        if let (Some(plus), Some(f)) = (s.plus, s.field()) {
             // A derived register has no bits: it must be what its source (set before it,
             // earlier in print order) prints it as.
             let (src, name) = (values.get(f), &v.fields[f].name);
-            return match crate::spec::Derived::value(plus, src, v.fields[f].max()) {
+            return match crate::spec::Derived::value(plus, src, s.max) {
                 Some(want) if want == x => Ok(()),
                 Some(want) => Err(format!("operand {k}: {shown} is not the register '{name}' gives it ({want}: the source's value + {plus})")),
                 None => Err(format!("operand {k}: the source's value {src} + {plus} passes the zero register (nvdisasm rejects the word)")),
             };
         }
-        match self.spec.value_fields[slot] {
-            Some(f) if x <= v.fields[f].max() => {
+        match s.field() {
+            Some(f) if x <= s.max => {
                 values.set(f, x);
                 Ok(())
             }
@@ -680,28 +867,26 @@ impl OperandFill<'_> {
     }
 
     /// The value fields, from the operand's body (register, immediate, constant, …).
-    fn body(&self, body: &Body, values: &mut Values) -> Result<(), String> {
-        let (v, k) = (self.v, self.k);
-        match (self.spec.kind, body) {
+    fn body(&self, o: &OperandRef, values: &mut Values) -> Result<(), String> {
+        let (v, k, body) = (self.v, self.k, &o.body);
+        match (self.op.kind, body) {
             // Registers are checked against the page's field, not the register file: the
             // printer shows what the page's field holds (UR86 in an 8-bit field), and the
             // two must roundtrip; a field wider than the hardware's is the validator's finding.
             (OperandKind::Reg, Body::Reg { n }) => self.set(values, 0, *n as u64, &format_args!("R{n}")),
-            (OperandKind::UReg, Body::UReg { n }) => self.set(values, 0, ureg_index(v, *n), body),
+            (OperandKind::UReg, Body::UReg { n }) => self.set(values, 0, self.ureg_index(*n), body),
             (OperandKind::Imm(m), Body::Imm { value }) => {
-                let f = self.spec.value_fields[0].ok_or("immediate without bits")?;
+                let f = self.op.value[0].field().ok_or("immediate without bits")?;
                 let x = m.invert(*value).ok_or_else(|| format!("operand {k}: {} is not {}", sass::hex_signed(*value), scale_text(m)))?;
-                values.set(f, imm_bits(v, f, k, x)?);
+                values.set(f, imm_bits(v, self.op.value[0], f, k, x)?);
                 Ok(())
             }
-            (OperandKind::Float(_), Body::Float { value, text }) => {
-                self.set(values, 0, float_bits(float_format(v, self.spec, self.modifiers), k, *value, text)?, text)
-            }
-            (OperandKind::Barrier, Body::Barrier { n }) => self.set(values, 0, *n as u64, &body.to_string()),
+            (OperandKind::Float(_), Body::Float { value, .. }) => self.set(values, 0, float_bits(self.float_format(), k, *value, o.text)?, &o.text),
+            (OperandKind::Barrier, Body::Barrier { n }) => self.set(values, 0, *n as u64, body),
             (OperandKind::Target(shift), Body::Imm { value }) => {
                 // The inverse of codec::print::target_at_zero, in the signed field.
                 let value = i64::try_from(*value).map_err(|_| format!("operand {k}: target {value:#x} is past 64-bit addresses"))?;
-                let w = self.spec.value_fields[0].map(|f| v.fields[f].width()).unwrap_or(0);
+                let w = self.op.value[0].width();
                 let unit = 1i64 << shift;
                 let units = value.wrapping_sub(0x10) / unit;
                 if value.wrapping_sub(0x10) % unit != 0 || w == 0 || w < 64 && (units < -(1i64 << (w - 1)) || units >= 1i64 << (w - 1)) {
@@ -709,11 +894,11 @@ impl OperandFill<'_> {
                         "operand {k}: target {value:#x} is not 0x10 plus a multiple of {unit} that fits the signed {w}-bit field ({unit}-byte units)"
                     ));
                 }
-                self.set(values, 0, (units as u64) & (u64::MAX >> (64 - w)), &format!("target {value:#x}"))
+                self.set(values, 0, (units as u64) & (u64::MAX >> (64 - w)), &format_args!("target {value:#x}"))
             }
             (OperandKind::Const, Body::Const { bank, offset }) => {
                 // The offset field is signed (see codec::print).
-                let w = self.spec.value_fields[1].map(|f| v.fields[f].width()).unwrap_or(0);
+                let w = self.op.value[1].width();
                 let units = *offset / 4;
                 if offset % 4 != 0 || w == 0 || units < -(1i64 << (w - 1)) || units >= 1i64 << (w - 1) {
                     return Err(format!("operand {k}: offset {offset:#x} does not fit: not a multiple of 4 in the signed {w}-bit field (4-byte units)"));
@@ -725,67 +910,46 @@ impl OperandFill<'_> {
                 if *offset < 0 || offset % 4 != 0 {
                     return Err(format!("operand {k}: offset {offset:#x} is not a non-negative multiple of 4"));
                 }
-                self.set(values, 0, ureg_index(v, *ureg), &Body::UReg { n: *ureg })?;
+                self.set(values, 0, self.ureg_index(*ureg), &Body::UReg { n: *ureg })?;
                 self.set(values, 1, (*offset / 4) as u64, &format_args!("offset {offset:#x}"))
             }
             (OperandKind::Pred, Body::Pred { n }) | (OperandKind::UPred, Body::UPred { n }) => {
                 if *n > PT {
-                    let u = if self.spec.kind == OperandKind::UPred { "U" } else { "" };
+                    let u = if self.op.kind == OperandKind::UPred { "U" } else { "" };
                     return Err(format!("operand {k}: predicate {body} does not exist ({u}P0..{u}P6, {u}PT)"));
                 }
                 self.set(values, 0, *n as u64, body)
             }
             (OperandKind::Mem(m), body) if body.as_mem().is_some() => self.mem(m, body, values),
-            (kind, body) => Err(format!("operand {k}: expected {}, found '{body}'", kind.form_token())),
+            (kind, _) => Err(format!("operand {k}: expected {}, found '{}'", kind.form_token(), o.full_body())),
         }
     }
 
-    /// A memory operand's fields. A register or immediate the text leaves out takes the value
-    /// nvdisasm leaves out (RZ, 0: `conventions::mem_printed`); one the form lacks may only
-    /// stand in for nothing printed (`[RZ]`, `a[0x0]`).
+    /// A memory operand's fields, once its parts fit the form's shape (see [`mem_fit`]).
     fn mem(&self, m: MemShape, body: &Body, values: &mut Values) -> Result<(), String> {
         let (v, k) = (self.v, self.k);
-        let Some((space, reg, ur, imm)) = body.as_mem() else { return Err(format!("operand {k}: '{body}' is not a memory operand")) };
-        let space_value = match (m.space, space) {
-            (MemSpaceKind::Plain, MemSpace::Plain) | (MemSpaceKind::Attr, MemSpace::Attr) => 0,
-            (MemSpaceKind::Desc, MemSpace::Desc { ureg }) | (MemSpaceKind::ConstX, MemSpace::ConstX { ureg }) => ureg_index(v, ureg),
-            (MemSpaceKind::Const, MemSpace::Const { bank }) => bank as u64,
-            (MemSpaceKind::Named(a), MemSpace::Named { name }) if a == name => 0,
-            _ => return Err(format!("operand {k}: expected {}, found '{body}'", m.token())),
-        };
-        let lacks = |what: &str| Err(format!("operand {k}: the form {} has no {what} for '{body}'", m.token()));
-        match (m.reg, reg) {
-            (false, Some(n)) if n != sass::RZ => return lacks("register"),
-            (false, _) | (true, _) => {}
-        }
-        match (m.ureg, ur) {
-            (false, Some(_)) => return lacks("uniform register"),
-            // nvdisasm prints a form's uniform register always (`[R0+URZ]`), unless the form
-            // leaves URZ out (`MemShape::ureg_elided`): then a missing one is URZ.
-            (true, None) if m.ureg_elided => {}
-            (true, None) => return Err(format!("operand {k}: the form {} prints its uniform register always, '{body}' has none", m.token())),
-            _ => {}
-        }
-        match (m.imm, imm) {
-            (MemImm::Absent, Some(x)) if x != 0 => return lacks("immediate"),
-            (MemImm::Unsigned, Some(x)) if x < 0 => return Err(format!("operand {k}: the form's offset is unsigned, not {}", sass::hex_signed(x))),
-            _ => {}
-        }
+        let Some(parts @ (space, reg, ur, imm)) = body.as_mem() else { return Err(format!("operand {k}: '{body}' is not a memory operand")) };
+        let space_value = mem_fit(m, parts, self.urz).map_err(|e| match e {
+            MemMismatch::Space => format!("operand {k}: expected {}, found '{body}'", m.token()),
+            MemMismatch::Lacks(what) => format!("operand {k}: the form {} has no {what} for '{body}'", m.token()),
+            MemMismatch::UregAlways => format!("operand {k}: the form {} prints its uniform register always, '{body}' has none", m.token()),
+            MemMismatch::Unsigned(x) => format!("operand {k}: the form's offset is unsigned, not {}", sass::hex_signed(x)),
+        })?;
         for (slot, role) in m.slot_roles().into_iter().enumerate() {
             match role {
-                MemSlot::Space => self.set(values, slot, space_value, &format!("{space:?}"))?,
-                MemSlot::Reg => self.set(values, slot, reg.unwrap_or(sass::RZ) as u64, &format!("R{}", reg.unwrap_or(sass::RZ)))?,
+                MemSlot::Space => self.set(values, slot, space_value, &format_args!("{space:?}"))?,
+                MemSlot::Reg => self.set(values, slot, reg.unwrap_or(sass::RZ) as u64, &format_args!("R{}", reg.unwrap_or(sass::RZ)))?,
                 MemSlot::UReg => {
                     let n = ur.unwrap_or(sass::URZ);
-                    self.set(values, slot, ureg_index(v, n), &Body::UReg { n }.to_string())?;
+                    self.set(values, slot, self.ureg_index(n), &Body::UReg { n })?;
                 }
                 MemSlot::Imm => {
-                    let f = self.spec.value_fields[slot].ok_or("offset without bits")?;
+                    let f = self.op.value[slot].field().ok_or("offset without bits")?;
                     let scale = ImmMap { shift: m.imm_shift, offset: 0 };
                     let x = imm.unwrap_or(0);
                     let units =
                         scale.invert(i128::from(x)).ok_or_else(|| format!("operand {k}: offset {} is not {}", sass::hex_signed(x), scale_text(scale)))?;
-                    values.set(f, imm_bits(v, f, k, units)?);
+                    values.set(f, imm_bits(v, self.op.value[slot], f, k, units)?);
                 }
             }
         }
@@ -793,20 +957,20 @@ impl OperandFill<'_> {
     }
 
     /// The `|…|`, `-` and `~`/`!` flags.
-    fn flags(&self, o: &sass::Operand, values: &mut Values) -> Result<(), String> {
+    fn flags(&self, o: &OperandRef, values: &mut Values) -> Result<(), String> {
         let k = self.k;
-        let not = if matches!(self.spec.kind, OperandKind::Pred | OperandKind::UPred) { "!" } else { "~" };
-        for (want, field, what) in [(o.abs, self.spec.abs_field, "|…|"), (o.neg, self.spec.neg_field, "-"), (o.not, self.spec.not_field, not)] {
+        let not = if matches!(self.op.kind, OperandKind::Pred | OperandKind::UPred) { "!" } else { "~" };
+        for (want, field, what) in [(o.abs, self.op.abs_field, "|…|"), (o.neg, self.op.neg_field, "-"), (o.not, self.op.not_field, not)] {
             match (want, field) {
-                (true, Some(f)) => values.set(f, 1),
+                (true, Some(f)) => values.set(f.into(), 1),
                 (true, None) => return Err(format!("operand {k}: the page has no {what} flag for it")),
                 _ => {}
             }
         }
         // Where the suffixes stand is the page's (`suffixes after bars:`), as printed.
         let placed = o.abs && !o.suffixes.is_empty() && !matches!(o.body, Body::Mem { .. });
-        if placed && o.after_bars != self.spec.suffixes_after_bars {
-            let (want, got) = if self.spec.suffixes_after_bars { ("after", "inside") } else { ("inside", "after") };
+        if placed && o.after_bars != self.op.suffixes_after_bars {
+            let (want, got) = if self.op.suffixes_after_bars { ("after", "inside") } else { ("inside", "after") };
             return Err(format!("operand {k}: nvdisasm prints this operand's suffixes {want} its |…| bars, not {got}"));
         }
         Ok(())
@@ -845,331 +1009,3 @@ fn float_bits(format: FloatFormat, k: usize, value: f64, text: &str) -> Result<u
         Ok(f.to_bits() as u64)
     }
 }
-
-/// One place in a token list: a fixed token, a table's value (its row's name, one token
-/// per `.`-separated part) or a flag's name; each token with its [`Vocabulary`] id.
-enum Slot<'s> {
-    Fixed {
-        text: &'s str,
-        id: u32,
-    },
-    Table {
-        field: usize,
-        hidden_zero: bool,
-        /// None: the page has no table for the field, and no text reads as it.
-        table: Option<&'s Table>,
-        /// Non-default rows as (value, where their token ids start in `ids`, how many), by
-        /// first token id, then most tokens first, else in table order (the order their
-        /// readings are tried in).
-        rows: Vec<(u64, usize, usize)>,
-        ids: Vec<u32>,
-        default: Option<u64>,
-    },
-    Flag {
-        field: usize,
-        name: &'s str,
-        id: u32,
-    },
-}
-
-/// Tokens as text and as [`Vocabulary`] ids (without [`UNLISTED_BIT`], equal ids are equal
-/// texts).
-#[derive(Clone, Copy)]
-struct Toks<'t> {
-    text: &'t [String],
-    ids: &'t [u32],
-}
-
-impl<'t> Toks<'t> {
-    fn skip(self, n: usize) -> Toks<'t> {
-        Toks { text: &self.text[n..], ids: &self.ids[n..] }
-    }
-
-    /// Whether the tokens start with those whose ids are `ids`.
-    fn starts_with(&self, ids: &[u32]) -> bool {
-        ids.len() <= self.ids.len() && ids.iter().zip(self.ids).all(|(a, b)| *a == b & !UNLISTED_BIT)
-    }
-}
-
-impl<'s> Slot<'s> {
-    fn table<'a>(v: &'s Variant, field: usize, hidden_zero: bool, vocabulary: &mut Vocabulary<'a>) -> Slot<'s>
-    where
-        's: 'a,
-    {
-        let table = v.field_table(field);
-        let all = table.map(|t| t.rows.as_slice()).unwrap_or_default();
-        let mut ids = vec![];
-        let mut rows: Vec<(u64, usize, usize)> = vec![];
-        for r in all.iter().filter(|r| r.kind != RowKind::Default) {
-            let start = ids.len();
-            ids.extend(r.name.split('.').map(|t| vocabulary.intern(t)));
-            rows.push((r.value, start, ids.len() - start));
-        }
-        // Grouped by first token (a text's first token picks its group), most tokens first.
-        rows.sort_by_key(|&(_, start, n)| (ids[start], std::cmp::Reverse(n)));
-        let default = all.iter().find(|r| r.kind == RowKind::Default).map(|r| r.value);
-        Slot::Table { field, hidden_zero, table, rows, ids, default }
-    }
-
-    fn flag<'a>(v: &'s Variant, field: usize, vocabulary: &mut Vocabulary<'a>) -> Slot<'s>
-    where
-        's: 'a,
-    {
-        let name = v.fields[field].name.as_str();
-        Slot::Flag { field, name, id: vocabulary.intern(name) }
-    }
-
-    /// What the slot looks like in a message.
-    fn expected(&self) -> String {
-        match self {
-            Slot::Fixed { text, .. } => text.to_string(),
-            Slot::Table { table, .. } => table.map(|t| t.title.clone()).unwrap_or_default(),
-            Slot::Flag { name, .. } => format!("[{name}]"),
-        }
-    }
-
-    /// Tries each way the slot can read tokens at `toks[0..]`, longest first: sets its
-    /// field and asks `rest` about the remaining tokens, until `rest` says yes.
-    fn try_each(&self, v: &Variant, toks: Toks, values: &mut Values, rest: &mut dyn FnMut(Toks, &mut Values) -> bool) -> bool {
-        let mut take = |set: Option<(usize, u64)>, used: usize, values: &mut Values| {
-            if let Some((f, x)) = set {
-                values.set(f, x);
-            }
-            rest(toks.skip(used), values)
-        };
-        match self {
-            Slot::Fixed { id, .. } => toks.starts_with(&[*id]) && take(None, 1, values),
-            Slot::Flag { field, id, .. } => (toks.starts_with(&[*id]) && take(Some((*field, 1)), 1, values)) || take(Some((*field, 0)), 0, values),
-            Slot::Table { field, hidden_zero, table: Some(t), rows, ids, default } => {
-                let first = toks.ids.first().map(|&t| t & !UNLISTED_BIT);
-                let from = rows.partition_point(|&(_, start, _)| Some(ids[start]) < first);
-                let group = rows[from..].iter().take_while(|&&(_, start, _)| Some(ids[start]) == first);
-                for &(x, start, n) in group {
-                    if toks.starts_with(&ids[start..start + n]) && take(Some((*field, x)), n, values) {
-                        return true;
-                    }
-                }
-                let unlisted = toks.text.first().and_then(|t| t.strip_prefix(UNLISTED)).and_then(|n| n.parse::<u64>().ok());
-                if let Some(x) = unlisted {
-                    if t.row(x).is_none() && x <= v.fields[*field].max() && take(Some((*field, x)), 1, values) {
-                        return true;
-                    }
-                }
-                (*hidden_zero && take(Some((*field, 0)), 0, values)) || default.is_some_and(|d| take(Some((*field, d)), 0, values))
-            }
-            Slot::Table { table: None, .. } => false,
-        }
-    }
-}
-
-/// Ids of modifier and suffix tokens, so that a text's tokens are looked up once and each
-/// candidate checks them as integers.
-enum Vocabulary<'a> {
-    /// Every token the variants read (an [`Assembler`]'s).
-    All(HashMap<&'a str, u32, FastHash>),
-    /// One text's tokens, whose ids are their positions: enough to check that text.
-    Text(Vec<&'a str>),
-}
-
-/// Set in a token's id when it starts with `UNLISTED`, which any table slot may read.
-const UNLISTED_BIT: u32 = 1 << 31;
-/// The id of a token no variant reads.
-const UNKNOWN: u32 = UNLISTED_BIT - 1;
-
-impl<'a> Vocabulary<'a> {
-    fn of_text(inst: &'a Instruction) -> Vocabulary<'a> {
-        let suffixes = inst.operands.iter().flat_map(|o| &o.suffixes);
-        Vocabulary::Text(inst.modifiers.iter().chain(suffixes).map(String::as_str).collect())
-    }
-
-    /// A token's id; the text vocabulary gives those not in the text [`UNKNOWN`].
-    fn intern(&mut self, t: &'a str) -> u32 {
-        match self {
-            Vocabulary::All(ids) => {
-                let n = ids.len() as u32;
-                *ids.entry(t).or_insert(n)
-            }
-            Vocabulary::Text(_) => self.plain_id(t),
-        }
-    }
-
-    fn plain_id(&self, t: &str) -> u32 {
-        let found = match self {
-            Vocabulary::All(ids) => ids.get(t).copied(),
-            Vocabulary::Text(toks) => toks.iter().position(|x| *x == t).map(|i| i as u32),
-        };
-        found.unwrap_or(UNKNOWN)
-    }
-
-    /// A text token's id, marked when it may read as an unlisted table value.
-    fn id(&self, t: &str) -> u32 {
-        let id = self.plain_id(t);
-        if t.starts_with(UNLISTED) {
-            id | UNLISTED_BIT
-        } else {
-            id
-        }
-    }
-
-    /// The ids of `inst`'s modifiers, then of each operand's suffixes in turn.
-    fn ids(&self, inst: &Instruction) -> TokenIds {
-        let suffixes = inst.operands.iter().flat_map(|o| &o.suffixes);
-        let all = inst.modifiers.iter().chain(suffixes).map(|t| self.id(t));
-        let n = inst.modifiers.len() + inst.operands.iter().map(|o| o.suffixes.len()).sum::<usize>();
-        let mut ids = TokenIds { inline: [0; INLINE_IDS], len: n, heap: vec![] };
-        if n <= INLINE_IDS {
-            ids.inline.iter_mut().zip(all).for_each(|(slot, id)| *slot = id);
-        } else {
-            ids.heap = all.collect();
-        }
-        ids
-    }
-}
-
-/// Token ids a text keeps without allocating (texts have a handful).
-const INLINE_IDS: usize = 16;
-
-/// A text's token ids (see [`Vocabulary::ids`]): inline when few, else on the heap.
-struct TokenIds {
-    inline: [u32; INLINE_IDS],
-    len: usize,
-    heap: Vec<u32>,
-}
-
-impl std::ops::Deref for TokenIds {
-    type Target = [u32];
-    fn deref(&self) -> &[u32] {
-        if self.len <= INLINE_IDS {
-            &self.inline[..self.len]
-        } else {
-            &self.heap
-        }
-    }
-}
-
-/// FxHash (rustc's): the maps above are keyed by short names, for which SipHash costs
-/// more than the lookup it serves.
-#[derive(Default, Clone, Copy)]
-struct Fx(u64);
-
-impl std::hash::Hasher for Fx {
-    fn write(&mut self, bytes: &[u8]) {
-        for c in bytes.chunks(8) {
-            let mut b = [0u8; 8];
-            b[..c.len()].copy_from_slice(c);
-            self.0 = (self.0.rotate_left(5) ^ u64::from_le_bytes(b)).wrapping_mul(0x517c_c1b7_2722_0a95);
-        }
-    }
-    fn finish(&self) -> u64 {
-        self.0
-    }
-}
-
-type FastHash = std::hash::BuildHasherDefault<Fx>;
-
-/// A token list's slots, and the tokens they can read (for a quick rejection).
-struct Slots<'s> {
-    slots: Vec<Slot<'s>>,
-    /// The ids of every token some slot reads, sorted.
-    vocabulary: Vec<u32>,
-    /// The ids of tokens that must appear (fixed slots).
-    required: Vec<u32>,
-    /// Whether `UNLISTED<n>` tokens may read (a slot has a table).
-    unlisted: bool,
-    /// Whether some slot reads nothing at all (a field without its table).
-    dead: bool,
-}
-
-impl<'s> Slots<'s> {
-    fn new(slots: Vec<Slot<'s>>) -> Slots<'s> {
-        let (mut vocabulary, mut required) = (vec![], vec![]);
-        let (mut unlisted, mut dead) = (false, false);
-        for s in &slots {
-            match s {
-                Slot::Fixed { id, .. } => {
-                    vocabulary.push(*id);
-                    required.push(*id);
-                }
-                Slot::Flag { id, .. } => vocabulary.push(*id),
-                Slot::Table { table: Some(_), ids, .. } => {
-                    unlisted = true;
-                    vocabulary.extend(ids);
-                }
-                Slot::Table { table: None, .. } => dead = true,
-            }
-        }
-        vocabulary.sort_unstable();
-        vocabulary.dedup();
-        Slots { slots, vocabulary, required, unlisted, dead }
-    }
-
-    /// False only where [`Slots::read`] fails: a token no slot reads, a fixed token
-    /// missing, or a slot that reads nothing.
-    fn may_read(&self, tokens: &[u32]) -> bool {
-        let known = |&t: &u32| self.vocabulary.binary_search(&(t & !UNLISTED_BIT)).is_ok() || (self.unlisted && t & UNLISTED_BIT != 0);
-        !self.dead && tokens.iter().all(known) && self.required.iter().all(|&r| tokens.iter().any(|&t| t & !UNLISTED_BIT == r))
-    }
-
-    /// Sets the slots' fields from `toks`, which they must read exactly: in page order if
-    /// possible, else in any order.
-    fn read(&self, v: &Variant, toks: Toks, values: &mut Values) -> Result<(), String> {
-        let n = self.slots.len();
-        let page_order =
-            if n <= IN_ORDER.len() { self.read_in(v, &IN_ORDER[..n], toks, values) } else { self.read_in(v, &(0..n).collect::<Vec<_>>(), toks, values) };
-        if page_order {
-            return Ok(());
-        }
-        // nvdisasm's modifier order is not always the page's (a syntax difference the
-        // validator reports): accept any order. (Every reading in the page's order comes
-        // first: `read_any` alone could settle on another order before a page-order
-        // reading with other rows, and placeholder rows read in several ways.)
-        if n <= 32 && self.read_any(v, 0, toks, values, &mut vec![]) {
-            return Ok(());
-        }
-        let expect: Vec<String> = self.slots.iter().map(Slot::expected).collect();
-        Err(format!("modifiers {:?} do not fit [{}]", toks.text, expect.join(", ")))
-    }
-
-    /// Whether the slots not in `used` (bit k: slot k), in some order, read exactly `toks`.
-    /// Slots read tokens first, and those that read none (a flag's 0, a hidden or default
-    /// row) only once the tokens are used up: their order does not matter, and trying it
-    /// would visit every subset of them. `failed` remembers states (slots used, tokens
-    /// left) that cannot be completed, so that each is explored once rather than once per
-    /// order of the slots before it.
-    fn read_any(&self, v: &Variant, used: u32, toks: Toks, values: &mut Values, failed: &mut Vec<(u32, usize)>) -> bool {
-        let n = self.slots.len();
-        let free = (0..n).filter(|&k| used >> k & 1 == 0);
-        if toks.ids.is_empty() {
-            return free.into_iter().all(|k| self.slots[k].try_each(v, toks, values, &mut |_, _| true));
-        }
-        let state = (used, toks.ids.len());
-        if failed.contains(&state) {
-            return false;
-        }
-        for k in free {
-            let mut next = |left: Toks, values: &mut Values| left.ids.len() < toks.ids.len() && self.read_any(v, used | 1 << k, left, values, failed);
-            if self.slots[k].try_each(v, toks, values, &mut next) {
-                return true;
-            }
-        }
-        failed.push(state);
-        false
-    }
-
-    /// Whether the slots, in `order`, read exactly `toks`.
-    fn read_in(&self, v: &Variant, order: &[usize], toks: Toks, values: &mut Values) -> bool {
-        let Some((&first, rest)) = order.split_first() else { return toks.ids.is_empty() };
-        self.slots[first].try_each(v, toks, values, &mut |left, values| self.read_in(v, rest, left, values))
-    }
-}
-
-/// `0, 1, 2, …`: the page's order of up to 32 slots, without building it.
-const IN_ORDER: [usize; 32] = {
-    let mut a = [0; 32];
-    let mut i = 0;
-    while i < 32 {
-        a[i] = i;
-        i += 1;
-    }
-    a
-};
