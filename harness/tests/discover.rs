@@ -1114,20 +1114,32 @@ fn operands_left_out_at_zero_are_solved_printed_and_assembled() {
 /// HGMMA's last operand, `gsb0`, is a name whose field prints `gsb0` at 0, `INVALIDn` up
 /// to 6 and nothing at 7: nvdisasm then leaves the operand out (`HGMMA.64x8x16.F32 R28,
 /// gdesc[UR4].negA.tnspB, R28 ;`). The name's table gets a `(default)` row there, the
-/// printer leaves the operand out and the assembler reads the shorter text back.
+/// printer leaves the operand out and the assembler reads the shorter text back. With the
+/// inverted `UP` before it (`!UPT`, `UP0`, or PT left out), every wgmma word ptxas emits for
+/// corpus/ptx/wgmma_tensor.ptx decodes, prints and assembles back.
 #[test]
 fn name_operands_left_out_at_their_default_row_solve() {
     let nv = nv();
-    // ptxas's words for wgmma (corpus/ptx/wgmma_tensor.ptx): gsb0 left out, and printed.
-    let hgmma = ["000fe2000870091c40000000041c79f0", "000fe2000870281c04000000041c79f0"];
-    let d = solves_and_prints(&nv, 90, "HGMMA", "000fc0000800000000000000000009f0", &hgmma);
-    let tables = d.fields.iter().filter_map(|f| match &f.kind {
-        discover::FieldKind::Suffix { table, .. } => Some(table),
+    let arch = spec::Arch(90);
+    let seeds = [("HGMMA", "000fc0000800000000000000000009f0"), ("BGMMA", "000fc0000800000000000000000009f2")];
+    let d = discover::discover(&nv, arch, Word::parse_hex(seeds[0].1).unwrap()).unwrap();
+    let gsb = d.fields.iter().find_map(|f| match &f.kind {
+        discover::FieldKind::Suffix { table, .. } if table.iter().any(|(_, n)| n == "gsb0") => Some(table.clone()),
         _ => None,
     });
-    let gsb = tables.into_iter().find(|t| t.iter().any(|(_, n)| n == "gsb0")).expect("a table with gsb0");
+    let gsb = gsb.expect("a table with gsb0");
     assert_eq!(gsb.iter().find(|(v, _)| *v == 7).map(|(_, n)| n.as_str()), Some("(default)"), "{gsb:?}");
-    solves_and_prints(&nv, 90, "BGMMA", "000fc0000800000000000000000009f2", &["000fe6000801401800000000041879f2"]);
+    let spec = solved_spec(&nv, arch, &seeds);
+    let c = sass_harness::codec::Codec::new(&spec);
+    // gsb0 left out and printed; UP left out (PT), `!UPT` and `UP0`.
+    let words = [
+        "000fe2000870091c40000000041c79f0",
+        "000fe2000870281c04000000041c79f0",
+        "000fe8000c7008ff00000000041c79f0",
+        "000fe6000c0000ff40000000042479f0",
+        "000fe6000801401800000000041879f2",
+    ];
+    real_words_print_and_assemble(&nv, &c, &words.map(|h| Word::parse_hex(h).unwrap()));
 }
 
 /// A form no real word seeded: the bits nvdisasm ignores are written as 0 on the page (what

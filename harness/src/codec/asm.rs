@@ -464,7 +464,7 @@ fn omitted_body(v: &Variant, k: usize, general: bool) -> Option<Body> {
 /// Does name operand `o`'s table have a `(default)` row, which nvdisasm prints by leaving
 /// the operand out?
 fn has_nameless_row(v: &Variant, o: &OperandSpec) -> bool {
-    o.suffix_fields.first().and_then(|&f| v.field_table(f)).is_some_and(|t| t.rows.iter().any(|r| r.kind == RowKind::Default))
+    o.suffix_fields.first().and_then(|&f| v.field_table(f)).is_some_and(|t| t.rows.iter().any(|r| r.kind == crate::spec::RowKind::Default))
 }
 
 /// How many of `suffixes` are fixed by the form (no field): a memory form's register
@@ -492,7 +492,7 @@ fn fill_special(v: &Variant, k: usize, o: &OperandRef, tokens: &[&str], spec: &O
             n => Err(format!("operand {k}: '{name}' is not this form's name '{}'", n.as_deref().unwrap_or(""))),
         };
     };
-    let nameless = |r: &&crate::spec::Row| name.is_empty() && r.kind == RowKind::Default;
+    let nameless = |r: &&crate::spec::Row| name.is_empty() && r.kind == crate::spec::RowKind::Default;
     let row = v.field_table(f).and_then(|t| t.rows.iter().find(|r| r.name == name || nameless(r)));
     let row = row.ok_or_else(|| format!("operand {k}: '{name}' is not a name of this form's table"))?;
     values.set(f, row.value);
