@@ -254,9 +254,7 @@ impl MemShape {
                 return Err(format!("memory operand '{t}': component '{c}' out of order or repeated (R+UR+I, each at most once)"));
             }
             stage = at + 1;
-            if elided && name != "R" {
-                return Err(format!("memory operand '{t}': only the register and uniform register may be left out ('R?', 'UR?'), not '{c}?'"));
-            }
+            // Only `R` gets here with `elided` (`RX?` is no component above).
             shape.reg_elided |= elided;
             match (name, sfx) {
                 ("R", None) => shape.reg = true,
@@ -994,7 +992,7 @@ mod tests {
         assert!(r.reg && r.reg_elided && r.reg_suffix == Some("64"));
         assert_eq!((r.token(), OperandKind::Mem(r).key_token()), ("[R.64?+UR+I*32]".to_string(), "M_R_64_UR_I".to_string()));
         assert_eq!(MemShape::parse("[R?+UR]").unwrap().token(), "[R?+UR]");
-        assert!(MemShape::parse("[RX?+UR]").unwrap_err().contains("only the register and uniform register may be left out"));
+        assert!(MemShape::parse("[RX?+UR]").unwrap_err().contains("component 'RX' is not R, R.<suffix>, R?"));
     }
 
     #[test]
