@@ -423,7 +423,7 @@ fn with_omitted<'t>(v: &Variant, inst: &InstRef<'t>, general: bool) -> Vec<Optio
             continue;
         }
         let mut given = inst.operands.iter();
-        let mut operands = smallvec::SmallVec::with_capacity(v.operands.len());
+        let mut operands = SmallVec::with_capacity(v.operands.len());
         for k in 0..v.operands.len() {
             match cands.iter().position(|(p, _)| *p == k).filter(|i| mask >> i & 1 == 1) {
                 Some(i) => operands.push(OperandRef::new(cands[i].1.clone())),
@@ -471,13 +471,13 @@ fn has_nameless_row(v: &Variant, o: &OperandSpec) -> bool {
 /// suffix (`[R2.64+UR4]`) or an operand's fixed suffixes (`R0.SIGN`); an error when the
 /// text lacks them.
 fn fixed_suffix(spec: &OperandSpec, suffixes: &[&str]) -> Result<usize, String> {
-    let fixed = &spec.fixed_suffixes;
+    let printed = &spec.fixed_suffixes;
     match spec.kind {
         OperandKind::Mem(MemShape { reg_suffix: Some(fixed), .. }) => match suffixes.first() {
             Some(&s) if s == fixed => Ok(1),
             _ => Err(format!("the form's register prints '.{fixed}', not {suffixes:?}")),
         },
-        _ if fixed.len() <= suffixes.len() && fixed.iter().zip(suffixes).all(|(f, s)| f == s) => Ok(fixed.len()),
+        _ if printed.len() <= suffixes.len() && printed.iter().zip(suffixes).all(|(f, s)| f == s) => Ok(printed.len()),
         _ => Err(format!("the form's operand prints '.{}', not {suffixes:?}", spec.fixed_suffixes.join("."))),
     }
 }
