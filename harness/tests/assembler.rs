@@ -18,8 +18,17 @@ fn discovered() -> spec::Spec {
 /// `w` decodes as a variant whose text is `text`.
 fn prints_as(c: &Codec, arch: Arch, w: Word, text: &str) -> Result<(), String> {
     let (vj, back) = c.decode(arch, w).map_err(|e| e.to_string())?;
-    let again = codec::print(c.variant(vj), &back).to_string();
-    if again == text {
+    let again = codec::print(c.variant(vj), &back);
+    // Two forms print one word (SM120 LDG.256 with RML2 is nvdisasm's `rml2` opclass, which
+    // the plain form's group lists too): their pages may order the modifiers apart, an
+    // order validation learns per form (a syntax note), so the modifiers compare as a multiset.
+    let same_tokens = |t: &sass_harness::sass::Instruction| {
+        let mut m = t.modifiers.clone();
+        m.sort();
+        (m, t.operands.iter().map(|o| o.to_string()).collect::<Vec<_>>(), t.pred.as_ref().map(|p| p.to_string()))
+    };
+    let alike = sass_harness::sass::parse_instruction(text).is_ok_and(|t| same_tokens(&t) == same_tokens(&again));
+    if again.to_string() == text || alike {
         Ok(())
     } else {
         Err(format!("{w} prints '{again}'"))
@@ -175,7 +184,9 @@ fn modifiers_read_in_any_order() {
                 // (a left-out RZ drops its suffix: `[0x96776]` for `[RZ.X4+0x96776]`).
                 Err(AsmError::Ambiguous { words, .. }) => {
                     let text = codec::print(v, &vals).to_string();
-                    assert!(words.contains(&w) || words.iter().all(|&x| prints_as(&c, v.arch, x, &text).is_ok()), "{}: '{inst}' reads as {words:?}", v.key)
+                    // A lossy text (a NaN's payload) need not give either back.
+                    let alike = words.iter().all(|&x| prints_as(&c, v.arch, x, &text).is_ok());
+                    assert!(words.contains(&w) || alike || !codec::print::lossless(v, &vals), "{}: '{inst}' reads as {words:?}", v.key)
                 }
                 Err(e) => panic!("{}: '{inst}': {e}", v.key),
             }

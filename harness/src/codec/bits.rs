@@ -121,6 +121,9 @@ pub struct Codec<'s> {
     variants: Vec<&'s Variant>,
     compiled: Vec<Compiled>,
     patterns: Vec<Pattern>,
+    /// Each variant's whole fixed mask and value, the bits nvdisasm ignores included: of
+    /// several matches, those that match these too come first (see `most_specific`).
+    strict: Vec<(u128, u128)>,
     index: OpcodeIndex,
 }
 
@@ -205,7 +208,8 @@ impl<'s> Codec<'s> {
         let patterns: Vec<Pattern> =
             variants.iter().map(|v| Pattern { mask: v.fixed_mask.minus(v.ignored).0, value: v.fixed_value.0 & !v.ignored.0, arch: v.arch }).collect();
         let index = OpcodeIndex::new(&patterns);
-        Codec { spec, variants, compiled, patterns, index }
+        let strict = variants.iter().map(|v| (v.fixed_mask.0, v.fixed_value.0 & v.fixed_mask.0)).collect();
+        Codec { spec, variants, compiled, patterns, strict, index }
     }
 
     pub fn variants(&self) -> &[&'s Variant] {
@@ -306,18 +310,25 @@ impl<'s> Codec<'s> {
     fn most_specific(&self, arch: Arch, word: Word) -> Result<usize, DecodeError> {
         let all: Vec<usize> =
             self.index.candidates(arch, word).iter().map(|&i| i as usize).filter(|&i| word.0 & self.patterns[i].mask == self.patterns[i].value).collect();
-        let covers =
-            |a: usize, b: usize| self.patterns[a].mask & self.patterns[b].mask == self.patterns[b].mask && self.patterns[a].mask != self.patterns[b].mask;
+        // Matches whose ignored bits hold their page's values too come first: a word another
+        // form owns is not read as a form that merely ignores where they differ (CCTL's
+        // operand-less form ignores bits where CCTL [R+I] has its register).
+        let strict: Vec<usize> = all.iter().copied().filter(|&i| word.0 & self.strict[i].0 == self.strict[i].1).collect();
+        let (all, mask): (Vec<usize>, &dyn Fn(usize) -> u128) =
+            if strict.is_empty() { (all, &|i| self.patterns[i].mask) } else { (strict, &|i| self.strict[i].0) };
+        // Then those whose tables list every value the word holds: a table leaves out the
+        // values nvdisasm reads as another form (CCTL.IVALL's group `001` is the
+        // `CCTL.U.WB [RZ]` form's word).
+        let listed: Vec<usize> = all.iter().copied().filter(|&i| self.lists(i, &self.extract(i, word))).collect();
+        let all = if listed.is_empty() { all } else { listed };
+        if let [one] = all[..] {
+            return Ok(one);
+        }
+        let covers = |a: usize, b: usize| mask(a) & mask(b) == mask(b) && mask(a) != mask(b);
         if let Some(a) = all.iter().copied().find(|&a| all.iter().all(|&b| a == b || covers(a, b))) {
             return Ok(a);
         }
-        // Else the one match whose tables list every value the word holds: a table leaves
-        // out the values nvdisasm reads as another form (CCTL.IVALL's group `001` is the
-        // `CCTL.U.WB [RZ]` form's word).
-        match all.iter().copied().filter(|&i| self.lists(i, &self.extract(i, word))).collect::<Vec<_>>()[..] {
-            [one] => Ok(one),
-            _ => Err(self.ambiguous(arch, word)),
-        }
+        Err(self.ambiguous(arch, word))
     }
 
     /// Whether every table field of variant `vi` holds a value its table lists.
