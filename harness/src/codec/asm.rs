@@ -1,8 +1,7 @@
 //! SASS text → word: the assembler direction of the printer.
 //!
 //! Control fields (stall, yield, barriers, reuse) never appear in nvdisasm's text, so they
-//! come from a separate word (`controls_from`), as an assembler takes scheduling info; so do
-//! the bits a page marks as ignored by nvdisasm (`ignored bits:`).
+//! come from a separate word (`controls_from`), as an assembler takes scheduling info.
 
 use super::bits::{Codec, Values};
 use super::print::{f64_to_bfloat, f64_to_half, guard_is_uniform, FloatFormat};
@@ -320,8 +319,7 @@ fn hits<'f, 's: 'f>(codec: &Codec, forms: impl Iterator<Item = (usize, &'f Form<
     for (vi, form) in forms {
         let mut values = Values::zero(form.n_fields);
         if form.fill_into(inst, tokens, &mut values).is_ok() {
-            // Control fields are zero in `values`: their bits (and the ignored bits) come
-            // straight from `controls_from`.
+            // Control fields are zero in `values`: their bits come straight from `controls_from`.
             let own = codec.encode_unchecked(vi, &values).0 & !form.control_bits;
             hits.add(vi, Word(own | controls_from.0 & form.control_bits));
         }
@@ -517,8 +515,7 @@ struct Form<'s> {
     /// The predicate fields with their largest values.
     pred_fields: SmallVec<[(usize, u64); 1]>,
     uniform_guard: bool,
-    /// The bits of the control fields and the bits nvdisasm ignores (a text does not say
-    /// them; see [`assemble`]).
+    /// The bits of the control fields (a text does not say them; see [`assemble`]).
     control_bits: u128,
     /// The instruction's modifiers, in page order.
     modifiers: Slots<'s>,
@@ -627,7 +624,7 @@ impl<'s> Form<'s> {
             urz: super::conventions::uniform_zero(v.arch) as u64,
             pred_fields: (0..v.fields.len()).filter(|&i| v.fields[i].kind == FieldKind::Pred).map(|i| (i, v.fields[i].max())).collect(),
             uniform_guard: guard_is_uniform(v),
-            control_bits: v.fields.iter().filter(|f| f.is_control()).flat_map(|f| &f.bits).fold(v.ignored.0, |m, &b| m | 1u128 << b),
+            control_bits: v.fields.iter().filter(|f| f.is_control()).flat_map(|f| &f.bits).fold(0, |m, &b| m | 1u128 << b),
             modifiers: Slots::new(modifiers),
             operands,
         }
