@@ -204,7 +204,9 @@ impl Tally<'_> {
                 let v2 = self.codec.extract(vj, w2);
                 let same = codec::print(self.codec.variant(vj), &v2).to_string() == ours;
                 let diff = BitSet(w.0 ^ w2.0);
-                if same {
+                // Or the page marks every differing bit as one nvdisasm ignores.
+                let marked = diff.minus(self.codec.variant(vj).ignored).is_empty();
+                if same || marked {
                     rep.asm_up_to_ignored += 1;
                     rep.ignored_bits = rep.ignored_bits.union(diff);
                     None
