@@ -67,11 +67,17 @@ fn printed_texts_of_every_discovered_variant_assemble_back() {
             assert_eq!(got, asm::assemble(&c, v.arch, &text, w), "{}: {text}", v.key);
             total += 1;
             match got {
-                Ok((_, w2)) => {
+                Ok((vj, w2)) => {
                     prints_as(&c, v.arch, w2, &text).unwrap_or_else(|e| panic!("{}: '{text}' assembles to {e}", v.key));
                     let lossless = codec::print::lossless(v, &vals);
-                    assert!(w2 == w || !lossless || lossy, "{}: '{text}' is lossless, yet assembles to {w2}, not {w}", v.key);
-                    exact += usize::from(w2 == w);
+                    // Bits the page that reads the text marks as ignored take its layout's
+                    // value: no text says them.
+                    let same = (w2.0 ^ w.0) & !(v.ignored.0 | c.variant(vj).ignored.0) == 0;
+                    // Or the text does not show every bit: both words print it (an elided
+                    // register's suffix, ATOMS `[0x889433]`, which `lossless` does not see).
+                    let alike = prints_as(&c, v.arch, w, &text).is_ok();
+                    assert!(same || !lossless || lossy || alike, "{}: '{text}' is lossless, yet assembles to {w2}, not {w}", v.key);
+                    exact += usize::from(same);
                 }
                 // Another variant reads the text too (nvdisasm prints some encodings alike,
                 // and the assembler takes modifiers in any order): the word is one of the
@@ -179,7 +185,10 @@ fn modifiers_read_in_any_order() {
             inst.modifiers.reverse();
             tried += 1;
             match a.assemble_inst(v.arch, &inst, w) {
-                Ok((_, w2)) => assert!(w2 == w || !codec::print::lossless(v, &vals), "{}: '{inst}' assembles to {w2}, not {w}", v.key),
+                Ok((vj, w2)) => {
+                    let same = (w2.0 ^ w.0) & !(v.ignored.0 | c.variant(vj).ignored.0) == 0;
+                    assert!(same || !codec::print::lossless(v, &vals), "{}: '{inst}' assembles to {w2}, not {w}", v.key)
+                }
                 // Without the word among the readings, each reading must print the text
                 // (a left-out RZ drops its suffix: `[0x96776]` for `[RZ.X4+0x96776]`).
                 Err(AsmError::Ambiguous { words, .. }) => {
