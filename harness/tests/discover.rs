@@ -1150,6 +1150,19 @@ fn name_operands_left_out_at_their_default_row_solve() {
     real_words_print_and_assemble(&nv, &c, &words.map(|h| Word::parse_hex(h).unwrap()));
 }
 
+/// Census seeds that hide the inverted `UP` of a wgmma form: QGMMA's zero-field seed leaves
+/// out both UPT and (for other values of its field) `gsb0`, so the solution whose flips show
+/// UP is checked against texts missing both; HGMMA.SP's seed prints `!UPT`, whose negation
+/// flip hides the operand, so the solver reseeds there and then shows UP. ptxas's words
+/// (`QGMMA… R28, UP0, gsb0`, `HGMMA.SP… RZ, !UPT, R38, 0x0, gsb0`) then print and assemble.
+#[test]
+fn wgmma_seeds_hiding_their_inverted_up_solve() {
+    let nv = nv();
+    solves_and_prints(&nv, 90, "QGMMA", "000fc0000800000000000000000009f3", &["000fe6000b80281c00000000041c79f3", "000fc0000870188c0040000008a2a9f3"]);
+    let d = solves_and_prints(&nv, 90, "HGMMA", "000fc0000c000aff08002600042079f0", &["000fe2000c000aff08002600042079f0"]);
+    assert!(d.kinds.iter().any(|k| *k == spec::OperandKind::UPred), "{:?}", d.kinds);
+}
+
 /// A form no real word seeded: the bits nvdisasm ignores are written as 0 on the page (what
 /// ptxas writes in bits it does not use), not as the census seed's (a random round's seed
 /// has junk there: SM100 UTCATOMSWS's ignored bits 25, 26, 29, 44, 63, …), so real code the

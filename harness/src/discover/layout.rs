@@ -920,8 +920,11 @@ pub fn with_pt(s: &Seed, d: &Discovered, w: Word, text: &str) -> String {
         .filter_map(|(k, bits)| all_ones_text(s.kinds[k], bits.len()).map(|t| (k, t, false)))
         .collect();
     left_out.extend(zero_left_out(s, d, w));
+    // Names at their `(default)` row are left out by nvdisasm and by the page alike: they
+    // stay out (QGMMA `R0, gdesc[UR0], R0` leaves out both its UPT and its `gsb0`).
+    let nameless = nameless_at(s, d, w);
     let raw = super::probe::raw_operands(text);
-    if left_out.is_empty() || raw.len() + left_out.len() != s.kinds.len() {
+    if left_out.is_empty() || raw.len() + left_out.len() + nameless.len() != s.kinds.len() {
         return text.to_string();
     }
     let end = text.trim_end().trim_end_matches(';').trim_end().len();
@@ -933,11 +936,30 @@ pub fn with_pt(s: &Seed, d: &Discovered, w: Word, text: &str) -> String {
     let start = if text.starts_with('@') { text.find(' ').map_or(0, |i| i + 1) } else { 0 };
     let head = format!("{} ", &text[..text[start..end].find(' ').map_or(end, |i| start + i)]);
     let mut given = raw.into_iter().zip(joined.into_iter().chain(std::iter::repeat(false)));
-    let all = (0..s.kinds.len()).map(|k| match left_out.iter().find(|(j, _, _)| *j == k) {
+    let all = (0..s.kinds.len()).filter(|k| !nameless.contains(k)).map(|k| match left_out.iter().find(|(j, _, _)| *j == k) {
         Some((_, t, joined)) => (t.clone(), *joined),
         None => given.next().unwrap_or_default(),
     });
     format!("{head}{}{}", join_operands(all), &text[end..])
+}
+
+/// The form operands that are names whose table row for `w` is `(default)`: nvdisasm
+/// prints nothing for them.
+fn nameless_at(s: &Seed, d: &Discovered, w: Word) -> Vec<usize> {
+    let sl = slots(s);
+    let value = |bits: &[u8]| bits.iter().enumerate().fold(0u64, |a, (q, &b)| a | u64::from(w.bit(b)) << q);
+    (0..s.kinds.len())
+        .filter(|&k| s.kinds[k] == OperandKind::Name)
+        .filter(|&k| {
+            d.fields.iter().any(|f| match &f.kind {
+                FieldKind::Suffix { operand, table } if sl[k].contains(operand) => {
+                    let v = value(&f.bits);
+                    table.iter().any(|(x, n)| *x == v && n == "(default)")
+                }
+                _ => false,
+            })
+        })
+        .collect()
 }
 
 /// The form operands of [`Discovered::left_out`] whose field is zero in `w`: (form operand,

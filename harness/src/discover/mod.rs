@@ -325,6 +325,23 @@ fn showing_bit(s: &Seed, bits: &[u8], texts: &[Option<String>], other: &[bool]) 
     (0..bits.len()).find(|&k| !other[k] && more(&texts[k + 1])).map(|k| bits[k])
 }
 
+/// The first probed bit whose flip, in the same form, prints the seed without one of its
+/// operands, a negated true predicate (`!UPT`): the flip clears the negation and nvdisasm
+/// leaves the plain UPT out. A seed of that flip shows the predicate's field through
+/// [`showing_bit`] (HGMMA.SP's census word `…, RZ, !UPT, R38, 0x0, gsb0`).
+fn hiding_bit(s: &Seed, bits: &[u8], texts: &[Option<String>], other: &[bool]) -> Option<u8> {
+    let negated_true = |o: &crate::sass::Operand| o.not && matches!(o.body, crate::sass::Body::Pred { n: 7 } | crate::sass::Body::UPred { n: 7 });
+    let k = s.inst.operands.iter().position(negated_true)?;
+    let mut without = s.inst.operands.clone();
+    without.remove(k);
+    let fewer = |t: &Option<String>| {
+        t.as_deref()
+            .and_then(|t| crate::sass::parse_instruction(t).ok())
+            .is_some_and(|i| i.mnemonic == s.inst.mnemonic && i.modifiers == s.inst.modifiers && i.operands == without)
+    };
+    (0..bits.len()).find(|&k| !other[k] && fewer(&texts[k + 1])).map(|k| bits[k])
+}
+
 /// Solves from the flip of `bit` instead, if that solution is clean and covers `seed` (the
 /// seed differs from its zero word only in fields, and some operand is left out at all
 /// ones or at zero): a form whose operand shows only for some values then gets its field.
@@ -407,7 +424,13 @@ fn discover_from(src: &dyn Source, arch: Arch, seed: Word, reseeds: u8) -> Resul
             return Ok(d);
         }
     }
-    solve_checked(&mut o, &s, seed, &effects, &[])
+    let d = solve_checked(&mut o, &s, seed, &effects, &[])?;
+    if let Some(bit) = hiding_bit(&s, &bits, &texts, &other).filter(|_| reseeds > 0 && !d.notes.is_empty()) {
+        if let Some(d) = reseeded(src, arch, seed, bit, reseeds)? {
+            return Ok(d);
+        }
+    }
+    Ok(d)
 }
 
 /// The layout the effects give (`paired`: the one-hot pairs' bits, see [`swap::find`]),
