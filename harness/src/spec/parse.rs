@@ -231,58 +231,15 @@ fn parse_variant(p: &mut Lines, instruction: &str, arch: Arch) -> Result<Variant
     let (cells, layout_lines) = read_layout(p)?;
     let (raw, fixed_mask, fixed_value, inferred) = spans(p, &cells)?;
     let tables = read_tables(p)?;
-    let VariantHead {
-        line,
-        heading,
-        mnemonic,
-        heading_mods,
-        form,
-        kinds,
-        distilled_line,
-        distilled,
-        dinst,
-        derived,
-        left_out,
-        inverted,
-        illegal_all_ones,
-        key,
-        float_by,
-        after_bars,
-        ignored,
-    } = head;
-    let draft = VariantDraft {
-        file: p.file.to_string(),
-        key,
-        line,
-        arch,
-        heading,
-        mnemonic,
-        heading_mods,
-        form,
-        kinds,
-        distilled,
-        dinst,
-        derived,
-        left_out,
-        inverted: inverted.map(|x| x.1).unwrap_or_default(),
-        illegal_all_ones,
-        raw,
-        fixed_mask,
-        fixed_value,
-        inferred,
-        tables,
-        float_by,
-        after_bars,
-        ignored,
-    };
+    let draft = VariantDraft { file: p.file.to_string(), arch, head, raw, fixed_mask, fixed_value, inferred, tables };
     let mut v = draft.build(p)?;
-    v.distilled_line = distilled_line;
     v.layout_lines = layout_lines;
     Ok(v)
 }
 
-/// A variant's first four lines: heading, operand form, distilled text and key (between
-/// the last two, the optional `aliases:` and `suffixes after bars:` lines).
+/// A variant's head: heading, operand form, distilled text and key, and between the last
+/// two the optional lines (`aliases:`, `floats:`, `derived:`, `left out at zero:`,
+/// `inverted:`, `illegal at all ones:`, `suffixes after bars:`, `ignored bits:`).
 struct VariantHead {
     /// The heading's line.
     line: usize,
@@ -905,32 +862,17 @@ fn warn_duplicate_names(p: &mut Lines, title: &str, rows: &[Row], width: usize) 
     }
 }
 
-/// A variant as read from the page, before its fields are interpreted and checked.
+/// A variant as read from the page, before its fields are interpreted and checked: its
+/// head lines and its layout and tables.
 struct VariantDraft {
     file: String,
-    key: String,
-    /// The heading's line: where whole-variant errors point.
-    line: usize,
     arch: Arch,
-    heading: String,
-    mnemonic: String,
-    heading_mods: Vec<String>,
-    form: String,
-    kinds: Vec<OperandKind>,
-    distilled: String,
-    dinst: sass::Instruction,
-    derived: Vec<Derived>,
-    left_out: Vec<LeftOutAtZero>,
-    inverted: Vec<Inverted>,
-    illegal_all_ones: Option<(usize, Vec<usize>)>,
+    head: VariantHead,
     raw: Vec<RawField>,
     fixed_mask: BitSet,
     fixed_value: Word,
     inferred: BitSet,
     tables: Vec<Table>,
-    float_by: Vec<(String, FloatFormat)>,
-    after_bars: Option<(usize, Vec<usize>)>,
-    ignored: Option<(usize, BitSet)>,
 }
 
 /// Fields classified so far, and what later checks need from the classification.
@@ -945,13 +887,13 @@ struct FieldScan {
 
 impl VariantDraft {
     fn err(&self, line: usize, m: impl std::fmt::Display) -> PageError {
-        PageError { file: self.file.clone(), line, message: format!("{}: {m}", self.key) }
+        PageError { file: self.file.clone(), line, message: format!("{}: {m}", self.head.key) }
     }
 
     /// Page operand numbers per form operand: c[I][I] and cx[UR][I] take two numbers.
     fn page_ops(&self) -> Vec<Vec<usize>> {
         let mut next = 0;
-        self.kinds
+        self.head.kinds
             .iter()
             .map(|k| {
                 let ops = (next..next + k.page_slots()).collect();
@@ -994,17 +936,17 @@ impl VariantDraft {
         }
         if scan.fields.len() > crate::codec::MAX_FIELDS {
             let m = format!("{} fields; at most {} are supported", scan.fields.len(), crate::codec::MAX_FIELDS);
-            return Err(self.err(self.line, m));
+            return Err(self.err(self.head.line, m));
         }
         for (n, c, l) in &scan.name_counts {
             if *c > 1 {
-                let m = format!("{}: '{n}' names {c} separate fields; they are told apart by operand", self.key);
+                let m = format!("{}: '{n}' names {c} separate fields; they are told apart by operand", self.head.key);
                 p.warn(*l, rules::REPEATED_NAME, m);
             }
         }
         if scan.plain_modi < operand_tables.len() {
             let m = format!("{} 'Operand K Modifiers' tables but {} plain 'modi' spans", operand_tables.len(), scan.plain_modi);
-            return Err(self.err(self.line, m));
+            return Err(self.err(self.head.line, m));
         }
         Ok(scan.fields)
     }
@@ -1040,7 +982,7 @@ impl VariantDraft {
         if let Some(num) = n.strip_prefix("operand ") {
             let page_operand: usize = num.parse().map_err(|_| self.err(f.line, format!("expected 'operand N', found '{n}'")))?;
             if page_operand >= n_page {
-                let m = format!("'{n}' but the form '{}' has page operands 0..{}", self.form, n_page.saturating_sub(1));
+                let m = format!("'{n}' but the form '{}' has page operands 0..{}", self.head.form, n_page.saturating_sub(1));
                 return Err(self.err(f.line, m));
             }
             return Ok(FieldKind::Operand { page_operand });
@@ -1078,7 +1020,7 @@ impl VariantDraft {
             }
             if let TableId::Operand { page_operand } = t.id {
                 if page_operand >= n_page {
-                    return Err(self.err(t.line, format!("table '{}' names an operand the form '{}' does not have", t.title, self.form)));
+                    return Err(self.err(t.line, format!("table '{}' names an operand the form '{}' does not have", t.title, self.head.form)));
                 }
             }
             let users: Vec<&Field> = fields
@@ -1105,13 +1047,13 @@ impl VariantDraft {
     fn check_operand_fields(&self, fields: &[Field], page_ops: &[Vec<usize>]) -> Result<(), PageError> {
         self.check_derived(fields, page_ops)?;
         for (i, ops) in page_ops.iter().enumerate() {
-            for &po in ops.iter().filter(|po| !self.derived.iter().any(|d| d.page_operand == **po)) {
+            for &po in ops.iter().filter(|po| !self.head.derived.iter().any(|d| d.page_operand == **po)) {
                 // A name's bits are its table's (an operand-modifier field), or it has none
                 // and prints the distilled line's name.
-                let named = self.kinds[i].is_named();
+                let named = self.head.kinds[i].is_named();
                 if !named && !fields.iter().any(|f| f.kind == FieldKind::Operand { page_operand: po }) {
-                    let m = format!("form operand {i} ('{}') has no 'operand {po}' field in the layout", self.kinds[i].form_token());
-                    return Err(self.err(self.line, m));
+                    let m = format!("form operand {i} ('{}') has no 'operand {po}' field in the layout", self.head.kinds[i].form_token());
+                    return Err(self.err(self.head.line, m));
                 }
             }
         }
@@ -1124,7 +1066,7 @@ impl VariantDraft {
         let has_field = |po: usize| fields.iter().any(|f| f.kind == FieldKind::Operand { page_operand: po });
         let register = |po: usize| {
             let Some(i) = page_ops.iter().position(|ops| ops.contains(&po)) else { return false };
-            match self.kinds[i] {
+            match self.head.kinds[i] {
                 OperandKind::Reg | OperandKind::UReg => true,
                 OperandKind::Mem(m) => {
                     let slot = page_ops[i].iter().position(|&x| x == po).unwrap_or(0);
@@ -1134,17 +1076,17 @@ impl VariantDraft {
                 _ => false,
             }
         };
-        for d in &self.derived {
+        for d in &self.head.derived {
             let why = if !register(d.page_operand) || !register(d.source) {
                 "both must be registers (R, UR, or one inside a memory operand)"
             } else if has_field(d.page_operand) {
                 "the derived operand has a field of its own"
-            } else if !has_field(d.source) || self.derived.iter().any(|e| e.page_operand == d.source) {
+            } else if !has_field(d.source) || self.head.derived.iter().any(|e| e.page_operand == d.source) {
                 "the source has no field of its own"
             } else {
                 continue;
             };
-            return Err(self.err(self.line, format!("derived '{}': {why}", d.token())));
+            return Err(self.err(self.head.line, format!("derived '{}': {why}", d.token())));
         }
         Ok(())
     }
@@ -1155,12 +1097,12 @@ impl VariantDraft {
         for f in fields {
             let m = f.mask();
             if !seen.intersect(m).is_empty() {
-                return Err(self.err(self.line, format!("field '{}' overlaps other bits", f.name)));
+                return Err(self.err(self.head.line, format!("field '{}' overlaps other bits", f.name)));
             }
             seen = seen.union(m);
         }
         if seen != BitSet::ALL {
-            return Err(self.err(self.line, "layout does not cover all 128 bits"));
+            return Err(self.err(self.head.line, "layout does not cover all 128 bits"));
         }
         Ok(())
     }
@@ -1170,7 +1112,7 @@ impl VariantDraft {
     fn assign_flag_operands(&self, p: &mut Lines, fields: &mut [Field], page_ops: &[Vec<usize>]) {
         let mut order: Vec<usize> = (0..fields.len()).collect();
         order.sort_by_key(|&i| fields[i].bits[0]);
-        let mut owners = FlagOwners::new(page_ops, &self.kinds);
+        let mut owners = FlagOwners::new(page_ops, &self.head.kinds);
         for i in order {
             let FieldKind::Flag { name, role, .. } = fields[i].kind.clone() else { continue };
             if role == FlagRole::Modifier {
@@ -1178,15 +1120,15 @@ impl VariantDraft {
             }
             let bit = fields[i].bits[0];
             let (op, how) = owners.owner(fields, &name, role, bit);
-            let key = &self.key;
+            let key = &self.head.key;
             if op.is_none() {
-                p.warn(self.line, rules::FLAG_OPERAND, format!("{key}: '{name}' at bit {bit} has no source operand to apply to; it is not printed"));
+                p.warn(self.head.line, rules::FLAG_OPERAND, format!("{key}: '{name}' at bit {bit} has no source operand to apply to; it is not printed"));
             }
             if let FieldKind::Flag { page_operand, .. } = &mut fields[i].kind {
                 *page_operand = op;
             }
             if let Some(o) = op {
-                p.warn(self.line, rules::FLAG_OPERAND, format!("{key}: '{name}' at bit {bit} applies to operand {o} ({how})"));
+                p.warn(self.head.line, rules::FLAG_OPERAND, format!("{key}: '{name}' at bit {bit} applies to operand {o} ({how})"));
             }
         }
     }
@@ -1198,8 +1140,8 @@ impl VariantDraft {
     /// (`HADD2`, `HFMA2`, `HMNMX2`, … on SM90 and SM100) print a general register's
     /// suffixes after the bars (`-|R0|.H0_H0`), everything else inside.
     fn suffix_placement(&self, operands: &mut [OperandSpec]) -> Result<(), PageError> {
-        let Some((line, after)) = &self.after_bars else {
-            let h2 = self.mnemonic.starts_with('H') && self.mnemonic.ends_with('2');
+        let Some((line, after)) = &self.head.after_bars else {
+            let h2 = self.head.mnemonic.starts_with('H') && self.head.mnemonic.ends_with('2');
             for o in operands.iter_mut() {
                 o.suffixes_after_bars = h2 && o.kind == OperandKind::Reg;
             }
@@ -1218,13 +1160,13 @@ impl VariantDraft {
     /// Marks the value field of each operand of the `inverted:` line (a register or
     /// predicate of the form: `check_inverted`); one without a field is an error.
     fn mark_inverted(&self, operands: &[OperandSpec], fields: &mut [Field]) -> Result<(), PageError> {
-        for x in &self.inverted {
+        for x in self.head.inverted.iter().flat_map(|(_, xs)| xs) {
             match operands.iter().find(|o| o.page_operands == [x.page_operand]).map(|o| o.value_fields.as_slice()) {
                 Some([Some(f)]) => fields[*f].inverted = true,
-                _ => return Err(self.err(self.line, format!("inverted: operand {} has no field of its own", x.page_operand))),
+                _ => return Err(self.err(self.head.line, format!("inverted: operand {} has no field of its own", x.page_operand))),
             }
         }
-        let Some((line, illegal)) = &self.illegal_all_ones else { return Ok(()) };
+        let Some((line, illegal)) = &self.head.illegal_all_ones else { return Ok(()) };
         for &po in illegal {
             let field = operands.iter().find_map(|o| o.page_operands.iter().position(|&x| x == po).map(|i| o.value_fields[i]));
             match field.flatten() {
@@ -1238,7 +1180,7 @@ impl VariantDraft {
     /// Interprets and checks the draft: the variant, or the first error.
     /// The `ignored bits:` line's bits, each a fixed bit of the layout.
     fn ignored_bits(&self) -> Result<BitSet, PageError> {
-        let Some((line, bits)) = self.ignored else { return Ok(BitSet::EMPTY) };
+        let Some((line, bits)) = self.head.ignored else { return Ok(BitSet::EMPTY) };
         match bits.minus(self.fixed_mask).iter().next() {
             Some(b) => Err(self.err(line, format!("ignored bits: bit {b} is not a fixed bit of the layout"))),
             None => Ok(bits),
@@ -1252,25 +1194,25 @@ impl VariantDraft {
         self.check_tables(&fields, n_page)?;
         self.check_operand_fields(&fields, &page_ops)?;
         self.assign_flag_operands(p, &mut fields, &page_ops);
-        let mut operands = build_operands(&fields, &page_ops, &self.kinds, &self.dinst, &self.derived);
-        for x in &self.left_out {
+        let mut operands = build_operands(&fields, &page_ops, &self.head.kinds, &self.head.dinst, &self.head.derived);
+        for x in &self.head.left_out {
             // `put_back_left_out` checked that it is a form operand's one page operand.
             operands.iter_mut().filter(|o| o.page_operands == [x.page_operand]).for_each(|o| o.zero_omitted = true);
         }
         self.mark_inverted(&operands, &mut fields)?;
-        fixed_suffixes(&mut operands, &self.dinst);
+        fixed_suffixes(&mut operands, &self.head.dinst);
         self.suffix_placement(&mut operands)?;
         self.check_coverage(&fields)?;
         let ignored = self.ignored_bits()?;
         let mut v = Variant {
-            key: self.key.clone(),
+            key: self.head.key.clone(),
             arch: self.arch,
-            heading: std::mem::take(&mut self.heading),
-            mnemonic: std::mem::take(&mut self.mnemonic),
-            form: std::mem::take(&mut self.form),
+            heading: std::mem::take(&mut self.head.heading),
+            mnemonic: std::mem::take(&mut self.head.mnemonic),
+            form: std::mem::take(&mut self.head.form),
             operands,
-            distilled: std::mem::take(&mut self.distilled),
-            terminator: self.dinst.terminator,
+            distilled: std::mem::take(&mut self.head.distilled),
+            terminator: self.head.dinst.terminator,
             fixed_mask: self.fixed_mask,
             fixed_value: self.fixed_value,
             inferred: self.inferred,
@@ -1278,15 +1220,15 @@ impl VariantDraft {
             fields,
             tables: std::mem::take(&mut self.tables),
             modifiers: vec![],
-            float_by: std::mem::take(&mut self.float_by),
+            float_by: std::mem::take(&mut self.head.float_by),
             file: self.file.clone(),
-            line: self.line,
-            distilled_line: 0,
+            line: self.head.line,
+            distilled_line: self.head.distilled_line,
             layout_lines: [0; 4],
         };
-        v.modifiers = modifier_order(p, &v, &self.heading_mods, &self.dinst).map_err(|m| self.err(self.line, m))?;
+        v.modifiers = modifier_order(p, &v, &self.head.heading_mods, &self.head.dinst).map_err(|m| self.err(self.head.line, m))?;
         if let Some((m, _)) = v.float_by.iter().find(|(m, _)| !printable_modifiers(&v).contains(m)) {
-            return Err(self.err(self.line, format!("floats: '{m}' is not a modifier this variant prints")));
+            return Err(self.err(self.head.line, format!("floats: '{m}' is not a modifier this variant prints")));
         }
         Ok(v)
     }
