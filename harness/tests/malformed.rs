@@ -321,6 +321,17 @@ fn illegal_at_all_ones_line_names_fields_in_order() {
 }
 
 #[test]
+fn optional_lines_come_in_any_order_once_each() {
+    // Pages write the optional lines in a fixed order; a hand-written page may not.
+    let with = |d: &str| edit_line(&dfma(), V1_KEY - 1, |_| d.to_string());
+    let p = parse(&with("ignored bits: 40..45\ninverted: operand 1")).expect("optional lines out of the written order");
+    let v = &p.variants[0];
+    assert_eq!(v.ignored.iter().count(), 6);
+    assert_eq!(v.fields.iter().filter(|f| f.inverted).map(|f| f.name.as_str()).collect::<Vec<_>>(), ["operand 1"]);
+    rejects(&with("inverted: operand 1\ninverted: operand 2"), V1_KEY, &["a second 'inverted:' line"]);
+}
+
+#[test]
 fn missing_key_line() {
     let t = set_line(&dfma(), V1_KEY, "");
     rejects(&t, V1_IDX0, &["expected 'key: <KEY>'", "found '0\t1\t2"]);

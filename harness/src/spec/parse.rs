@@ -266,25 +266,43 @@ struct VariantHead {
     ignored: Option<(usize, BitSet)>,
 }
 
+/// The optional lines between a variant's distilled line and its key. Pages write them in
+/// this order; a reader takes them in any order, each at most once.
+const OPTIONAL_LINES: [&str; 8] =
+    ["aliases:", "floats:", "derived:", "left out at zero:", "inverted:", "illegal at all ones:", "suffixes after bars:", "ignored bits:"];
+
 /// Reads the four lines and checks that the distilled line (the zero word's text) has the
 /// heading's mnemonic and one operand per form operand.
 fn read_variant_head(p: &mut Lines, instruction: &str) -> Result<VariantHead, PageError> {
     let Heading { line, heading, mnemonic, heading_mods } = read_heading(p, instruction)?;
     let (form, kinds) = read_form(p)?;
     let (distilled_line, distilled, mut dinst) = read_distilled(p)?;
-    for alias in read_aliases(p) {
+    let (mut aliases, mut float_by, mut derived) = (vec![], vec![], vec![]);
+    let (mut left_out, mut inverted, mut illegal_all_ones, mut after_bars, mut ignored) = (None, None, None, None, None);
+    let mut seen: Vec<&str> = vec![];
+    while let Some((at, text)) = p.peek() {
+        let Some(&prefix) = OPTIONAL_LINES.iter().find(|x| text.trim_start().starts_with(**x)) else { break };
+        if seen.contains(&prefix) {
+            return p.err(at, format!("a second '{prefix}' line: each of a variant's optional lines comes at most once"));
+        }
+        seen.push(prefix);
+        match prefix {
+            "aliases:" => aliases = read_aliases(p),
+            "floats:" => float_by = read_floats(p)?,
+            "derived:" => derived = read_derived(p)?,
+            "left out at zero:" => left_out = read_left_out(p)?,
+            "inverted:" => inverted = read_inverted(p)?,
+            "illegal at all ones:" => illegal_all_ones = read_illegal_all_ones(p)?,
+            "suffixes after bars:" => after_bars = read_after_bars(p)?,
+            _ => ignored = read_ignored(p)?,
+        }
+    }
+    for alias in aliases {
         match dinst.modifiers.iter().position(|m| *m == alias) {
             Some(i) => drop(dinst.modifiers.remove(i)),
             None => return p.err(distilled_line, format!("alias '{alias}' is not a modifier of the distilled line")),
         }
     }
-    let float_by = read_floats(p)?;
-    let derived = read_derived(p)?;
-    let left_out = read_left_out(p)?;
-    let inverted = read_inverted(p)?;
-    let illegal_all_ones = read_illegal_all_ones(p)?;
-    let after_bars = read_after_bars(p)?;
-    let ignored = read_ignored(p)?;
     let (kl, k) = p.expect("'key: <KEY>'")?;
     let key = match k.trim_start().strip_prefix("key:") {
         Some(s) if !s.trim().is_empty() => s.trim().to_string(),
@@ -893,7 +911,8 @@ impl VariantDraft {
     /// Page operand numbers per form operand: c[I][I] and cx[UR][I] take two numbers.
     fn page_ops(&self) -> Vec<Vec<usize>> {
         let mut next = 0;
-        self.head.kinds
+        self.head
+            .kinds
             .iter()
             .map(|k| {
                 let ops = (next..next + k.page_slots()).collect();
