@@ -1160,7 +1160,7 @@ fn wgmma_seeds_hiding_their_inverted_up_solve() {
     let nv = nv();
     solves_and_prints(&nv, 90, "QGMMA", "000fc0000800000000000000000009f3", &["000fe6000b80281c00000000041c79f3", "000fc0000870188c0040000008a2a9f3"]);
     let d = solves_and_prints(&nv, 90, "HGMMA", "000fc0000c000aff08002600042079f0", &["000fe2000c000aff08002600042079f0"]);
-    assert!(d.kinds.iter().any(|k| *k == spec::OperandKind::UPred), "{:?}", d.kinds);
+    assert!(d.kinds.contains(&spec::OperandKind::UPred), "{:?}", d.kinds);
 }
 
 /// A form no real word seeded: the bits nvdisasm ignores are written as 0 on the page (what
