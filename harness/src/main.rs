@@ -553,8 +553,12 @@ fn realcode(s: &Spec, ptx: &Path, out: &OutputDir) -> Result<(), String> {
         println!("  spelled differently: {}  ours '{}'  nvdisasm '{}'  [{}]", e.word, e.ours, e.nvdisasm, e.kernel);
     }
     println!(
-        "  nvdisasm text → assembler: {} bit-exact, {} exact up to ignored bits {:?}, {} printed alike by several forms (this one among them), {} mismatches",
-        r.asm_exact, r.asm_up_to_ignored, r.ignored_bits, r.asm_ambiguous, r.asm_mismatch
+        "  nvdisasm text → assembler: {} bit-exact, {} exact up to ignored bits{}, {} printed alike by several forms (this one among them), {} mismatches",
+        r.asm_exact,
+        r.asm_up_to_ignored,
+        if r.ignored_bits.is_empty() { String::new() } else { format!(" ({:?})", r.ignored_bits) },
+        r.asm_ambiguous,
+        r.asm_mismatch
     );
     for (k, n) in &r.by_variant {
         println!("  {k:<22} {n:>5} words");
