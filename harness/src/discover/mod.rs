@@ -314,32 +314,121 @@ pub fn discover(src: &dyn Source, arch: Arch, seed: Word) -> Result<Discovered, 
 /// PT`) is replaced by a flip that shows it: IADD3.X leaves out two carry predicates.
 const RESEEDS: u8 = 2;
 
-/// The first probed bit whose flip, in the same form, prints one operand more than the
-/// seed: an operand the seed's value leaves out (`texts[k + 1]` is bit `bits[k]`'s flip).
-fn showing_bit(s: &Seed, bits: &[u8], texts: &[Option<String>], other: &[bool]) -> Option<u8> {
-    let more = |t: &Option<String>| {
-        t.as_deref()
-            .and_then(|t| crate::sass::parse_instruction(t).ok())
-            .is_some_and(|i| i.mnemonic == s.inst.mnemonic && i.operands.len() == s.inst.operands.len() + 1)
-    };
-    (0..bits.len()).find(|&k| !other[k] && more(&texts[k + 1])).map(|k| bits[k])
+/// A seed and its single flips as nvdisasm printed them: what the solver starts from.
+struct Flips {
+    seed: Word,
+    s: Seed,
+    /// The probed bits ([`probe_bits`]).
+    bits: Vec<u8>,
+    /// The seed's text, then each flip's (`None`: illegal, `""`: silent).
+    texts: Vec<Option<String>>,
+    /// Per flip: nvdisasm names another opclass than the seed's.
+    other: Vec<bool>,
+    seed_class: Option<String>,
 }
 
-/// The first probed bit whose flip, in the same form, prints the seed without one of its
-/// operands, a negated true predicate (`!UPT`): the flip clears the negation and nvdisasm
-/// leaves the plain UPT out. A seed of that flip shows the predicate's field through
-/// [`showing_bit`] (HGMMA.SP's census word `…, RZ, !UPT, R38, 0x0, gsb0`).
-fn hiding_bit(s: &Seed, bits: &[u8], texts: &[Option<String>], other: &[bool]) -> Option<u8> {
-    let negated_true = |o: &crate::sass::Operand| o.not && matches!(o.body, crate::sass::Body::Pred { n: 7 } | crate::sass::Body::UPred { n: 7 });
-    let k = s.inst.operands.iter().position(negated_true)?;
-    let mut without = s.inst.operands.clone();
-    without.remove(k);
-    let fewer = |t: &Option<String>| {
-        t.as_deref()
-            .and_then(|t| crate::sass::parse_instruction(t).ok())
-            .is_some_and(|i| i.mnemonic == s.inst.mnemonic && i.modifiers == s.inst.modifiers && i.operands == without)
-    };
-    (0..bits.len()).find(|&k| !other[k] && fewer(&texts[k + 1])).map(|k| bits[k])
+impl Flips {
+    /// Prints the seed and each single flip of it (and each again with an undefined opex
+    /// value, so that nvdisasm names its form); notes the operands that move with the address
+    /// (PC-relative) in `o`.
+    fn probe(o: &mut Oracle, arch: Arch, seed: Word) -> Result<Flips, DiscoverError> {
+        let bits = probe_bits();
+        let mut words = vec![seed];
+        words.extend(bits.iter().map(|&b| seed.flip(b)));
+        let n = words.len();
+        let probes: Vec<Word> = words.iter().map(|&w| census::with_opex(w, 0x10)).collect();
+        words.extend(probes);
+        // The seed once more, last: an operand that moves with the address is PC-relative.
+        words.push(seed);
+        let (base, mut outs) = o.outcomes_at(&words)?;
+        let again = outs.pop();
+        o.targets = pc_relative(&outs[0], again.as_ref(), 16 * (words.len() as u64 - 1));
+        o.form_len = match &outs[0] {
+            Outcome::Printed { text } => crate::sass::parse_instruction(text).map(|i| i.operands.len()).unwrap_or(0),
+            _ => 0,
+        };
+        o.at_zero(base, &mut outs);
+        let texts: Vec<Option<String>> = outs[..n].iter().map(outcome_text).collect();
+        let class = |i: usize| match &outs[n + i] {
+            Outcome::Illegal { message } => census::opclass_of(message).map(str::to_string),
+            _ => None,
+        };
+        let seed_text = match &texts[0] {
+            Some(t) if !t.is_empty() => t.clone(),
+            Some(_) => return Err(DiscoverError::Seed(seed, arch, "silent".into())),
+            None => return Err(DiscoverError::Seed(seed, arch, "illegal".into())),
+        };
+        let mut s = Seed::new(arch, &seed_text).map_err(|e| DiscoverError::Seed(seed, arch, e))?;
+        for &k in &o.targets {
+            // In bytes until the flips show the unit (see `Seed::fit_scales`).
+            s.kinds[k] = OperandKind::Target(0);
+        }
+        let seed_class = class(0);
+        // A flip into another form (nvdisasm names another opclass) is a form bit, whatever
+        // the text shows: two forms may print alike.
+        let other: Vec<bool> = (1..n).map(|k| matches!((&seed_class, class(k)), (Some(a), Some(c)) if *a != c)).collect();
+        let same_form: Vec<&str> = (1..n).filter(|&k| !other[k - 1]).filter_map(|k| texts[k].as_deref()).collect();
+        s.widen(&same_form);
+        Ok(Flips { seed, s, bits, texts, other, seed_class })
+    }
+
+    /// The first probed bit whose flip, in the same form, prints a text `like` accepts.
+    fn first_flip(&self, like: impl Fn(&crate::sass::Instruction) -> bool) -> Option<u8> {
+        let parsed = |t: &Option<String>| t.as_deref().and_then(|t| crate::sass::parse_instruction(t).ok());
+        (0..self.bits.len()).find(|&k| !self.other[k] && parsed(&self.texts[k + 1]).is_some_and(|i| like(&i))).map(|k| self.bits[k])
+    }
+
+    /// The first flip that prints one operand more than the seed: an operand the seed's
+    /// value leaves out.
+    fn showing_bit(&self) -> Option<u8> {
+        let seed = &self.s.inst;
+        self.first_flip(|i| i.mnemonic == seed.mnemonic && i.operands.len() == seed.operands.len() + 1)
+    }
+
+    /// The first flip that prints the seed without one of its operands, a negated true
+    /// predicate (`!UPT`): the flip clears the negation and nvdisasm leaves the plain UPT
+    /// out. A seed of that flip shows the predicate's field through [`Flips::showing_bit`]
+    /// (HGMMA.SP's census word `…, RZ, !UPT, R38, 0x0, gsb0`).
+    fn hiding_bit(&self) -> Option<u8> {
+        let seed = &self.s.inst;
+        let negated_true = |o: &crate::sass::Operand| o.not && matches!(o.body, crate::sass::Body::Pred { n: 7 } | crate::sass::Body::UPred { n: 7 });
+        let k = seed.operands.iter().position(negated_true)?;
+        let mut without = seed.operands.clone();
+        without.remove(k);
+        self.first_flip(|i| i.mnemonic == seed.mnemonic && i.modifiers == seed.modifiers && i.operands == without)
+    }
+
+    /// Each probed bit's effect, from its flip's text (a flip into another form is a fixed
+    /// bit); fits the seed's branch-target scales on the way.
+    fn effects(&mut self) -> Vec<(u8, Effect)> {
+        let flipped: Vec<Option<&str>> = self.texts[1..].iter().zip(&self.other).map(|(t, &o)| if o { Some("") } else { t.as_deref() }).collect();
+        let mut classified = self.s.classify_all(&flipped);
+        if self.s.fit_scales(&classified) {
+            classified = self.s.classify_all(&flipped);
+        }
+        self.bits.iter().zip(classified).zip(&self.other).map(|((&b, e), &o)| (b, if o { Effect::Fixed(probe::Fixed::Other) } else { e })).collect()
+    }
+
+    /// The layout the flips give, checked: with the modifier pairs [`swap::find`] finds,
+    /// if every check passes with them (all of them, else the one-hot ones alone: a bad
+    /// `00`/`11` pair must not cost them), else without. A pair's values other than the two
+    /// seen are often illegal or another form: the table leaves them out, and the page's
+    /// base word takes a listed row.
+    fn solve(mut self, o: &mut Oracle) -> Result<Discovered, DiscoverError> {
+        let effects = self.effects();
+        let (s, seed) = (&self.s, self.seed);
+        let pairs = swap::find(o, s, seed, self.seed_class.as_deref(), &effects)?;
+        let one_hot: Vec<swap::Pair> = pairs.iter().filter(|p| p.one_hot).cloned().collect();
+        let tries = if one_hot.len() < pairs.len() { vec![pairs, one_hot] } else { vec![pairs] };
+        for t in tries.into_iter().filter(|t| !t.is_empty()) {
+            let paired: Vec<(u8, u8)> = t.iter().map(|p| (effects[p.bits.0].0, effects[p.bits.1].0)).collect();
+            let d = solve_checked(o, s, seed, &swap::apply(&effects, &t), &paired)?;
+            if d.notes.is_empty() && !d.distilled.is_empty() {
+                return Ok(d);
+            }
+        }
+        solve_checked(o, s, seed, &effects, &[])
+    }
 }
 
 /// Solves from the flip of `bit` instead, if that solution is clean and covers `seed` (the
@@ -359,73 +448,15 @@ fn reseeded(src: &dyn Source, arch: Arch, seed: Word, bit: u8, reseeds: u8) -> R
 
 fn discover_from(src: &dyn Source, arch: Arch, seed: Word, reseeds: u8) -> Result<Discovered, DiscoverError> {
     let mut o = Oracle::new(src, arch);
-    let bits = probe_bits();
-    let mut words = vec![seed];
-    words.extend(bits.iter().map(|&b| seed.flip(b)));
-    // Each word again with an undefined opex value: nvdisasm then names its form.
-    let n = words.len();
-    let probes: Vec<Word> = words.iter().map(|&w| census::with_opex(w, 0x10)).collect();
-    words.extend(probes);
-    // The seed once more, last: an operand that moves with the address is PC-relative.
-    words.push(seed);
-    let (base, mut outs) = o.outcomes_at(&words)?;
-    let again = outs.pop();
-    o.targets = pc_relative(&outs[0], again.as_ref(), 16 * (words.len() as u64 - 1));
-    o.form_len = match &outs[0] {
-        Outcome::Printed { text } => crate::sass::parse_instruction(text).map(|i| i.operands.len()).unwrap_or(0),
-        _ => 0,
-    };
-    o.at_zero(base, &mut outs);
-    let texts: Vec<Option<String>> = outs[..n].iter().map(outcome_text).collect();
-    let class = |i: usize| match &outs[n + i] {
-        Outcome::Illegal { message } => census::opclass_of(message).map(str::to_string),
-        _ => None,
-    };
-    let seed_text = match &texts[0] {
-        Some(t) if !t.is_empty() => t.clone(),
-        Some(_) => return Err(DiscoverError::Seed(seed, arch, "silent".into())),
-        None => return Err(DiscoverError::Seed(seed, arch, "illegal".into())),
-    };
-    let mut s = Seed::new(arch, &seed_text).map_err(|e| DiscoverError::Seed(seed, arch, e))?;
-    for &k in &o.targets {
-        // In bytes until the flips show the unit (see `Seed::fit_scales`).
-        s.kinds[k] = OperandKind::Target(0);
-    }
-    let seed_class = class(0);
-    let other_form = |k: usize| matches!((&seed_class, class(k)), (Some(a), Some(c)) if *a != c);
-    let same_form: Vec<&str> = (1..n).filter(|&k| !other_form(k)).filter_map(|k| texts[k].as_deref()).collect();
-    s.widen(&same_form);
-    // A flip into another form (nvdisasm names another opclass) is a form bit, whatever
-    // the text shows: two forms may print alike.
-    let other: Vec<bool> = (0..bits.len()).map(|k| matches!((&seed_class, class(k + 1)), (Some(a), Some(c)) if *a != c)).collect();
-    if let Some(bit) = showing_bit(&s, &bits, &texts, &other).filter(|_| reseeds > 0) {
+    let flips = Flips::probe(&mut o, arch, seed)?;
+    if let Some(bit) = flips.showing_bit().filter(|_| reseeds > 0) {
         if let Some(d) = reseeded(src, arch, seed, bit, reseeds)? {
             return Ok(d);
         }
     }
-    let flipped: Vec<Option<&str>> = texts[1..].iter().zip(&other).map(|(t, &o)| if o { Some("") } else { t.as_deref() }).collect();
-    let mut classified = s.classify_all(&flipped);
-    if s.fit_scales(&classified) {
-        classified = s.classify_all(&flipped);
-    }
-    let effects: Vec<(u8, Effect)> =
-        bits.iter().zip(classified).zip(&other).map(|((&b, e), &o)| (b, if o { Effect::Fixed(probe::Fixed::Other) } else { e })).collect();
-    let pairs = swap::find(&mut o, &s, seed, seed_class.as_deref(), &effects)?;
-    // Pairs found are kept only where every check passes with them: all of them, else the
-    // one-hot ones alone (a bad `00`/`11` pair must not cost them). A pair's values other
-    // than the two seen are often illegal or another form: the table leaves them out, and
-    // the page's base word takes a listed row.
-    let one_hot: Vec<swap::Pair> = pairs.iter().filter(|p| p.one_hot).cloned().collect();
-    let tries = if one_hot.len() < pairs.len() { vec![pairs, one_hot] } else { vec![pairs] };
-    for t in tries.into_iter().filter(|t| !t.is_empty()) {
-        let paired: Vec<(u8, u8)> = t.iter().map(|p| (effects[p.bits.0].0, effects[p.bits.1].0)).collect();
-        let d = solve_checked(&mut o, &s, seed, &swap::apply(&effects, &t), &paired)?;
-        if d.notes.is_empty() && !d.distilled.is_empty() {
-            return Ok(d);
-        }
-    }
-    let d = solve_checked(&mut o, &s, seed, &effects, &[])?;
-    if let Some(bit) = hiding_bit(&s, &bits, &texts, &other).filter(|_| reseeds > 0 && !d.notes.is_empty()) {
+    let hiding = flips.hiding_bit().filter(|_| reseeds > 0);
+    let d = flips.solve(&mut o)?;
+    if let Some(bit) = hiding.filter(|_| !d.notes.is_empty()) {
         if let Some(d) = reseeded(src, arch, seed, bit, reseeds)? {
             return Ok(d);
         }
