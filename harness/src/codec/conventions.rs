@@ -122,6 +122,9 @@ pub struct FormConventions {
     /// Modifiers nvdisasm adds for some operand values (`IMAD.MOV.U32 R0, RZ, RZ, R1` for
     /// the page's `IMAD.U32`; `IMAD.IADD R0, R1, 0x1, R2`, `IMAD.SHL R0, R1, 0x4, RZ`).
     pub aliases: Vec<Alias>,
+    /// Bits the page marks as ignored that make nvdisasm end the line with ` ;` when set
+    /// (SM90 ATOMS.POPC.INC's and FFMA's bits 102–103); the sweeps above have them clear.
+    pub space_bits: Vec<u8>,
 }
 
 /// What an integer immediate is, as far as aliases go: nvdisasm names `x*0+c` MOV, `x*1+c`
@@ -210,7 +213,8 @@ impl FormConventions {
         let by_barriers = self.terminator.get(barrier_index(w)).copied()?;
         let by_opex = *self.opex_semicolon.get(opex_index(w))?;
         let by_wait = *self.wait_semicolon.get(wait_index(w))?;
-        Some(if by_barriers == Terminator::Semicolon && by_opex && by_wait { Terminator::Semicolon } else { Terminator::SpaceSemicolon })
+        let by_bits = !self.space_bits.iter().any(|&b| w.bit(b));
+        Some(if by_barriers == Terminator::Semicolon && by_opex && by_wait && by_bits { Terminator::Semicolon } else { Terminator::SpaceSemicolon })
     }
     /// Opex indices nvdisasm accepts (what random probes draw their control bits from).
     pub fn legal_opex(&self) -> Vec<usize> {

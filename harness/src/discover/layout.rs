@@ -75,8 +75,6 @@ pub fn solve(o: &mut Oracle, s: &Seed, seed: Word, effects: &[(u8, Effect)], pai
             }
             Effect::Modifiers(_) => modbits.push(*b),
             Effect::Unexpressible(t) => notes.push(format!("bit {b}: no page cell can say this: {t}")),
-            // Terminator spacing is a printing convention that validation learns per form.
-            Effect::Fixed(Fixed::Terminator) => {}
             Effect::Fixed(_) => {}
         }
     }
@@ -108,7 +106,9 @@ pub fn solve(o: &mut Oracle, s: &Seed, seed: Word, effects: &[(u8, Effect)], pai
     fields.append(&mut mods);
     fields.append(&mut suffix_fields(o, s, seed, &suffix, &mut notes)?);
     let distilled = s.text.clone();
-    let ignored = effects.iter().filter(|(_, e)| *e == Effect::Fixed(Fixed::Ignored)).map(|(b, _)| *b).collect();
+    // A bit that changes only the terminator's spacing is ignored too: the printer's
+    // learned conventions say where it prints ` ;` (`FormConventions::space_bits`).
+    let ignored = effects.iter().filter(|(_, e)| matches!(e, Effect::Fixed(Fixed::Ignored | Fixed::Terminator))).map(|(b, _)| *b).collect();
     Ok(Discovered {
         arch: s.arch,
         mnemonic: s.inst.mnemonic.clone(),

@@ -1,6 +1,7 @@
 //! Learning nvdisasm's per-form printing conventions (see `codec::conventions`): one batch
-//! per architecture, about 580 words per variant (up to some 550 more for a form with an
-//! integer immediate and four RZ-able registers: its alias probes), asked once per run.
+//! per architecture, about 580 words per variant and one per bit its page marks as ignored
+//! (up to some 550 more for a form with an integer immediate and four RZ-able registers:
+//! its alias probes), asked once per run.
 
 use super::nvdisasm::{Nvdisasm, NvdisasmError, Outcome};
 use crate::codec::conventions::{self as conv, Conventions, FormConventions, SlotId};
@@ -19,6 +20,9 @@ struct Plan {
     has_imm: bool,
     /// After the immediate's word: one per (group field's first bit, value), immediate at max.
     imm_by_group: Vec<(u8, u64)>,
+    /// Then one word per bit the page marks as ignored, set in the opex sweep's first word
+    /// (does nvdisasm then end the line with ` ;`?).
+    space_probes: Vec<u8>,
     /// Then one word per operand of one value field, that field all ones (does nvdisasm
     /// print it?).
     single_operands: Vec<usize>,
@@ -38,7 +42,9 @@ const ORDER_AT: usize = WAIT_AT + conv::WAIT_VALUES;
 
 fn plan(codec: &Codec, vi: usize) -> Plan {
     let v = codec.variant(vi);
-    let base = codec.encode_unchecked(vi, &shown_values(v));
+    // The terminator sweeps' base has the bits the page marks as ignored clear: some of
+    // them print ` ;` when set (see `FormConventions::space_bits`).
+    let base = Word(codec.encode_unchecked(vi, &shown_values(v)).0 & !v.ignored.0);
     // The opex sweep with both barriers 7, the barrier sweep with opex 0: the terminator
     // is `;` only where both allow it (see FormConventions::terminator).
     let quiet = conv::with_barriers(base, conv::BARRIER_VALUES - 1);
@@ -62,6 +68,9 @@ fn plan(codec: &Codec, vi: usize) -> Plan {
             }
         }
     }
+    let space_probes: Vec<u8> = v.ignored.iter().collect();
+    let set: Vec<Word> = space_probes.iter().map(|&b| words[0].flip(b)).collect();
+    words.extend(set);
     let single_operands = single_operands(v);
     for &k in &single_operands {
         let mut vals = shown_values(v);
@@ -74,7 +83,7 @@ fn plan(codec: &Codec, vi: usize) -> Plan {
     for a in &aliases {
         words.push(codec.encode_unchecked(vi, &alias_values(v, a)));
     }
-    Plan { vi, words, order_slots, has_imm: imm.is_some(), imm_by_group, single_operands, aliases, alias_regs }
+    Plan { vi, words, order_slots, has_imm: imm.is_some(), imm_by_group, space_probes, single_operands, aliases, alias_regs }
 }
 
 /// The harness's base values with every operand the page leaves out at zero set to 1
@@ -228,7 +237,14 @@ fn read(v: &Variant, p: &Plan, outs: &[Outcome]) -> FormConventions {
         .filter(|(_, o)| printed(o).is_some_and(|i| i.operands.len() + 1 == v.operands.len() && i.mnemonic == v.mnemonic))
         .map(|(&k, _)| k)
         .collect();
-    FormConventions { opex, opex_semicolon, terminator, barrier_legal, wait_semicolon, modifier_order, signed_imm, signed_imm_by, omitted, aliases }
+    let space_at = single_at.saturating_sub(p.space_probes.len());
+    let semicolon = |o: &Outcome| printed(o).is_some_and(|i| i.terminator == Terminator::Semicolon);
+    let space_bits = if semicolon(&outs[0]) {
+        p.space_probes.iter().zip(&outs[space_at..single_at]).filter(|(_, o)| printed(o).is_some() && !semicolon(o)).map(|(&x, _)| x).collect()
+    } else {
+        vec![]
+    };
+    FormConventions { opex, opex_semicolon, terminator, barrier_legal, wait_semicolon, modifier_order, signed_imm, signed_imm_by, omitted, aliases, space_bits }
 }
 
 /// The slots in the order nvdisasm printed their first tokens; empty unless every slot of

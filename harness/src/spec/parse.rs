@@ -344,7 +344,8 @@ fn read_variant_head(p: &mut Lines, instruction: &str) -> Result<VariantHead, Pa
 }
 
 /// The optional `ignored bits:` line before the key: fixed bits nvdisasm ignores in this
-/// form (each value prints the same text), as inclusive ranges (`ignored bits: 72..75,78`).
+/// form (each value prints the same text, but for the terminator's spacing: see
+/// `FormConventions::space_bits`), as inclusive ranges (`ignored bits: 72..75,78`).
 /// The decoder takes any value there; the encoder writes the layout's.
 fn read_ignored(p: &mut Lines) -> Result<Option<(usize, BitSet)>, PageError> {
     let Some((line, rest)) = p.peek().and_then(|(l, t)| t.trim_start().strip_prefix("ignored bits:").map(|r| (l, r.to_string()))) else {
