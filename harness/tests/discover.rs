@@ -1169,7 +1169,8 @@ fn bits_that_change_only_the_terminator_are_ignored_and_print_their_space() {
     assert!(v.ignored.contains(102) && v.ignored.contains(103), "{:?}", v.ignored);
     let c = sass_harness::codec::Codec::new(&spec);
     // corpus/ptx-holdout's word, then neutral control bits with neither, 102 and 103 set.
-    let words = ["0003ee000d80003f0000000006ff7f8c", "000fc0000d80003f0000000006ff7f8c", "000fc0400d80003f0000000006ff7f8c", "000fc0800d80003f0000000006ff7f8c"];
+    let words =
+        ["0003ee000d80003f0000000006ff7f8c", "000fc0000d80003f0000000006ff7f8c", "000fc0400d80003f0000000006ff7f8c", "000fc0800d80003f0000000006ff7f8c"];
     real_words_print_and_assemble(&nv, &c, &words.map(|h| Word::parse_hex(h).unwrap()));
 }
 

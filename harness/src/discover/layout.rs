@@ -1061,6 +1061,9 @@ pub fn after_bars(o: &mut Oracle, s: &Seed, d: &Discovered) -> Result<Option<Vec
     Ok(Some(after))
 }
 
+/// How [`verify_random`]'s note on an ignored bit that changes a word's text begins.
+pub const IGNORED_IN_CONTEXT: &str = "ignored bits matter in context";
+
 /// `n` random words with every field set: each operand prints its fields' values, and the
 /// bits called ignored change nothing in context (each word again with them random).
 pub fn verify_random(o: &mut Oracle, s: &Seed, d: &Discovered, seed: u64, n: usize) -> Result<Vec<String>, DiscoverError> {
@@ -1080,7 +1083,7 @@ pub fn verify_random(o: &mut Oracle, s: &Seed, d: &Discovered, seed: u64, n: usi
         // the terminator is syntax (bits 102/103 of FFMA change it alone).
         let body = |x: &str| x.trim_end().trim_end_matches(';').trim_end().to_string();
         if body(t) != body(u) {
-            notes.push(format!("ignored bits matter in context: {w} prints '{t}', {} prints '{u}'", noisy[k]));
+            notes.push(format!("{IGNORED_IN_CONTEXT}: {w} prints '{t}', {} prints '{u}'", noisy[k]));
         }
         let printed = as_printed(s, d, t);
         for f in &d.fields {

@@ -416,18 +416,30 @@ impl Flips {
     /// base word takes a listed row.
     fn solve(mut self, o: &mut Oracle) -> Result<Discovered, DiscoverError> {
         let effects = self.effects();
+        let d = self.solve_effects(o, &effects)?;
+        // A bit whose flip changes only the seed's terminator may matter in context (SM100
+        // HMMA.SP: `.reuse` on its last register): then it stays a fixed bit.
+        let spacing = |e: &Effect| *e == Effect::Fixed(probe::Fixed::Terminator);
+        if !d.notes.iter().any(|n| n.starts_with(layout::IGNORED_IN_CONTEXT)) || !effects.iter().any(|(_, e)| spacing(e)) {
+            return Ok(d);
+        }
+        let kept: Vec<(u8, Effect)> = effects.iter().map(|(b, e)| (*b, if spacing(e) { Effect::Fixed(probe::Fixed::Other) } else { e.clone() })).collect();
+        self.solve_effects(o, &kept)
+    }
+
+    fn solve_effects(&self, o: &mut Oracle, effects: &[(u8, Effect)]) -> Result<Discovered, DiscoverError> {
         let (s, seed) = (&self.s, self.seed);
-        let pairs = swap::find(o, s, seed, self.seed_class.as_deref(), &effects)?;
+        let pairs = swap::find(o, s, seed, self.seed_class.as_deref(), effects)?;
         let one_hot: Vec<swap::Pair> = pairs.iter().filter(|p| p.one_hot).cloned().collect();
         let tries = if one_hot.len() < pairs.len() { vec![pairs, one_hot] } else { vec![pairs] };
         for t in tries.into_iter().filter(|t| !t.is_empty()) {
             let paired: Vec<(u8, u8)> = t.iter().map(|p| (effects[p.bits.0].0, effects[p.bits.1].0)).collect();
-            let d = solve_checked(o, s, seed, &swap::apply(&effects, &t), &paired)?;
+            let d = solve_checked(o, s, seed, &swap::apply(effects, &t), &paired)?;
             if d.notes.is_empty() && !d.distilled.is_empty() {
                 return Ok(d);
             }
         }
-        solve_checked(o, s, seed, &effects, &[])
+        solve_checked(o, s, seed, effects, &[])
     }
 }
 
