@@ -385,7 +385,7 @@ fn discovered_corpus_roundtrips_and_matches_real_code() {
     assert_eq!(rc.identical, rc.covered, "not byte-identical: {:?}", rc.not_identical);
     assert!(rc.asm_mismatch == 0, "{:?}", rc.asm_failures);
     // Real code discovery never saw (corpus/ptx-holdout: nvcc's kernels, no census seeds):
-    // nearly every word is covered, and every covered word prints byte-identical.
+    // every word is covered (as measured: see the README) and prints byte-identical.
     let rc = sass_harness::realcode::run(&c, &nv(), &ptxas, &root().join("corpus/ptx-holdout"), &out).unwrap();
     eprintln!("hold-out: covered {} of {} words; identical {}", rc.covered, rc.words, rc.identical);
     assert!(rc.covered * 1000 >= rc.words * HOLDOUT_PER_MILLE, "hold-out: {} of {} covered: {:?}", rc.covered, rc.words, rc.uncovered_examples);
@@ -397,7 +397,7 @@ fn discovered_corpus_roundtrips_and_matches_real_code() {
 
 /// The share of corpus/ptx-holdout's words the discovered pages must cover, per mille (as
 /// measured, rounded down: see the README).
-const HOLDOUT_PER_MILLE: usize = 999;
+const HOLDOUT_PER_MILLE: usize = 1000;
 
 /// HADD2 on SM90 (opcode 0x030): operand suffixes (`R0.H0_H0`, `R0.INVALID1`) become
 /// "Operand K Modifiers" tables and the `F` operand of `HADD2.F32 R0, R0, 0` an fp16 field;
