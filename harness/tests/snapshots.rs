@@ -111,7 +111,8 @@ fn print_snapshots() {
 }
 
 /// One line per variant of a discovered architecture: key, heading, fields with their bits,
-/// fixed bits and table sizes. A new nvdisasm that changes discovery shows here as a diff.
+/// fixed bits, the bits nvdisasm ignores and table sizes. A new nvdisasm that changes
+/// discovery shows here as a diff.
 fn discovered_summary(s: &Spec) -> String {
     let mut lines = vec![];
     for v in s.variants() {
@@ -122,7 +123,9 @@ fn discovered_summary(s: &Spec) -> String {
             .map(|f| format!("{}@{}", f.name.replace(' ', ""), sass_harness::word::format_ranges(&f.bits)))
             .collect();
         let rows: usize = v.tables.iter().map(|t| t.rows.len()).sum();
-        lines.push(format!("{}  {}  [{}]  fixed mask {:032x} value {}  rows {rows}", v.key, v.heading, fields.join(" "), v.fixed_mask.0, v.fixed_value.hex()));
+        let ignored: Vec<u8> = v.ignored.iter().collect();
+        let ignored = if ignored.is_empty() { String::new() } else { format!("  ignored {}", sass_harness::word::format_ranges(&ignored)) };
+        lines.push(format!("{}  {}  [{}]  fixed mask {:032x} value {}{ignored}  rows {rows}", v.key, v.heading, fields.join(" "), v.fixed_mask.0, v.fixed_value.hex()));
     }
     lines.sort();
     lines.join("\n") + "\n"
