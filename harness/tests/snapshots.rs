@@ -125,7 +125,14 @@ fn discovered_summary(s: &Spec) -> String {
         let rows: usize = v.tables.iter().map(|t| t.rows.len()).sum();
         let ignored: Vec<u8> = v.ignored.iter().collect();
         let ignored = if ignored.is_empty() { String::new() } else { format!("  ignored {}", sass_harness::word::format_ranges(&ignored)) };
-        lines.push(format!("{}  {}  [{}]  fixed mask {:032x} value {}{ignored}  rows {rows}", v.key, v.heading, fields.join(" "), v.fixed_mask.0, v.fixed_value.hex()));
+        lines.push(format!(
+            "{}  {}  [{}]  fixed mask {:032x} value {}{ignored}  rows {rows}",
+            v.key,
+            v.heading,
+            fields.join(" "),
+            v.fixed_mask.0,
+            v.fixed_value.hex()
+        ));
     }
     lines.sort();
     lines.join("\n") + "\n"
