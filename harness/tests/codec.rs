@@ -171,13 +171,8 @@ include!("data/pred_words.rs");
 fn a_floats_line_lets_a_modifier_choose_the_float_format() {
     let path = sass_harness::oracle::tools::repo_root().join("corpus/isa-discovered/sm90/fmul.txt");
     let text = std::fs::read_to_string(path).unwrap();
-    // The line goes right after the variant's distilled line (optional lines keep an order).
-    let with = |line: &str, key: &str| {
-        let at = text.find(&format!("key: {key}\n")).unwrap();
-        let d = text[..at].rfind("\ndistilled: ").unwrap() + 1;
-        let end = d + text[d..].find('\n').unwrap() + 1;
-        format!("{}\n{line}\n{}", &text[..end], &text[end..])
-    };
+    // The line goes right before the variant's key (optional lines come in any order).
+    let with = |line: &str, key: &str| text.replacen(&format!("key: {key}\n"), &format!("{line}\n\nkey: {key}\n"), 1);
     let page = spec::parse_page("fmul.txt", with("floats: M2=F64", "FMUL_R_R_F").as_bytes()).unwrap();
     let s = spec::Spec { pages: vec![page] };
     let c = Codec::new(&s);

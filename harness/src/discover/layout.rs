@@ -580,10 +580,7 @@ fn float_probe(width: usize) -> u64 {
 /// The form's `F` value fields: (form operand, bits).
 fn float_fields(s: &Seed, d: &Discovered) -> Vec<(usize, Vec<u8>)> {
     let sl = slots(s);
-    (0..s.kinds.len())
-        .filter(|&k| s.kinds[k].is_float())
-        .filter_map(|k| d.fields.iter().find(|f| f.kind == FieldKind::Operand(sl[k][0])).map(|f| (k, f.bits.clone())))
-        .collect()
+    (0..s.kinds.len()).filter(|&k| s.kinds[k].is_float()).filter_map(|k| d.operand_field(sl[k][0]).map(|f| (k, f.bits.clone()))).collect()
 }
 
 /// The format every `F` operand of `text` reads [`float_probe`] back in, if they agree on one.
@@ -692,7 +689,7 @@ pub fn inverted(s: &Seed, seed: Word, d: &Discovered) -> Vec<usize> {
     let kinds = [OperandKind::Pred, OperandKind::UPred, OperandKind::Reg, OperandKind::UReg];
     let mut out = vec![];
     for (k, kind) in s.kinds.iter().enumerate() {
-        let Some(f) = d.fields.iter().find(|f| f.kind == FieldKind::Operand(sl[k][0])).filter(|f| kinds.contains(kind) && f.bits.len() < 64) else { continue };
+        let Some(f) = d.operand_field(sl[k][0]).filter(|f| kinds.contains(kind) && f.bits.len() < 64) else { continue };
         let field = value_of(seed, &f.bits);
         let complement = field ^ ones(f.bits.len());
         if printed_value(s, &s.text, sl[k][0]).is_some_and(|g| g != i128::from(field) && g == i128::from(complement)) {
@@ -709,7 +706,7 @@ pub fn single_fields(s: &Seed, d: &Discovered) -> Vec<(usize, Vec<u8>)> {
     let kinds = [OperandKind::Pred, OperandKind::UPred, OperandKind::Reg, OperandKind::UReg, OperandKind::Imm(crate::spec::ImmMap::PLAIN)];
     (0..s.kinds.len())
         .filter(|&k| kinds.contains(&s.kinds[k]))
-        .filter_map(|k| d.fields.iter().find(|f| f.kind == FieldKind::Operand(sl[k][0]) && f.bits.len() <= 32).map(|f| (k, f.bits.clone())))
+        .filter_map(|k| d.operand_field(sl[k][0]).filter(|f| f.bits.len() <= 32).map(|f| (k, f.bits.clone())))
         .collect()
 }
 
@@ -721,7 +718,7 @@ pub fn learn_left_out(o: &mut Oracle, s: &Seed, d: &Discovered) -> Result<Vec<Le
     let parse = |t: &str| sass::parse_instruction(t).ok().filter(|i| i.mnemonic == d.mnemonic);
     let Some(zero) = parse(&d.distilled).filter(|z| z.operands.len() < s.kinds.len()) else { return Ok(vec![]) };
     let sl = slots(s);
-    let field = |k: usize| d.fields.iter().find(|f| f.kind == FieldKind::Operand(sl[k][0])).map(|f| f.bits.clone());
+    let field = |k: usize| d.operand_field(sl[k][0]).map(|f| f.bits.clone());
     let cands: Vec<(usize, Vec<u8>)> =
         (0..s.kinds.len()).filter(|&k| matches!(s.kinds[k], OperandKind::Imm(_))).filter_map(|k| field(k).map(|b| (k, b))).collect();
     let texts = o.texts(&cands.iter().map(|(_, bits)| set(d.zero, &bits[..1], 1)).collect::<Vec<_>>())?;
@@ -751,16 +748,28 @@ pub fn learn_left_out(o: &mut Oracle, s: &Seed, d: &Discovered) -> Result<Vec<Le
 /// the zero word with that register at all ones (URZ) and the offset's lowest bit set, and
 /// the same with offset 0. (Form operand, [URZ and offset 1, URZ alone].)
 fn urz_words(s: &Seed, d: &Discovered) -> Vec<(usize, [Word; 2])> {
+    let mut out = vec![];
+    for (k, _, [_, ur, imm]) in mem_fields(s, d) {
+        let (Some(ur), Some(imm)) = (ur, imm) else { continue };
+        let urz = set(d.base(), &ur, u64::MAX);
+        out.push((k, [set(urz, &imm[..1], 1), urz]));
+    }
+    out
+}
+
+/// A memory operand: form operand, shape, and the bits of its register, uniform register
+/// and offset fields (those it has).
+type MemFields = (usize, crate::spec::MemShape, [Option<Vec<u8>>; 3]);
+
+/// Each memory operand's [`MemFields`].
+fn mem_fields(s: &Seed, d: &Discovered) -> Vec<MemFields> {
     let sl = slots(s);
-    let field = |p: usize| d.fields.iter().find(|f| f.kind == FieldKind::Operand(p)).map(|f| f.bits.clone());
     let mut out = vec![];
     for (k, kind) in s.kinds.iter().enumerate() {
         let OperandKind::Mem(m) = kind else { continue };
         let roles = m.slot_roles();
-        let at = |r: MemSlot| roles.iter().position(|x| *x == r).and_then(|i| field(sl[k][i]));
-        let (Some(ur), Some(imm)) = (at(MemSlot::UReg), at(MemSlot::Imm)) else { continue };
-        let urz = set(d.base(), &ur, u64::MAX);
-        out.push((k, [set(urz, &imm[..1], 1), urz]));
+        let at = |r: MemSlot| roles.iter().position(|x| *x == r).and_then(|i| d.operand_field(sl[k][i])).map(|f| f.bits.clone());
+        out.push((k, *m, [at(MemSlot::Reg), at(MemSlot::UReg), at(MemSlot::Imm)]));
     }
     out
 }
@@ -799,7 +808,7 @@ pub fn learn_illegal_all_ones(o: &mut Oracle, s: &Seed, d: &Discovered) -> Resul
     let mut cases: Vec<(usize, Word, Word)> = vec![];
     for (k, pos) in sl.iter().enumerate() {
         for (sub, &po) in pos.iter().enumerate() {
-            let Some(f) = d.fields.iter().find(|f| f.kind == FieldKind::Operand(po)).filter(|f| register(k, sub) && f.bits.len() < 64) else { continue };
+            let Some(f) = d.operand_field(po).filter(|f| register(k, sub) && f.bits.len() < 64) else { continue };
             let max = ones(f.bits.len());
             let at = |x: u64| set(d.base(), &f.bits, d.printed(po, x, f.bits.len()));
             cases.push((po, at(max), at(max - 1)));
@@ -815,20 +824,12 @@ pub fn learn_illegal_all_ones(o: &mut Oracle, s: &Seed, d: &Discovered) -> Resul
 /// register or an offset), with two words each: the zero word with the register at all ones (RZ) and the
 /// offset's lowest bit set (if any), and the same with the uniform register at 1 (if any).
 fn rz_words(s: &Seed, d: &Discovered) -> Vec<(usize, [Word; 2])> {
-    let sl = slots(s);
-    let field = |p: usize| d.fields.iter().find(|f| f.kind == FieldKind::Operand(p)).map(|f| f.bits.clone());
     let mut out = vec![];
-    for (k, kind) in s.kinds.iter().enumerate() {
-        let OperandKind::Mem(m) = kind else { continue };
+    for (k, m, [reg, ur, imm]) in mem_fields(s, d) {
         if m.reg_suffix.is_none() && m.space != crate::spec::MemSpaceKind::Desc {
             continue;
         }
-        let roles = m.slot_roles();
-        let at = |r: MemSlot| roles.iter().position(|x| *x == r).and_then(|i| field(sl[k][i]));
-        let (Some(reg), ur, imm) = (at(MemSlot::Reg), at(MemSlot::UReg), at(MemSlot::Imm)) else { continue };
-        if ur.is_none() && imm.is_none() {
-            continue;
-        }
+        let Some(reg) = reg.filter(|_| ur.is_some() || imm.is_some()) else { continue };
         let rz = set(d.base(), &reg, u64::MAX);
         let with_imm = imm.map_or(rz, |b| set(rz, &b[..1], 1));
         out.push((k, [with_imm, ur.map_or(rz, |b| set(rz, &b[..1], 1))]));
@@ -909,7 +910,7 @@ fn all_ones_text(kind: OperandKind, bits: usize) -> Option<String> {
 /// [`Discovered::omitted`] and [`Discovered::left_out`]), so that the text's operand k is
 /// form operand k. Texts it cannot rebuild stay as they are.
 pub fn with_pt(s: &Seed, d: &Discovered, w: Word, text: &str) -> String {
-    let value = |bits: &[u8]| bits.iter().enumerate().fold(0u64, |a, (q, &b)| a | u64::from(w.bit(b)) << q);
+    let value = |bits: &[u8]| value_of(w, bits);
     let decorated =
         |k: usize| d.fields.iter().any(|f| matches!(f.kind, FieldKind::Not(j) | FieldKind::Abs(j) | FieldKind::Neg(j) if j == k) && value(&f.bits) != 0);
     let sl = slots(s);
@@ -947,7 +948,7 @@ pub fn with_pt(s: &Seed, d: &Discovered, w: Word, text: &str) -> String {
 /// prints nothing for them.
 fn nameless_at(s: &Seed, d: &Discovered, w: Word) -> Vec<usize> {
     let sl = slots(s);
-    let value = |bits: &[u8]| bits.iter().enumerate().fold(0u64, |a, (q, &b)| a | u64::from(w.bit(b)) << q);
+    let value = |bits: &[u8]| value_of(w, bits);
     (0..s.kinds.len())
         .filter(|&k| s.kinds[k] == OperandKind::Name)
         .filter(|&k| {
@@ -971,7 +972,7 @@ fn zero_left_out(s: &Seed, d: &Discovered, w: Word) -> Vec<(usize, String, bool)
         .filter_map(|x| {
             let k = sl.iter().position(|p| p == &[x.page_operand])?;
             let OperandKind::Imm(m) = s.kinds[k] else { return None };
-            let f = d.fields.iter().find(|f| f.kind == FieldKind::Operand(x.page_operand))?;
+            let f = d.operand_field(x.page_operand)?;
             f.bits.iter().all(|&b| !w.bit(b)).then(|| (k, sass::hex_signed(m.apply(0)), x.joined))
         })
         .collect()
@@ -1279,7 +1280,7 @@ fn verify_gaps(o: &mut Oracle, d: &Discovered) -> Result<Vec<String>, DiscoverEr
         words.extend((0..4).map(|_| set(random_word(d, &mut rng), &f.bits, all_ones)));
     }
     for e in &d.derived {
-        let Some(f) = d.fields.iter().find(|f| f.kind == FieldKind::Operand(e.source)) else { continue };
+        let Some(f) = d.operand_field(e.source) else { continue };
         let max = if f.bits.len() >= 64 { u64::MAX } else { (1u64 << f.bits.len()) - 1 };
         words.extend((max.saturating_sub(u64::from(e.plus)) + 1..max).map(|v| set(d.base(), &f.bits, v)));
     }

@@ -192,6 +192,11 @@ impl Discovered {
         })
     }
 
+    /// The value field of page operand `po`, if it has one.
+    pub fn operand_field(&self, po: usize) -> Option<&Field> {
+        self.fields.iter().find(|f| f.kind == FieldKind::Operand(po))
+    }
+
     /// Nothing solved yet on `arch`: the start a solution fills in.
     pub fn empty(arch: Arch) -> Discovered {
         Discovered {

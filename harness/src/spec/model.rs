@@ -544,7 +544,7 @@ impl Field {
     /// complement for an inverted field (the value is the printed number).
     pub fn raw(&self, value: u64) -> u64 {
         if self.inverted {
-            value ^ self.max()
+            Inverted::apply(value, self.width())
         } else {
             value
         }

@@ -466,52 +466,42 @@ fn read_derived(p: &mut Lines) -> Result<Vec<Derived>, PageError> {
 /// operands nvdisasm leaves out when their field is zero, comma-separated (`left out at
 /// zero: operand 2 joined`; see [`LeftOutAtZero`]).
 fn read_left_out(p: &mut Lines) -> Result<Option<(usize, Vec<LeftOutAtZero>)>, PageError> {
-    let Some((line, rest)) = p.peek().and_then(|(l, t)| t.trim_start().strip_prefix("left out at zero:").map(|r| (l, r.to_string()))) else {
-        return Ok(None);
-    };
-    p.next();
-    let mut out: Vec<LeftOutAtZero> = vec![];
-    for t in rest.split(',') {
-        let x = LeftOutAtZero::parse(t).or_else(|e| p.err(line, e))?;
-        if out.iter().any(|y| y.page_operand >= x.page_operand) {
-            return p.err(line, format!("left out at zero: operand {} is named twice or out of order", x.page_operand));
-        }
-        out.push(x);
-    }
-    Ok(Some((line, out)))
+    read_operand_list(p, "left out at zero:", LeftOutAtZero::parse, |x| x.page_operand)
 }
 
 /// The optional `inverted:` line after the `left out at zero:` one: register or predicate
 /// page operands whose field nvdisasm prints inverted, comma-separated (`inverted: operand
 /// 6`; see [`Inverted`]).
 fn read_inverted(p: &mut Lines) -> Result<Option<(usize, Vec<Inverted>)>, PageError> {
-    let Some((line, rest)) = p.peek().and_then(|(l, t)| t.trim_start().strip_prefix("inverted:").map(|r| (l, r.to_string()))) else { return Ok(None) };
-    p.next();
-    let mut out: Vec<Inverted> = vec![];
-    for t in rest.split(',') {
-        let x = Inverted::parse(t).or_else(|e| p.err(line, e))?;
-        if out.iter().any(|y| y.page_operand >= x.page_operand) {
-            return p.err(line, format!("inverted: operand {} is named twice or out of order", x.page_operand));
-        }
-        out.push(x);
-    }
-    Ok(Some((line, out)))
+    read_operand_list(p, "inverted:", Inverted::parse, |x| x.page_operand)
 }
 
 /// The optional `illegal at all ones:` line after the `inverted:` one: page operands
 /// whose field nvdisasm rejects at the all-ones value (`illegal at all ones: operand 3`,
 /// a register that may not be RZ; see [`Field::illegal_at_all_ones`]), comma-separated.
 fn read_illegal_all_ones(p: &mut Lines) -> Result<Option<(usize, Vec<usize>)>, PageError> {
-    let prefix = "illegal at all ones:";
+    read_operand_list(p, "illegal at all ones:", |t| page_operand_token(t, "illegal-at-all-ones"), |&po| po)
+}
+
+/// A line `prefix` followed by comma-separated entries (read by `parse`), each naming a
+/// page operand (`page_operand`) in increasing order: its line and entries, or `None`
+/// when the next line is another.
+fn read_operand_list<T>(
+    p: &mut Lines,
+    prefix: &str,
+    parse: impl Fn(&str) -> Result<T, String>,
+    page_operand: impl Fn(&T) -> usize,
+) -> Result<Option<(usize, Vec<T>)>, PageError> {
     let Some((line, rest)) = p.peek().and_then(|(l, t)| t.trim_start().strip_prefix(prefix).map(|r| (l, r.to_string()))) else { return Ok(None) };
     p.next();
-    let mut out: Vec<usize> = vec![];
+    let mut out: Vec<T> = vec![];
     for t in rest.split(',') {
-        let po = page_operand_token(t, "illegal-at-all-ones").or_else(|e| p.err(line, e))?;
-        if out.iter().any(|&y| y >= po) {
-            return p.err(line, format!("illegal at all ones: operand {po} is named twice or out of order"));
+        let x = parse(t).or_else(|e| p.err(line, e))?;
+        let po = page_operand(&x);
+        if out.iter().any(|y| page_operand(y) >= po) {
+            return p.err(line, format!("{prefix} operand {po} is named twice or out of order"));
         }
-        out.push(po);
+        out.push(x);
     }
     Ok(Some((line, out)))
 }
