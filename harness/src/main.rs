@@ -95,6 +95,16 @@ enum Cmd {
         #[arg(long, default_value_t = 10_000)]
         random: usize,
     },
+    /// Learn nvdisasm's printing conventions of every variant and store them beside the
+    /// pages (`conventions.json` in each page folder); `--check` compares instead and
+    /// fails on a difference.
+    Conventions {
+        #[command(flatten)]
+        pages: Pages,
+        /// Compare the stored conventions with nvdisasm's; write nothing.
+        #[arg(long)]
+        check: bool,
+    },
     /// Compile PTX kernels with ptxas and compare every covered word with nvdisasm.
     Realcode {
         #[command(flatten)]
@@ -323,6 +333,7 @@ fn run(cmd: Cmd) -> Result<(), String> {
             realcode(&s, &ptx, &out)
         }
         Cmd::Fix { paths, out, random } => fix(&paths, &out, random),
+        Cmd::Conventions { pages, check } => conventions(&load(&pages)?, check),
         Cmd::Realcode { pages, ptx, out } => {
             let s = load(&pages)?;
             realcode(&s, &ptx, &lock_out(&out)?)
@@ -369,7 +380,7 @@ fn decode(s: &Spec, arch: u32, words: &[String]) -> Result<(), String> {
     for w in words {
         let word = sass_harness::word::Word::parse_hex(w).ok_or_else(|| format!("'{w}' is not up to 32 hex digits"))?;
         match c.decode(spec::Arch(arch), word) {
-            Ok((vi, vals)) => println!("{}  {}  {}", word, c.variant(vi).key, codec::print(c.variant(vi), &vals)),
+            Ok((vi, vals)) => println!("{}  {}  {}", word, c.variant(vi).key, codec::print_word(c.variant(vi), &vals, word)),
             Err(e) => {
                 unmatched += 1;
                 println!("{word}  error: {e}");
@@ -571,6 +582,29 @@ fn realcode(s: &Spec, ptx: &Path, out: &OutputDir) -> Result<(), String> {
     println!("wrote {}", path.display());
     if r.asm_mismatch > 0 {
         return Err(format!("{} agreeing words did not assemble back", r.asm_mismatch));
+    }
+    Ok(())
+}
+
+/// Learns every variant's conventions; writes them beside the pages, or compares.
+fn conventions(s: &Spec, check: bool) -> Result<(), String> {
+    let nv = nvdisasm()?;
+    let c = Codec::new(s);
+    let vis: Vec<usize> = (0..c.variants().len()).collect();
+    let conv = sass_harness::oracle::learn::learn(&nv, &c, &vis).map_err(|e| e.to_string())?;
+    if check {
+        let diffs = sass_harness::oracle::learn::differences(&c, &conv);
+        for d in &diffs {
+            println!("{d}");
+        }
+        println!("{} of {} forms differ from nvdisasm {}", diffs.len(), vis.len(), nv.version);
+        return if diffs.is_empty() { Ok(()) } else { Err(format!("{} form(s) whose stored conventions nvdisasm contradicts", diffs.len())) };
+    }
+    let tool = format!("nvdisasm {}", nv.version_number.clone().unwrap_or_else(|| nv.version.clone()));
+    for (dir, f) in sass_harness::oracle::learn::files(&c, &conv, &tool).map_err(|e| e.to_string())? {
+        let path = dir.join(spec::conventions::FILE_NAME);
+        sass_harness::output::write_atomic(&path, f.to_text().as_bytes()).map_err(|e| e.to_string())?;
+        println!("wrote {} ({} forms, {} control tables)", path.display(), f.forms.len(), f.controls.len());
     }
     Ok(())
 }

@@ -173,6 +173,13 @@ pub fn print(v: &Variant, values: &Values) -> Instruction {
     print_with(v, values, None)
 }
 
+/// The text nvdisasm prints for `word` (whose field values are `values`) with the
+/// conventions stored for its form ([`Variant::conventions`]); without them, what the
+/// page alone predicts ([`print`]). Never asks nvdisasm.
+pub fn print_word(v: &Variant, values: &Values, word: Word) -> Instruction {
+    print_with(v, values, v.conventions.as_deref().map(|c| (c, word)))
+}
+
 /// The text nvdisasm prints for `word` (whose field values are `values`), with what was
 /// learned about this form: `.reuse`, the terminator and the modifier order.
 pub fn print_with(v: &Variant, values: &Values, learned: Option<(&FormConventions, Word)>) -> Instruction {

@@ -4,7 +4,7 @@
 //! its alias probes), asked once per run.
 
 use super::nvdisasm::{Nvdisasm, NvdisasmError, Outcome};
-use crate::codec::conventions::{self as conv, Conventions, FormConventions, SlotId};
+use crate::codec::conventions::{self as conv, Conventions, ConventionsFile, FormConventions, SlotId, StoredControl, StoredError, StoredForm};
 use crate::codec::print::{row_tokens, slot_id};
 use crate::codec::{Codec, Values};
 use crate::sass::{self, Instruction, Terminator};
@@ -314,4 +314,44 @@ pub fn learn(nv: &Nvdisasm, codec: &Codec, vis: &[usize]) -> Result<Conventions,
         }
     }
     Ok(out)
+}
+
+/// The conventions `conv` holds for the variants of `codec`, as one
+/// [`ConventionsFile`] per page folder (the file each folder's pages read theirs from).
+pub fn files(codec: &Codec, conv: &Conventions, tool: &str) -> Result<std::collections::BTreeMap<std::path::PathBuf, ConventionsFile>, StoredError> {
+    let mut out: std::collections::BTreeMap<std::path::PathBuf, ConventionsFile> = Default::default();
+    for v in codec.variants() {
+        let Some(c) = conv.get(v.arch, &v.key) else { continue };
+        let dir = std::path::Path::new(&v.file).parent().unwrap_or(std::path::Path::new(".")).to_path_buf();
+        let f = out.entry(dir).or_insert_with(|| ConventionsFile {
+            about: "nvdisasm's printing conventions per form, learned by `sass-harness conventions` (see docs/conventions.md); do not edit by hand: `fix` corrects them".into(),
+            tool: tool.to_string(),
+            ..Default::default()
+        });
+        f.insert(v.arch, &v.key, c)?;
+    }
+    Ok(out)
+}
+
+/// Where the conventions stored with the pages differ from what nvdisasm shows now: one
+/// line per form (`SM90 KEY: order: stored [..], nvdisasm [..]`).
+pub fn differences(codec: &Codec, conv: &Conventions) -> Vec<String> {
+    let mut out = vec![];
+    for v in codec.variants() {
+        let Some(learned) = conv.get(v.arch, &v.key) else { continue };
+        let key = crate::spec::conventions::form_key(v.arch, &v.key);
+        let Some(stored) = v.conventions.as_deref() else {
+            out.push(format!("{key}: no stored conventions"));
+            continue;
+        };
+        let (Ok(a), Ok(b)) = (StoredControl::of(stored), StoredControl::of(learned)) else { continue };
+        if a != b {
+            out.push(format!("{key}: control table: stored {}, nvdisasm {}", a.id(), b.id()));
+        }
+        let (a, b) = (StoredForm::of(stored, String::new()), StoredForm::of(learned, String::new()));
+        if a != b {
+            out.push(format!("{key}: stored {}, nvdisasm {}", serde_json::to_string(&a).unwrap_or_default(), serde_json::to_string(&b).unwrap_or_default()));
+        }
+    }
+    out
 }

@@ -8,6 +8,7 @@
 //! a file or folder reached through several paths (symlinks, repeated arguments) counts
 //! once, so symlink cycles end.
 
+pub mod conventions;
 pub mod edit;
 pub mod model;
 pub mod parse;
@@ -196,7 +197,48 @@ pub fn load(paths: &[PathBuf]) -> Result<Spec, PageError> {
         let file = paths.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", ");
         return Err(PageError { file, line: 0, message: "no pages (.txt files) found".into() });
     }
+    attach_conventions(&mut spec)?;
     Ok(spec)
+}
+
+/// Gives each page's variants the conventions its folder's [`conventions::FILE_NAME`]
+/// stores, where there is one.
+fn attach_conventions(spec: &mut Spec) -> Result<(), PageError> {
+    let mut dirs: Vec<PathBuf> = spec.pages.iter().filter_map(|p| Path::new(&p.file).parent().map(Path::to_path_buf)).collect();
+    dirs.sort();
+    dirs.dedup();
+    for dir in dirs {
+        let path = dir.join(conventions::FILE_NAME);
+        if !path.is_file() {
+            continue;
+        }
+        let name = path.display().to_string();
+        let bytes = read_bounded(&path, conventions::MAX_FILE_BYTES as u64)?;
+        let forms = conventions::ConventionsFile::from_text(&name, &bytes).and_then(|f| f.read_forms()).map_err(|e| PageError {
+            file: name.clone(),
+            line: 0,
+            message: e.to_string(),
+        })?;
+        let forms: std::collections::HashMap<String, std::sync::Arc<conventions::FormConventions>> =
+            forms.into_iter().map(|(k, c)| (k, std::sync::Arc::new(c))).collect();
+        for page in spec.pages.iter_mut().filter(|p| Path::new(&p.file).parent() == Some(dir.as_path())) {
+            for v in &mut page.variants {
+                v.conventions = forms.get(&conventions::form_key(v.arch, &v.key)).cloned();
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A file's bytes, at most `limit` of them (more is an error naming the file).
+fn read_bounded(path: &Path, limit: u64) -> Result<Vec<u8>, PageError> {
+    let f = std::fs::File::open(path).map_err(|e| io_err(path, format!("cannot read: {e}")))?;
+    let mut bytes = vec![];
+    f.take(limit + 1).read_to_end(&mut bytes).map_err(|e| io_err(path, format!("cannot read: {e}")))?;
+    if bytes.len() as u64 > limit {
+        return Err(io_err(path, format!("more than {limit} bytes; at most that is read")));
+    }
+    Ok(bytes)
 }
 
 #[cfg(test)]

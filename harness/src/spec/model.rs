@@ -844,6 +844,11 @@ pub struct Variant {
     /// for bits 0–63, then for 64–127): what `fix` rewrites.
     pub distilled_line: usize,
     pub layout_lines: [usize; 4],
+    /// nvdisasm's printing conventions for this form, when its folder's
+    /// [`conventions::FILE_NAME`](crate::spec::conventions::FILE_NAME) stores them: with
+    /// them the printer speaks nvdisasm exactly without asking it.
+    #[serde(skip)]
+    pub conventions: Option<std::sync::Arc<crate::spec::conventions::FormConventions>>,
 }
 
 impl Variant {

@@ -1235,6 +1235,7 @@ impl VariantDraft {
             line: self.head.line,
             distilled_line: self.head.distilled_line,
             layout_lines: [0; 4],
+            conventions: None,
         };
         v.modifiers = modifier_order(p, &v, &self.head.heading_mods, &self.head.dinst).map_err(|m| self.err(self.head.line, m))?;
         if let Some((m, _)) = v.float_by.iter().find(|(m, _)| !printable_modifiers(&v).contains(m)) {
