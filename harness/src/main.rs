@@ -511,6 +511,7 @@ fn fix(paths: &[PathBuf], out: &Path, random: usize) -> Result<(), String> {
             }
             std::fs::write(dest, &page.text).map_err(|e| format!("{}: {e}", dest.display()))?;
         }
+        write_conventions(&spec, &findings, &originals)?;
         if errors == 0 {
             break;
         }
@@ -532,6 +533,18 @@ fn fix(paths: &[PathBuf], out: &Path, random: usize) -> Result<(), String> {
     }
     if errors > 0 {
         return Err(format!("{errors} error(s) left after three rounds of corrections"));
+    }
+    Ok(())
+}
+
+/// Writes each page folder's corrected conventions file beside its corrected pages
+/// (`dests`: each page's output path, in the spec's page order).
+fn write_conventions(spec: &Spec, findings: &[validate::Finding], dests: &[(PathBuf, String)]) -> Result<(), String> {
+    for (dir, file) in sass_harness::fix::correct_conventions(spec, findings)? {
+        let Some(i) = spec.pages.iter().position(|p| Path::new(&p.file).parent() == Some(dir.as_path())) else { continue };
+        let Some(dest_dir) = dests[i].0.parent() else { continue };
+        let path = dest_dir.join(spec::conventions::FILE_NAME);
+        sass_harness::output::write_atomic(&path, file.to_text().as_bytes()).map_err(|e| e.to_string())?;
     }
     Ok(())
 }

@@ -75,8 +75,10 @@ pub fn run(codec: &Codec, nv: &Nvdisasm, ptxas_path: &Path, ptx_dir: &Path, out_
     let mut archs: Vec<Arch> = codec.variants().iter().map(|v| v.arch).collect();
     archs.sort();
     archs.dedup();
-    let all: Vec<usize> = (0..codec.variants().len()).collect();
-    let conv = crate::oracle::learn::learn(nv, codec, &all).map_err(|e| e.to_string())?;
+    // Forms whose conventions are stored print with those alone (what `decode` does
+    // offline); the others' are learned from nvdisasm for this run.
+    let unstored: Vec<usize> = (0..codec.variants().len()).filter(|&vi| codec.variant(vi).conventions.is_none()).collect();
+    let conv = if unstored.is_empty() { Conventions::default() } else { crate::oracle::learn::learn(nv, codec, &unstored).map_err(|e| e.to_string())? };
     let mut tally = Tally { codec, conv, rep: RealCodeReport::default() };
     for f in &files {
         let text = std::fs::read_to_string(f).map_err(|e| format!("{}: {e}", f.display()))?;
@@ -131,9 +133,14 @@ fn ptx_files(dir: &Path) -> Result<Vec<std::path::PathBuf>, String> {
 }
 
 /// The report so far, and what checking one more word needs.
+/// A form's conventions: stored with its page, else learned for this run.
+fn conventions_of<'v>(conv: &'v Conventions, v: &'v crate::spec::Variant) -> Option<&'v crate::codec::conventions::FormConventions> {
+    v.conventions.as_deref().or_else(|| conv.get(v.arch, &v.key))
+}
+
 struct Tally<'a> {
     codec: &'a Codec<'a>,
-    /// Conventions learned from nvdisasm at the start of the run.
+    /// Conventions learned from nvdisasm at the start of the run, for forms without stored ones.
     conv: Conventions,
     rep: RealCodeReport,
 }
@@ -160,7 +167,7 @@ impl Tally<'_> {
         let rep = &mut self.rep;
         rep.covered += 1;
         *rep.by_variant.entry(v.key.clone()).or_default() += 1;
-        let printed = codec::print_with(v, &vals, self.conv.get(v.arch, &v.key).map(|c| (c, w)));
+        let printed = codec::print_with(v, &vals, conventions_of(&self.conv, v).map(|c| (c, w)));
         let ours = printed.to_string();
         let example = |nvdisasm: String, note: String| Example { kernel: kernel.to_string(), word: w.hex(), ours: ours.clone(), nvdisasm, note };
         let Outcome::Printed { text: theirs } = o else {
@@ -182,7 +189,7 @@ impl Tally<'_> {
         }
         // nvdisasm's alias modifiers (`IMAD.MOV`) are a printing convention: the page reads
         // the text without them.
-        let parsed = self.conv.get(v.arch, &v.key).map(|c| c.unalias(&parsed)).unwrap_or(parsed);
+        let parsed = conventions_of(&self.conv, v).map(|c| c.unalias(&parsed)).unwrap_or(parsed);
         if let Some(note) = self.reassemble(arch, w, &parsed, &ours) {
             self.rep.asm_mismatch += 1;
             self.rep.asm_failures.push(Example { kernel: kernel.to_string(), word: w.hex(), ours, nvdisasm: theirs, note });

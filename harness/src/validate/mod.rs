@@ -11,6 +11,7 @@ pub mod finding;
 pub mod reproduce;
 pub mod resume;
 pub mod run;
+pub mod stored;
 
 use crate::codec::conventions::{self as conv_rules, Conventions, FormConventions};
 use crate::codec::{self, Codec, Values};
@@ -237,7 +238,9 @@ fn validate_group(
     let index = variant_index(codec);
     let vis: Vec<usize> = pages.iter().flat_map(|p| &p.variants).filter_map(|v| index.get(&(v.arch, v.key.as_str())).copied()).collect();
     let conv = crate::oracle::learn::learn(nv, codec, &vis)?;
+    let stored = stored::check(nv, codec, &vis, &conv)?;
     let cx = Group {
+        stored,
         codec,
         nv,
         opts,
@@ -273,6 +276,8 @@ struct Group<'a> {
     started: std::time::Instant,
     learned: Vec<Option<&'a FormConventions>>,
     fixed: FixedIndex,
+    /// Findings about the stored conventions, by page file ([`stored::check`]).
+    stored: BTreeMap<String, Vec<Finding>>,
 }
 
 /// Which variants' fixed bits a word matches, by architecture and fixed-bit mask: what
@@ -557,6 +562,7 @@ impl<'a> Group<'a> {
                 let obs: Vec<(Word, &Outcome)> = run.probes.iter().zip(&st.outs[ri]).filter(|(p, _)| p.vi == vi).map(|(p, o)| (p.word, o)).collect();
                 correct::triage(run.page, self.codec.variant(vi), &obs, self.learned[vi], &mut findings);
             }
+            findings.extend(self.stored.get(&run.page.file).cloned().unwrap_or_default());
             let summaries = run.vis.iter().map(|&vi| run.summary(self.codec.variant(vi), vi, &findings)).collect();
             done(run.page, summaries, findings);
         }
