@@ -1,7 +1,7 @@
 //! sass-harness: ISA-viewer pages → spec → codec → oracles → compare → findings → reports.
 //!
 //! The everyday path needs five names from the crate root: load pages into a [`Spec`]
-//! ([`load_spec`]), build a [`Codec`] over it, then [`Codec::decode`] a [`Word`], [`print`]
+//! ([`load_spec`]), build a [`Codec`] over it, then [`Codec::decode`] a [`Word`], [`print()`]
 //! it in nvdisasm's syntax, [`assemble`] text back, or [`Codec::encode`] field values.
 //!
 //! ```
