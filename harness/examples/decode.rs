@@ -5,7 +5,7 @@
 //! The first argument is the architecture (`90`, `100`, …), the rest are words (32 hex
 //! digits, bit 127 first). Pages come from `corpus/isa`, or from `SASS_PAGES` (a folder).
 
-use sass_harness::{load_spec, print, Arch, Codec, Word};
+use sass_harness::{load_spec, print_word, Arch, Codec, Word};
 use std::path::PathBuf;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -17,7 +17,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     for hex in args {
         let word = Word::parse_hex(&hex).ok_or_else(|| format!("'{hex}' is not up to 32 hex digits"))?;
         match codec.decode(arch, word) {
-            Ok((variant, values)) => println!("{word}  {}", print(codec.variant(variant), &values)),
+            Ok((variant, values)) => println!("{word}  {}", print_word(codec.variant(variant), &values, word)),
             Err(e) => println!("{word}  error: {e}"),
         }
     }

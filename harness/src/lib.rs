@@ -1,11 +1,13 @@
 //! sass-harness: ISA-viewer pages → spec → codec → oracles → compare → findings → reports.
 //!
-//! The everyday path needs five names from the crate root: load pages into a [`Spec`]
-//! ([`load_spec`]), build a [`Codec`] over it, then [`Codec::decode`] a [`Word`], [`print()`]
-//! it in nvdisasm's syntax, [`assemble`] text back, or [`Codec::encode`] field values.
+//! The everyday path needs a few names from the crate root: load pages into a [`Spec`]
+//! ([`load_spec`]), build a [`Codec`] over it, then [`Codec::decode`] a [`Word`], print it
+//! in nvdisasm's syntax ([`print_word`], with the conventions stored beside the pages;
+//! [`print()`] from the page alone), [`assemble`] text back, or [`Codec::encode`] field
+//! values.
 //!
 //! ```
-//! use sass_harness::{assemble, load_spec, print, Arch, Codec, Word};
+//! use sass_harness::{assemble, load_spec, print_word, Arch, Codec, Word};
 //!
 //! // The seed pages in the repository: DFMA on SM90, three SM100 pages.
 //! let pages = std::path::PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../corpus/isa"));
@@ -17,7 +19,7 @@
 //! let (variant, values) = codec.decode(Arch(90), word)?;
 //! assert_eq!(codec.variant(variant).key, "DFMA_R_R_R_R");
 //!
-//! let text = print(codec.variant(variant), &values).to_string();
+//! let text = print_word(codec.variant(variant), &values, word).to_string();
 //! assert_eq!(text, "DFMA R4, R2, R6, R8 ;"); // what `nvdisasm -b SM90` prints
 //!
 //! // Text carries no control bits (stall, yield, barriers): take them from the word.
@@ -51,7 +53,7 @@ pub mod word;
 // The everyday path, re-exported so a codec user needs no module paths.
 pub use codec::asm::Assembler;
 pub use codec::bits::EncodeError;
-pub use codec::{assemble, print, AsmError, Codec, DecodeError, Values};
+pub use codec::{assemble, print, print_word, AsmError, Codec, DecodeError, Values};
 pub use sass::{parse_instruction, Instruction};
 pub use spec::{load as load_spec, parse_page, Arch, PageError, Spec, Variant};
 pub use word::Word;
