@@ -48,6 +48,8 @@ pub mod sass;
 pub mod semantics;
 pub mod spec;
 pub mod validate;
+// Every public item documented, and kept so.
+#[warn(missing_docs)]
 pub mod word;
 
 // The everyday path, re-exported so a codec user needs no module paths.
