@@ -101,11 +101,11 @@ fn assemble_as_written(codec: &Codec, arch: Arch, inst: &Instruction, controls_f
 /// what matching text against it needs (modifier slots, the tokens they can read) worked
 /// out once, so that assembling a text tries a handful of variants and rejects most by
 /// their operand shape, tokens and memory operands before filling any field. A plain text
-/// is read without allocating ([`text`]), and token names are looked up once per text.
+/// is read without allocating (`text`), and token names are looked up once per text.
 ///
 /// Most texts meet variants not read lately (thousands of them), whose memory is not in
-/// cache: what a text reads of a variant is kept small and together (an [`Entry`] per
-/// candidate, then the variant's [`Form`]), not read from the spec.
+/// cache: what a text reads of a variant is kept small and together (an `Entry` per
+/// candidate, then the variant's `Form`), not read from the spec.
 pub struct Assembler<'c, 's> {
     codec: &'c Codec<'s>,
     /// Variants by architecture and mnemonic, in codec order (the order of

@@ -1308,9 +1308,9 @@ fn slices<'p>(pages: &[&'p Page], opts: &Options) -> Vec<Vec<&'p Page>> {
 }
 
 /// Validates every page but `opts.skip_pages`: pages are grouped by architecture and
-/// each group cut into slices of about [`GROUP_WORDS`] probe words (so what is in
+/// each group cut into slices of about `GROUP_WORDS` probe words (so what is in
 /// flight, outcomes and verdicts, stays bounded however many pages there are); a slice is
-/// validated as one (see [`validate_group`]), [`SLICES_AT_ONCE`] slices at a time.
+/// validated as one (see `validate_group`), `SLICES_AT_ONCE` slices at a time.
 /// `done` is called on this thread as each page finishes, pages in any order. The first
 /// tool fault ends the run (slices not started are not).
 pub fn validate_pages(
