@@ -45,6 +45,10 @@ enum Cmd {
         /// Seed of the random words.
         #[arg(long, default_value_t = 1)]
         seed: u64,
+        /// Also print each word with its stored conventions (nvdisasm's text) and assemble
+        /// that back.
+        #[arg(long)]
+        nvdisasm_text: bool,
     },
     /// Validate pages against nvdisasm and write findings and reports.
     Validate {
@@ -315,9 +319,9 @@ fn run(cmd: Cmd) -> Result<(), String> {
             }
             Ok(())
         }
-        Cmd::Check { pages, words, seed } => {
+        Cmd::Check { pages, words, seed, nvdisasm_text } => {
             let s = load(&pages)?;
-            check(&s, words, seed)
+            check(&s, words, seed, nvdisasm_text)
         }
         Cmd::Validate { pages, out, random, seed, resume } => {
             let s = load(&pages)?;
@@ -327,7 +331,7 @@ fn run(cmd: Cmd) -> Result<(), String> {
         }
         Cmd::Run { pages, out, words, random, ptx } => {
             let s = load(&pages)?;
-            check(&s, words, 1)?;
+            check(&s, words, 1, false)?;
             let out = lock_out(&out)?;
             validate(&s, &out, random, 0x5eed, Default::default())?;
             realcode(&s, &ptx, &out)
@@ -438,7 +442,7 @@ fn print_summary(s: &Spec) {
     }
 }
 
-fn check(s: &Spec, words: usize, seed: u64) -> Result<(), String> {
+fn check(s: &Spec, words: usize, seed: u64, nvdisasm_text: bool) -> Result<(), String> {
     let c = Codec::new(s);
     let mut rng = Rng::new(seed);
     println!("{:<22} {:>6} {:>10} {:>9}", "variant", "arch", "words", "failures");
@@ -449,7 +453,8 @@ fn check(s: &Spec, words: usize, seed: u64) -> Result<(), String> {
         let mut first = None;
         for _ in 0..words {
             let vals = random_values(v, &mut rng);
-            if let Err(e) = roundtrip(&c, vi, &vals) {
+            let checked = roundtrip(&c, vi, &vals).and_then(|w| if nvdisasm_text { sass_harness::check::nvdisasm_text(&c, vi, &vals, w) } else { Ok(()) });
+            if let Err(e) = checked {
                 fails += 1;
                 first.get_or_insert(e);
             }
@@ -584,6 +589,9 @@ fn realcode(s: &Spec, ptx: &Path, out: &OutputDir) -> Result<(), String> {
         r.asm_ambiguous,
         r.asm_mismatch
     );
+    for (a, (with, page_only)) in &r.identical_by_arch {
+        println!("  {a}: {with} byte-identical with the stored conventions ({page_only} from the pages alone)");
+    }
     for (k, n) in &r.by_variant {
         println!("  {k:<22} {n:>5} words");
     }

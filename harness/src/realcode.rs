@@ -25,8 +25,12 @@ pub struct RealCodeReport {
     /// Covered words printed differently (page mistakes; see the findings).
     pub disagreeing: Vec<Example>,
     /// Covered words whose text is byte-identical to nvdisasm's (with the conventions
-    /// learned from nvdisasm at the start of the run: `.reuse`, terminator, modifier order).
+    /// stored beside the pages, else learned from nvdisasm at the start of the run:
+    /// `.reuse`, terminator, modifier order, aliases).
     pub identical: usize,
+    /// Byte-identical words by architecture: (with the conventions, from the page alone).
+    /// The second is what decoding printed before conventions were stored.
+    pub identical_by_arch: std::collections::BTreeMap<String, (usize, usize)>,
     /// Agreeing words whose text is not byte-identical (spelling only).
     pub not_identical: Vec<Example>,
     /// Agreeing words whose nvdisasm text assembles back bit-exactly.
@@ -182,6 +186,10 @@ impl Tally<'_> {
             return Ok(());
         }
         rep.agreeing += 1;
+        let page_only = codec::print(v, &vals).to_string() == theirs;
+        let by = rep.identical_by_arch.entry(arch.to_string()).or_default();
+        by.1 += usize::from(page_only);
+        by.0 += usize::from(ours == theirs);
         if ours == theirs {
             rep.identical += 1;
         } else {

@@ -43,9 +43,9 @@ fn each_mutated_convention_is_an_error_that_fix_undoes() {
     let text = std::fs::read(src.join(FILE_NAME)).unwrap();
     let original = ConventionsFile::from_text("original", &text).unwrap();
     let mut mutated = original.clone();
-    for k in 0..MUTATIONS.len() {
+    for (k, (_, what)) in MUTATIONS.iter().enumerate() {
         mutate(&mut mutated, k);
-        assert_ne!(mutated.forms, original.forms, "{}", MUTATIONS[k].1);
+        assert_ne!(mutated.forms, original.forms, "{what}");
     }
     std::fs::write(dir.join(FILE_NAME), mutated.to_text()).unwrap();
 
