@@ -1,5 +1,6 @@
 //! sass-harness: ISA-viewer pages → spec → codec → oracles → compare → findings → reports.
 
+pub mod budget;
 pub mod check;
 pub mod codec;
 pub mod compare;

@@ -23,6 +23,11 @@ struct Cli {
     /// command fails [default: $SASS_HARNESS_TOOL_TIMEOUT, else 120].
     #[arg(long, global = true, value_name = "SECONDS", value_parser = process::parse_seconds)]
     tool_timeout: Option<Duration>,
+    /// Most memory a command may hold at once (`2G`, `512M`, bytes); a request estimated
+    /// above it (e.g. a huge --random) is refused before any work [default:
+    /// $SASS_HARNESS_MEMORY_BUDGET, else 2G; at most half of `ulimit -v`].
+    #[arg(long, global = true, value_name = "SIZE", value_parser = sass_harness::budget::parse_size)]
+    memory_budget: Option<u64>,
 }
 
 #[derive(Subcommand)]
@@ -241,6 +246,10 @@ fn main() -> ExitCode {
     if let Some(t) = cli.tool_timeout {
         // One place the tool runners read it from, whoever starts them.
         std::env::set_var(process::TIMEOUT_VAR, t.as_secs_f64().to_string());
+    }
+    if let Some(b) = cli.memory_budget {
+        // Likewise: the library reads the budget where it estimates a request.
+        std::env::set_var(sass_harness::budget::VAR, b.to_string());
     }
     // exec has exit statuses of its own (3: no GPU), so it bypasses `run`.
     let cmd = match cli.cmd {
@@ -589,6 +598,9 @@ fn bench(s: &Spec, words: usize) -> Result<(), String> {
     // The same words both ways: the validator's probes (structured and seeded random).
     let per = (words / c.variants().len()).max(1);
     let opts = validate::Options { random_per_variant: per, seed: 99, timings: true, ..Default::default() };
+    // The baseline holds every probe word at once, not a slice at a time.
+    let need = (per as u64).saturating_mul(c.variants().len() as u64).saturating_mul(validate::BYTES_PER_PROBE);
+    sass_harness::budget::Budget::from_env()?.check(&format!("bench --words {words}"), need, "lower --words or raise the budget")?;
     // nvdisasm alone first, on exactly the words and batches the validator sends first.
     let vis: Vec<usize> = (0..c.variants().len()).collect();
     let conv = sass_harness::oracle::learn::learn(&nv, &c, &vis).map_err(|e| e.to_string())?;
