@@ -549,6 +549,9 @@ fn realcode(s: &Spec, ptx: &Path, out: &OutputDir) -> Result<(), String> {
         r.disagreeing.len()
     );
     println!("  byte-identical to nvdisasm: {} of {} covered words", r.identical, r.covered);
+    for s in &r.skipped {
+        println!("  {s}");
+    }
     for (arch, (words, covered)) in &r.by_arch {
         println!("  {arch}: {covered} of {words} words covered ({:.1}%)", 100.0 * *covered as f64 / (*words).max(1) as f64);
         let mut missing: Vec<(&String, &usize)> = r.uncovered.get(arch).map(|m| m.iter().collect()).unwrap_or_default();
@@ -641,7 +644,11 @@ fn discover_arch(mut opts: discover::sweep::Options, ptx: &Path, jobs: Option<us
         let ptxas = sass_harness::oracle::tools::locate(sass_harness::oracle::tools::Tool::Ptxas).map_err(|e| e.to_string())?;
         let cubins = opts.out.join("cubins");
         std::fs::create_dir_all(&cubins).map_err(|e| format!("{}: {e}", cubins.display()))?;
-        opts.seeds = sass_harness::realcode::corpus_words(&ptxas, ptx, opts.arch, &cubins)?;
+        let (seeds, skipped) = sass_harness::realcode::corpus_words(&ptxas, ptx, opts.arch, &cubins)?;
+        for s in skipped {
+            eprintln!("discover {}: {s}", opts.arch);
+        }
+        opts.seeds = seeds;
     }
     if let Some(j) = jobs {
         nv.jobs = j.max(1);

@@ -74,3 +74,63 @@ fn the_memory_budget_is_set_by_flag_or_variable() {
     assert!(stderr(&o).contains("bench --words 100000000") && stderr(&o).contains("1.0 GiB"), "{}", stderr(&o));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A small kernel of `.target target`; `broken` adds a line ptxas rejects.
+fn kernel(target: &str, broken: bool) -> String {
+    let bad = if broken { "    frobnicate.f32 %f1;\n" } else { "" };
+    format!(
+        ".version 8.8\n.target {target}\n.address_size 64\n.visible .entry k(.param .u64 p)\n{{\n    .reg .b64 %rd<2>;\n    ld.param.u64 %rd1, [p];\n{bad}    st.global.u64 [%rd1], %rd1;\n    ret;\n}}\n"
+    )
+}
+
+/// A PTX folder: a family-target kernel beside a portable one.
+fn ptx_dir(tag: &str) -> PathBuf {
+    let dir = scratch(tag);
+    std::fs::write(dir.join("family.ptx"), kernel("sm_100f", false)).unwrap();
+    std::fs::write(dir.join("plain.ptx"), kernel("sm_90", false)).unwrap();
+    dir
+}
+
+/// `realcode` used to stop at the first PTX whose `.target` ptxas refuses for an
+/// architecture of the pages; now that pair is skipped, in one line, and the rest run.
+#[test]
+fn realcode_skips_a_family_target_where_ptxas_refuses_it_and_goes_on() {
+    let dir = ptx_dir("realcode-family");
+    let o = bin().args(["realcode", "corpus/isa", "--ptx"]).arg(&dir).arg("--out").arg(dir.join("out")).output().unwrap();
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{}{out}", stderr(&o));
+    // plain for SM90 and SM100, family for SM100 only.
+    assert!(out.contains("real code: 3 kernels"), "{out}");
+    let skips: Vec<&str> = out.lines().filter(|l| l.contains("skipped")).collect();
+    assert_eq!(skips.len(), 1, "{out}");
+    assert!(skips[0].contains("skipped family.ptx for SM90: ptxas: ") && skips[0].contains(".target"), "{out}");
+    let json: serde_json::Value = serde_json::from_slice(&std::fs::read(dir.join("out/realcode.json")).unwrap()).unwrap();
+    let skipped = &json["skipped"];
+    assert_eq!((skipped[0]["file"].as_str(), skipped[0]["arch"].as_str(), skipped[1].is_null()), (Some("family.ptx"), Some("SM90"), true), "{skipped}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// What `discover --ptx` seeds from: a family target is compiled within its family
+/// (sm_100f for SM100) and skipped outside it (SM120) by ptxas's own answer, which is
+/// kept: a second file of that target is skipped without asking ptxas again (it is
+/// broken, so asking would fail the run).
+#[test]
+fn family_targets_compile_only_where_ptxas_allows_and_the_answer_is_kept() {
+    use sass_harness::oracle::tools::{locate, Tool};
+    use sass_harness::realcode::corpus_words;
+    use sass_harness::spec::Arch;
+    let ptxas = locate(Tool::Ptxas).expect("ptxas required: bash ci/install-cuda-tools.sh");
+    let dir = ptx_dir("family-rules");
+    let (words, skipped) = corpus_words(&ptxas, &dir, Arch(100), &dir.join("c100")).unwrap();
+    assert!(skipped.is_empty() && words.len() >= 4, "{skipped:?}");
+    std::fs::write(dir.join("family2.ptx"), kernel("sm_100f", true)).unwrap();
+    let (words, skipped) = corpus_words(&ptxas, &dir, Arch(120), &dir.join("c120")).unwrap();
+    assert!(!words.is_empty(), "plain.ptx compiles for SM120");
+    let files: Vec<&str> = skipped.iter().map(|s| s.file.as_str()).collect();
+    assert_eq!(files, ["family.ptx", "family2.ptx"]);
+    assert!(skipped.iter().all(|s| s.arch == "SM120" && s.reason.contains("different SM-family")), "{skipped:?}");
+    // Asked where ptxas was not asked before, the broken file is an error naming it.
+    let e = corpus_words(&ptxas, &dir, Arch(100), &dir.join("c100")).unwrap_err();
+    assert!(e.contains("family2.ptx"), "{e}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
