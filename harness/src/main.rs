@@ -640,6 +640,9 @@ fn parse_opcode(s: &str) -> Result<u16, String> {
 /// A whole architecture (or a shard of it) into `opts.out`.
 fn discover_arch(mut opts: discover::sweep::Options, ptx: &Path, jobs: Option<usize>) -> Result<(), String> {
     let mut nv = nvdisasm()?;
+    // Locked before anything is read or written there (census.json, cubins/): a second
+    // run into the folder is refused before it can touch the first one's files.
+    let _lock = sass_harness::output::OutputDir::lock(&opts.out).map_err(|e| e.to_string())?;
     if ptx != Path::new("none") && !opts.out.join("census.json").exists() {
         let ptxas = sass_harness::oracle::tools::locate(sass_harness::oracle::tools::Tool::Ptxas).map_err(|e| e.to_string())?;
         let cubins = opts.out.join("cubins");
@@ -654,7 +657,6 @@ fn discover_arch(mut opts: discover::sweep::Options, ptx: &Path, jobs: Option<us
         nv.jobs = j.max(1);
     }
     opts.tool = format!("nvdisasm {}", nv.version_number.clone().unwrap_or_else(|| nv.version.clone()));
-    let _lock = sass_harness::output::OutputDir::lock(&opts.out).map_err(|e| e.to_string())?;
     let s = discover::sweep::run(&nv, &opts, &|m| eprintln!("discover {}: {m}", opts.arch))?;
     println!(
         "{}: {} forms, {} solved onto {} pages ({} fields, {} table rows); {} batches, {} words, {:.1} s; see {}",
@@ -724,7 +726,8 @@ fn discover(arch: u32, words: &[String], out: &Path, description: Option<&str>) 
     }
     std::fs::create_dir_all(out).map_err(|e| format!("{}: {e}", out.display()))?;
     let path = out.join(format!("{}_sm{arch}.txt", name.to_lowercase()));
-    std::fs::write(&path, discover::page::render(&name, description, &found)).map_err(|e| format!("{}: {e}", path.display()))?;
+    // Whole or not at all: a kill mid-write leaves the previous page, not half of one.
+    sass_harness::output::write_atomic(&path, discover::page::render(&name, description, &found).as_bytes()).map_err(|e| e.to_string())?;
     println!("wrote {}", path.display());
     Ok(())
 }
