@@ -10,3 +10,6 @@ cargo fmt --all --check
 (cd fuzz && cargo fmt --check)
 cargo clippy --workspace --release --all-targets -- -D warnings
 cargo test --workspace --release
+# The quick chaos probes (limits, disk full, read-only, tool faults, locks, SIGINT; ~20 s):
+# what a user's machine does to a run, from outside. The nightly workflow runs them all.
+bash ci/chaos.sh --quick
