@@ -85,7 +85,8 @@ impl std::fmt::Display for Skip {
 /// Which `-arch` each `.target` compiles for, learned by asking ptxas: a file is tried,
 /// and ptxas's refusal of its target (see [`ptxas::refusal`]) is kept, so the next file
 /// of that target is skipped for that architecture without a run. No family or
-/// compatibility rule is written down here: ptxas's own rules decide.
+/// compatibility rule is written down here: ptxas's own rules decide. A refusal of the
+/// file's instructions (wgmma on sm_100a) skips that file only.
 #[derive(Default)]
 pub struct TargetRules {
     /// (target, -arch) → ptxas's refusal.
@@ -106,9 +107,11 @@ impl TargetRules {
         match ptxas::compile(ptxas_path, file, &key.1, out_dir) {
             Ok(cubin) => cubin_words(&cubin).map(Ok),
             Err(e) => match ptxas::refusal(&e) {
-                Some(reason) => {
-                    let s = skip(&reason);
-                    self.refused.insert(key, reason);
+                Some(r) => {
+                    let s = skip(&r.line);
+                    if r.of_target {
+                        self.refused.insert(key, r.line);
+                    }
                     Ok(Err(s))
                 }
                 None => Err(e.to_string()),

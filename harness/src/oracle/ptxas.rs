@@ -107,10 +107,10 @@ impl Target {
     }
 }
 
-/// ptxas's messages that refuse a `.target` for an `-arch` (as ptxas 13.5 words them):
-/// a later family (`sm_100f` for `sm_120`), a later architecture (`sm_90a` for
-/// `sm_100`), the plain name of an `a` target's own (`sm_100a` for `sm_100`), or an
-/// architecture below the target.
+/// ptxas's messages that refuse a `.target` for an `-arch` (as ptxas 13.5 words them;
+/// each line also names `.target`): a later family (`sm_100f` for `sm_120`), a later
+/// architecture (`sm_90a` for `sm_100a`), the plain name of an `a` target's own
+/// (`sm_100a` for `sm_100`), or an architecture below the target.
 const REFUSALS: [&str; 4] = [
     "cannot be compiled to different SM-family architecture",
     "cannot be compiled to future architecture",
@@ -118,12 +118,29 @@ const REFUSALS: [&str; 4] = [
     "SM version specified by .target is higher than",
 ];
 
-/// The line of ptxas's stderr that refuses the file's `.target` for the `-arch` asked,
-/// if that is why it failed (not a fault of the file or the tool).
-pub fn refusal(e: &PtxasError) -> Option<String> {
+/// ptxas's refusal to compile a file for the `-arch` asked: its line, and whether it is
+/// about the file's `.target` (then it holds for every file of that target) or about an
+/// instruction the file uses (`Instruction 'wgmma.fence' cannot be compiled for
+/// architecture 'sm_100a'`: that file only; ptxas checks instructions first).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Refusal {
+    pub line: String,
+    pub of_target: bool,
+}
+
+/// The refusal in a failed compile's stderr, if that is why it failed (not a fault of
+/// the file's syntax or of the tool).
+pub fn refusal(e: &PtxasError) -> Option<Refusal> {
     let PtxasError::Failed { stderr, .. } = e else { return None };
-    let line = stderr.lines().find(|l| REFUSALS.iter().any(|r| l.contains(r)))?;
-    Some(line.trim_start_matches("ptxas fatal").trim_start_matches([' ', ':']).trim().to_string())
+    let refuses = |l: &&str| REFUSALS.iter().any(|r| l.contains(r));
+    let line = |l: &str| l.trim_start_matches("ptxas fatal").trim_start_matches([' ', ':']).trim().to_string();
+    if let Some(l) = stderr.lines().filter(refuses).find(|l| l.contains(".target")) {
+        return Some(Refusal { line: line(l), of_target: true });
+    }
+    // Every error line (`FILE, line N; error : …`) an instruction refusal, or it is a
+    // fault of the file.
+    let errors: Vec<&str> = stderr.lines().filter(|l| l.contains("; error")).collect();
+    (!errors.is_empty() && errors.iter().all(|l| refuses(l) && l.contains("Instruction '"))).then(|| Refusal { line: line(errors[0]), of_target: false })
 }
 
 /// The cubin path `compile` writes for this PTX file and arch.
@@ -342,8 +359,12 @@ mod tests {
             let ptx = dir.join(format!("{target}.ptx"));
             std::fs::write(&ptx, format!(".version 8.8\n.target {target}\n{body}")).unwrap();
             let e = compile(&ptxas, &ptx, arch, &dir).expect_err(arch);
-            assert!(refusal(&e).is_some(), "{target} for {arch}: {e}");
+            assert!(refusal(&e).is_some_and(|r| r.of_target), "{target} for {arch}: {e}");
         }
+        // An sm_90a kernel using wgmma: ptxas refuses its instructions on sm_100a first.
+        let wgmma = corpus().into_iter().find(|(p, _)| p.ends_with("wgmma_tensor.ptx")).expect("corpus/ptx/wgmma_tensor.ptx").0;
+        let r = refusal(&compile(&ptxas, &wgmma, "sm_100a", &dir).unwrap_err()).expect("a refusal");
+        assert!(!r.of_target && r.line.contains("Instruction 'wgmma"), "{r:?}");
         let broken = dir.join("broken.ptx");
         std::fs::write(&broken, ".version 8.8\n.target sm_90\n.address_size 64\n.visible .entry k()\n{\n    frob;\n}\n").unwrap();
         assert_eq!(refusal(&compile(&ptxas, &broken, "sm_90", &dir).unwrap_err()), None);
