@@ -135,10 +135,12 @@ fn family_targets_compile_only_where_ptxas_allows_and_the_answer_is_kept() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// A small whole-architecture discovery (SM90 DFMA: one opcode, 9 forms, ~25 s alone).
+/// A small whole-architecture discovery (SM90 DFMA: one opcode, 9 forms, ~30 s alone).
+/// Four solvers: forms are solved in small groups seconds apart, so a kill after the first
+/// one lands mid-solve (with the default 256 they finish within milliseconds of each other).
 fn discover_dfma(out: &std::path::Path) -> Command {
     let mut c = bin();
-    c.args(["discover", "--arch", "90", "--opcode", "0x2b", "--only", "DFMA", "--ptx", "none", "--out"]).arg(out);
+    c.args(["discover", "--arch", "90", "--opcode", "0x2b", "--only", "DFMA", "--ptx", "none", "--solvers", "4", "--out"]).arg(out);
     c.stdout(std::process::Stdio::null()).stderr(std::process::Stdio::piped());
     c
 }
