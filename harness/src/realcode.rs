@@ -50,7 +50,8 @@ pub struct RealCodeReport {
     /// The first few uncovered words of each architecture and mnemonic, as nvdisasm printed
     /// them: what a page for them must say.
     pub uncovered_examples: Vec<Example>,
-    /// (file, architecture) pairs not compiled: ptxas refuses the file's `.target` there.
+    /// (file, architecture) pairs not compiled: ptxas refuses the file there (its
+    /// `.target`, or instructions the architecture lacks).
     pub skipped: Vec<Skip>,
 }
 
@@ -66,7 +67,7 @@ pub struct Example {
     pub note: String,
 }
 
-/// A PTX file not compiled for an architecture: ptxas refuses its `.target` there.
+/// A PTX file not compiled for an architecture: ptxas refuses it there.
 #[derive(Clone, Debug, Serialize, PartialEq, Eq)]
 pub struct Skip {
     pub file: String,
