@@ -33,6 +33,7 @@
 //! assembler), [`validate`] (against nvdisasm, through [`oracle`]), [`report`]; see
 //! `docs/` in the repository for each topic.
 
+pub mod budget;
 pub mod check;
 pub mod codec;
 pub mod compare;

@@ -23,6 +23,11 @@ struct Cli {
     /// command fails [default: $SASS_HARNESS_TOOL_TIMEOUT, else 120].
     #[arg(long, global = true, value_name = "SECONDS", value_parser = process::parse_seconds)]
     tool_timeout: Option<Duration>,
+    /// Most memory a command may hold at once (`2G`, `512M`, bytes); a request estimated
+    /// above it (e.g. a huge --random) is refused before any work [default:
+    /// $SASS_HARNESS_MEMORY_BUDGET, else 2G; at most half of `ulimit -v`].
+    #[arg(long, global = true, value_name = "SIZE", value_parser = sass_harness::budget::parse_size)]
+    memory_budget: Option<u64>,
 }
 
 #[derive(Subcommand)]
@@ -255,6 +260,10 @@ fn main() -> ExitCode {
     if let Some(t) = cli.tool_timeout {
         // One place the tool runners read it from, whoever starts them.
         std::env::set_var(process::TIMEOUT_VAR, t.as_secs_f64().to_string());
+    }
+    if let Some(b) = cli.memory_budget {
+        // Likewise: the library reads the budget where it estimates a request.
+        std::env::set_var(sass_harness::budget::VAR, b.to_string());
     }
     // exec has exit statuses of its own (3: no GPU), so it bypasses `run`.
     let cmd = match cli.cmd {
@@ -569,6 +578,9 @@ fn realcode(s: &Spec, ptx: &Path, out: &OutputDir) -> Result<(), String> {
         r.disagreeing.len()
     );
     println!("  byte-identical to nvdisasm: {} of {} covered words", r.identical, r.covered);
+    for s in &r.skipped {
+        println!("  {s}");
+    }
     for (arch, (words, covered)) in &r.by_arch {
         println!("  {arch}: {covered} of {words} words covered ({:.1}%)", 100.0 * *covered as f64 / (*words).max(1) as f64);
         let mut missing: Vec<(&String, &usize)> = r.uncovered.get(arch).map(|m| m.iter().collect()).unwrap_or_default();
@@ -644,6 +656,9 @@ fn bench(s: &Spec, words: usize) -> Result<(), String> {
     // The same words both ways: the validator's probes (structured and seeded random).
     let per = (words / c.variants().len()).max(1);
     let opts = validate::Options { random_per_variant: per, seed: 99, timings: true, ..Default::default() };
+    // The baseline holds every probe word at once, not a slice at a time.
+    let need = (per as u64).saturating_mul(c.variants().len() as u64).saturating_mul(validate::BYTES_PER_PROBE);
+    sass_harness::budget::Budget::from_env()?.check(&format!("bench --words {words}"), need, "lower --words or raise the budget")?;
     // nvdisasm alone first, on exactly the words and batches the validator sends first.
     let vis: Vec<usize> = (0..c.variants().len()).collect();
     let conv = sass_harness::oracle::learn::learn(&nv, &c, &vis).map_err(|e| e.to_string())?;
@@ -680,17 +695,23 @@ fn parse_opcode(s: &str) -> Result<u16, String> {
 /// A whole architecture (or a shard of it) into `opts.out`.
 fn discover_arch(mut opts: discover::sweep::Options, ptx: &Path, jobs: Option<usize>) -> Result<(), String> {
     let mut nv = nvdisasm()?;
+    // Locked before anything is read or written there (census.json, cubins/): a second
+    // run into the folder is refused before it can touch the first one's files.
+    let _lock = sass_harness::output::OutputDir::lock(&opts.out).map_err(|e| e.to_string())?;
     if ptx != Path::new("none") && !opts.out.join("census.json").exists() {
         let ptxas = sass_harness::oracle::tools::locate(sass_harness::oracle::tools::Tool::Ptxas).map_err(|e| e.to_string())?;
         let cubins = opts.out.join("cubins");
         std::fs::create_dir_all(&cubins).map_err(|e| format!("{}: {e}", cubins.display()))?;
-        opts.seeds = sass_harness::realcode::corpus_words(&ptxas, ptx, opts.arch, &cubins)?;
+        let (seeds, skipped) = sass_harness::realcode::corpus_words(&ptxas, ptx, opts.arch, &cubins)?;
+        for s in skipped {
+            eprintln!("discover {}: {s}", opts.arch);
+        }
+        opts.seeds = seeds;
     }
     if let Some(j) = jobs {
         nv.jobs = j.max(1);
     }
     opts.tool = format!("nvdisasm {}", nv.version_number.clone().unwrap_or_else(|| nv.version.clone()));
-    let _lock = sass_harness::output::OutputDir::lock(&opts.out).map_err(|e| e.to_string())?;
     let s = discover::sweep::run(&nv, &opts, &|m| eprintln!("discover {}: {m}", opts.arch))?;
     println!(
         "{}: {} forms, {} solved onto {} pages ({} fields, {} table rows); {} batches, {} words, {:.1} s; see {}",
@@ -760,7 +781,8 @@ fn discover(arch: u32, words: &[String], out: &Path, description: Option<&str>) 
     }
     std::fs::create_dir_all(out).map_err(|e| format!("{}: {e}", out.display()))?;
     let path = out.join(format!("{}_sm{arch}.txt", name.to_lowercase()));
-    std::fs::write(&path, discover::page::render(&name, description, &found)).map_err(|e| format!("{}: {e}", path.display()))?;
+    // Whole or not at all: a kill mid-write leaves the previous page, not half of one.
+    sass_harness::output::write_atomic(&path, discover::page::render(&name, description, &found).as_bytes()).map_err(|e| e.to_string())?;
     println!("wrote {}", path.display());
     Ok(())
 }
