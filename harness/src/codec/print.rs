@@ -274,7 +274,7 @@ fn modifiers(v: &Variant, values: &Values, learned: Option<&FormConventions>) ->
                     }
                 }
             };
-            let rank = learned.and_then(|c| c.modifier_order.iter().position(|id| *id == slot_id(v, slot)));
+            let rank = learned.and_then(|c| c.modifier_order.iter().position(|id| is_slot(v, slot, id)));
             (rank, toks)
         })
         .collect();
@@ -282,6 +282,15 @@ fn modifiers(v: &Variant, values: &Values, learned: Option<&FormConventions>) ->
         slots.sort_by_key(|(r, _)| *r);
     }
     slots.into_iter().flat_map(|(_, t)| t).collect()
+}
+
+/// Is `id` this slot's identity ([`slot_id`] without building it: printing asks per slot)?
+fn is_slot(v: &Variant, slot: &ModSlot, id: &SlotId) -> bool {
+    match (slot, id) {
+        (ModSlot::Fixed { text }, SlotId::Fixed(t)) => text == t,
+        (ModSlot::Group { field, .. } | ModSlot::Flag { field }, SlotId::FieldAt(b)) => v.fields[*field].bits[0] == *b,
+        _ => false,
+    }
 }
 
 /// A modifier slot's identity across page edits (see [`SlotId`]).
