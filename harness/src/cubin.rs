@@ -45,6 +45,8 @@ pub enum CubinError {
     Misaligned { section: String, offset: u64 },
     #[error("offset {offset:#x} lies outside {section} ({size:#x} bytes)")]
     OutOfRange { section: String, offset: u64, size: u64 },
+    #[error("ELF e_flags {flags:#x} (ABI version {abi}) name no SM architecture")]
+    NoArch { flags: u32, abi: u8 },
 }
 
 /// A code section's place in the file.
@@ -97,6 +99,86 @@ fn code_sections_of<Elf: FileHeader<Endian = Endianness>>(data: &[u8]) -> Result
     Ok(out)
 }
 
+/// The SM architecture a cubin is built for (90 for `sm_90`, `sm_90a`), from its ELF
+/// header: ABI version 8 and later (CUDA 12.8 on) keep it in bits 8–15 of `e_flags`
+/// (`0x6005a04` for sm_90, `0x6006402` for sm_100, read off ptxas 13.5), earlier ones in
+/// bits 0–7 (`EF_CUDA_SM`).
+pub fn cubin_arch(data: &[u8]) -> Result<u32, CubinError> {
+    match FileKind::parse(data) {
+        Ok(FileKind::Elf64) => arch_of::<elf::FileHeader64<Endianness>>(data),
+        Ok(FileKind::Elf32) => arch_of::<elf::FileHeader32<Endianness>>(data),
+        _ => Err(CubinError::NotElf { len: data.len() }),
+    }
+}
+
+fn arch_of<Elf: FileHeader<Endian = Endianness>>(data: &[u8]) -> Result<u32, CubinError> {
+    let header = Elf::parse(data)?;
+    let endian = header.endian()?;
+    let machine = header.e_machine(endian);
+    if machine != elf::EM_CUDA {
+        return Err(CubinError::NotCuda { machine });
+    }
+    let flags = header.e_flags(endian);
+    let abi = header.e_ident().abi_version;
+    let sm = if abi >= 8 { (flags >> 8) & 0xff } else { flags & 0xff };
+    if sm < 20 {
+        return Err(CubinError::NoArch { flags, abi });
+    }
+    Ok(sm)
+}
+
+/// A code section: its name (`.text.<function>`) and its words in address order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CodeSectionWords {
+    pub name: String,
+    pub words: Vec<Word>,
+}
+
+/// Every code section with its words, in file order (a zero-length one has none).
+pub fn code_section_words(cubin: &[u8]) -> Result<Vec<CodeSectionWords>, CubinError> {
+    let mut out = vec![];
+    for s in code_sections(cubin)? {
+        // code_sections checked that the range lies inside the file, so these fit usize.
+        let start = s.file_offset as usize;
+        let bytes = &cubin[start..start + s.size as usize];
+        let words = bytes.chunks_exact(WORD_BYTES as usize).map(|c| Word::from_le_bytes(c.try_into().expect("16 bytes"))).collect();
+        out.push(CodeSectionWords { name: s.name, words });
+    }
+    Ok(out)
+}
+
+/// A copy of `cubin` with every `(section, offset, word)` patched in (see [`patch_word`]);
+/// the first bad place is an error and nothing is patched.
+pub fn patch_words(cubin: &[u8], patches: &[(String, u64, Word)]) -> Result<Vec<u8>, CubinError> {
+    let sections = code_sections(cubin)?;
+    let mut out = cubin.to_vec();
+    for (section, offset, word) in patches {
+        let at = word_place(&sections, section, *offset)?;
+        out[at..at + WORD_BYTES as usize].copy_from_slice(&word.to_le_bytes());
+    }
+    Ok(out)
+}
+
+/// Where in the file the word at `offset` of `section` lies.
+fn word_place(sections: &[CodeSection], section: &str, offset: u64) -> Result<usize, CubinError> {
+    let matching: Vec<&CodeSection> = sections.iter().filter(|s| s.name == section).collect();
+    let s = match matching.as_slice() {
+        [s] => *s,
+        [] => {
+            let available = sections.iter().map(|s| s.name.as_str()).collect::<Vec<_>>().join(", ");
+            return Err(CubinError::NoSuchSection { section: section.to_string(), available });
+        }
+        many => return Err(CubinError::AmbiguousSection { section: section.to_string(), count: many.len() }),
+    };
+    if !offset.is_multiple_of(WORD_BYTES) {
+        return Err(CubinError::Misaligned { section: section.to_string(), offset });
+    }
+    if offset.checked_add(WORD_BYTES).is_none_or(|end| end > s.size) {
+        return Err(CubinError::OutOfRange { section: section.to_string(), offset, size: s.size });
+    }
+    Ok((s.file_offset + offset) as usize)
+}
+
 /// Every 16-byte word of every code section, sections in file order, words in address order.
 pub fn text_words(cubin: &[u8]) -> Result<Vec<CodeWord>, CubinError> {
     let mut words = Vec::new();
@@ -122,26 +204,7 @@ pub fn code_section_names(cubin: &[u8]) -> Result<Vec<String>, CubinError> {
 /// A copy of `cubin` with the word at `offset` of code section `section` (the full name,
 /// `.text.<function>`) replaced by `word`.
 pub fn patch_word(cubin: &[u8], section: &str, offset: u64, word: Word) -> Result<Vec<u8>, CubinError> {
-    let sections = code_sections(cubin)?;
-    let matching: Vec<&CodeSection> = sections.iter().filter(|s| s.name == section).collect();
-    let s = match matching.as_slice() {
-        [s] => *s,
-        [] => {
-            let available = sections.iter().map(|s| s.name.as_str()).collect::<Vec<_>>().join(", ");
-            return Err(CubinError::NoSuchSection { section: section.to_string(), available });
-        }
-        many => return Err(CubinError::AmbiguousSection { section: section.to_string(), count: many.len() }),
-    };
-    if !offset.is_multiple_of(WORD_BYTES) {
-        return Err(CubinError::Misaligned { section: section.to_string(), offset });
-    }
-    if offset.checked_add(WORD_BYTES).is_none_or(|end| end > s.size) {
-        return Err(CubinError::OutOfRange { section: section.to_string(), offset, size: s.size });
-    }
-    let at = (s.file_offset + offset) as usize;
-    let mut out = cubin.to_vec();
-    out[at..at + WORD_BYTES as usize].copy_from_slice(&word.to_le_bytes());
-    Ok(out)
+    patch_words(cubin, &[(section.to_string(), offset, word)])
 }
 
 #[cfg(test)]
