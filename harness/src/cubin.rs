@@ -7,7 +7,7 @@
 //! a [`CubinError`].
 
 use crate::word::Word;
-use object::read::elf::{FileHeader, SectionHeader};
+use object::read::elf::{FileHeader, SectionHeader, Sym};
 use object::{elf, Endianness, FileKind};
 
 /// Bytes per instruction word (Volta and later).
@@ -52,6 +52,8 @@ pub enum CubinError {
 /// A code section's place in the file.
 #[derive(Clone, Debug, PartialEq, Eq)]
 struct CodeSection {
+    /// The section's index in the section table (symbols name it).
+    index: usize,
     name: String,
     file_offset: u64,
     size: u64,
@@ -79,7 +81,7 @@ fn code_sections_of<Elf: FileHeader<Endian = Endianness>>(data: &[u8]) -> Result
     header.program_headers(endian, data)?;
     let table = header.sections(endian, data)?;
     let mut out = Vec::new();
-    for sh in table.iter() {
+    for (index, sh) in table.iter().enumerate() {
         let name = String::from_utf8_lossy(table.section_name(endian, sh)?).into_owned();
         let (file_offset, size) = sh.file_range(endian).unwrap_or((0, 0));
         let inside = file_offset.checked_add(size).is_some_and(|end| end <= data.len() as u64);
@@ -94,7 +96,7 @@ fn code_sections_of<Elf: FileHeader<Endian = Endianness>>(data: &[u8]) -> Result
         if !size.is_multiple_of(WORD_BYTES) {
             return Err(CubinError::RaggedSection { section: name, size });
         }
-        out.push(CodeSection { name, file_offset, size });
+        out.push(CodeSection { index, name, file_offset, size });
     }
     Ok(out)
 }
@@ -127,22 +129,50 @@ fn arch_of<Elf: FileHeader<Endian = Endianness>>(data: &[u8]) -> Result<u32, Cub
     Ok(sm)
 }
 
-/// A code section: its name (`.text.<function>`) and its words in address order.
+/// A code section: its name (`.text.<function>`), its words in address order and the
+/// function symbols defined in it, (offset, name) sorted.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CodeSectionWords {
     pub name: String,
     pub words: Vec<Word>,
+    pub symbols: Vec<(u64, String)>,
 }
 
-/// Every code section with its words, in file order (a zero-length one has none).
+/// Every code section with its words and function symbols, in file order (a zero-length
+/// one has no words).
 pub fn code_section_words(cubin: &[u8]) -> Result<Vec<CodeSectionWords>, CubinError> {
+    let mut symbols = match FileKind::parse(cubin) {
+        Ok(FileKind::Elf64) => function_symbols::<elf::FileHeader64<Endianness>>(cubin)?,
+        Ok(FileKind::Elf32) => function_symbols::<elf::FileHeader32<Endianness>>(cubin)?,
+        _ => return Err(CubinError::NotElf { len: cubin.len() }),
+    };
     let mut out = vec![];
     for s in code_sections(cubin)? {
         // code_sections checked that the range lies inside the file, so these fit usize.
         let start = s.file_offset as usize;
         let bytes = &cubin[start..start + s.size as usize];
         let words = bytes.chunks_exact(WORD_BYTES as usize).map(|c| Word::from_le_bytes(c.try_into().expect("16 bytes"))).collect();
-        out.push(CodeSectionWords { name: s.name, words });
+        let mut mine: Vec<(u64, String)> = symbols.remove(&s.index).unwrap_or_default();
+        mine.sort();
+        out.push(CodeSectionWords { name: s.name, words, symbols: mine });
+    }
+    Ok(out)
+}
+
+/// Function symbols by section index: (value, name). nvdisasm prints a branch or call to
+/// one by its name (`` CALL.REL.NOINC `($__internal_7_…)``, `` RET.REL.NODEC R2 `(kernel)``).
+fn function_symbols<Elf: FileHeader<Endian = Endianness>>(data: &[u8]) -> Result<std::collections::HashMap<usize, Vec<(u64, String)>>, CubinError> {
+    let header = Elf::parse(data)?;
+    let endian = header.endian()?;
+    let table = header.sections(endian, data)?;
+    let syms = table.symbols(endian, data, elf::SHT_SYMTAB)?;
+    let mut out: std::collections::HashMap<usize, Vec<(u64, String)>> = std::collections::HashMap::new();
+    for sym in syms.iter() {
+        if sym.st_type() != elf::STT_FUNC {
+            continue;
+        }
+        let name = String::from_utf8_lossy(syms.symbol_name(endian, sym)?).into_owned();
+        out.entry(usize::from(sym.st_shndx(endian))).or_default().push((sym.st_value(endian).into(), name));
     }
     Ok(out)
 }

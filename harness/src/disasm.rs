@@ -96,18 +96,17 @@ struct Decoded {
 pub fn disassemble(codec: &Codec, arch: Arch, sections: &[CodeSectionWords], out: &mut impl Write) -> io::Result<DisasmStats> {
     let decoded: Vec<Vec<Decoded>> = sections.iter().map(|s| decode_section(codec, arch, &s.words)).collect();
     let labels = number_labels(sections, &decoded);
+    let symbols: Vec<HashMap<u64, &str>> = sections.iter().map(|s| s.symbols.iter().map(|(a, n)| (*a, n.as_str())).collect()).collect();
     let mut stats = DisasmStats { sections: sections.len(), ..Default::default() };
     for (si, (s, ds)) in sections.iter().zip(&decoded).enumerate() {
         writeln!(out, "\t.section\t{},\"ax\",@progbits", s.name)?;
         writeln!(out, "{}:", s.name)?;
         for (i, (w, d)) in s.words.iter().zip(ds).enumerate() {
             let addr = 16 * i as u64;
-            if let Some(n) = labels.get(&(si, addr)) {
-                writeln!(out, ".L_x_{n}:")?;
-            }
+            write_labels(out, s, si, addr, &labels)?;
             stats.words += 1;
             let text = match &d.inst {
-                Some(inst) => labelled(inst, &d.targets, si, &labels).to_string(),
+                Some(inst) => labelled(inst, &d.targets, si, &labels, &symbols[si]).to_string(),
                 None => {
                     stats.undecoded += 1;
                     format!("{RAW_MNEMONIC} 0x{} ;", w.hex())
@@ -115,17 +114,28 @@ pub fn disassemble(codec: &Codec, arch: Arch, sections: &[CodeSectionWords], out
             };
             writeln!(out, "{}", line(addr, &text))?;
         }
-        if let Some(n) = labels.get(&(si, 16 * s.words.len() as u64)) {
-            writeln!(out, ".L_x_{n}:")?;
-        }
+        write_labels(out, s, si, 16 * s.words.len() as u64, &labels)?;
     }
     Ok(stats)
 }
 
-/// nvdisasm's instruction line: 8 spaces, `/*addr*/`, the predicate right-aligned so the
-/// mnemonic starts 19 columns after the address.
+/// The symbols and the label defined at `addr`, one line each.
+fn write_labels(out: &mut impl Write, s: &CodeSectionWords, si: usize, addr: u64, labels: &HashMap<(usize, u64), usize>) -> io::Result<()> {
+    for (_, name) in s.symbols.iter().filter(|(a, _)| *a == addr) {
+        writeln!(out, "{name}:")?;
+    }
+    if let Some(n) = labels.get(&(si, addr)) {
+        writeln!(out, ".L_x_{n}:")?;
+    }
+    Ok(())
+}
+
+/// nvdisasm's instruction line: 8 spaces, `/*addr*/`, a predicate register right-aligned
+/// so that the mnemonic starts 19 columns after the address; a uniform predicate
+/// (`@!UP0`, `@!UPT`) is not aligned, it starts there itself.
 fn line(addr: u64, text: &str) -> String {
-    let (pred, rest) = match text.strip_prefix('@') {
+    let uniform = text.starts_with("@UP") || text.starts_with("@!UP");
+    let (pred, rest) = match text.strip_prefix('@').filter(|_| !uniform) {
         Some(_) => match text.split_once(' ') {
             Some((p, r)) => (format!("{p} "), r),
             None => (String::new(), text),
@@ -170,7 +180,9 @@ fn number_labels(sections: &[CodeSectionWords], decoded: &[Vec<Decoded>]) -> Has
         let size = 16 * s.words.len() as i128;
         for d in ds {
             for &(_, t) in &d.targets {
-                if (0..=size).contains(&t) {
+                // A function symbol names its address itself and takes no number.
+                let named = s.symbols.iter().any(|(a, _)| i128::from(*a) == t);
+                if (0..=size).contains(&t) && !named {
                     let n = labels.len();
                     labels.entry((si, t as u64)).or_insert(n);
                 }
@@ -180,13 +192,17 @@ fn number_labels(sections: &[CodeSectionWords], decoded: &[Vec<Decoded>]) -> Has
     labels
 }
 
-/// `inst` with in-section targets as `` `(.L_x_N)``.
-fn labelled(inst: &Instruction, targets: &[(usize, i128)], si: usize, labels: &HashMap<(usize, u64), usize>) -> Instruction {
+/// `inst` with in-section targets as `` `(SYMBOL)`` or `` `(.L_x_N)``.
+fn labelled(inst: &Instruction, targets: &[(usize, i128)], si: usize, labels: &HashMap<(usize, u64), usize>, symbols: &HashMap<u64, &str>) -> Instruction {
     let mut out = inst.clone();
     for &(k, t) in targets {
-        if let Some(n) = u64::try_from(t).ok().and_then(|t| labels.get(&(si, t))) {
-            out.operands[k].body = Body::Other { text: format!("`(.L_x_{n})") };
-        }
+        let Ok(t) = u64::try_from(t) else { continue };
+        let name = match (symbols.get(&t), labels.get(&(si, t))) {
+            (Some(s), _) => s.to_string(),
+            (None, Some(n)) => format!(".L_x_{n}"),
+            (None, None) => continue,
+        };
+        out.operands[k].body = Body::Other { text: format!("`({name})") };
     }
     out
 }
@@ -290,5 +306,6 @@ mod tests {
         assert_eq!(line(0, "LDC R1, c[0x0][0x28] ;"), "        /*0000*/                   LDC R1, c[0x0][0x28] ;");
         assert_eq!(line(0x70, "@!P0 EXIT ;"), "        /*0070*/              @!P0 EXIT ;");
         assert_eq!(line(0x1e0, "@P0 VIADD R2, R2, 0xfffffc18 ;"), "        /*01e0*/               @P0 VIADD R2, R2, 0xfffffc18 ;");
+        assert_eq!(line(0x120, "@!UP0 UIADD3 UR4 ;"), "        /*0120*/                   @!UP0 UIADD3 UR4 ;");
     }
 }
