@@ -30,6 +30,8 @@ pub enum DisasmError {
     TooLarge { file: String, size: u64 },
     #[error("{file}: {source}")]
     Cubin { file: String, source: CubinError },
+    #[error("{file}: no instructions ({sections} code section(s), all empty)")]
+    NoCode { file: String, sections: usize },
     #[error("{file}: built for SM{found}, but --arch says SM{asked}")]
     ArchMismatch { file: String, found: u32, asked: u32 },
     #[error("cannot write the listing: {0}")]
@@ -72,9 +74,15 @@ pub fn arch_of(file: &str, cubin: &[u8], asked: Option<u32>) -> Result<Arch, Dis
     }
 }
 
-/// The code sections of a cubin, errors naming `file`.
+/// The code sections of a cubin, errors naming `file`; a cubin without a single
+/// instruction (no `.text.*` section, or only zero-length ones) is an error, since a
+/// kernel has at least an EXIT.
 pub fn sections_of(file: &str, cubin: &[u8]) -> Result<Vec<CodeSectionWords>, DisasmError> {
-    cubin::code_section_words(cubin).map_err(|source| DisasmError::Cubin { file: file.to_string(), source })
+    let sections = cubin::code_section_words(cubin).map_err(|source| DisasmError::Cubin { file: file.to_string(), source })?;
+    if sections.iter().all(|s| s.words.is_empty()) {
+        return Err(DisasmError::NoCode { file: file.to_string(), sections: sections.len() });
+    }
+    Ok(sections)
 }
 
 /// Reads, checks and disassembles a cubin into `out`: the whole path the fuzz target

@@ -485,7 +485,10 @@ fn asm(sp: &[PathBuf], arch: u32, file: Option<&Path>, text: Option<&str>) -> Re
         (Some(f), None) => f,
         (None, Some("-")) => Path::new("-"),
         (None, Some(t)) => {
-            let (vi, w) = codec::assemble(&c, a, t, sass_harness::word::Word::ZERO).map_err(|e| e.to_string())?;
+            // As in listings: nvdisasm's alias modifiers (`IMAD.MOV.U32`) are read too.
+            let inst = sass_harness::sass::parse_instruction(t).map_err(|e| format!("'{t}': {e}"))?;
+            let asm = codec::asm::Assembler::new(&c);
+            let (vi, w) = listing::assemble_flex(&c, &asm, a, &inst, sass_harness::word::Word::ZERO).map_err(|e| e.to_string())?;
             println!("{}  {}", w, c.variant(vi).key);
             return Ok(());
         }

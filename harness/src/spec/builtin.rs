@@ -47,6 +47,11 @@ pub fn load_builtin(arch: Arch) -> Result<Spec, PageError> {
     load_from_memory(&mine)
 }
 
+/// The whole built-in spec, every architecture (the fuzz targets' and tests' spec).
+pub fn load_all() -> Result<Spec, PageError> {
+    load_from_memory(files())
+}
+
 /// A spec from files in memory, named by relative paths: `*.txt` are pages and a
 /// folder's `conventions.json` gives its pages' conventions, as [`super::load`] reads a
 /// folder. Messages name files `builtin:<path>`.
