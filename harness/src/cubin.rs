@@ -209,6 +209,95 @@ fn word_place(sections: &[CodeSection], section: &str, offset: u64) -> Result<us
     Ok((s.file_offset + offset) as usize)
 }
 
+/// One indirect branch of `EIATTR_INDIRECT_BRANCH_TARGETS`: the BRX's offset and the
+/// offsets it may jump to, in the attribute's order.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct IndirectBranch {
+    pub at: u64,
+    pub targets: Vec<u64>,
+}
+
+/// The instruction offsets a function's `.nv.info.<function>` attributes name, in the
+/// order they appear (nvdisasm gives each a label, numbered in that order after the
+/// labels of branch targets), and its indirect branches.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct InfoOffsets {
+    pub offsets: Vec<u64>,
+    pub indirect: Vec<IndirectBranch>,
+}
+
+/// Attributes that are arrays of 32-bit instruction offsets (codes read off nvdisasm
+/// 13.5's `.nv.info` listings): EXIT_INSTR_OFFSETS, COOP_GROUP_INSTR_OFFSETS,
+/// INT_WARP_WIDE_INSTR_OFFSETS, MBARRIER_INSTR_OFFSETS, UNUSED_LOAD_BYTE_OFFSET.
+const OFFSET_ATTRIBUTES: [u8; 5] = [0x1c, 0x29, 0x31, 0x39, 0x44];
+/// EIATTR_INDIRECT_BRANCH_TARGETS: entries of {u32 offset, u16, u16, u32 n, n × u32}.
+const INDIRECT_BRANCH_TARGETS: u8 = 0x34;
+
+/// The offsets `.nv.info.<function>` names (none without that section). Reads what it
+/// can: a malformed attribute list ends the reading, it is no error (the listing then
+/// lacks some labels, the instructions are unaffected).
+pub fn info_offsets(cubin: &[u8], function: &str) -> Result<InfoOffsets, CubinError> {
+    let bytes = match FileKind::parse(cubin) {
+        Ok(FileKind::Elf64) => section_bytes::<elf::FileHeader64<Endianness>>(cubin, &format!(".nv.info.{function}"))?,
+        Ok(FileKind::Elf32) => section_bytes::<elf::FileHeader32<Endianness>>(cubin, &format!(".nv.info.{function}"))?,
+        _ => return Err(CubinError::NotElf { len: cubin.len() }),
+    };
+    Ok(bytes.map(parse_info).unwrap_or_default())
+}
+
+/// A section's bytes by name, if it has some inside the file.
+fn section_bytes<'d, Elf: FileHeader<Endian = Endianness>>(data: &'d [u8], name: &str) -> Result<Option<&'d [u8]>, CubinError> {
+    let header = Elf::parse(data)?;
+    let endian = header.endian()?;
+    let table = header.sections(endian, data)?;
+    for sh in table.iter() {
+        if table.section_name(endian, sh)? == name.as_bytes() {
+            return Ok(sh.data(endian, data).ok());
+        }
+    }
+    Ok(None)
+}
+
+fn u32_at(b: &[u8], at: usize) -> Option<u32> {
+    b.get(at..at.checked_add(4)?).map(|x| u32::from_le_bytes(x.try_into().expect("4 bytes")))
+}
+
+/// Attributes: a format byte and an attribute byte, then for format 4 a 16-bit size and
+/// that many bytes, else a 16-bit value.
+fn parse_info(b: &[u8]) -> InfoOffsets {
+    let mut out = InfoOffsets::default();
+    let mut at = 0usize;
+    while at + 4 <= b.len() {
+        let (format, attr) = (b[at], b[at + 1]);
+        let value = u16::from_le_bytes([b[at + 2], b[at + 3]]) as usize;
+        at += 4;
+        if format != 4 {
+            continue;
+        }
+        let Some(payload) = b.get(at..at + value) else { break };
+        at += value;
+        if OFFSET_ATTRIBUTES.contains(&attr) {
+            out.offsets.extend((0..payload.len() / 4).filter_map(|i| u32_at(payload, 4 * i)).map(u64::from));
+        } else if attr == INDIRECT_BRANCH_TARGETS {
+            read_indirect(payload, &mut out);
+        }
+    }
+    out
+}
+
+fn read_indirect(p: &[u8], out: &mut InfoOffsets) {
+    let mut at = 0usize;
+    while let (Some(brx), Some(n)) = (u32_at(p, at), u32_at(p, at + 8)) {
+        at += 12;
+        let targets: Option<Vec<u64>> = (0..n as usize).map(|i| u32_at(p, at + 4 * i).map(u64::from)).collect();
+        let Some(targets) = targets else { return };
+        at += 4 * n as usize;
+        out.offsets.push(u64::from(brx));
+        out.offsets.extend(&targets);
+        out.indirect.push(IndirectBranch { at: u64::from(brx), targets });
+    }
+}
+
 /// Every 16-byte word of every code section, sections in file order, words in address order.
 pub fn text_words(cubin: &[u8]) -> Result<Vec<CodeWord>, CubinError> {
     let mut words = Vec::new();

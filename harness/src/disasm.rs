@@ -90,7 +90,18 @@ pub fn sections_of(file: &str, cubin: &[u8]) -> Result<Vec<CodeSectionWords>, Di
 pub fn disassemble_bytes(codec: &Codec, file: &str, cubin: &[u8], asked: Option<u32>, out: &mut impl Write) -> Result<DisasmStats, DisasmError> {
     let arch = arch_of(file, cubin, asked)?;
     let sections = sections_of(file, cubin)?;
-    Ok(disassemble(codec, arch, &sections, out)?)
+    let infos = infos_of(file, cubin, &sections)?;
+    Ok(disassemble(codec, arch, &sections, &infos, out)?)
+}
+
+/// Each code section's `.nv.info` offsets (see [`cubin::info_offsets`]).
+pub fn infos_of(file: &str, cubin: &[u8], sections: &[CodeSectionWords]) -> Result<Vec<cubin::InfoOffsets>, DisasmError> {
+    sections
+        .iter()
+        .map(|s| {
+            cubin::info_offsets(cubin, s.name.strip_prefix(".text.").unwrap_or(&s.name)).map_err(|source| DisasmError::Cubin { file: file.to_string(), source })
+        })
+        .collect()
 }
 
 /// One word decoded: its text with targets as absolute addresses, and those targets.
@@ -100,13 +111,23 @@ struct Decoded {
     targets: Vec<(usize, i128)>,
 }
 
-/// Prints every code section's instructions to `out`.
-pub fn disassemble(codec: &Codec, arch: Arch, sections: &[CodeSectionWords], out: &mut impl Write) -> io::Result<DisasmStats> {
+/// Prints every code section's instructions to `out`; `infos` (one per section, or none)
+/// give the labels nvdisasm numbers from `.nv.info` and BRX's branch-target annotation.
+pub fn disassemble(codec: &Codec, arch: Arch, sections: &[CodeSectionWords], infos: &[cubin::InfoOffsets], out: &mut impl Write) -> io::Result<DisasmStats> {
     let decoded: Vec<Vec<Decoded>> = sections.iter().map(|s| decode_section(codec, arch, &s.words)).collect();
-    let labels = number_labels(sections, &decoded);
+    let mut labels = number_labels(sections, &decoded);
+    for (si, info) in infos.iter().enumerate() {
+        for &o in &info.offsets {
+            let n = labels.len();
+            labels.entry((si, o)).or_insert(n);
+        }
+    }
     let symbols: Vec<HashMap<u64, &str>> = sections.iter().map(|s| s.symbols.iter().map(|(a, n)| (*a, n.as_str())).collect()).collect();
     let mut stats = DisasmStats { sections: sections.len(), ..Default::default() };
     for (si, (s, ds)) in sections.iter().zip(&decoded).enumerate() {
+        let texts: Vec<String> =
+            ds.iter().map(|d| d.inst.as_ref().map(|i| labelled(i, &d.targets, si, &labels, &symbols[si]).to_string()).unwrap_or_default()).collect();
+        let annotations = annotations(infos.get(si), si, &labels, &texts);
         writeln!(out, "\t.section\t{},\"ax\",@progbits", s.name)?;
         writeln!(out, "{}:", s.name)?;
         for (i, (w, d)) in s.words.iter().zip(ds).enumerate() {
@@ -114,7 +135,10 @@ pub fn disassemble(codec: &Codec, arch: Arch, sections: &[CodeSectionWords], out
             write_labels(out, s, si, addr, &labels)?;
             stats.words += 1;
             let text = match &d.inst {
-                Some(inst) => labelled(inst, &d.targets, si, &labels, &symbols[si]).to_string(),
+                Some(_) => match annotations.get(&addr) {
+                    Some(a) => format!("{}{a}", texts[i].strip_suffix(';').unwrap_or(&texts[i]).trim_end()),
+                    None => texts[i].clone(),
+                },
                 None => {
                     stats.undecoded += 1;
                     format!("{RAW_MNEMONIC} 0x{} ;", w.hex())
@@ -136,6 +160,24 @@ fn write_labels(out: &mut impl Write, s: &CodeSectionWords, si: usize, addr: u64
         writeln!(out, ".L_x_{n}:")?;
     }
     Ok(())
+}
+
+/// nvdisasm's annotation of each indirect branch, by address: its targets' labels,
+/// `(*"BRANCH_TARGETS .L_x_7,.L_x_8"*);`, padded to the column where the section's longest
+/// instruction would end if its predicate were not right-aligned but printed after the
+/// 19 columns (the column nvdisasm 13.5 uses on every corpus kernel).
+fn annotations(info: Option<&cubin::InfoOffsets>, si: usize, labels: &HashMap<(usize, u64), usize>, texts: &[String]) -> HashMap<u64, String> {
+    let Some(info) = info else { return HashMap::new() };
+    let width = texts.iter().map(|t| line(0, "").len() + t.len()).max().unwrap_or(0);
+    let mut out = HashMap::new();
+    for b in &info.indirect {
+        let Some(text) = texts.get((b.at / 16) as usize).filter(|_| b.at % 16 == 0) else { continue };
+        let names: Vec<String> = b.targets.iter().filter_map(|t| labels.get(&(si, *t))).map(|n| format!(".L_x_{n}")).collect();
+        let body = text.strip_suffix(';').unwrap_or(text).trim_end();
+        let pad = width.saturating_sub(line(b.at, body).len());
+        out.insert(b.at, format!("{:pad$}(*\"BRANCH_TARGETS {}\"*);", "", names.join(",")));
+    }
+    out
 }
 
 /// nvdisasm's instruction line: 8 spaces, `/*addr*/`, a predicate register right-aligned

@@ -542,7 +542,8 @@ fn disasm(sp: &[PathBuf], file: &Path, arch: Option<u32>) -> Result<(), String> 
     let c = Codec::new(&s);
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
-    let stats = disasm::disassemble(&c, a, &sections, &mut out).map_err(|e| format!("cannot write: {e}"))?;
+    let infos = disasm::infos_of(&name, &bytes, &sections).map_err(|e| e.to_string())?;
+    let stats = disasm::disassemble(&c, a, &sections, &infos, &mut out).map_err(|e| format!("cannot write: {e}"))?;
     out.flush().map_err(|e| format!("cannot write: {e}"))?;
     if stats.undecoded > 0 {
         return Err(format!("{name}: {} of {} word(s) decode as nothing (printed as UNDECODED)", stats.undecoded, stats.words));
