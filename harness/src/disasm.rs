@@ -51,12 +51,13 @@ pub struct DisasmStats {
 pub fn read_cubin(path: &Path) -> Result<Vec<u8>, DisasmError> {
     use std::io::Read;
     let file = path.display().to_string();
-    let f = std::fs::File::open(path).map_err(|source| DisasmError::Read { file: file.clone(), source })?;
-    let meta = f.metadata().map_err(|source| DisasmError::Read { file: file.clone(), source })?;
+    // Checked before opening: opening a FIFO would block.
+    let meta = std::fs::metadata(path).map_err(|source| DisasmError::Read { file: file.clone(), source })?;
     if !meta.is_file() {
         let source = io::Error::new(io::ErrorKind::InvalidInput, "not a regular file");
         return Err(DisasmError::Read { file, source });
     }
+    let f = std::fs::File::open(path).map_err(|source| DisasmError::Read { file: file.clone(), source })?;
     let mut bytes = vec![];
     f.take(MAX_CUBIN_BYTES + 1).read_to_end(&mut bytes).map_err(|source| DisasmError::Read { file: file.clone(), source })?;
     if bytes.len() as u64 > MAX_CUBIN_BYTES {

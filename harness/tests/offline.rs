@@ -292,6 +292,17 @@ fn hostile_cubins_are_clear_errors_and_never_partial_outputs() {
         assert_clear_error(&o, name, &format!("asm --patch {name}"));
         assert!(!dir.join("out.cubin").exists(), "{name}: wrote an output");
     }
+    // A folder or a FIFO given as the cubin: refused before it is opened.
+    let fifo = dir.join("fifo.cubin");
+    let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+    // SAFETY: mkfifo with a valid NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+    for name in ["fifo.cubin", "."] {
+        let o = run_in(&dir, &["disasm", name], None);
+        assert_clear_error(&o, name, "not a file");
+        assert!(text(&o.stderr).contains("not a regular file"), "{}", text(&o.stderr));
+    }
+    std::fs::remove_file(&fifo).unwrap();
     // A listing with errors leaves an existing output untouched and no temporary.
     std::fs::write(dir.join("out.cubin"), b"keep").unwrap();
     std::fs::write(&listing, "\t.section\t.text.saxpy\n/*0000*/ LDC R1, c[0x0][0x28] ;\n/*0010*/ NOSUCH R1 ;\n/*9990*/ NOP ;\n").unwrap();
