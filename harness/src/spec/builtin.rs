@@ -16,14 +16,28 @@ mod files {
 /// How built-in files are named in messages: `builtin:sm90/fadd.txt`.
 pub const PREFIX: &str = "builtin:";
 
-/// The embedded files: (path under `corpus/isa-discovered`, bytes).
-pub fn files() -> &'static [(&'static str, &'static [u8])] {
-    files::FILES
+/// The embedded files' paths under `corpus/isa-discovered`, in order.
+pub fn names() -> impl Iterator<Item = &'static str> {
+    files::FILES.iter().map(|(p, _, _)| *p)
+}
+
+/// The embedded files whose path passes `keep`, inflated: (path, bytes).
+pub fn files_where(keep: impl Fn(&str) -> bool) -> Result<Vec<(&'static str, Vec<u8>)>, PageError> {
+    let mut out = vec![];
+    for (p, z, len) in files::FILES.iter().filter(|(p, _, _)| keep(p)) {
+        let bytes = miniz_oxide::inflate::decompress_to_vec_with_limit(z, *len).map_err(|e| PageError {
+            file: format!("{PREFIX}{p}"),
+            line: 0,
+            message: format!("the built-in copy does not inflate ({e:?}); rebuild the binary"),
+        })?;
+        out.push((*p, bytes));
+    }
+    Ok(out)
 }
 
 /// The architectures the built-in spec covers (its `smNN` folders), ascending.
 pub fn archs() -> Vec<Arch> {
-    let mut out: Vec<Arch> = files().iter().filter_map(|(p, _)| folder_arch(p)).collect();
+    let mut out: Vec<Arch> = names().filter_map(folder_arch).collect();
     out.sort();
     out.dedup();
     out
@@ -38,18 +52,19 @@ fn folder_arch(path: &str) -> Option<Arch> {
 /// The built-in spec of `arch` only (parsing one architecture's pages takes a fraction of
 /// the time of all three), or an error naming the architectures it covers.
 pub fn load_builtin(arch: Arch) -> Result<Spec, PageError> {
-    let mine: Vec<(&str, &[u8])> = files().iter().filter(|(p, _)| folder_arch(p) == Some(arch)).copied().collect();
+    let mine = files_where(|p| folder_arch(p) == Some(arch))?;
     if mine.is_empty() {
         let have: Vec<String> = archs().iter().map(|a| a.to_string()).collect();
         let message = format!("the built-in spec has no pages for {arch} (it covers {}); give pages with --spec", have.join(", "));
         return Err(PageError { file: PREFIX.into(), line: 0, message });
     }
-    load_from_memory(&mine)
+    load_from_memory(&mine.iter().map(|(p, b)| (*p, b.as_slice())).collect::<Vec<_>>())
 }
 
 /// The whole built-in spec, every architecture (the fuzz targets' and tests' spec).
 pub fn load_all() -> Result<Spec, PageError> {
-    load_from_memory(files())
+    let all = files_where(|_| true)?;
+    load_from_memory(&all.iter().map(|(p, b)| (*p, b.as_slice())).collect::<Vec<_>>())
 }
 
 /// A spec from files in memory, named by relative paths: `*.txt` are pages and a
@@ -123,8 +138,8 @@ mod tests {
     fn load_from_memory_names_bad_files() {
         let e = load_from_memory(&[("sm90/x.txt", b"garbage")]).unwrap_err();
         assert!(e.file == "builtin:sm90/x.txt", "{e}");
-        let page = files().iter().find(|(p, _)| p.starts_with("sm90/") && p.ends_with(".txt")).unwrap().1;
-        let e = load_from_memory(&[("sm90/a.txt", page), ("sm90/conventions.json", b"{")]).unwrap_err();
+        let page = files_where(|p| p.starts_with("sm90/") && p.ends_with(".txt")).unwrap().swap_remove(0).1;
+        let e = load_from_memory(&[("sm90/a.txt", &page), ("sm90/conventions.json", b"{")]).unwrap_err();
         assert!(e.file.starts_with("builtin:sm90/conventions.json"), "{e}");
     }
 }
