@@ -9,4 +9,12 @@ bash ci/lint-workflows.sh
 cargo fmt --all --check
 (cd fuzz && cargo fmt --check)
 cargo clippy --workspace --release --all-targets -- -D warnings
+# The codec-only library (no cudarc) keeps building and stays clippy-clean.
+cargo build --no-default-features -p sass-harness
+cargo clippy -p sass-harness --release --no-default-features --all-targets -- -D warnings
+# The library's documentation builds without a warning (broken or private links).
+RUSTDOCFLAGS="-D warnings" cargo doc --no-deps -p sass-harness
 cargo test --workspace --release
+# The quick chaos probes (limits, disk full, read-only, tool faults, locks, SIGINT; ~20 s):
+# what a user's machine does to a run, from outside. The nightly workflow runs them all.
+bash ci/chaos.sh --quick

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Regenerates corpus/isa-discovered/smNN for one architecture: discover from scratch, let
 # `fix` correct what validation proves wrong, copy the pages, and write SUMMARY.md and
-# FIXES.md. Usage: tools/regen-discovered.sh 90 [WORK_DIR]  (RANDOM_WORDS: fix's random
+# FIXES.md, and the printing conventions fix stores (conventions.json); stops when fix
+# leaves an error. Usage: tools/regen-discovered.sh 90 [WORK_DIR]  (RANDOM_WORDS: fix's random
 # probe words per variant, default 1000; REUSE_DISCOVERY=1: keep WORK_DIR's discovery, fix and
 # copy again). Needs the release build and the CUDA tools.
 set -euo pipefail
@@ -20,7 +21,10 @@ else
   "$bin" discover --arch "$arch" --out "$work/d" > "$work/discover.log" 2>&1
 fi
 mid=$(date +%s)
-"$bin" fix "$work/d/pages" --out "$work/f" --random "${RANDOM_WORDS:-1000}" > "$work/fix.log" 2>&1 || true
+if ! "$bin" fix "$work/d/pages" --out "$work/f" --random "${RANDOM_WORDS:-1000}" > "$work/fix.log" 2>&1; then
+  echo "sm$arch: fix left errors or failed; nothing copied (see $work/fix.log)" >&2
+  exit 1
+fi
 end=$(date +%s)
 dest=corpus/isa-discovered/sm$arch
 rm -f "$dest"/*.txt
@@ -28,6 +32,8 @@ cp "$work"/d/pages/*.txt "$dest"/
 for p in "$work"/f/*.txt; do
   [ -f "$p" ] && cp "$p" "$dest/"
 done
+# The printing conventions fix stored (learned for the forms the pages have).
+cp "$work/f/conventions.json" "$dest/"
 cp "$work/d/summary.md" "$dest/SUMMARY.md"
 {
   echo "# Corrections \`fix\` made to the discovered pages"

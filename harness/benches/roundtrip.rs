@@ -9,7 +9,8 @@
 //!   built beforehand, the text direction;
 //! - `codec/assemble`: `assemble` alone, of texts printed beforehand (the target is ≥ 1 M
 //!   instructions per second per core with a whole discovered architecture loaded);
-//! - `codec/print`: `print → to_string` alone.
+//! - `codec/print`: `print → to_string` alone;
+//! - `codec/print_word`: the same with the stored printing conventions (what `decode` prints).
 //!
 //! `BENCH_CPU_TIME=1 cargo bench --bench roundtrip` measures the thread's CPU time instead
 //! of wall-clock time: on a shared machine, time spent descheduled does not count.
@@ -148,6 +149,17 @@ fn bench_spec<M: Measurement + 'static>(cr: &mut Criterion<M>, group: &str, page
             let mut n = 0;
             for (vi, _, vals) in black_box(&text) {
                 n += codec::print(c.variant(*vi), vals).to_string().len();
+            }
+            n
+        })
+    });
+    // With the conventions stored beside the pages (`.reuse`, terminator, aliases, order):
+    // what `decode` prints.
+    g.bench_function("print_word", |b| {
+        b.iter(|| {
+            let mut n = 0;
+            for ((vi, _, vals), &w) in black_box(&text).iter().zip(&words) {
+                n += codec::print_word(c.variant(*vi), vals, w).to_string().len();
             }
             n
         })

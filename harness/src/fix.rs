@@ -1,9 +1,12 @@
 //! Findings → corrected pages: every verified correction of a page's `error` findings,
 //! applied to the page text (see `spec::edit`), with a unified diff.
 
+use crate::spec::conventions::{ConventionsFile, FILE_NAME};
 use crate::spec::{edit, Spec};
 use crate::validate::correct::unified_diff;
 use crate::validate::{Finding, Severity};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
 
 /// One page after its corrections.
 pub struct CorrectedPage {
@@ -44,4 +47,34 @@ pub fn correct_pages(spec: &Spec, findings: &[Finding]) -> Result<Vec<CorrectedP
             Ok(CorrectedPage { file: page.file.clone(), original, text, corrections: seen.len() })
         })
         .collect()
+}
+
+/// Each page folder's conventions file (see [`crate::spec::conventions`]) with the
+/// conventions edits of `findings` applied: those of errors, and of the notes of forms with
+/// none stored (so that `fix` stores them). By folder; folders left with no form are left
+/// out.
+pub fn correct_conventions(spec: &Spec, findings: &[Finding]) -> Result<BTreeMap<PathBuf, ConventionsFile>, String> {
+    let mut out: BTreeMap<PathBuf, ConventionsFile> = BTreeMap::new();
+    for page in &spec.pages {
+        let dir = Path::new(&page.file).parent().unwrap_or(Path::new(".")).to_path_buf();
+        if !out.contains_key(&dir) {
+            let path = dir.join(FILE_NAME);
+            let file = match std::fs::read(&path) {
+                Ok(bytes) => ConventionsFile::from_text(&path.display().to_string(), &bytes).map_err(|e| e.to_string())?,
+                Err(_) => ConventionsFile::new(findings.first().map(|f| f.tool.as_str()).unwrap_or_default()),
+            };
+            out.insert(dir.clone(), file);
+        }
+        let edits: Vec<edit::Edit> = findings
+            .iter()
+            .filter(|f| f.page == page.file && f.severity != Severity::Warning)
+            .filter_map(|f| f.correction.as_ref())
+            .flat_map(|c| c.edits.iter().filter(|e| matches!(e, edit::Edit::Conventions { .. })).cloned())
+            .collect();
+        if let Some(file) = out.get_mut(&dir) {
+            edit::apply_conventions(file, page.arch, &edits);
+        }
+    }
+    out.retain(|_, f| !f.forms.is_empty());
+    Ok(out)
 }

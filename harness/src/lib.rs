@@ -1,5 +1,39 @@
 //! sass-harness: ISA-viewer pages → spec → codec → oracles → compare → findings → reports.
+//!
+//! The everyday path needs a few names from the crate root: load pages into a [`Spec`]
+//! ([`load_spec`]), build a [`Codec`] over it, then [`Codec::decode`] a [`Word`], print it
+//! in nvdisasm's syntax ([`print_word`], with the conventions stored beside the pages;
+//! [`print()`] from the page alone), [`assemble`] text back, or [`Codec::encode`] field
+//! values.
+//!
+//! ```
+//! use sass_harness::{assemble, load_spec, print_word, Arch, Codec, Word};
+//!
+//! // The seed pages in the repository: DFMA on SM90, three SM100 pages.
+//! let pages = std::path::PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../corpus/isa"));
+//! let spec = load_spec(&[pages])?;
+//! let codec = Codec::new(&spec);
+//!
+//! // A DFMA as ptxas writes it (32 hex digits, bit 127 first; control bits included).
+//! let word = Word::parse_hex("004fc80000000008000000060204722b").ok_or("not a word")?;
+//! let (variant, values) = codec.decode(Arch(90), word)?;
+//! assert_eq!(codec.variant(variant).key, "DFMA_R_R_R_R");
+//!
+//! let text = print_word(codec.variant(variant), &values, word).to_string();
+//! assert_eq!(text, "DFMA R4, R2, R6, R8 ;"); // what `nvdisasm -b SM90` prints
+//!
+//! // Text carries no control bits (stall, yield, barriers): take them from the word.
+//! let (again, back) = assemble(&codec, Arch(90), &text, word)?;
+//! assert_eq!((again, back), (variant, word));
+//! assert_eq!(codec.encode(variant, &values)?, word);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! The modules follow the pipeline: [`spec`] (pages), [`codec`] (bits, printer,
+//! assembler), [`validate`] (against nvdisasm, through [`oracle`]), [`report`]; see
+//! `docs/` in the repository for each topic.
 
+pub mod budget;
 pub mod check;
 pub mod codec;
 pub mod compare;
@@ -17,4 +51,14 @@ pub mod sass;
 pub mod semantics;
 pub mod spec;
 pub mod validate;
+// Every public item documented, and kept so.
+#[warn(missing_docs)]
 pub mod word;
+
+// The everyday path, re-exported so a codec user needs no module paths.
+pub use codec::asm::Assembler;
+pub use codec::bits::EncodeError;
+pub use codec::{assemble, print, print_word, AsmError, Codec, DecodeError, Values};
+pub use sass::{parse_instruction, Instruction};
+pub use spec::{load as load_spec, parse_page, Arch, PageError, Spec, Variant};
+pub use word::Word;

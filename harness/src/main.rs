@@ -24,6 +24,11 @@ struct Cli {
     /// command fails [default: $SASS_HARNESS_TOOL_TIMEOUT, else 120].
     #[arg(long, global = true, value_name = "SECONDS", value_parser = process::parse_seconds)]
     tool_timeout: Option<Duration>,
+    /// Most memory a command may hold at once (`2G`, `512M`, bytes); a request estimated
+    /// above it (e.g. a huge --random) is refused before any work [default:
+    /// $SASS_HARNESS_MEMORY_BUDGET, else 2G; at most half of `ulimit -v`].
+    #[arg(long, global = true, value_name = "SIZE", value_parser = sass_harness::budget::parse_size)]
+    memory_budget: Option<u64>,
 }
 
 #[derive(Subcommand)]
@@ -46,6 +51,10 @@ enum Cmd {
         /// Seed of the random words.
         #[arg(long, default_value_t = 1)]
         seed: u64,
+        /// Also print each word with its stored conventions (nvdisasm's text) and assemble
+        /// that back.
+        #[arg(long)]
+        nvdisasm_text: bool,
     },
     /// Validate pages against nvdisasm and write findings and reports.
     Validate {
@@ -282,6 +291,10 @@ fn main() -> ExitCode {
         // One place the tool runners read it from, whoever starts them.
         std::env::set_var(process::TIMEOUT_VAR, t.as_secs_f64().to_string());
     }
+    if let Some(b) = cli.memory_budget {
+        // Likewise: the library reads the budget where it estimates a request.
+        std::env::set_var(sass_harness::budget::VAR, b.to_string());
+    }
     // exec has exit statuses of its own (3: no GPU), so it bypasses `run`.
     let cmd = match cli.cmd {
         Cmd::Exec(a) => return sass_harness::oracle::gpu::cli::exec_main(&a),
@@ -345,9 +358,9 @@ fn run(cmd: Cmd) -> Result<(), String> {
             }
             Ok(())
         }
-        Cmd::Check { pages, words, seed } => {
+        Cmd::Check { pages, words, seed, nvdisasm_text } => {
             let s = load(&pages)?;
-            check(&s, words, seed)
+            check(&s, words, seed, nvdisasm_text)
         }
         Cmd::Validate { pages, out, random, seed, resume } => {
             let s = load(&pages)?;
@@ -357,7 +370,7 @@ fn run(cmd: Cmd) -> Result<(), String> {
         }
         Cmd::Run { pages, out, words, random, ptx } => {
             let s = load(&pages)?;
-            check(&s, words, 1)?;
+            check(&s, words, 1, false)?;
             let out = lock_out(&out)?;
             validate(&s, &out, random, 0x5eed, Default::default())?;
             realcode(&s, &ptx, &out)
@@ -596,7 +609,7 @@ fn print_summary(s: &Spec) {
     }
 }
 
-fn check(s: &Spec, words: usize, seed: u64) -> Result<(), String> {
+fn check(s: &Spec, words: usize, seed: u64, nvdisasm_text: bool) -> Result<(), String> {
     let c = Codec::new(s);
     let mut rng = Rng::new(seed);
     println!("{:<22} {:>6} {:>10} {:>9}", "variant", "arch", "words", "failures");
@@ -607,7 +620,8 @@ fn check(s: &Spec, words: usize, seed: u64) -> Result<(), String> {
         let mut first = None;
         for _ in 0..words {
             let vals = random_values(v, &mut rng);
-            if let Err(e) = roundtrip(&c, vi, &vals) {
+            let checked = roundtrip(&c, vi, &vals).and_then(|w| if nvdisasm_text { sass_harness::check::nvdisasm_text(&c, vi, &vals, w) } else { Ok(()) });
+            if let Err(e) = checked {
                 fails += 1;
                 first.get_or_insert(e);
             }
@@ -669,6 +683,7 @@ fn fix(paths: &[PathBuf], out: &Path, random: usize) -> Result<(), String> {
             }
             std::fs::write(dest, &page.text).map_err(|e| format!("{}: {e}", dest.display()))?;
         }
+        write_conventions(&spec, &findings, &originals)?;
         if errors == 0 {
             break;
         }
@@ -694,6 +709,18 @@ fn fix(paths: &[PathBuf], out: &Path, random: usize) -> Result<(), String> {
     Ok(())
 }
 
+/// Writes each page folder's corrected conventions file beside its corrected pages
+/// (`dests`: each page's output path, in the spec's page order).
+fn write_conventions(spec: &Spec, findings: &[validate::Finding], dests: &[(PathBuf, String)]) -> Result<(), String> {
+    for (dir, file) in sass_harness::fix::correct_conventions(spec, findings)? {
+        let Some(i) = spec.pages.iter().position(|p| Path::new(&p.file).parent() == Some(dir.as_path())) else { continue };
+        let Some(dest_dir) = dests[i].0.parent() else { continue };
+        let path = dest_dir.join(spec::conventions::FILE_NAME);
+        sass_harness::output::write_atomic(&path, file.to_text().as_bytes()).map_err(|e| e.to_string())?;
+    }
+    Ok(())
+}
+
 fn realcode(s: &Spec, ptx: &Path, out: &OutputDir) -> Result<(), String> {
     let nv = nvdisasm()?;
     let ptxas = sass_harness::oracle::tools::locate(sass_harness::oracle::tools::Tool::Ptxas).map_err(|e| e.to_string())?;
@@ -709,6 +736,9 @@ fn realcode(s: &Spec, ptx: &Path, out: &OutputDir) -> Result<(), String> {
         r.disagreeing.len()
     );
     println!("  byte-identical to nvdisasm: {} of {} covered words", r.identical, r.covered);
+    for s in &r.skipped {
+        println!("  {s}");
+    }
     for (arch, (words, covered)) in &r.by_arch {
         println!("  {arch}: {covered} of {words} words covered ({:.1}%)", 100.0 * *covered as f64 / (*words).max(1) as f64);
         let mut missing: Vec<(&String, &usize)> = r.uncovered.get(arch).map(|m| m.iter().collect()).unwrap_or_default();
@@ -729,6 +759,9 @@ fn realcode(s: &Spec, ptx: &Path, out: &OutputDir) -> Result<(), String> {
         r.asm_ambiguous,
         r.asm_mismatch
     );
+    for (a, (with, page_only)) in &r.identical_by_arch {
+        println!("  {a}: {with} byte-identical with the stored conventions ({page_only} from the pages alone)");
+    }
     for (k, n) in &r.by_variant {
         println!("  {k:<22} {n:>5} words");
     }
@@ -781,6 +814,9 @@ fn bench(s: &Spec, words: usize) -> Result<(), String> {
     // The same words both ways: the validator's probes (structured and seeded random).
     let per = (words / c.variants().len()).max(1);
     let opts = validate::Options { random_per_variant: per, seed: 99, timings: true, ..Default::default() };
+    // The baseline holds every probe word at once, not a slice at a time.
+    let need = (per as u64).saturating_mul(c.variants().len() as u64).saturating_mul(validate::BYTES_PER_PROBE);
+    sass_harness::budget::Budget::from_env()?.check(&format!("bench --words {words}"), need, "lower --words or raise the budget")?;
     // nvdisasm alone first, on exactly the words and batches the validator sends first.
     let vis: Vec<usize> = (0..c.variants().len()).collect();
     let conv = sass_harness::oracle::learn::learn(&nv, &c, &vis).map_err(|e| e.to_string())?;
@@ -817,17 +853,23 @@ fn parse_opcode(s: &str) -> Result<u16, String> {
 /// A whole architecture (or a shard of it) into `opts.out`.
 fn discover_arch(mut opts: discover::sweep::Options, ptx: &Path, jobs: Option<usize>) -> Result<(), String> {
     let mut nv = nvdisasm()?;
+    // Locked before anything is read or written there (census.json, cubins/): a second
+    // run into the folder is refused before it can touch the first one's files.
+    let _lock = sass_harness::output::OutputDir::lock(&opts.out).map_err(|e| e.to_string())?;
     if ptx != Path::new("none") && !opts.out.join("census.json").exists() {
         let ptxas = sass_harness::oracle::tools::locate(sass_harness::oracle::tools::Tool::Ptxas).map_err(|e| e.to_string())?;
         let cubins = opts.out.join("cubins");
         std::fs::create_dir_all(&cubins).map_err(|e| format!("{}: {e}", cubins.display()))?;
-        opts.seeds = sass_harness::realcode::corpus_words(&ptxas, ptx, opts.arch, &cubins)?;
+        let (seeds, skipped) = sass_harness::realcode::corpus_words(&ptxas, ptx, opts.arch, &cubins)?;
+        for s in skipped {
+            eprintln!("discover {}: {s}", opts.arch);
+        }
+        opts.seeds = seeds;
     }
     if let Some(j) = jobs {
         nv.jobs = j.max(1);
     }
     opts.tool = format!("nvdisasm {}", nv.version_number.clone().unwrap_or_else(|| nv.version.clone()));
-    let _lock = sass_harness::output::OutputDir::lock(&opts.out).map_err(|e| e.to_string())?;
     let s = discover::sweep::run(&nv, &opts, &|m| eprintln!("discover {}: {m}", opts.arch))?;
     println!(
         "{}: {} forms, {} solved onto {} pages ({} fields, {} table rows); {} batches, {} words, {:.1} s; see {}",
@@ -897,7 +939,8 @@ fn discover(arch: u32, words: &[String], out: &Path, description: Option<&str>) 
     }
     std::fs::create_dir_all(out).map_err(|e| format!("{}: {e}", out.display()))?;
     let path = out.join(format!("{}_sm{arch}.txt", name.to_lowercase()));
-    std::fs::write(&path, discover::page::render(&name, description, &found)).map_err(|e| format!("{}: {e}", path.display()))?;
+    // Whole or not at all: a kill mid-write leaves the previous page, not half of one.
+    sass_harness::output::write_atomic(&path, discover::page::render(&name, description, &found).as_bytes()).map_err(|e| e.to_string())?;
     println!("wrote {}", path.display());
     Ok(())
 }

@@ -25,8 +25,12 @@ pub struct RealCodeReport {
     /// Covered words printed differently (page mistakes; see the findings).
     pub disagreeing: Vec<Example>,
     /// Covered words whose text is byte-identical to nvdisasm's (with the conventions
-    /// learned from nvdisasm at the start of the run: `.reuse`, terminator, modifier order).
+    /// stored beside the pages, else learned from nvdisasm at the start of the run:
+    /// `.reuse`, terminator, modifier order, aliases).
     pub identical: usize,
+    /// Byte-identical words by architecture: (with the conventions, from the page alone).
+    /// The second is what decoding printed before conventions were stored.
+    pub identical_by_arch: std::collections::BTreeMap<String, (usize, usize)>,
     /// Agreeing words whose text is not byte-identical (spelling only).
     pub not_identical: Vec<Example>,
     /// Agreeing words whose nvdisasm text assembles back bit-exactly.
@@ -50,6 +54,9 @@ pub struct RealCodeReport {
     /// The first few uncovered words of each architecture and mnemonic, as nvdisasm printed
     /// them: what a page for them must say.
     pub uncovered_examples: Vec<Example>,
+    /// (file, architecture) pairs not compiled: ptxas refuses the file there (its
+    /// `.target`, or instructions the architecture lacks).
+    pub skipped: Vec<Skip>,
 }
 
 /// Uncovered words kept as examples per architecture and mnemonic.
@@ -64,10 +71,58 @@ pub struct Example {
     pub note: String,
 }
 
-/// The `-arch` that compiles `ptx` for `arch`, if its `.target` allows `arch` (files
-/// without one are `sm_90`).
-fn ptxas_arch(ptx: &str, arch: Arch) -> Option<String> {
-    Target::of(ptx).unwrap_or(Target { sm: 90, specific: false }).ptxas_arch(arch.0)
+/// A PTX file not compiled for an architecture: ptxas refuses it there.
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+pub struct Skip {
+    pub file: String,
+    pub arch: String,
+    /// ptxas's refusal (`Program with .target 'sm_100f' cannot be compiled to different
+    /// SM-family architecture`).
+    pub reason: String,
+}
+
+impl std::fmt::Display for Skip {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "skipped {} for {}: ptxas: {}", self.file, self.arch, self.reason)
+    }
+}
+
+/// Which `-arch` each `.target` compiles for, learned by asking ptxas: a file is tried,
+/// and ptxas's refusal of its target (see [`ptxas::refusal`]) is kept, so the next file
+/// of that target is skipped for that architecture without a run. No family or
+/// compatibility rule is written down here: ptxas's own rules decide. A refusal of the
+/// file's instructions (wgmma on sm_100a) skips that file only.
+#[derive(Default)]
+pub struct TargetRules {
+    /// (target, -arch) → ptxas's refusal.
+    refused: std::collections::HashMap<(String, String), String>,
+}
+
+impl TargetRules {
+    /// The code words of `file` (text `ptx`) for `arch`, or why ptxas will not compile it
+    /// for `arch`. Files without a `.target` count as `sm_90`. Other failures are errors.
+    pub fn words(&mut self, ptxas_path: &Path, file: &Path, ptx: &str, arch: Arch, out_dir: &Path) -> Result<Result<Vec<Word>, Skip>, String> {
+        let target = Target::of(ptx).unwrap_or(Target { sm: 90, specific: false, family: false });
+        let key = (target.name(), target.arch_for(arch.0));
+        let skip =
+            |reason: &str| Skip { file: file.file_name().unwrap_or_default().to_string_lossy().into_owned(), arch: arch.to_string(), reason: reason.into() };
+        if let Some(reason) = self.refused.get(&key) {
+            return Ok(Err(skip(reason)));
+        }
+        match ptxas::compile(ptxas_path, file, &key.1, out_dir) {
+            Ok(cubin) => cubin_words(&cubin).map(Ok),
+            Err(e) => match ptxas::refusal(&e) {
+                Some(r) => {
+                    let s = skip(&r.line);
+                    if r.of_target {
+                        self.refused.insert(key, r.line);
+                    }
+                    Ok(Err(s))
+                }
+                None => Err(e.to_string()),
+            },
+        }
+    }
 }
 
 pub fn run(codec: &Codec, nv: &Nvdisasm, ptxas_path: &Path, ptx_dir: &Path, out_dir: &Path) -> Result<RealCodeReport, String> {
@@ -75,14 +130,22 @@ pub fn run(codec: &Codec, nv: &Nvdisasm, ptxas_path: &Path, ptx_dir: &Path, out_
     let mut archs: Vec<Arch> = codec.variants().iter().map(|v| v.arch).collect();
     archs.sort();
     archs.dedup();
-    let all: Vec<usize> = (0..codec.variants().len()).collect();
-    let conv = crate::oracle::learn::learn(nv, codec, &all).map_err(|e| e.to_string())?;
+    // Forms whose conventions are stored print with those alone (what `decode` does
+    // offline); the others' are learned from nvdisasm for this run.
+    let unstored: Vec<usize> = (0..codec.variants().len()).filter(|&vi| codec.variant(vi).conventions.is_none()).collect();
+    let conv = if unstored.is_empty() { Conventions::default() } else { crate::oracle::learn::learn(nv, codec, &unstored).map_err(|e| e.to_string())? };
     let mut tally = Tally { codec, conv, rep: RealCodeReport::default() };
+    let mut rules = TargetRules::default();
     for f in &files {
         let text = std::fs::read_to_string(f).map_err(|e| format!("{}: {e}", f.display()))?;
         for &arch in &archs {
-            let Some(ptxas_arch) = ptxas_arch(&text, arch) else { continue };
-            let ws = kernel_words(ptxas_path, f, &ptxas_arch, out_dir)?;
+            let ws = match rules.words(ptxas_path, f, &text, arch, out_dir)? {
+                Ok(ws) => ws,
+                Err(skip) => {
+                    tally.rep.skipped.push(skip);
+                    continue;
+                }
+            };
             tally.rep.kernels += 1;
             tally.rep.words += ws.len();
             let outs = nv.disassemble(&arch.nvdisasm_name(), &ws).map_err(|e| e.to_string())?;
@@ -99,23 +162,23 @@ pub fn run(codec: &Codec, nv: &Nvdisasm, ptxas_path: &Path, ptx_dir: &Path, out_
     Ok(tally.rep)
 }
 
-/// Every instruction word ptxas emits for the `*.ptx` files of `ptx_dir` on `arch` (files
-/// whose `.target` is above `arch` are skipped); cubins go to `out_dir`.
-pub fn corpus_words(ptxas_path: &Path, ptx_dir: &Path, arch: Arch, out_dir: &Path) -> Result<Vec<Word>, String> {
-    let mut out = vec![];
+/// Every instruction word ptxas emits for the `*.ptx` files of `ptx_dir` on `arch`, and
+/// the files ptxas refuses to compile for `arch` (their `.target`); cubins go to `out_dir`.
+pub fn corpus_words(ptxas_path: &Path, ptx_dir: &Path, arch: Arch, out_dir: &Path) -> Result<(Vec<Word>, Vec<Skip>), String> {
+    let (mut out, mut skipped, mut rules) = (vec![], vec![], TargetRules::default());
     for f in ptx_files(ptx_dir)? {
         let text = std::fs::read_to_string(&f).map_err(|e| format!("{}: {e}", f.display()))?;
-        let Some(ptxas_arch) = ptxas_arch(&text, arch) else { continue };
-        out.extend(kernel_words(ptxas_path, &f, &ptxas_arch, out_dir)?);
+        match rules.words(ptxas_path, &f, &text, arch, out_dir)? {
+            Ok(ws) => out.extend(ws),
+            Err(s) => skipped.push(s),
+        }
     }
-    Ok(out)
+    Ok((out, skipped))
 }
 
-/// The code words of `ptx` compiled by ptxas with `-arch=ptxas_arch` (the cubin goes to
-/// `out_dir`).
-fn kernel_words(ptxas_path: &Path, ptx: &Path, ptxas_arch: &str, out_dir: &Path) -> Result<Vec<Word>, String> {
-    let cubin_path = ptxas::compile(ptxas_path, ptx, ptxas_arch, out_dir).map_err(|e| e.to_string())?;
-    let bytes = std::fs::read(&cubin_path).map_err(|e| format!("{}: {e}", cubin_path.display()))?;
+/// The code words of a cubin ptxas wrote.
+fn cubin_words(cubin_path: &Path) -> Result<Vec<Word>, String> {
+    let bytes = std::fs::read(cubin_path).map_err(|e| format!("{}: {e}", cubin_path.display()))?;
     Ok(cubin::text_words(&bytes).map_err(|e| e.to_string())?.iter().map(|w| w.word).collect())
 }
 
@@ -131,9 +194,14 @@ fn ptx_files(dir: &Path) -> Result<Vec<std::path::PathBuf>, String> {
 }
 
 /// The report so far, and what checking one more word needs.
+/// A form's conventions: stored with its page, else learned for this run.
+fn conventions_of<'v>(conv: &'v Conventions, v: &'v crate::spec::Variant) -> Option<&'v crate::codec::conventions::FormConventions> {
+    v.conventions.as_deref().or_else(|| conv.get(v.arch, &v.key))
+}
+
 struct Tally<'a> {
     codec: &'a Codec<'a>,
-    /// Conventions learned from nvdisasm at the start of the run.
+    /// Conventions learned from nvdisasm at the start of the run, for forms without stored ones.
     conv: Conventions,
     rep: RealCodeReport,
 }
@@ -160,7 +228,7 @@ impl Tally<'_> {
         let rep = &mut self.rep;
         rep.covered += 1;
         *rep.by_variant.entry(v.key.clone()).or_default() += 1;
-        let printed = codec::print_with(v, &vals, self.conv.get(v.arch, &v.key).map(|c| (c, w)));
+        let printed = codec::print_with(v, &vals, conventions_of(&self.conv, v).map(|c| (c, w)));
         let ours = printed.to_string();
         let example = |nvdisasm: String, note: String| Example { kernel: kernel.to_string(), word: w.hex(), ours: ours.clone(), nvdisasm, note };
         let Outcome::Printed { text: theirs } = o else {
@@ -175,6 +243,10 @@ impl Tally<'_> {
             return Ok(());
         }
         rep.agreeing += 1;
+        let page_only = codec::print(v, &vals).to_string() == theirs;
+        let by = rep.identical_by_arch.entry(arch.to_string()).or_default();
+        by.1 += usize::from(page_only);
+        by.0 += usize::from(ours == theirs);
         if ours == theirs {
             rep.identical += 1;
         } else {
@@ -182,7 +254,7 @@ impl Tally<'_> {
         }
         // nvdisasm's alias modifiers (`IMAD.MOV`) are a printing convention: the page reads
         // the text without them.
-        let parsed = self.conv.get(v.arch, &v.key).map(|c| c.unalias(&parsed)).unwrap_or(parsed);
+        let parsed = conventions_of(&self.conv, v).map(|c| c.unalias(&parsed)).unwrap_or(parsed);
         if let Some(note) = self.reassemble(arch, w, &parsed, &ours) {
             self.rep.asm_mismatch += 1;
             self.rep.asm_failures.push(Example { kernel: kernel.to_string(), word: w.hex(), ours, nvdisasm: theirs, note });

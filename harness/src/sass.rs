@@ -7,8 +7,10 @@
 use serde::Serialize;
 use std::fmt;
 
+/// The guard before an instruction: `@P0`, `@!PT`, `@UP1`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Predicate {
+    /// `@!P0`: the instruction runs where the predicate is false.
     pub negated: bool,
     /// 0..=6 for P0..P6, 7 for PT.
     pub index: u8,
@@ -104,7 +106,9 @@ pub enum Descriptor {
 }
 
 impl Descriptor {
+    /// Every descriptor name, for parsers that try each.
     pub const ALL: [Descriptor; 4] = [Descriptor::Desc, Descriptor::GDesc, Descriptor::IDesc, Descriptor::Tmem];
+    /// The name as printed before the brackets (`gdesc`).
     pub fn prefix(self) -> &'static str {
         match self {
             Descriptor::Desc => "desc",
@@ -140,6 +144,7 @@ impl Body {
     }
 }
 
+/// `RZ`, the zero register: R255 on every architecture.
 pub const RZ: u16 = 255;
 /// `URZ`, whatever its index on the architecture (see [`Body::UReg`]).
 pub const URZ: u16 = u16::MAX;
@@ -149,15 +154,20 @@ pub fn is_special_float(text: &str) -> bool {
     matches!(text.trim_end(), "+INF" | "-INF" | "+QNAN" | "-QNAN" | "+SNAN" | "-SNAN" | "-0.0")
 }
 
+/// One printed operand: a [`Body`] with its decorations (`-|R2|.H1.reuse`).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Operand {
+    /// A leading `-`.
     pub neg: bool,
+    /// `|…|` bars around the body.
     pub abs: bool,
     /// `!P0`, `~R0`.
     pub not: bool,
+    /// What the operand names.
     pub body: Body,
     /// Selectors and modifiers after the operand (`B3210`, `H1`), `reuse` excluded.
     pub suffixes: Vec<String>,
+    /// `.reuse`: the operand-reuse cache flag (printed only in some control-bit combinations).
     pub reuse: bool,
     /// Printed after the operand before it with a space, not a comma: a call's or return's
     /// target after its register, `CALL.REL P0, R0 0x3440`, `RET.REL P0, UR0 0x10`.
@@ -172,6 +182,7 @@ pub struct Operand {
 }
 
 impl Operand {
+    /// A bare operand: no decorations, suffixes or reuse.
     pub fn new(body: Body) -> Operand {
         Operand { neg: false, abs: false, not: false, body, suffixes: vec![], reuse: false, joined: false, after_bars: false }
     }
@@ -183,17 +194,27 @@ impl Operand {
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Terminator {
+    /// ` ;`.
     SpaceSemicolon,
+    /// `;`.
     Semicolon,
+    /// No `;` at all: a text typed by hand (the assembler takes it).
     Missing,
 }
 
+/// One instruction as nvdisasm prints it: `@P0 DFMA.RM R4, -R2, c[0x0][0x210], |R8| ;`.
+/// Its `Display` prints that text; [`parse_instruction`] reads it.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Instruction {
+    /// The guard; `None` when none is printed (nvdisasm leaves out `@PT`).
     pub pred: Option<Predicate>,
+    /// `DFMA`.
     pub mnemonic: String,
+    /// `RM` for `DFMA.RM`, in printed order.
     pub modifiers: Vec<String>,
+    /// In printed order.
     pub operands: Vec<Operand>,
+    /// ` ;` or `;`: spacing, not meaning.
     pub terminator: Terminator,
     /// nvdisasm prints this form's constant operands with a space, `c[0x0] [0x4]` (the
     /// half-precision and conversion forms): a per-form spelling, read off the page's
@@ -260,6 +281,7 @@ fn fmt_mem(f: &mut fmt::Formatter<'_>, body: &Body, suffixes: &[String]) -> fmt:
     Ok(())
 }
 
+/// `0x10`, `-0x8`: nvdisasm's spelling of a signed number.
 pub fn hex_signed(v: impl Into<i128>) -> String {
     let v: i128 = v.into();
     if v < 0 {
@@ -340,10 +362,13 @@ impl fmt::Display for Instruction {
     }
 }
 
+/// Text that is not an instruction, and where.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("column {column}: {message}")]
 pub struct ParseError {
+    /// Where the trouble starts: 1-based, in bytes.
     pub column: usize,
+    /// What was expected there.
     pub message: String,
 }
 
@@ -474,6 +499,8 @@ fn last_operand(s: &str) -> &str {
     split_operands(s).last().unwrap_or_default()
 }
 
+/// Parses one operand as nvdisasm prints it (`-|R2|.H1`, `c[0x0][0x210]`,
+/// `desc[UR4][R2.64+0x10]`); the message says what was expected.
 pub fn parse_operand(t: &str) -> Result<Operand, String> {
     if t.is_empty() {
         return Err("expected an operand, found nothing".into());
@@ -669,6 +696,7 @@ pub(crate) fn parse_reg_num(s: &str, prefix: &str, zero: &str, zval: u16) -> Opt
     d.parse().ok()
 }
 
+/// An integer immediate (`0x10`, `-0x8`) that fits an `i64`.
 pub fn parse_int(s: &str) -> Option<i64> {
     parse_imm(s).and_then(|v| i64::try_from(v).ok())
 }
@@ -691,8 +719,11 @@ pub fn parse_imm(s: &str) -> Option<i128> {
 
 /// Quiet and signalling NaNs as doubles (the quiet bit is mantissa bit 51).
 pub const QNAN_BITS: u64 = 0x7ff8_0000_0000_0000;
+/// The signalling NaN nvdisasm's `+SNAN` reads as (quiet bit clear).
 pub const SNAN_BITS: u64 = 0x7ff4_0000_0000_0000;
 
+/// A float immediate as nvdisasm prints it (`0.5`, `1e+10`, `+INF`, `-QNAN`, `+SNAN`), with
+/// the NaN's sign and quiet bit kept; `None` for hex (an integer) or other text.
 pub fn parse_float(s: &str) -> Option<f64> {
     let nan = |bits: u64| Some(f64::from_bits(bits));
     match s {
@@ -715,6 +746,8 @@ pub fn parse_float(s: &str) -> Option<f64> {
     s.parse().ok()
 }
 
+/// An operand's body without decorations (`R2`, `c[0x0][0x10]`, `SR_TID.X`); `None` for
+/// empty text or text with a space or comma.
 pub fn parse_body(s: &str) -> Option<Body> {
     parse_known_body(s).or_else(|| other_body(s))
 }

@@ -8,17 +8,23 @@ use std::fmt;
 pub struct Word(pub u128);
 
 impl Word {
+    /// Every bit clear.
     pub const ZERO: Word = Word(0);
 
+    /// The word as 16 bytes in memory (a cubin's text section, nvdisasm's input), least
+    /// significant first.
     pub fn from_le_bytes(b: [u8; 16]) -> Word {
         Word(u128::from_le_bytes(b))
     }
+    /// The 16 bytes in memory order, least significant first.
     pub fn to_le_bytes(self) -> [u8; 16] {
         self.0.to_le_bytes()
     }
+    /// Bit `i` (0–127).
     pub fn bit(self, i: u8) -> bool {
         (self.0 >> i) & 1 == 1
     }
+    /// The word with bit `i` set to `v`.
     pub fn with_bit(self, i: u8, v: bool) -> Word {
         if v {
             Word(self.0 | (1u128 << i))
@@ -26,6 +32,7 @@ impl Word {
             Word(self.0 & !(1u128 << i))
         }
     }
+    /// The word with bit `i` inverted.
     pub fn flip(self, i: u8) -> Word {
         Word(self.0 ^ (1u128 << i))
     }
@@ -33,6 +40,8 @@ impl Word {
     pub fn hex(self) -> String {
         format!("{:032x}", self.0)
     }
+    /// Up to 32 hex digits, bit 127 first (leading zeros optional, an optional `0x`);
+    /// `None` for anything else.
     pub fn parse_hex(s: &str) -> Option<Word> {
         let s = s.trim().trim_start_matches("0x");
         if s.is_empty() || s.len() > 32 {
@@ -40,9 +49,11 @@ impl Word {
         }
         u128::from_str_radix(s, 16).ok().map(Word)
     }
+    /// Bits 0–63.
     pub fn low(self) -> u64 {
         self.0 as u64
     }
+    /// Bits 64–127.
     pub fn high(self) -> u64 {
         (self.0 >> 64) as u64
     }
@@ -64,27 +75,36 @@ impl fmt::Display for Word {
 pub struct BitSet(pub u128);
 
 impl BitSet {
+    /// No bit.
     pub const EMPTY: BitSet = BitSet(0);
+    /// All 128 bits.
     pub const ALL: BitSet = BitSet(u128::MAX);
 
+    /// Bit `i` alone.
     pub fn single(i: u8) -> BitSet {
         BitSet(1u128 << i)
     }
+    /// The bits listed.
     pub fn from_bits<I: IntoIterator<Item = u8>>(it: I) -> BitSet {
         BitSet(it.into_iter().fold(0u128, |a, b| a | (1u128 << b)))
     }
+    /// Is bit `i` in the set?
     pub fn contains(self, i: u8) -> bool {
         (self.0 >> i) & 1 == 1
     }
+    /// Adds bit `i`.
     pub fn insert(&mut self, i: u8) {
         self.0 |= 1u128 << i;
     }
+    /// Bits in either set.
     pub fn union(self, o: BitSet) -> BitSet {
         BitSet(self.0 | o.0)
     }
+    /// Bits in this set and not in `o`.
     pub fn minus(self, o: BitSet) -> BitSet {
         BitSet(self.0 & !o.0)
     }
+    /// Bits in both sets.
     pub fn intersect(self, o: BitSet) -> BitSet {
         BitSet(self.0 & o.0)
     }
@@ -92,12 +112,15 @@ impl BitSet {
     pub fn is_empty_ref(&self) -> bool {
         self.is_empty()
     }
+    /// No bit at all?
     pub fn is_empty(self) -> bool {
         self.0 == 0
     }
+    /// How many bits.
     pub fn len(self) -> u32 {
         self.0.count_ones()
     }
+    /// The bits in increasing order.
     pub fn iter(self) -> impl Iterator<Item = u8> {
         (0u8..128).filter(move |&i| self.contains(i))
     }

@@ -376,7 +376,7 @@ fn discovered_corpus_roundtrips_and_matches_real_code() {
     let ptxas = tools::locate(tools::Tool::Ptxas).expect("ptxas is required: bash ci/install-cuda-tools.sh");
     let out = std::env::temp_dir().join(format!("sass-harness-disc-rc-{}", std::process::id()));
     let rc = sass_harness::realcode::run(&c, &nv(), &ptxas, &root().join("corpus/ptx"), &out).unwrap();
-    // Measured with nvdisasm 13.5.37 and ptxas 13.5.37 (see the README's table): every
+    // Measured with nvdisasm 13.5.37 and ptxas 13.5.37 (see docs/measurements.md): every
     // word ptxas emits for corpus/ptx is covered and prints byte-identical, and none fails
     // to assemble back.
     eprintln!("covered {} of {} words; identical {}; not assembling {}", rc.covered, rc.words, rc.identical, rc.asm_mismatch);
@@ -385,7 +385,7 @@ fn discovered_corpus_roundtrips_and_matches_real_code() {
     assert_eq!(rc.identical, rc.covered, "not byte-identical: {:?}", rc.not_identical);
     assert!(rc.asm_mismatch == 0, "{:?}", rc.asm_failures);
     // Real code discovery never saw (corpus/ptx-holdout: nvcc's kernels, no census seeds):
-    // every word is covered (as measured: see the README) and prints byte-identical.
+    // every word is covered (as measured: see docs/measurements.md) and prints byte-identical.
     let rc = sass_harness::realcode::run(&c, &nv(), &ptxas, &root().join("corpus/ptx-holdout"), &out).unwrap();
     eprintln!("hold-out: covered {} of {} words; identical {}", rc.covered, rc.words, rc.identical);
     assert!(rc.covered * 1000 >= rc.words * HOLDOUT_PER_MILLE, "hold-out: {} of {} covered: {:?}", rc.covered, rc.words, rc.uncovered_examples);
@@ -396,7 +396,7 @@ fn discovered_corpus_roundtrips_and_matches_real_code() {
 }
 
 /// The share of corpus/ptx-holdout's words the discovered pages must cover, per mille (as
-/// measured, rounded down: see the README).
+/// measured, rounded down: see docs/measurements.md).
 const HOLDOUT_PER_MILLE: usize = 1000;
 
 /// HADD2 on SM90 (opcode 0x030): operand suffixes (`R0.H0_H0`, `R0.INVALID1`) become

@@ -51,7 +51,7 @@ fn corpus() -> &'static [Built] {
         files.sort();
         let mut out = vec![];
         for f in files {
-            let t = Target::of(&std::fs::read_to_string(&f).unwrap()).unwrap_or(Target { sm: 90, specific: false });
+            let t = Target::of(&std::fs::read_to_string(&f).unwrap()).unwrap_or(Target { sm: 90, specific: false, family: false });
             for arch in ARCHES {
                 let Some(a) = t.ptxas_arch(arch) else { continue };
                 let cubin = ptxas::compile(&ptxas, &f, &a, &dir).unwrap_or_else(|e| panic!("{e}"));

@@ -138,6 +138,27 @@ fn discovered_summary(s: &Spec) -> String {
     lines.join("\n") + "\n"
 }
 
+/// One line per variant: the conventions it prints with, as its folder's conventions.json
+/// stores them (control table rows in full, so a new nvdisasm that changes them shows here
+/// as a diff of the forms that use them). A variant without stored conventions says so.
+fn conventions_summary(s: &Spec) -> String {
+    use sass_harness::spec::conventions::{StoredControl, StoredForm};
+    let mut lines = vec![];
+    for v in s.variants() {
+        let Some(c) = v.conventions.as_deref() else {
+            lines.push(format!("{}  none stored", v.key));
+            continue;
+        };
+        let control = StoredControl::of(c).expect("stored tables write back");
+        let form = StoredForm::of(c, control.id());
+        lines.push(format!("{}  {}", v.key, serde_json::to_string(&form).unwrap()));
+        lines.push(format!("{}  {}", control.id(), serde_json::to_string(&control).unwrap()));
+    }
+    lines.sort();
+    lines.dedup();
+    lines.join("\n") + "\n"
+}
+
 #[test]
 fn discovered_spec_snapshots() {
     let root = repo_root().join("corpus/isa-discovered");
@@ -154,6 +175,14 @@ fn discovered_spec_snapshots() {
             description => format!("corpus/isa-discovered/{name}: one line per variant"),
         }, {
             insta::assert_snapshot!(format!("discovered_{name}"), discovered_summary(&s));
+        });
+        insta::with_settings!({
+            snapshot_path => snapshot_dir(),
+            prepend_module_to_snapshot => false,
+            omit_expression => true,
+            description => format!("corpus/isa-discovered/{name}: the printing conventions each variant reads from conventions.json"),
+        }, {
+            insta::assert_snapshot!(format!("conventions_{name}"), conventions_summary(&s));
         });
     }
 }

@@ -82,7 +82,18 @@ fn known_page_mistakes_are_found() {
     assert!(has("DFMA_R_R_R_R", Class::Legality, &|f| f.field.as_deref() == Some("y") && is(Severity::Note)(f)), "yield");
     // Bits the page calls fixed that nvdisasm ignores: notes.
     assert!(has("DFMA_R_R_R_R", Class::FixedIgnored, &is(Severity::Note)));
-    assert!(findings.iter().all(|f| (f.severity == Severity::Error) == f.correction.is_some()), "errors, and only errors, carry a correction");
+    // Errors carry a correction; of the rest, only the notes of forms with no stored
+    // conventions do (their correction stores the learned ones: what `fix` writes).
+    let stores = |f: &Finding| f.correction.as_ref().is_some_and(|c| c.edits.iter().all(|e| matches!(e, Edit::Conventions { .. })));
+    assert!(
+        findings.iter().all(|f| (f.severity == Severity::Error) == f.correction.is_some() || f.severity == Severity::Note && stores(f)),
+        "errors, and only errors, carry a page correction"
+    );
+    assert_eq!(
+        findings.iter().filter(|f| f.severity == Severity::Note && stores(f)).count(),
+        corpus().variants().count(),
+        "one note per form with no stored conventions"
+    );
 }
 
 /// Real code: every word of our PTX kernels that a page covers decodes, prints what

@@ -40,6 +40,42 @@ pub fn assemble(codec: &Codec, arch: Arch, text: &str, controls_from: Word) -> R
 
 /// [`assemble`] for a parsed instruction.
 pub fn assemble_inst(codec: &Codec, arch: Arch, inst: &Instruction, controls_from: Word) -> Result<(usize, Word), AsmError> {
+    let first = assemble_as_written(codec, arch, inst, controls_from);
+    if first.is_err() {
+        return unaliased(codec, arch, inst, |u| assemble_as_written(codec, arch, u, controls_from)).unwrap_or(first);
+    }
+    first
+}
+
+/// nvdisasm's alias modifiers (`IMAD.MOV.U32` for the page's `IMAD.U32`: see
+/// [`super::conventions::Alias`]): a text that does not assemble as written is read
+/// without each candidate form's alias tokens, and a reading counts only where the form's
+/// stored conventions print the text's modifiers again for the word it gives.
+fn unaliased(
+    codec: &Codec,
+    arch: Arch,
+    inst: &Instruction,
+    mut assemble: impl FnMut(&Instruction) -> Result<(usize, Word), AsmError>,
+) -> Option<Result<(usize, Word), AsmError>> {
+    let mut tried: Vec<Instruction> = vec![];
+    for v in codec.variants().iter().filter(|v| v.arch == arch && v.mnemonic == inst.mnemonic) {
+        let Some(c) = v.conventions.as_deref() else { continue };
+        let u = c.unalias(inst);
+        if u.modifiers == inst.modifiers || tried.contains(&u) {
+            continue;
+        }
+        if let Ok((vi, w)) = assemble(&u) {
+            if super::print_word(codec.variant(vi), &codec.extract(vi, w), w).modifiers == inst.modifiers {
+                return Some(Ok((vi, w)));
+            }
+        }
+        tried.push(u);
+    }
+    None
+}
+
+/// [`assemble_inst`] without reading alias modifiers.
+fn assemble_as_written(codec: &Codec, arch: Arch, inst: &Instruction, controls_from: Word) -> Result<(usize, Word), AsmError> {
     let inst = &InstRef::of(inst);
     let mut vocabulary = Vocabulary::of_text(inst);
     let tokens = vocabulary.ids(inst);
@@ -65,11 +101,11 @@ pub fn assemble_inst(codec: &Codec, arch: Arch, inst: &Instruction, controls_fro
 /// what matching text against it needs (modifier slots, the tokens they can read) worked
 /// out once, so that assembling a text tries a handful of variants and rejects most by
 /// their operand shape, tokens and memory operands before filling any field. A plain text
-/// is read without allocating ([`text`]), and token names are looked up once per text.
+/// is read without allocating (`text`), and token names are looked up once per text.
 ///
 /// Most texts meet variants not read lately (thousands of them), whose memory is not in
-/// cache: what a text reads of a variant is kept small and together (an [`Entry`] per
-/// candidate, then the variant's [`Form`]), not read from the spec.
+/// cache: what a text reads of a variant is kept small and together (an `Entry` per
+/// candidate, then the variant's `Form`), not read from the spec.
 pub struct Assembler<'c, 's> {
     codec: &'c Codec<'s>,
     /// Variants by architecture and mnemonic, in codec order (the order of
@@ -105,14 +141,21 @@ impl<'c, 's> Assembler<'c, 's> {
     pub fn assemble(&self, arch: Arch, text: &str, controls_from: Word) -> Result<(usize, Word), AsmError> {
         // A plain text is read without allocating; the full parser reads the rest.
         if let Some(inst) = &InstRef::parse(text) {
-            return self.assemble_ref(arch, inst, controls_from);
+            let first = self.assemble_ref(arch, inst, controls_from);
+            if first.is_ok() {
+                return first;
+            }
         }
-        self.assemble_ref(arch, &InstRef::of(&sass::parse_instruction(text)?), controls_from)
+        self.assemble_inst(arch, &sass::parse_instruction(text)?, controls_from)
     }
 
     /// Same result as [`assemble_inst`].
     pub fn assemble_inst(&self, arch: Arch, inst: &Instruction, controls_from: Word) -> Result<(usize, Word), AsmError> {
-        self.assemble_ref(arch, &InstRef::of(inst), controls_from)
+        let first = self.assemble_ref(arch, &InstRef::of(inst), controls_from);
+        if first.is_err() {
+            return unaliased(self.codec, arch, inst, |u| self.assemble_ref(arch, &InstRef::of(u), controls_from)).unwrap_or(first);
+        }
+        first
     }
 
     fn assemble_ref(&self, arch: Arch, inst: &InstRef, controls_from: Word) -> Result<(usize, Word), AsmError> {

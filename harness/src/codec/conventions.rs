@@ -4,7 +4,7 @@
 //! read off nvdisasm once and are checked against it by tests. Rules that differ per
 //! instruction form — which control-bit combinations nvdisasm accepts, where it prints
 //! `.reuse`, the space before `;`, the order of modifiers — are learned from nvdisasm at
-//! the start of each run ([`learn`]) and kept in a [`Conventions`] the printer consults.
+//! the start of each run ([`crate::oracle::learn`]) and kept in a [`Conventions`] the printer consults.
 //!
 //! What was seen (nvdisasm 13.5, SM90 DFMA): bits 105–109 (stall, yield) and 122–125
 //! (reuse) form one table-coded "opex" field: most combinations are illegal, and `.reuse`

@@ -175,7 +175,7 @@ pub fn print(v: &Variant, values: &Values) -> Instruction {
 
 /// The text nvdisasm prints for `word` (whose field values are `values`) with the
 /// conventions stored for its form ([`Variant::conventions`]); without them, what the
-/// page alone predicts ([`print`]). Never asks nvdisasm.
+/// page alone predicts ([`print()`]). Never asks nvdisasm.
 pub fn print_word(v: &Variant, values: &Values, word: Word) -> Instruction {
     print_with(v, values, v.conventions.as_deref().map(|c| (c, word)))
 }

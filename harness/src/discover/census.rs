@@ -58,7 +58,7 @@ pub struct Form {
     /// nvdisasm's text for `seed`.
     pub text: String,
     /// Other words of the form seen later (at most [`ALTERNATES`], and the sparsest: see
-    /// [`Form::offer_alternate`]): seeds to try when the first one's operands or modifiers
+    /// `Form::offer_alternate`): seeds to try when the first one's operands or modifiers
     /// defeat the solver.
     pub alternates: Vec<Word>,
     /// The first real-code word of the form: the page's bits that nvdisasm ignores take its

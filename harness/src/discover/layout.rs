@@ -621,7 +621,7 @@ type FloatBy = Vec<(String, FloatFormat)>;
 
 /// Which modifiers choose another format for the `F` operands than the page's default
 /// (`HFMA2.BF16_V2`: bf16 pairs, not fp16; `MUFU.RSQ64H`: a double's high half): each group
-/// row and flag is printed with the float fields at [`float_probe`]; a row read in another
+/// row and flag is printed with the float fields at `float_probe`'s value; a row read in another
 /// format is chosen by a token of its own, one that no row read otherwise prints. Returns
 /// the pairs for [`Discovered::float_by`] and a note for each row no token explains.
 pub fn float_formats(o: &mut Oracle, s: &Seed, d: &Discovered) -> Result<(FloatBy, Vec<String>), DiscoverError> {

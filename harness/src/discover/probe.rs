@@ -13,7 +13,7 @@ pub struct Seed {
     pub inst: Instruction,
     pub kinds: Vec<OperandKind>,
     /// How the form's `F` immediates read as bits (fp32, or fp64 high bits for `D…`, until
-    /// the flips show fp16: see [`Seed::fit_float`]).
+    /// the flips show fp16: see [`Seed::classify_all`]).
     pub float: FloatFormat,
 }
 

@@ -40,6 +40,12 @@ struct AliasProbe {
 const WAIT_AT: usize = conv::OPEX_VALUES + conv::BARRIER_VALUES;
 const ORDER_AT: usize = WAIT_AT + conv::WAIT_VALUES;
 
+/// The words [`learn`] asks nvdisasm about for variant `vi`: where stored conventions are
+/// checked (`validate::stored`).
+pub fn probe_words(codec: &Codec, vi: usize) -> Vec<Word> {
+    plan(codec, vi).words
+}
+
 fn plan(codec: &Codec, vi: usize) -> Plan {
     let v = codec.variant(vi);
     // The terminator sweeps' base has the bits the page marks as ignored clear: some of
@@ -323,11 +329,7 @@ pub fn files(codec: &Codec, conv: &Conventions, tool: &str) -> Result<std::colle
     for v in codec.variants() {
         let Some(c) = conv.get(v.arch, &v.key) else { continue };
         let dir = std::path::Path::new(&v.file).parent().unwrap_or(std::path::Path::new(".")).to_path_buf();
-        let f = out.entry(dir).or_insert_with(|| ConventionsFile {
-            about: "nvdisasm's printing conventions per form, learned by `sass-harness conventions` (see docs/conventions.md); do not edit by hand: `fix` corrects them".into(),
-            tool: tool.to_string(),
-            ..Default::default()
-        });
+        let f = out.entry(dir).or_insert_with(|| ConventionsFile::new(tool));
         f.insert(v.arch, &v.key, c)?;
     }
     Ok(out)

@@ -50,11 +50,14 @@ pub fn is_valid_arch(arch: &str) -> bool {
 
 /// A PTX file's `.target`: the lowest architecture it compiles for and whether it uses
 /// architecture-specific features (`sm_90a`: wgmma), which compile for that one
-/// architecture only, with the `a` suffix, and not for later ones.
+/// architecture only, with the `a` suffix, and not for later ones; or family features
+/// (`sm_100f`), which compile within the target's family only. Which architectures a
+/// family holds is ptxas's to say: see [`refusal`] and `realcode::TargetRules`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Target {
     pub sm: u32,
     pub specific: bool,
+    pub family: bool,
 }
 
 impl Target {
@@ -65,11 +68,36 @@ impl Target {
             let t = l.strip_prefix(".target")?.trim();
             let first = t.split([',', ' ', '\t']).next()?.strip_prefix("sm_")?;
             let digits: String = first.chars().take_while(|c| c.is_ascii_digit()).collect();
-            Some(Target { sm: digits.parse().ok()?, specific: first[digits.len()..].starts_with('a') })
+            let suffix = &first[digits.len()..];
+            Some(Target { sm: digits.parse().ok()?, specific: suffix.starts_with('a'), family: suffix.starts_with('f') })
         })
     }
 
-    /// The `-arch` that compiles the file for architecture `sm`, if it compiles for it.
+    /// `sm_90`, `sm_90a`, `sm_100f`: as the `.target` line spells it.
+    pub fn name(self) -> String {
+        format!(
+            "sm_{}{}",
+            self.sm,
+            if self.specific {
+                "a"
+            } else if self.family {
+                "f"
+            } else {
+                ""
+            }
+        )
+    }
+
+    /// The `-arch` to ask ptxas for when compiling a file of this target for `sm`: with
+    /// the `a` suffix for an `a` target (ptxas refuses plain `sm_N` for it), else plain.
+    /// Whether ptxas accepts it is ptxas's answer, not ours (see [`refusal`]).
+    pub fn arch_for(self, sm: u32) -> String {
+        format!("sm_{sm}{}", if self.specific { "a" } else { "" })
+    }
+
+    /// The `-arch` that compiles the file for architecture `sm`, if it compiles for it,
+    /// by the static rule for plain and `a` targets (the tests' corpus has no family
+    /// target); real runs ask ptxas instead (`realcode::TargetRules`).
     pub fn ptxas_arch(self, sm: u32) -> Option<String> {
         match self.specific {
             true if sm == self.sm => Some(format!("sm_{sm}a")),
@@ -77,6 +105,42 @@ impl Target {
             _ => None,
         }
     }
+}
+
+/// ptxas's messages that refuse a `.target` for an `-arch` (as ptxas 13.5 words them;
+/// each line also names `.target`): a later family (`sm_100f` for `sm_120`), a later
+/// architecture (`sm_90a` for `sm_100a`), the plain name of an `a` target's own
+/// (`sm_100a` for `sm_100`), or an architecture below the target.
+const REFUSALS: [&str; 4] = [
+    "cannot be compiled to different SM-family architecture",
+    "cannot be compiled to future architecture",
+    "cannot be compiled for architecture",
+    "SM version specified by .target is higher than",
+];
+
+/// ptxas's refusal to compile a file for the `-arch` asked: its line, and whether it is
+/// about the file's `.target` (then it holds for every file of that target) or about an
+/// instruction the file uses (`Instruction 'wgmma.fence' cannot be compiled for
+/// architecture 'sm_100a'`: that file only; ptxas checks instructions first).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Refusal {
+    pub line: String,
+    pub of_target: bool,
+}
+
+/// The refusal in a failed compile's stderr, if that is why it failed (not a fault of
+/// the file's syntax or of the tool).
+pub fn refusal(e: &PtxasError) -> Option<Refusal> {
+    let PtxasError::Failed { stderr, .. } = e else { return None };
+    let refuses = |l: &&str| REFUSALS.iter().any(|r| l.contains(r));
+    let line = |l: &str| l.trim_start_matches("ptxas fatal").trim_start_matches([' ', ':']).trim().to_string();
+    if let Some(l) = stderr.lines().filter(refuses).find(|l| l.contains(".target")) {
+        return Some(Refusal { line: line(l), of_target: true });
+    }
+    // Every error line (`FILE, line N; error : …`) an instruction refusal, or it is a
+    // fault of the file.
+    let errors: Vec<&str> = stderr.lines().filter(|l| l.contains("; error")).collect();
+    (!errors.is_empty() && errors.iter().all(|l| refuses(l) && l.contains("Instruction '"))).then(|| Refusal { line: line(errors[0]), of_target: false })
 }
 
 /// The cubin path `compile` writes for this PTX file and arch.
@@ -270,14 +334,40 @@ mod tests {
 
     #[test]
     fn target_lines_are_read() {
-        let t = |sm, specific| Some(Target { sm, specific });
-        assert_eq!(Target::of(".version 8.8\n.target sm_90\n"), t(90, false));
-        assert_eq!(Target::of("// .target sm_70\n.target sm_100a, texmode_independent\n"), t(100, true));
+        let t = |sm, specific, family| Some(Target { sm, specific, family });
+        assert_eq!(Target::of(".version 8.8\n.target sm_90\n"), t(90, false, false));
+        assert_eq!(Target::of("// .target sm_70\n.target sm_100a, texmode_independent\n"), t(100, true, false));
+        assert_eq!(Target::of(".target sm_100f\n"), t(100, false, true));
         assert_eq!(Target::of(".version 8.8\n"), None);
+        assert_eq!(["sm_90", "sm_90a", "sm_100f"].map(|n| Target::of(&format!(".target {n}")).unwrap().name()), ["sm_90", "sm_90a", "sm_100f"]);
         // A portable target compiles for itself and later; an `a` target for itself only.
-        let plain = Target { sm: 90, specific: false };
+        let plain = Target { sm: 90, specific: false, family: false };
         assert_eq!([80, 90, 100].map(|sm| plain.ptxas_arch(sm)), [None, Some("sm_90".into()), Some("sm_100".into())]);
-        let specific = Target { sm: 90, specific: true };
+        let specific = Target { sm: 90, specific: true, family: false };
         assert_eq!([80, 90, 100].map(|sm| specific.ptxas_arch(sm)), [None, Some("sm_90a".into()), None]);
+        assert_eq!((specific.arch_for(100), plain.arch_for(120)), ("sm_100a".to_string(), "sm_120".to_string()));
+    }
+
+    /// ptxas's own refusals of a family target outside its family, of an `a` target for
+    /// a later architecture and of any target below itself are told apart from a broken
+    /// file, whose failure is not a refusal.
+    #[test]
+    fn ptxas_refusals_of_a_target_are_recognized() {
+        let (ptxas, dir) = (ptxas(), scratch("ptxas-refusal"));
+        let body = ".address_size 64\n.visible .entry k()\n{\n    ret;\n}\n";
+        for (target, arch) in [("sm_100f", "sm_120"), ("sm_90a", "sm_100a"), ("sm_100", "sm_90")] {
+            let ptx = dir.join(format!("{target}.ptx"));
+            std::fs::write(&ptx, format!(".version 8.8\n.target {target}\n{body}")).unwrap();
+            let e = compile(&ptxas, &ptx, arch, &dir).expect_err(arch);
+            assert!(refusal(&e).is_some_and(|r| r.of_target), "{target} for {arch}: {e}");
+        }
+        // An sm_90a kernel using wgmma: ptxas refuses its instructions on sm_100a first.
+        let wgmma = corpus().into_iter().find(|(p, _)| p.ends_with("wgmma_tensor.ptx")).expect("corpus/ptx/wgmma_tensor.ptx").0;
+        let r = refusal(&compile(&ptxas, &wgmma, "sm_100a", &dir).unwrap_err()).expect("a refusal");
+        assert!(!r.of_target && r.line.contains("Instruction 'wgmma"), "{r:?}");
+        let broken = dir.join("broken.ptx");
+        std::fs::write(&broken, ".version 8.8\n.target sm_90\n.address_size 64\n.visible .entry k()\n{\n    frob;\n}\n").unwrap();
+        assert_eq!(refusal(&compile(&ptxas, &broken, "sm_90", &dir).unwrap_err()), None);
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -445,8 +445,8 @@ impl StoredControl {
         format!("c{:08x}", (h >> 32) as u32 ^ h as u32)
     }
 
-    /// The opex table and terminator sets, as [`FormConventions`] holds them.
-    fn tables(&self) -> Result<(Vec<Option<u8>>, Vec<bool>, Vec<Terminator>, Vec<bool>, Vec<bool>), StoredError> {
+    /// The control part of [`FormConventions`] (the rest empty).
+    fn tables(&self) -> Result<FormConventions, StoredError> {
         if self.reuse.len() != OPEX_VALUES / 32 {
             return Err(bad("reuse", format!("{} rows, expected {}", self.reuse.len(), OPEX_VALUES / 32)));
         }
@@ -480,8 +480,20 @@ impl StoredControl {
         let semi = set("semicolon barriers", &self.semicolon_barriers, BARRIER_VALUES)?;
         let terminator = semi.iter().map(|&s| if s { Terminator::Semicolon } else { Terminator::SpaceSemicolon }).collect();
         let wait = set("semicolon wait", &self.semicolon_wait, WAIT_VALUES)?;
-        let opex_semi = set("semicolon opex", &self.semicolon_opex, OPEX_VALUES)?;
-        Ok((opex, opex_semi, terminator, barrier_legal, wait))
+        let opex_semicolon = set("semicolon opex", &self.semicolon_opex, OPEX_VALUES)?;
+        Ok(FormConventions {
+            opex,
+            opex_semicolon,
+            terminator,
+            barrier_legal,
+            wait_semicolon: wait,
+            modifier_order: vec![],
+            signed_imm: false,
+            signed_imm_by: vec![],
+            omitted: vec![],
+            aliases: vec![],
+            space_bits: vec![],
+        })
     }
 }
 
@@ -505,7 +517,7 @@ impl StoredForm {
 
     /// The conventions this form and its control table say.
     pub fn conventions(&self, control: &StoredControl) -> Result<FormConventions, StoredError> {
-        let (opex, opex_semicolon, terminator, barrier_legal, wait_semicolon) = control.tables()?;
+        let c = control.tables()?;
         let modifier_order = self.order.iter().map(|t| SlotId::parse(t).map_err(|e| bad("order", e))).collect::<Result<_, _>>()?;
         let aliases = self
             .aliases
@@ -517,17 +529,13 @@ impl StoredForm {
             .collect::<Result<_, StoredError>>()?;
         let space_bits = parse_ranges(&self.space_bits, 128).map_err(|e| bad("space bits", e))?.into_iter().map(|b| b as u8).collect();
         Ok(FormConventions {
-            opex,
-            opex_semicolon,
-            terminator,
-            barrier_legal,
-            wait_semicolon,
             modifier_order,
             signed_imm: self.signed,
             signed_imm_by: self.signed_by.clone(),
             omitted: self.omitted.clone(),
             aliases,
             space_bits,
+            ..c
         })
     }
 }
@@ -538,6 +546,15 @@ pub fn form_key(arch: crate::spec::Arch, key: &str) -> String {
 }
 
 impl ConventionsFile {
+    /// An empty file whose conventions come from `tool`.
+    pub fn new(tool: &str) -> ConventionsFile {
+        ConventionsFile {
+            about: "nvdisasm's printing conventions per form, learned by `sass-harness conventions`; `validate` checks them and `fix` corrects them".into(),
+            tool: tool.to_string(),
+            ..Default::default()
+        }
+    }
+
     /// Stores `c` for form `key` of `arch`, adding its control table when new.
     pub fn insert(&mut self, arch: crate::spec::Arch, key: &str, c: &FormConventions) -> Result<(), StoredError> {
         let control = StoredControl::of(c).map_err(|e| bad(form_key(arch, key), e.to_string()))?;

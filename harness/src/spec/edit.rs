@@ -33,6 +33,9 @@ pub enum Edit {
     Heading { variant: String, from: String, to: String },
     /// The `distilled:` line is `to`, not `from`.
     Distilled { variant: String, from: String, to: String },
+    /// The form's printing conventions are these (stored in the page folder's
+    /// `conventions.json`, not in the page text: see [`super::conventions`]).
+    Conventions { variant: String, form: super::conventions::StoredForm, control: super::conventions::StoredControl },
 }
 
 impl Edit {
@@ -58,6 +61,7 @@ impl Edit {
             Edit::RemoveTable { table, .. } => format!("table {} goes", q(table)),
             Edit::Heading { from, to, .. } => format!("the heading is {}, not {}", q(to), q(from)),
             Edit::Distilled { from, to, .. } => format!("the distilled line is {}, not {}", q(to), q(from)),
+            Edit::Conventions { form, .. } => format!("the stored conventions are {}", serde_json::to_string(form).unwrap_or_default()),
         }
     }
 }
@@ -149,7 +153,8 @@ fn edit_variant(e: &Edit) -> &str {
         | Edit::Table { variant, .. }
         | Edit::RemoveTable { variant, .. }
         | Edit::Heading { variant, .. }
-        | Edit::Distilled { variant, .. } => variant,
+        | Edit::Distilled { variant, .. }
+        | Edit::Conventions { variant, .. } => variant,
     }
 }
 
@@ -214,6 +219,8 @@ fn variant_edits(v: &Variant, edits: &[&Edit], out: &mut Lines) -> Result<(), St
             Edit::Distilled { to, .. } => {
                 out.insert(v.distilled_line, vec![format!("distilled: {to}")]);
             }
+            // Stored beside the page, not in it: see `apply_conventions`.
+            Edit::Conventions { .. } => {}
         }
     }
     if layout_changed {
@@ -254,4 +261,16 @@ pub fn apply(text: &str, page: &Page, edits: &[Edit]) -> Result<String, String> 
         }
     }
     Ok(result.join("\n"))
+}
+
+/// The conventions file `file` (of the folder of the pages the edits are for) with every
+/// [`Edit::Conventions`] of `edits` applied (forms of architecture `arch`).
+pub fn apply_conventions(file: &mut super::conventions::ConventionsFile, arch: super::model::Arch, edits: &[Edit]) {
+    for e in edits {
+        if let Edit::Conventions { variant, form, control } = e {
+            file.controls.insert(form.control.clone(), control.clone());
+            file.forms.insert(super::conventions::form_key(arch, variant), form.clone());
+        }
+    }
+    file.prune();
 }

@@ -11,6 +11,7 @@ pub mod finding;
 pub mod reproduce;
 pub mod resume;
 pub mod run;
+pub mod stored;
 
 use crate::codec::conventions::{self as conv_rules, Conventions, FormConventions};
 use crate::codec::{self, Codec, Values};
@@ -237,7 +238,9 @@ fn validate_group(
     let index = variant_index(codec);
     let vis: Vec<usize> = pages.iter().flat_map(|p| &p.variants).filter_map(|v| index.get(&(v.arch, v.key.as_str())).copied()).collect();
     let conv = crate::oracle::learn::learn(nv, codec, &vis)?;
+    let stored = stored::check(nv, codec, &vis, &conv)?;
     let cx = Group {
+        stored,
         codec,
         nv,
         opts,
@@ -273,6 +276,8 @@ struct Group<'a> {
     started: std::time::Instant,
     learned: Vec<Option<&'a FormConventions>>,
     fixed: FixedIndex,
+    /// Findings about the stored conventions, by page file ([`stored::check`]).
+    stored: BTreeMap<String, Vec<Finding>>,
 }
 
 /// Which variants' fixed bits a word matches, by architecture and fixed-bit mask: what
@@ -557,6 +562,7 @@ impl<'a> Group<'a> {
                 let obs: Vec<(Word, &Outcome)> = run.probes.iter().zip(&st.outs[ri]).filter(|(p, _)| p.vi == vi).map(|(p, o)| (p.word, o)).collect();
                 correct::triage(run.page, self.codec.variant(vi), &obs, self.learned[vi], &mut findings);
             }
+            findings.extend(self.stored.get(&run.page.file).cloned().unwrap_or_default());
             let summaries = run.vis.iter().map(|&vi| run.summary(self.codec.variant(vi), vi, &findings)).collect();
             done(run.page, summaries, findings);
         }
@@ -1282,7 +1288,13 @@ const SLICES_AT_ONCE: usize = 2;
 /// The words [`probes_for`] builds for a variant, counted without building them.
 fn probe_count(v: &Variant, opts: &Options) -> usize {
     let fields: usize = (0..v.fields.len()).map(|fi| v.fields[fi].width() as usize + 2 + v.field_table(fi).map_or(0, |t| t.rows.len() + t.omitted.len())).sum();
-    1 + fields + group_pairs(v).len() + v.fixed_mask.len() as usize + opts.random_per_variant
+    // Saturating: a huge `--random` must reach the budget check, not overflow.
+    (1 + fields + group_pairs(v).len() + v.fixed_mask.len() as usize).saturating_add(opts.random_per_variant)
+}
+
+/// The probe words of `pages`' variants, counted without building them.
+fn page_words(pages: &[&Page], opts: &Options) -> usize {
+    pages.iter().flat_map(|p| &p.variants).map(|v| probe_count(v, opts)).fold(0, usize::saturating_add)
 }
 
 /// Consecutive runs of `pages` of about [`GROUP_WORDS`] probe words each (a page is never split).
@@ -1290,8 +1302,8 @@ fn slices<'p>(pages: &[&'p Page], opts: &Options) -> Vec<Vec<&'p Page>> {
     let mut out: Vec<Vec<&Page>> = vec![];
     let mut words = GROUP_WORDS;
     for &p in pages {
-        let n: usize = p.variants.iter().map(|v| probe_count(v, opts)).sum();
-        if words + n > GROUP_WORDS {
+        let n = page_words(&[p], opts);
+        if words.saturating_add(n) > GROUP_WORDS {
             out.push(vec![]);
             words = 0;
         }
@@ -1301,10 +1313,60 @@ fn slices<'p>(pages: &[&'p Page], opts: &Options) -> Vec<Vec<&'p Page>> {
     out
 }
 
+/// The slices [`validate_pages`] validates: every page but `opts.skip_pages`, by architecture.
+fn all_slices<'p>(spec: &'p crate::spec::Spec, opts: &Options) -> Vec<Vec<&'p Page>> {
+    arch_groups(spec).into_iter().flat_map(|g| slices(&g.into_iter().filter(|p| !opts.skip_pages.contains(&p.file)).collect::<Vec<_>>(), opts)).collect()
+}
+
+/// Peak bytes per probe word in flight (the probe, its outcome and text, nvdisasm's
+/// listing of it, its verdict), rounded up from 376 B measured: an SM90 page with
+/// `--random 200000` (1.8 M words) peaked at 734 MB resident, 677 MB above `--random 0`.
+pub const BYTES_PER_PROBE: u64 = 400;
+
+/// What a validation holds besides its probes: pages, codec, tool output being read.
+const BASE_BYTES: u64 = 128 << 20;
+
+/// About the most memory [`validate_pages`] holds at once: its [`SLICES_AT_ONCE`]
+/// largest slices' probes (a page is never split, so a page with a huge `--random` is
+/// one huge slice).
+pub fn peak_bytes(spec: &crate::spec::Spec, opts: &Options) -> u64 {
+    let mut sizes: Vec<usize> = all_slices(spec, opts).iter().map(|s| page_words(s, opts)).collect();
+    sizes.sort_unstable_by(|a, b| b.cmp(a));
+    let words = sizes.iter().take(SLICES_AT_ONCE).fold(0u64, |a, &n| a.saturating_add(n as u64));
+    BASE_BYTES.saturating_add(words.saturating_mul(BYTES_PER_PROBE))
+}
+
+/// Refuses, before any work, a validation whose [`peak_bytes`] is above the memory
+/// budget (see [`crate::budget`]), naming the largest `--random` that fits.
+pub fn check_budget(spec: &crate::spec::Spec, opts: &Options) -> Result<(), String> {
+    let budget = crate::budget::Budget::from_env()?;
+    let need = peak_bytes(spec, opts);
+    if need <= budget.bytes {
+        return Ok(());
+    }
+    let fits = |r: usize| peak_bytes(spec, &Options { random_per_variant: r, ..opts.clone() }) <= budget.bytes;
+    // Peak grows with --random: the largest that fits, by bisection.
+    let hint = if !fits(0) {
+        "raise the budget (even --random 0 does not fit)".to_string()
+    } else {
+        let (mut lo, mut hi) = (0usize, opts.random_per_variant);
+        while hi - lo > 1 {
+            let mid = lo + (hi - lo) / 2;
+            if fits(mid) {
+                lo = mid
+            } else {
+                hi = mid
+            }
+        }
+        format!("lower --random to {lo} or less, or raise the budget")
+    };
+    budget.check(&format!("--random {}", opts.random_per_variant), need, &hint)
+}
+
 /// Validates every page but `opts.skip_pages`: pages are grouped by architecture and
-/// each group cut into slices of about [`GROUP_WORDS`] probe words (so what is in
+/// each group cut into slices of about `GROUP_WORDS` probe words (so what is in
 /// flight, outcomes and verdicts, stays bounded however many pages there are); a slice is
-/// validated as one (see [`validate_group`]), [`SLICES_AT_ONCE`] slices at a time.
+/// validated as one (see `validate_group`), `SLICES_AT_ONCE` slices at a time.
 /// `done` is called on this thread as each page finishes, pages in any order. The first
 /// tool fault ends the run (slices not started are not).
 pub fn validate_pages(
@@ -1314,8 +1376,7 @@ pub fn validate_pages(
     opts: &Options,
     mut done: impl FnMut(&Page, Vec<VariantSummary>, Vec<Finding>),
 ) -> Result<(), NvdisasmError> {
-    let all: Vec<Vec<&Page>> =
-        arch_groups(spec).into_iter().flat_map(|g| slices(&g.into_iter().filter(|p| !opts.skip_pages.contains(&p.file)).collect::<Vec<_>>(), opts)).collect();
+    let all = all_slices(spec, opts);
     let (next, failed) = (std::sync::atomic::AtomicUsize::new(0), std::sync::atomic::AtomicBool::new(false));
     let (tx, rx) = std::sync::mpsc::channel();
     std::thread::scope(|s| {

@@ -30,6 +30,8 @@ pub const INCOMPLETE: &str = "INCOMPLETE";
 pub fn validate_into(spec: &Spec, out: &OutputDir, nv: &Nvdisasm, opts: &Options, previous: Previous) -> Result<(Vec<VariantSummary>, Vec<Finding>), String> {
     let started = Instant::now();
     let opts = Options { skip_pages: previous.done(), ..opts.clone() };
+    // Refused before the folder is touched: a request too large to hold never starts.
+    super::check_budget(spec, &opts)?;
     let mut run = Run::start(spec, out, nv, previous)?;
     run.validate(&opts)?;
     run.findings = resume::read_all(&run.findings_file.path)?;

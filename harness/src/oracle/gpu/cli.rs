@@ -107,7 +107,7 @@ fn exec(a: &ExecArgs) -> Result<u8, String> {
     if !a.dry_run {
         // Before any work: no driver or no device is exit 3, never a silent pass.
         if a.fake.is_none() && !cuda::driver_present() {
-            println!("exec: no CUDA driver on this machine (libcuda cannot be loaded): nothing was run; `exec --dry-run` checks the patches without a GPU");
+            println!("exec: {}: nothing was run; `exec --dry-run` checks the patches without a GPU", cuda::NO_DRIVER);
             return Ok(EXIT_NO_GPU as u8);
         }
         match dev.probe() {
@@ -393,7 +393,7 @@ fn probe(a: &WorkerArgs) -> i32 {
         return 0;
     }
     if !cuda::driver_present() {
-        println!("no CUDA driver (libcuda cannot be loaded)");
+        println!("{}", cuda::NO_DRIVER);
         return EXIT_NO_GPU;
     }
     match cuda::CudaExecutor::new() {

@@ -6,6 +6,9 @@ use crate::oracle::exec::{Batch, Executor, Trap};
 use cudarc::driver::{CudaContext, CudaStream, LaunchConfig, PushKernelArg};
 use std::sync::Arc;
 
+/// What `exec` says when [`driver_present`] is false.
+pub const NO_DRIVER: &str = "no CUDA driver on this machine (libcuda cannot be loaded)";
+
 /// Is the CUDA driver library loadable? Asks the loader only (no `cuInit`), so a parent
 /// can call it before starting workers. `SASS_HARNESS_NO_GPU=1` answers no.
 pub fn driver_present() -> bool {

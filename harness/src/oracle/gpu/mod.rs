@@ -1,8 +1,14 @@
 //! Running words on a GPU: PTX templates, cubin patching, the dry run that proves patches
-//! on the CPU, and the CUDA executor (cudarc) behind [`crate::oracle::exec::Executor`].
+//! on the CPU, and the CUDA executor (cudarc, with the `gpu` feature) behind
+//! [`crate::oracle::exec::Executor`].
 
 pub mod barrier;
 pub mod cli;
+#[cfg(feature = "gpu")]
+pub mod cuda;
+/// Built without the `gpu` feature: the same names, and no device.
+#[cfg(not(feature = "gpu"))]
+#[path = "no_cuda.rs"]
 pub mod cuda;
 pub mod dryrun;
 pub mod inputs;

@@ -1,0 +1,150 @@
+//! The conventions stored beside the pages ([`crate::spec::conventions`]), checked against
+//! what nvdisasm shows now: each kind of convention that differs for a form is an `error`
+//! whose correction is the learned conventions (what `fix` writes), shown by a word that
+//! nvdisasm prints otherwise than the stored conventions predict; a form with none stored
+//! is a `note` carrying the same correction, so `fix` writes them.
+
+use super::finding::{outcome_text, Class, Correction, Finding, Severity};
+use crate::codec::{print_with, Codec};
+use crate::oracle::nvdisasm::{Nvdisasm, NvdisasmError};
+use crate::spec::conventions::{FormConventions, StoredControl, StoredForm};
+use crate::spec::edit::Edit;
+use crate::word::Word;
+use std::collections::BTreeMap;
+
+/// The kinds of convention a finding names, each replaced on its own to find its evidence.
+const KINDS: [&str; 6] =
+    ["control bits (legality, .reuse, terminator)", "modifier order", "immediate signedness", "operands left out", "alias modifiers", "space bits"];
+
+/// The kind of a form with no stored conventions (a note).
+const UNSTORED: usize = usize::MAX;
+
+/// `stored` with kind `k` taken from `learned`.
+fn with_kind(stored: &FormConventions, learned: &FormConventions, k: usize) -> FormConventions {
+    let mut c = stored.clone();
+    match k {
+        0 => {
+            c.opex = learned.opex.clone();
+            c.opex_semicolon = learned.opex_semicolon.clone();
+            c.terminator = learned.terminator.clone();
+            c.barrier_legal = learned.barrier_legal.clone();
+            c.wait_semicolon = learned.wait_semicolon.clone();
+        }
+        1 => c.modifier_order = learned.modifier_order.clone(),
+        2 => {
+            c.signed_imm = learned.signed_imm;
+            c.signed_imm_by = learned.signed_imm_by.clone();
+        }
+        3 => c.omitted = learned.omitted.clone(),
+        4 => c.aliases = learned.aliases.clone(),
+        _ => c.space_bits = learned.space_bits.clone(),
+    }
+    c
+}
+
+/// Do two conventions agree in kind `k`, as stored (the file's form, so that entries that
+/// the file does not keep, such as the terminator of a rejected barrier, do not count)?
+fn same_kind(a: &FormConventions, b: &FormConventions, k: usize) -> bool {
+    let (fa, fb) = (StoredForm::of(a, String::new()), StoredForm::of(b, String::new()));
+    match k {
+        0 => StoredControl::of(a).ok() == StoredControl::of(b).ok(),
+        1 => fa.order == fb.order,
+        2 => fa.signed == fb.signed && fa.signed_by == fb.signed_by,
+        3 => fa.omitted == fb.omitted,
+        4 => fa.aliases == fb.aliases,
+        _ => fa.space_bits == fb.space_bits,
+    }
+}
+
+/// What conventions `c` predict nvdisasm prints for word `w` of variant `vi`.
+fn predict(codec: &Codec, vi: usize, c: &FormConventions, w: Word) -> String {
+    if !c.legal(w) || !c.legal_barriers().contains(&crate::codec::conventions::barrier_index(w)) {
+        return "<rejected>".into();
+    }
+    print_with(codec.variant(vi), &codec.extract(vi, w), Some((c, w))).to_string()
+}
+
+/// One disagreement to show: variant, kind and the word that shows it.
+struct Shown {
+    vi: usize,
+    kind: usize,
+    word: Word,
+    expected: String,
+}
+
+/// Findings for the variants `vis` (learned conventions `learned`), by page file.
+pub fn check(
+    nv: &Nvdisasm,
+    codec: &Codec,
+    vis: &[usize],
+    learned: &crate::codec::conventions::Conventions,
+) -> Result<BTreeMap<String, Vec<Finding>>, NvdisasmError> {
+    let mut out: BTreeMap<String, Vec<Finding>> = BTreeMap::new();
+    let mut shown: Vec<Shown> = vec![];
+    for &vi in vis {
+        let v = codec.variant(vi);
+        let Some(l) = learned.get(v.arch, &v.key) else { continue };
+        let probes = crate::oracle::learn::probe_words(codec, vi);
+        let Some(s) = v.conventions.as_deref() else {
+            // The opex sweep's first word: one nvdisasm accepts, printed from the page alone.
+            let word = probes[0];
+            shown.push(Shown { vi, kind: UNSTORED, word, expected: crate::codec::print(v, &codec.extract(vi, word)).to_string() });
+            continue;
+        };
+        for k in (0..KINDS.len()).filter(|&k| !same_kind(s, l, k)) {
+            let fixed = with_kind(s, l, k);
+            let word = probes.iter().copied().find(|&w| predict(codec, vi, s, w) != predict(codec, vi, &fixed, w));
+            if let Some(word) = word {
+                shown.push(Shown { vi, kind: k, word, expected: predict(codec, vi, s, word) });
+            }
+        }
+    }
+    let Some(first) = shown.first() else { return Ok(out) };
+    let arch = codec.variant(first.vi).arch;
+    let outs = nv.disassemble(&arch.nvdisasm_name(), &shown.iter().map(|s| s.word).collect::<Vec<_>>())?;
+    for (s, o) in shown.iter().zip(outs) {
+        let actual = outcome_text(&o);
+        let rejected = !matches!(o, crate::oracle::nvdisasm::Outcome::Printed { .. });
+        if s.kind != UNSTORED && (actual == s.expected || rejected && s.expected == "<rejected>") {
+            continue;
+        }
+        let v = codec.variant(s.vi);
+        let Some(l) = learned.get(v.arch, &v.key) else { continue };
+        let (severity, proposal) = match KINDS.get(s.kind) {
+            Some(kind) => (Severity::Error, format!("the stored {kind} differ from nvdisasm's: store the learned conventions")),
+            None => (Severity::Note, "no conventions are stored for this form: learned from nvdisasm for this run (fix stores them)".to_string()),
+        };
+        let mut f = finding(codec, s.vi, l, &nv.version, severity);
+        f.word = s.word.hex();
+        f.expected = s.expected.clone();
+        f.actual = actual;
+        f.proposal = Some(proposal);
+        out.entry(v.file.clone()).or_default().push(f);
+    }
+    Ok(out)
+}
+
+/// A finding of variant `vi` whose correction stores `l`.
+fn finding(codec: &Codec, vi: usize, l: &FormConventions, tool: &str, severity: Severity) -> Finding {
+    let v = codec.variant(vi);
+    let control = StoredControl::of(l).ok();
+    let edits = control.map(|control| vec![Edit::Conventions { variant: v.key.clone(), form: StoredForm::of(l, control.id()), control }]).unwrap_or_default();
+    let diff = edits.first().map(|e| e.describe()).unwrap_or_default();
+    Finding {
+        arch: v.arch,
+        variant: v.key.clone(),
+        class: Class::Syntax,
+        severity,
+        page: v.file.clone(),
+        line: v.line,
+        field: None,
+        bits: vec![],
+        word: String::new(),
+        expected: String::new(),
+        actual: String::new(),
+        proposal: None,
+        correction: (!edits.is_empty()).then_some(Correction { edits, fixes: 1, regressions: 0, probes: 1, diff }),
+        occurrences: 1,
+        tool: tool.to_string(),
+    }
+}
