@@ -410,7 +410,8 @@ fn run(cmd: Cmd) -> Result<(), String> {
 /// The pages given, else the built-in spec of `arch`.
 fn spec_for(paths: &[PathBuf], arch: u32) -> Result<Spec, String> {
     if paths.is_empty() {
-        return spec::builtin::load_builtin(spec::Arch(arch)).map_err(|e| e.to_string());
+        // A whole-file problem (line 0) names the file alone.
+        return spec::builtin::load_builtin(spec::Arch(arch)).map_err(|e| if e.line == 0 { format!("{}: {}", e.file, e.message) } else { e.to_string() });
     }
     load_spec(paths)
 }

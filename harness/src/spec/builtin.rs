@@ -55,8 +55,8 @@ pub fn load_builtin(arch: Arch) -> Result<Spec, PageError> {
     let mine = files_where(|p| folder_arch(p) == Some(arch))?;
     if mine.is_empty() {
         let have: Vec<String> = archs().iter().map(|a| a.to_string()).collect();
-        let message = format!("the built-in spec has no pages for {arch} (it covers {}); give pages with --spec", have.join(", "));
-        return Err(PageError { file: PREFIX.into(), line: 0, message });
+        let message = format!("no pages for {arch} (it covers {}); give pages with --spec", have.join(", "));
+        return Err(PageError { file: "built-in spec".into(), line: 0, message });
     }
     load_from_memory(&mine.iter().map(|(p, b)| (*p, b.as_slice())).collect::<Vec<_>>())
 }
