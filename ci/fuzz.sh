@@ -4,7 +4,7 @@
 #   bash ci/fuzz.sh TARGET [SECONDS] [-- LIBFUZZER_ARGS...]
 #   bash ci/fuzz.sh all 60
 #
-# TARGET: roundtrip | decode | parse_page | asm | all.  SECONDS defaults to 60.
+# TARGET: roundtrip | decode | parse_page | asm | cubin | all.  SECONDS defaults to 60.
 # Needs the nightly toolchain and cargo-fuzz (cargo install cargo-fuzz).
 #
 # The committed seeds in corpus/fuzz/TARGET are passed as a second, read-only corpus

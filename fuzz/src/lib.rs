@@ -36,3 +36,13 @@ pub fn archs() -> &'static [Arch] {
         out
     })
 }
+
+/// The codec over the built-in spec (every architecture of `corpus/isa-discovered`), for
+/// the targets that read real code (`cubin`).
+pub fn builtin_codec() -> &'static Codec<'static> {
+    static CODEC: OnceLock<Codec<'static>> = OnceLock::new();
+    CODEC.get_or_init(|| {
+        let spec = spec::builtin::load_all().unwrap_or_else(|e| panic!("fuzz set-up: built-in spec: {e}"));
+        Codec::new(Box::leak(Box::new(spec)))
+    })
+}

@@ -7,7 +7,7 @@
 //! a [`CubinError`].
 
 use crate::word::Word;
-use object::read::elf::{FileHeader, SectionHeader};
+use object::read::elf::{FileHeader, SectionHeader, Sym};
 use object::{elf, Endianness, FileKind};
 
 /// Bytes per instruction word (Volta and later).
@@ -45,11 +45,15 @@ pub enum CubinError {
     Misaligned { section: String, offset: u64 },
     #[error("offset {offset:#x} lies outside {section} ({size:#x} bytes)")]
     OutOfRange { section: String, offset: u64, size: u64 },
+    #[error("ELF e_flags {flags:#x} (ABI version {abi}) name no SM architecture")]
+    NoArch { flags: u32, abi: u8 },
 }
 
 /// A code section's place in the file.
 #[derive(Clone, Debug, PartialEq, Eq)]
 struct CodeSection {
+    /// The section's index in the section table (symbols name it).
+    index: usize,
     name: String,
     file_offset: u64,
     size: u64,
@@ -77,7 +81,7 @@ fn code_sections_of<Elf: FileHeader<Endian = Endianness>>(data: &[u8]) -> Result
     header.program_headers(endian, data)?;
     let table = header.sections(endian, data)?;
     let mut out = Vec::new();
-    for sh in table.iter() {
+    for (index, sh) in table.iter().enumerate() {
         let name = String::from_utf8_lossy(table.section_name(endian, sh)?).into_owned();
         let (file_offset, size) = sh.file_range(endian).unwrap_or((0, 0));
         let inside = file_offset.checked_add(size).is_some_and(|end| end <= data.len() as u64);
@@ -92,9 +96,206 @@ fn code_sections_of<Elf: FileHeader<Endian = Endianness>>(data: &[u8]) -> Result
         if !size.is_multiple_of(WORD_BYTES) {
             return Err(CubinError::RaggedSection { section: name, size });
         }
-        out.push(CodeSection { name, file_offset, size });
+        out.push(CodeSection { index, name, file_offset, size });
     }
     Ok(out)
+}
+
+/// The SM architecture a cubin is built for (90 for `sm_90`, `sm_90a`), from its ELF
+/// header: ABI version 8 and later (CUDA 12.8 on) keep it in bits 8–15 of `e_flags`
+/// (`0x6005a04` for sm_90, `0x6006402` for sm_100, read off ptxas 13.5), earlier ones in
+/// bits 0–7 (`EF_CUDA_SM`).
+pub fn cubin_arch(data: &[u8]) -> Result<u32, CubinError> {
+    match FileKind::parse(data) {
+        Ok(FileKind::Elf64) => arch_of::<elf::FileHeader64<Endianness>>(data),
+        Ok(FileKind::Elf32) => arch_of::<elf::FileHeader32<Endianness>>(data),
+        _ => Err(CubinError::NotElf { len: data.len() }),
+    }
+}
+
+fn arch_of<Elf: FileHeader<Endian = Endianness>>(data: &[u8]) -> Result<u32, CubinError> {
+    let header = Elf::parse(data)?;
+    let endian = header.endian()?;
+    let machine = header.e_machine(endian);
+    if machine != elf::EM_CUDA {
+        return Err(CubinError::NotCuda { machine });
+    }
+    let flags = header.e_flags(endian);
+    let abi = header.e_ident().abi_version;
+    let sm = if abi >= 8 { (flags >> 8) & 0xff } else { flags & 0xff };
+    if sm < 20 {
+        return Err(CubinError::NoArch { flags, abi });
+    }
+    Ok(sm)
+}
+
+/// A code section: its name (`.text.<function>`), its words in address order and the
+/// function symbols defined in it, (offset, name) sorted.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CodeSectionWords {
+    pub name: String,
+    pub words: Vec<Word>,
+    pub symbols: Vec<(u64, String)>,
+}
+
+/// Every code section with its words and function symbols, in file order (a zero-length
+/// one has no words).
+pub fn code_section_words(cubin: &[u8]) -> Result<Vec<CodeSectionWords>, CubinError> {
+    let mut symbols = match FileKind::parse(cubin) {
+        Ok(FileKind::Elf64) => function_symbols::<elf::FileHeader64<Endianness>>(cubin)?,
+        Ok(FileKind::Elf32) => function_symbols::<elf::FileHeader32<Endianness>>(cubin)?,
+        _ => return Err(CubinError::NotElf { len: cubin.len() }),
+    };
+    let mut out = vec![];
+    for s in code_sections(cubin)? {
+        // code_sections checked that the range lies inside the file, so these fit usize.
+        let start = s.file_offset as usize;
+        let bytes = &cubin[start..start + s.size as usize];
+        let words = bytes.chunks_exact(WORD_BYTES as usize).map(|c| Word::from_le_bytes(c.try_into().expect("16 bytes"))).collect();
+        let mut mine: Vec<(u64, String)> = symbols.remove(&s.index).unwrap_or_default();
+        mine.sort();
+        out.push(CodeSectionWords { name: s.name, words, symbols: mine });
+    }
+    Ok(out)
+}
+
+/// Function symbols by section index: (value, name). nvdisasm prints a branch or call to
+/// one by its name (`` CALL.REL.NOINC `($__internal_7_…)``, `` RET.REL.NODEC R2 `(kernel)``).
+fn function_symbols<Elf: FileHeader<Endian = Endianness>>(data: &[u8]) -> Result<std::collections::HashMap<usize, Vec<(u64, String)>>, CubinError> {
+    let header = Elf::parse(data)?;
+    let endian = header.endian()?;
+    let table = header.sections(endian, data)?;
+    let syms = table.symbols(endian, data, elf::SHT_SYMTAB)?;
+    let mut out: std::collections::HashMap<usize, Vec<(u64, String)>> = std::collections::HashMap::new();
+    for sym in syms.iter() {
+        if sym.st_type() != elf::STT_FUNC {
+            continue;
+        }
+        let name = String::from_utf8_lossy(syms.symbol_name(endian, sym)?).into_owned();
+        out.entry(usize::from(sym.st_shndx(endian))).or_default().push((sym.st_value(endian).into(), name));
+    }
+    Ok(out)
+}
+
+/// A copy of `cubin` with every `(section, offset, word)` patched in (see [`patch_word`]);
+/// the first bad place is an error and nothing is patched.
+pub fn patch_words(cubin: &[u8], patches: &[(String, u64, Word)]) -> Result<Vec<u8>, CubinError> {
+    let sections = code_sections(cubin)?;
+    let mut out = cubin.to_vec();
+    for (section, offset, word) in patches {
+        let at = word_place(&sections, section, *offset)?;
+        out[at..at + WORD_BYTES as usize].copy_from_slice(&word.to_le_bytes());
+    }
+    Ok(out)
+}
+
+/// Where in the file the word at `offset` of `section` lies.
+fn word_place(sections: &[CodeSection], section: &str, offset: u64) -> Result<usize, CubinError> {
+    let matching: Vec<&CodeSection> = sections.iter().filter(|s| s.name == section).collect();
+    let s = match matching.as_slice() {
+        [s] => *s,
+        [] => {
+            let available = sections.iter().map(|s| s.name.as_str()).collect::<Vec<_>>().join(", ");
+            return Err(CubinError::NoSuchSection { section: section.to_string(), available });
+        }
+        many => return Err(CubinError::AmbiguousSection { section: section.to_string(), count: many.len() }),
+    };
+    if !offset.is_multiple_of(WORD_BYTES) {
+        return Err(CubinError::Misaligned { section: section.to_string(), offset });
+    }
+    if offset.checked_add(WORD_BYTES).is_none_or(|end| end > s.size) {
+        return Err(CubinError::OutOfRange { section: section.to_string(), offset, size: s.size });
+    }
+    Ok((s.file_offset + offset) as usize)
+}
+
+/// One indirect branch of `EIATTR_INDIRECT_BRANCH_TARGETS`: the BRX's offset and the
+/// offsets it may jump to, in the attribute's order.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct IndirectBranch {
+    pub at: u64,
+    pub targets: Vec<u64>,
+}
+
+/// The instruction offsets a function's `.nv.info.<function>` attributes name, in the
+/// order they appear (nvdisasm gives each a label, numbered in that order after the
+/// labels of branch targets), and its indirect branches.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct InfoOffsets {
+    pub offsets: Vec<u64>,
+    pub indirect: Vec<IndirectBranch>,
+}
+
+/// Attributes that are arrays of 32-bit instruction offsets (codes read off nvdisasm
+/// 13.5's `.nv.info` listings): EXIT_INSTR_OFFSETS, COOP_GROUP_INSTR_OFFSETS,
+/// INT_WARP_WIDE_INSTR_OFFSETS, MBARRIER_INSTR_OFFSETS, UNUSED_LOAD_BYTE_OFFSET.
+const OFFSET_ATTRIBUTES: [u8; 5] = [0x1c, 0x29, 0x31, 0x39, 0x44];
+/// EIATTR_INDIRECT_BRANCH_TARGETS: entries of {u32 offset, u16, u16, u32 n, n × u32}.
+const INDIRECT_BRANCH_TARGETS: u8 = 0x34;
+
+/// The offsets `.nv.info.<function>` names (none without that section). Reads what it
+/// can: a malformed attribute list ends the reading, it is no error (the listing then
+/// lacks some labels, the instructions are unaffected).
+pub fn info_offsets(cubin: &[u8], function: &str) -> Result<InfoOffsets, CubinError> {
+    let bytes = match FileKind::parse(cubin) {
+        Ok(FileKind::Elf64) => section_bytes::<elf::FileHeader64<Endianness>>(cubin, &format!(".nv.info.{function}"))?,
+        Ok(FileKind::Elf32) => section_bytes::<elf::FileHeader32<Endianness>>(cubin, &format!(".nv.info.{function}"))?,
+        _ => return Err(CubinError::NotElf { len: cubin.len() }),
+    };
+    Ok(bytes.map(parse_info).unwrap_or_default())
+}
+
+/// A section's bytes by name, if it has some inside the file.
+fn section_bytes<'d, Elf: FileHeader<Endian = Endianness>>(data: &'d [u8], name: &str) -> Result<Option<&'d [u8]>, CubinError> {
+    let header = Elf::parse(data)?;
+    let endian = header.endian()?;
+    let table = header.sections(endian, data)?;
+    for sh in table.iter() {
+        if table.section_name(endian, sh)? == name.as_bytes() {
+            return Ok(sh.data(endian, data).ok());
+        }
+    }
+    Ok(None)
+}
+
+fn u32_at(b: &[u8], at: usize) -> Option<u32> {
+    b.get(at..at.checked_add(4)?).map(|x| u32::from_le_bytes(x.try_into().expect("4 bytes")))
+}
+
+/// Attributes: a format byte and an attribute byte, then for format 4 a 16-bit size and
+/// that many bytes, else a 16-bit value.
+fn parse_info(b: &[u8]) -> InfoOffsets {
+    let mut out = InfoOffsets::default();
+    let mut at = 0usize;
+    while at + 4 <= b.len() {
+        let (format, attr) = (b[at], b[at + 1]);
+        let value = u16::from_le_bytes([b[at + 2], b[at + 3]]) as usize;
+        at += 4;
+        if format != 4 {
+            continue;
+        }
+        let Some(payload) = b.get(at..at + value) else { break };
+        at += value;
+        if OFFSET_ATTRIBUTES.contains(&attr) {
+            out.offsets.extend((0..payload.len() / 4).filter_map(|i| u32_at(payload, 4 * i)).map(u64::from));
+        } else if attr == INDIRECT_BRANCH_TARGETS {
+            read_indirect(payload, &mut out);
+        }
+    }
+    out
+}
+
+fn read_indirect(p: &[u8], out: &mut InfoOffsets) {
+    let mut at = 0usize;
+    while let (Some(brx), Some(n)) = (u32_at(p, at), u32_at(p, at + 8)) {
+        at += 12;
+        let targets: Option<Vec<u64>> = (0..n as usize).map(|i| u32_at(p, at + 4 * i).map(u64::from)).collect();
+        let Some(targets) = targets else { return };
+        at += 4 * n as usize;
+        out.offsets.push(u64::from(brx));
+        out.offsets.extend(&targets);
+        out.indirect.push(IndirectBranch { at: u64::from(brx), targets });
+    }
 }
 
 /// Every 16-byte word of every code section, sections in file order, words in address order.
@@ -122,26 +323,7 @@ pub fn code_section_names(cubin: &[u8]) -> Result<Vec<String>, CubinError> {
 /// A copy of `cubin` with the word at `offset` of code section `section` (the full name,
 /// `.text.<function>`) replaced by `word`.
 pub fn patch_word(cubin: &[u8], section: &str, offset: u64, word: Word) -> Result<Vec<u8>, CubinError> {
-    let sections = code_sections(cubin)?;
-    let matching: Vec<&CodeSection> = sections.iter().filter(|s| s.name == section).collect();
-    let s = match matching.as_slice() {
-        [s] => *s,
-        [] => {
-            let available = sections.iter().map(|s| s.name.as_str()).collect::<Vec<_>>().join(", ");
-            return Err(CubinError::NoSuchSection { section: section.to_string(), available });
-        }
-        many => return Err(CubinError::AmbiguousSection { section: section.to_string(), count: many.len() }),
-    };
-    if !offset.is_multiple_of(WORD_BYTES) {
-        return Err(CubinError::Misaligned { section: section.to_string(), offset });
-    }
-    if offset.checked_add(WORD_BYTES).is_none_or(|end| end > s.size) {
-        return Err(CubinError::OutOfRange { section: section.to_string(), offset, size: s.size });
-    }
-    let at = (s.file_offset + offset) as usize;
-    let mut out = cubin.to_vec();
-    out[at..at + WORD_BYTES as usize].copy_from_slice(&word.to_le_bytes());
-    Ok(out)
+    patch_words(cubin, &[(section.to_string(), offset, word)])
 }
 
 #[cfg(test)]

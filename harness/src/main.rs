@@ -10,6 +10,7 @@ use sass_harness::oracle::process;
 use sass_harness::output::OutputDir;
 use sass_harness::spec::{self, Spec};
 use sass_harness::validate::{self, Finding, VariantSummary};
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
@@ -126,27 +127,56 @@ enum Cmd {
         out: PathBuf,
     },
     /// Decode 32-hex-digit words (bit 127 first) and print them; exits non-zero when a
-    /// word matches no variant.
+    /// word matches no variant or a line is no word.
     Decode {
         /// `90`, `SM90` or `sm_90`.
         #[arg(long, value_parser = parse_arch)]
         arch: u32,
-        /// Page files or folders (repeatable).
-        #[arg(long = "spec", default_value = "corpus/isa")]
+        /// Page files or folders (repeatable) [default: the built-in spec].
+        #[arg(long = "spec")]
         spec: Vec<PathBuf>,
-        /// Words as up to 32 hex digits, most significant first.
+        /// Read words from this file, one per line (blank lines and `//` comments skipped).
+        #[arg(long)]
+        file: Option<PathBuf>,
+        /// Words as up to 32 hex digits, most significant first; `-` reads stdin as --file.
         words: Vec<String>,
     },
-    /// Assemble one line of SASS text.
+    /// Assemble SASS: one instruction given as an argument, or a whole listing (--file or
+    /// `-` for stdin: one instruction per line, `//` comments, nvdisasm's `/*0010*/`
+    /// addresses and `/* 0x… */` hex comments) printed as one word per line; with --patch,
+    /// reassemble an edited `disasm` listing into a cubin.
     Asm {
-        /// `90`, `SM90` or `sm_90`.
-        #[arg(long, value_parser = parse_arch)]
-        arch: u32,
-        /// Page files or folders (repeatable).
-        #[arg(long = "spec", default_value = "corpus/isa")]
+        /// `90`, `SM90` or `sm_90` (with --patch: the cubin says).
+        #[arg(long, value_parser = parse_arch, required_unless_present = "patch")]
+        arch: Option<u32>,
+        /// Page files or folders (repeatable) [default: the built-in spec].
+        #[arg(long = "spec")]
         spec: Vec<PathBuf>,
-        /// The instruction, in nvdisasm's syntax (e.g. `@P0 DFMA R0, R0, R0, R0 ;`).
-        text: String,
+        /// Read the listing from this file.
+        #[arg(long)]
+        file: Option<PathBuf>,
+        /// Patch this cubin: each listed instruction replaces the word at its section and
+        /// address, keeping the original's control bits where the text does not say them.
+        #[arg(long, requires = "out")]
+        patch: Option<PathBuf>,
+        /// Where the patched cubin goes (written whole or not at all).
+        #[arg(long, requires = "patch")]
+        out: Option<PathBuf>,
+        /// The instruction in nvdisasm's syntax (e.g. `@P0 DFMA R0, R0, R0, R0 ;`), or with
+        /// --patch the listing file; `-` reads the listing from stdin.
+        text: Option<String>,
+    },
+    /// Disassemble every kernel of a cubin offline, in nvdisasm's syntax (words no variant
+    /// decodes print as `UNDECODED 0x… ;`, are counted on stderr and make the exit non-zero).
+    Disasm {
+        /// The cubin.
+        file: PathBuf,
+        /// Page files or folders (repeatable) [default: the built-in spec].
+        #[arg(long = "spec")]
+        spec: Vec<PathBuf>,
+        /// Expected architecture; the cubin's ELF header says it anyway.
+        #[arg(long, value_parser = parse_arch)]
+        arch: Option<u32>,
     },
     /// Solve variants' layouts from seed words with nvdisasm and write them as one page.
     Discover {
@@ -351,17 +381,12 @@ fn run(cmd: Cmd) -> Result<(), String> {
             let s = load(&pages)?;
             realcode(&s, &ptx, &lock_out(&out)?)
         }
-        Cmd::Decode { arch, spec: sp, words } => {
-            let s = load_spec(&sp)?;
-            decode(&s, arch, &words)
-        }
-        Cmd::Asm { arch, spec: sp, text } => {
-            let s = load_spec(&sp)?;
-            let c = Codec::new(&s);
-            let (vi, w) = codec::assemble(&c, spec::Arch(arch), &text, sass_harness::word::Word::ZERO).map_err(|e| e.to_string())?;
-            println!("{}  {}", w, c.variant(vi).key);
-            Ok(())
-        }
+        Cmd::Decode { arch, spec: sp, file, words } => decode(&spec_for(&sp, arch)?, arch, file.as_deref(), &words),
+        Cmd::Asm { arch, spec: sp, file, patch, out, text } => match (patch, out) {
+            (Some(cubin), Some(out)) => asm_patch(&sp, &cubin, &out, file.as_deref(), text.as_deref()),
+            _ => asm(&sp, arch.ok_or("asm needs --arch")?, file.as_deref(), text.as_deref()),
+        },
+        Cmd::Disasm { file, spec: sp, arch } => disasm(&sp, &file, arch),
         Cmd::Discover { arch, from, words, out, description, shard, only, opcodes, ptx, solvers, jobs } => match arch {
             _ if !from.is_empty() => discover_from(&from, &out),
             Some(arch) if words.is_empty() => {
@@ -382,26 +407,160 @@ fn run(cmd: Cmd) -> Result<(), String> {
     }
 }
 
-/// Prints each word's variant and text; an error when `arch` has no variant or a word
-/// matches none (after printing every word).
-fn decode(s: &Spec, arch: u32, words: &[String]) -> Result<(), String> {
+/// The pages given, else the built-in spec of `arch`.
+fn spec_for(paths: &[PathBuf], arch: u32) -> Result<Spec, String> {
+    if paths.is_empty() {
+        // A whole-file problem (line 0) names the file alone.
+        return spec::builtin::load_builtin(spec::Arch(arch)).map_err(|e| if e.line == 0 { format!("{}: {}", e.file, e.message) } else { e.to_string() });
+    }
+    load_spec(paths)
+}
+
+/// A named text input: a file, or stdin for `-`.
+fn open_input(path: &Path) -> Result<(String, Box<dyn std::io::BufRead>), String> {
+    if path == Path::new("-") {
+        return Ok(("<stdin>".into(), Box::new(std::io::stdin().lock())));
+    }
+    let name = path.display().to_string();
+    let meta = std::fs::metadata(path).map_err(|e| format!("{name}: cannot read: {e}"))?;
+    if meta.is_dir() {
+        return Err(format!("{name}: a folder, not a file"));
+    }
+    let f = std::fs::File::open(path).map_err(|e| format!("{name}: cannot read: {e}"))?;
+    Ok((name, Box::new(std::io::BufReader::with_capacity(1 << 16, f))))
+}
+
+/// Prints each word's variant and text (arguments, then --file or stdin, streamed); an
+/// error when `arch` has no variant, a word matches none or a line is no word (after
+/// printing every word).
+fn decode(s: &Spec, arch: u32, file: Option<&Path>, words: &[String]) -> Result<(), String> {
+    use sass_harness::listing;
     let c = Codec::new(s);
-    if !c.variants().iter().any(|v| v.arch == spec::Arch(arch)) {
+    let a = spec::Arch(arch);
+    if !c.variants().iter().any(|v| v.arch == a) {
         return Err(format!("the pages have no variant for SM{arch}"));
     }
-    let mut unmatched = 0;
-    for w in words {
-        let word = sass_harness::word::Word::parse_hex(w).ok_or_else(|| format!("'{w}' is not up to 32 hex digits"))?;
-        match c.decode(spec::Arch(arch), word) {
-            Ok((vi, vals)) => println!("{}  {}  {}", word, c.variant(vi).key, codec::print_word(c.variant(vi), &vals, word)),
-            Err(e) => {
-                unmatched += 1;
-                println!("{word}  error: {e}");
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
+    let mut stats = listing::DecodeStats::default();
+    let mut report = |e: listing::InputError| eprintln!("error: {e}");
+    let io = |e: std::io::Error| format!("cannot write: {e}");
+    let mut inputs: Vec<&Path> = file.into_iter().collect();
+    for (i, w) in words.iter().enumerate() {
+        if w == "-" {
+            inputs.push(Path::new("-"));
+            continue;
+        }
+        match sass_harness::word::Word::parse_hex(w) {
+            Some(word) => listing::decode_one(&c, a, word, &mut out, &mut stats).map_err(io)?,
+            None => {
+                stats.bad_lines += 1;
+                report(listing::InputError { file: "argument".into(), line: i + 1, message: format!("'{w}' is not a word of up to 32 hex digits") });
             }
         }
     }
-    if unmatched > 0 {
-        return Err(format!("{unmatched} of {} word(s) matched no variant", words.len()));
+    for p in inputs {
+        let (name, input) = open_input(p)?;
+        let st = listing::decode_lines(&c, a, &name, input, &mut out, &mut report).map_err(|e| format!("{name}: cannot read: {e}"))?;
+        stats.words += st.words;
+        stats.unmatched += st.unmatched;
+        stats.bad_lines += st.bad_lines;
+    }
+    out.flush().map_err(io)?;
+    let mut problems = vec![];
+    if stats.unmatched > 0 {
+        problems.push(format!("{} of {} word(s) matched no variant", stats.unmatched, stats.words));
+    }
+    if stats.bad_lines > 0 {
+        problems.push(format!("{} line(s) were no word (listed above)", stats.bad_lines));
+    }
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(problems.join("; "))
+    }
+}
+
+/// Every listing error on stderr; the error that ends the command.
+fn listing_errors(errors: Vec<sass_harness::listing::InputError>) -> String {
+    for e in &errors {
+        eprintln!("error: {e}");
+    }
+    format!("{} error(s), listed above", errors.len())
+}
+
+/// One instruction (an argument) or a listing (--file, `-`) to words on stdout.
+fn asm(sp: &[PathBuf], arch: u32, file: Option<&Path>, text: Option<&str>) -> Result<(), String> {
+    use sass_harness::listing;
+    let s = spec_for(sp, arch)?;
+    let c = Codec::new(&s);
+    let a = spec::Arch(arch);
+    let path = match (file, text) {
+        (Some(f), None) => f,
+        (None, Some("-")) => Path::new("-"),
+        (None, Some(t)) => {
+            // As in listings: nvdisasm's alias modifiers (`IMAD.MOV.U32`) are read too.
+            let inst = sass_harness::sass::parse_instruction(t).map_err(|e| format!("'{t}': {e}"))?;
+            let asm = codec::asm::Assembler::new(&c);
+            let (vi, w) = listing::assemble_flex(&c, &asm, a, &inst, sass_harness::word::Word::ZERO).map_err(|e| e.to_string())?;
+            println!("{}  {}", w, c.variant(vi).key);
+            return Ok(());
+        }
+        (Some(_), Some(_)) => return Err("give the listing with --file or the instruction as an argument, not both".into()),
+        (None, None) => return Err("asm needs an instruction, --file LISTING or - (stdin)".into()),
+    };
+    let (name, input) = open_input(path)?;
+    let l = listing::read_listing(&name, input).map_err(listing_errors)?;
+    // A `/* 0x… */` comment gives the word's control bits; otherwise they are zero.
+    let words = listing::assemble_listing(&c, a, &name, &l, &|it| it.hex.unwrap_or(sass_harness::word::Word::ZERO)).map_err(listing_errors)?;
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    for w in words {
+        writeln!(out, "{w}").map_err(|e| format!("cannot write: {e}"))?;
+    }
+    out.flush().map_err(|e| format!("cannot write: {e}"))
+}
+
+/// `asm --patch CUBIN --out NEW LISTING`.
+fn asm_patch(sp: &[PathBuf], cubin: &Path, out: &Path, file: Option<&Path>, text: Option<&str>) -> Result<(), String> {
+    use sass_harness::{disasm, listing};
+    let path = match (file, text) {
+        (Some(f), None) => f,
+        (None, Some(t)) => Path::new(t),
+        _ => return Err("asm --patch needs one listing: a file (or --file) or - (stdin)".into()),
+    };
+    let name = cubin.display().to_string();
+    let bytes = disasm::read_cubin(cubin).map_err(|e| e.to_string())?;
+    let arch = disasm::arch_of(&name, &bytes, None).map_err(|e| e.to_string())?;
+    let s = spec_for(sp, arch.0)?;
+    let c = Codec::new(&s);
+    let (lname, input) = open_input(path)?;
+    let l = listing::read_listing(&lname, input).map_err(listing_errors)?;
+    let (patched, stats) = match disasm::patch(&c, &name, &bytes, &lname, &l) {
+        Err(disasm::PatchError::Listing(errors)) => return Err(listing_errors(errors)),
+        r => r.map_err(|e| e.to_string())?,
+    };
+    disasm::write_atomically(out, &patched).map_err(|e| e.to_string())?;
+    eprintln!("{}: {} instruction(s) read, {} word(s) changed", out.display(), stats.instructions, stats.changed);
+    Ok(())
+}
+
+/// `disasm CUBIN`: the listing on stdout; words no variant decodes make it an error.
+fn disasm(sp: &[PathBuf], file: &Path, arch: Option<u32>) -> Result<(), String> {
+    use sass_harness::disasm;
+    let name = file.display().to_string();
+    let bytes = disasm::read_cubin(file).map_err(|e| e.to_string())?;
+    let a = disasm::arch_of(&name, &bytes, arch).map_err(|e| e.to_string())?;
+    let sections = disasm::sections_of(&name, &bytes).map_err(|e| e.to_string())?;
+    let s = spec_for(sp, a.0)?;
+    let c = Codec::new(&s);
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    let infos = disasm::infos_of(&name, &bytes, &sections).map_err(|e| e.to_string())?;
+    let stats = disasm::disassemble(&c, a, &sections, &infos, &mut out).map_err(|e| format!("cannot write: {e}"))?;
+    out.flush().map_err(|e| format!("cannot write: {e}"))?;
+    if stats.undecoded > 0 {
+        return Err(format!("{name}: {} of {} word(s) decode as nothing (printed as UNDECODED)", stats.undecoded, stats.words));
     }
     Ok(())
 }

@@ -67,7 +67,7 @@ fn a_closed_pipe_ends_the_program_quietly() {
 #[test]
 fn arch_is_accepted_as_number_or_name() {
     for arch in ["90", "SM90", "sm_90"] {
-        let out = bin().args(["asm", "--arch", arch, "@!P0 DFMA R53, RZ, -QNAN, R0 ;"]).output().unwrap();
+        let out = bin().args(["asm", "--spec", "corpus/isa", "--arch", arch, "@!P0 DFMA R53, RZ, -QNAN, R0 ;"]).output().unwrap();
         assert!(out.status.success(), "{arch}: {}", String::from_utf8_lossy(&out.stderr));
         assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "0000000000000000fff80000ff35882b  DFMA_R_R_F_R");
     }
@@ -161,16 +161,16 @@ fn strict_turns_page_warnings_into_errors() {
 #[test]
 fn decode_fails_on_words_that_match_nothing() {
     let good = "0000000000000000000000000000022b";
-    let o = bin().args(["decode", "--arch", "90", good]).output().unwrap();
+    let o = bin().args(["decode", "--spec", "corpus/isa", "--arch", "90", good]).output().unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     assert!(String::from_utf8_lossy(&o.stdout).contains("DFMA_R_R_R_R"));
     // Every word is still printed; the status says one matched nothing.
-    let o = bin().args(["decode", "--arch", "90", good, "ffffffffffffffffffffffffffffffff"]).output().unwrap();
+    let o = bin().args(["decode", "--spec", "corpus/isa", "--arch", "90", good, "ffffffffffffffffffffffffffffffff"]).output().unwrap();
     let (out, err) = (String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
     assert_eq!(o.status.code(), Some(2), "{err}");
     assert!(out.contains("DFMA_R_R_R_R") && out.contains("ffffffffffffffffffffffffffffffff  error:"), "{out}");
     assert!(err.contains("1 of 2 word(s) matched no variant"), "{err}");
-    let o = bin().args(["decode", "--arch", "75", good]).output().unwrap();
+    let o = bin().args(["decode", "--spec", "corpus/isa", "--arch", "75", good]).output().unwrap();
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(2), "{err}");
     assert!(err.contains("no variant for SM75"), "{err}");
@@ -179,7 +179,7 @@ fn decode_fails_on_words_that_match_nothing() {
 /// Every option of every command says what it does in `--help`.
 #[test]
 fn every_option_has_help_text() {
-    for cmd in ["parse", "check", "validate", "run", "realcode", "decode", "asm", "bench"] {
+    for cmd in ["parse", "check", "validate", "run", "realcode", "decode", "asm", "disasm", "bench"] {
         let o = bin().args([cmd, "--help"]).output().unwrap();
         let help = String::from_utf8_lossy(&o.stdout);
         assert!(o.status.success(), "{cmd}");

@@ -8,6 +8,7 @@
 //! a file or folder reached through several paths (symlinks, repeated arguments) counts
 //! once, so symlink cycles end.
 
+pub mod builtin;
 pub mod conventions;
 pub mod edit;
 pub mod model;

@@ -1,0 +1,362 @@
+//! `disasm` (cubin → listing) and `asm --patch` (edited listing → cubin), offline.
+//!
+//! The listing has nvdisasm's layout for code sections: a `.section` line, the section's
+//! label, then one instruction per line, `/*0010*/` and the text right-aligned after its
+//! predicate as nvdisasm prints it. Branch targets inside the section print as nvdisasm's
+//! labels, `` `(.L_x_N)``, numbered in order of first reference over the file's code
+//! (nvdisasm numbers the labels that only its `.nv.info` attributes define, exits and
+//! indirect-branch targets, after these, so they are left out: only instruction text is
+//! meant to match). Targets outside the section print as absolute addresses. A word no
+//! variant decodes prints as `UNDECODED 0x<word> ;`, which `asm` reads back.
+
+use crate::codec::{self, Codec};
+use crate::cubin::{self, CodeSectionWords, CubinError};
+use crate::listing::{self, InputError, Listing, RAW_MNEMONIC};
+use crate::sass::{Body, Instruction};
+use crate::spec::Arch;
+use crate::word::Word;
+use std::collections::HashMap;
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+/// The largest cubin read (ptxas's largest real ones are tens of MB).
+pub const MAX_CUBIN_BYTES: u64 = 1 << 30;
+
+#[derive(Debug, thiserror::Error)]
+pub enum DisasmError {
+    #[error("{file}: cannot read: {source}")]
+    Read { file: String, source: io::Error },
+    #[error("{file}: {size} bytes; a cubin may have at most {MAX_CUBIN_BYTES}")]
+    TooLarge { file: String, size: u64 },
+    #[error("{file}: {source}")]
+    Cubin { file: String, source: CubinError },
+    #[error("{file}: no instructions ({sections} code section(s), all empty)")]
+    NoCode { file: String, sections: usize },
+    #[error("{file}: built for SM{found}, but --arch says SM{asked}")]
+    ArchMismatch { file: String, found: u32, asked: u32 },
+    #[error("cannot write the listing: {0}")]
+    Write(#[from] io::Error),
+}
+
+/// What a disassembly found.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct DisasmStats {
+    pub sections: usize,
+    pub words: usize,
+    /// Words no variant decodes (printed as `UNDECODED`).
+    pub undecoded: usize,
+}
+
+/// A cubin's bytes, bounded; errors name the file.
+pub fn read_cubin(path: &Path) -> Result<Vec<u8>, DisasmError> {
+    use std::io::Read;
+    let file = path.display().to_string();
+    // Checked before opening: opening a FIFO would block.
+    let meta = std::fs::metadata(path).map_err(|source| DisasmError::Read { file: file.clone(), source })?;
+    if !meta.is_file() {
+        let source = io::Error::new(io::ErrorKind::InvalidInput, "not a regular file");
+        return Err(DisasmError::Read { file, source });
+    }
+    let f = std::fs::File::open(path).map_err(|source| DisasmError::Read { file: file.clone(), source })?;
+    let mut bytes = vec![];
+    f.take(MAX_CUBIN_BYTES + 1).read_to_end(&mut bytes).map_err(|source| DisasmError::Read { file: file.clone(), source })?;
+    if bytes.len() as u64 > MAX_CUBIN_BYTES {
+        return Err(DisasmError::TooLarge { file, size: bytes.len() as u64 });
+    }
+    Ok(bytes)
+}
+
+/// The cubin's architecture (from its ELF header), checked against `asked` when given.
+pub fn arch_of(file: &str, cubin: &[u8], asked: Option<u32>) -> Result<Arch, DisasmError> {
+    let found = cubin::cubin_arch(cubin).map_err(|source| DisasmError::Cubin { file: file.to_string(), source })?;
+    match asked {
+        Some(a) if a != found => Err(DisasmError::ArchMismatch { file: file.to_string(), found, asked: a }),
+        _ => Ok(Arch(found)),
+    }
+}
+
+/// The code sections of a cubin, errors naming `file`; a cubin without a single
+/// instruction (no `.text.*` section, or only zero-length ones) is an error, since a
+/// kernel has at least an EXIT.
+pub fn sections_of(file: &str, cubin: &[u8]) -> Result<Vec<CodeSectionWords>, DisasmError> {
+    let sections = cubin::code_section_words(cubin).map_err(|source| DisasmError::Cubin { file: file.to_string(), source })?;
+    if sections.iter().all(|s| s.words.is_empty()) {
+        return Err(DisasmError::NoCode { file: file.to_string(), sections: sections.len() });
+    }
+    Ok(sections)
+}
+
+/// Reads, checks and disassembles a cubin into `out`: the whole path the fuzz target
+/// takes (`fuzz/fuzz_targets/cubin.rs`).
+pub fn disassemble_bytes(codec: &Codec, file: &str, cubin: &[u8], asked: Option<u32>, out: &mut impl Write) -> Result<DisasmStats, DisasmError> {
+    let arch = arch_of(file, cubin, asked)?;
+    let sections = sections_of(file, cubin)?;
+    let infos = infos_of(file, cubin, &sections)?;
+    Ok(disassemble(codec, arch, &sections, &infos, out)?)
+}
+
+/// Each code section's `.nv.info` offsets (see [`cubin::info_offsets`]).
+pub fn infos_of(file: &str, cubin: &[u8], sections: &[CodeSectionWords]) -> Result<Vec<cubin::InfoOffsets>, DisasmError> {
+    sections
+        .iter()
+        .map(|s| {
+            cubin::info_offsets(cubin, s.name.strip_prefix(".text.").unwrap_or(&s.name)).map_err(|source| DisasmError::Cubin { file: file.to_string(), source })
+        })
+        .collect()
+}
+
+/// One word decoded: its text with targets as absolute addresses, and those targets.
+struct Decoded {
+    inst: Option<Instruction>,
+    /// (index into `inst.operands`, absolute target).
+    targets: Vec<(usize, i128)>,
+}
+
+/// Prints every code section's instructions to `out`; `infos` (one per section, or none)
+/// give the labels nvdisasm numbers from `.nv.info` and BRX's branch-target annotation.
+pub fn disassemble(codec: &Codec, arch: Arch, sections: &[CodeSectionWords], infos: &[cubin::InfoOffsets], out: &mut impl Write) -> io::Result<DisasmStats> {
+    let decoded: Vec<Vec<Decoded>> = sections.iter().map(|s| decode_section(codec, arch, &s.words)).collect();
+    let mut labels = number_labels(sections, &decoded);
+    for (si, info) in infos.iter().enumerate() {
+        for &o in &info.offsets {
+            let n = labels.len();
+            labels.entry((si, o)).or_insert(n);
+        }
+    }
+    let symbols: Vec<HashMap<u64, &str>> = sections.iter().map(|s| s.symbols.iter().map(|(a, n)| (*a, n.as_str())).collect()).collect();
+    let mut stats = DisasmStats { sections: sections.len(), ..Default::default() };
+    for (si, (s, ds)) in sections.iter().zip(&decoded).enumerate() {
+        let texts: Vec<String> =
+            ds.iter().map(|d| d.inst.as_ref().map(|i| labelled(i, &d.targets, si, &labels, &symbols[si]).to_string()).unwrap_or_default()).collect();
+        let annotations = annotations(infos.get(si), si, &labels, &texts);
+        writeln!(out, "\t.section\t{},\"ax\",@progbits", s.name)?;
+        writeln!(out, "{}:", s.name)?;
+        for (i, (w, d)) in s.words.iter().zip(ds).enumerate() {
+            let addr = 16 * i as u64;
+            write_labels(out, s, si, addr, &labels)?;
+            stats.words += 1;
+            let text = match &d.inst {
+                Some(_) => match annotations.get(&addr) {
+                    Some(a) => format!("{}{a}", texts[i].strip_suffix(';').unwrap_or(&texts[i]).trim_end()),
+                    None => texts[i].clone(),
+                },
+                None => {
+                    stats.undecoded += 1;
+                    format!("{RAW_MNEMONIC} 0x{} ;", w.hex())
+                }
+            };
+            writeln!(out, "{}", line(addr, &text))?;
+        }
+        write_labels(out, s, si, 16 * s.words.len() as u64, &labels)?;
+    }
+    Ok(stats)
+}
+
+/// The symbols and the label defined at `addr`, one line each.
+fn write_labels(out: &mut impl Write, s: &CodeSectionWords, si: usize, addr: u64, labels: &HashMap<(usize, u64), usize>) -> io::Result<()> {
+    for (_, name) in s.symbols.iter().filter(|(a, _)| *a == addr) {
+        writeln!(out, "{name}:")?;
+    }
+    if let Some(n) = labels.get(&(si, addr)) {
+        writeln!(out, ".L_x_{n}:")?;
+    }
+    Ok(())
+}
+
+/// nvdisasm's annotation of each indirect branch, by address: its targets' labels,
+/// `(*"BRANCH_TARGETS .L_x_7,.L_x_8"*);`, padded to the column where the section's longest
+/// instruction would end if its predicate were not right-aligned but printed after the
+/// 19 columns (the column nvdisasm 13.5 uses on every corpus kernel).
+fn annotations(info: Option<&cubin::InfoOffsets>, si: usize, labels: &HashMap<(usize, u64), usize>, texts: &[String]) -> HashMap<u64, String> {
+    let Some(info) = info else { return HashMap::new() };
+    let width = texts.iter().map(|t| line(0, "").len() + t.len()).max().unwrap_or(0);
+    let mut out = HashMap::new();
+    for b in &info.indirect {
+        let Some(text) = texts.get((b.at / 16) as usize).filter(|_| b.at % 16 == 0) else { continue };
+        let names: Vec<String> = b.targets.iter().filter_map(|t| labels.get(&(si, *t))).map(|n| format!(".L_x_{n}")).collect();
+        let body = text.strip_suffix(';').unwrap_or(text).trim_end();
+        let pad = width.saturating_sub(line(b.at, body).len());
+        out.insert(b.at, format!("{:pad$}(*\"BRANCH_TARGETS {}\"*);", "", names.join(",")));
+    }
+    out
+}
+
+/// nvdisasm's instruction line: 8 spaces, `/*addr*/`, a predicate register right-aligned
+/// so that the mnemonic starts 19 columns after the address; a uniform predicate
+/// (`@!UP0`, `@!UPT`) is not aligned, it starts there itself.
+fn line(addr: u64, text: &str) -> String {
+    let uniform = text.starts_with("@UP") || text.starts_with("@!UP");
+    let (pred, rest) = match text.strip_prefix('@').filter(|_| !uniform) {
+        Some(_) => match text.split_once(' ') {
+            Some((p, r)) => (format!("{p} "), r),
+            None => (String::new(), text),
+        },
+        None => (String::new(), text),
+    };
+    format!("        /*{addr:04x}*/{pred:>19}{rest}")
+}
+
+fn decode_section(codec: &Codec, arch: Arch, words: &[Word]) -> Vec<Decoded> {
+    words.iter().enumerate().map(|(i, &w)| decode_word(codec, arch, w, 16 * i as u64)).collect()
+}
+
+/// Decodes and prints a word at `addr`, its branch targets made absolute.
+fn decode_word(codec: &Codec, arch: Arch, w: Word, addr: u64) -> Decoded {
+    let Ok((vi, vals)) = codec.decode(arch, w) else { return Decoded { inst: None, targets: vec![] } };
+    let v = codec.variant(vi);
+    let mut inst = codec::print_word(v, &vals, w);
+    let form_targets = v.target_operands();
+    if form_targets.is_empty() || codec::conventions::target_is_absolute(&inst.to_string()) {
+        return Decoded { inst: Some(inst), targets: vec![] };
+    }
+    // The codec prints targets as if the word sat at 0; nvdisasm adds the address. Targets
+    // count from the end: predicates before them may be left out (`BRA` for `BRA PT, …`).
+    let shown = inst.operands.len();
+    let mut targets = vec![];
+    for k in form_targets {
+        let Some(k) = (shown + k).checked_sub(v.operands.len()) else { continue };
+        if let Some(Body::Imm { value }) = inst.operands.get_mut(k).map(|o| &mut o.body) {
+            *value += i128::from(addr);
+            targets.push((k, *value));
+        }
+    }
+    Decoded { inst: Some(inst), targets }
+}
+
+/// Label numbers of in-section targets, (section index, address) → N, in order of first
+/// reference over all sections' instructions, as nvdisasm numbers them.
+fn number_labels(sections: &[CodeSectionWords], decoded: &[Vec<Decoded>]) -> HashMap<(usize, u64), usize> {
+    let mut labels = HashMap::new();
+    for (si, (s, ds)) in sections.iter().zip(decoded).enumerate() {
+        let size = 16 * s.words.len() as i128;
+        for d in ds {
+            for &(_, t) in &d.targets {
+                // A function symbol names its address itself and takes no number.
+                let named = s.symbols.iter().any(|(a, _)| i128::from(*a) == t);
+                if (0..=size).contains(&t) && !named {
+                    let n = labels.len();
+                    labels.entry((si, t as u64)).or_insert(n);
+                }
+            }
+        }
+    }
+    labels
+}
+
+/// `inst` with in-section targets as `` `(SYMBOL)`` or `` `(.L_x_N)``.
+fn labelled(inst: &Instruction, targets: &[(usize, i128)], si: usize, labels: &HashMap<(usize, u64), usize>, symbols: &HashMap<u64, &str>) -> Instruction {
+    let mut out = inst.clone();
+    for &(k, t) in targets {
+        let Ok(t) = u64::try_from(t) else { continue };
+        let name = match (symbols.get(&t), labels.get(&(si, t))) {
+            (Some(s), _) => s.to_string(),
+            (None, Some(n)) => format!(".L_x_{n}"),
+            (None, None) => continue,
+        };
+        out.operands[k].body = Body::Other { text: format!("`({name})") };
+    }
+    out
+}
+
+// ---------------------------------------------------------------------------------------
+// asm --patch
+// ---------------------------------------------------------------------------------------
+
+#[derive(Debug, thiserror::Error)]
+pub enum PatchError {
+    #[error(transparent)]
+    Cubin(#[from] DisasmError),
+    #[error("{}", .0.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("\n"))]
+    Listing(Vec<InputError>),
+    #[error("{file}: cannot write: {source}")]
+    Write { file: String, source: io::Error },
+}
+
+/// What a patch changed.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PatchStats {
+    pub instructions: usize,
+    pub changed: usize,
+}
+
+/// The cubin with every instruction of `listing` assembled in at its section and address,
+/// each word's control bits kept from the original word where the text does not say them.
+pub fn patch(codec: &Codec, cubin_name: &str, cubin: &[u8], listing_name: &str, listing: &Listing) -> Result<(Vec<u8>, PatchStats), PatchError> {
+    let arch = arch_of(cubin_name, cubin, None)?;
+    let sections = sections_of(cubin_name, cubin)?;
+    let by_name: HashMap<&str, &CodeSectionWords> = sections.iter().map(|s| (s.name.as_str(), s)).collect();
+    let mut errors = vec![];
+    let err = |line: usize, message: String| InputError { file: listing_name.to_string(), line, message };
+    // Each item's original word: it supplies the control bits.
+    let mut originals = Vec::with_capacity(listing.items.len());
+    for it in &listing.items {
+        let orig = match it.section.as_deref().map(|s| (s, by_name.get(s))) {
+            None => Err(err(it.line, "an instruction before any '.section' line: a patch needs to know its code section".into())),
+            Some((s, None)) => Err(err(it.line, format!("{cubin_name} has no code section {s}"))),
+            Some((s, Some(sec))) => sec
+                .words
+                .get((it.addr / 16) as usize)
+                .filter(|_| it.addr % 16 == 0)
+                .copied()
+                .ok_or_else(|| err(it.line, format!("address {:#x} lies outside {s} ({:#x} bytes) of {cubin_name}", it.addr, 16 * sec.words.len()))),
+        };
+        match orig {
+            Ok(w) => originals.push(w),
+            Err(e) => {
+                errors.push(e);
+                originals.push(Word::ZERO);
+            }
+        }
+    }
+    let index: HashMap<(usize, u64), Word> = listing.items.iter().zip(&originals).map(|(it, w)| ((it.line, it.addr), *w)).collect();
+    let words = listing::assemble_listing(codec, arch, listing_name, listing, &|it| index.get(&(it.line, it.addr)).copied().unwrap_or(Word::ZERO));
+    let words = match words {
+        Ok(w) if errors.is_empty() => w,
+        Ok(_) => return Err(PatchError::Listing(errors)),
+        Err(mut e) => {
+            errors.append(&mut e);
+            errors.sort_by_key(|e| e.line);
+            return Err(PatchError::Listing(errors));
+        }
+    };
+    let mut patches = vec![];
+    for ((it, w), orig) in listing.items.iter().zip(words).zip(&originals) {
+        if w != *orig {
+            patches.push((it.section.clone().unwrap_or_default(), it.addr, w));
+        }
+    }
+    let out = cubin::patch_words(cubin, &patches).map_err(|source| DisasmError::Cubin { file: cubin_name.to_string(), source })?;
+    Ok((out, PatchStats { instructions: listing.items.len(), changed: patches.len() }))
+}
+
+/// Writes `bytes` to `path` whole or not at all: a temporary file beside it, synced, then
+/// renamed over it (a reader never sees a partial cubin; a failure leaves no temporary).
+pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), PatchError> {
+    let file = path.display().to_string();
+    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let tmp: PathBuf = dir.join(format!(".{name}.tmp-{}", std::process::id()));
+    let result = (|| {
+        let mut f = std::fs::File::create(&tmp)?;
+        f.write_all(bytes)?;
+        f.sync_all()?;
+        std::fs::rename(&tmp, path)
+    })();
+    result.map_err(|source| {
+        let _ = std::fs::remove_file(&tmp);
+        PatchError::Write { file, source }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_align_the_mnemonic_as_nvdisasm_does() {
+        assert_eq!(line(0, "LDC R1, c[0x0][0x28] ;"), "        /*0000*/                   LDC R1, c[0x0][0x28] ;");
+        assert_eq!(line(0x70, "@!P0 EXIT ;"), "        /*0070*/              @!P0 EXIT ;");
+        assert_eq!(line(0x1e0, "@P0 VIADD R2, R2, 0xfffffc18 ;"), "        /*01e0*/               @P0 VIADD R2, R2, 0xfffffc18 ;");
+        assert_eq!(line(0x120, "@!UP0 UIADD3 UR4 ;"), "        /*0120*/                   @!UP0 UIADD3 UR4 ;");
+    }
+}

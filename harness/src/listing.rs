@@ -1,0 +1,517 @@
+//! Text inputs of the offline tools: words one per line (`decode`) and SASS listings
+//! (`asm`, `asm --patch`), read line by line in bounded memory.
+//!
+//! A line is at most [`MAX_LINE_BYTES`]; a longer one is an error naming it, and only that
+//! much of it is ever held (a 10 MB single-line file costs 64 kB). Errors name the input
+//! and the line, `words.txt:12: …`, and reading goes on so that every error is reported,
+//! up to [`MAX_ERRORS`] (a binary file given as text would otherwise print millions).
+
+use crate::codec::asm::{AsmError, Assembler};
+use crate::codec::{self, Codec};
+use crate::sass::{self, Instruction};
+use crate::spec::Arch;
+use crate::word::Word;
+use std::collections::HashMap;
+use std::io::{self, BufRead, Write};
+
+/// The longest line read: far above any instruction (nvdisasm's longest are ~200 bytes).
+pub const MAX_LINE_BYTES: usize = 64 * 1024;
+
+/// Errors reported before giving up on an input.
+pub const MAX_ERRORS: usize = 100;
+
+/// A problem at one line of a named input.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{file}:{line}: {message}")]
+pub struct InputError {
+    pub file: String,
+    pub line: usize,
+    pub message: String,
+}
+
+/// Reads lines of at most [`MAX_LINE_BYTES`], without holding more than that.
+pub struct Lines<R> {
+    reader: R,
+    buf: Vec<u8>,
+    line: usize,
+}
+
+/// One line: its number and its text, or why it is not one.
+pub type LineResult<'a> = (usize, Result<&'a str, String>);
+
+impl<R: BufRead> Lines<R> {
+    pub fn new(reader: R) -> Lines<R> {
+        Lines { reader, buf: Vec::with_capacity(256), line: 0 }
+    }
+
+    /// The next line without its end (`\n` or `\r\n`), or `None` at the end of input.
+    pub fn next_line(&mut self) -> io::Result<Option<LineResult<'_>>> {
+        self.buf.clear();
+        let (mut total, mut any) = (0usize, false);
+        loop {
+            let avail = self.reader.fill_buf()?;
+            if avail.is_empty() {
+                break;
+            }
+            any = true;
+            let (take, done) = match avail.iter().position(|&b| b == b'\n') {
+                Some(i) => (i, true),
+                None => (avail.len(), false),
+            };
+            // Keep at most one byte past the limit: enough to know the line is too long.
+            let room = (MAX_LINE_BYTES + 1).saturating_sub(self.buf.len());
+            self.buf.extend_from_slice(&avail[..take.min(room)]);
+            total = total.saturating_add(take);
+            self.reader.consume(if done { take + 1 } else { take });
+            if done {
+                break;
+            }
+        }
+        if !any {
+            return Ok(None);
+        }
+        self.line += 1;
+        if total > MAX_LINE_BYTES {
+            return Ok(Some((self.line, Err(format!("line of {total} bytes; lines may have at most {MAX_LINE_BYTES}")))));
+        }
+        if self.buf.last() == Some(&b'\r') {
+            self.buf.pop();
+        }
+        if self.buf.contains(&0) {
+            return Ok(Some((self.line, Err("binary data (a NUL byte), not text".into()))));
+        }
+        match std::str::from_utf8(&self.buf) {
+            Ok(s) => Ok(Some((self.line, Ok(s)))),
+            Err(e) => Ok(Some((self.line, Err(format!("not UTF-8 text (byte {})", e.valid_up_to() + 1))))),
+        }
+    }
+}
+
+/// A line's text without a trailing `// comment`, trimmed.
+fn strip_comment(s: &str) -> &str {
+    s.find("//").map_or(s, |i| &s[..i]).trim()
+}
+
+/// Counts of a decode run.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct DecodeStats {
+    pub words: usize,
+    /// Words no variant decodes.
+    pub unmatched: usize,
+    /// Lines that are no word.
+    pub bad_lines: usize,
+}
+
+/// Decodes one word per line of `input` (named `name` in errors), printing
+/// `WORD  KEY  TEXT` (or `WORD  error: …`) to `out` as it goes; blank lines and `//`
+/// comments are skipped. Lines that are no word go to `on_error` and the run goes on.
+pub fn decode_lines(
+    codec: &Codec,
+    arch: Arch,
+    name: &str,
+    input: impl BufRead,
+    out: &mut impl Write,
+    on_error: &mut dyn FnMut(InputError),
+) -> io::Result<DecodeStats> {
+    let mut lines = Lines::new(input);
+    let mut stats = DecodeStats::default();
+    while let Some((line, text)) = lines.next_line()? {
+        let word = text.and_then(|t| {
+            let t = strip_comment(t);
+            if t.is_empty() {
+                return Ok(None);
+            }
+            Word::parse_hex(t).map(Some).ok_or_else(|| format!("'{}' is not a word of up to 32 hex digits", clip(t)))
+        });
+        match word {
+            Ok(None) => {}
+            Ok(Some(w)) => decode_one(codec, arch, w, out, &mut stats)?,
+            Err(message) => {
+                stats.bad_lines += 1;
+                on_error(InputError { file: name.to_string(), line, message });
+                if stats.bad_lines >= MAX_ERRORS {
+                    on_error(InputError { file: name.to_string(), line, message: format!("{MAX_ERRORS} bad lines; stopping") });
+                    break;
+                }
+            }
+        }
+    }
+    Ok(stats)
+}
+
+/// Decodes and prints one word.
+pub fn decode_one(codec: &Codec, arch: Arch, w: Word, out: &mut impl Write, stats: &mut DecodeStats) -> io::Result<()> {
+    stats.words += 1;
+    match codec.decode(arch, w) {
+        Ok((vi, vals)) => writeln!(out, "{}  {}  {}", w, codec.variant(vi).key, codec::print_word(codec.variant(vi), &vals, w)),
+        Err(e) => {
+            stats.unmatched += 1;
+            writeln!(out, "{w}  error: {e}")
+        }
+    }
+}
+
+/// At most 60 characters of `s`, for messages.
+fn clip(s: &str) -> String {
+    if s.chars().count() <= 60 {
+        s.to_string()
+    } else {
+        format!("{}…", s.chars().take(60).collect::<String>())
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Listings
+// ---------------------------------------------------------------------------------------
+
+/// One instruction of a listing.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Item {
+    pub line: usize,
+    /// The `.section` it follows (`.text.<function>`), if any.
+    pub section: Option<String>,
+    /// Its address within the section: the `/*0010*/` prefix, else the previous one's + 16.
+    pub addr: u64,
+    /// The instruction text, without address, comments and annotations.
+    pub text: String,
+    /// The word in nvdisasm's `-hex` comments (`/* 0x<low> */`, next line `/* 0x<high> */`).
+    pub hex: Option<Word>,
+}
+
+/// A listing read: its instructions and the labels it defines (name → section, address).
+#[derive(Clone, Debug, Default)]
+pub struct Listing {
+    pub items: Vec<Item>,
+    pub labels: HashMap<String, (Option<String>, u64)>,
+}
+
+/// The largest listing held: items cost about 100 bytes each, so some 50 M instructions.
+pub const MAX_LISTING_BYTES: u64 = 4 << 30;
+
+/// Reads a listing in nvdisasm's or `disasm`'s format: one instruction per line, optional
+/// `/*0010*/` address prefixes, trailing `/* 0x… */` hex comments, `//` comments,
+/// `.section` lines (which name the code section the following instructions patch), label
+/// lines (`.L_x_0:`), other directives skipped. Every bad line is an error.
+pub fn read_listing(name: &str, input: impl BufRead) -> Result<Listing, Vec<InputError>> {
+    let mut r = Reader { name, listing: Listing::default(), section: None, next: 0, pending_label: vec![], errors: vec![], bytes: 0, last_hex_item: None };
+    let mut lines = Lines::new(input);
+    loop {
+        let at = lines.line + 1;
+        let next = lines.next_line().map_err(|e| vec![InputError { file: name.to_string(), line: at, message: format!("cannot read: {e}") }])?;
+        let Some((line, text)) = next else { break };
+        match text {
+            Ok(t) => r.line(line, t),
+            Err(message) => r.error(line, message),
+        }
+        if r.errors.len() >= MAX_ERRORS {
+            r.errors.push(InputError { file: name.to_string(), line, message: format!("{MAX_ERRORS} errors; stopping") });
+            break;
+        }
+    }
+    r.finish()
+}
+
+struct Reader<'a> {
+    name: &'a str,
+    listing: Listing,
+    section: Option<String>,
+    next: u64,
+    pending_label: Vec<String>,
+    errors: Vec<InputError>,
+    bytes: u64,
+    /// The item whose low half a `/* 0x… */` line completes.
+    last_hex_item: Option<usize>,
+}
+
+impl Reader<'_> {
+    fn error(&mut self, line: usize, message: String) {
+        self.errors.push(InputError { file: self.name.to_string(), line, message });
+    }
+
+    fn line(&mut self, line: usize, raw: &str) {
+        let t = raw.trim();
+        let hex_only = parse_hex_comment(t);
+        if let Some(high) = hex_only {
+            // The second line of a `-hex` pair: the word's high half.
+            if let Some(i) = self.last_hex_item.take() {
+                let it = &mut self.listing.items[i];
+                it.hex = it.hex.map(|low| Word((high as u128) << 64 | low.0));
+            }
+            return;
+        }
+        self.last_hex_item = None;
+        if t.is_empty() || t.starts_with("//") {
+            return;
+        }
+        if let Some(rest) = t.strip_prefix(".section") {
+            let name = rest.trim().split(',').next().unwrap_or("").trim().to_string();
+            if name.is_empty() {
+                return self.error(line, "'.section' without a name".into());
+            }
+            self.section = Some(name);
+            self.next = 0;
+            return;
+        }
+        if let Some(label) = t.strip_suffix(':').filter(|l| !l.is_empty() && !l.contains(char::is_whitespace)) {
+            self.pending_label.push(label.to_string());
+            return;
+        }
+        if t.starts_with('.') {
+            return; // another directive: layout, not instructions
+        }
+        self.instruction(line, t);
+    }
+
+    fn instruction(&mut self, line: usize, t: &str) {
+        let (addr, rest) = match split_address(t) {
+            Ok(x) => x,
+            Err(m) => return self.error(line, m),
+        };
+        let addr = addr.unwrap_or(self.next);
+        let (body, low) = split_hex_comment(rest);
+        let body = strip_annotation(strip_comment(body));
+        let body = body.trim();
+        if body.is_empty() {
+            return self.error(line, "an address with no instruction".into());
+        }
+        for l in self.pending_label.drain(..) {
+            self.listing.labels.insert(l, (self.section.clone(), addr));
+        }
+        self.bytes += 100 + body.len() as u64;
+        if self.bytes > MAX_LISTING_BYTES {
+            return self.error(line, format!("listing larger than {MAX_LISTING_BYTES} bytes held; split it"));
+        }
+        self.next = addr.saturating_add(16);
+        if low.is_some() {
+            self.last_hex_item = Some(self.listing.items.len());
+        }
+        let hex = low.map(|l| Word(l as u128));
+        self.listing.items.push(Item { line, section: self.section.clone(), addr, text: body.to_string(), hex });
+    }
+
+    fn finish(mut self) -> Result<Listing, Vec<InputError>> {
+        // A label after the last instruction marks the section's end (nvdisasm's `.L_x_10`).
+        for l in self.pending_label.drain(..) {
+            self.listing.labels.insert(l, (self.section.clone(), self.next));
+        }
+        if self.errors.is_empty() {
+            Ok(self.listing)
+        } else {
+            Err(self.errors)
+        }
+    }
+}
+
+/// `/*0010*/ rest` → (Some(0x10), rest); text without a prefix → (None, text).
+fn split_address(t: &str) -> Result<(Option<u64>, &str), String> {
+    let Some(rest) = t.strip_prefix("/*") else { return Ok((None, t)) };
+    let Some(end) = rest.find("*/") else { return Err("unclosed '/*'".into()) };
+    let a = rest[..end].trim();
+    let addr = u64::from_str_radix(a, 16).map_err(|_| format!("'/*{}*/' is no address", clip(a)))?;
+    Ok((Some(addr), &rest[end + 2..]))
+}
+
+/// A line that is only `/* 0x<hex> */`: the hex value.
+fn parse_hex_comment(t: &str) -> Option<u64> {
+    let inner = t.strip_prefix("/*")?.strip_suffix("*/")?.trim();
+    u64::from_str_radix(inner.strip_prefix("0x")?, 16).ok()
+}
+
+/// `TEXT /* 0x<hex> */` → (TEXT, Some(hex)).
+fn split_hex_comment(t: &str) -> (&str, Option<u64>) {
+    let trimmed = t.trim_end();
+    if let Some(i) = trimmed.rfind("/* 0x") {
+        if let Some(v) = parse_hex_comment(&trimmed[i..]) {
+            return (&trimmed[..i], Some(v));
+        }
+    }
+    (t, None)
+}
+
+/// Removes nvdisasm's `(*"BRANCH_TARGETS …"*)` annotation, keeping the terminator.
+fn strip_annotation(t: &str) -> String {
+    match (t.find("(*"), t.rfind("*)")) {
+        (Some(a), Some(b)) if b > a => format!("{}{}", t[..a].trim_end(), &t[b + 2..]),
+        _ => t.to_string(),
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Assembling listings
+// ---------------------------------------------------------------------------------------
+
+/// A raw word in a listing: `UNDECODED 0x<32 hex digits>`, as `disasm` prints words no
+/// variant decodes, so that its listings assemble back.
+pub const RAW_MNEMONIC: &str = "UNDECODED";
+
+/// Assembles a listing's instructions for `arch`, each word's control bits taken from
+/// `controls(item)` where the text does not say them; every error is collected.
+pub fn assemble_listing(codec: &Codec, arch: Arch, name: &str, listing: &Listing, controls: &dyn Fn(&Item) -> Word) -> Result<Vec<Word>, Vec<InputError>> {
+    let asm = Assembler::new(codec);
+    let mut words = Vec::with_capacity(listing.items.len());
+    let mut errors = vec![];
+    for it in &listing.items {
+        match assemble_item(codec, &asm, arch, listing, it, controls(it)) {
+            Ok(w) => words.push(w),
+            Err(message) => errors.push(InputError { file: name.to_string(), line: it.line, message }),
+        }
+    }
+    if errors.is_empty() {
+        Ok(words)
+    } else {
+        Err(errors)
+    }
+}
+
+/// One listing line's word.
+pub fn assemble_item(codec: &Codec, asm: &Assembler, arch: Arch, listing: &Listing, it: &Item, controls: Word) -> Result<Word, String> {
+    if let Some(w) = raw_word(&it.text)? {
+        return Ok(w);
+    }
+    let (text, had_label) = resolve_labels(&it.text, it, listing)?;
+    let inst = sass::parse_instruction(&text).map_err(|e| format!("'{}': {e}", clip(&it.text)))?;
+    let (vi, w) = assemble_or_keep(codec, asm, arch, &inst, controls).map_err(|e| asm_message(&e, &it.text))?;
+    let v = codec.variant(vi);
+    // nvdisasm prints branch targets as absolute addresses; the codec reads them as if the
+    // word sat at address 0.
+    let targets = v.target_operands();
+    if had_label || targets.is_empty() || it.addr == 0 || codec::conventions::target_is_absolute(&text) {
+        return Ok(w);
+    }
+    let at_zero = codec::conventions::target_at_zero(&text, &targets, v.operands.len(), it.addr);
+    let inst = sass::parse_instruction(&at_zero).map_err(|e| format!("'{}': {e}", clip(&it.text)))?;
+    assemble_or_keep(codec, asm, arch, &inst, controls).map(|(_, w)| w).map_err(|e| asm_message(&e, &it.text))
+}
+
+/// [`assemble_flex`], where a text that reads as several words, `controls` (the original
+/// word, when patching) among them, stays that word.
+fn assemble_or_keep(codec: &Codec, asm: &Assembler, arch: Arch, inst: &Instruction, controls: Word) -> Result<(usize, Word), AsmError> {
+    match assemble_flex(codec, asm, arch, inst, controls) {
+        Err(AsmError::Ambiguous { words, .. }) if words.contains(&controls) => codec
+            .find(arch, controls)
+            .map(|vi| (vi, controls))
+            .map_err(|_| AsmError::NoVariant { arch, mnemonic: inst.mnemonic.clone(), detail: String::new() }),
+        r => r,
+    }
+}
+
+fn asm_message(e: &AsmError, text: &str) -> String {
+    format!("'{}': {e}", clip(text))
+}
+
+/// `UNDECODED 0x…`: the word itself.
+fn raw_word(text: &str) -> Result<Option<Word>, String> {
+    let Some(rest) = text.strip_prefix(RAW_MNEMONIC) else { return Ok(None) };
+    let hex = rest.trim().trim_end_matches(';').trim();
+    Word::parse_hex(hex).map(Some).ok_or_else(|| format!("'{RAW_MNEMONIC}' needs one word of up to 32 hex digits, not '{}'", clip(hex)))
+}
+
+/// Replaces each `` `(LABEL)`` by the label's address relative to the item (the codec's
+/// at-address-zero target); whether there was one.
+fn resolve_labels(text: &str, it: &Item, listing: &Listing) -> Result<(String, bool), String> {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    let mut any = false;
+    while let Some(i) = rest.find("`(") {
+        let Some(j) = rest[i..].find(')') else { return Err(format!("unclosed label reference in '{}'", clip(text))) };
+        let name = &rest[i + 2..i + j];
+        let (section, addr) = listing.labels.get(name).ok_or_else(|| format!("label '{}' is not defined in the listing", clip(name)))?;
+        if *section != it.section {
+            return Err(format!("label '{name}' lies in another section"));
+        }
+        out.push_str(&rest[..i]);
+        out.push_str(&sass::hex_signed(i128::from(*addr) - i128::from(it.addr)));
+        rest = &rest[i + j + 1..];
+        any = true;
+    }
+    out.push_str(rest);
+    Ok((out, any))
+}
+
+/// Assembles `inst`; when it does not assemble as written, tries it without each alias
+/// modifier nvdisasm adds (`IMAD.MOV.U32` is the page's `IMAD.U32`), as the stored
+/// conventions of the mnemonic's forms say.
+pub fn assemble_flex(codec: &Codec, asm: &Assembler, arch: Arch, inst: &Instruction, controls: Word) -> Result<(usize, Word), AsmError> {
+    let first = match asm.assemble_inst(arch, inst, controls) {
+        Ok(r) => return Ok(r),
+        Err(e) => e,
+    };
+    let mut tried: Vec<Instruction> = vec![];
+    for v in codec.variants().iter().filter(|v| v.arch == arch && v.mnemonic == inst.mnemonic) {
+        let Some(c) = &v.conventions else { continue };
+        let alt = c.unalias(inst);
+        if alt == *inst || tried.contains(&alt) {
+            continue;
+        }
+        if let Ok(r) = asm.assemble_inst(arch, &alt, controls) {
+            return Ok(r);
+        }
+        tried.push(alt);
+    }
+    Err(first)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lines_of(bytes: &[u8]) -> Vec<(usize, Result<String, String>)> {
+        let mut l = Lines::new(bytes);
+        let mut out = vec![];
+        while let Some((n, t)) = l.next_line().unwrap() {
+            out.push((n, t.map(str::to_string)));
+        }
+        out
+    }
+
+    #[test]
+    fn lines_are_bounded_and_checked() {
+        assert_eq!(lines_of(b"a\r\nb\n\nc"), vec![(1, Ok("a".into())), (2, Ok("b".into())), (3, Ok("".into())), (4, Ok("c".into()))]);
+        let mut long = vec![b'x'; 10 << 20];
+        long.extend_from_slice(b"\nok\n");
+        let got = lines_of(&long);
+        assert_eq!(got.len(), 2);
+        assert!(got[0].1.as_ref().unwrap_err().contains(&format!("{} bytes", 10 << 20)), "{:?}", got[0]);
+        assert_eq!(got[1], (2, Ok("ok".into())));
+        assert!(lines_of(b"\xff\xfe\n")[0].1.as_ref().unwrap_err().contains("UTF-8"));
+        assert!(lines_of(b"a\0b\n")[0].1.as_ref().unwrap_err().contains("NUL"));
+    }
+
+    #[test]
+    fn listing_lines_of_nvdisasm_and_disasm_read() {
+        let text = "\t.section\t.text.k,\"ax\",@progbits\n\
+            .text.k:\n\
+            \x20       /*0000*/                   LDC R1, c[0x0][0x28] ;                  /* 0x00000a00ff017b82 */\n\
+            \x20                                                                          /* 0x000fe20000000800 */\n\
+            .L_x_0:\n\
+            \x20       /*0010*/              @!P0 BRA `(.L_x_0) ; // a loop\n\
+            \x20       /*0020*/                   BRX R6 -0x120      (*\"BRANCH_TARGETS .L_x_7\"*);\n\
+            NOP ;\n";
+        let l = read_listing("t", text.as_bytes()).unwrap();
+        let got: Vec<(Option<&str>, u64, &str)> = l.items.iter().map(|i| (i.section.as_deref(), i.addr, i.text.as_str())).collect();
+        assert_eq!(
+            got,
+            vec![
+                (Some(".text.k"), 0, "LDC R1, c[0x0][0x28] ;"),
+                (Some(".text.k"), 0x10, "@!P0 BRA `(.L_x_0) ;"),
+                (Some(".text.k"), 0x20, "BRX R6 -0x120;"),
+                (Some(".text.k"), 0x30, "NOP ;")
+            ]
+        );
+        assert_eq!(l.items[0].hex, Some(Word(0x000fe20000000800_u128 << 64 | 0x00000a00ff017b82)));
+        assert_eq!(l.labels[".L_x_0"], (Some(".text.k".into()), 0x10));
+        let (t, any) = resolve_labels(&l.items[1].text, &l.items[1], &l).unwrap();
+        assert_eq!((t.as_str(), any), ("@!P0 BRA 0x0 ;", true));
+        let e = read_listing("t.sass", "/*zz*/ NOP ;\n/*0010*/\n".as_bytes()).unwrap_err();
+        assert_eq!(e.iter().map(|e| e.line).collect::<Vec<_>>(), vec![1, 2]);
+        assert!(e[0].to_string().starts_with("t.sass:1: "), "{}", e[0]);
+    }
+
+    #[test]
+    fn a_binary_file_stops_after_max_errors() {
+        let bytes: Vec<u8> = (0..1_000_000u32).map(|i| if i % 7 == 0 { b'\n' } else { (i * 31 % 256) as u8 | 0x80 }).collect();
+        let e = read_listing("bin", &bytes[..]).unwrap_err();
+        assert_eq!(e.len(), MAX_ERRORS + 1);
+        assert!(e.last().unwrap().message.contains("stopping"));
+    }
+}

@@ -1,0 +1,364 @@
+//! The offline tools as a user meets them: `disasm`, `asm` (listings, `--patch`) and
+//! `decode` with the built-in spec, checked against nvdisasm on the corpus cubins, run
+//! from an empty folder with no NVIDIA tools, and fed hostile input.
+//!
+//! Needs ptxas and nvdisasm (`bash ci/install-cuda-tools.sh`): without them these tests
+//! fail, they do not skip.
+
+use sass_harness::codec::Codec;
+use sass_harness::oracle::ptxas::{self, Target};
+use sass_harness::oracle::tools::{self, repo_root, Tool};
+use sass_harness::spec::{builtin, Arch};
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::sync::OnceLock;
+
+const ARCHES: [u32; 3] = [90, 100, 120];
+
+fn nvdisasm() -> PathBuf {
+    tools::locate(Tool::Nvdisasm).expect("nvdisasm required: bash ci/install-cuda-tools.sh")
+}
+
+fn scratch(tag: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("sass-harness-offline-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// A compiled corpus kernel.
+#[derive(Clone, Debug)]
+struct Built {
+    what: String,
+    arch: u32,
+    cubin: PathBuf,
+}
+
+/// Every `corpus/ptx` file compiled for each of SM90/100/120 its `.target` allows, once
+/// per test process.
+fn corpus() -> &'static [Built] {
+    static BUILT: OnceLock<Vec<Built>> = OnceLock::new();
+    BUILT.get_or_init(|| {
+        let ptxas = tools::locate(Tool::Ptxas).expect("ptxas required: bash ci/install-cuda-tools.sh");
+        let dir = scratch("corpus");
+        let mut files: Vec<PathBuf> = std::fs::read_dir(repo_root().join("corpus/ptx"))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|x| x == "ptx"))
+            .collect();
+        files.sort();
+        let mut out = vec![];
+        for f in files {
+            let t = Target::of(&std::fs::read_to_string(&f).unwrap()).unwrap_or(Target { sm: 90, specific: false, family: false });
+            for arch in ARCHES {
+                let Some(a) = t.ptxas_arch(arch) else { continue };
+                let cubin = ptxas::compile(&ptxas, &f, &a, &dir).unwrap_or_else(|e| panic!("{e}"));
+                out.push(Built { what: format!("{} ({a})", f.file_name().unwrap().to_string_lossy()), arch, cubin });
+            }
+        }
+        assert!(out.len() >= 60, "{} cubins", out.len());
+        out
+    })
+}
+
+/// The instruction lines (`/*addr*/ text`, trimmed) of a listing's `.text.*` sections.
+fn instruction_lines(listing: &str) -> Vec<String> {
+    let mut in_text = false;
+    let mut out = vec![];
+    for l in listing.lines() {
+        let t = l.trim();
+        if let Some(rest) = t.strip_prefix(".section") {
+            in_text = rest.trim().starts_with(".text.");
+            continue;
+        }
+        let is_inst = t.starts_with("/*") && t[2..].find("*/").is_some_and(|e| e >= 4 && t[2..2 + e].bytes().all(|b| b.is_ascii_hexdigit()));
+        if in_text && is_inst {
+            out.push(l.trim_end().to_string());
+        }
+    }
+    out
+}
+
+fn nvdisasm_listing(cubin: &Path) -> String {
+    let out = Command::new(nvdisasm()).arg(cubin).output().expect("run nvdisasm");
+    assert!(out.status.success(), "nvdisasm {}: {}", cubin.display(), String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// nvdisasm's listings of `cubins`, two processes at a time (~0.5 s each).
+fn nvdisasm_listings(cubins: &[PathBuf]) -> Vec<String> {
+    let threads = 2.min(cubins.len()).max(1);
+    std::thread::scope(|sc| {
+        let jobs: Vec<_> =
+            (0..threads).map(|t| sc.spawn(move || cubins.iter().skip(t).step_by(threads).map(|c| nvdisasm_listing(c)).collect::<Vec<_>>())).collect();
+        let per: Vec<Vec<String>> = jobs.into_iter().map(|j| j.join().unwrap()).collect();
+        (0..cubins.len()).map(|i| per[i % threads][i / threads].clone()).collect()
+    })
+}
+
+fn codecs() -> &'static BTreeMap<u32, Codec<'static>> {
+    static C: OnceLock<BTreeMap<u32, Codec<'static>>> = OnceLock::new();
+    C.get_or_init(|| ARCHES.iter().map(|&a| (a, Codec::new(Box::leak(Box::new(builtin::load_builtin(Arch(a)).unwrap()))))).collect())
+}
+
+fn our_listing(b: &Built) -> String {
+    let bytes = std::fs::read(&b.cubin).unwrap();
+    let mut out = vec![];
+    let stats = sass_harness::disasm::disassemble_bytes(&codecs()[&b.arch], &b.cubin.display().to_string(), &bytes, Some(b.arch), &mut out)
+        .unwrap_or_else(|e| panic!("{}: {e}", b.what));
+    assert_eq!(stats.undecoded, 0, "{}: undecoded words", b.what);
+    String::from_utf8(out).unwrap()
+}
+
+#[test]
+fn disasm_prints_every_corpus_instruction_as_nvdisasm_does() {
+    let built = corpus();
+    let theirs = nvdisasm_listings(&built.iter().map(|b| b.cubin.clone()).collect::<Vec<_>>());
+    let mut per_arch: BTreeMap<u32, (usize, usize)> = BTreeMap::new();
+    let mut differing = vec![];
+    for (b, listing) in built.iter().zip(&theirs) {
+        let ours = instruction_lines(&our_listing(b));
+        let theirs = instruction_lines(listing);
+        assert_eq!(ours.len(), theirs.len(), "{}: instruction count", b.what);
+        let e = per_arch.entry(b.arch).or_default();
+        for (o, t) in ours.iter().zip(&theirs) {
+            e.0 += 1;
+            if o == t {
+                e.1 += 1;
+            } else {
+                differing.push(format!("{}:\n  ours     {o}\n  nvdisasm {t}", b.what));
+            }
+        }
+    }
+    for (a, (n, same)) in &per_arch {
+        eprintln!("SM{a}: {same} of {n} instruction lines identical to nvdisasm");
+    }
+    assert_eq!(per_arch.keys().copied().collect::<Vec<_>>(), ARCHES.to_vec());
+    assert!(differing.is_empty(), "{} lines differ:\n{}", differing.len(), differing.iter().take(20).cloned().collect::<Vec<_>>().join("\n"));
+}
+
+#[test]
+fn every_corpus_listing_patches_back_to_the_same_cubin() {
+    for b in corpus() {
+        let bytes = std::fs::read(&b.cubin).unwrap();
+        let text = our_listing(b);
+        let l = sass_harness::listing::read_listing(&b.what, text.as_bytes()).unwrap_or_else(|e| panic!("{e:?}"));
+        let (out, stats) = sass_harness::disasm::patch(&codecs()[&b.arch], &b.what, &bytes, "listing", &l).unwrap_or_else(|e| panic!("{}: {e}", b.what));
+        assert_eq!(stats.changed, 0, "{}: an unedited listing changed words", b.what);
+        assert!(stats.instructions > 0 && out == bytes, "{}", b.what);
+    }
+}
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_sass-harness"))
+}
+
+fn run_in(dir: &Path, args: &[&str], stdin: Option<&[u8]>) -> Output {
+    let mut c = bin();
+    c.current_dir(dir).args(args).env("NVDISASM", "/nonexistent").env("PTXAS", "/nonexistent").env("CUOBJDUMP", "/nonexistent");
+    c.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
+    let mut child = c.spawn().unwrap();
+    let mut input = child.stdin.take().unwrap();
+    let data = stdin.unwrap_or_default().to_vec();
+    let feeder = std::thread::spawn(move || {
+        let _ = input.write_all(&data);
+    });
+    let out = child.wait_with_output().unwrap();
+    feeder.join().unwrap();
+    out
+}
+
+fn text(o: &[u8]) -> String {
+    String::from_utf8_lossy(o).into_owned()
+}
+
+/// Edits the first `LDC R1, c[0x0][…]` of each kernel (SM90/100/120) to load R3, patches it in
+/// with `asm --patch`, and nvdisasm prints the patched cubin as the edited listing.
+#[test]
+fn asm_patch_writes_what_nvdisasm_prints_as_the_edited_listing() {
+    let dir = scratch("patch");
+    for arch in ARCHES {
+        let b = corpus().iter().find(|b| b.arch == arch && b.what.starts_with("saxpy")).unwrap();
+        let listing = text(&run_in(&dir, &["disasm", b.cubin.to_str().unwrap()], None).stdout);
+        let edited = listing.replacen("LDC R1, c[0x0][", "LDC R3, c[0x0][", 1);
+        assert_ne!(edited, listing, "SM{arch}: no LDC R1 to edit in\n{listing}");
+        let lpath = dir.join(format!("edited-{arch}.sass"));
+        std::fs::write(&lpath, &edited).unwrap();
+        let new = dir.join(format!("new-{arch}.cubin"));
+        let o = run_in(&dir, &["asm", "--patch", b.cubin.to_str().unwrap(), "--out", new.to_str().unwrap(), lpath.to_str().unwrap()], None);
+        assert!(o.status.success(), "SM{arch}: {}", text(&o.stderr));
+        assert!(text(&o.stderr).contains("1 word(s) changed"), "{}", text(&o.stderr));
+        let theirs = instruction_lines(&nvdisasm_listing(&new));
+        assert_eq!(instruction_lines(&edited), theirs, "SM{arch}");
+        assert!(theirs.iter().any(|l| l.contains("LDC R3, c[0x0][")));
+        // Byte for byte: only that word's 16 bytes changed.
+        let (a, n) = (std::fs::read(&b.cubin).unwrap(), std::fs::read(&new).unwrap());
+        let changed: Vec<usize> = (0..a.len()).filter(|&i| a[i] != n[i]).collect();
+        assert!(a.len() == n.len() && !changed.is_empty() && changed.last().unwrap() - changed[0] < 16, "SM{arch}: {changed:?}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn from_an_empty_folder_without_nvidia_tools_the_builtin_spec_decodes_assembles_and_disassembles() {
+    let dir = scratch("empty");
+    let o = run_in(&dir, &["decode", "--arch", "90", "000fe200000008000000df00ff017b82"], None);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    assert_eq!(text(&o.stdout).trim_end(), "000fe200000008000000df00ff017b82  LDC_R_M_c_I_sI  LDC R1, c[0x0][0x37c] ;");
+    let o = run_in(&dir, &["asm", "--arch", "sm_90", "IMAD.MOV.U32 R0, RZ, RZ, 0x200 ;"], None);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    // A listing on stdin, words out; they decode back to the same text.
+    let listing = "// two instructions\n/*0000*/ LDC R1, c[0x0][0x37c] ;\n\n@!P0 IMAD.MOV.U32 R0, RZ, RZ, 0x200 ; // the alias\n";
+    let o = run_in(&dir, &["asm", "--arch", "90", "-"], Some(listing.as_bytes()));
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let words = text(&o.stdout);
+    assert_eq!(words.lines().count(), 2, "{words}");
+    let o = run_in(&dir, &["decode", "--arch", "90", "-"], Some(words.as_bytes()));
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    // Zero control bits: the terminator is what nvdisasm prints for them (` ;` or `;`).
+    let printed: Vec<String> = text(&o.stdout).lines().map(|l| l.splitn(3, "  ").nth(2).unwrap().replace(" ;", ";")).collect();
+    assert_eq!(printed, ["LDC R1, c[0x0][0x37c];", "@!P0 IMAD.MOV.U32 R0, RZ, RZ, 0x200;"]);
+    for arch in ARCHES {
+        let b = corpus().iter().find(|b| b.arch == arch).unwrap();
+        let local = dir.join(format!("k{arch}.cubin"));
+        std::fs::copy(&b.cubin, &local).unwrap();
+        let o = run_in(&dir, &["disasm", local.file_name().unwrap().to_str().unwrap()], None);
+        assert!(o.status.success(), "SM{arch}: {}", text(&o.stderr));
+        assert!(instruction_lines(&text(&o.stdout)).len() > 10);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Exit status 2, a message naming `name`, no panic.
+fn assert_clear_error(o: &Output, name: &str, what: &str) {
+    let err = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{what}: {err}");
+    assert!(err.contains(name), "{what}: the error does not name {name}: {err}");
+    assert!(!err.contains("panicked"), "{what}: {err}");
+}
+
+fn elf_u64(b: &[u8], at: usize) -> u64 {
+    u64::from_le_bytes(b[at..at + 8].try_into().unwrap())
+}
+
+/// The section header offset of the first `.text.*` section of a 64-bit cubin.
+fn text_section_header(b: &[u8]) -> usize {
+    let shoff = elf_u64(b, 0x28) as usize;
+    let (shentsize, shnum, shstrndx) =
+        (u16::from_le_bytes([b[0x3a], b[0x3b]]) as usize, u16::from_le_bytes([b[0x3c], b[0x3d]]) as usize, u16::from_le_bytes([b[0x3e], b[0x3f]]) as usize);
+    let strtab = elf_u64(b, shoff + shstrndx * shentsize + 0x18) as usize;
+    (0..shnum)
+        .map(|i| shoff + i * shentsize)
+        .find(|&h| {
+            let name = strtab + u32::from_le_bytes(b[h..h + 4].try_into().unwrap()) as usize;
+            b[name..].starts_with(b".text.")
+        })
+        .expect("a .text section")
+}
+
+#[test]
+fn hostile_cubins_are_clear_errors_and_never_partial_outputs() {
+    let dir = scratch("hostile");
+    let b = corpus().iter().find(|b| b.arch == 90 && b.what.starts_with("saxpy")).unwrap();
+    let good = std::fs::read(&b.cubin).unwrap();
+    let h = text_section_header(&good);
+    let mut cases: Vec<(&str, Vec<u8>, &str)> = vec![];
+    cases.push(("truncated.cubin", good[..good.len() / 2].to_vec(), "malformed ELF"));
+    cases.push(("empty.cubin", vec![], "not an ELF file"));
+    let mut ragged = good.clone();
+    ragged[h + 0x20..h + 0x28].copy_from_slice(&(elf_u64(&good, h + 0x20) - 8).to_le_bytes());
+    cases.push(("ragged.cubin", ragged, "not a multiple of 16"));
+    let mut huge = good.clone();
+    huge[h + 0x20..h + 0x28].copy_from_slice(&(1u64 << 40).to_le_bytes());
+    cases.push(("oversized.cubin", huge, "outside the"));
+    let mut zero = good.clone();
+    zero[h + 0x20..h + 0x28].copy_from_slice(&0u64.to_le_bytes());
+    cases.push(("zero-text.cubin", zero, "no instructions"));
+    let mut x86 = good.clone();
+    x86[0x12..0x14].copy_from_slice(&62u16.to_le_bytes());
+    cases.push(("x86.elf", x86, "EM_CUDA"));
+    let listing = dir.join("l.sass");
+    std::fs::write(&listing, "NOP ;\n").unwrap();
+    for (name, bytes, want) in cases {
+        let p = dir.join(name);
+        std::fs::write(&p, &bytes).unwrap();
+        let o = run_in(&dir, &["disasm", name], None);
+        assert_clear_error(&o, name, &format!("disasm {name}"));
+        assert!(text(&o.stderr).contains(want), "{name}: {}", text(&o.stderr));
+        assert!(o.stdout.is_empty(), "{name}: printed a partial listing");
+        let o = run_in(&dir, &["asm", "--patch", name, "--out", "out.cubin", "l.sass"], None);
+        assert_clear_error(&o, name, &format!("asm --patch {name}"));
+        assert!(!dir.join("out.cubin").exists(), "{name}: wrote an output");
+    }
+    // A folder or a FIFO given as the cubin: refused before it is opened.
+    let fifo = dir.join("fifo.cubin");
+    let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+    // SAFETY: mkfifo with a valid NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+    for name in ["fifo.cubin", "."] {
+        let o = run_in(&dir, &["disasm", name], None);
+        assert_clear_error(&o, name, "not a file");
+        assert!(text(&o.stderr).contains("not a regular file"), "{}", text(&o.stderr));
+    }
+    std::fs::remove_file(&fifo).unwrap();
+    // A listing with errors leaves an existing output untouched and no temporary.
+    std::fs::write(dir.join("out.cubin"), b"keep").unwrap();
+    std::fs::write(&listing, "\t.section\t.text.saxpy\n/*0000*/ LDC R1, c[0x0][0x28] ;\n/*0010*/ NOSUCH R1 ;\n/*9990*/ NOP ;\n").unwrap();
+    let o = run_in(&dir, &["asm", "--patch", b.cubin.to_str().unwrap(), "--out", "out.cubin", "l.sass"], None);
+    assert_clear_error(&o, "l.sass:3:", "bad listing");
+    assert!(text(&o.stderr).contains("l.sass:4:"), "every error reported: {}", text(&o.stderr));
+    assert_eq!(std::fs::read(dir.join("out.cubin")).unwrap(), b"keep");
+    assert_eq!(std::fs::read_dir(&dir).unwrap().filter(|e| e.as_ref().unwrap().file_name().to_string_lossy().contains(".tmp-")).count(), 0);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn hostile_text_is_a_clear_error_in_bounded_memory() {
+    let dir = scratch("hostile-text");
+    // A binary file as a listing and as words.
+    let bin_file = dir.join("binary.sass");
+    let bytes: Vec<u8> = (0..200_000u32).map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8).collect();
+    std::fs::write(&bin_file, &bytes).unwrap();
+    let o = run_in(&dir, &["asm", "--arch", "90", "--file", "binary.sass"], None);
+    assert_clear_error(&o, "binary.sass:1:", "binary listing");
+    assert!(o.stdout.is_empty());
+    let o = run_in(&dir, &["decode", "--arch", "90", "--file", "binary.sass"], None);
+    assert_clear_error(&o, "binary.sass:1:", "binary words");
+    // A 10 MB single line, under a 1 GB address-space limit (the binary maps ~60 MB).
+    let big = dir.join("big.sass");
+    std::fs::write(&big, vec![b'R'; 10 << 20]).unwrap();
+    for args in ["asm --arch 90 --file big.sass", "decode --arch 90 --file big.sass", "asm --arch 90 -"] {
+        let exe = env!("CARGO_BIN_EXE_sass-harness");
+        let o = Command::new("bash").current_dir(&dir).arg("-c").arg(format!("ulimit -v 1000000; exec {exe} {args} < big.sass")).output().unwrap();
+        let name = if args.ends_with('-') { "<stdin>:1:" } else { "big.sass:1:" };
+        assert_clear_error(&o, name, args);
+        assert!(text(&o.stderr).contains(&format!("line of {} bytes", 10 << 20)), "{args}: {}", text(&o.stderr));
+    }
+    // Bad words are named by line; good ones still print; the exit is non-zero.
+    let o = run_in(&dir, &["decode", "--arch", "90", "-"], Some(b"// words\n000fe200000008000000df00ff017b82\nxyz\n\n"));
+    assert_clear_error(&o, "<stdin>:3:", "bad word");
+    assert!(text(&o.stdout).contains("LDC R1"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Two kernels in one cubin: nvdisasm numbers branch-target labels over both kernels'
+/// code first, then each kernel's `.nv.info` labels (exits, BRX and its targets).
+#[test]
+fn labels_are_numbered_over_every_kernel_as_nvdisasm_does() {
+    let dir = scratch("two-kernels");
+    let src = std::fs::read_to_string(repo_root().join("corpus/ptx/branchy.ptx")).unwrap();
+    let at = src.find(".visible .entry").expect("an entry");
+    let two = format!("{}{}\n{}\n", &src[..at], &src[at..], src[at..].replace("branchy", "branchy2"));
+    let ptx = dir.join("two.ptx");
+    std::fs::write(&ptx, two).unwrap();
+    let ptxas = tools::locate(Tool::Ptxas).expect("ptxas required: bash ci/install-cuda-tools.sh");
+    let cubin = ptxas::compile(&ptxas, &ptx, "sm_90", &dir).unwrap_or_else(|e| panic!("{e}"));
+    let b = Built { what: "two.ptx".into(), arch: 90, cubin: cubin.clone() };
+    let ours = instruction_lines(&our_listing(&b));
+    let theirs = instruction_lines(&nvdisasm_listing(&cubin));
+    assert_eq!(ours, theirs);
+    assert!(theirs.iter().filter(|l| l.contains("(*\"BRANCH_TARGETS .L_x_")).count() == 2, "{theirs:#?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
