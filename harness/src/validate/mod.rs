@@ -1326,7 +1326,7 @@ pub const BYTES_PER_PROBE: u64 = 400;
 /// What a validation holds besides its probes: pages, codec, tool output being read.
 const BASE_BYTES: u64 = 128 << 20;
 
-/// About the most memory [`validate_pages`] holds at once: its [`SLICES_AT_ONCE`]
+/// About the most memory [`validate_pages`] holds at once: its `SLICES_AT_ONCE`
 /// largest slices' probes (a page is never split, so a page with a huge `--random` is
 /// one huge slice).
 pub fn peak_bytes(spec: &crate::spec::Spec, opts: &Options) -> u64 {
