@@ -91,6 +91,8 @@ pub fn check(
             shown.push(Shown { vi, kind: UNSTORED, word, expected: crate::codec::print(v, &codec.extract(vi, word)).to_string() });
             continue;
         };
+        // A kind that differs only where no probe word prints differently (entries of a
+        // rejected combination) changes no text nvdisasm prints: nothing to report.
         for k in (0..KINDS.len()).filter(|&k| !same_kind(s, l, k)) {
             let fixed = with_kind(s, l, k);
             let word = probes.iter().copied().find(|&w| predict(codec, vi, s, w) != predict(codec, vi, &fixed, w));
@@ -99,6 +101,7 @@ pub fn check(
             }
         }
     }
+    // `vis` are one architecture's (validation groups pages by architecture).
     let Some(first) = shown.first() else { return Ok(out) };
     let arch = codec.variant(first.vi).arch;
     let outs = nv.disassemble(&arch.nvdisasm_name(), &shown.iter().map(|s| s.word).collect::<Vec<_>>())?;
