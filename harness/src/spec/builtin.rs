@@ -5,9 +5,7 @@
 //! the same duplicate-key rule, the same conventions per folder.
 
 use super::{conventions, parse_page, Arch, PageError, Spec};
-use std::collections::HashMap;
 use std::path::Path;
-use std::sync::Arc;
 
 mod files {
     include!(concat!(env!("OUT_DIR"), "/builtin_spec.rs"));
@@ -72,18 +70,11 @@ pub fn load_all() -> Result<Spec, PageError> {
 /// folder. Messages name files `builtin:<path>`.
 pub fn load_from_memory(files: &[(&str, &[u8])]) -> Result<Spec, PageError> {
     let mut spec = Spec::default();
-    let mut keys: HashMap<(Arch, String), String> = HashMap::new();
+    let mut keys = super::Keys::new();
     let mut pages: Vec<&(&str, &[u8])> = files.iter().filter(|(p, _)| p.ends_with(".txt")).collect();
     pages.sort_by_key(|(p, _)| *p);
     for (path, bytes) in pages {
-        let page = parse_page(&format!("{PREFIX}{path}"), bytes)?;
-        for v in &page.variants {
-            if let Some(first) = keys.insert((v.arch, v.key.clone()), page.file.clone()) {
-                let message = format!("key '{}' for {} already defined by {first}", v.key, v.arch);
-                return Err(PageError { file: page.file.clone(), line: v.line, message });
-            }
-        }
-        spec.pages.push(page);
+        super::add_page(&mut spec, &mut keys, parse_page(&format!("{PREFIX}{path}"), bytes)?)?;
     }
     if spec.pages.is_empty() {
         return Err(PageError { file: PREFIX.into(), line: 0, message: "no pages (.txt files) given".into() });
@@ -97,19 +88,8 @@ pub fn load_from_memory(files: &[(&str, &[u8])]) -> Result<Spec, PageError> {
 /// Gives the pages in `conventions_path`'s folder the conventions it stores.
 fn attach(spec: &mut Spec, conventions_path: &str, bytes: &[u8]) -> Result<(), PageError> {
     let name = format!("{PREFIX}{conventions_path}");
-    let dir = Path::new(&name).parent().map(Path::to_path_buf);
-    let forms = conventions::ConventionsFile::from_text(&name, bytes).and_then(|f| f.read_forms()).map_err(|e| PageError {
-        file: name.clone(),
-        line: 0,
-        message: e.to_string(),
-    })?;
-    let forms: HashMap<String, Arc<conventions::FormConventions>> = forms.into_iter().map(|(k, c)| (k, Arc::new(c))).collect();
-    for page in spec.pages.iter_mut().filter(|p| Path::new(&p.file).parent().map(Path::to_path_buf) == dir) {
-        for v in &mut page.variants {
-            v.conventions = forms.get(&conventions::form_key(v.arch, &v.key)).cloned();
-        }
-    }
-    Ok(())
+    let dir = Path::new(&name).parent().unwrap_or(Path::new("")).to_path_buf();
+    super::attach_folder(spec, &dir, &name, bytes)
 }
 
 #[cfg(test)]

@@ -159,13 +159,7 @@ fn file_type(m: &std::fs::Metadata) -> &'static str {
 
 /// Reads a page, at most [`MAX_PAGE_BYTES`] even if the file grew since it was checked.
 fn read_page(p: &Path) -> Result<Vec<u8>, PageError> {
-    let f = std::fs::File::open(p).map_err(|e| io_err(p, format!("cannot read: {e}")))?;
-    let mut bytes = vec![];
-    f.take(MAX_PAGE_BYTES + 1).read_to_end(&mut bytes).map_err(|e| io_err(p, format!("cannot read: {e}")))?;
-    if bytes.len() as u64 > MAX_PAGE_BYTES {
-        return Err(io_err(p, format!("more than {MAX_PAGE_BYTES} bytes; a page may have at most {MAX_PAGE_BYTES}")));
-    }
-    Ok(bytes)
+    read_bounded(p, MAX_PAGE_BYTES, "a page")
 }
 
 /// Parses one collected page; one found by walking a folder says so in its error.
@@ -183,16 +177,9 @@ fn load_page(f: &PageFile) -> Result<Page, PageError> {
 /// Loads pages into one spec. Errors stop the load: no partial spec.
 pub fn load(paths: &[PathBuf]) -> Result<Spec, PageError> {
     let mut spec = Spec::default();
-    let mut keys: std::collections::HashMap<(Arch, String), String> = std::collections::HashMap::new();
+    let mut keys = Keys::new();
     for f in collect_page_files(paths)? {
-        let page = load_page(&f)?;
-        for v in &page.variants {
-            if let Some(first) = keys.insert((v.arch, v.key.clone()), page.file.clone()) {
-                let message = format!("key '{}' for {} already defined by {first}", v.key, v.arch);
-                return Err(PageError { file: page.file.clone(), line: v.line, message });
-            }
-        }
-        spec.pages.push(page);
+        add_page(&mut spec, &mut keys, load_page(&f)?)?;
     }
     if spec.pages.is_empty() {
         let file = paths.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", ");
@@ -213,31 +200,52 @@ fn attach_conventions(spec: &mut Spec) -> Result<(), PageError> {
         if !path.is_file() {
             continue;
         }
-        let name = path.display().to_string();
-        let bytes = read_bounded(&path, conventions::MAX_FILE_BYTES as u64)?;
-        let forms = conventions::ConventionsFile::from_text(&name, &bytes).and_then(|f| f.read_forms()).map_err(|e| PageError {
-            file: name.clone(),
-            line: 0,
-            message: e.to_string(),
-        })?;
-        let forms: std::collections::HashMap<String, std::sync::Arc<conventions::FormConventions>> =
-            forms.into_iter().map(|(k, c)| (k, std::sync::Arc::new(c))).collect();
-        for page in spec.pages.iter_mut().filter(|p| Path::new(&p.file).parent() == Some(dir.as_path())) {
-            for v in &mut page.variants {
-                v.conventions = forms.get(&conventions::form_key(v.arch, &v.key)).cloned();
-            }
+        let bytes = read_bounded(&path, conventions::MAX_FILE_BYTES as u64, "a conventions file")?;
+        attach_folder(spec, &dir, &path.display().to_string(), &bytes)?;
+    }
+    Ok(())
+}
+
+/// Variant keys seen so far, by architecture, with the page that defined each.
+type Keys = std::collections::HashMap<(Arch, String), String>;
+
+/// Adds `page` to `spec`; a key another page already defined is an error naming both.
+fn add_page(spec: &mut Spec, keys: &mut Keys, page: Page) -> Result<(), PageError> {
+    for v in &page.variants {
+        if let Some(first) = keys.insert((v.arch, v.key.clone()), page.file.clone()) {
+            let message = format!("key '{}' for {} already defined by {first}", v.key, v.arch);
+            return Err(PageError { file: page.file.clone(), line: v.line, message });
+        }
+    }
+    spec.pages.push(page);
+    Ok(())
+}
+
+/// Gives the pages of folder `dir` the conventions of the file `name` (its `bytes`).
+fn attach_folder(spec: &mut Spec, dir: &Path, name: &str, bytes: &[u8]) -> Result<(), PageError> {
+    let forms = conventions::ConventionsFile::from_text(name, bytes).and_then(|f| f.read_forms()).map_err(|e| PageError {
+        file: name.to_string(),
+        line: 0,
+        message: e.to_string(),
+    })?;
+    let forms: std::collections::HashMap<String, std::sync::Arc<conventions::FormConventions>> =
+        forms.into_iter().map(|(k, c)| (k, std::sync::Arc::new(c))).collect();
+    for page in spec.pages.iter_mut().filter(|p| Path::new(&p.file).parent() == Some(dir)) {
+        for v in &mut page.variants {
+            v.conventions = forms.get(&conventions::form_key(v.arch, &v.key)).cloned();
         }
     }
     Ok(())
 }
 
-/// A file's bytes, at most `limit` of them (more is an error naming the file).
-fn read_bounded(path: &Path, limit: u64) -> Result<Vec<u8>, PageError> {
+/// A file's bytes, at most `limit` of them even if it grew since it was checked (more is
+/// an error naming the file and `what` it is).
+fn read_bounded(path: &Path, limit: u64, what: &str) -> Result<Vec<u8>, PageError> {
     let f = std::fs::File::open(path).map_err(|e| io_err(path, format!("cannot read: {e}")))?;
     let mut bytes = vec![];
     f.take(limit + 1).read_to_end(&mut bytes).map_err(|e| io_err(path, format!("cannot read: {e}")))?;
     if bytes.len() as u64 > limit {
-        return Err(io_err(path, format!("more than {limit} bytes; at most that is read")));
+        return Err(io_err(path, format!("more than {limit} bytes; {what} may have at most {limit}")));
     }
     Ok(bytes)
 }

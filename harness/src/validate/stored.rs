@@ -42,17 +42,29 @@ fn with_kind(stored: &FormConventions, learned: &FormConventions, k: usize) -> F
     c
 }
 
-/// Do two conventions agree in kind `k`, as stored (the file's form, so that entries that
-/// the file does not keep, such as the terminator of a rejected barrier, do not count)?
-fn same_kind(a: &FormConventions, b: &FormConventions, k: usize) -> bool {
-    let (fa, fb) = (StoredForm::of(a, String::new()), StoredForm::of(b, String::new()));
-    match k {
-        0 => StoredControl::of(a).ok() == StoredControl::of(b).ok(),
-        1 => fa.order == fb.order,
-        2 => fa.signed == fb.signed && fa.signed_by == fb.signed_by,
-        3 => fa.omitted == fb.omitted,
-        4 => fa.aliases == fb.aliases,
-        _ => fa.space_bits == fb.space_bits,
+/// Conventions as the file stores them: the form written back, so that entries the file
+/// does not keep (such as the terminator of a rejected barrier) do not count.
+struct AsStored {
+    control: Option<StoredControl>,
+    form: StoredForm,
+}
+
+impl AsStored {
+    fn of(c: &FormConventions) -> AsStored {
+        AsStored { control: StoredControl::of(c).ok(), form: StoredForm::of(c, String::new()) }
+    }
+
+    /// Do the two agree in kind `k`?
+    fn same_kind(&self, other: &AsStored, k: usize) -> bool {
+        let (a, b) = (&self.form, &other.form);
+        match k {
+            0 => self.control == other.control,
+            1 => a.order == b.order,
+            2 => a.signed == b.signed && a.signed_by == b.signed_by,
+            3 => a.omitted == b.omitted,
+            4 => a.aliases == b.aliases,
+            _ => a.space_bits == b.space_bits,
+        }
     }
 }
 
@@ -84,16 +96,20 @@ pub fn check(
     for &vi in vis {
         let v = codec.variant(vi);
         let Some(l) = learned.get(v.arch, &v.key) else { continue };
-        let probes = crate::oracle::learn::probe_words(codec, vi);
+        // The learning probes: built again only for forms that need a word shown.
+        let probes = || crate::oracle::learn::probe_words(codec, vi);
         let Some(s) = v.conventions.as_deref() else {
             // The opex sweep's first word: one nvdisasm accepts, printed from the page alone.
-            let word = probes[0];
+            let word = probes()[0];
             shown.push(Shown { vi, kind: UNSTORED, word, expected: crate::codec::print(v, &codec.extract(vi, word)).to_string() });
             continue;
         };
         // A kind that differs only where no probe word prints differently (entries of a
         // rejected combination) changes no text nvdisasm prints: nothing to report.
-        for k in (0..KINDS.len()).filter(|&k| !same_kind(s, l, k)) {
+        let (stored, now) = (AsStored::of(s), AsStored::of(l));
+        let differ: Vec<usize> = (0..KINDS.len()).filter(|&k| !stored.same_kind(&now, k)).collect();
+        let probes = if differ.is_empty() { vec![] } else { probes() };
+        for k in differ {
             let fixed = with_kind(s, l, k);
             let word = probes.iter().copied().find(|&w| predict(codec, vi, s, w) != predict(codec, vi, &fixed, w));
             if let Some(word) = word {
