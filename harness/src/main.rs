@@ -1,7 +1,7 @@
 //! The `sass-harness` command line.
 
 use clap::{Parser, Subcommand};
-use sass_harness::check::roundtrip;
+use sass_harness::check::roundtrip_in;
 use sass_harness::codec::{self, Codec};
 use sass_harness::discover;
 use sass_harness::gen::{random_values, Rng};
@@ -51,10 +51,6 @@ enum Cmd {
         /// Seed of the random words.
         #[arg(long, default_value_t = 1)]
         seed: u64,
-        /// Also print each word with its stored conventions (nvdisasm's text) and assemble
-        /// that back.
-        #[arg(long)]
-        nvdisasm_text: bool,
     },
     /// Validate pages against nvdisasm and write findings and reports.
     Validate {
@@ -358,9 +354,9 @@ fn run(cmd: Cmd) -> Result<(), String> {
             }
             Ok(())
         }
-        Cmd::Check { pages, words, seed, nvdisasm_text } => {
+        Cmd::Check { pages, words, seed } => {
             let s = load(&pages)?;
-            check(&s, words, seed, nvdisasm_text)
+            check(&s, words, seed)
         }
         Cmd::Validate { pages, out, random, seed, resume } => {
             let s = load(&pages)?;
@@ -370,7 +366,7 @@ fn run(cmd: Cmd) -> Result<(), String> {
         }
         Cmd::Run { pages, out, words, random, ptx } => {
             let s = load(&pages)?;
-            check(&s, words, 1, false)?;
+            check(&s, words, 1)?;
             let out = lock_out(&out)?;
             validate(&s, &out, random, 0x5eed, Default::default())?;
             realcode(&s, &ptx, &out)
@@ -610,8 +606,9 @@ fn print_summary(s: &Spec) {
     }
 }
 
-fn check(s: &Spec, words: usize, seed: u64, nvdisasm_text: bool) -> Result<(), String> {
+fn check(s: &Spec, words: usize, seed: u64) -> Result<(), String> {
     let c = Codec::new(s);
+    let a = sass_harness::Assembler::new(&c);
     let mut rng = Rng::new(seed);
     println!("{:<22} {:>6} {:>10} {:>9}", "variant", "arch", "words", "failures");
     let mut total_fail = 0;
@@ -621,8 +618,7 @@ fn check(s: &Spec, words: usize, seed: u64, nvdisasm_text: bool) -> Result<(), S
         let mut first = None;
         for _ in 0..words {
             let vals = random_values(v, &mut rng);
-            let checked = roundtrip(&c, vi, &vals).and_then(|w| if nvdisasm_text { sass_harness::check::nvdisasm_text(&c, vi, &vals, w) } else { Ok(()) });
-            if let Err(e) = checked {
+            if let Err(e) = roundtrip_in(&a, vi, &vals) {
                 fails += 1;
                 first.get_or_insert(e);
             }

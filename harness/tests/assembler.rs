@@ -187,7 +187,10 @@ fn modifiers_read_in_any_order() {
             match a.assemble_inst(v.arch, &inst, w) {
                 Ok((vj, w2)) => {
                     let same = (w2.0 ^ w.0) & !(v.ignored.0 | c.variant(vj).ignored.0) == 0;
-                    assert!(same || !codec::print::lossless(v, &vals), "{}: '{inst}' assembles to {w2}, not {w}", v.key)
+                    // Unless the reversed text is, as written, another word's nvdisasm text:
+                    // `F2F.FTZ.F32.F16` is the F32-from-F16 form's, not F2F_R_R's reordered.
+                    let as_printed = codec::print_word(c.variant(vj), &c.extract(vj, w2), w2).modifiers == inst.modifiers;
+                    assert!(same || as_printed || !codec::print::lossless(v, &vals), "{}: '{inst}' assembles to {w2}, not {w}", v.key)
                 }
                 // Without the word among the readings, each reading must print the text
                 // (a left-out RZ drops its suffix: `[0x96776]` for `[RZ.X4+0x96776]`).

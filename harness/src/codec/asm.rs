@@ -137,6 +137,11 @@ impl<'c, 's> Assembler<'c, 's> {
         Assembler { codec, index, forms, vocabulary }
     }
 
+    /// The codec it assembles for.
+    pub fn codec(&self) -> &'c Codec<'s> {
+        self.codec
+    }
+
     /// Same result as [`assemble`].
     pub fn assemble(&self, arch: Arch, text: &str, controls_from: Word) -> Result<(usize, Word), AsmError> {
         // A plain text is read without allocating; the full parser reads the rest.
@@ -434,6 +439,15 @@ fn outcome(codec: &Codec, hits: Hits, arch: Arch, inst: &InstRef, reasons: impl 
         }
         Some(first) => {
             let all: Vec<(usize, Word)> = std::iter::once(first).chain(hits.more).collect();
+            // A reading in another modifier order than nvdisasm's is a word that prints
+            // other text: keep the words that print the text's modifiers as written.
+            let modifiers = inst.to_instruction().modifiers;
+            let as_written: Vec<(usize, Word)> = all.iter().copied().filter(|&(_, w)| prints_modifiers(codec, arch, w, &modifiers)).collect();
+            let all = match as_written[..] {
+                [one] => return Ok(one),
+                [] => all,
+                _ => as_written,
+            };
             Err(AsmError::Ambiguous {
                 text: inst.to_instruction().to_string(),
                 keys: all.iter().map(|(i, _)| codec.variant(*i).key.clone()).collect(),
@@ -443,6 +457,12 @@ fn outcome(codec: &Codec, hits: Hits, arch: Arch, inst: &InstRef, reasons: impl 
     }
 }
 
+/// Whether word `w` decodes as a form that prints `modifiers` (with its stored
+/// conventions).
+fn prints_modifiers(codec: &Codec, arch: Arch, w: Word, modifiers: &[String]) -> bool {
+    codec.decode(arch, w).is_ok_and(|(vi, vals)| super::print_word(codec.variant(vi), &vals, w).modifiers == modifiers)
+}
+
 /// Highest predicate index (`PT`); the predicate field holds it and a negation bit above.
 const PT: u8 = 7;
 
@@ -450,14 +470,19 @@ const PT: u8 = 7;
 /// operands than the form, with the missing ones taken for operands that nvdisasm leaves
 /// out at all ones (`IADD3 R0, R1, R2, RZ` for two PT; `BAR.SYNC 0x0` for an RZ): `P`/`UP`
 /// operands and those the page says are left out at zero (`BRX R6` for `BRX PT, R6 0x0`),
-/// or with `general` also `R`, `UR` and `I` operands of one field; one reading per choice
-/// of which: two encodings may print alike.
+/// or with `general` also `R`, `UR` and `I` operands of one field (those the form's stored
+/// conventions leave out, where it has them); one reading per choice of which: two
+/// encodings may print alike.
 fn with_omitted<'t>(v: &Variant, inst: &InstRef<'t>, general: bool) -> Vec<Option<InstRef<'t>>> {
     let missing = v.operands.len().saturating_sub(inst.operands.len());
     if missing == 0 {
         return vec![None];
     }
-    let cands: Vec<(usize, Body)> = (0..v.operands.len()).filter_map(|k| omitted_body(v, k, general).map(|b| (k, b))).collect();
+    // The stored conventions name the operands nvdisasm leaves out; without them, any
+    // that may be.
+    let stored = |k: usize| v.conventions.as_deref().is_none_or(|c| c.omitted.contains(&k));
+    let cands: Vec<(usize, Body)> =
+        (0..v.operands.len()).filter_map(|k| omitted_body(v, k, false).or_else(|| omitted_body(v, k, general).filter(|_| stored(k))).map(|b| (k, b))).collect();
     let mut out = vec![];
     for mask in 0u32..1 << cands.len().min(8) {
         if mask.count_ones() as usize != missing {
@@ -646,6 +671,22 @@ impl<'s> FormOperand<'s> {
     }
 }
 
+/// The page's modifier slots in the order the form's stored conventions print them; the
+/// page's order where none is stored or a slot has no place in it.
+fn printed_order(v: &Variant) -> Vec<usize> {
+    let page: Vec<usize> = (0..v.modifiers.len()).collect();
+    let Some(c) = v.conventions.as_deref() else { return page };
+    let ranks: Option<Vec<usize>> = v.modifiers.iter().map(|m| c.modifier_order.iter().position(|id| *id == super::print::slot_id(v, m))).collect();
+    match ranks {
+        Some(ranks) => {
+            let mut order = page;
+            order.sort_by_key(|&k| ranks[k]);
+            order
+        }
+        None => page,
+    }
+}
+
 impl<'s> Form<'s> {
     fn new<'a>(v: &'s Variant, vocabulary: &mut Vocabulary<'a>) -> Form<'s>
     where
@@ -668,7 +709,7 @@ impl<'s> Form<'s> {
             pred_fields: (0..v.fields.len()).filter(|&i| v.fields[i].kind == FieldKind::Pred).map(|i| (i, v.fields[i].max())).collect(),
             uniform_guard: guard_is_uniform(v),
             control_bits: v.fields.iter().filter(|f| f.is_control()).flat_map(|f| &f.bits).fold(0, |m, &b| m | 1u128 << b),
-            modifiers: Slots::new(modifiers),
+            modifiers: Slots::new(modifiers).printed_in(printed_order(v)),
             operands,
         }
     }
@@ -918,6 +959,11 @@ impl OperandFill<'_> {
             (OperandKind::Imm(m), Body::Imm { value }) => {
                 let f = self.op.value[0].field().ok_or("immediate without bits")?;
                 let x = m.invert(*value).ok_or_else(|| format!("operand {k}: {} is not {}", sass::hex_signed(*value), scale_text(m)))?;
+                // nvdisasm never prints this form's immediate negative (its stored
+                // conventions): a negative one is another form's (AL2P R,R,I's, not R,I's).
+                if x < 0 && v.conventions.as_deref().is_some_and(|c| !c.signed_imm && c.signed_imm_by.is_empty()) {
+                    return Err(format!("operand {k}: the form prints its immediate unsigned, not {}", sass::hex_signed(*value)));
+                }
                 values.set(f, imm_bits(v, self.op.value[0], f, k, x)?);
                 Ok(())
             }

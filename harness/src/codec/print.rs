@@ -450,11 +450,14 @@ fn signed(x: u64, width: u32) -> i64 {
 }
 
 /// Does `values` print distinctly from every other value of `v` (so text → word is exact)?
-/// Not when a table gives two values one name, or a float operand holds a NaN: nvdisasm
-/// spells every NaN `+QNAN`/`-QNAN`, and so do we.
+/// Not when a table gives two values one name or two tables share a token (the text does
+/// not say which holds it), when a table field holds a value its table does not list
+/// (`UNLISTEDn` reads as any table's), or a float operand holds a NaN: nvdisasm spells
+/// every NaN `+QNAN`/`-QNAN`, and so do we.
 pub fn lossless(v: &Variant, values: &Values) -> bool {
     let mods = || modifiers(v, values, None);
     injective(v)
+        && (0..v.fields.len()).all(|f| v.field_table(f).is_none_or(|t| t.row(values.get(f)).is_some()))
         && v.operands.iter().all(|o| {
             !o.kind.is_float()
                 || o.value_fields[0]
@@ -466,15 +469,27 @@ pub fn lossless(v: &Variant, values: &Values) -> bool {
         })
 }
 
-/// Does this variant print every value distinctly (so text → word is exact)?
+/// Does this variant print every listed value distinctly (so text → word is exact)? Each
+/// token a table prints belongs to one row of one table.
 pub fn injective(v: &Variant) -> bool {
-    v.tables.iter().all(|t| {
+    let mut seen: Vec<&str> = vec![];
+    for t in &v.tables {
         let mut names: Vec<&str> = t.rows.iter().map(|r| if r.kind == RowKind::Default { "" } else { r.name.as_str() }).collect();
-        names.sort_unstable();
         let n = names.len();
+        names.sort_unstable();
         names.dedup();
-        names.len() == n
-    })
+        if names.len() != n {
+            return false;
+        }
+        let mut tokens: Vec<&str> = names.iter().flat_map(|name| name.split('.')).filter(|t| !t.is_empty()).collect();
+        tokens.sort_unstable();
+        tokens.dedup();
+        seen.extend(tokens);
+    }
+    let n = seen.len();
+    seen.sort_unstable();
+    seen.dedup();
+    seen.len() == n
 }
 
 #[cfg(test)]

@@ -146,6 +146,9 @@ pub(super) struct Slots<'s> {
     unlisted: bool,
     /// Whether some slot reads nothing at all (a field without its table).
     dead: bool,
+    /// The order nvdisasm prints the slots in, where it differs from the page's (the
+    /// form's stored conventions): tried first, as two slots may read the same token.
+    printed: Option<Box<[usize]>>,
 }
 
 impl<'s> Slots<'s> {
@@ -169,7 +172,16 @@ impl<'s> Slots<'s> {
         vocabulary.sort_unstable();
         vocabulary.dedup();
         let n_vocabulary = vocabulary.len();
-        Slots { slots, ids: vocabulary.into_iter().chain(required).collect(), n_vocabulary, unlisted, dead }
+        Slots { slots, ids: vocabulary.into_iter().chain(required).collect(), n_vocabulary, unlisted, dead, printed: None }
+    }
+
+    /// These slots, read first in `order` (a permutation of their indices: nvdisasm's
+    /// print order); the identity changes nothing.
+    pub fn printed_in(mut self, order: Vec<usize>) -> Slots<'s> {
+        if order.iter().enumerate().any(|(i, &k)| i != k) {
+            self.printed = Some(order.into_boxed_slice());
+        }
+        self
     }
 
     pub fn vocabulary(&self) -> &[u32] {
@@ -187,10 +199,13 @@ impl<'s> Slots<'s> {
         !self.dead && tokens.iter().all(known) && self.required().iter().all(|&r| tokens.iter().any(|&t| t & !UNLISTED_BIT == r))
     }
 
-    /// Sets the slots' fields from `toks`, which they must read exactly: in page order if
-    /// possible, else in any order.
+    /// Sets the slots' fields from `toks`, which they must read exactly: in nvdisasm's
+    /// order if stored, else in page order if possible, else in any order.
     pub fn read(&self, v: &Variant, toks: Toks, values: &mut Values) -> Result<(), String> {
         let n = self.slots.len();
+        if self.printed.as_deref().is_some_and(|order| self.read_in(v, order, toks, values)) {
+            return Ok(());
+        }
         let page_order =
             if n <= IN_ORDER.len() { self.read_in(v, &IN_ORDER[..n], toks, values) } else { self.read_in(v, &(0..n).collect::<Vec<_>>(), toks, values) };
         if page_order {
