@@ -14,6 +14,7 @@ use sass_harness::codec::{self, Codec};
 use sass_harness::fuzz::{self, Input, Target};
 use sass_harness::gen::{base_values, Rng};
 use std::collections::HashSet;
+use std::hint::black_box;
 use std::path::Path;
 use std::time::Instant;
 
@@ -150,14 +151,17 @@ fn bench(c: &Codec, execs: usize) -> Result<(), String> {
     let texts: Vec<(usize, String)> = inputs.iter().map(|i| (i.variant, codec::print(c.variant(i.variant), &i.values).to_string())).collect();
     let failures = data.iter().filter(|d| fuzz::roundtrip(c, d).is_err()).count();
     println!("{} variants, {execs} random 64-byte inputs, {failures} fail the roundtrip property", c.variants().len());
-    report("fuzz::roundtrip (whole property)", time(&data, |d| drop(fuzz::roundtrip(c, d))));
-    report("Input::parse", time(&data, |d| drop(Input::parse(c, d))));
-    report("encode", time(&inputs, |i| drop(c.encode(i.variant, &i.values))));
-    report("decode", time(&words, |&(vi, w)| drop(c.decode(c.variant(vi).arch, w))));
-    report("print to a String", time(&inputs, |i| drop(codec::print(c.variant(i.variant), &i.values).to_string())));
-    report("print::lossless", time(&inputs, |i| _ = codec::print::lossless(c.variant(i.variant), &i.values)));
-    report("asm::assemble (what check uses)", time(&texts, |(vi, t)| drop(codec::asm::assemble(c, c.variant(*vi).arch, t, sass_harness::Word::ZERO))));
+    report("fuzz::roundtrip (whole property)", time(&data, |d| _ = black_box(fuzz::roundtrip(c, black_box(d)))));
+    report("Input::parse", time(&data, |d| _ = black_box(Input::parse(c, black_box(d)))));
+    report("encode", time(&inputs, |i| _ = black_box(c.encode(i.variant, black_box(&i.values)))));
+    report("decode", time(&words, |&(vi, w)| _ = black_box(c.decode(c.variant(vi).arch, black_box(w)))));
+    report("print to a String", time(&inputs, |i| _ = black_box(codec::print(c.variant(i.variant), black_box(&i.values)).to_string())));
+    report("print::lossless", time(&inputs, |i| _ = black_box(codec::print::lossless(c.variant(i.variant), black_box(&i.values)))));
+    report(
+        "asm::assemble (what check uses)",
+        time(&texts, |(vi, t)| _ = black_box(codec::asm::assemble(c, c.variant(*vi).arch, black_box(t), sass_harness::Word::ZERO))),
+    );
     let a = sass_harness::Assembler::new(c);
-    report("Assembler::assemble (indexed)", time(&texts, |(vi, t)| drop(a.assemble(c.variant(*vi).arch, t, sass_harness::Word::ZERO))));
+    report("Assembler::assemble (indexed)", time(&texts, |(vi, t)| _ = black_box(a.assemble(c.variant(*vi).arch, black_box(t), sass_harness::Word::ZERO))));
     Ok(())
 }
