@@ -1,39 +1,29 @@
-//! Shared set-up for the fuzz targets: the corpus spec, loaded once per process.
+//! Shared set-up for the fuzz targets: the spec, loaded once per process.
 //!
-//! The pages are read from `corpus/isa` in the repository (found from this crate's
-//! manifest directory), so a target always fuzzes the spec the harness itself uses.
+//! By default the whole spec of the repository this crate lives in (found from its
+//! manifest directory): every page of `corpus/isa-discovered` and `corpus/isa`, all
+//! architectures (see `sass_harness::fuzz::default_spec_dirs`). `SASS_HARNESS_FUZZ_SPEC`
+//! (page folders joined by `:`, relative to the repository root) picks another.
 
 use sass_harness::codec::Codec;
-use sass_harness::spec::{self, Arch, Spec};
+use sass_harness::fuzz;
+use sass_harness::spec;
 use std::path::PathBuf;
 use std::sync::OnceLock;
 
-/// `corpus/isa` of the repository this crate lives in.
-pub fn pages_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../corpus/isa")
+/// The root of the repository this crate lives in.
+pub fn repo_root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
 }
 
-/// The codec over every corpus page; the spec is leaked so the codec can be `'static`.
+/// The codec over the fuzzed spec; the spec is leaked so the codec can be `'static`.
 pub fn codec() -> &'static Codec<'static> {
     static CODEC: OnceLock<Codec<'static>> = OnceLock::new();
     CODEC.get_or_init(|| {
-        let dir = pages_dir();
-        let spec: Spec = spec::load(std::slice::from_ref(&dir)).unwrap_or_else(|e| panic!("fuzz set-up: cannot load {}: {e}", dir.display()));
+        let dirs = fuzz::spec_dirs(&repo_root());
+        let spec =
+            fuzz::load_spec(&dirs).unwrap_or_else(|e| panic!("fuzz set-up: cannot load the spec {dirs:?} (set {} to pick another): {e}", fuzz::SPEC_ENV));
         Codec::new(Box::leak(Box::new(spec)))
-    })
-}
-
-/// The architectures the spec covers, each once, in first-seen order.
-pub fn archs() -> &'static [Arch] {
-    static ARCHS: OnceLock<Vec<Arch>> = OnceLock::new();
-    ARCHS.get_or_init(|| {
-        let mut out: Vec<Arch> = vec![];
-        for v in codec().variants() {
-            if !out.contains(&v.arch) {
-                out.push(v.arch);
-            }
-        }
-        out
     })
 }
 

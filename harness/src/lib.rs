@@ -41,6 +41,7 @@ pub mod cubin;
 pub mod disasm;
 pub mod discover;
 pub mod fix;
+pub mod fuzz;
 pub mod gen;
 pub mod listing;
 pub mod oracle;
