@@ -1,20 +1,30 @@
 #!/usr/bin/env bash
-# Runs one cargo-fuzz target (or all of them) for a fixed time, seeded from corpus/fuzz/.
+# Runs one cargo-fuzz target (or all of them) for a fixed time, seeded from corpus/fuzz/,
+# then prints how many of the spec's variants the run's corpus reaches.
 #
 #   bash ci/fuzz.sh TARGET [SECONDS] [-- LIBFUZZER_ARGS...]
 #   bash ci/fuzz.sh all 60
+#   bash ci/fuzz.sh roundtrip 600 -- -fork=8 -ignore_crashes=1   # a bigger machine
 #
 # TARGET: roundtrip | decode | parse_page | asm | cubin | all.  SECONDS defaults to 60.
-# Needs the nightly toolchain and cargo-fuzz (cargo install cargo-fuzz).
+# Needs cargo-fuzz (cargo install cargo-fuzz --version 0.13.2 --locked) and the stable
+# toolchain only: AddressSanitizer's -Zsanitizer flag is let through the stable compiler
+# with RUSTC_BOOTSTRAP=1 (cargo-fuzz treats that as nightly); FUZZ_SANITIZER=none builds
+# without a sanitizer, on stable proper. FUZZ_TOOLCHAIN=+nightly uses nightly instead.
+# SASS_HARNESS_FUZZ_SPEC=dir1:dir2 fuzzes other page folders (default: corpus/isa-discovered
+# and corpus/isa, every architecture).
 #
 # The committed seeds in corpus/fuzz/TARGET are passed as a second, read-only corpus
 # directory; what libFuzzer finds goes to the first one, fuzz/target/corpus/TARGET
 # (ignored by git), so a run never writes into the repository. Crashes land in
-# fuzz/artifacts/TARGET/ (ignored too); once the bug is fixed, copy the input into
-# corpus/fuzz/TARGET/ as a regression seed.
+# fuzz/artifacts/TARGET/ (ignored too); `sass-harness crosscheck` replays both.
+#
+# The coverage line counts the variants whose words the inputs of both folders make the
+# target build (sass_harness::fuzz::words; harness/examples/fuzz_corpus.rs); libFuzzer's
+# in-memory corpus is those two folders. FUZZ_MIN_COVERAGE=99 makes a lower count fail.
 #
 # The same run by hand, from the repository root:
-#   cargo +nightly fuzz run roundtrip fuzz/target/corpus/roundtrip corpus/fuzz/roundtrip -- -max_total_time=60
+#   cargo fuzz run roundtrip fuzz/target/corpus/roundtrip corpus/fuzz/roundtrip -- -max_total_time=60
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -34,20 +44,36 @@ if [[ $# -gt 0 && $1 == "--" ]]; then
     shift
 fi
 
-toolchain=${FUZZ_TOOLCHAIN:-+nightly}
+toolchain=()
+if [[ -n ${FUZZ_TOOLCHAIN:-} ]]; then
+    toolchain=("$FUZZ_TOOLCHAIN")
+fi
+sanitizer=${FUZZ_SANITIZER:-address}
+if [[ $sanitizer != none ]] && ! rustc "${toolchain[@]}" -V | grep -q -- -nightly; then
+    export RUSTC_BOOTSTRAP=1
+fi
 
 if [[ $target == all ]]; then
-    targets=$(cargo "$toolchain" fuzz list)
+    targets=$(cargo "${toolchain[@]}" fuzz list)
 else
     targets=$target
 fi
 
 for t in $targets; do
     if [[ ! -d corpus/fuzz/$t ]]; then
-        echo "no seed corpus corpus/fuzz/$t (targets: $(cargo "$toolchain" fuzz list | tr '\n' ' '))" >&2
+        echo "no seed corpus corpus/fuzz/$t (targets: $(cargo "${toolchain[@]}" fuzz list | tr '\n' ' '))" >&2
         exit 2
     fi
     mkdir -p "fuzz/target/corpus/$t"
-    echo "== fuzz $t for ${seconds}s"
-    cargo "$toolchain" fuzz run "$t" "fuzz/target/corpus/$t" "corpus/fuzz/$t" -- -max_total_time="$seconds" "$@"
+    echo "== fuzz $t for ${seconds}s (sanitizer: $sanitizer)"
+    cargo "${toolchain[@]}" fuzz run -s "$sanitizer" "$t" "fuzz/target/corpus/$t" "corpus/fuzz/$t" -- -max_total_time="$seconds" "$@"
+    case $t in
+        roundtrip | decode | asm)
+            min=()
+            if [[ -n ${FUZZ_MIN_COVERAGE:-} ]]; then
+                min=(--min "$FUZZ_MIN_COVERAGE")
+            fi
+            (unset RUSTC_BOOTSTRAP && cargo run --quiet --release -p sass-harness --example fuzz_corpus -- coverage "$t" "fuzz/target/corpus/$t" "corpus/fuzz/$t" "${min[@]}")
+            ;;
+    esac
 done

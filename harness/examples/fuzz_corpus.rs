@@ -1,0 +1,167 @@
+//! Fuzz corpus tools over the fuzzed spec (`sass_harness::fuzz::spec_dirs`, from the
+//! repository root):
+//!
+//!   cargo run --release --example fuzz_corpus -- coverage TARGET DIR...
+//!       how many of the spec's variants the inputs in DIR... reach (the words
+//!       `fuzz::words` says the target builds); exit 1 below `--min PERCENT` if given
+//!   cargo run --release --example fuzz_corpus -- seeds OUT
+//!       one seed per variant: OUT/roundtrip/*.bin (base values), OUT/asm/*.txt (their
+//!       text), OUT/decode/*.bin (a page's words, one file per page)
+//!   cargo run --release --example fuzz_corpus -- bench [EXECS]
+//!       execs/s of the roundtrip property on random inputs, and what each step costs
+
+use sass_harness::codec::{self, Codec};
+use sass_harness::fuzz::{self, Input, Target};
+use sass_harness::gen::{base_values, Rng};
+use std::collections::HashSet;
+use std::hint::black_box;
+use std::path::Path;
+use std::time::Instant;
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let repo = std::env::current_dir().expect("a current directory");
+    let dirs = fuzz::spec_dirs(&repo);
+    let spec = fuzz::load_spec(&dirs).unwrap_or_else(|e| die(&format!("cannot load the spec {dirs:?}: {e}")));
+    let c = Codec::new(&spec);
+    let result = match args.first().map(String::as_str) {
+        Some("coverage") if args.len() >= 3 => coverage(&c, &args[1], &args[2..]),
+        Some("seeds") if args.len() == 2 => seeds(&c, Path::new(&args[1])),
+        Some("bench") => bench(&c, args.get(1).map_or(Ok(200_000), |n| n.parse()).unwrap_or_else(|e| die(&format!("EXECS: {e}")))),
+        _ => Err("usage: fuzz_corpus coverage TARGET DIR... [--min PERCENT] | seeds OUT | bench [EXECS]".into()),
+    };
+    if let Err(e) = result {
+        die(&e);
+    }
+}
+
+fn die(message: &str) -> ! {
+    eprintln!("fuzz_corpus: {message}");
+    std::process::exit(1)
+}
+
+fn coverage(c: &Codec, target: &str, rest: &[String]) -> Result<(), String> {
+    let target: Target = target.parse()?;
+    let (dirs, min) = match rest.iter().position(|a| a == "--min") {
+        Some(i) => (&rest[..i], Some(rest.get(i + 1).ok_or("--min needs a percentage")?.parse::<f64>().map_err(|e| format!("--min: {e}"))?)),
+        None => (rest, None),
+    };
+    let mut reached: HashSet<usize> = HashSet::new();
+    let mut inputs = 0usize;
+    for dir in dirs {
+        let Ok(entries) = std::fs::read_dir(dir) else { continue };
+        for e in entries {
+            let path = e.map_err(|e| format!("{dir}: {e}"))?.path();
+            if !path.is_file() {
+                continue;
+            }
+            let data = std::fs::read(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+            inputs += 1;
+            reached.extend(fuzz::words(target, c, &data).into_iter().filter_map(|g| g.variant));
+        }
+    }
+    let total = c.variants().len();
+    let pct = 100.0 * reached.len() as f64 / total.max(1) as f64;
+    println!("{target}: {inputs} inputs reach {} of {total} variants ({pct:.1}%)", reached.len());
+    match min {
+        Some(m) if pct < m => Err(format!("{target}: {pct:.1}% of the variants is below {m}%")),
+        _ => Ok(()),
+    }
+}
+
+/// A file name for variant `vi`: its key and architecture (keys repeat across them).
+fn seed_name(c: &Codec, vi: usize) -> String {
+    let v = c.variant(vi);
+    format!("{}_{}", v.key.replace(|ch: char| !ch.is_ascii_alphanumeric() && ch != '_', "-"), v.arch.nvdisasm_name())
+}
+
+fn write(dir: &Path, name: &str, bytes: &[u8]) -> Result<(), String> {
+    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let path = dir.join(name);
+    std::fs::write(&path, bytes).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+fn seeds(c: &Codec, out: &Path) -> Result<(), String> {
+    let mut pages: std::collections::BTreeMap<(String, String), Vec<u8>> = std::collections::BTreeMap::new();
+    for vi in 0..c.variants().len() {
+        let v = c.variant(vi);
+        let input = Input::from_values(c, vi, &base_values(v));
+        let name = seed_name(c, vi);
+        write(&out.join("roundtrip"), &format!("{name}.bin"), &input.to_bytes())?;
+        write(&out.join("asm"), &format!("{name}.txt"), asm_text(c, &input).as_bytes())?;
+        let stem = Path::new(&v.file).file_stem().map_or("page".into(), |s| s.to_string_lossy().into_owned());
+        let words = pages.entry((v.arch.nvdisasm_name(), stem)).or_default();
+        words.extend_from_slice(&c.encode_unchecked(vi, &input.values).to_le_bytes());
+    }
+    for ((arch, stem), words) in &pages {
+        write(&out.join("decode"), &format!("{stem}_{arch}.bin"), words)?;
+    }
+    println!(
+        "{} variants: {} roundtrip and asm seeds, {} decode seeds (one per page) in {}",
+        c.variants().len(),
+        c.variants().len(),
+        pages.len(),
+        out.display()
+    );
+    Ok(())
+}
+
+/// A text that assembles as the input's variant, where one of those tried does: the page's
+/// print of the base values, nvdisasm's (stored conventions), then seeded random values.
+fn asm_text(c: &Codec, input: &Input) -> String {
+    let v = c.variant(input.variant);
+    let reaches = |t: &str| fuzz::words(Target::Asm, c, t.as_bytes()).iter().any(|g| g.variant == Some(input.variant));
+    let page = fuzz::asm_seed(c, input);
+    if reaches(&page) {
+        return page;
+    }
+    let mut rng = Rng::new(input.variant as u64);
+    let mut tries = vec![codec::print_word(v, &input.values, c.encode_unchecked(input.variant, &input.values)).to_string()];
+    for _ in 0..32 {
+        let values = sass_harness::gen::random_listed_values(v, &mut rng);
+        let w = c.encode_unchecked(input.variant, &values);
+        tries.push(codec::print(v, &values).to_string());
+        tries.push(codec::print_word(v, &values, w).to_string());
+    }
+    tries.into_iter().find(|t| reaches(t)).unwrap_or(page)
+}
+
+/// Seconds per call of `f` over `inputs`, as the median of five passes, with the range.
+fn time<T>(inputs: &[T], mut f: impl FnMut(&T)) -> (f64, f64, f64) {
+    let mut per: Vec<f64> = (0..5)
+        .map(|_| {
+            let t = Instant::now();
+            inputs.iter().for_each(&mut f);
+            t.elapsed().as_secs_f64() / inputs.len() as f64
+        })
+        .collect();
+    per.sort_by(f64::total_cmp);
+    (per[2], per[0], per[4])
+}
+
+fn report(what: &str, (median, lo, hi): (f64, f64, f64)) {
+    println!("{what:<34} {:>8.2} µs  ({:.2}–{:.2})  {:>9.0}/s", median * 1e6, lo * 1e6, hi * 1e6, 1.0 / median);
+}
+
+fn bench(c: &Codec, execs: usize) -> Result<(), String> {
+    let mut rng = Rng::new(5);
+    let data: Vec<Vec<u8>> = (0..execs).map(|_| (0..64).map(|_| rng.next_u64() as u8).collect()).collect();
+    let inputs: Vec<Input> = data.iter().filter_map(|d| Input::parse(c, d)).collect();
+    let words: Vec<(usize, sass_harness::Word)> = inputs.iter().map(|i| (i.variant, c.encode_unchecked(i.variant, &i.values))).collect();
+    let texts: Vec<(usize, String)> = inputs.iter().map(|i| (i.variant, codec::print(c.variant(i.variant), &i.values).to_string())).collect();
+    let failures = data.iter().filter(|d| fuzz::roundtrip(c, d).is_err()).count();
+    println!("{} variants, {execs} random 64-byte inputs, {failures} fail the roundtrip property", c.variants().len());
+    report("fuzz::roundtrip (whole property)", time(&data, |d| _ = black_box(fuzz::roundtrip(c, black_box(d)))));
+    report("Input::parse", time(&data, |d| _ = black_box(Input::parse(c, black_box(d)))));
+    report("encode", time(&inputs, |i| _ = black_box(c.encode(i.variant, black_box(&i.values)))));
+    report("decode", time(&words, |&(vi, w)| _ = black_box(c.decode(c.variant(vi).arch, black_box(w)))));
+    report("print to a String", time(&inputs, |i| _ = black_box(codec::print(c.variant(i.variant), black_box(&i.values)).to_string())));
+    report("print::lossless", time(&inputs, |i| _ = black_box(codec::print::lossless(c.variant(i.variant), black_box(&i.values)))));
+    report(
+        "asm::assemble (what check uses)",
+        time(&texts, |(vi, t)| _ = black_box(codec::asm::assemble(c, c.variant(*vi).arch, black_box(t), sass_harness::Word::ZERO))),
+    );
+    let a = sass_harness::Assembler::new(c);
+    report("Assembler::assemble (indexed)", time(&texts, |(vi, t)| _ = black_box(a.assemble(c.variant(*vi).arch, black_box(t), sass_harness::Word::ZERO))));
+    Ok(())
+}
