@@ -82,7 +82,11 @@ fn crosscheck(a: &Args) -> Result<u8, String> {
     }
     if a.exec {
         match execute(&s.kept, out.path(), a.dry_run) {
-            Ok(r) => println!("exec --dry-run: {} words planned in {}", r.words, r.plan.display()),
+            Ok(r) => {
+                let left = s.unique - r.words;
+                let more = if left > 0 { format!(" ({left} more unique words not kept: the duplicate set's cap)") } else { String::new() };
+                println!("exec --dry-run: {} words planned in {}{more}", r.words, r.plan.display())
+            }
             Err(ExecError::NoGpu(why)) => {
                 println!("crosscheck: --exec: {why}: nothing was run");
                 return Ok(EXIT_NO_GPU as u8);

@@ -225,7 +225,8 @@ impl Run<'_> {
             return;
         }
         self.summary.unique += 1;
-        if self.opts.keep_words {
+        // Bounded like the duplicate set: past it, words are counted, not kept.
+        if self.opts.keep_words && self.summary.kept.len() < self.seen_cap {
             self.summary.kept.push((arch, word));
         }
         self.pending.push(Pending { arch, word, built_as, target });
