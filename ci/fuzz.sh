@@ -59,6 +59,8 @@ else
     targets=$target
 fi
 
+# A target that crashes does not stop the others; the script fails at the end.
+failed=()
 for t in $targets; do
     if [[ ! -d corpus/fuzz/$t ]]; then
         echo "no seed corpus corpus/fuzz/$t (targets: $(cargo "${toolchain[@]}" fuzz list | tr '\n' ' '))" >&2
@@ -66,14 +68,23 @@ for t in $targets; do
     fi
     mkdir -p "fuzz/target/corpus/$t"
     echo "== fuzz $t for ${seconds}s (sanitizer: $sanitizer)"
-    cargo "${toolchain[@]}" fuzz run -s "$sanitizer" "$t" "fuzz/target/corpus/$t" "corpus/fuzz/$t" -- -max_total_time="$seconds" "$@"
+    if ! cargo "${toolchain[@]}" fuzz run -s "$sanitizer" "$t" "fuzz/target/corpus/$t" "corpus/fuzz/$t" -- -max_total_time="$seconds" "$@"; then
+        echo "== fuzz $t: crashed or failed (inputs in fuzz/artifacts/$t)" >&2
+        failed+=("$t")
+    fi
     case $t in
         roundtrip | decode | asm)
             min=()
             if [[ -n ${FUZZ_MIN_COVERAGE:-} ]]; then
                 min=(--min "$FUZZ_MIN_COVERAGE")
             fi
-            (unset RUSTC_BOOTSTRAP && cargo run --quiet --release -p sass-harness --example fuzz_corpus -- coverage "$t" "fuzz/target/corpus/$t" "corpus/fuzz/$t" "${min[@]}")
+            if ! (unset RUSTC_BOOTSTRAP && cargo run --quiet --release -p sass-harness --example fuzz_corpus -- coverage "$t" "fuzz/target/corpus/$t" "corpus/fuzz/$t" "${min[@]}"); then
+                failed+=("$t coverage")
+            fi
             ;;
     esac
 done
+if [[ ${#failed[@]} -gt 0 ]]; then
+    echo "fuzz: failed: ${failed[*]}" >&2
+    exit 1
+fi
