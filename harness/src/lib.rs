@@ -37,6 +37,7 @@ pub mod budget;
 pub mod check;
 pub mod codec;
 pub mod compare;
+pub mod crosscheck;
 pub mod cubin;
 pub mod disasm;
 pub mod discover;

@@ -250,6 +250,9 @@ enum Cmd {
     /// Run every variant's words on the GPU against the models (`--dry-run`: build and
     /// check every patched cubin with nvdisasm, no GPU). Exit 3 when no GPU/driver.
     Exec(sass_harness::oracle::gpu::cli::ExecArgs),
+    /// Replay fuzz corpora and crash artifacts against nvdisasm: findings, reports and
+    /// minimized regression seeds in --out (exit 3 for --exec without a GPU).
+    Crosscheck(sass_harness::crosscheck::cli::Args),
     /// (internal) One batch in a child process: `exec` starts these.
     #[command(hide = true)]
     ExecWorker(sass_harness::oracle::gpu::cli::WorkerArgs),
@@ -295,6 +298,7 @@ fn main() -> ExitCode {
     let cmd = match cli.cmd {
         Cmd::Exec(a) => return sass_harness::oracle::gpu::cli::exec_main(&a),
         Cmd::ExecWorker(a) => return sass_harness::oracle::gpu::cli::worker_main(&a),
+        Cmd::Crosscheck(a) => return sass_harness::crosscheck::cli::main(&a),
         other => other,
     };
     match run(cmd) {
@@ -398,7 +402,7 @@ fn run(cmd: Cmd) -> Result<(), String> {
             let s = load(&pages)?;
             bench(&s, words)
         }
-        Cmd::Exec(_) | Cmd::ExecWorker(_) => Err("exec is handled before run".into()),
+        Cmd::Exec(_) | Cmd::ExecWorker(_) | Cmd::Crosscheck(_) => Err("exec and crosscheck are handled before run".into()),
         Cmd::Model { arch, spec: sp, batch, args } => model(&load_spec(&sp)?, spec::Arch(arch), batch.as_deref(), &args),
     }
 }
