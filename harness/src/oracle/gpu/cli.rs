@@ -545,7 +545,8 @@ fn attribute_hidden(r: &mut CubinOutcome, es: &[&PlanEntry], base_ok: &mut std::
     for e in es.iter().filter(|e| e.kind == "page") {
         base_ok.entry(e.values_id.clone()).or_insert(!bad.contains(e.word.as_str()) && !r.unmodelled.iter().any(|u| u.contains(&e.word)));
     }
-    for f in r.findings.iter_mut().filter(|f| f.class == ExecClass::HiddenSemantics) {
+    // A relation finding compares the flip with its base directly: the bit's by definition.
+    for f in r.findings.iter_mut().filter(|f| f.class == ExecClass::HiddenSemantics && !f.message.starts_with("ignored_bit:")) {
         let id = es.iter().find(|e| e.word == f.word).map(|e| e.values_id.as_str()).unwrap_or("");
         if base_ok.get(id) != Some(&true) {
             f.class = ExecClass::Semantics;
