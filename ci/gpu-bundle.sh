@@ -12,6 +12,10 @@ cargo build --release -p sass-harness
 rm -rf "$dir"
 mkdir -p "$dir"
 cp target/release/sass-harness "$dir/"
+# Stripped: the debug info is most of the release binary's size.
+strip "$dir/sass-harness"
 cp -r corpus ci "$dir/"
-"$dir/sass-harness" exec corpus/isa --dry-run --barrier-experiment --out "$dir/plan"
+# Every form of the discovered spec a template holds (SM90, SM100, SM120), with the
+# relations; the dry run prints words, runnable share and the time estimate per arch.
+"$dir/sass-harness" exec corpus/isa-discovered --dry-run --barrier-experiment --out "$dir/plan"
 echo "gpu-bundle: $(du -sh "$dir" | cut -f1) in $dir"

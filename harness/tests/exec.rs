@@ -144,6 +144,9 @@ fn child_protocol_turns_faults_hangs_and_crashes_into_traps() {
     let t = child("crash", &dir).run(&b, &input).unwrap_err();
     assert!(t.message.contains("worker died"), "{t:?}");
     assert_eq!(child("model", &dir).probe().unwrap(), "fake:model");
+    // No batch file stays behind, whichever way the child ended.
+    let left: Vec<_> = std::fs::read_dir(dir.join("batches")).unwrap().map(|e| e.unwrap().path()).collect();
+    assert!(left.is_empty(), "left behind: {left:?}");
 }
 
 #[test]
@@ -174,10 +177,59 @@ fn exec_with_a_wrong_fake_device_reports_every_modelled_word() {
     assert!(hidden > 0);
     assert_eq!(fs.len(), hidden);
     assert!(fs.iter().all(|f| f["class"] == "hidden_semantics" && f["bit"].is_u64()), "{fs:?}");
-    // A faulting device: every runnable word gets a trap finding naming its cubin.
-    let fs = run("trap");
+    // A device that faults on every patched cubin (templates run): every runnable word
+    // gets a trap finding naming its cubin.
+    let fs = run("trap-words");
     assert_eq!(fs.len(), runnable);
     assert!(fs.iter().all(|f| f["class"] == "trap" && f["message"].as_str().unwrap().contains("cubins/")), "{fs:?}");
+    assert_eq!(std::fs::read_dir(out.join("batches")).unwrap().count(), 0, "batch files left behind");
+    canary_stops_a_device_that_cannot_run_the_template(&out);
+    no_silent_pass_on_another_architecture(&out);
+    time_limit_stops_cleanly_and_resume_finishes(&out, runnable);
+}
+
+/// Every launch faults (cubins a driver cannot load): one error from the canary, not a
+/// trap per word, and only the canary ran.
+fn canary_stops_a_device_that_cannot_run_the_template(out: &std::path::Path) {
+    let o = bin().args(["exec", I2F_PAGE, "--plan"]).arg(out).args(["--inputs", "256", "--fake", "trap", "--out"]).arg(out.join("canary")).output().unwrap();
+    let (stdout, stderr) = (String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
+    assert_eq!(o.status.code(), Some(2), "{stdout}{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(stderr.contains("canary") && stderr.contains("baseline.cubin") && stderr.contains("Nothing else was run"), "{stderr}");
+    let findings = std::fs::read_to_string(out.join("canary/exec-findings.jsonl")).unwrap_or_default();
+    assert!(findings.is_empty(), "{findings}");
+}
+
+/// A device of an architecture the plan has no words for: a failure, not "0 words run".
+fn no_silent_pass_on_another_architecture(out: &std::path::Path) {
+    let o =
+        bin().args(["exec", I2F_PAGE, "--plan"]).arg(out).args(["--inputs", "256", "--fake", "model@sm_90", "--out"]).arg(out.join("other")).output().unwrap();
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("sm_90") && stderr.contains("sm_100 only") && stderr.contains("nothing would run"), "{stderr}");
+}
+
+/// `--time-limit 0`: the canary runs, no cubin does, exit 5 with what to do; `--resume`
+/// then runs every cubin once, and the findings (none: the models agree) are complete.
+fn time_limit_stops_cleanly_and_resume_finishes(out: &std::path::Path, runnable: usize) {
+    let dir = out.join("limited");
+    let run = |extra: &[&str]| {
+        let o = bin().args(["exec", I2F_PAGE, "--plan"]).arg(out).args(["--inputs", "256", "--fake", "model", "--out"]).arg(&dir).args(extra).output().unwrap();
+        (o.status.code(), String::from_utf8_lossy(&o.stdout).into_owned() + &String::from_utf8_lossy(&o.stderr))
+    };
+    let (code, text) = run(&["--time-limit", "0"]);
+    assert_eq!(code, Some(5), "{text}");
+    assert!(text.contains("time limit (0 s) reached") && text.contains("--resume") && text.contains("0 words run"), "{text}");
+    assert_eq!(std::fs::read_to_string(dir.join("exec-progress.txt")).unwrap(), "");
+    let (code, text) = run(&["--resume"]);
+    assert_eq!(code, Some(0), "{text}");
+    assert!(text.contains(&format!("{runnable} words run")), "{text}");
+    assert!(text.contains("rerun "), "{text}");
+    let plan = read_plan(&out.join("plan.jsonl")).unwrap();
+    let cubins: std::collections::BTreeSet<&str> = plan.iter().filter(|e| e.executable).map(|e| e.cubin.as_str()).collect();
+    let done = std::fs::read_to_string(dir.join("exec-progress.txt")).unwrap();
+    assert_eq!(done.lines().collect::<std::collections::BTreeSet<_>>(), cubins);
+    assert_eq!(std::fs::read_to_string(dir.join("exec-findings.jsonl")).unwrap(), "");
 }
 
 /// The GPU run itself. Skips (saying why) without a GPU, fails then when
@@ -227,6 +279,8 @@ fn check_entry_flags_differences_and_stale_reads() {
         sources: vec![src(2, 0), src(4, 8), src(6, 16)],
         executable: true,
         why_not: None,
+        input_key: String::new(),
+        relation: None,
     };
     let b = Batch { cubin: "x.cubin".into(), function: "slots".into(), threads: 2, in_stride: 24, out_stride: 8, k: 0, sentinel: 0 };
     let (one, two, half) = (1.0f64.to_bits(), 2.0f64.to_bits(), 0.5f64.to_bits());

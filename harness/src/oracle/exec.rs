@@ -54,6 +54,12 @@ pub enum ExecClass {
     HiddenSemantics,
     /// The GPU faulted (or the batch hung / its worker died).
     Trap,
+    /// The register form of the word, its source holding the operand's value, gave a
+    /// different result (no model needed).
+    OperandForm,
+    /// Two runs of the same word on the same inputs gave different results (or the result
+    /// shows the output buffer's fill: nothing was stored).
+    Rerun,
 }
 
 /// One JSON line of `exec-findings.jsonl`.
@@ -100,12 +106,15 @@ fn read(buf: &[u8], at: usize, bytes: u32) -> u64 {
 
 /// The model's inputs for one thread of one plan entry.
 pub fn thread_inputs(e: &PlanEntry, input: &[u8], thread: usize, in_stride: u32, k: u64) -> Inputs {
-    let bytes = e.template.reg_bits() / 8;
+    let bytes = e.template.src_bits() / 8;
     let mut i = Inputs::default();
     for s in &e.sources {
         i.set(Loc::R(s.reg), read(input, thread * in_stride as usize + s.in_offset as usize, bytes));
     }
-    i.set(Loc::Const { bank: 0, offset: const_input_offset(Arch(e.arch)) as i64 }, k);
+    let offset = const_input_offset(Arch(e.arch)) as i64;
+    i.set(Loc::Const { bank: 0, offset }, k);
+    // `cx[URZ][…]`: bank 0 assumed (see `patch::not_executable`).
+    i.set(Loc::ConstX { ureg: crate::sass::URZ, offset }, k);
     i
 }
 
@@ -121,7 +130,7 @@ pub fn entry_instruction(codec: &Codec, e: &PlanEntry) -> Result<Instruction, St
 /// when some differ; `Err` when the word has no model (nothing to compare with).
 pub fn check_entry(codec: &Codec, tool: &str, e: &PlanEntry, b: &Batch, input: &[u8], output: &[u8]) -> Result<Option<ExecFinding>, String> {
     let insn = entry_instruction(codec, e).map_err(|m| format!("cannot decode: {m}"))?;
-    let bytes = e.template.reg_bits() / 8;
+    let bytes = e.template.dst_bits() / 8;
     let mut f = finding(tool, e, if e.bit.is_some() { ExecClass::HiddenSemantics } else { ExecClass::Semantics }, &insn.to_string(), String::new());
     for t in 0..b.threads as usize {
         let inputs = thread_inputs(e, input, t, b.in_stride, b.k);
@@ -176,7 +185,8 @@ pub fn finding(tool: &str, e: &PlanEntry, class: ExecClass, text: &str, message:
     }
 }
 
-/// The CPU models as a device: what a correct GPU would write. `flip_results` corrupts
+/// The CPU models as a device: what a correct GPU would write (nothing for a word without
+/// a model: the output keeps its fill). `flip_results` corrupts
 /// one output bit of every thread (a wrong device, for testing the comparison);
 /// `hidden_only` limits that to hidden-bit words (a device where a flipped bit matters).
 pub struct ModelExecutor<'a> {
@@ -192,9 +202,13 @@ impl Executor for ModelExecutor<'_> {
     }
     fn run(&mut self, b: &Batch, input: &[u8]) -> Result<Vec<u8>, Trap> {
         let mut out: Vec<u8> = b.sentinel.to_le_bytes().iter().copied().cycle().take((b.threads * b.out_stride) as usize).collect();
+        if !self.entries.iter().any(|e| b.cubin.ends_with(&e.cubin)) {
+            // A cubin without plan words (a template alone, the canary) stores zeros.
+            return Ok(vec![0; out.len()]);
+        }
         for e in self.entries.iter().filter(|e| b.cubin.ends_with(&e.cubin)) {
             let insn = entry_instruction(self.codec, e).map_err(|m| Trap { message: m })?;
-            let bytes = e.template.reg_bits() / 8;
+            let bytes = e.template.dst_bits() / 8;
             for t in 0..b.threads as usize {
                 let inputs = thread_inputs(e, input, t, b.in_stride, b.k);
                 let Ok(o) = evaluate(&insn, &inputs) else { continue };
@@ -212,4 +226,100 @@ impl Executor for ModelExecutor<'_> {
 pub fn strides(kind: Kind, slots: u32) -> (u32, u32) {
     let (i, o) = kind.slot_bytes();
     (i * slots, o * slots)
+}
+
+/// How [`plan_words`] runs its plan; `None` in [`PlanOptions::run`] is a dry run.
+#[derive(Clone, Debug)]
+pub struct RunSettings {
+    /// Threads per launch (rounded up to a multiple of 256).
+    pub inputs: u32,
+    /// Seconds one child run may take.
+    pub timeout: std::time::Duration,
+    /// The whole run's limit (checked between cubins).
+    pub time_limit: Option<std::time::Duration>,
+    /// (testing) a fake device: see `exec --fake`.
+    pub fake: Option<String>,
+    /// Page files or folders, for the fake devices that run the models.
+    pub spec: Vec<PathBuf>,
+    /// The sass-harness binary that runs each batch (`exec-worker`); `None`: this program.
+    pub exe: Option<PathBuf>,
+}
+
+#[derive(Clone, Debug)]
+pub struct PlanOptions {
+    /// Folder for the plan, the cubins and the findings.
+    pub out: PathBuf,
+    pub slots: u32,
+    pub seed: u64,
+    pub run: Option<RunSettings>,
+}
+
+/// What [`plan_words`] did: the plan (always), and the run when one was asked for and a
+/// device exists.
+#[derive(Clone, Debug, Default)]
+pub struct PlanSummary {
+    pub plan: crate::oracle::gpu::dryrun::Report,
+    pub run: Option<crate::oracle::gpu::cli::RunSummary>,
+    /// A run was asked for and no device can run it: why (the caller's exit status 3).
+    pub no_gpu: Option<String>,
+}
+
+impl PlanSummary {
+    /// The exit status this outcome means: 3 no GPU, 1 a patch failure or a finding,
+    /// 5 stopped by the time limit, else 0.
+    pub fn exit_status(&self) -> u8 {
+        match &self.run {
+            _ if self.no_gpu.is_some() => crate::oracle::gpu::worker::EXIT_NO_GPU as u8,
+            _ if !self.plan.failures.is_empty() => 1,
+            Some(r) if r.findings > 0 => 1,
+            Some(r) if r.stopped_early => crate::oracle::gpu::cli::EXIT_TIME_LIMIT,
+            _ => 0,
+        }
+    }
+}
+
+/// Plan (and with [`PlanOptions::run`], run) arbitrary words with the relations that need
+/// no model: the seam `crosscheck --dry-run|--exec` calls with its replayed words. Words
+/// no template holds are counted (`plan.no_template`), never an error. The plan goes to
+/// `opts.out` (cubins proven in place by nvdisasm, as `exec --dry-run`); findings to
+/// `opts.out/exec-findings.jsonl`. Err only when it cannot work (tools missing, I/O).
+pub fn plan_words(codec: &Codec, words: &[(Arch, Word)], opts: &PlanOptions) -> Result<PlanSummary, String> {
+    use crate::oracle::gpu::{cli, dryrun};
+    let mut sum = PlanSummary::default();
+    let mut dev = match &opts.run {
+        Some(r) => {
+            let mut dev = cli::child_executor(&opts.out, r.timeout, r.fake.clone(), &r.spec)?;
+            if let Some(exe) = &r.exe {
+                dev.exe = exe.clone();
+            }
+            if let Some(why) = cli::find_device(&mut dev) {
+                sum.no_gpu = Some(why);
+                return Ok(sum);
+            }
+            Some(dev)
+        }
+        None => None,
+    };
+    let nv = crate::oracle::nvdisasm::Nvdisasm::locate().map_err(|e| e.to_string())?;
+    let ptxas = crate::oracle::tools::locate(crate::oracle::tools::Tool::Ptxas).map_err(|e| e.to_string())?;
+    let dopts = dryrun::Options { out: opts.out.clone(), slots: opts.slots, random: 0, seed: opts.seed };
+    sum.plan = dryrun::plan_words(codec, &nv, &ptxas, words, &dopts)?;
+    let (Some(dev), Some(r), true) = (dev.as_mut(), &opts.run, sum.plan.failures.is_empty()) else {
+        return Ok(sum);
+    };
+    let entries = cli::read_plan(&opts.out.join("plan.jsonl"))?;
+    if entries.is_empty() {
+        return Ok(sum);
+    }
+    dev.entries = entries.clone();
+    let ro = cli::RunOptions {
+        out: opts.out.clone(),
+        slots: opts.slots,
+        inputs: r.inputs.div_ceil(256) * 256,
+        seed: opts.seed,
+        time_limit: r.time_limit,
+        resume: false,
+    };
+    sum.run = Some(cli::run_plan(codec, dev, &entries, &opts.out, &ro)?);
+    Ok(sum)
 }

@@ -15,7 +15,7 @@ use crate::sass::{Body, Instruction, RZ, URZ};
 use std::collections::BTreeMap;
 
 pub use float::{Format, Rounding, NAN_RULES};
-pub use model::{evaluate, Outputs};
+pub use model::{evaluate, raw, Outputs};
 
 /// A storage location an instruction reads or writes.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]

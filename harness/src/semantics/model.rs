@@ -75,7 +75,7 @@ pub fn evaluate(insn: &Instruction, inputs: &Inputs) -> Result<Outputs, ModelErr
 }
 
 /// The raw bits of a source operand, `width` 32 or 64 (no `-`/`|…|` applied).
-fn raw(op: &Operand, width: u32, inputs: &Inputs) -> Result<u64, ModelError> {
+pub fn raw(op: &Operand, width: u32, inputs: &Inputs) -> Result<u64, ModelError> {
     let mask = if width == 64 { u64::MAX } else { u32::MAX as u64 };
     let pair = |l: Loc, n: u16, z: u16| {
         if width == 64 && n != z && n % 2 == 1 {

@@ -176,7 +176,7 @@ fn reference(kind: Kind, src: u64) -> Option<u64> {
 /// Classify each thread's stored value: the reference result, the destination's old
 /// value (the source loaded into the same register), or something else.
 pub fn classify(c: &BarrierCubin, b: &Batch, input: &[u8], output: &[u8]) -> Vec<BarrierResult> {
-    let bytes = (c.kind.reg_bits() / 8) as usize;
+    let bytes = (c.kind.dst_bits() / 8) as usize;
     let rd = |buf: &[u8], at: usize| buf.get(at..at + bytes).map(|x| x.iter().rev().fold(0u64, |a, &y| a << 8 | y as u64));
     c.slots
         .iter()

@@ -1,13 +1,16 @@
 //! `sass-harness exec` and its hidden worker: argument types and the run itself.
 
-use super::dryrun::{dry_run, Options, PlanEntry};
+use super::dryrun::{dry_run, Options, PlanEntry, Report};
+use super::relations::{self, RelKind};
+use super::template::Kind;
 use super::worker::{serve, ChildExecutor, Request, EXIT_NO_GPU, EXIT_TRAP};
 use super::{barrier, cuda, inputs};
 use crate::codec::Codec;
 use crate::oracle::exec::{check_entry, finding, Batch, ExecClass, ExecFinding, Executor, ModelExecutor, Trap};
 use crate::oracle::nvdisasm::Nvdisasm;
 use crate::oracle::tools::{self, Tool};
-use crate::spec::{self, Spec};
+use crate::spec::{self, Arch, Spec};
+use crate::word::Word;
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -46,8 +49,16 @@ pub struct ExecArgs {
     /// Seed of the random words and of the inputs.
     #[arg(long, default_value_t = 0x5eed)]
     pub seed: u64,
-    /// (testing) a fake device instead of CUDA: model, wrong, wrong-hidden, trap, hang,
-    /// crash, silent.
+    /// Stop the whole run after SECS seconds (checked between cubins): the findings of
+    /// what ran are written, `--resume` continues; exit status 5 when it stopped early.
+    #[arg(long, value_name = "SECS")]
+    pub time_limit: Option<u64>,
+    /// Continue a run in OUT that stopped early: cubins listed in OUT/exec-progress.txt
+    /// are skipped and findings are appended.
+    #[arg(long)]
+    pub resume: bool,
+    /// (testing) a fake device instead of CUDA: model, wrong, wrong-hidden, trap,
+    /// trap-words (every patched cubin traps, templates run), hang, crash, silent.
     #[arg(long, hide = true)]
     pub fake: Option<String>,
 }
@@ -60,8 +71,8 @@ pub struct WorkerArgs {
     /// Print the device as JSON `{"tool":…}`, or exit 3 when there is no GPU.
     #[arg(long)]
     pub probe: bool,
-    /// (testing) a fake device instead of CUDA: model, wrong, wrong-hidden, trap, hang,
-    /// crash, silent.
+    /// (testing) a fake device instead of CUDA: model, wrong, wrong-hidden, trap,
+    /// trap-words, hang, crash, silent.
     #[arg(long)]
     pub fake: Option<String>,
     /// Page files or folders, for the model, wrong and wrong-hidden fakes (repeatable).
@@ -86,36 +97,92 @@ pub fn exec_main(a: &ExecArgs) -> ExitCode {
     }
 }
 
-fn child(a: &ExecArgs, entries: Vec<PlanEntry>) -> Result<ChildExecutor, String> {
+/// Exit status of a run stopped by `--time-limit` (what ran is written; `--resume`).
+pub const EXIT_TIME_LIMIT: u8 = 5;
+
+/// How to run a plan.
+#[derive(Clone, Debug)]
+pub struct RunOptions {
+    pub out: PathBuf,
+    /// Placeholders per template (the records' layout).
+    pub slots: u32,
+    /// Threads per launch, a multiple of 256.
+    pub inputs: u32,
+    pub seed: u64,
+    pub time_limit: Option<Duration>,
+    pub resume: bool,
+}
+
+impl RunOptions {
+    pub fn from_args(a: &ExecArgs) -> RunOptions {
+        RunOptions {
+            out: a.out.clone(),
+            slots: a.slots,
+            inputs: a.inputs.div_ceil(256) * 256,
+            seed: a.seed,
+            time_limit: a.time_limit.map(Duration::from_secs),
+            resume: a.resume,
+        }
+    }
+}
+
+/// What a run did.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RunSummary {
+    pub words_run: usize,
+    pub cubins_run: usize,
+    /// Cubins for the device not run: the time limit came first.
+    pub cubins_left: usize,
+    pub not_runnable: usize,
+    pub other_arch: usize,
+    pub findings: usize,
+    pub unmodelled: usize,
+    /// Relation checks made, by relation (`ignored_bit`, `operand_form`, `rerun`).
+    pub relations_checked: BTreeMap<String, usize>,
+    /// Relation checks not made: the partner did not run in this process (`--resume`,
+    /// a trap, or a partner nvdisasm rejected).
+    pub relations_unchecked: usize,
+    pub stopped_early: bool,
+}
+
+pub fn child_executor(out: &Path, timeout: Duration, fake: Option<String>, spec: &[PathBuf]) -> Result<ChildExecutor, String> {
     Ok(ChildExecutor {
         exe: std::env::current_exe().map_err(|e| format!("cannot find this program: {e}"))?,
-        timeout: Duration::from_secs(a.timeout),
-        fake: a.fake.clone(),
-        spec: a.paths.iter().map(|p| std::fs::canonicalize(p).unwrap_or_else(|_| p.clone())).collect(),
-        dir: a.out.join("batches"),
+        timeout,
+        fake,
+        spec: spec.iter().map(|p| std::fs::canonicalize(p).unwrap_or_else(|_| p.clone())).collect(),
+        dir: out.join("batches"),
         tool: String::new(),
-        entries,
+        entries: vec![],
         seq: 0,
     })
+}
+
+/// Find the device through a child: `Ok(None)` when there is one (its name is in
+/// `dev.tool`), `Ok(Some(line))` saying why nothing can run (exit status 3).
+pub fn find_device(dev: &mut ChildExecutor) -> Option<String> {
+    if dev.fake.is_none() && !cuda::driver_present() {
+        return Some(format!("{}: nothing was run; `exec --dry-run` checks the patches without a GPU", cuda::NO_DRIVER));
+    }
+    match dev.probe() {
+        Ok(tool) => {
+            dev.tool = tool;
+            None
+        }
+        Err(why) => Some(format!("no usable GPU: {why}; nothing was run")),
+    }
 }
 
 /// The whole command; Ok(exit status).
 fn exec(a: &ExecArgs) -> Result<u8, String> {
     let s = load(&a.paths)?;
     let codec = Codec::new(&s);
-    let mut dev = child(a, vec![])?;
+    let mut dev = child_executor(&a.out, Duration::from_secs(a.timeout), a.fake.clone(), &a.paths)?;
     if !a.dry_run {
         // Before any work: no driver or no device is exit 3, never a silent pass.
-        if a.fake.is_none() && !cuda::driver_present() {
-            println!("exec: {}: nothing was run; `exec --dry-run` checks the patches without a GPU", cuda::NO_DRIVER);
+        if let Some(why) = find_device(&mut dev) {
+            println!("exec: {why}");
             return Ok(EXIT_NO_GPU as u8);
-        }
-        match dev.probe() {
-            Ok(tool) => dev.tool = tool,
-            Err(why) => {
-                println!("exec: no usable GPU: {why}; nothing was run");
-                return Ok(EXIT_NO_GPU as u8);
-            }
         }
     }
     let plan_dir = match &a.plan {
@@ -133,8 +200,11 @@ fn exec(a: &ExecArgs) -> Result<u8, String> {
     let entries = read_plan(&plan_dir.join("plan.jsonl"))?;
     dev.entries = entries.clone();
     std::fs::create_dir_all(&a.out).map_err(|e| format!("{}: {e}", a.out.display()))?;
-    let n = run_plan(&codec, &mut dev, &entries, &plan_dir, a)?;
-    println!("exec: {n} finding(s) in {}", a.out.join("exec-findings.jsonl").display());
+    let r = run_plan(&codec, &mut dev, &entries, &plan_dir, &RunOptions::from_args(a))?;
+    println!("exec: {} finding(s) in {}", r.findings, a.out.join("exec-findings.jsonl").display());
+    if r.stopped_early {
+        return Ok(EXIT_TIME_LIMIT);
+    }
     if a.barrier_experiment {
         barrier::run(&mut dev, &plan_dir, &a.out, a.inputs.div_ceil(256) * 256, a.seed)?;
     }
@@ -149,26 +219,52 @@ fn build_plan(codec: &Codec, a: &ExecArgs) -> Result<Option<u8>, String> {
     let opts = Options { out: a.out.clone(), slots: a.slots, random: a.random, seed: a.seed };
     let t0 = Instant::now();
     let rep = dry_run(codec, &nv, &ptxas, &opts)?;
-    println!(
-        "dry run: {} patched words ({} hidden fixed bits) in {} cubins, {} words dropped (illegal alone), {:.1} s; plan: {}",
-        rep.entries,
-        rep.hidden_bits,
-        rep.cubins,
-        rep.illegal_alone,
-        t0.elapsed().as_secs_f64(),
-        a.out.join("plan.jsonl").display()
-    );
+    print_report(&rep, &a.out, t0.elapsed());
     if !rep.failures.is_empty() {
-        for f in &rep.failures {
-            println!("PATCH FAILURE: {f}");
-        }
-        println!("dry run: {} patch failure(s)", rep.failures.len());
         return Ok(Some(1));
     }
     if a.barrier_experiment {
         barrier::build(codec, &nv, &ptxas, &a.out, a.slots)?;
     }
     Ok(None)
+}
+
+/// The dry run's summary: words, runnable share and relation coverage per architecture,
+/// the time estimate, and each patch failure.
+pub fn print_report(rep: &Report, out: &Path, took: Duration) {
+    println!(
+        "dry run: {} patched words ({} hidden fixed bits) in {} cubins, {} words dropped (illegal alone), {} of another register width, {} forms no template holds, {:.1} s; plan: {}",
+        rep.entries,
+        rep.hidden_bits,
+        rep.cubins,
+        rep.illegal_alone,
+        rep.other_width,
+        rep.no_template,
+        took.as_secs_f64(),
+        out.join("plan.jsonl").display()
+    );
+    for (arch, c) in &rep.per_arch {
+        let pct = 100.0 * c.runnable as f64 / c.words.max(1) as f64;
+        println!("dry run sm_{arch}: {} forms, {} words, {} runnable ({pct:.1}%) in {} cubins", c.forms, c.words, c.runnable, c.runnable_cubins);
+        println!(
+            "dry run sm_{arch}: relations without a model: ignored_bit on {} forms, operand_form on {} forms ({} register-form words), rerun on {} forms; bit-exact model where one exists",
+            c.forms_ignored_bit, c.forms_operand_form, c.operand_form_words, c.forms_rerun
+        );
+        let kinds = c.templates;
+        let est = super::dryrun::estimate_seconds(c, kinds);
+        println!(
+            "dry run sm_{arch}: estimated run on one sm_{arch} device: {} child runs x {:.1} s = {est:.0} s ({:.3} s per runnable word; design estimate, unmeasured)",
+            kinds + 2 * c.runnable_cubins,
+            super::dryrun::CHILD_RUN_SECONDS,
+            est / c.runnable.max(1) as f64
+        );
+    }
+    for f in &rep.failures {
+        println!("PATCH FAILURE: {f}");
+    }
+    if !rep.failures.is_empty() {
+        println!("dry run: {} patch failure(s)", rep.failures.len());
+    }
 }
 
 pub fn read_plan(path: &Path) -> Result<Vec<PlanEntry>, String> {
@@ -181,63 +277,217 @@ fn device_sm(tool: &str) -> Option<u32> {
     tool.rsplit("sm_").next().and_then(|d| d.parse().ok())
 }
 
-/// Run every executable cubin of the plan twice (two output sentinels); stream findings.
-pub fn run_plan(codec: &Codec, dev: &mut dyn Executor, entries: &[PlanEntry], plan_dir: &Path, a: &ExecArgs) -> Result<usize, String> {
-    let path = a.out.join("exec-findings.jsonl");
-    let mut out = std::io::BufWriter::new(std::fs::File::create(&path).map_err(|e| format!("{}: {e}", path.display()))?);
+/// The unpatched template of each (architecture, kind) the run will use, run once: when it
+/// fails, nothing else can work here (a driver too old for the cubins, a broken device),
+/// and one error says so instead of a trap finding per word.
+pub fn canary(dev: &mut dyn Executor, plan_dir: &Path, entries: &[&PlanEntry], o: &RunOptions) -> Result<(), String> {
+    let kinds: std::collections::BTreeSet<(u32, Kind)> = entries.iter().map(|e| (e.arch, e.template)).collect();
+    for (arch, kind) in kinds {
+        let cubin = plan_dir.join("templates").join(format!("{}.sm_{arch}.baseline.cubin", kind.name()));
+        let (in_stride, out_stride) = crate::oracle::exec::strides(kind, o.slots);
+        let threads = 256;
+        let b = Batch { cubin: cubin.clone(), function: "slots".into(), threads, in_stride, out_stride, k: 0, sentinel: 0xa5a5_a5a5 };
+        let out = dev.run(&b, &inputs::generate(kind, o.slots, threads, o.seed)).map_err(|t| {
+            format!(
+                "canary: the unpatched template {} failed on {}: {}. Nothing else was run: this machine cannot load or run these cubins (a driver older than the ptxas that built them?)",
+                cubin.display(),
+                dev.tool(),
+                t.message
+            )
+        })?;
+        if out.chunks(4).all(|c| c == 0xa5a5_a5a5u32.to_le_bytes()) {
+            return Err(format!("canary: the unpatched template {} ran on {} but stored nothing. Nothing else was run", cubin.display(), dev.tool()));
+        }
+    }
+    Ok(())
+}
+
+/// Run every runnable cubin of the plan for the device twice (two output sentinels),
+/// after the canary; stream findings (and progress, for `--resume`).
+pub fn run_plan(codec: &Codec, dev: &mut dyn Executor, entries: &[PlanEntry], plan_dir: &Path, o: &RunOptions) -> Result<RunSummary, String> {
+    let start = Instant::now();
+    let tool = dev.tool();
+    let sm = device_sm(&tool);
+    let mut sum = RunSummary::default();
     let mut by_cubin: BTreeMap<&str, Vec<&PlanEntry>> = BTreeMap::new();
     for e in entries {
         by_cubin.entry(e.cubin.as_str()).or_default().push(e);
     }
-    let tool = dev.tool();
-    let sm = device_sm(&tool);
-    let (mut found, mut skipped_arch, mut skipped_ur) = (0, 0, 0);
+    let here = |e: &&PlanEntry| e.executable && sm.is_none_or(|sm| sm == e.arch);
+    let runnable: Vec<&PlanEntry> = entries.iter().filter(here).collect();
+    if runnable.is_empty() {
+        let archs: std::collections::BTreeSet<String> = entries.iter().filter(|e| e.executable).map(|e| format!("sm_{}", e.arch)).collect();
+        let archs: Vec<String> = archs.into_iter().collect();
+        return Err(format!(
+            "the device is {tool}; the plan has runnable words for {} only: nothing would run (build the plan for this architecture, or run it where one of those is)",
+            if archs.is_empty() { "no architecture".to_string() } else { archs.join(", ") }
+        ));
+    }
+    canary(dev, plan_dir, &runnable, o)?;
+    let (path, progress_path) = (o.out.join("exec-findings.jsonl"), o.out.join("exec-progress.txt"));
+    let done: std::collections::HashSet<String> =
+        if o.resume { std::fs::read_to_string(&progress_path).unwrap_or_default().lines().map(str::to_string).collect() } else { Default::default() };
+    let open = |p: &Path| {
+        std::fs::OpenOptions::new().create(true).append(o.resume).write(true).truncate(!o.resume).open(p).map_err(|e| format!("{}: {e}", p.display()))
+    };
+    let mut out = std::io::BufWriter::new(open(&path)?);
+    let mut progress = open(&progress_path)?;
+    let referenced: std::collections::HashSet<&str> = entries.iter().filter_map(|e| e.relation.as_ref().map(|r| r.with.as_str())).collect();
+    let mut ctx =
+        RelCtx { partners: Default::default(), pages: entries.iter().filter(|e| e.kind == "page").map(|e| (e.values_id.as_str(), e)).collect(), referenced };
     let mut unmodelled = vec![];
     let mut base_ok: std::collections::HashMap<String, bool> = Default::default();
     for (cubin, es) in &by_cubin {
         if es.iter().any(|e| !e.executable) {
-            skipped_ur += es.len();
+            sum.not_runnable += es.len();
             continue;
         }
         if sm.is_some_and(|sm| sm != es[0].arch) {
-            skipped_arch += es.len();
+            sum.other_arch += es.len();
             continue;
         }
-        let mut r = run_cubin(codec, dev, &tool, &plan_dir.join(cubin), es, a);
+        if done.contains(*cubin) {
+            continue;
+        }
+        if o.time_limit.is_some_and(|l| start.elapsed() >= l) {
+            sum.stopped_early = true;
+            sum.cubins_left += 1;
+            continue;
+        }
+        let mut r = run_cubin(codec, dev, &tool, &plan_dir.join(cubin), es, o, &mut ctx);
         attribute_hidden(&mut r, es, &mut base_ok);
         for f in &r.findings {
             writeln!(out, "{}", serde_json::to_string(f).map_err(|e| e.to_string())?).map_err(|e| e.to_string())?;
-            out.flush().map_err(|e| e.to_string())?;
-            found += 1;
+            sum.findings += 1;
         }
+        out.flush().map_err(|e| e.to_string())?;
+        writeln!(progress, "{cubin}").map_err(|e| e.to_string())?;
+        sum.words_run += es.len();
+        sum.cubins_run += 1;
+        for (k, n) in r.checked {
+            *sum.relations_checked.entry(k).or_default() += n;
+        }
+        sum.relations_unchecked += r.unchecked;
         unmodelled.extend(r.unmodelled);
     }
+    sum.unmodelled = unmodelled.len();
     println!(
-        "exec: {} words run, {skipped_ur} not runnable (cx[UR][…] sources), {skipped_arch} for another architecture than the device's",
-        entries.len() - skipped_ur - skipped_arch
+        "exec: {} words run in {} cubins, {} not runnable (predicate operands), {} for another architecture than the device's",
+        sum.words_run, sum.cubins_run, sum.not_runnable, sum.other_arch
     );
-    let upath = a.out.join("exec-unmodelled.txt");
+    let checked: Vec<String> = sum.relations_checked.iter().map(|(k, n)| format!("{k} {n}")).collect();
+    println!("exec: relation checks: {} ({} not checked: the partner did not run in this process)", checked.join(", "), sum.relations_unchecked);
+    let upath = o.out.join("exec-unmodelled.txt");
     std::fs::write(&upath, unmodelled.join("\n")).map_err(|e| format!("{}: {e}", upath.display()))?;
-    println!("exec: {} words ran without a model to compare with (listed in {})", unmodelled.len(), upath.display());
-    Ok(found)
+    println!("exec: {} words ran without a model (checked by relations only; listed in {})", sum.unmodelled, upath.display());
+    if sum.stopped_early {
+        println!(
+            "exec: time limit ({} s) reached: {} cubins not run; what ran is in {}; continue with --resume",
+            o.time_limit.map(|l| l.as_secs()).unwrap_or(0),
+            sum.cubins_left,
+            path.display()
+        );
+    }
+    Ok(sum)
 }
 
-/// What one cubin produced: findings, and the words without a model.
+/// Relation state across cubins: the outputs of page entries some relation refers to.
+pub struct RelCtx<'a> {
+    partners: std::collections::HashMap<String, Vec<u64>>,
+    pages: std::collections::HashMap<&'a str, &'a PlanEntry>,
+    referenced: std::collections::HashSet<&'a str>,
+}
+
+/// What one cubin produced: findings, words without a model, relation checks.
 #[derive(Default)]
 struct CubinOutcome {
     findings: Vec<ExecFinding>,
     unmodelled: Vec<String>,
+    checked: BTreeMap<String, usize>,
+    unchecked: usize,
 }
 
-/// One cubin: inputs, two runs with different sentinels, comparison with the models.
-fn run_cubin(codec: &Codec, dev: &mut dyn Executor, tool: &str, cubin: &Path, es: &[&PlanEntry], a: &ExecArgs) -> CubinOutcome {
+/// Seed of an entry's inputs: its key (entries that must be compared share one).
+fn input_seed(seed: u64, e: &PlanEntry) -> u64 {
+    let key = if e.input_key.is_empty() { &e.word } else { &e.input_key };
+    key.bytes().fold(seed ^ 0xcbf2_9ce4_8422_2325, |h, b| (h ^ b as u64).wrapping_mul(0x100_0000_01b3))
+}
+
+/// The input records of one cubin: keyed per entry, `operand_form` sources pinned to
+/// the partner's operand value.
+fn cubin_input(codec: &Codec, es: &[&PlanEntry], o: &RunOptions, threads: u32, k: u64, ctx: &RelCtx) -> Vec<u8> {
     let kind = es[0].template;
-    let (in_stride, out_stride) = crate::oracle::exec::strides(kind, a.slots);
-    let threads = a.inputs.div_ceil(256) * 256;
-    let seed = a.seed ^ es[0].cubin.bytes().fold(0u64, |h, b| h.wrapping_mul(31).wrapping_add(b as u64));
-    let input = inputs::generate(kind, a.slots, threads, seed);
-    let mut b =
-        Batch { cubin: cubin.to_path_buf(), function: "slots".into(), threads, in_stride, out_stride, k: inputs::constant(kind, seed), sentinel: 0xa5a5_a5a5 };
+    let keyed: Vec<(u64, Vec<u32>)> = es.iter().map(|e| (input_seed(o.seed, e), e.sources.iter().map(|s| s.in_offset).collect())).collect();
+    let mut input = inputs::generate_for(kind, o.slots, threads, &keyed);
+    let (stride, bytes) = (kind.slot_bytes().0 as usize * o.slots as usize, (kind.src_bits() / 8) as usize);
+    for e in es {
+        let Some(r) = e.relation.as_ref().filter(|r| r.kind == RelKind::OperandForm) else { continue };
+        let Some(p) = ctx.pages.get(r.with.as_str()).and_then(|p| Word::parse_hex(&p.word)) else { continue };
+        for &op in &r.operands {
+            let (Some(src), Ok(v)) = (e.sources.get(op - 1), relations::pin_value(codec, Arch(e.arch), p, op, kind.src_bits(), k)) else { continue };
+            for t in 0..threads as usize {
+                let at = t * stride + src.in_offset as usize;
+                input[at..at + bytes].copy_from_slice(&v.to_le_bytes()[..bytes]);
+            }
+        }
+    }
+    input
+}
+
+fn outputs_of(e: &PlanEntry, out: &[u8], b: &Batch) -> Vec<u64> {
+    let bytes = (e.template.dst_bits() / 8) as usize;
+    (0..b.threads as usize)
+        .map(|t| {
+            let at = t * b.out_stride as usize + e.out_offset as usize;
+            out.get(at..at + bytes).map(|x| x.iter().rev().fold(0u64, |a, &y| a << 8 | y as u64)).unwrap_or(0)
+        })
+        .collect()
+}
+
+/// The relation check of one entry against its partner's outputs: a finding when some
+/// thread differs; `None` when it holds or the partner did not run (`unchecked`).
+fn check_relation(tool: &str, e: &PlanEntry, mine: &[u64], b: &Batch, input: &[u8], ctx: &RelCtx, r: &mut CubinOutcome) -> Option<ExecFinding> {
+    let rel = e.relation.as_ref()?;
+    let Some(theirs) = ctx.partners.get(&rel.with) else {
+        r.unchecked += 1;
+        return None;
+    };
+    let name = if rel.kind == RelKind::IgnoredBit { "ignored_bit" } else { "operand_form" };
+    *r.checked.entry(name.into()).or_default() += 1;
+    let class = if rel.kind == RelKind::IgnoredBit { ExecClass::HiddenSemantics } else { ExecClass::OperandForm };
+    let partner = ctx.pages.get(rel.with.as_str()).map(|p| p.word.clone()).unwrap_or_default();
+    let mut f = finding(tool, e, class, "", String::new());
+    let hex = |v: u64| format!("{v:#0w$x}", w = (e.template.dst_bits() / 4 + 2) as usize);
+    for (t, (m, p)) in mine.iter().zip(theirs).enumerate() {
+        if m == p {
+            continue;
+        }
+        f.mismatches += 1;
+        if f.examples.len() < crate::oracle::exec::EXAMPLES {
+            let inputs = crate::oracle::exec::thread_inputs(e, input, t, b.in_stride, b.k);
+            f.examples.push(crate::oracle::exec::Example {
+                inputs: inputs.0.iter().map(|(k, v)| (k.to_string(), format!("{v:#018x}"))).collect(),
+                expected: [(format!("R{}", e.dest), hex(*p))].into(),
+                actual: [(format!("R{}", e.dest), hex(*m))].into(),
+            });
+        }
+    }
+    f.inputs_run = mine.len();
+    (f.mismatches > 0).then(|| {
+        f.message = format!("{name}: {} of {} inputs differ from the partner word {partner} (same inputs)", f.mismatches, mine.len());
+        f
+    })
+}
+
+/// One cubin: inputs, two runs with different sentinels, comparison with the models and
+/// the relations.
+fn run_cubin(codec: &Codec, dev: &mut dyn Executor, tool: &str, cubin: &Path, es: &[&PlanEntry], o: &RunOptions, ctx: &mut RelCtx) -> CubinOutcome {
+    let kind = es[0].template;
+    let (in_stride, out_stride) = crate::oracle::exec::strides(kind, o.slots);
+    let threads = o.inputs;
+    let k = inputs::constant(kind, o.seed);
+    let input = cubin_input(codec, es, o, threads, k, ctx);
+    let mut b = Batch { cubin: cubin.to_path_buf(), function: "slots".into(), threads, in_stride, out_stride, k, sentinel: 0xa5a5_a5a5 };
     let first = dev.run(&b, &input);
     b.sentinel = 0x5a5a_5a5a;
     let second = dev.run(&b, &input);
@@ -247,7 +497,7 @@ fn run_cubin(codec: &Codec, dev: &mut dyn Executor, tool: &str, cubin: &Path, es
         (Err(Trap { message }), _) | (_, Err(Trap { message })) => {
             // Which words trap: rerun subsets (the rest restored to the template).
             let mut traps = match std::fs::read(trap_base(cubin, es[0])) {
-                Ok(base) => isolate_traps(dev, &base, es, &b, &input, &a.out.join("bisect")),
+                Ok(base) => isolate_traps(dev, &base, es, &b, &input, &o.out.join("bisect")),
                 Err(e) => es.iter().map(|x| (*x, format!("{message} (not isolated: {e})"))).collect(),
             };
             if traps.is_empty() {
@@ -258,22 +508,30 @@ fn run_cubin(codec: &Codec, dev: &mut dyn Executor, tool: &str, cubin: &Path, es
         }
     };
     for e in es {
-        let bytes = (e.template.reg_bits() / 8) as usize;
-        let sentinel_visible = (0..threads as usize).any(|t| {
-            let at = t * out_stride as usize + e.out_offset as usize;
-            o1.get(at..at + bytes) != o2.get(at..at + bytes)
-        });
+        let (mine, again) = (outputs_of(e, &o1, &b), outputs_of(e, &o2, &b));
+        *out.checked.entry("rerun".into()).or_default() += 1;
+        let rerun_differs = mine != again;
         let note = " (and the result depends on the output sentinel: no store, or a stale read)";
-        match check_entry(codec, tool, e, &b, &input, &o1) {
-            Err(why) => out.unmodelled.push(format!("{} {}: {why}", e.variant, e.word)),
-            Ok(Some(mut f)) => {
-                if sentinel_visible {
+        let own = match check_entry(codec, tool, e, &b, &input, &o1) {
+            Err(why) => {
+                out.unmodelled.push(format!("{} {}: {why}", e.variant, e.word));
+                None
+            }
+            Ok(f) => f,
+        };
+        let f = match own {
+            Some(mut f) => {
+                if rerun_differs {
                     f.message.push_str(note);
                 }
-                out.findings.push(f);
+                Some(f)
             }
-            Ok(None) if sentinel_visible => out.findings.push(finding(tool, e, ExecClass::Semantics, "", format!("run 1 matches the model{note}"))),
-            Ok(None) => {}
+            None => check_relation(tool, e, &mine, &b, &input, ctx, &mut out)
+                .or_else(|| rerun_differs.then(|| finding(tool, e, ExecClass::Rerun, "", format!("two runs on the same inputs differ{note}")))),
+        };
+        out.findings.extend(f);
+        if e.kind == "page" && ctx.referenced.contains(e.values_id.as_str()) {
+            ctx.partners.insert(e.values_id.clone(), mine);
         }
     }
     out
@@ -287,7 +545,8 @@ fn attribute_hidden(r: &mut CubinOutcome, es: &[&PlanEntry], base_ok: &mut std::
     for e in es.iter().filter(|e| e.kind == "page") {
         base_ok.entry(e.values_id.clone()).or_insert(!bad.contains(e.word.as_str()) && !r.unmodelled.iter().any(|u| u.contains(&e.word)));
     }
-    for f in r.findings.iter_mut().filter(|f| f.class == ExecClass::HiddenSemantics) {
+    // A relation finding compares the flip with its base directly: the bit's by definition.
+    for f in r.findings.iter_mut().filter(|f| f.class == ExecClass::HiddenSemantics && !f.message.starts_with("ignored_bit:")) {
         let id = es.iter().find(|e| e.word == f.word).map(|e| e.values_id.as_str()).unwrap_or("");
         if base_ok.get(id) != Some(&true) {
             f.class = ExecClass::Semantics;
@@ -343,13 +602,18 @@ impl Executor for Scripted {
         format!("fake:{}", self.0)
     }
     fn run(&mut self, b: &Batch, _: &[u8]) -> Result<Vec<u8>, Trap> {
+        // A template alone (the canary) stores zeros, unless every launch traps.
+        let template = b.cubin.to_string_lossy().ends_with(".baseline.cubin");
+        let size = (b.threads * b.out_stride) as usize;
         match self.0.as_str() {
             "trap" => Err(Trap { message: "CUDA_ERROR_ILLEGAL_INSTRUCTION (fake)".into() }),
+            "trap-words" if !template => Err(Trap { message: "CUDA_ERROR_ILLEGAL_INSTRUCTION (fake)".into() }),
             "hang" => loop {
                 std::thread::sleep(Duration::from_secs(1));
             },
             "crash" => std::process::abort(),
-            _ => Ok(b.sentinel.to_le_bytes().iter().copied().cycle().take((b.threads * b.out_stride) as usize).collect()),
+            _ if template => Ok(vec![0; size]),
+            _ => Ok(b.sentinel.to_le_bytes().iter().copied().cycle().take(size).collect()),
         }
     }
 }
@@ -362,7 +626,8 @@ fn worker(a: &WorkerArgs) -> i32 {
         eprintln!("exec-worker: give --request FILE or --probe");
         return 2;
     };
-    match a.fake.as_deref() {
+    // `MODE@sm_XY`: the fake device says it is an sm_XY (the probe prints the whole name).
+    match a.fake.as_deref().map(|f| f.split('@').next().unwrap_or(f)) {
         Some(m @ ("model" | "wrong" | "wrong-hidden")) => {
             let run = || -> Result<i32, String> {
                 let s = load(&a.spec)?;

@@ -7,6 +7,7 @@
 //! template. Any difference fails the run.
 
 use super::patch::{clear_reuse, default_values, fit, fixed_bits, not_executable, page_jobs, Job};
+use super::relations::{self, RelKind, Relation};
 use super::slots::{find_slots, register_count, Slot, Source};
 use super::template::{ptx, Kind};
 use crate::codec::Codec;
@@ -66,6 +67,12 @@ pub struct PlanEntry {
     pub sources: Vec<SourceEntry>,
     pub executable: bool,
     pub why_not: Option<String>,
+    /// Entries with the same key get the same per-thread source values.
+    #[serde(default)]
+    pub input_key: String,
+    /// What this entry's outputs must equal (no model needed).
+    #[serde(default)]
+    pub relation: Option<Relation>,
 }
 
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize, PartialEq, Eq)]
@@ -88,6 +95,32 @@ pub struct Report {
     /// Words dropped before patching because nvdisasm rejects them alone.
     pub illegal_alone: usize,
     pub failures: Vec<String>,
+    /// Variants (or given words) no template holds: no PTX op emits their mnemonic.
+    pub no_template: usize,
+    /// Words whose register widths differ from their variant's template (I2F tables).
+    pub other_width: usize,
+    /// Given words (`plan_words`) that decode to no variant.
+    pub undecodable: usize,
+    pub per_arch: BTreeMap<u32, ArchCounts>,
+}
+
+/// One architecture's share of a plan.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct ArchCounts {
+    /// Forms (variants) with a word in the plan.
+    pub forms: usize,
+    pub words: usize,
+    /// Words that run (a template holds every operand).
+    pub runnable: usize,
+    pub cubins: usize,
+    pub runnable_cubins: usize,
+    /// Forms checked by each relation.
+    pub forms_ignored_bit: usize,
+    pub forms_operand_form: usize,
+    pub forms_rerun: usize,
+    pub operand_form_words: usize,
+    /// Template kinds (one canary run each).
+    pub templates: usize,
 }
 
 /// A compiled template and what is known about it.
@@ -120,13 +153,13 @@ pub fn build_template(nv: &Nvdisasm, ptxas_path: &Path, kind: Kind, arch: Arch, 
     let cub = ptxas::compile(ptxas_path, &src, &arch.ptxas_name(), dir).map_err(|e| e.to_string())?;
     let bytes = std::fs::read(&cub).map_err(|e| format!("{}: {e}", cub.display()))?;
     let listing = cubin_listing(nv, &cub)?;
-    let found = find_slots(&listing, kind.placeholder(), kind.reg_bits() == 64)?;
+    let found = find_slots(&listing, kind.placeholder(), kind.dst_bits() == 64, kind.src_bits() == 64)?;
     if found.is_empty() {
         return Err(format!("{}: ptxas emitted no {} placeholder", cub.display(), kind.placeholder()));
     }
     let regs = register_count(&bytes).ok_or_else(|| format!("{}: no EIATTR_REGCOUNT in .nv.info", cub.display()))?;
-    let pair = (kind.reg_bits() / 32) as u16;
-    if let Some(s) = found.iter().find(|s| s.sources.iter().map(|x| x.reg).chain([s.dest]).any(|r| (r + pair) as u32 > regs)) {
+    let (dp, sp) = ((kind.dst_bits() / 32) as u16, (kind.src_bits() / 32) as u16);
+    if let Some(s) = found.iter().find(|s| s.sources.iter().map(|x| x.reg + sp).chain([s.dest + dp]).any(|r| r as u32 > regs)) {
         return Err(format!("{}: placeholder '{}' uses registers beyond the kernel's {regs}", cub.display(), s.text));
     }
     Ok(Template { kind, arch, bytes, slots: found, listing })
@@ -152,21 +185,60 @@ fn text_of(o: &Outcome) -> Option<&str> {
     }
 }
 
-/// Test words for one template: page words nvdisasm prints alone, then every fixed bit
-/// whose flip nvdisasm ignores (same text as the unflipped word).
-fn jobs_for(codec: &Codec, nv: &Nvdisasm, t: &Template, variants: &[usize], opts: &Options, rep: &mut Report) -> Result<Vec<Job>, String> {
+/// A word to plan: the job, its role, whose inputs it shares and what it must equal.
+#[derive(Clone, Debug)]
+pub struct Planned {
+    pub job: Job,
+    pub role: &'static str,
+    pub input_key: String,
+    pub relation: Option<Relation>,
+}
+
+impl Planned {
+    fn page(job: Job) -> Planned {
+        let key = values_id(&job);
+        Planned { job, role: "page", input_key: key, relation: None }
+    }
+}
+
+/// The template kind of a job's word (I2F's register widths from its printed modifiers).
+pub fn job_kind(codec: &Codec, job: &Job) -> Option<Kind> {
+    let insn = crate::codec::print(codec.variant(job.variant), &job.values);
+    Kind::for_instruction(&insn.mnemonic, &insn.modifiers)
+}
+
+/// Every word of one template: the given page words that fit its register widths, their
+/// register-form twins (`operand_form`), those nvdisasm prints alone; then every fixed
+/// bit of their variants nvdisasm ignores, flipped (`ignored_bit`).
+fn words_for(codec: &Codec, nv: &Nvdisasm, t: &Template, page: Vec<Job>, rep: &mut Report) -> Result<Vec<Planned>, String> {
     let (arch, slot0) = (t.arch.nvdisasm_name(), &t.slots[0]);
-    let mut rng = Rng::new(opts.seed ^ t.arch.0 as u64);
-    let mut jobs: Vec<Job> = variants.iter().flat_map(|&vi| page_jobs(codec, vi, opts.random, &mut rng)).collect();
-    let words: Vec<Word> = jobs.iter().map(|j| fit(codec, j, slot0, t.kind)).collect::<Result<_, _>>()?;
+    let before = page.len();
+    let page: Vec<Job> = page.into_iter().filter(|j| job_kind(codec, j) == Some(t.kind)).collect();
+    rep.other_width += before - page.len();
+    let mut planned: Vec<Planned> = vec![];
+    for j in page {
+        let p = Planned::page(j);
+        let w = codec.encode_unchecked(p.job.variant, &p.job.values);
+        let twin = relations::register_twin(codec, t.arch, w).map(|(vi, values, operands)| Planned {
+            job: Job { variant: vi, values, flip: None },
+            role: "operand_form",
+            input_key: p.input_key.clone(),
+            relation: Some(Relation { kind: RelKind::OperandForm, with: p.input_key.clone(), operands }),
+        });
+        planned.push(p);
+        planned.extend(twin.filter(|x| job_kind(codec, &x.job) == Some(t.kind)));
+    }
+    let words: Vec<Word> = planned.iter().map(|p| fit(codec, &p.job, slot0, t.kind)).collect::<Result<_, _>>()?;
     let outs = nv.disassemble(&arch, &words).map_err(|e| e.to_string())?;
-    let before = jobs.len();
+    let before = planned.len();
     let mut keep = outs.iter().map(|o| text_of(o).is_some());
-    jobs.retain(|_| keep.next().unwrap_or(false));
-    rep.illegal_alone += before - jobs.len();
+    planned.retain(|_| keep.next().unwrap_or(false));
+    rep.illegal_alone += before - planned.len();
+    let mut seen = std::collections::HashSet::new();
+    let variants: Vec<usize> = planned.iter().filter(|p| p.role == "page" && seen.insert(p.job.variant)).map(|p| p.job.variant).collect();
     let mut ws = vec![];
     let mut cands = vec![]; // (variant, bit, index of the flipped word, index of its base)
-    for &vi in variants {
+    for &vi in &variants {
         let base = fit(codec, &Job { variant: vi, values: default_values(codec.variant(vi)), flip: None }, slot0, t.kind)?;
         let bi = ws.len();
         ws.push(base);
@@ -178,11 +250,18 @@ fn jobs_for(codec: &Codec, nv: &Nvdisasm, t: &Template, variants: &[usize], opts
     let outs = nv.disassemble(&arch, &ws).map_err(|e| e.to_string())?;
     for (vi, b, i, bi) in cands {
         if text_of(&outs[i]).is_some() && text_of(&outs[i]) == text_of(&outs[bi]) {
-            jobs.push(Job { variant: vi, values: default_values(codec.variant(vi)), flip: Some(b) });
+            let job = Job { variant: vi, values: default_values(codec.variant(vi)), flip: Some(b) };
+            let key = values_id(&job);
+            planned.push(Planned {
+                job,
+                role: "hidden_bit",
+                input_key: key.clone(),
+                relation: Some(Relation { kind: RelKind::IgnoredBit, with: key, operands: vec![] }),
+            });
             rep.hidden_bits += 1;
         }
     }
-    Ok(jobs)
+    Ok(planned)
 }
 
 /// `variant:hash` of a job's field values (SipHash with fixed keys: stable across runs).
@@ -199,25 +278,25 @@ pub struct Patched {
     pub words: Vec<(u64, Word)>,
 }
 
-/// Fit `jobs` into the slots, `slots.len()` per cubin; write cubins and plan lines.
+/// Fit the words into the slots, `slots.len()` per cubin; write cubins and plan lines.
 /// Executable words and the others go to separate cubins, so that a word that cannot run
-/// (its UR or bank descriptor unknown) never shares a launch with one that can.
-fn emit(codec: &Codec, t: &Template, base: &[u8], jobs: &[Job], out: &Path, plan: &mut impl Write) -> Result<Vec<Patched>, String> {
+/// (a predicate operand) never shares a launch with one that can.
+fn emit(codec: &Codec, t: &Template, base: &[u8], planned: &[Planned], out: &Path, plan: &mut impl Write) -> Result<(Vec<Patched>, Vec<PlanEntry>), String> {
     let dir = out.join("cubins");
     std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-    let runs = |j: &&Job| not_executable(codec.variant(j.variant)).is_none();
-    let (yes, no): (Vec<&Job>, Vec<&Job>) = jobs.iter().partition(runs);
+    let runs = |p: &&Planned| not_executable(codec.variant(p.job.variant)).is_none();
+    let (yes, no): (Vec<&Planned>, Vec<&Planned>) = planned.iter().partition(runs);
     let chunks = yes.chunks(t.slots.len()).chain(no.chunks(t.slots.len()));
-    let mut cubins = vec![];
+    let (mut cubins, mut entries) = (vec![], vec![]);
     for (ci, chunk) in chunks.enumerate() {
         let rel = format!("cubins/{}.{}.{ci:03}.cubin", t.kind.name(), t.arch.ptxas_name());
         let mut bytes = base.to_vec();
         let mut words = vec![];
-        for (slot, job) in t.slots.iter().zip(chunk.iter().copied()) {
-            let w = fit(codec, job, slot, t.kind)?;
+        for (slot, p) in t.slots.iter().zip(chunk.iter().copied()) {
+            let w = fit(codec, &p.job, slot, t.kind)?;
             bytes = cubin::patch_word(&bytes, SECTION, slot.offset, w).map_err(|e| e.to_string())?;
             words.push((slot.offset, w));
-            let v = codec.variant(job.variant);
+            let v = codec.variant(p.job.variant);
             let why = not_executable(v);
             let e = PlanEntry {
                 arch: t.arch.0,
@@ -226,24 +305,27 @@ fn emit(codec: &Codec, t: &Template, base: &[u8], jobs: &[Job], out: &Path, plan
                 cubin: rel.clone(),
                 section: SECTION.into(),
                 offset: slot.offset,
-                kind: if job.flip.is_some() { "hidden_bit" } else { "page" }.into(),
-                bit: job.flip,
-                base_word: job.flip.map(|b| w.flip(b).hex()),
-                values_id: values_id(job),
+                kind: p.role.into(),
+                bit: p.job.flip,
+                base_word: p.job.flip.map(|b| w.flip(b).hex()),
+                values_id: values_id(&p.job),
                 template: t.kind,
                 dest: slot.dest,
                 out_offset: slot.out_offset,
                 sources: slot.sources.iter().map(SourceEntry::from).collect(),
                 executable: why.is_none(),
                 why_not: why,
+                input_key: p.input_key.clone(),
+                relation: p.relation.clone(),
             };
             writeln!(plan, "{}", serde_json::to_string(&e).map_err(|e| e.to_string())?).map_err(|e| e.to_string())?;
+            entries.push(e);
         }
         let path = out.join(&rel);
         std::fs::write(&path, &bytes).map_err(|e| format!("{}: {e}", path.display()))?;
         cubins.push(Patched { path, words });
     }
-    Ok(cubins)
+    Ok((cubins, entries))
 }
 
 /// Every patched cubin against the baseline listing and each word's raw text
@@ -289,30 +371,147 @@ fn verify_one(nv: &Nvdisasm, base: &[(u64, String, Option<Word>)], c: &Patched, 
     failures
 }
 
-/// The dry run over every variant `codec` knows; fails (Err) only when it cannot run.
-/// Patch mismatches are `Report::failures`.
+/// The dry run over every variant `codec` knows that a template can hold (the others are
+/// counted in `Report::no_template`); fails (Err) only when it cannot run. Patch
+/// mismatches are `Report::failures`.
 pub fn dry_run(codec: &Codec, nv: &Nvdisasm, ptxas_path: &Path, opts: &Options) -> Result<Report, String> {
-    let mut groups: BTreeMap<(Arch, Kind), Vec<usize>> = BTreeMap::new();
+    let mut groups: BTreeMap<(Arch, Kind), Vec<Job>> = BTreeMap::new();
+    let mut rep = Report::default();
+    let mut rng = Rng::new(opts.seed);
     for (vi, v) in codec.variants().iter().enumerate() {
-        let kind = Kind::for_mnemonic(&v.mnemonic).ok_or_else(|| format!("{}: no execution template for {}", v.key, v.mnemonic))?;
-        groups.entry((v.arch, kind)).or_default().push(vi);
+        let base = Job { variant: vi, values: default_values(v), flip: None };
+        let Some(kind) = job_kind(codec, &base) else {
+            rep.no_template += 1;
+            continue;
+        };
+        groups.entry((v.arch, kind)).or_default().extend(page_jobs(codec, vi, opts.random, &mut rng));
     }
+    plan_groups(codec, nv, ptxas_path, groups, opts, rep)
+}
+
+/// The plan for arbitrary words (a fuzz corpus, say): each word that decodes and that a
+/// template holds, with the plainest word of its variant (the `ignored_bit` partner),
+/// register-form twins and ignored-bit flips, proven in place like the dry run's.
+pub fn plan_words(codec: &Codec, nv: &Nvdisasm, ptxas_path: &Path, words: &[(Arch, Word)], opts: &Options) -> Result<Report, String> {
+    let mut groups: BTreeMap<(Arch, Kind), Vec<Job>> = BTreeMap::new();
+    let mut rep = Report::default();
+    let mut seen = std::collections::HashSet::new();
+    for &(arch, w) in words {
+        let Ok((vi, values)) = codec.decode(arch, w) else {
+            rep.undecodable += 1;
+            continue;
+        };
+        let job = Job { variant: vi, values, flip: None };
+        let Some(kind) = job_kind(codec, &job) else {
+            rep.no_template += 1;
+            continue;
+        };
+        let g = groups.entry((arch, kind)).or_default();
+        let base = Job { variant: vi, values: default_values(codec.variant(vi)), flip: None };
+        for j in [base, job] {
+            if seen.insert((j.variant, codec.encode_unchecked(j.variant, &j.values))) {
+                g.push(j);
+            }
+        }
+    }
+    plan_groups(codec, nv, ptxas_path, groups, opts, rep)
+}
+
+/// Template, words, cubins and proof for each (architecture, template kind).
+fn plan_groups(
+    codec: &Codec,
+    nv: &Nvdisasm,
+    ptxas_path: &Path,
+    groups: BTreeMap<(Arch, Kind), Vec<Job>>,
+    opts: &Options,
+    mut rep: Report,
+) -> Result<Report, String> {
     std::fs::create_dir_all(&opts.out).map_err(|e| format!("{}: {e}", opts.out.display()))?;
     let plan_path = opts.out.join("plan.jsonl");
     let mut plan = std::io::BufWriter::new(std::fs::File::create(&plan_path).map_err(|e| format!("{}: {e}", plan_path.display()))?);
-    let mut rep = Report::default();
-    for ((arch, kind), variants) in &groups {
-        let t = build_template(nv, ptxas_path, *kind, *arch, opts.slots, &opts.out.join("templates"))?;
-        let base = baseline(&t, codec.variant(variants[0]))?;
+    let mut all = vec![];
+    for ((arch, kind), jobs) in groups {
+        if kind.min_arch() > arch.0 {
+            rep.no_template += jobs.len();
+            continue;
+        }
+        let t = build_template(nv, ptxas_path, kind, arch, opts.slots, &opts.out.join("templates"))?;
+        let base = baseline(&t, codec.variant(jobs[0].variant))?;
         let base_path = opts.out.join("templates").join(format!("{}.{}.baseline.cubin", kind.name(), arch.ptxas_name()));
         std::fs::write(&base_path, &base).map_err(|e| format!("{}: {e}", base_path.display()))?;
         let base_listing = cubin_listing(nv, &base_path)?;
-        let jobs = jobs_for(codec, nv, &t, variants, opts, &mut rep)?;
-        let cubins = emit(codec, &t, &base, &jobs, &opts.out, &mut plan)?;
-        rep.entries += jobs.len();
+        let planned = words_for(codec, nv, &t, jobs, &mut rep)?;
+        let (cubins, entries) = emit(codec, &t, &base, &planned, &opts.out, &mut plan)?;
+        rep.entries += entries.len();
         rep.cubins += cubins.len();
-        verify(nv, *arch, &base_listing, &cubins, &mut rep)?;
+        verify(nv, arch, &base_listing, &cubins, &mut rep)?;
+        all.extend(entries);
     }
     plan.flush().map_err(|e| e.to_string())?;
+    rep.per_arch = count(&all);
     Ok(rep)
+}
+
+/// Per architecture: forms, words, runnable words, and the forms each relation covers.
+pub fn count(entries: &[PlanEntry]) -> BTreeMap<u32, ArchCounts> {
+    let mut out: BTreeMap<u32, ArchCounts> = BTreeMap::new();
+    let mut sets: BTreeMap<(u32, &str), std::collections::BTreeSet<&str>> = BTreeMap::new();
+    let variant_of: HashMap<&str, &str> = entries.iter().filter(|e| e.kind == "page").map(|e| (e.values_id.as_str(), e.variant.as_str())).collect();
+    let mut cubins: std::collections::BTreeSet<(&str, bool)> = Default::default();
+    let kinds: std::collections::BTreeSet<(u32, Kind)> = entries.iter().filter(|e| e.executable).map(|e| (e.arch, e.template)).collect();
+    for (arch, _) in kinds {
+        out.entry(arch).or_default().templates += 1;
+    }
+    for e in entries {
+        let c = out.entry(e.arch).or_default();
+        c.words += 1;
+        c.runnable += e.executable as usize;
+        cubins.insert((e.cubin.as_str(), e.executable));
+        sets.entry((e.arch, "forms")).or_default().insert(&e.variant);
+        if e.executable {
+            sets.entry((e.arch, "rerun")).or_default().insert(&e.variant);
+        }
+        match e.relation.as_ref().map(|r| r.kind) {
+            Some(RelKind::IgnoredBit) => {
+                sets.entry((e.arch, "ignored_bit")).or_default().insert(&e.variant);
+            }
+            Some(RelKind::OperandForm) => {
+                let s = sets.entry((e.arch, "operand_form")).or_default();
+                s.insert(&e.variant);
+                if let Some(p) = e.relation.as_ref().and_then(|r| variant_of.get(r.with.as_str())) {
+                    s.insert(p);
+                }
+                out.entry(e.arch).or_default().operand_form_words += 1;
+            }
+            None => {}
+        }
+    }
+    for (cubin, runs) in cubins {
+        let arch = entries.iter().find(|e| e.cubin == cubin).map(|e| e.arch).unwrap_or(0);
+        let c = out.entry(arch).or_default();
+        c.cubins += 1;
+        c.runnable_cubins += runs as usize;
+    }
+    for ((arch, what), set) in sets {
+        let c = out.entry(arch).or_default();
+        let n = set.len();
+        match what {
+            "forms" => c.forms = n,
+            "rerun" => c.forms_rerun = n,
+            "ignored_bit" => c.forms_ignored_bit = n,
+            _ => c.forms_operand_form = n,
+        }
+    }
+    out
+}
+
+/// Seconds one child run takes, for the plan's time estimate: process start, `cuInit`
+/// and context, module load, two 10 240-thread copies and a launch. A design estimate
+/// (no GPU has measured it yet); the nightly's first run replaces it with a figure.
+pub const CHILD_RUN_SECONDS: f64 = 0.6;
+
+/// Estimated seconds to run every runnable cubin of one architecture: the canary per
+/// template kind, then two runs (two sentinels) per cubin.
+pub fn estimate_seconds(c: &ArchCounts, kinds: usize) -> f64 {
+    (kinds + 2 * c.runnable_cubins) as f64 * CHILD_RUN_SECONDS
 }

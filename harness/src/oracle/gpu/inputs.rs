@@ -99,6 +99,14 @@ fn int_value(rng: &mut Rng) -> u32 {
     pick(rng, &INT_EDGES, |r| (r.next_u64() >> r.below(40)) as u32)
 }
 
+fn int64_value(rng: &mut Rng) -> u64 {
+    match rng.below(4) {
+        0 => int_value(rng) as i32 as i64 as u64,
+        1 => [0, 1, u64::MAX, 1 << 63, (1 << 63) - 1, 1 << 53, (1 << 53) + 1, (1 << 24) + 1, 0x0020_0000_0000_0003][rng.below(9) as usize],
+        _ => rng.next_u64() >> rng.below(64),
+    }
+}
+
 fn fp8x4(rng: &mut Rng) -> u32 {
     let mut b = || pick(rng, &FP8_EDGES, |r| r.next_u64() as u8) as u32;
     b() | b() << 8 | b() << 16 | b() << 24
@@ -113,7 +121,8 @@ fn slot_record(kind: Kind, rng: &mut Rng, out: &mut Vec<u8>) {
             out.extend(half_pair(rng).to_le_bytes());
             out.extend(pick(rng, &F32_EDGES, |r| r.next_u64() as u32).to_le_bytes());
         }
-        Kind::I2f => out.extend(int_value(rng).to_le_bytes()),
+        Kind::I2f | Kind::I2fF64 => out.extend(int_value(rng).to_le_bytes()),
+        Kind::I2fS64 | Kind::I2fF64S64 => out.extend(int64_value(rng).to_le_bytes()),
         Kind::Hadd2 => (0..2).for_each(|_| out.extend(fp8x4(rng).to_le_bytes())),
     }
 }
@@ -134,9 +143,36 @@ pub fn constant(kind: Kind, run: u64) -> u64 {
     match kind {
         Kind::Dfma => f64_value(&mut rng),
         Kind::Fhfma => pick(&mut rng, &F32_EDGES, |r| r.next_u64() as u32) as u64,
-        Kind::I2f => int_value(&mut rng) as u64,
+        Kind::I2f | Kind::I2fF64 => int_value(&mut rng) as u64,
+        Kind::I2fS64 | Kind::I2fF64S64 => int64_value(&mut rng),
         Kind::Hadd2 => fp8x4(&mut rng) as u64,
     }
+}
+
+/// Input records where each listed entry's source values come from its own key: entries
+/// (of any cubin) with equal keys get equal values per source, thread by thread, whatever
+/// input offsets ptxas gave their slots, which lets two words be compared with each other
+/// rather than with a model. A record is its sources' values in order (every template's
+/// layout); `entries` holds (key, each source's input offset). The rest stays 0.
+pub fn generate_for(kind: Kind, slots: u32, threads: u32, entries: &[(u64, Vec<u32>)]) -> Vec<u8> {
+    let stride = (kind.slot_bytes().0 * slots) as usize;
+    let chunk = (kind.src_bits() / 8) as usize;
+    let mut out = vec![0u8; stride * threads as usize];
+    let mut rec = Vec::with_capacity(kind.slot_bytes().0 as usize);
+    for (key, offsets) in entries {
+        let mut rng = Rng::new(*key);
+        for t in 0..threads as usize {
+            rec.clear();
+            slot_record(kind, &mut rng, &mut rec);
+            for (j, &off) in offsets.iter().enumerate() {
+                let (at, from) = (t * stride + off as usize, j * chunk);
+                if let (Some(dst), Some(src)) = (out.get_mut(at..at + chunk), rec.get(from..from + chunk)) {
+                    dst.copy_from_slice(src);
+                }
+            }
+        }
+    }
+    out
 }
 
 #[cfg(test)]
@@ -155,5 +191,13 @@ mod tests {
         assert!(nans > 100 && nans < vals.len() / 2, "{nans}");
         assert_eq!(generate(Kind::Hadd2, 3, 10, 5), generate(Kind::Hadd2, 3, 10, 5));
         assert_ne!(generate(Kind::I2f, 3, 10, 5), generate(Kind::I2f, 3, 10, 6));
+        // Keyed: the same key in two slots gives the same value per source, even where
+        // the slots' sources sit in another order.
+        let k = generate_for(Kind::Dfma, 2, 16, &[(7, vec![0, 8, 16]), (7, vec![40, 32, 24])]);
+        let at = |t: usize, o: usize| &k[t * 48 + o..t * 48 + o + 8];
+        assert!((0..16).all(|t| at(t, 0) == at(t, 40) && at(t, 8) == at(t, 32) && at(t, 16) == at(t, 24)));
+        assert_ne!(at(0, 0), at(1, 0));
+        let z = generate_for(Kind::I2f, 3, 4, &[(1, vec![4])]);
+        assert!((0..4).all(|t| z[t * 12..t * 12 + 4] == [0; 4] && z[t * 12 + 8..t * 12 + 12] == [0; 4]));
     }
 }

@@ -13,6 +13,7 @@ pub mod cuda;
 pub mod dryrun;
 pub mod inputs;
 pub mod patch;
+pub mod relations;
 pub mod slots;
 pub mod template;
 pub mod worker;

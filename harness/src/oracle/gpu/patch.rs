@@ -27,10 +27,11 @@ fn field_bits(w: Word, bits: &[u8]) -> u64 {
 }
 
 /// Why a variant cannot run in the templates (dry run still checks its patches).
-/// Uniform-register sources run as URZ (reads 0: the only UR value a template knows).
+/// Uniform-register sources run as URZ (reads 0: the only UR value a template knows);
+/// `cx[UR][off]` sources run as `cx[URZ][k's offset]`, assuming a zero UR selects bank 0
+/// (unmeasured: the `operand_form` relation against the `c[0x0][…]` form checks it).
 pub fn not_executable(v: &Variant) -> Option<String> {
     v.operands.iter().find_map(|o| match o.kind {
-        OperandKind::ConstX => Some("cx[UR][…] source: no template holds a known bank descriptor".to_string()),
         OperandKind::Pred | OperandKind::UPred => Some(format!("{} operand: no template sets or reads predicate registers", o.kind.form_token())),
         _ => None,
     })
@@ -58,6 +59,12 @@ pub fn fit(codec: &Codec, job: &Job, slot: &Slot, kind: Kind) -> Result<Word, St
             OperandKind::Const => {
                 if let (Some(b), Some(off)) = (fields[0], fields.get(1).copied().flatten()) {
                     vals.set(b, 0);
+                    vals.set(off, (const_input_offset(v.arch) / 4) as u64);
+                }
+            }
+            OperandKind::ConstX => {
+                if let (Some(u), Some(off)) = (fields[0], fields.get(1).copied().flatten()) {
+                    vals.set(u, crate::codec::conventions::uniform_zero(v.arch) as u64);
                     vals.set(off, (const_input_offset(v.arch) / 4) as u64);
                 }
             }

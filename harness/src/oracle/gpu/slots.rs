@@ -70,7 +70,7 @@ pub fn reg_of(operand: &str) -> Option<u16> {
 }
 
 fn is_pair(op: &str) -> bool {
-    op.contains(".64") || op.contains(".WIDE") || op.starts_with('D')
+    op.contains(".64") || op.contains(".WIDE") || op.starts_with('D') || (op.starts_with("I2F") && op.contains(".F64"))
 }
 
 /// Registers an instruction writes (none for stores and branches).
@@ -95,8 +95,8 @@ fn mem_offset(operand: &str) -> Option<u32> {
 }
 
 /// Every placeholder (`mnemonic` with any modifiers) in a listing of one code section.
-/// `pair`: register sources and destination are 64-bit pairs.
-pub fn find_slots(listing: &[(u64, String, Option<Word>)], mnemonic: &str, pair: bool) -> Result<Vec<Slot>, String> {
+/// `dst_pair`, `src_pair`: the destination, the register sources are 64-bit pairs.
+pub fn find_slots(listing: &[(u64, String, Option<Word>)], mnemonic: &str, dst_pair: bool, src_pair: bool) -> Result<Vec<Slot>, String> {
     let lines: Vec<Line> = listing.iter().map(|(a, t, _)| split(*a, t)).collect();
     let mut slots = vec![];
     for (i, l) in lines.iter().enumerate() {
@@ -109,10 +109,10 @@ pub fn find_slots(listing: &[(u64, String, Option<Word>)], mnemonic: &str, pair:
         let mut sources = vec![];
         for o in &l.operands[1..] {
             if let Some(r) = reg_of(o) {
-                sources.push(Source { reg: r, in_offset: trace_load(&lines[..i], r, pair, text)? });
+                sources.push(Source { reg: r, in_offset: trace_load(&lines[..i], r, src_pair, text)? });
             }
         }
-        let (out_offset, store_at) = trace_store(&lines[i + 1..], dest, pair, text)?;
+        let (out_offset, store_at) = trace_store(&lines[i + 1..], dest, dst_pair, text)?;
         slots.push(Slot { offset: l.addr, word, text: text.clone(), dest, sources, out_offset, store_at });
     }
     Ok(slots)
@@ -195,7 +195,7 @@ mod tests {
             l(0xd0, "IMAD.WIDE.U32 R4, R13, 0x20, R10 ;"),
             l(0xe0, "STG.E.64 desc[UR4][R4.64+0x18], R6 ;"),
         ];
-        let s = find_slots(&listing, "DFMA", true).unwrap();
+        let s = find_slots(&listing, "DFMA", true, true).unwrap();
         assert_eq!(s.len(), 1);
         assert_eq!((s[0].dest, s[0].out_offset, s[0].offset), (6, 0x18, 0xc0));
         assert_eq!(s[0].sources.iter().map(|x| (x.reg, x.in_offset)).collect::<Vec<_>>(), vec![(4, 0), (6, 8), (8, 0x10)]);
@@ -203,10 +203,10 @@ mod tests {
     #[test]
     fn refuses_sources_not_loaded_and_clobbered_destinations() {
         let listing = vec![l(0x10, "MOV R4, R2 ;"), l(0x20, "HADD2 R7, R4, R4 ;"), l(0x30, "STG.E desc[UR4][R4.64], R7 ;")];
-        assert!(find_slots(&listing, "HADD2", false).unwrap_err().contains("not a full-width load"));
+        assert!(find_slots(&listing, "HADD2", false, false).unwrap_err().contains("not a full-width load"));
         let listing =
             vec![l(0x10, "LDG.E R4, desc[UR4][R2.64] ;"), l(0x20, "HADD2 R7, R4, R4 ;"), l(0x30, "MOV R7, R2 ;"), l(0x40, "STG.E desc[UR4][R4.64], R7 ;")];
-        assert!(find_slots(&listing, "HADD2", false).unwrap_err().contains("overwritten"));
+        assert!(find_slots(&listing, "HADD2", false, false).unwrap_err().contains("overwritten"));
         assert_eq!(reg_of("-|R8|.H1"), Some(8));
         assert_eq!(reg_of("UR4"), None);
     }

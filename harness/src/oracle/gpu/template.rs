@@ -16,13 +16,19 @@ pub enum Kind {
     Fhfma,
     /// `cvt.rn.f32.s16` → `I2F.S16 R, R`.
     I2f,
+    /// `cvt.rn.f64.s32` → `I2F.F64 R, R`: a 64-bit destination pair.
+    I2fF64,
+    /// `cvt.rn.f32.s64` → `I2F.S64 R, R`: a 64-bit source pair.
+    I2fS64,
+    /// `cvt.rn.f64.s64` → `I2F.F64.S64 R, R`: both pairs.
+    I2fF64S64,
     /// `add.rn.f16x2` → `HADD2 R, R, R`: a stand-in for QADD4, which no PTX op emits;
     /// same operand shape (three 32-bit registers), fixed latency (stall raised to 15).
     Hadd2,
 }
 
 impl Kind {
-    /// The template that can host a page mnemonic.
+    /// The template that can host a page mnemonic (I2F: the 32-bit one).
     pub fn for_mnemonic(m: &str) -> Option<Kind> {
         match m {
             "DFMA" => Some(Kind::Dfma),
@@ -32,12 +38,28 @@ impl Kind {
             _ => None,
         }
     }
+    /// The template for one printed instruction: the mnemonic's, with I2F's register
+    /// widths read off its modifiers (`F64` result pair, `S64`/`U64` source pair), so
+    /// that a pair never lands on a template's 32-bit registers.
+    pub fn for_instruction(mnemonic: &str, modifiers: &[String]) -> Option<Kind> {
+        let kind = Kind::for_mnemonic(mnemonic)?;
+        if kind != Kind::I2f {
+            return Some(kind);
+        }
+        let has = |m: &str| modifiers.iter().any(|x| x == m);
+        Some(match (has("F64"), has("S64") || has("U64")) {
+            (false, false) => Kind::I2f,
+            (true, false) => Kind::I2fF64,
+            (false, true) => Kind::I2fS64,
+            (true, true) => Kind::I2fF64S64,
+        })
+    }
     /// The SASS mnemonic ptxas emits for the placeholder.
     pub fn placeholder(self) -> &'static str {
         match self {
             Kind::Dfma => "DFMA",
             Kind::Fhfma => "FHFMA",
-            Kind::I2f => "I2F",
+            Kind::I2f | Kind::I2fF64 | Kind::I2fS64 | Kind::I2fF64S64 => "I2F",
             Kind::Hadd2 => "HADD2",
         }
     }
@@ -46,6 +68,9 @@ impl Kind {
             Kind::Dfma => "dfma",
             Kind::Fhfma => "fhfma",
             Kind::I2f => "i2f",
+            Kind::I2fF64 => "i2f_f64",
+            Kind::I2fS64 => "i2f_s64",
+            Kind::I2fF64S64 => "i2f_f64_s64",
             Kind::Hadd2 => "hadd2",
         }
     }
@@ -55,17 +80,28 @@ impl Kind {
             Kind::Dfma => (24, 8),
             Kind::Fhfma => (12, 12),
             Kind::I2f => (4, 4),
+            Kind::I2fF64 => (4, 8),
+            Kind::I2fS64 => (8, 4),
+            Kind::I2fF64S64 => (8, 8),
             Kind::Hadd2 => (8, 4),
         }
     }
-    /// Register width of the destination and of each register source.
-    pub fn reg_bits(self) -> u32 {
-        if self == Kind::Dfma {
-            64
-        } else {
-            32
+    /// Register width of the destination.
+    pub fn dst_bits(self) -> u32 {
+        match self {
+            Kind::Dfma | Kind::I2fF64 | Kind::I2fF64S64 => 64,
+            _ => 32,
         }
     }
+    /// Register width of each register source.
+    pub fn src_bits(self) -> u32 {
+        match self {
+            Kind::Dfma | Kind::I2fS64 | Kind::I2fF64S64 => 64,
+            _ => 32,
+        }
+    }
+    /// Every kind (the dry run's summary lists them).
+    pub const ALL: [Kind; 7] = [Kind::Dfma, Kind::Fhfma, Kind::I2f, Kind::I2fF64, Kind::I2fS64, Kind::I2fF64S64, Kind::Hadd2];
     /// ptxas may not emit SM100-only PTX (f32.f16 fma) for older targets.
     pub fn min_arch(self) -> u32 {
         if self == Kind::Fhfma {
@@ -109,6 +145,9 @@ fn slot_code(kind: Kind, i: u32) -> String {
             " ld.volatile.global.b32 %r{x},[%rd6+{a}]; cvt.u16.u32 %rs{i},%r{x};\n cvt.rn.f32.s16 %f{i},%rs{i}; st.global.f32 [%rd8+{o}],%f{i};\n",
             x = i + 10
         ),
+        Kind::I2fF64 => format!(" ld.volatile.global.b32 %r{x},[%rd6+{a}];\n cvt.rn.f64.s32 %fd{i},%r{x}; st.global.f64 [%rd8+{o}],%fd{i};\n", x = i + 10),
+        Kind::I2fS64 => format!(" ld.volatile.global.b64 %rx{i},[%rd6+{a}];\n cvt.rn.f32.s64 %f{i},%rx{i}; st.global.f32 [%rd8+{o}],%f{i};\n"),
+        Kind::I2fF64S64 => format!(" ld.volatile.global.b64 %rx{i},[%rd6+{a}];\n cvt.rn.f64.s64 %fd{i},%rx{i}; st.global.f64 [%rd8+{o}],%fd{i};\n"),
         Kind::Hadd2 => format!(
             " ld.volatile.global.b32 %r{x},[%rd6+{a}]; ld.volatile.global.b32 %r{y},[%rd6+{b}];\n add.rn.f16x2 %r{d},%r{x},%r{y}; st.global.b32 [%rd8+{o}],%r{d};\n",
             x = 3 * i + 10, y = 3 * i + 11, d = 3 * i + 12, b = a + 4
@@ -122,7 +161,7 @@ pub fn ptx(kind: Kind, arch: Arch, slots: u32) -> String {
     let mut s = format!(
         "// sass-harness exec template: {} x{slots}\n.version 8.8\n.target {}\n.address_size 64\n\n\
          .visible .entry slots(.param .u64 out, .param .u64 in, .param .b64 k)\n{{\n\
-         .reg .f64 %fd<{n4}>; .reg .f32 %f<{n1}>; .reg .b32 %r<{n3}>; .reg .b16 %h<{n4}>; .reg .b16 %rs<{n1}>; .reg .b64 %rd<10>;\n\
+         .reg .f64 %fd<{n4}>; .reg .f32 %f<{n1}>; .reg .b32 %r<{n3}>; .reg .b16 %h<{n4}>; .reg .b16 %rs<{n1}>; .reg .b64 %rd<10>; .reg .b64 %rx<{n1}>;\n\
          ld.param.u64 %rd1,[out]; ld.param.u64 %rd2,[in];\n\
          cvta.to.global.u64 %rd3,%rd1; cvta.to.global.u64 %rd4,%rd2;\n\
          mov.u32 %r1,%tid.x; mov.u32 %r2,%ctaid.x; mov.u32 %r3,%ntid.x; mad.lo.s32 %r1,%r2,%r3,%r1;\n\

@@ -104,20 +104,31 @@ impl Executor for ChildExecutor {
     fn run(&mut self, b: &Batch, input: &[u8]) -> Result<Vec<u8>, Trap> {
         self.seq += 1;
         let stem = self.dir.join(format!("batch{:05}", self.seq));
-        let t = |m: String| Trap { message: m };
         let req = Request {
             batch: b.clone(),
             input: stem.with_extension("in"),
             output: stem.with_extension("out"),
             entries: self.entries.iter().filter(|e| b.cubin.ends_with(&e.cubin)).cloned().collect(),
         };
+        let rpath = stem.with_extension("json");
+        let result = self.run_request(&req, &rpath, input);
+        // Whatever happened (a trap, a hang, a crash): no batch file stays behind.
+        for p in [&req.input, &req.output, &rpath] {
+            let _ = std::fs::remove_file(p);
+        }
+        result
+    }
+}
+
+impl ChildExecutor {
+    fn run_request(&self, req: &Request, rpath: &Path, input: &[u8]) -> Result<Vec<u8>, Trap> {
+        let t = |m: String| Trap { message: m };
         std::fs::create_dir_all(&self.dir).map_err(|e| t(format!("{}: {e}", self.dir.display())))?;
         std::fs::write(&req.input, input).map_err(|e| t(e.to_string()))?;
         let _ = std::fs::remove_file(&req.output);
-        let rpath = stem.with_extension("json");
-        std::fs::write(&rpath, serde_json::to_vec(&req).map_err(|e| t(e.to_string()))?).map_err(|e| t(e.to_string()))?;
+        std::fs::write(rpath, serde_json::to_vec(req).map_err(|e| t(e.to_string()))?).map_err(|e| t(e.to_string()))?;
         let mut c = self.command();
-        c.arg("--request").arg(&rpath);
+        c.arg("--request").arg(rpath);
         let (code, stdout, stderr) = run_limited(c, self.timeout).map_err(t)?;
         let resp: Response =
             serde_json::from_str(stdout.trim()).map_err(|e| t(format!("worker exit {code:?}, answer '{}' ({e}); stderr: {}", stdout.trim(), stderr.trim())))?;
@@ -125,12 +136,9 @@ impl Executor for ChildExecutor {
             return Err(t(m));
         }
         let out = std::fs::read(&req.output).map_err(|e| t(format!("worker wrote no output: {e}")))?;
-        let want = (b.threads * b.out_stride) as usize;
+        let want = (req.batch.threads * req.batch.out_stride) as usize;
         if out.len() != want {
             return Err(t(format!("worker wrote {} output bytes, expected {want}", out.len())));
-        }
-        for p in [&req.input, &req.output, &rpath] {
-            let _ = std::fs::remove_file(p);
         }
         Ok(out)
     }
