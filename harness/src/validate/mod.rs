@@ -99,6 +99,9 @@ struct PageRun<'p> {
     raw: Vec<Finding>,
     /// What nvdisasm printed for each variant's base word, parsed once.
     base_actual: BTreeMap<usize, Option<Instruction>>,
+    /// Syntax findings of streamed random words (past [`KEEP_RANDOM`]): per variant and
+    /// difference, the first word's finding with every such word's occurrence.
+    streamed_syntax: Vec<(usize, &'static str, Finding)>,
 }
 
 /// A variant's words, agreeing words, and the bits probes confirmed and findings dispute.
@@ -148,20 +151,42 @@ impl PageRun<'_> {
 
 /// The probes of a group of pages (one architecture), page by page in probe order.
 fn build_runs<'p>(pages: &[&'p Page], codec: &Codec, conv: &Conventions, opts: &Options) -> Vec<PageRun<'p>> {
+    let mut runs = structured_runs(pages, codec);
+    add_random(&mut runs, codec, conv, opts);
+    runs
+}
+
+/// The structured probes of a group of pages: what needs no learned convention, so it
+/// can be sent while the conventions are learned.
+fn structured_runs<'p>(pages: &[&'p Page], codec: &Codec) -> Vec<PageRun<'p>> {
     let index = variant_index(codec);
     pages
         .iter()
         .map(|&page| {
             let vis: Vec<usize> = page.variants.iter().map(|v| index[&(v.arch, v.key.as_str())]).collect();
-            let mut rng = Rng::new(opts.seed ^ (page.arch.0 as u64) << 32);
-            let mut probes = vec![];
-            for &vi in &vis {
-                probes.extend(probes_for(codec, vi, conv.get(codec.variant(vi).arch, &codec.variant(vi).key), opts, &mut rng));
-            }
+            let probes = vis.iter().flat_map(|&vi| probes_for(codec, vi)).collect();
             let tallies = vec![Tally::default(); vis.len()];
-            PageRun { page, vis, probes, tallies, raw: vec![], base_actual: BTreeMap::new() }
+            PageRun { page, vis, probes, tallies, raw: vec![], base_actual: BTreeMap::new(), streamed_syntax: vec![] }
         })
         .collect()
+}
+
+/// Each variant's kept random words (up to [`KEEP_RANDOM`]) after its structured
+/// probes, from the page's seeded stream, variant after variant (the words and order
+/// of the probes before structured and random probes were built apart).
+fn add_random(runs: &mut [PageRun], codec: &Codec, conv: &Conventions, opts: &Options) {
+    for run in runs {
+        let mut rng = Rng::new(opts.seed ^ (run.page.arch.0 as u64) << 32);
+        let mut structured = std::mem::take(&mut run.probes).into_iter().peekable();
+        for &vi in &run.vis {
+            run.probes.extend(std::iter::from_fn(|| structured.next_if(|p| p.vi == vi)));
+            let v = codec.variant(vi);
+            let gen = RandomWords::new(codec, vi, conv.get(v.arch, &v.key));
+            for _ in 0..opts.random_per_variant.min(KEEP_RANDOM) {
+                run.probes.push(Probe { vi, word: gen.word(codec, &mut rng), kind: Kind::Random });
+            }
+        }
+    }
 }
 
 /// Codec indices by architecture and key, built once ([`Codec::index_of`] scans every
@@ -198,6 +223,9 @@ pub fn probe_words(spec: &crate::spec::Spec, codec: &Codec, conv: &Conventions, 
                     structured.push(p.word)
                 }
             }
+            // The streamed ones after the kept ones, as the validator sends them.
+            let mut stream = RandomStream::new(&runs, codec, conv, opts);
+            random.extend(std::iter::from_fn(|| Some(stream.slice(codec, RANDOM_SLICE)).filter(|s| !s.is_empty())).flatten().map(|(_, p)| p.word));
             (pages[0].arch.nvdisasm_name(), structured, random)
         })
         .collect()
@@ -220,13 +248,14 @@ fn arch_groups(spec: &crate::spec::Spec) -> Vec<Vec<&Page>> {
 ///
 /// A process start costs nvdisasm about 0.3 s of CPU (as much as some 20 000 words), and
 /// one illegal word makes it print nothing, so that its batch runs again with NOPs in
-/// the illegal words' places. Hence: first the random probes (listed values, nearly always
-/// legal: one run), judged at once; then the structured probes nvdisasm should accept,
-/// with each minimization candidate's fields alone; then those it may reject (where the
-/// illegal words gather: rejected control values, INVALID and omitted rows, fixed-bit
-/// flips, group pairs) with the next minimization tries. The minimization so rides on
-/// runs that happen anyway, and only a candidate that needs four fields or more asks for
-/// runs of its own.
+/// the illegal words' places. Hence: the structured probes nvdisasm may reject (where
+/// the illegal words gather: rejected control values, INVALID and omitted rows,
+/// fixed-bit flips, group pairs) go first, on a thread of their own, while the
+/// conventions are learned and checked and the random probes (listed values, nearly
+/// always legal: one run) are sent and judged; then the structured probes nvdisasm
+/// should accept, with each minimization candidate's fields alone. The minimization so
+/// rides on a run that happens anyway, and only a candidate that needs two fields or
+/// more asks for runs of its own.
 fn validate_group(
     pages: &[&Page],
     codec: &Codec,
@@ -235,27 +264,44 @@ fn validate_group(
     mut done: impl FnMut(&Page, Vec<VariantSummary>, Vec<Finding>),
 ) -> Result<(), NvdisasmError> {
     let Some(first) = pages.first() else { return Ok(()) };
+    let (arch, started) = (first.arch.nvdisasm_name(), std::time::Instant::now());
     let index = variant_index(codec);
     let vis: Vec<usize> = pages.iter().flat_map(|p| &p.variants).filter_map(|v| index.get(&(v.arch, v.key.as_str())).copied()).collect();
-    let conv = crate::oracle::learn::learn(nv, codec, &vis)?;
-    let stored = stored::check(nv, codec, &vis, &conv)?;
+    let mut runs = structured_runs(pages, codec);
+    // The structured words nvdisasm may reject need no learned convention: they go
+    // while the conventions are learned and checked and the random words sent, so their
+    // runs (each one run twice: the first names the illegal words) overlap those.
+    let (doubtful, doubtful_vis): (Vec<Word>, Vec<usize>) = doubtful_probes(codec, &runs).map(|(_, _, p)| (p.word, p.vi)).unzip();
+    let doubtful_base = 16 * runs.iter().flat_map(|r| &r.probes).filter(|p| !may_be_rejected(codec, p)).count() as u64;
+    let (early, rest) = std::thread::scope(|s| {
+        let early = s.spawn(|| disassemble_with(nv, codec, &arch, doubtful_base, &doubtful, &doubtful_vis));
+        let rest = (|| -> Result<_, NvdisasmError> {
+            let conv = crate::oracle::learn::learn(nv, codec, &vis)?;
+            let stored = stored::check(nv, codec, &vis, &conv)?;
+            add_random(&mut runs, codec, &conv, opts);
+            Ok((conv, stored))
+        })();
+        (early.join().unwrap_or_else(|p| std::panic::resume_unwind(p)), rest)
+    });
+    let (conv, stored) = rest?;
     let cx = Group {
         stored,
         codec,
         nv,
         opts,
-        arch: first.arch.nvdisasm_name(),
-        started: std::time::Instant::now(),
+        arch,
+        started,
         // Each variant's learned conventions, looked up once (not once per probe).
         learned: codec.variants().iter().map(|v| conv.get(v.arch, &v.key)).collect(),
         fixed: FixedIndex::new(codec),
     };
-    cx.phase(&format!("conventions of {} forms learned", conv.len()));
-    let mut st = GroupState::new(pages, codec, &conv, opts);
-    cx.phase(&format!("{} probes built", st.runs.iter().map(|r| r.probes.len()).sum::<usize>()));
-    let cands = cx.random_batch(&mut st)?;
+    cx.phase(&format!("conventions of {} forms learned and checked; {} probes built", conv.len(), runs.iter().map(|r| r.probes.len()).sum::<usize>()));
+    let mut st = GroupState::new(runs);
+    let cands = cx.random_batch(&mut st, &conv)?;
+    let early = early?;
+    cx.phase(&format!("{} structured probes nvdisasm may reject disassembled (alongside)", early.len()));
     let mut shrink = Minimizer { cx: &cx, cands, rounds: opts.minimize_rounds, round: 0, singles: true };
-    let (tries, try_outs) = cx.structured_batch(&mut st, &mut shrink)?;
+    let (tries, try_outs) = cx.structured_batch(&mut st, &mut shrink, early)?;
     cx.judge_all(&mut st);
     cx.phase("structured probes judged");
     cx.minimize(&mut shrink, tries, try_outs)?;
@@ -278,6 +324,43 @@ struct Group<'a> {
     fixed: FixedIndex,
     /// Findings about the stored conventions, by page file ([`stored::check`]).
     stored: BTreeMap<String, Vec<Finding>>,
+}
+
+/// nvdisasm's outcomes for `words` (see [`Group::disassemble`]).
+fn disassemble_with(nv: &Nvdisasm, codec: &Codec, arch: &str, base: u64, words: &[Word], vis: &[usize]) -> Result<Vec<Outcome>, NvdisasmError> {
+    let mut outs = nv.disassemble_at(arch, base, words)?;
+    for (i, (o, &vi)) in outs.iter_mut().zip(vis).enumerate() {
+        let v = codec.variant(vi);
+        let targets = v.target_operands();
+        if let (Outcome::Printed { text }, false) = (o, targets.is_empty()) {
+            if conv_rules::target_is_absolute(text) {
+                continue;
+            }
+            *text = conv_rules::target_at_zero(text, &targets, v.operands.len(), base.wrapping_add(16 * i as u64));
+        }
+    }
+    outs.resize_with(words.len(), missing_outcome);
+    Ok(outs)
+}
+
+/// The structured probes nvdisasm may reject, in probe order: (page run, probe index, probe).
+fn doubtful_probes<'r>(codec: &'r Codec, runs: &'r [PageRun]) -> impl Iterator<Item = (usize, usize, &'r Probe)> + 'r {
+    runs.iter().enumerate().flat_map(move |(ri, r)| {
+        r.probes.iter().enumerate().filter(move |(_, p)| p.kind != Kind::Random && may_be_rejected(codec, p)).map(move |(pi, p)| (ri, pi, p))
+    })
+}
+
+/// Could nvdisasm reject this structured probe? Fixed-bit flips, pairs of groups,
+/// control values, and table values the page omits or calls INVALID.
+fn may_be_rejected(codec: &Codec, p: &Probe) -> bool {
+    let v = codec.variant(p.vi);
+    match p.kind {
+        Kind::Fixed { .. } | Kind::Pair { .. } => true,
+        Kind::Field { field, value } => {
+            v.fields[field].is_control() || v.field_table(field).is_some_and(|t| t.row(value).is_none_or(|r| r.kind == RowKind::Invalid))
+        }
+        Kind::Base | Kind::Random => false,
+    }
 }
 
 /// Which variants' fixed bits a word matches, by architecture and fixed-bit mask: what
@@ -328,8 +411,7 @@ struct GroupState<'p> {
 }
 
 impl<'p> GroupState<'p> {
-    fn new(pages: &[&'p Page], codec: &Codec, conv: &Conventions, opts: &Options) -> Self {
-        let runs = build_runs(pages, codec, conv, opts);
+    fn new(runs: Vec<PageRun<'p>>) -> Self {
         let outs = runs.iter().map(|r| vec![Outcome::Silent; r.probes.len()]).collect();
         let verdicts = runs.iter().map(|_| BTreeMap::new()).collect();
         GroupState { runs, outs, verdicts }
@@ -356,97 +438,109 @@ impl<'a> Group<'a> {
     /// `vis[i]`, with branch targets rewritten as at address 0 (how the codec prints them),
     /// unless the text's target is absolute (a flip that turns `RET.REL` into `RET.ABS`).
     fn disassemble(&self, base: u64, words: &[Word], vis: &[usize]) -> Result<Vec<Outcome>, NvdisasmError> {
-        let mut outs = self.nv.disassemble_at(&self.arch, base, words)?;
-        for (i, (o, &vi)) in outs.iter_mut().zip(vis).enumerate() {
-            let v = self.codec.variant(vi);
-            let targets = v.target_operands();
-            if let (Outcome::Printed { text }, false) = (o, targets.is_empty()) {
-                if conv_rules::target_is_absolute(text) {
-                    continue;
-                }
-                *text = conv_rules::target_at_zero(text, &targets, v.operands.len(), base.wrapping_add(16 * i as u64));
-            }
-        }
-        Ok(outs)
+        disassemble_with(self.nv, self.codec, &self.arch, base, words, vis)
     }
 
     /// Batch one: the random probes, judged; their disagreements become candidates, one
     /// per (variant, changed elements), in page, variant and disagreement order.
-    fn random_batch(&self, st: &mut GroupState) -> Result<Vec<Candidate>, NvdisasmError> {
+    fn random_batch(&self, st: &mut GroupState, conv: &Conventions) -> Result<Vec<Candidate>, NvdisasmError> {
         let random: Vec<&Probe> = st.runs.iter().flat_map(|r| &r.probes).filter(|p| p.kind == Kind::Random).collect();
         let (words, vis): (Vec<Word>, Vec<usize>) = random.iter().map(|p| (p.word, p.vi)).unzip();
         let mut random_outs = self.disassemble(0, &words, &vis)?.into_iter();
         self.phase(&format!("{} random probes disassembled", random.len()));
-        let mut cands: Vec<Candidate> = vec![];
+        let mut cands = Candidates::default();
         for (ri, run) in st.runs.iter().enumerate() {
-            let mut by_key: BTreeMap<(usize, Vec<String>), usize> = BTreeMap::new();
             for (pi, p) in run.probes.iter().enumerate().filter(|(_, p)| p.kind == Kind::Random) {
                 let o = random_outs.next().unwrap_or_else(missing_outcome);
                 let values = self.codec.extract(p.vi, p.word);
                 let j = self.analysis(p.vi).judge(p, &values, &o, None);
                 if let Judged::Minimize(elems) = &j {
-                    match by_key.get(&(p.vi, elems.clone())) {
-                        Some(&ci) => cands[ci].count += 1,
-                        None => {
-                            by_key.insert((p.vi, elems.clone()), cands.len());
-                            cands.push(Candidate { run: ri, vi: p.vi, values, want: elems.clone(), count: 1, outcome: o.clone() });
-                        }
-                    }
+                    cands.add(ri, p.vi, values, elems, &o);
                 }
                 st.verdicts[ri].insert(pi, j);
                 st.outs[ri][pi] = o;
             }
         }
+        self.random_stream(st, conv, &mut cands, 16 * random.len() as u64)?;
+        let mut cands = cands.all;
         cands.sort_by(|a, b| (a.run, a.vi, &a.want).cmp(&(b.run, b.vi, &b.want)));
         self.phase(&format!("random probes judged; {} disagreements to minimize", cands.len()));
         Ok(cands)
     }
 
-    /// Batch two: the structured probes, with the first minimization batch or two riding
-    /// along; returns the minimization tries still to absorb and their outcomes. Records
-    /// each variant's zero word as nvdisasm printed it.
-    ///
-    /// From [`APART_FROM`] words on, probes nvdisasm may reject are sent apart (after the
-    /// others, at the addresses they would have in one batch): an nvdisasm run with one
-    /// illegal word in it runs twice (the first run only names the illegal words), so the
-    /// words that are nearly always legal (field values, table rows, the tries) go to runs
-    /// that run once. About a third of a big run's nvdisasm time was such first runs. The
-    /// singles ride with the legal words, the next tries (see [`Minimizer`]) with the
-    /// others. Fewer words go in one batch, as the singles alone do.
-    fn structured_batch(&self, st: &mut GroupState, shrink: &mut Minimizer) -> Result<(Vec<Try>, Vec<Outcome>), NvdisasmError> {
-        let (mut legal, mut doubtful) = (vec![], vec![]);
-        for (ri, run) in st.runs.iter().enumerate() {
-            for (pi, p) in run.probes.iter().enumerate().filter(|(_, p)| p.kind != Kind::Random) {
-                if self.may_be_rejected(p) { &mut doubtful } else { &mut legal }.push((ri, pi));
+    /// The random words past [`KEEP_RANDOM`] per variant, [`RANDOM_SLICE`] at a time
+    /// (at the addresses after the kept ones): each slice made, disassembled and judged,
+    /// then dropped; what stays is each variant's tally, the disagreements to minimize
+    /// (one candidate per variant and changed elements) and the syntax findings.
+    fn random_stream(&self, st: &mut GroupState, conv: &Conventions, cands: &mut Candidates, mut base: u64) -> Result<(), NvdisasmError> {
+        let mut stream = RandomStream::new(&st.runs, self.codec, conv, self.opts);
+        let mut sent = 0;
+        loop {
+            let slice = stream.slice(self.codec, RANDOM_SLICE);
+            if slice.is_empty() {
+                return Ok(());
             }
+            let (words, vis): (Vec<Word>, Vec<usize>) = slice.iter().map(|(_, p)| (p.word, p.vi)).unzip();
+            let outs = self.disassemble(base, &words, &vis)?;
+            base = base.wrapping_add(16 * words.len() as u64);
+            for ((ri, p), o) in slice.into_iter().zip(outs.into_iter().chain(std::iter::repeat_with(missing_outcome))) {
+                self.judge_streamed(&mut st.runs[ri], ri, p, o, cands);
+            }
+            sent += words.len();
+            self.phase(&format!("{sent} streamed random probes judged"));
         }
+    }
+
+    /// One streamed random word's verdict, counted as [`Group::judge_all`] counts a kept one's.
+    fn judge_streamed(&self, run: &mut PageRun, ri: usize, p: Probe, o: Outcome, cands: &mut Candidates) {
+        let values = self.codec.extract(p.vi, p.word);
+        let a = self.analysis(p.vi);
+        let t = run.tally(p.vi);
+        t.words += 1;
+        match a.judge(&p, &values, &o, None) {
+            Judged::Agree(bits) => {
+                t.agreeing += 1;
+                t.verified |= bits;
+            }
+            Judged::Minimize(elems) => cands.add(ri, p.vi, values, &elems, &o),
+            Judged::Syntax { what, bits } => {
+                t.dispute(&bits);
+                match run.streamed_syntax.iter_mut().find(|(vi, w, _)| *vi == p.vi && *w == what) {
+                    Some((.., f)) => f.add_occurrence(bits),
+                    None => run.streamed_syntax.push((p.vi, what, a.syntax_finding(&values, p.word, &o, what, bits))),
+                }
+            }
+            // Random words are never judged a finding of their own: they are minimized.
+            Judged::Found(f) => run.raw.push(*f),
+        }
+    }
+
+    /// Batch two: the structured probes nvdisasm accepts, with the first minimization
+    /// batch (each candidate's fields alone) riding along; `doubtful_outs` are the
+    /// outcomes of those it may reject (fixed-bit flips, pairs, control values, omitted
+    /// and INVALID rows), sent apart while the conventions were learned (see
+    /// `validate_group`): a run with one illegal word in it runs twice (the first run
+    /// only names the illegal words), so the words nearly always legal go to a run that
+    /// runs once. Returns the minimization tries to absorb and their outcomes. Records
+    /// each variant's zero word as nvdisasm printed it.
+    fn structured_batch(&self, st: &mut GroupState, shrink: &mut Minimizer, doubtful_outs: Vec<Outcome>) -> Result<(Vec<Try>, Vec<Outcome>), NvdisasmError> {
+        let doubtful: Vec<(usize, usize)> = doubtful_probes(self.codec, &st.runs).map(|(ri, pi, _)| (ri, pi)).collect();
+        let legal: Vec<(usize, usize)> = st
+            .runs
+            .iter()
+            .enumerate()
+            .flat_map(|(ri, r)| {
+                r.probes.iter().enumerate().filter(|(_, p)| p.kind != Kind::Random && !may_be_rejected(self.codec, p)).map(move |(pi, _)| (ri, pi))
+            })
+            .collect();
         let word = |&(ri, pi): &(usize, usize)| st.runs[ri].probes[pi].word;
         let vi = |&(ri, pi): &(usize, usize)| st.runs[ri].probes[pi].vi;
         let singles = shrink.first_tries();
         let words: Vec<Word> = legal.iter().map(word).chain(shrink.words(&singles)).collect();
         let vis: Vec<usize> = legal.iter().map(vi).chain(shrink.vis(&singles)).collect();
-        let mut doubtful_words: Vec<Word> = doubtful.iter().map(word).collect();
-        let mut doubtful_vis: Vec<usize> = doubtful.iter().map(vi).collect();
-        let (outs, doubtful_outs, next, next_outs) = if words.len() >= APART_FROM {
-            let mut outs = self.disassemble(0, &words, &vis)?;
-            outs.resize_with(words.len(), missing_outcome);
-            let next = shrink.absorb(&singles, outs.split_off(legal.len()));
-            doubtful_words.extend(shrink.words(&next));
-            doubtful_vis.extend(shrink.vis(&next));
-            let mut doubtful_outs = self.disassemble(16 * words.len() as u64, &doubtful_words, &doubtful_vis)?;
-            doubtful_outs.resize_with(doubtful_words.len(), missing_outcome);
-            let next_outs = doubtful_outs.split_off(doubtful.len());
-            (outs, doubtful_outs, next, next_outs)
-        } else {
-            // One batch: the same words at the same addresses.
-            let mut outs = self.disassemble(0, &[words.as_slice(), &doubtful_words].concat(), &[vis.as_slice(), &doubtful_vis].concat())?;
-            outs.resize_with(words.len() + doubtful_words.len(), missing_outcome);
-            let doubtful_outs = outs.split_off(words.len());
-            let singles_outs = outs.split_off(legal.len());
-            (outs, doubtful_outs, singles, singles_outs)
-        };
-        let tried = next.len() + words.len() - legal.len();
-        self.phase(&format!("{} structured probes and {} minimization tries disassembled", legal.len() + doubtful.len(), tried));
+        let mut outs = self.disassemble(0, &words, &vis)?;
+        let singles_outs = outs.split_off(legal.len());
+        self.phase(&format!("{} structured probes and {} minimization tries disassembled", legal.len() + doubtful.len(), singles.len()));
         for (&(ri, pi), o) in legal.iter().chain(&doubtful).zip(outs.into_iter().chain(doubtful_outs)) {
             st.outs[ri][pi] = o;
         }
@@ -455,20 +549,7 @@ impl<'a> Group<'a> {
                 run.base_actual.insert(p.vi, printed(&st.outs[ri][pi]));
             }
         }
-        Ok((next, next_outs))
-    }
-
-    /// Could nvdisasm reject this structured probe? Fixed-bit flips, pairs of groups,
-    /// control values, and table values the page omits or calls INVALID.
-    fn may_be_rejected(&self, p: &Probe) -> bool {
-        let v = self.codec.variant(p.vi);
-        match p.kind {
-            Kind::Fixed { .. } | Kind::Pair { .. } => true,
-            Kind::Field { field, value } => {
-                v.fields[field].is_control() || v.field_table(field).is_some_and(|t| t.row(value).is_none_or(|r| r.kind == RowKind::Invalid))
-            }
-            Kind::Base | Kind::Random => false,
-        }
+        Ok((singles, singles_outs))
     }
 
     /// Every probe in probe order, so findings keep their order whatever the batches.
@@ -476,7 +557,13 @@ impl<'a> Group<'a> {
         for (ri, run) in st.runs.iter_mut().enumerate() {
             let mut syntax_seen: BTreeMap<(usize, &'static str), usize> = BTreeMap::new();
             let mut ignored_seen: BTreeMap<usize, usize> = BTreeMap::new();
+            let mut streamed = std::mem::take(&mut run.streamed_syntax);
             for (pi, p) in run.probes.iter().enumerate() {
+                // A variant's streamed words came after its kept ones: their syntax
+                // findings join here, as each word's would have.
+                if pi > 0 && run.probes[pi - 1].vi != p.vi {
+                    add_streamed(&mut run.raw, &mut syntax_seen, &mut streamed, run.probes[pi - 1].vi);
+                }
                 let o = &st.outs[ri][pi];
                 let values = self.codec.extract(p.vi, p.word);
                 let a = self.analysis(p.vi);
@@ -521,6 +608,9 @@ impl<'a> Group<'a> {
                     // Counted as a candidate in batch one.
                     Judged::Minimize(_) => {}
                 }
+            }
+            if let Some(last) = run.probes.last() {
+                add_streamed(&mut run.raw, &mut syntax_seen, &mut streamed, last.vi);
             }
             for (vi, i) in ignored_seen {
                 let f = &mut run.raw[i];
@@ -569,6 +659,46 @@ impl<'a> Group<'a> {
     }
 }
 
+/// The random words' disagreements, one candidate per (page run, variant, changed
+/// elements): the first word that showed it, and how many did.
+#[derive(Default)]
+struct Candidates {
+    all: Vec<Candidate>,
+    by_key: std::collections::HashMap<(usize, usize, Vec<String>), usize>,
+}
+
+impl Candidates {
+    fn add(&mut self, run: usize, vi: usize, values: Values, want: &[String], o: &Outcome) {
+        match self.by_key.get(&(run, vi, want.to_vec())) {
+            Some(&ci) => self.all[ci].count += 1,
+            None => {
+                self.by_key.insert((run, vi, want.to_vec()), self.all.len());
+                self.all.push(Candidate { run, vi, values, want: want.to_vec(), count: 1, outcome: o.clone() });
+            }
+        }
+    }
+}
+
+/// Variant `vi`'s streamed syntax findings into `raw`: an occurrence of one seen
+/// already (a kept word showed the same difference), else a finding of its own.
+fn add_streamed(raw: &mut Vec<Finding>, seen: &mut BTreeMap<(usize, &'static str), usize>, streamed: &mut Vec<(usize, &'static str, Finding)>, vi: usize) {
+    for (_, what, f) in streamed.extract_if(.., |(v, ..)| *v == vi) {
+        match seen.get(&(vi, what)) {
+            Some(&i) => {
+                let g = &mut raw[i];
+                g.occurrences += f.occurrences;
+                g.bits.extend(f.bits);
+                g.bits.sort_unstable();
+                g.bits.dedup();
+            }
+            None => {
+                seen.insert((vi, what), raw.len());
+                raw.push(f);
+            }
+        }
+    }
+}
+
 /// A random word that disagrees, being shrunk; `outcome` is nvdisasm's for `values`.
 struct Candidate {
     run: usize,
@@ -580,7 +710,9 @@ struct Candidate {
     outcome: Outcome,
 }
 
-fn probes_for(codec: &Codec, vi: usize, learned: Option<&FormConventions>, opts: &Options, rng: &mut Rng) -> Vec<Probe> {
+/// A variant's structured probes: the base word, each field's bit walk, boundaries and
+/// table rows, group pairs and fixed-bit flips.
+fn probes_for(codec: &Codec, vi: usize) -> Vec<Probe> {
     let v = codec.variant(vi);
     let base = crate::gen::base_values(v);
     let mut out = vec![];
@@ -617,22 +749,74 @@ fn probes_for(codec: &Codec, vi: usize, learned: Option<&FormConventions>, opts:
         // Fixed bits are no field's, so the word's values stay the base's.
         out.push(Probe { vi, word, kind: Kind::Fixed { bit } });
     }
-    // Random words take control bits nvdisasm accepts for this form (learned), so that
-    // `.reuse`, barriers and the terminator are checked too, when the page calls every
-    // bit 105–125 a control field.
-    let learned = learned.filter(|_| controls_cover_105_125(v));
-    let legal = learned.map(|c| c.legal_opex()).unwrap_or_default();
-    let barriers = learned.map(|c| c.legal_barriers()).unwrap_or_default();
-    for _ in 0..opts.random_per_variant {
-        let vals = random_listed_values(v, rng);
-        let mut word = codec.encode_unchecked(vi, &vals);
-        if !legal.is_empty() && !barriers.is_empty() {
-            word = conv_rules::with_opex(word, legal[rng.below(legal.len() as u64) as usize]);
-            word = conv_rules::with_barriers(word, barriers[rng.below(barriers.len() as u64) as usize]);
-        }
-        out.push(Probe { vi, word, kind: Kind::Random });
-    }
     out
+}
+
+/// Random words of one variant: listed values, and control bits nvdisasm accepts for
+/// this form (learned), so that `.reuse`, barriers and the terminator are checked too,
+/// when the page calls every bit 105–125 a control field.
+struct RandomWords {
+    vi: usize,
+    legal: Vec<usize>,
+    barriers: Vec<usize>,
+}
+
+impl RandomWords {
+    fn new(codec: &Codec, vi: usize, learned: Option<&FormConventions>) -> Self {
+        let learned = learned.filter(|_| controls_cover_105_125(codec.variant(vi)));
+        let legal = learned.map(|c| c.legal_opex()).unwrap_or_default();
+        let barriers = learned.map(|c| c.legal_barriers()).unwrap_or_default();
+        RandomWords { vi, legal, barriers }
+    }
+
+    fn word(&self, codec: &Codec, rng: &mut Rng) -> Word {
+        let vals = random_listed_values(codec.variant(self.vi), rng);
+        let mut word = codec.encode_unchecked(self.vi, &vals);
+        if !self.legal.is_empty() && !self.barriers.is_empty() {
+            word = conv_rules::with_opex(word, self.legal[rng.below(self.legal.len() as u64) as usize]);
+            word = conv_rules::with_barriers(word, self.barriers[rng.below(self.barriers.len() as u64) as usize]);
+        }
+        word
+    }
+}
+
+/// The random words past [`KEEP_RANDOM`] of each variant of a group of pages, made a
+/// slice at a time: variant after variant in page order, each from its own seeded
+/// stream (the page's stream gives the kept words, as it did before words were
+/// streamed, so a run with `--random` up to `KEEP_RANDOM` sends the same words).
+struct RandomStream {
+    /// (page run, generator, its stream, words still to make).
+    todo: std::collections::VecDeque<(usize, RandomWords, Rng, usize)>,
+}
+
+impl RandomStream {
+    fn new(runs: &[PageRun], codec: &Codec, conv: &Conventions, opts: &Options) -> Self {
+        let extra = opts.random_per_variant.saturating_sub(KEEP_RANDOM);
+        let mut todo = std::collections::VecDeque::new();
+        for (ri, run) in runs.iter().enumerate().filter(|_| extra > 0) {
+            for (k, &vi) in run.vis.iter().enumerate() {
+                let v = codec.variant(vi);
+                let seed = opts.seed ^ (run.page.arch.0 as u64) << 32 ^ STREAM_SALT ^ (k as u64 + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+                todo.push_back((ri, RandomWords::new(codec, vi, conv.get(v.arch, &v.key)), Rng::new(seed), extra));
+            }
+        }
+        RandomStream { todo }
+    }
+
+    /// Up to `n` more words, with their page run; empty when every word was made.
+    fn slice(&mut self, codec: &Codec, n: usize) -> Vec<(usize, Probe)> {
+        let mut out = Vec::with_capacity(n.min(RANDOM_SLICE));
+        while out.len() < n {
+            let Some((ri, gen, rng, left)) = self.todo.front_mut() else { break };
+            let take = (*left).min(n - out.len());
+            out.extend((0..take).map(|_| (*ri, Probe { vi: gen.vi, word: gen.word(codec, rng), kind: Kind::Random })));
+            *left -= take;
+            if *left == 0 {
+                self.todo.pop_front();
+            }
+        }
+        out
+    }
 }
 
 /// Every pair of modifier-group fields with every pair of non-zero values (tables of up to
@@ -1277,19 +1461,27 @@ fn merge(raw: Vec<Finding>) -> Vec<Finding> {
 /// About how many probe words one validation batch holds (see [`validate_pages`]).
 const GROUP_WORDS: usize = 400_000;
 
-/// Fewest legal structured words (with the singles) sent apart from those nvdisasm may
-/// reject: apart, they save a run that costs ~8 µs a word, and cost a second call's
-/// process starts (~0.3 s each).
-const APART_FROM: usize = 50_000;
-
 /// Slices validated at once: one's judging (one core) overlaps another's nvdisasm runs.
 const SLICES_AT_ONCE: usize = 2;
+
+/// Random words per variant kept with the page's probes until the page is done (the
+/// evidence corrections are weighed on, see [`correct::triage`]). Words past these are
+/// generated, disassembled and judged [`RANDOM_SLICE`] at a time, and only their counts,
+/// disagreements and syntax findings kept: memory does not grow with `--random`.
+pub const KEEP_RANDOM: usize = 10_000;
+
+/// Random words past [`KEEP_RANDOM`] in flight at once, per slice of pages (40 MB at
+/// [`BYTES_PER_PROBE`]; two nvdisasm starts per 100 000 words cost about 2 %).
+pub const RANDOM_SLICE: usize = 100_000;
+
+/// Salt of the streams of random words past [`KEEP_RANDOM`].
+const STREAM_SALT: u64 = 0x5712_ea3d_0000_0000;
 
 /// The words [`probes_for`] builds for a variant, counted without building them.
 fn probe_count(v: &Variant, opts: &Options) -> usize {
     let fields: usize = (0..v.fields.len()).map(|fi| v.fields[fi].width() as usize + 2 + v.field_table(fi).map_or(0, |t| t.rows.len() + t.omitted.len())).sum();
-    // Saturating: a huge `--random` must reach the budget check, not overflow.
-    (1 + fields + group_pairs(v).len() + v.fixed_mask.len() as usize).saturating_add(opts.random_per_variant)
+    // Only the kept random words stay; the others stream (see KEEP_RANDOM).
+    1 + fields + group_pairs(v).len() + v.fixed_mask.len() as usize + opts.random_per_variant.min(KEEP_RANDOM)
 }
 
 /// The probe words of `pages`' variants, counted without building them.
@@ -1327,13 +1519,15 @@ pub const BYTES_PER_PROBE: u64 = 400;
 const BASE_BYTES: u64 = 128 << 20;
 
 /// About the most memory [`validate_pages`] holds at once: its `SLICES_AT_ONCE`
-/// largest slices' probes (a page is never split, so a page with a huge `--random` is
-/// one huge slice).
+/// largest slices' probes (a page is never split; its random words count up to
+/// [`KEEP_RANDOM`] per variant) and, past those, a [`RANDOM_SLICE`] of streamed random
+/// words each. It does not grow with `--random` past `KEEP_RANDOM`.
 pub fn peak_bytes(spec: &crate::spec::Spec, opts: &Options) -> u64 {
     let mut sizes: Vec<usize> = all_slices(spec, opts).iter().map(|s| page_words(s, opts)).collect();
     sizes.sort_unstable_by(|a, b| b.cmp(a));
-    let words = sizes.iter().take(SLICES_AT_ONCE).fold(0u64, |a, &n| a.saturating_add(n as u64));
-    BASE_BYTES.saturating_add(words.saturating_mul(BYTES_PER_PROBE))
+    let streamed = if opts.random_per_variant > KEEP_RANDOM { RANDOM_SLICE } else { 0 };
+    let words: u64 = sizes.iter().take(SLICES_AT_ONCE).map(|&n| (n + streamed) as u64).sum();
+    BASE_BYTES + words * BYTES_PER_PROBE
 }
 
 /// Refuses, before any work, a validation whose [`peak_bytes`] is above the memory
