@@ -15,6 +15,9 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 QUICK=0
 [ "${1:-}" = --quick ] && QUICK=1
+# How long the --random 100000000 run is watched before it is interrupted.
+HUGE_SECONDS=20
+[ "$QUICK" = 1 ] && HUGE_SECONDS=8
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$PWD/target}"
 cargo build --release -q -p sass-harness || exit 1
 B="$CARGO_TARGET_DIR/release/sass-harness"
@@ -73,9 +76,26 @@ tmpfs_at() {
     mkdir -p "$1" && mount -t tmpfs -o "size=$2${3:+,$3}" tmpfs "$1" 2>/dev/null
 }
 
+# --random 100000000 streams in slices: it would run for hours, so it is watched for
+# HUGE_SECONDS under the limit, its peak memory read, and then interrupted.
 huge_random_under_ulimit() {
-    refused 2 "memory budget of" bash -c "ulimit -v 3000000 && exec '$B' validate corpus/isa --random 100000000 --out '$WORK/mem'" &&
-        [ ! -e "$WORK/mem/INCOMPLETE" ]
+    local pid hwm code
+    bash -c "ulimit -v 3000000 && exec '$B' validate corpus/isa --random 100000000 --out '$WORK/mem'" >/dev/null 2>"$WORK/mem.err" &
+    pid=$!
+    sleep "$HUGE_SECONDS"
+    hwm=$(awk '/^VmHWM:/ { print $2 }' "/proc/$pid/status" 2>/dev/null)
+    kill -INT "$pid"
+    wait "$pid"
+    code=$?
+    cat "$WORK/mem.err"
+    echo "peak RSS after ${HUGE_SECONDS} s: ${hwm:-?} kB; exit $code after SIGINT"
+    [ -n "$hwm" ] && [ "$hwm" -lt 524288 ] && [ "$code" = 2 ] && ! grep -q -e panicked -e "memory allocation of" "$WORK/mem.err"
+}
+
+# A budget below even one slice: refused before any work.
+budget_below_one_slice() {
+    refused 2 "memory budget of 100.0 MiB" bash -c "ulimit -v 3000000 && exec '$B' validate corpus/isa --random 100000000 --memory-budget 100M --out '$WORK/mem-tiny'" &&
+        [ ! -e "$WORK/mem-tiny/INCOMPLETE" ]
 }
 
 small_random_under_ulimit() {
@@ -153,6 +173,111 @@ family_ptx_target() {
         grep -q "skipped family.ptx for SM90: ptxas: " "$WORK/ptx.out" && grep -q "real code: 3 kernels" "$WORK/ptx.out"
 }
 
+# A corpus cubin and hostile variants of it: ELF header and .text section header
+# fields rewritten (a python3 one-off: bash cannot parse ELF).
+hostile_cubins() {
+    local dir=$WORK/cubins name want o
+    mkdir -p "$dir"
+    python3 - corpus/fuzz/cubin/saxpy_sm90.cubin "$dir" <<'PY' || return 1
+import struct, sys
+good = open(sys.argv[1], "rb").read()
+out = sys.argv[2]
+shoff, = struct.unpack_from("<Q", good, 0x28)
+shentsize, shnum, shstrndx = struct.unpack_from("<HHH", good, 0x3a)
+hdr = lambda i: shoff + i * shentsize
+strtab, = struct.unpack_from("<Q", good, hdr(shstrndx) + 0x18)
+name = lambda i: good[strtab + struct.unpack_from("<I", good, hdr(i))[0]:].split(b"\0")[0]
+text = next(i for i in range(shnum) if name(i).startswith(b".text."))
+other = next(i for i in range(1, shnum) if i != text and struct.unpack_from("<Q", good, hdr(i) + 0x20)[0] > 0)
+h = hdr(text)
+def patched(at, fmt, value):
+    b = bytearray(good)
+    struct.pack_into(fmt, b, at, value)
+    return bytes(b)
+size, = struct.unpack_from("<Q", good, h + 0x20)
+cases = {
+    "truncated.cubin": good[: len(good) // 2],
+    "empty.cubin": b"",
+    "header-only.cubin": good[:64],
+    "ragged-size.cubin": patched(h + 0x20, "<Q", size - 8),
+    "oversized.cubin": patched(h + 0x20, "<Q", 1 << 40),
+    "zero-text.cubin": patched(h + 0x20, "<Q", 0),
+    "overlapping.cubin": patched(h + 0x18, "<Q", struct.unpack_from("<Q", good, hdr(other) + 0x18)[0]),
+    "headers-past-end.cubin": patched(0x28, "<Q", len(good) + 4096),
+    "x86.elf": patched(0x12, "<H", 62),
+}
+for n, b in cases.items():
+    open(f"{out}/{n}", "wb").write(b)
+PY
+    cp "$(command -v true)" "$dir/host-binary.elf"
+    printf 'NOP ;\n' >"$dir/l.sass"
+    for name in truncated.cubin empty.cubin header-only.cubin ragged-size.cubin oversized.cubin zero-text.cubin x86.elf host-binary.elf headers-past-end.cubin; do
+        echo "-- $name"
+        refused 2 "$name" "$B" disasm "$dir/$name" || return 1
+        [ -z "$("$B" disasm "$dir/$name" 2>/dev/null)" ] || { echo "$name: partial listing"; return 1; }
+        refused 2 "$name" "$B" asm --patch "$dir/$name" --out "$dir/out.cubin" "$dir/l.sass" || return 1
+        [ ! -e "$dir/out.cubin" ] || { echo "$name: wrote an output"; return 1; }
+    done
+    # Overlapping sections may be read (the bytes are some instructions) or refused;
+    # either way no panic, and a refused patch writes nothing.
+    for name in overlapping.cubin; do
+        "$B" disasm "$dir/$name" >/dev/null 2>"$dir/err"
+        o=$?
+        cat "$dir/err"
+        { [ $o = 0 ] || [ $o = 2 ]; } && ! grep -q panicked "$dir/err" || { echo "$name: exit $o"; return 1; }
+        "$B" asm --patch "$dir/$name" --out "$dir/out.cubin" "$dir/l.sass" >/dev/null 2>"$dir/err"
+        o=$?
+        cat "$dir/err"
+        { [ $o = 0 ] || { [ $o = 2 ] && [ ! -e "$dir/out.cubin" ]; }; } && ! grep -q panicked "$dir/err" || { echo "$name: exit $o"; return 1; }
+    done
+    [ -z "$(find "$dir" -name '*.tmp-*')" ] || { echo "temporary files left"; return 1; }
+}
+
+# A 10 MB single-line listing, as a file and on stdin, under a 1 GB address-space limit.
+huge_line_listing() {
+    head -c 10485760 /dev/zero | tr '\0' R >"$WORK/big.sass"
+    refused 2 "big.sass:1: .*line of 10485760 bytes" bash -c "ulimit -v 1000000 && exec '$B' asm --arch 90 --file '$WORK/big.sass'" &&
+        refused 2 "<stdin>:1: .*line of 10485760 bytes" bash -c "ulimit -v 1000000 && exec '$B' asm --arch 90 - <'$WORK/big.sass'" &&
+        refused 2 "big.sass:1: .*line of 10485760 bytes" bash -c "ulimit -v 1000000 && exec '$B' decode --arch 90 --file '$WORK/big.sass'"
+}
+
+# A binary file given as a listing and as words: named by file and line.
+binary_listing() {
+    head -c 200000 "$B" >"$WORK/binary.sass"
+    refused 2 "binary.sass:1:" "$B" asm --arch 90 --file "$WORK/binary.sass" &&
+        refused 2 "binary.sass:1:" "$B" decode --arch 90 --file "$WORK/binary.sass"
+}
+
+# 10 million words on stdin: decoded as they stream, in bounded memory (peak RSS printed).
+decode_ten_million_words() {
+    local lines rss
+    lines=$(yes 000fe200000008000000df00ff017b82 | head -n 10000000 |
+        /usr/bin/time -f "%M" -o "$WORK/decode.rss" "$B" decode --arch 90 - | wc -l)
+    rss=$(tail -n 1 "$WORK/decode.rss")
+    echo "decoded $lines lines; peak RSS $rss kB"
+    [ "$lines" = 10000000 ] && [ "$rss" -lt 262144 ]
+}
+
+# Two discoveries into one --out: the second is refused while the first holds the folder.
+concurrent_discover() {
+    local fake pid r
+    fake=$(fake_nvdisasm 'exec sleep 100000') || return 1
+    NVDISASM="$fake" "$B" discover --arch 90 --opcode 0x2b --only DFMA --ptx none --out "$WORK/disc" --tool-timeout 20 >/dev/null 2>&1 &
+    pid=$!
+    sleep 1
+    refused 2 "in use by another sass-harness run" "$B" discover --arch 90 --opcode 0x2b --only DFMA --ptx none --out "$WORK/disc"
+    r=$?
+    kill -INT "$pid"
+    wait "$pid"
+    return $r
+}
+
+# ---- crosscheck on hostile corpora (issue 23 item 5) ------------------------------
+# The integrator adds the probe here once `crosscheck` is merged: a corpus folder with
+# empty files, huge files, non-UTF-8 names and a file being written meanwhile; each is
+# skipped or reported, and the run finishes (exit 0 or 2, never a panic).
+# ------------------------------------------------------------------------------------
+
 # tests TARGET [FILTER...]: the tests of TARGET (`lib` or an integration test) whose
 # names hold a FILTER (all without one) run, at least one, and pass.
 tests() {
@@ -164,7 +289,8 @@ tests() {
     echo "$out" | grep -Eq "test result: ok\. [1-9][0-9]* passed"
 }
 
-probe "--random 100000000 under ulimit -v 3000000: refused up front" huge_random_under_ulimit
+probe "--random 100000000 under ulimit -v 3000000: runs in bounded memory, SIGINT ends it" huge_random_under_ulimit
+probe "a budget below one slice: refused up front" budget_below_one_slice
 probe "a small --random under ulimit -v 3000000 runs" small_random_under_ulimit
 probe "--memory-budget / SASS_HARNESS_MEMORY_BUDGET set and checked" budget_flag_and_variable
 probe "disk full mid-run: clear error, run marked incomplete" disk_full
@@ -174,7 +300,12 @@ probe "nvdisasm hanging: killed after --tool-timeout" hung_nvdisasm
 probe "a second run into a locked folder is refused" concurrent_run
 probe "SIGINT mid-run: exit 2, no panic, staging removed" sigint_ends_cleanly
 probe "PTX with a family .target: skipped where ptxas refuses it" family_ptx_target
+probe "hostile cubins to disasm and asm --patch: clear errors, no partial output" hostile_cubins
+probe "a 10 MB single-line listing: clear error in bounded memory" huge_line_listing
+probe "a binary file as a listing or words: clear error naming file:line" binary_listing
+probe "two discoveries into one --out: the second is refused" concurrent_discover
 if [ "$QUICK" = 0 ]; then
+    probe "10 million words on stdin to decode: bounded memory" decode_ten_million_words
     probe "tests: memory budget, PTX targets, discover killed and rerun (reliability)" tests reliability
     probe "tests: tool faults, hangs, lock + SIGINT, resume (cli)" tests cli tool_faults hung locked resume
     probe "tests: nvdisasm timeouts, crashes, retries, floods" tests lib oracle::nvdisasm::tests

@@ -99,6 +99,9 @@ struct PageRun<'p> {
     raw: Vec<Finding>,
     /// What nvdisasm printed for each variant's base word, parsed once.
     base_actual: BTreeMap<usize, Option<Instruction>>,
+    /// Syntax findings of streamed random words (past [`KEEP_RANDOM`]): per variant and
+    /// difference, the first word's finding with every such word's occurrence.
+    streamed_syntax: Vec<(usize, &'static str, Finding)>,
 }
 
 /// A variant's words, agreeing words, and the bits probes confirmed and findings dispute.
@@ -159,7 +162,7 @@ fn build_runs<'p>(pages: &[&'p Page], codec: &Codec, conv: &Conventions, opts: &
                 probes.extend(probes_for(codec, vi, conv.get(codec.variant(vi).arch, &codec.variant(vi).key), opts, &mut rng));
             }
             let tallies = vec![Tally::default(); vis.len()];
-            PageRun { page, vis, probes, tallies, raw: vec![], base_actual: BTreeMap::new() }
+            PageRun { page, vis, probes, tallies, raw: vec![], base_actual: BTreeMap::new(), streamed_syntax: vec![] }
         })
         .collect()
 }
@@ -198,6 +201,9 @@ pub fn probe_words(spec: &crate::spec::Spec, codec: &Codec, conv: &Conventions, 
                     structured.push(p.word)
                 }
             }
+            // The streamed ones after the kept ones, as the validator sends them.
+            let mut stream = RandomStream::new(&runs, codec, conv, opts);
+            random.extend(std::iter::from_fn(|| Some(stream.slice(codec, RANDOM_SLICE)).filter(|s| !s.is_empty())).flatten().map(|(_, p)| p.word));
             (pages[0].arch.nvdisasm_name(), structured, random)
         })
         .collect()
@@ -235,6 +241,8 @@ fn validate_group(
     mut done: impl FnMut(&Page, Vec<VariantSummary>, Vec<Finding>),
 ) -> Result<(), NvdisasmError> {
     let Some(first) = pages.first() else { return Ok(()) };
+    // Phases count from the group's start, learning included (the benchmark's breakdown).
+    let started = std::time::Instant::now();
     let index = variant_index(codec);
     let vis: Vec<usize> = pages.iter().flat_map(|p| &p.variants).filter_map(|v| index.get(&(v.arch, v.key.as_str())).copied()).collect();
     let conv = crate::oracle::learn::learn(nv, codec, &vis)?;
@@ -245,15 +253,15 @@ fn validate_group(
         nv,
         opts,
         arch: first.arch.nvdisasm_name(),
-        started: std::time::Instant::now(),
+        started,
         // Each variant's learned conventions, looked up once (not once per probe).
         learned: codec.variants().iter().map(|v| conv.get(v.arch, &v.key)).collect(),
         fixed: FixedIndex::new(codec),
     };
-    cx.phase(&format!("conventions of {} forms learned", conv.len()));
+    cx.phase(&format!("conventions of {} forms learned and checked", conv.len()));
     let mut st = GroupState::new(pages, codec, &conv, opts);
     cx.phase(&format!("{} probes built", st.runs.iter().map(|r| r.probes.len()).sum::<usize>()));
-    let cands = cx.random_batch(&mut st)?;
+    let cands = cx.random_batch(&mut st, &conv)?;
     let mut shrink = Minimizer { cx: &cx, cands, rounds: opts.minimize_rounds, round: 0, singles: true };
     let (tries, try_outs) = cx.structured_batch(&mut st, &mut shrink)?;
     cx.judge_all(&mut st);
@@ -372,34 +380,76 @@ impl<'a> Group<'a> {
 
     /// Batch one: the random probes, judged; their disagreements become candidates, one
     /// per (variant, changed elements), in page, variant and disagreement order.
-    fn random_batch(&self, st: &mut GroupState) -> Result<Vec<Candidate>, NvdisasmError> {
+    fn random_batch(&self, st: &mut GroupState, conv: &Conventions) -> Result<Vec<Candidate>, NvdisasmError> {
         let random: Vec<&Probe> = st.runs.iter().flat_map(|r| &r.probes).filter(|p| p.kind == Kind::Random).collect();
         let (words, vis): (Vec<Word>, Vec<usize>) = random.iter().map(|p| (p.word, p.vi)).unzip();
         let mut random_outs = self.disassemble(0, &words, &vis)?.into_iter();
         self.phase(&format!("{} random probes disassembled", random.len()));
-        let mut cands: Vec<Candidate> = vec![];
+        let mut cands = Candidates::default();
         for (ri, run) in st.runs.iter().enumerate() {
-            let mut by_key: BTreeMap<(usize, Vec<String>), usize> = BTreeMap::new();
             for (pi, p) in run.probes.iter().enumerate().filter(|(_, p)| p.kind == Kind::Random) {
                 let o = random_outs.next().unwrap_or_else(missing_outcome);
                 let values = self.codec.extract(p.vi, p.word);
                 let j = self.analysis(p.vi).judge(p, &values, &o, None);
                 if let Judged::Minimize(elems) = &j {
-                    match by_key.get(&(p.vi, elems.clone())) {
-                        Some(&ci) => cands[ci].count += 1,
-                        None => {
-                            by_key.insert((p.vi, elems.clone()), cands.len());
-                            cands.push(Candidate { run: ri, vi: p.vi, values, want: elems.clone(), count: 1, outcome: o.clone() });
-                        }
-                    }
+                    cands.add(ri, p.vi, values, elems, &o);
                 }
                 st.verdicts[ri].insert(pi, j);
                 st.outs[ri][pi] = o;
             }
         }
+        self.random_stream(st, conv, &mut cands, 16 * random.len() as u64)?;
+        let mut cands = cands.all;
         cands.sort_by(|a, b| (a.run, a.vi, &a.want).cmp(&(b.run, b.vi, &b.want)));
         self.phase(&format!("random probes judged; {} disagreements to minimize", cands.len()));
         Ok(cands)
+    }
+
+    /// The random words past [`KEEP_RANDOM`] per variant, [`RANDOM_SLICE`] at a time
+    /// (at the addresses after the kept ones): each slice made, disassembled and judged,
+    /// then dropped; what stays is each variant's tally, the disagreements to minimize
+    /// (one candidate per variant and changed elements) and the syntax findings.
+    fn random_stream(&self, st: &mut GroupState, conv: &Conventions, cands: &mut Candidates, mut base: u64) -> Result<(), NvdisasmError> {
+        let mut stream = RandomStream::new(&st.runs, self.codec, conv, self.opts);
+        let mut sent = 0;
+        loop {
+            let slice = stream.slice(self.codec, RANDOM_SLICE);
+            if slice.is_empty() {
+                return Ok(());
+            }
+            let (words, vis): (Vec<Word>, Vec<usize>) = slice.iter().map(|(_, p)| (p.word, p.vi)).unzip();
+            let outs = self.disassemble(base, &words, &vis)?;
+            base = base.wrapping_add(16 * words.len() as u64);
+            for ((ri, p), o) in slice.into_iter().zip(outs.into_iter().chain(std::iter::repeat_with(missing_outcome))) {
+                self.judge_streamed(&mut st.runs[ri], ri, p, o, cands);
+            }
+            sent += words.len();
+            self.phase(&format!("{sent} streamed random probes judged"));
+        }
+    }
+
+    /// One streamed random word's verdict, counted as [`Group::judge_all`] counts a kept one's.
+    fn judge_streamed(&self, run: &mut PageRun, ri: usize, p: Probe, o: Outcome, cands: &mut Candidates) {
+        let values = self.codec.extract(p.vi, p.word);
+        let a = self.analysis(p.vi);
+        let t = run.tally(p.vi);
+        t.words += 1;
+        match a.judge(&p, &values, &o, None) {
+            Judged::Agree(bits) => {
+                t.agreeing += 1;
+                t.verified |= bits;
+            }
+            Judged::Minimize(elems) => cands.add(ri, p.vi, values, &elems, &o),
+            Judged::Syntax { what, bits } => {
+                t.dispute(&bits);
+                match run.streamed_syntax.iter_mut().find(|(vi, w, _)| *vi == p.vi && *w == what) {
+                    Some((.., f)) => f.add_occurrence(bits),
+                    None => run.streamed_syntax.push((p.vi, what, a.syntax_finding(&values, p.word, &o, what, bits))),
+                }
+            }
+            // Random words are never judged a finding of their own: they are minimized.
+            Judged::Found(f) => run.raw.push(*f),
+        }
     }
 
     /// Batch two: the structured probes, with the first minimization batch or two riding
@@ -476,7 +526,13 @@ impl<'a> Group<'a> {
         for (ri, run) in st.runs.iter_mut().enumerate() {
             let mut syntax_seen: BTreeMap<(usize, &'static str), usize> = BTreeMap::new();
             let mut ignored_seen: BTreeMap<usize, usize> = BTreeMap::new();
+            let mut streamed = std::mem::take(&mut run.streamed_syntax);
             for (pi, p) in run.probes.iter().enumerate() {
+                // A variant's streamed words came after its kept ones: their syntax
+                // findings join here, as each word's would have.
+                if pi > 0 && run.probes[pi - 1].vi != p.vi {
+                    add_streamed(&mut run.raw, &mut syntax_seen, &mut streamed, run.probes[pi - 1].vi);
+                }
                 let o = &st.outs[ri][pi];
                 let values = self.codec.extract(p.vi, p.word);
                 let a = self.analysis(p.vi);
@@ -522,6 +578,9 @@ impl<'a> Group<'a> {
                     Judged::Minimize(_) => {}
                 }
             }
+            if let Some(last) = run.probes.last() {
+                add_streamed(&mut run.raw, &mut syntax_seen, &mut streamed, last.vi);
+            }
             for (vi, i) in ignored_seen {
                 let f = &mut run.raw[i];
                 f.proposal = Some(ignored_proposal(self.codec.variant(vi), &f.bits));
@@ -565,6 +624,46 @@ impl<'a> Group<'a> {
             findings.extend(self.stored.get(&run.page.file).cloned().unwrap_or_default());
             let summaries = run.vis.iter().map(|&vi| run.summary(self.codec.variant(vi), vi, &findings)).collect();
             done(run.page, summaries, findings);
+        }
+    }
+}
+
+/// The random words' disagreements, one candidate per (page run, variant, changed
+/// elements): the first word that showed it, and how many did.
+#[derive(Default)]
+struct Candidates {
+    all: Vec<Candidate>,
+    by_key: std::collections::HashMap<(usize, usize, Vec<String>), usize>,
+}
+
+impl Candidates {
+    fn add(&mut self, run: usize, vi: usize, values: Values, want: &[String], o: &Outcome) {
+        match self.by_key.get(&(run, vi, want.to_vec())) {
+            Some(&ci) => self.all[ci].count += 1,
+            None => {
+                self.by_key.insert((run, vi, want.to_vec()), self.all.len());
+                self.all.push(Candidate { run, vi, values, want: want.to_vec(), count: 1, outcome: o.clone() });
+            }
+        }
+    }
+}
+
+/// Variant `vi`'s streamed syntax findings into `raw`: an occurrence of one seen
+/// already (a kept word showed the same difference), else a finding of its own.
+fn add_streamed(raw: &mut Vec<Finding>, seen: &mut BTreeMap<(usize, &'static str), usize>, streamed: &mut Vec<(usize, &'static str, Finding)>, vi: usize) {
+    for (_, what, f) in streamed.extract_if(.., |(v, ..)| *v == vi) {
+        match seen.get(&(vi, what)) {
+            Some(&i) => {
+                let g = &mut raw[i];
+                g.occurrences += f.occurrences;
+                g.bits.extend(f.bits);
+                g.bits.sort_unstable();
+                g.bits.dedup();
+            }
+            None => {
+                seen.insert((vi, what), raw.len());
+                raw.push(f);
+            }
         }
     }
 }
@@ -617,22 +716,80 @@ fn probes_for(codec: &Codec, vi: usize, learned: Option<&FormConventions>, opts:
         // Fixed bits are no field's, so the word's values stay the base's.
         out.push(Probe { vi, word, kind: Kind::Fixed { bit } });
     }
-    // Random words take control bits nvdisasm accepts for this form (learned), so that
-    // `.reuse`, barriers and the terminator are checked too, when the page calls every
-    // bit 105–125 a control field.
-    let learned = learned.filter(|_| controls_cover_105_125(v));
-    let legal = learned.map(|c| c.legal_opex()).unwrap_or_default();
-    let barriers = learned.map(|c| c.legal_barriers()).unwrap_or_default();
-    for _ in 0..opts.random_per_variant {
-        let vals = random_listed_values(v, rng);
-        let mut word = codec.encode_unchecked(vi, &vals);
-        if !legal.is_empty() && !barriers.is_empty() {
-            word = conv_rules::with_opex(word, legal[rng.below(legal.len() as u64) as usize]);
-            word = conv_rules::with_barriers(word, barriers[rng.below(barriers.len() as u64) as usize]);
-        }
-        out.push(Probe { vi, word, kind: Kind::Random });
+    // The first KEEP_RANDOM random words are kept with the page's probes; the rest are
+    // streamed (see `Group::random_stream`).
+    let gen = RandomWords::new(codec, vi, learned);
+    for _ in 0..opts.random_per_variant.min(KEEP_RANDOM) {
+        out.push(Probe { vi, word: gen.word(codec, rng), kind: Kind::Random });
     }
     out
+}
+
+/// Random words of one variant: listed values, and control bits nvdisasm accepts for
+/// this form (learned), so that `.reuse`, barriers and the terminator are checked too,
+/// when the page calls every bit 105–125 a control field.
+struct RandomWords {
+    vi: usize,
+    legal: Vec<usize>,
+    barriers: Vec<usize>,
+}
+
+impl RandomWords {
+    fn new(codec: &Codec, vi: usize, learned: Option<&FormConventions>) -> Self {
+        let learned = learned.filter(|_| controls_cover_105_125(codec.variant(vi)));
+        let legal = learned.map(|c| c.legal_opex()).unwrap_or_default();
+        let barriers = learned.map(|c| c.legal_barriers()).unwrap_or_default();
+        RandomWords { vi, legal, barriers }
+    }
+
+    fn word(&self, codec: &Codec, rng: &mut Rng) -> Word {
+        let vals = random_listed_values(codec.variant(self.vi), rng);
+        let mut word = codec.encode_unchecked(self.vi, &vals);
+        if !self.legal.is_empty() && !self.barriers.is_empty() {
+            word = conv_rules::with_opex(word, self.legal[rng.below(self.legal.len() as u64) as usize]);
+            word = conv_rules::with_barriers(word, self.barriers[rng.below(self.barriers.len() as u64) as usize]);
+        }
+        word
+    }
+}
+
+/// The random words past [`KEEP_RANDOM`] of each variant of a group of pages, made a
+/// slice at a time: variant after variant in page order, each from its own seeded
+/// stream (the page's stream gives the kept words, as it did before words were
+/// streamed, so a run with `--random` up to `KEEP_RANDOM` sends the same words).
+struct RandomStream {
+    /// (page run, generator, its stream, words still to make).
+    todo: std::collections::VecDeque<(usize, RandomWords, Rng, usize)>,
+}
+
+impl RandomStream {
+    fn new(runs: &[PageRun], codec: &Codec, conv: &Conventions, opts: &Options) -> Self {
+        let extra = opts.random_per_variant.saturating_sub(KEEP_RANDOM);
+        let mut todo = std::collections::VecDeque::new();
+        for (ri, run) in runs.iter().enumerate().filter(|_| extra > 0) {
+            for (k, &vi) in run.vis.iter().enumerate() {
+                let v = codec.variant(vi);
+                let seed = opts.seed ^ (run.page.arch.0 as u64) << 32 ^ STREAM_SALT ^ (k as u64 + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+                todo.push_back((ri, RandomWords::new(codec, vi, conv.get(v.arch, &v.key)), Rng::new(seed), extra));
+            }
+        }
+        RandomStream { todo }
+    }
+
+    /// Up to `n` more words, with their page run; empty when every word was made.
+    fn slice(&mut self, codec: &Codec, n: usize) -> Vec<(usize, Probe)> {
+        let mut out = Vec::with_capacity(n.min(RANDOM_SLICE));
+        while out.len() < n {
+            let Some((ri, gen, rng, left)) = self.todo.front_mut() else { break };
+            let take = (*left).min(n - out.len());
+            out.extend((0..take).map(|_| (*ri, Probe { vi: gen.vi, word: gen.word(codec, rng), kind: Kind::Random })));
+            *left -= take;
+            if *left == 0 {
+                self.todo.pop_front();
+            }
+        }
+        out
+    }
 }
 
 /// Every pair of modifier-group fields with every pair of non-zero values (tables of up to
@@ -1285,11 +1442,24 @@ const APART_FROM: usize = 50_000;
 /// Slices validated at once: one's judging (one core) overlaps another's nvdisasm runs.
 const SLICES_AT_ONCE: usize = 2;
 
+/// Random words per variant kept with the page's probes until the page is done (the
+/// evidence corrections are weighed on, see [`correct::triage`]). Words past these are
+/// generated, disassembled and judged [`RANDOM_SLICE`] at a time, and only their counts,
+/// disagreements and syntax findings kept: memory does not grow with `--random`.
+pub const KEEP_RANDOM: usize = 10_000;
+
+/// Random words past [`KEEP_RANDOM`] in flight at once, per slice of pages (40 MB at
+/// [`BYTES_PER_PROBE`]; two nvdisasm starts per 100 000 words cost about 2 %).
+pub const RANDOM_SLICE: usize = 100_000;
+
+/// Salt of the streams of random words past [`KEEP_RANDOM`].
+const STREAM_SALT: u64 = 0x5712_ea3d_0000_0000;
+
 /// The words [`probes_for`] builds for a variant, counted without building them.
 fn probe_count(v: &Variant, opts: &Options) -> usize {
     let fields: usize = (0..v.fields.len()).map(|fi| v.fields[fi].width() as usize + 2 + v.field_table(fi).map_or(0, |t| t.rows.len() + t.omitted.len())).sum();
-    // Saturating: a huge `--random` must reach the budget check, not overflow.
-    (1 + fields + group_pairs(v).len() + v.fixed_mask.len() as usize).saturating_add(opts.random_per_variant)
+    // Only the kept random words stay; the others stream (see KEEP_RANDOM).
+    1 + fields + group_pairs(v).len() + v.fixed_mask.len() as usize + opts.random_per_variant.min(KEEP_RANDOM)
 }
 
 /// The probe words of `pages`' variants, counted without building them.
@@ -1327,13 +1497,15 @@ pub const BYTES_PER_PROBE: u64 = 400;
 const BASE_BYTES: u64 = 128 << 20;
 
 /// About the most memory [`validate_pages`] holds at once: its `SLICES_AT_ONCE`
-/// largest slices' probes (a page is never split, so a page with a huge `--random` is
-/// one huge slice).
+/// largest slices' probes (a page is never split; its random words count up to
+/// [`KEEP_RANDOM`] per variant) and, past those, a [`RANDOM_SLICE`] of streamed random
+/// words each. It does not grow with `--random` past `KEEP_RANDOM`.
 pub fn peak_bytes(spec: &crate::spec::Spec, opts: &Options) -> u64 {
     let mut sizes: Vec<usize> = all_slices(spec, opts).iter().map(|s| page_words(s, opts)).collect();
     sizes.sort_unstable_by(|a, b| b.cmp(a));
-    let words = sizes.iter().take(SLICES_AT_ONCE).fold(0u64, |a, &n| a.saturating_add(n as u64));
-    BASE_BYTES.saturating_add(words.saturating_mul(BYTES_PER_PROBE))
+    let streamed = if opts.random_per_variant > KEEP_RANDOM { RANDOM_SLICE } else { 0 };
+    let words: u64 = sizes.iter().take(SLICES_AT_ONCE).map(|&n| (n + streamed) as u64).sum();
+    BASE_BYTES + words * BYTES_PER_PROBE
 }
 
 /// Refuses, before any work, a validation whose [`peak_bytes`] is above the memory
