@@ -1,6 +1,6 @@
 //! `sass-harness crosscheck`: arguments, the spec, nvdisasm, the run and what it prints.
 
-use super::{add_seeds, execute, run, ExecError, Options, Summary};
+use super::{add_seeds, execute, run, Options, Summary};
 use crate::fuzz::{self, Target};
 use crate::oracle::gpu::worker::EXIT_NO_GPU;
 use crate::oracle::nvdisasm::Nvdisasm;
@@ -41,9 +41,13 @@ pub struct Args {
     /// Also run the replayed words on a GPU (exit 3 when there is none).
     #[arg(long)]
     pub exec: bool,
-    /// With --exec: write the execution plan's words, run nothing (no GPU needed).
+    /// With --exec: build the execution plan (patched cubins proven by nvdisasm), run
+    /// nothing (no GPU needed).
     #[arg(long, requires = "exec")]
     pub dry_run: bool,
+    /// With --exec: stop the GPU run after SECS seconds (exit status 5).
+    #[arg(long, value_name = "SECS", requires = "exec")]
+    pub time_limit: Option<u64>,
 }
 
 /// The command; its exit status: 0 done, 2 an error, 3 `--exec` without a GPU.
@@ -81,18 +85,34 @@ fn crosscheck(a: &Args) -> Result<u8, String> {
         }
     }
     if a.exec {
-        match execute(&s.kept, out.path(), a.dry_run) {
-            Ok(r) => {
-                let left = s.unique - r.words;
-                let more = if left > 0 { format!(" ({left} more unique words not kept: the duplicate set's cap)") } else { String::new() };
-                println!("exec --dry-run: {} words planned in {}{more}", r.words, r.plan.display())
-            }
-            Err(ExecError::NoGpu(why)) => {
-                println!("crosscheck: --exec: {why}: nothing was run");
-                return Ok(EXIT_NO_GPU as u8);
-            }
-            Err(ExecError::Other(e)) => return Err(e),
+        let codec = crate::codec::Codec::new(&spec);
+        let r = execute(&codec, &s.kept, out.path(), a.dry_run, a.time_limit)?;
+        let left = s.unique - s.kept.len();
+        let more = if left > 0 { format!(" ({left} more unique words not kept: the duplicate set's cap)") } else { String::new() };
+        let p = &r.plan;
+        println!(
+            "exec: {} words given{more}; plan in {}: {} entries in {} cubins, {} words no template holds, {} undecodable, {} patch failures",
+            s.kept.len(),
+            out.path().join("exec").display(),
+            p.entries,
+            p.cubins,
+            p.no_template,
+            p.undecodable,
+            p.failures.len()
+        );
+        for (sm, c) in &p.per_arch {
+            println!("exec: SM{sm}: {} forms, {} words, {} runnable", c.forms, c.words, c.runnable);
         }
+        if let Some(why) = &r.no_gpu {
+            println!("crosscheck: --exec: {why}: nothing was run");
+        }
+        if let Some(run) = &r.run {
+            println!(
+                "exec: {} words run in {} cubins ({} left by the time limit), {} findings, relations checked {:?}",
+                run.words_run, run.cubins_run, run.cubins_left, run.findings, run.relations_checked
+            );
+        }
+        return Ok(r.exit_status());
     }
     Ok(0)
 }

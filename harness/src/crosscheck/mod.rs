@@ -13,6 +13,7 @@ pub mod inputs;
 pub mod judge;
 pub mod minimize;
 
+use crate::oracle::exec::PlanSummary;
 use crate::budget::{human, Budget};
 use crate::codec::Codec;
 use crate::fuzz::{self, Target};
@@ -513,38 +514,22 @@ pub fn add_seeds(seeds: &[PathBuf], corpus: &Path) -> Result<Vec<PathBuf>, Strin
     Ok(added)
 }
 
-/// Running the replayed words on a GPU: the seam for the executor's planner. `dry_run`
-/// writes the words the plan would take (`OUT/exec/words.txt`, `SMxx WORD` a line);
-/// a real run needs the `gpu` branch's planner and is refused here.
-pub fn execute(words: &[(Arch, Word)], out: &Path, dry_run: bool) -> Result<ExecReport, ExecError> {
-    if !dry_run {
-        if !crate::oracle::gpu::cuda::driver_present() {
-            return Err(ExecError::NoGpu(crate::oracle::gpu::cuda::NO_DRIVER.to_string()));
-        }
-        return Err(ExecError::Other("running crosscheck words on a GPU is not connected yet: the executor's planner plugs in at crosscheck::execute".into()));
-    }
-    let dir = out.join("exec");
-    std::fs::create_dir_all(&dir).map_err(|e| ExecError::Other(format!("{}: {e}", dir.display())))?;
-    let mut text = String::with_capacity(words.len() * 40);
-    for (a, w) in words {
-        text += &format!("{} {}\n", a.nvdisasm_name(), w.hex());
-    }
-    let path = dir.join("words.txt");
-    crate::output::write_atomic(&path, text.as_bytes()).map_err(|e| ExecError::Other(e.to_string()))?;
-    Ok(ExecReport { words: words.len(), plan: path })
-}
-
-#[derive(Debug)]
-pub struct ExecReport {
-    pub words: usize,
-    pub plan: PathBuf,
-}
-
-#[derive(Debug)]
-pub enum ExecError {
-    /// No GPU or driver: exit status 3, as `exec`.
-    NoGpu(String),
-    Other(String),
+/// Runs the replayed words on a GPU through the executor's planner
+/// ([`crate::oracle::exec::plan_words`]): each word that a template holds, with the
+/// relations that need no CPU model (ignored bits, operand forms, reruns) and the models
+/// where there are. `dry_run` builds the plan (patched cubins proven in place by
+/// nvdisasm) under `OUT/exec` and runs nothing; otherwise `time_limit` bounds the run.
+pub fn execute(codec: &crate::codec::Codec, words: &[(Arch, Word)], out: &Path, dry_run: bool, time_limit: Option<u64>) -> Result<PlanSummary, String> {
+    use crate::oracle::exec::{plan_words, PlanOptions, RunSettings};
+    let run = (!dry_run).then(|| RunSettings {
+        inputs: 10_240,
+        timeout: std::time::Duration::from_secs(60),
+        time_limit: time_limit.map(std::time::Duration::from_secs),
+        fake: None,
+        spec: vec![],
+        exe: None,
+    });
+    plan_words(codec, words, &PlanOptions { out: out.join("exec"), slots: 64, seed: 0x5eed, run })
 }
 
 /// `2.0 GiB` and the like, for messages about the budget.
