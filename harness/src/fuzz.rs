@@ -379,7 +379,8 @@ pub fn roundtrip(codec: &Codec, data: &[u8]) -> Result<(), Failure> {
 }
 
 /// `decode`: each 16-byte word, on every architecture, either does not decode or decodes to
-/// values that encode back to the word and hold [`check::roundtrip`].
+/// values that encode back to the word (but for bits the page marks ignored) and hold
+/// [`check::roundtrip`].
 pub fn decode(codec: &Codec, data: &[u8]) -> Result<(), Failure> {
     let archs = archs(codec);
     for w in decode_words(data) {
@@ -390,8 +391,9 @@ pub fn decode(codec: &Codec, data: &[u8]) -> Result<(), Failure> {
             if v.arch != arch {
                 return Err(fail(format!("decoded as a variant of {}", v.arch)));
             }
+            // Bits nvdisasm ignores decode to nothing: encode gives the word without them.
             let again = codec.encode_unchecked(vi, &values);
-            if again != w {
+            if (again.0 ^ w.0) & !v.ignored.0 != 0 {
                 return Err(fail(format!("encode∘decode gives {again}")));
             }
             check::roundtrip(codec, vi, &values).map_err(|e| roundtrip_failure(codec, vi, &values, e))?;
