@@ -21,7 +21,12 @@ cargo build --no-default-features -p sass-harness
 cargo clippy -p sass-harness --release --no-default-features --all-targets -- -D warnings
 # The library's documentation builds without a warning (broken or private links).
 RUSTDOCFLAGS="-D warnings" cargo doc --no-deps -p sass-harness
+# The fast set: `cargo test` alone. Tests that must take long (whole-ISA checks, every
+# hold-out variant rediscovered) are `#[ignore = "slow: …"]` and run next, so CI skips
+# nothing. ptxas's cubins are cached under target/ (keyed by PTX, ptxas and -arch).
 cargo test --workspace --release
+# The slow set (docs/testing.md lists it).
+cargo test --workspace --release --tests -- --ignored
 # The quick chaos probes (limits, disk full, read-only, tool faults, locks, SIGINT; ~20 s):
 # what a user's machine does to a run, from outside. The nightly workflow runs them all.
 bash ci/chaos.sh --quick

@@ -3,17 +3,15 @@
 //! text is lossless), and the indexed [`Assembler`] answers exactly as [`asm::assemble`],
 //! which screens candidates differently, on those texts and on altered ones.
 
+mod common;
+
+use common::discovered;
 use sass_harness::codec::asm::{self, AsmError, Assembler};
 use sass_harness::codec::{self, Codec};
 use sass_harness::gen::{random_values, Rng};
 use sass_harness::sass::{Body, Instruction, Operand, Predicate};
 use sass_harness::spec::{self, Arch};
 use sass_harness::word::Word;
-
-fn discovered() -> spec::Spec {
-    let dir = sass_harness::oracle::tools::repo_root().join("corpus/isa-discovered");
-    spec::load(&[dir]).unwrap_or_else(|e| panic!("{e}"))
-}
 
 /// `w` decodes as a variant whose text is `text`.
 fn prints_as(c: &Codec, arch: Arch, w: Word, text: &str) -> Result<(), String> {

@@ -1,14 +1,11 @@
 //! The `sass-harness` program as a user meets it: exit statuses, messages, pipes.
 
+mod common;
+
+use common::{bin, root};
 use std::io::Read;
 use std::path::Path;
-use std::process::{Command, Stdio};
-
-fn bin() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_sass-harness"));
-    c.current_dir(sass_harness::oracle::tools::repo_root());
-    c
-}
+use std::process::Stdio;
 
 fn temp_page(name: &str, text: &str) -> std::path::PathBuf {
     let dir = std::env::temp_dir().join(format!("sass-harness-cli-{}", std::process::id()));
@@ -20,7 +17,7 @@ fn temp_page(name: &str, text: &str) -> std::path::PathBuf {
 
 #[test]
 fn malformed_pages_exit_2_with_file_line_and_no_panic() {
-    let seed = std::fs::read_to_string(sass_harness::oracle::tools::repo_root().join("corpus/isa/sm90/003_ab0fe5b2f4c60028.txt")).unwrap();
+    let seed = std::fs::read_to_string(root().join("corpus/isa/sm90/003_ab0fe5b2f4c60028.txt")).unwrap();
     let cut: String = seed.chars().take(3000).collect();
     for (name, text, want) in [
         ("garbage.txt", "garbage\n".to_string(), "garbage.txt:1: expected an instruction name"),
@@ -78,15 +75,12 @@ fn arch_is_accepted_as_number_or_name() {
 
 /// A fresh scratch folder for one test.
 fn scratch(tag: &str) -> std::path::PathBuf {
-    let d = std::env::temp_dir().join(format!("sass-harness-cli-{tag}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+    common::scratch(&format!("cli-{tag}"))
 }
 
 /// A fake nvdisasm that answers `--version` as the real one and runs `script` otherwise.
 fn fake_nvdisasm(dir: &std::path::Path, script: &str) -> std::path::PathBuf {
-    let real = sass_harness::oracle::tools::locate(sass_harness::oracle::tools::Tool::Nvdisasm).expect("nvdisasm required: bash ci/install-cuda-tools.sh");
+    let real = common::nvdisasm_path();
     let p = dir.join("nvdisasm");
     std::fs::write(&p, format!("#!/bin/sh\nif [ \"$1\" = --version ]; then exec {} --version; fi\n{script}\n", real.display())).unwrap();
     use std::os::unix::fs::PermissionsExt;

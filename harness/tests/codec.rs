@@ -1,12 +1,11 @@
+mod common;
+
+use common::{corpus, root};
 use sass_harness::check::roundtrip;
 use sass_harness::codec::{self, Codec, Values};
 use sass_harness::gen::{random_values, Rng};
 use sass_harness::spec;
 use sass_harness::word::Word;
-
-fn corpus() -> spec::Spec {
-    spec::load(&[sass_harness::oracle::tools::repo_root().join("corpus/isa")]).expect("corpus parses")
-}
 
 #[test]
 fn all_18_variants_parse() {
@@ -109,7 +108,7 @@ fn assembler_rejects_out_of_range_values() {
 /// Three forms discovered on SM90 (`harness/tests/data/preds`): ISETP and PLOP3 with `P`/`UP`
 /// operands and `cNOT` bits right above predicates, POPC with `~R` (cNOT at 63).
 fn preds() -> spec::Spec {
-    spec::load(&[sass_harness::oracle::tools::repo_root().join("harness/tests/data/preds")]).expect("predicate pages parse")
+    spec::load(&[root().join("harness/tests/data/preds")]).expect("predicate pages parse")
 }
 
 /// The page reads `P`/`UP` forms and `cNOT`, gives each cNOT to its operand, and the words
@@ -169,7 +168,7 @@ include!("data/pred_words.rs");
 /// form without an `F` operand fails the page with its line.
 #[test]
 fn a_floats_line_lets_a_modifier_choose_the_float_format() {
-    let path = sass_harness::oracle::tools::repo_root().join("corpus/isa-discovered/sm90/fmul.txt");
+    let path = root().join("corpus/isa-discovered/sm90/fmul.txt");
     let text = std::fs::read_to_string(path).unwrap();
     // The line goes right before the variant's key (optional lines come in any order).
     let with = |line: &str, key: &str| text.replacen(&format!("key: {key}\n"), &format!("{line}\n\nkey: {key}\n"), 1);
@@ -209,7 +208,7 @@ fn a_floats_line_lets_a_modifier_choose_the_float_format() {
 /// silently truncating them, and takes a negative number as the field's two's complement.
 #[test]
 fn sixty_four_bit_immediates_print_and_assemble() {
-    let path = sass_harness::oracle::tools::repo_root().join("harness/tests/data/imm64");
+    let path = root().join("harness/tests/data/imm64");
     let s = spec::load(&[path]).expect("the MOV.64 page parses");
     let c = Codec::new(&s);
     let arch = spec::Arch(120);
@@ -247,7 +246,7 @@ fn sixty_four_bit_immediates_print_and_assemble() {
 /// assembler reads both texts back to their words, and the JSON spec says it.
 #[test]
 fn operands_left_out_at_zero_print_and_assemble() {
-    let s = spec::load(&[sass_harness::oracle::tools::repo_root().join("harness/tests/data/left_out")]).expect("left-out pages parse");
+    let s = spec::load(&[root().join("harness/tests/data/left_out")]).expect("left-out pages parse");
     let c = Codec::new(&s);
     let cases = [
         ("BAR_I_I__bar__SYNC_dfrBlk_II_optionalCount_II", [1, 0], "@P0 BAR.SYNC.DEFER_BLOCKING 0x1;"),
@@ -280,7 +279,7 @@ fn operands_left_out_at_zero_print_and_assemble() {
 /// without the line, the word matches nothing.
 #[test]
 fn ignored_bits_decode_whatever_they_hold() {
-    let page = std::fs::read_to_string(sass_harness::oracle::tools::repo_root().join("corpus/isa/sm90/003_ab0fe5b2f4c60028.txt")).unwrap();
+    let page = std::fs::read_to_string(root().join("corpus/isa/sm90/003_ab0fe5b2f4c60028.txt")).unwrap();
     let marked = page.replacen("\n\nkey: DFMA_R_R_R_R\n", "\n\nignored bits: 40..45\n\nkey: DFMA_R_R_R_R\n", 1);
     assert_ne!(marked, page);
     let plain = spec::Spec { pages: vec![spec::parse_page("dfma.txt", page.as_bytes()).unwrap()] };
@@ -303,7 +302,7 @@ fn ignored_bits_decode_whatever_they_hold() {
 /// JSON spec says it.
 #[test]
 fn inverted_predicates_encode_decode_print_and_assemble() {
-    let s = spec::load(&[sass_harness::oracle::tools::repo_root().join("harness/tests/data/inverted")]).expect("the inverted page parses");
+    let s = spec::load(&[root().join("harness/tests/data/inverted")]).expect("the inverted page parses");
     let c = Codec::new(&s);
     let vi = c.index_of("LDG_P_R_M_R_I_P", None).expect("LDG_P_R_M_R_I_P");
     let v = c.variant(vi);

@@ -1,9 +1,10 @@
 //! The printing conventions stored beside the pages (`conventions.json`): checked by
 //! validation against nvdisasm, corrected by `fix`. Needs nvdisasm (fails without it).
 
+mod common;
+
+use common::{nvdisasm, root as repo_root, scratch};
 use sass_harness::codec::Codec;
-use sass_harness::oracle::nvdisasm::Nvdisasm;
-use sass_harness::oracle::tools::repo_root;
 use sass_harness::spec::conventions::{ConventionsFile, FILE_NAME};
 use sass_harness::spec::{self, Arch};
 use sass_harness::validate::{self, Edit, Severity};
@@ -36,9 +37,7 @@ fn mutate(file: &mut ConventionsFile, k: usize) {
 #[test]
 fn each_mutated_convention_is_an_error_that_fix_undoes() {
     let src = repo_root().join("corpus/isa-discovered/sm90");
-    let dir = std::env::temp_dir().join(format!("sass-harness-conv-mut-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = scratch("conv-mut");
     std::fs::copy(src.join("imad.txt"), dir.join("imad.txt")).unwrap();
     let text = std::fs::read(src.join(FILE_NAME)).unwrap();
     let original = ConventionsFile::from_text("original", &text).unwrap();
@@ -51,7 +50,7 @@ fn each_mutated_convention_is_an_error_that_fix_undoes() {
 
     let s = spec::load(std::slice::from_ref(&dir)).unwrap();
     let c = Codec::new(&s);
-    let nv = Nvdisasm::locate().expect("nvdisasm is required: bash ci/install-cuda-tools.sh");
+    let nv = nvdisasm();
     let opts = validate::Options { random_per_variant: 50, ..Default::default() };
     let (_, findings) = validate::validate_page(&s.pages[0], &c, &nv, &opts).unwrap();
     for (key, what) in MUTATIONS {

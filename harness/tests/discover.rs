@@ -2,19 +2,14 @@
 //! against nvdisasm): solving a variant from its page's zero word must give the page's
 //! layout, tables and distilled line back.
 
+mod common;
+
+use common::{nvdisasm as nv, root, scratch};
 use sass_harness::discover::{self, page};
 use sass_harness::oracle::nvdisasm::{Nvdisasm, Outcome};
 use sass_harness::spec::{self, Variant};
 use sass_harness::word::Word;
-use std::path::PathBuf;
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
-fn nv() -> Nvdisasm {
-    Nvdisasm::locate().expect("nvdisasm is required: bash ci/install-cuda-tools.sh")
-}
+use std::path::{Path, PathBuf};
 
 /// What a page says about a variant, in comparable form.
 #[derive(Debug, PartialEq)]
@@ -34,7 +29,7 @@ fn layout(v: &Variant) -> Layout {
 }
 
 /// Options for a whole-architecture sweep of SM90 restricted to `opcodes` (bits 0–8), into `out`.
-fn sm90_sweep(out: &std::path::Path, opcodes: Vec<u16>, seeds: Vec<Word>) -> discover::sweep::Options {
+fn sm90_options(out: &std::path::Path, opcodes: Vec<u16>, seeds: Vec<Word>) -> discover::sweep::Options {
     use discover::census::Scope;
     use discover::sweep::{Options, Shard};
     Options {
@@ -47,6 +42,66 @@ fn sm90_sweep(out: &std::path::Path, opcodes: Vec<u16>, seeds: Vec<Word>) -> dis
         seeds,
         tool: "nvdisasm (test)".into(),
     }
+}
+
+/// The SM90 sweeps of this file: (opcodes, census seeds). Their census is taken once, over
+/// all of them ([`shared_census`]), as a rerun reuses `census.json`.
+const SM90_SWEEPS: [(&[u16], &[&str]); 9] = [
+    (&[0x2b], &[]),
+    (&[0x030], &[]),
+    (&[0x035, 0x108], &[]),
+    (&[0x147, 0x14d, 0x010], &BRANCH_WORDS),
+    (&[0x183], &[]),
+    (&[0x024], &IMAD_WORDS),
+    (&[0x14a, 0x126, 0x15c, 0x107, 0x113], &IMM_SEEDS),
+    (&[0x003, 0x11a, 0x022, 0x144, 0x1b4], &NAMED_SEEDS),
+    (&[0x047], &[]),
+];
+
+/// From ptxas (SM90): a branch to itself, EXIT, and IADD3 with its second carry-out PT.
+/// The branch is first: at address 0, as the codec prints targets.
+const BRANCH_WORDS: [&str; 3] = ["000fc0000383fffffffffffc00fc7947", "000fea0003800000000000000000794d", "000fe40007f5e0ff0000002b042b7210"];
+/// IMAD.IADD, plain IMAD (0x80 with R0, 0x3 with RZ, 0x10000 with RZ), IMAD.SHL.U32, IMAD.MOV.U32.
+const IMAD_WORDS: [&str; 6] = [
+    "000fca00078e02070000000106077824",
+    "001fe200078e02000000008009097824",
+    "004fca00078e02ff000000030b059824",
+    "000fe400078e00ff0001000018197824",
+    "000fe400078e00ff0000800018197824",
+    "000fe400078e00ff0000000018197824",
+];
+/// BPT.TRAP and FRND.BF16 from words the census reaches from real code (as `corpus/ptx`
+/// seeds it): an opcode sweep alone does not meet them.
+const IMM_SEEDS: [&str; 2] = ["000fc00000300000000000040000795c", "000fc039e4c9604f3d0203b6e8de1907"];
+/// UTMALDG's census seed (it needs bits the opcode sweep does not set).
+const NAMED_SEEDS: [&str; 1] = ["800fc0236c3875ac53d7a739ae4f45b4"];
+
+fn words(hex: &[&str]) -> Vec<Word> {
+    hex.iter().map(|h| Word::parse_hex(h).unwrap_or_else(|| panic!("{h}"))).collect()
+}
+
+/// One SM90 census over every sweep's opcodes and seeds, taken once per test process: a
+/// census costs about as many nvdisasm runs for twenty opcodes as for one.
+fn shared_census() -> &'static discover::sweep::CensusFile {
+    static CENSUS: std::sync::OnceLock<discover::sweep::CensusFile> = std::sync::OnceLock::new();
+    CENSUS.get_or_init(|| {
+        let opcodes: Vec<u16> = SM90_SWEEPS.iter().flat_map(|(o, _)| o.iter().copied()).collect();
+        let seeds: Vec<Word> = SM90_SWEEPS.iter().flat_map(|(_, s)| words(s)).collect();
+        let opts = sm90_options(Path::new("unused"), opcodes, seeds);
+        discover::sweep::take_census(&nv(), &opts, &|_: &str| {}).unwrap_or_else(|e| panic!("census: {e}"))
+    })
+}
+
+/// [`sm90_options`] for one of [`SM90_SWEEPS`], with the shared census's forms of its
+/// opcodes written to `out/census.json`, which the sweep then reuses.
+fn sm90_sweep(out: &Path, opcodes: Vec<u16>, seeds: Vec<Word>) -> discover::sweep::Options {
+    assert!(SM90_SWEEPS.iter().any(|(o, s)| *o == opcodes && words(s) == seeds), "{opcodes:x?} is not in SM90_SWEEPS");
+    let all = shared_census();
+    let forms: Vec<_> = all.forms.iter().filter(|f| Word::parse_hex(&f.seed).is_some_and(|w| opcodes.contains(&((w.0 & 0x1ff) as u16)))).cloned().collect();
+    let census = discover::sweep::CensusFile { arch: all.arch, tool: all.tool.clone(), words: all.words, forms };
+    std::fs::create_dir_all(out).unwrap();
+    std::fs::write(out.join("census.json"), serde_json::to_string_pretty(&census).unwrap()).unwrap();
+    sm90_options(out, opcodes, seeds)
 }
 
 /// SM90 `words` (from ptxas or chosen to show a convention) decode with `c`, print with the
@@ -261,7 +316,7 @@ fn split_operand_suffixes_and_suffixed_rz_print_like_nvdisasm() {
 
 /// Every variant of every hold-out page (about two minutes on two cores).
 #[test]
-#[ignore]
+#[ignore = "slow: every hold-out variant rediscovered (bash ci/test.sh runs the slow set)"]
 fn discovers_every_holdout_variant() {
     let nv = nv();
     for arch in ["sm90", "sm100"] {
@@ -284,8 +339,7 @@ fn discovers_every_holdout_variant() {
 fn sweep_of_one_opcode_shards_merge_and_resume_to_the_same_page() {
     use discover::sweep::{self, Options, Shard};
     let nv = nv();
-    let tmp = std::env::temp_dir().join(format!("sass-harness-sweep-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&tmp);
+    let tmp = scratch("sweep");
     let opts = |dir: &str, shard: Shard| Options { shard, ..sm90_sweep(&tmp.join(dir), vec![0x2b], vec![]) };
     let quiet = |_: &str| {};
     let whole = sweep::run(&nv, &opts("whole", Shard::ALL), &quiet).unwrap();
@@ -338,10 +392,10 @@ fn sweep_of_one_opcode_shards_merge_and_resume_to_the_same_page() {
 /// encode → decode → encode and print → assemble, and every real-code word it covers prints
 /// byte-identical to nvdisasm and assembles back.
 #[test]
+#[ignore = "slow: the whole discovered ISA and two real-code runs (bash ci/test.sh runs the slow set)"]
 fn discovered_corpus_roundtrips_and_matches_real_code() {
     use sass_harness::codec::{self, asm, Codec};
     use sass_harness::gen::{random_values, Rng};
-    use sass_harness::oracle::tools;
     let dirs: Vec<PathBuf> = ["sm90", "sm100", "sm120"].iter().map(|a| root().join("corpus/isa-discovered").join(a)).collect();
     let s = spec::load(&dirs).unwrap_or_else(|e| panic!("{e}"));
     let c = Codec::new(&s);
@@ -373,8 +427,8 @@ fn discovered_corpus_roundtrips_and_matches_real_code() {
         }
     }
     assert!(text_ok * 10 >= words * 9, "{text_ok} of {words} words assemble back from their text");
-    let ptxas = tools::locate(tools::Tool::Ptxas).expect("ptxas is required: bash ci/install-cuda-tools.sh");
-    let out = std::env::temp_dir().join(format!("sass-harness-disc-rc-{}", std::process::id()));
+    let ptxas = common::ptxas();
+    let out = scratch("disc-rc");
     let rc = sass_harness::realcode::run(&c, &nv(), &ptxas, &root().join("corpus/ptx"), &out).unwrap();
     // Measured with nvdisasm 13.5.37 and ptxas 13.5.37 (see docs/measurements.md): every
     // word ptxas emits for corpus/ptx is covered and prints byte-identical, and none fails
@@ -410,8 +464,7 @@ fn operand_suffix_tables_and_fp16_immediates_print_like_nvdisasm() {
     use sass_harness::gen::{random_listed_values, Rng};
     use sass_harness::spec::FieldKind;
     let nv = nv();
-    let tmp = std::env::temp_dir().join(format!("sass-harness-suffix-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&tmp);
+    let tmp = scratch("suffix");
     let opts = sm90_sweep(&tmp, vec![0x030], vec![]);
     let s = sweep::run(&nv, &opts, &|_: &str| {}).unwrap();
     // HADD2 R,R,I,I too: its immediates are bf16 under .BF16_V2 (the page's `floats:` line).
@@ -473,8 +526,7 @@ fn sweep_solves_immediates_whose_format_a_modifier_chooses() {
     use sass_harness::codec::{self, Codec};
     use sass_harness::gen::{random_listed_values, Rng};
     let nv = nv();
-    let tmp = std::env::temp_dir().join(format!("sass-harness-immfmt-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&tmp);
+    let tmp = scratch("immfmt");
     let s = sweep::run(&nv, &sm90_sweep(&tmp, vec![0x035, 0x108], vec![]), &|_: &str| {}).unwrap();
     let spec = spec::load(&[tmp.join("pages")]).unwrap_or_else(|e| panic!("{e}"));
     let c = Codec::new(&spec);
@@ -504,12 +556,8 @@ fn sweep_solves_branches_exit_and_omitted_predicates() {
     use discover::sweep;
     use sass_harness::codec::Codec;
     let nv = nv();
-    // From ptxas (SM90): a branch to itself, EXIT, and IADD3 with its second carry-out PT.
-    // The branch is first: at address 0, as the codec prints targets.
-    let words = ["000fc0000383fffffffffffc00fc7947", "000fea0003800000000000000000794d", "000fe40007f5e0ff0000002b042b7210"];
-    let words: Vec<Word> = words.iter().map(|w| Word::parse_hex(w).unwrap()).collect();
-    let tmp = std::env::temp_dir().join(format!("sass-harness-branch-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&tmp);
+    let words = words(&BRANCH_WORDS);
+    let tmp = scratch("branch");
     // Real code's words seed the census (as `corpus/ptx` does): the bits nvdisasm
     // ignores keep ptxas's values, so these words decode.
     let opts = sm90_sweep(&tmp, vec![0x147, 0x14d, 0x010], words.clone());
@@ -533,8 +581,7 @@ fn sweep_of_ldl_solves_memory_forms_that_print_as_nvdisasm() {
     use sass_harness::codec::{self, asm, Codec};
     use sass_harness::gen::{random_listed_values, Rng};
     let nv = nv();
-    let tmp = std::env::temp_dir().join(format!("sass-harness-ldl-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&tmp);
+    let tmp = scratch("ldl");
     let opts = sm90_sweep(&tmp, vec![0x183], vec![]);
     let s = sweep::run(&nv, &opts, &|_: &str| {}).unwrap();
     assert_eq!((s.forms, s.solved), (4, 4), "{s:?}");
@@ -602,18 +649,8 @@ fn immediate_aliases_are_learned_not_written_into_the_heading() {
     use discover::sweep;
     use sass_harness::codec::Codec;
     let nv = nv();
-    // IMAD.IADD, plain IMAD (0x80 with R0, 0x3 with RZ, 0x10000 with RZ), IMAD.SHL.U32, IMAD.MOV.U32.
-    let words = [
-        "000fca00078e02070000000106077824",
-        "001fe200078e02000000008009097824",
-        "004fca00078e02ff000000030b059824",
-        "000fe400078e00ff0001000018197824",
-        "000fe400078e00ff0000800018197824",
-        "000fe400078e00ff0000000018197824",
-    ];
-    let words: Vec<Word> = words.iter().map(|w| Word::parse_hex(w).unwrap()).collect();
-    let tmp = std::env::temp_dir().join(format!("sass-harness-imad-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&tmp);
+    let words = words(&IMAD_WORDS);
+    let tmp = scratch("imad");
     let s = sweep::run(&nv, &sm90_sweep(&tmp, vec![0x024], words.clone()), &|_: &str| {}).unwrap();
     assert!(s.solved >= 10, "{s:?}");
     let page = std::fs::read_to_string(tmp.join("pages/imad.txt")).unwrap();
@@ -637,12 +674,8 @@ fn sweep_solves_scaled_immediates_and_float_formats() {
     use sass_harness::codec::{self, Codec};
     use sass_harness::gen::{random_listed_values, Rng};
     let nv = nv();
-    let tmp = std::env::temp_dir().join(format!("sass-harness-imm-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&tmp);
-    // BPT.TRAP and FRND.BF16 from words the census reaches from real code (as `corpus/ptx`
-    // seeds it): an opcode sweep alone does not meet them.
-    let seeds = ["000fc00000300000000000040000795c", "000fc039e4c9604f3d0203b6e8de1907"].map(|w| Word::parse_hex(w).unwrap());
-    let opts = sm90_sweep(&tmp, vec![0x14a, 0x126, 0x15c, 0x107, 0x113], seeds.to_vec());
+    let tmp = scratch("imm");
+    let opts = sm90_sweep(&tmp, vec![0x14a, 0x126, 0x15c, 0x107, 0x113], words(&IMM_SEEDS));
     let s = sweep::run(&nv, &opts, &|_: &str| {}).unwrap();
     let spec = spec::load(&[tmp.join("pages")]).unwrap_or_else(|e| panic!("{e}"));
     let c = Codec::new(&spec);
@@ -673,11 +706,8 @@ fn sweep_solves_named_descriptor_and_joined_operands() {
     use sass_harness::gen::{random_listed_values, Rng};
     use sass_harness::sass;
     let nv = nv();
-    let tmp = std::env::temp_dir().join(format!("sass-harness-named-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&tmp);
-    // UTMALDG's census seed (it needs bits the opcode sweep does not set).
-    let seeds = vec![Word::parse_hex("800fc0236c3875ac53d7a739ae4f45b4").unwrap()];
-    let opts = sm90_sweep(&tmp, vec![0x003, 0x11a, 0x022, 0x144, 0x1b4], seeds);
+    let tmp = scratch("named");
+    let opts = sm90_sweep(&tmp, vec![0x003, 0x11a, 0x022, 0x144, 0x1b4], words(&NAMED_SEEDS));
     let s = sweep::run(&nv, &opts, &|_: &str| {}).unwrap();
     let spec = spec::load(&[tmp.join("pages")]).unwrap_or_else(|e| panic!("{e}"));
     let c = Codec::new(&spec);
@@ -849,6 +879,7 @@ fn predicates_the_seed_leaves_out_get_fields() {
 /// pair's joint flip makes them one modifier group. (BREAK's seed is RELIABLE already: its
 /// `!P2` shows through the predicate the seed leaves out.)
 #[test]
+#[ignore = "slow: three SM100 discoveries (bash ci/test.sh runs the slow set)"]
 fn one_hot_modifier_pairs_become_groups() {
     let nv = nv();
     let arch = spec::Arch(100);
@@ -871,6 +902,7 @@ fn one_hot_modifier_pairs_become_groups() {
 /// only, the distilled line is the lowest one's text, and ptxas's words with the value the
 /// seed's single flips never reach decode, print and assemble.
 #[test]
+#[ignore = "slow: three discoveries on SM90 and SM120 (bash ci/test.sh runs the slow set)"]
 fn one_hot_pairs_whose_zero_is_illegal_or_another_form_are_groups() {
     let nv = nv();
     let cases = [
@@ -974,8 +1006,7 @@ fn sweep_learns_where_suffixes_stand_around_abs_bars() {
     use sass_harness::codec::{self, asm, Codec};
     use sass_harness::gen::{random_listed_values, Rng};
     let nv = nv();
-    let tmp = std::env::temp_dir().join(format!("sass-harness-bars-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&tmp);
+    let tmp = scratch("bars");
     let s = sweep::run(&nv, &sm90_sweep(&tmp, vec![0x047], vec![]), &|_: &str| {}).unwrap();
     let text = std::fs::read_to_string(tmp.join("pages/vhmnmx.txt")).unwrap_or_else(|e| panic!("{e}: {s:?}"));
     let spec = spec::Spec { pages: vec![spec::parse_page("vhmnmx.txt", text.as_bytes()).unwrap()] };
@@ -1086,6 +1117,7 @@ fn modifier_pairs_set_together_become_groups() {
 /// at zero) print byte-identical to nvdisasm with the learned conventions and assemble back,
 /// on SM90, SM100 and SM120.
 #[test]
+#[ignore = "slow: nine discoveries over SM90, SM100 and SM120 (bash ci/test.sh runs the slow set)"]
 fn operands_left_out_at_zero_are_solved_printed_and_assembled() {
     let nv = nv();
     // (name, census seed, the page's line, real words: ptxas's and with the field at 0).
@@ -1120,6 +1152,7 @@ fn operands_left_out_at_zero_are_solved_printed_and_assembled() {
 /// inverted `UP` before it (`!UPT`, `UP0`, or PT left out), every wgmma word ptxas emits for
 /// corpus/ptx/wgmma_tensor.ptx decodes, prints and assembles back.
 #[test]
+#[ignore = "slow: three wgmma discoveries (bash ci/test.sh runs the slow set)"]
 fn name_operands_left_out_at_their_default_row_solve() {
     let nv = nv();
     let arch = spec::Arch(90);
@@ -1183,8 +1216,7 @@ fn ignored_bits_of_forms_without_real_words_are_zero() {
     use discover::sweep;
     use sass_harness::codec::Codec;
     let nv = nv();
-    let tmp = std::env::temp_dir().join(format!("sass-harness-ignored-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&tmp);
+    let tmp = scratch("ignored");
     // The census's forms (from a whole SM100 census), reused as a rerun reuses census.json.
     std::fs::create_dir_all(&tmp).unwrap();
     let form = |opclass: &str, seed: &str, text: &str| format!(r#"{{"opclass": "{opclass}", "seed": "{seed}", "text": "{text}", "alternates": []}}"#);
@@ -1195,7 +1227,7 @@ fn ignored_bits_of_forms_without_real_words_are_zero() {
     ];
     let census = format!(r#"{{"arch": 100, "tool": "nvdisasm (test)", "words": 3, "forms": [{}]}}"#, forms.join(", "));
     std::fs::write(tmp.join("census.json"), census).unwrap();
-    let opts = sweep::Options { arch: spec::Arch(100), only: vec!["UTCATOMSWS".into()], ..sm90_sweep(&tmp, vec![], vec![]) };
+    let opts = sweep::Options { arch: spec::Arch(100), only: vec!["UTCATOMSWS".into()], ..sm90_options(&tmp, vec![], vec![]) };
     let s = sweep::run(&nv, &opts, &|_: &str| {}).unwrap();
     assert!(s.solved >= 3, "{s:?}");
     let spec = spec::load(&[tmp.join("pages")]).unwrap_or_else(|e| panic!("{e}"));
@@ -1238,6 +1270,7 @@ fn ignored_bits_are_on_the_page_and_decode_any_value() {
 /// field is inverted, and every value of the predicate and its `!` bit prints
 /// byte-identical to nvdisasm with the learned conventions and assembles back.
 #[test]
+#[ignore = "slow: three discoveries over SM90, SM100 and SM120 (bash ci/test.sh runs the slow set)"]
 fn inverted_predicates_are_solved_printed_and_assembled() {
     let nv = nv();
     // (arch, census seed, the page's line, the predicate's first bit).
@@ -1306,6 +1339,7 @@ fn registers_left_out_at_rz_are_solved_and_printed() {
 /// with the field marked, the page's random words avoid it (`Variant::value_illegal`), and
 /// nvdisasm rejects the RZ words and prints the others as the page does.
 #[test]
+#[ignore = "slow: four discoveries with learned conventions on SM100 and SM120 (bash ci/test.sh runs the slow set)"]
 fn registers_illegal_at_rz_are_solved_and_predicted() {
     use sass_harness::codec::{self, Values};
     let nv = nv();

@@ -2,6 +2,8 @@
 //! protocol with fake devices, exit 3 without a driver; and the one GPU test, which says
 //! why it skipped, or fails when `SASS_HARNESS_REQUIRE_GPU=1`.
 
+mod common;
+
 use sass_harness::codec::Codec;
 use sass_harness::oracle::exec::{Batch, Executor};
 use sass_harness::oracle::gpu::dryrun::{cubin_listing, dry_run, verify, Options, Patched, Report};
@@ -18,16 +20,11 @@ use std::time::Duration;
 const I2F_PAGE: &str = "corpus/isa/sm100/002_0a5fb5177dae0430.txt";
 
 fn scratch(tag: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("sass-harness-exec-{tag}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+    common::scratch(&format!("exec-{tag}"))
 }
 
 fn bin() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_sass-harness"));
-    c.current_dir(repo_root());
-    c
+    common::bin()
 }
 
 #[test]

@@ -5,6 +5,8 @@
 //! Needs ptxas and nvdisasm (`bash ci/install-cuda-tools.sh`): without them these tests
 //! fail, they do not skip.
 
+mod common;
+
 use sass_harness::codec::Codec;
 use sass_harness::oracle::ptxas::{self, Target};
 use sass_harness::oracle::tools::{self, repo_root, Tool};
@@ -18,14 +20,11 @@ use std::sync::OnceLock;
 const ARCHES: [u32; 3] = [90, 100, 120];
 
 fn nvdisasm() -> PathBuf {
-    tools::locate(Tool::Nvdisasm).expect("nvdisasm required: bash ci/install-cuda-tools.sh")
+    common::nvdisasm_path()
 }
 
 fn scratch(tag: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("sass-harness-offline-{tag}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+    common::scratch(&format!("offline-{tag}"))
 }
 
 /// A compiled corpus kernel.
@@ -41,7 +40,7 @@ struct Built {
 fn corpus() -> &'static [Built] {
     static BUILT: OnceLock<Vec<Built>> = OnceLock::new();
     BUILT.get_or_init(|| {
-        let ptxas = tools::locate(Tool::Ptxas).expect("ptxas required: bash ci/install-cuda-tools.sh");
+        let ptxas = common::ptxas();
         let dir = scratch("corpus");
         let mut files: Vec<PathBuf> = std::fs::read_dir(repo_root().join("corpus/ptx"))
             .unwrap()

@@ -3,15 +3,16 @@
 //! seeds' known mistakes are errors and `fix` output validates with none left. These tests
 //! need nvdisasm (`bash ci/install-cuda-tools.sh`) and fail, not skip, without it.
 
+mod common;
+
+use common::{nvdisasm, ptxas, root};
 use sass_harness::codec::Codec;
-use sass_harness::oracle::nvdisasm::Nvdisasm;
-use sass_harness::oracle::tools;
 use sass_harness::spec::{self, edit::Edit, Spec};
 use sass_harness::validate::{self, Finding, Severity};
 use std::path::{Path, PathBuf};
 
 fn validate_spec(s: &Spec, random: usize) -> Vec<Finding> {
-    let nv = Nvdisasm::locate().expect("nvdisasm is required: bash ci/install-cuda-tools.sh");
+    let nv = nvdisasm();
     let c = Codec::new(s);
     let opts = validate::Options { random_per_variant: random, ..Default::default() };
     let mut all = vec![];
@@ -28,17 +29,14 @@ fn count(fs: &[Finding], s: Severity) -> usize {
 }
 
 fn scratch(tag: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("sass-harness-precision-{tag}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+    common::scratch(&format!("precision-{tag}"))
 }
 
 /// The hold-out pages (correct, every bit checked against nvdisasm) get no error and no
 /// warning: nothing the harness assumes about nvdisasm's printing is blamed on them.
 #[test]
 fn correct_pages_get_no_error_and_no_warning() {
-    let fs = validate_paths(&[tools::repo_root().join("corpus/isa-correct")], 1000);
+    let fs = validate_paths(&[root().join("corpus/isa-correct")], 1000);
     let bad: Vec<String> = fs
         .iter()
         .filter(|f| f.severity != Severity::Note)
@@ -111,7 +109,7 @@ fn mutate(text: &str, m: &Mutation) -> String {
 /// the page is blamed.
 #[test]
 fn each_mutation_is_an_error_with_the_right_correction() {
-    let src = tools::repo_root().join("corpus/isa-correct");
+    let src = root().join("corpus/isa-correct");
     let dir = scratch("mutations");
     for m in MUTATIONS {
         let text = std::fs::read_to_string(src.join(m.file)).unwrap();
@@ -152,7 +150,7 @@ fn edits_of<'a>(fs: &'a [Finding], variant: &str) -> Vec<&'a Edit> {
 /// left.
 #[test]
 fn seed_mistakes_are_errors_and_fixed_pages_validate_clean() {
-    let roots = [tools::repo_root().join("corpus/isa")];
+    let roots = [root().join("corpus/isa")];
     let s = spec::load(&roots).unwrap();
     let fs = validate_spec(&s, 1000);
     assert!(fs.iter().filter(|f| f.severity == Severity::Error).all(|f| f.correction.as_ref().is_some_and(|c| c.regressions == 0 && c.fixes > 0)));
@@ -177,9 +175,8 @@ fn seed_mistakes_are_errors_and_fixed_pages_validate_clean() {
     // The codec built from the corrected pages prints every covered real-code word exactly
     // as nvdisasm does.
     let fixed = spec::load(std::slice::from_ref(&dir)).unwrap();
-    let nv = Nvdisasm::locate().unwrap();
-    let ptxas = tools::locate(tools::Tool::Ptxas).expect("ptxas is required: bash ci/install-cuda-tools.sh");
-    let rc = sass_harness::realcode::run(&Codec::new(&fixed), &nv, &ptxas, &tools::repo_root().join("corpus/ptx"), &scratch("cubins")).unwrap();
+    let nv = nvdisasm();
+    let rc = sass_harness::realcode::run(&Codec::new(&fixed), &nv, &ptxas(), &root().join("corpus/ptx"), &scratch("cubins")).unwrap();
     assert!(rc.covered > 30, "{rc:?}");
     assert_eq!(rc.identical, rc.covered, "not byte-identical: {:?} {:?}", rc.not_identical, rc.disagreeing);
     let again = validate_paths(std::slice::from_ref(&dir), 1000);
@@ -204,7 +201,7 @@ fn seed_mistakes_are_errors_and_fixed_pages_validate_clean() {
 /// final newline).
 #[test]
 fn unchanged_pages_stay_byte_identical() {
-    let roots = [tools::repo_root().join("corpus/isa-correct")];
+    let roots = [root().join("corpus/isa-correct")];
     let s = spec::load(&roots).unwrap();
     for p in sass_harness::fix::correct_pages(&s, &[]).unwrap() {
         assert!(!p.changed(), "{}", p.file);

@@ -1,6 +1,8 @@
 //! Reliability at the edges (issue 23): bounded memory for any request, per-target PTX
 //! compilation, interrupted discovery. Each test runs the program as a user would.
 
+mod common;
+
 use std::path::PathBuf;
 use std::process::{Command, Output};
 
@@ -9,17 +11,12 @@ fn bin_path() -> &'static str {
 }
 
 fn bin() -> Command {
-    let mut c = Command::new(bin_path());
-    c.current_dir(sass_harness::oracle::tools::repo_root());
-    c
+    common::bin()
 }
 
 /// A fresh scratch folder for one test.
 fn scratch(tag: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("sass-harness-rel-{tag}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+    common::scratch(&format!("rel-{tag}"))
 }
 
 fn stderr(o: &Output) -> String {

@@ -343,12 +343,11 @@ fn e4m3_expected(a: u8, b: u8, sat: bool) -> u8 {
 
 use sass_harness::codec::{assemble, Codec};
 use sass_harness::semantics::{predict, Inputs, Loc};
-use sass_harness::spec::{self, Arch};
+use sass_harness::spec::Arch;
 use sass_harness::word::Word;
 
-fn corpus() -> spec::Spec {
-    spec::load(&[sass_harness::oracle::tools::repo_root().join("corpus/isa")]).unwrap()
-}
+mod common;
+use common::corpus;
 
 /// Assemble `text`, then predict its single output from `inputs`.
 fn run(c: &Codec, arch: u32, text: &str, inputs: &[(&str, u64)]) -> Result<(String, u64), String> {

@@ -1,34 +1,51 @@
 //! Validation against nvdisasm. These tests need nvdisasm and ptxas (installed by
 //! `bash ci/install-cuda-tools.sh`) and fail, not skip, when they are missing.
 
+mod common;
+
+use common::{corpus, nvdisasm};
 use sass_harness::codec::{self, Codec};
-use sass_harness::oracle::nvdisasm::Nvdisasm;
-use sass_harness::oracle::tools::{self, Tool};
+use sass_harness::oracle::tools;
 use sass_harness::sass;
-use sass_harness::spec::{self, Arch};
-use sass_harness::validate::{self, Class, Finding};
+use sass_harness::spec::Arch;
+use sass_harness::validate::{self, Class, Finding, VariantSummary};
+use std::sync::OnceLock;
 
-fn nvdisasm() -> Nvdisasm {
-    Nvdisasm::locate().expect("nvdisasm is required: bash ci/install-cuda-tools.sh")
+/// One page's validation.
+struct PageRun {
+    name: String,
+    variants: usize,
+    sums: Vec<VariantSummary>,
+    finds: Vec<Finding>,
 }
 
-fn corpus() -> spec::Spec {
-    spec::load(&[tools::repo_root().join("corpus/isa")]).expect("corpus parses")
+/// The seed corpus validated once per test process, page by page, 200 random words per
+/// variant: what the snapshots, the known mistakes and the reproduction check all read.
+fn validated() -> &'static [PageRun] {
+    static RUNS: OnceLock<Vec<PageRun>> = OnceLock::new();
+    RUNS.get_or_init(|| {
+        let s = corpus();
+        let c = Codec::new(&s);
+        let nv = nvdisasm();
+        let opts = validate::Options { random_per_variant: 200, ..Default::default() };
+        let run = |p: &sass_harness::spec::Page| {
+            let (sums, finds) = validate::validate_page(p, &c, &nv, &opts).unwrap_or_else(|e| panic!("{e}"));
+            PageRun { name: format!("validation_{}_{}", p.instruction, p.arch), variants: p.variants.len(), sums, finds }
+        };
+        s.pages.iter().map(run).collect()
+    })
 }
 
-fn run_all(random: usize) -> Vec<Finding> {
-    let s = corpus();
-    let c = Codec::new(&s);
-    let nv = nvdisasm();
-    let opts = validate::Options { random_per_variant: random, ..Default::default() };
+/// Every finding of the shared run; each page summarized every variant, each variant
+/// with more than 100 words and some agreeing.
+fn all_findings() -> Vec<Finding> {
     let mut all = vec![];
-    for p in &s.pages {
-        let (sums, finds) = validate::validate_page(p, &c, &nv, &opts).unwrap_or_else(|e| panic!("{e}"));
-        assert_eq!(sums.len(), p.variants.len());
-        for x in &sums {
+    for p in validated() {
+        assert_eq!(p.sums.len(), p.variants, "{}", p.name);
+        for x in &p.sums {
             assert!(x.words > 100 && x.agreeing > 0, "{x:?}");
         }
-        all.extend(finds);
+        all.extend(p.finds.iter().cloned());
     }
     all
 }
@@ -36,7 +53,7 @@ fn run_all(random: usize) -> Vec<Finding> {
 /// Every finding's word, re-run through nvdisasm alone, prints `actual` again.
 #[test]
 fn every_finding_reproduces() {
-    let findings = run_all(300);
+    let findings = all_findings();
     assert!(findings.len() > 50, "the seed pages have real mistakes; only {} findings", findings.len());
     // One fresh batch per architecture, the findings' words only: not the validator's run.
     let mismatches = validate::reproduce::reproduce(&nvdisasm(), &findings).unwrap_or_else(|e| panic!("{e}"));
@@ -49,7 +66,7 @@ fn every_finding_reproduces() {
 /// Known mistakes of the seed pages, found by reading nvdisasm by hand, must be reported.
 #[test]
 fn known_page_mistakes_are_found() {
-    let findings = run_all(200);
+    let findings = all_findings();
     let has = |variant: &str, class: Class, pred: &dyn Fn(&Finding) -> bool| findings.iter().any(|f| f.variant == variant && f.class == class && pred(f));
     use validate::{Edit, Severity};
     let is = |s: Severity| move |f: &Finding| f.severity == s;
@@ -102,10 +119,8 @@ fn known_page_mistakes_are_found() {
 fn real_code_corpus_roundtrips() {
     let s = corpus();
     let c = Codec::new(&s);
-    let nv = nvdisasm();
-    let ptxas = tools::locate(Tool::Ptxas).expect("ptxas is required: bash ci/install-cuda-tools.sh");
-    let dir = std::env::temp_dir().join(format!("sass-harness-realcode-{}", std::process::id()));
-    let report = sass_harness::realcode::run(&c, &nv, &ptxas, &tools::repo_root().join("corpus/ptx"), &dir).expect("real-code run");
+    let dir = common::scratch("realcode");
+    let report = sass_harness::realcode::run(&c, &nvdisasm(), &common::ptxas(), &tools::repo_root().join("corpus/ptx"), &dir).expect("real-code run");
     let _ = std::fs::remove_dir_all(&dir);
     assert!(report.words > 500, "{report:?}");
     assert!(report.covered > 30, "the kernels exercise DFMA/I2F/FHFMA: {report:?}");
@@ -117,17 +132,14 @@ fn real_code_corpus_roundtrips() {
 }
 
 /// The validation report per page, as a reviewable snapshot: a change in findings shows
-/// up in review. (200 random words per variant keep it fast and deterministic.)
+/// up in review. (The shared run's 200 random words per variant keep it fast and
+/// deterministic.)
 #[test]
 fn validation_report_snapshots() {
-    let s = corpus();
-    let c = Codec::new(&s);
-    let nv = nvdisasm();
-    let opts = validate::Options { random_per_variant: 200, ..Default::default() };
-    for p in &s.pages {
-        let (sums, finds) = validate::validate_page(p, &c, &nv, &opts).unwrap_or_else(|e| panic!("{e}"));
+    for p in validated() {
+        let (sums, finds, name) = (&p.sums, &p.finds, &p.name);
         let mut text = String::new();
-        for x in &sums {
+        for x in sums {
             text.push_str(&format!("## {} words={} agreeing={} {:?}\n", x.variant, x.words, x.agreeing, x.findings));
             for f in finds.iter().filter(|f| f.variant == x.variant) {
                 text.push_str(&format!(
@@ -150,9 +162,8 @@ fn validation_report_snapshots() {
                 }
             }
         }
-        let name = format!("validation_{}_{}", p.instruction, p.arch);
         insta::with_settings!({snapshot_path => tools::repo_root().join("snapshots"), prepend_module_to_snapshot => false}, {
-            insta::assert_snapshot!(name, text);
+            insta::assert_snapshot!(name.as_str(), text);
         });
     }
 }

@@ -153,6 +153,16 @@ fn census(nv: &dyn Source, opts: &Options, progress: &(dyn Fn(&str) + Sync)) -> 
         progress(&format!("census: {} forms (from {})", c.forms.len(), path.display()));
         return Ok(c);
     }
+    let file = take_census(nv, opts, progress)?;
+    let json = serde_json::to_string_pretty(&file).map_err(|e| e.to_string())?;
+    crate::output::write_atomic(&path, json.as_bytes()).map_err(|e| io_err(&path, e))?;
+    Ok(file)
+}
+
+/// A fresh census of `opts.arch` over `opts.scope` and `opts.seeds`, as `census.json`
+/// holds it (nothing written). Sweeps that share one census (the tests' sweeps of a few
+/// opcodes each) take it once and give each its forms in `census.json`.
+pub fn take_census(nv: &dyn Source, opts: &Options, progress: &(dyn Fn(&str) + Sync)) -> Result<CensusFile, String> {
     let mut o = Oracle::new(nv, opts.arch);
     let c = Census::run(&mut o, &opts.scope, &opts.seeds, &mut |m| progress(&format!("census: {m}"))).map_err(|e| e.to_string())?;
     let forms = c
@@ -166,10 +176,7 @@ fn census(nv: &dyn Source, opts: &Options, progress: &(dyn Fn(&str) + Sync)) -> 
             real: f.real.map(|w| w.to_string()),
         })
         .collect();
-    let file = CensusFile { arch: opts.arch.0, tool: opts.tool.clone(), words: c.words, forms };
-    let json = serde_json::to_string_pretty(&file).map_err(|e| e.to_string())?;
-    crate::output::write_atomic(&path, json.as_bytes()).map_err(|e| io_err(&path, e))?;
-    Ok(file)
+    Ok(CensusFile { arch: opts.arch.0, tool: opts.tool.clone(), words: c.words, forms })
 }
 
 fn mnemonic_of(text: &str) -> String {

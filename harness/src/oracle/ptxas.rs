@@ -173,6 +173,10 @@ pub fn compile_within(ptxas: &Path, ptx: &Path, arch: &str, out_dir: &Path, time
     let cubin = cubin_path(ptx, arch, out_dir);
     // A stale cubin from an earlier run must not pass for this run's output.
     let _ = std::fs::remove_file(&cubin);
+    let cached = cache::Entry::for_compile(ptxas, ptx, arch, timeout);
+    if cached.as_ref().is_some_and(|e| e.restore(&cubin)) {
+        return Ok(cubin);
+    }
 
     let mut cmd = Command::new(ptxas);
     cmd.arg(format!("-arch={arch}")).arg("-o").arg(&cubin).arg(ptx);
@@ -187,8 +191,172 @@ pub fn compile_within(ptxas: &Path, ptx: &Path, arch: &str, out_dir: &Path, time
         return Err(PtxasError::Failed { file, arch: arch.to_string(), status, stderr });
     }
     match std::fs::metadata(&cubin) {
-        Ok(m) if m.is_file() && m.len() > 0 => Ok(cubin),
+        Ok(m) if m.is_file() && m.len() > 0 => {
+            if let Some(e) = cached {
+                e.store(&cubin);
+            }
+            Ok(cubin)
+        }
         _ => Err(PtxasError::NoOutput { file, arch: arch.to_string(), cubin: cubin.display().to_string(), stderr }),
+    }
+}
+
+/// Where [`compile`] keeps the cubins it made, for the next compile of the same PTX: set
+/// by [`cache::set_dir`] or the variable [`cache::DIR_VAR`]; without either, nothing is
+/// cached. A test suite compiles `corpus/ptx` in several tests; each pays ptxas once.
+pub mod cache {
+    use super::super::process::{self, Limits};
+    use std::collections::HashMap;
+    use std::path::{Path, PathBuf};
+    use std::process::Command;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::{Mutex, OnceLock};
+
+    /// Environment variable: the cache folder, when [`set_dir`] was not called.
+    pub const DIR_VAR: &str = "SASS_HARNESS_PTXAS_CACHE";
+
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+
+    /// Caches in `dir` from now on, in this process (the first call decides).
+    pub fn set_dir(dir: impl Into<PathBuf>) {
+        let _ = DIR.set(dir.into());
+    }
+
+    /// The cache folder in force, if any.
+    pub fn dir() -> Option<PathBuf> {
+        DIR.get().cloned().or_else(|| std::env::var_os(DIR_VAR).filter(|v| !v.is_empty()).map(PathBuf::from))
+    }
+
+    /// `ptxas --version`'s whole output (the build line too), once per ptxas path; `None`
+    /// when it does not run: then nothing is cached and the compile reports the fault.
+    fn version(ptxas: &Path, timeout: std::time::Duration) -> Option<String> {
+        static SEEN: OnceLock<Mutex<HashMap<PathBuf, Option<String>>>> = OnceLock::new();
+        let seen = SEEN.get_or_init(Default::default);
+        if let Some(v) = seen.lock().unwrap_or_else(|e| e.into_inner()).get(ptxas) {
+            return v.clone();
+        }
+        let out = process::run(Command::new(ptxas).arg("--version"), &Limits::with_timeout(timeout)).ok();
+        let v = out.filter(|o| o.status.success() && !o.stdout.is_empty()).map(|o| String::from_utf8_lossy(&o.stdout).into_owned());
+        seen.lock().unwrap_or_else(|e| e.into_inner()).insert(ptxas.to_path_buf(), v.clone());
+        v
+    }
+
+    /// One compile's place in the cache. The file name is a hash of what decides ptxas's
+    /// output (its version, the `-arch`, the PTX bytes); the `.key` file beside the cubin
+    /// holds all of it, compared byte for byte on a hit, so a hash collision is a miss.
+    pub struct Entry {
+        cubin: PathBuf,
+        key_file: PathBuf,
+        key: Vec<u8>,
+    }
+
+    impl Entry {
+        /// The entry for compiling `ptx` for `arch` with `ptxas`, when a cache folder is
+        /// set and the PTX and ptxas's version can be read.
+        pub fn for_compile(ptxas: &Path, ptx: &Path, arch: &str, timeout: std::time::Duration) -> Option<Entry> {
+            let dir = dir()?;
+            let text = std::fs::read(ptx).ok()?;
+            let version = version(ptxas, timeout)?;
+            // The binary itself too (a stand-in that prints the real version is another tool).
+            let exe = std::fs::canonicalize(ptxas).ok()?;
+            let meta = std::fs::metadata(&exe).ok()?;
+            let stamp = meta.modified().ok()?.duration_since(std::time::UNIX_EPOCH).ok()?.as_nanos();
+            let mut key = format!("ptxas {} ({} bytes, modified {stamp} ns)\n", exe.display(), meta.len()).into_bytes();
+            key.extend(format!("--version:\n{version}\n-arch={arch}\nPTX ({} bytes):\n", text.len()).into_bytes());
+            key.extend_from_slice(&text);
+            let name = format!("{:016x}-{arch}", fnv1a(&key));
+            Some(Entry { cubin: dir.join(format!("{name}.cubin")), key_file: dir.join(format!("{name}.key")), key })
+        }
+
+        /// Copies the cached cubin to `out` on a hit (the key matches and the cubin is
+        /// there); false on a miss.
+        pub fn restore(&self, out: &Path) -> bool {
+            let hit = std::fs::read(&self.key_file).is_ok_and(|k| k == self.key);
+            hit && std::fs::copy(&self.cubin, out).is_ok_and(|n| n > 0)
+        }
+
+        /// Keeps `cubin` (what ptxas just wrote): the cubin first, then its key, each by a
+        /// rename, so a reader never sees a key without its whole cubin. Failing to cache
+        /// is not an error of the compile.
+        pub fn store(&self, cubin: &Path) {
+            let Some(dir) = self.cubin.parent() else { return };
+            let _ = std::fs::create_dir_all(dir);
+            if let Ok(bytes) = std::fs::read(cubin) {
+                if write_atomic(&self.cubin, &bytes) {
+                    write_atomic(&self.key_file, &self.key);
+                }
+            }
+        }
+    }
+
+    /// `bytes` to `path` through a temporary unique to this process and call (tests in
+    /// one process compile the same file at once).
+    fn write_atomic(path: &Path, bytes: &[u8]) -> bool {
+        static N: AtomicUsize = AtomicUsize::new(0);
+        let tmp = path.with_extension(format!("tmp-{}-{}", std::process::id(), N.fetch_add(1, Ordering::Relaxed)));
+        let ok = std::fs::write(&tmp, bytes).is_ok() && std::fs::rename(&tmp, path).is_ok();
+        if !ok {
+            let _ = std::fs::remove_file(&tmp);
+        }
+        ok
+    }
+
+    /// 64-bit FNV-1a: a file name, not a proof (the key is compared in full).
+    fn fnv1a(bytes: &[u8]) -> u64 {
+        bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3))
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::super::compile;
+        use super::super::test_support::scratch;
+        use super::*;
+
+        /// A ptxas stand-in that logs each compile and writes the PTX back as the cubin.
+        fn fake_ptxas(dir: &Path) -> PathBuf {
+            let fake = dir.join("ptxas");
+            let log = dir.join("compiles.log");
+            let script = format!(
+                "#!/bin/sh\nif [ \"$1\" = --version ]; then echo 'ptxas: fake, V0.0.1'; exit 0; fi\necho \"$1\" >> '{}'\ncp \"$4\" \"$3\"\n",
+                log.display()
+            );
+            std::fs::write(&fake, script).unwrap();
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
+            fake
+        }
+
+        fn compiles(dir: &Path) -> usize {
+            std::fs::read_to_string(dir.join("compiles.log")).map_or(0, |t| t.lines().count())
+        }
+
+        /// A second compile of the same PTX for the same `-arch` by the same ptxas copies
+        /// the cached cubin; another PTX text, another `-arch`, or a key file that does not
+        /// match runs ptxas again.
+        #[test]
+        fn a_cached_cubin_is_reused_only_for_the_same_ptx_arch_and_ptxas() {
+            let dir = scratch("ptxas-cache");
+            set_dir(dir.join("cache"));
+            let fake = fake_ptxas(&dir);
+            let ptx = dir.join("k.ptx");
+            std::fs::write(&ptx, ".version 8.8\n.target sm_90\n// one\n").unwrap();
+            let out = |tag: &str, arch: &str| compile(&fake, &ptx, arch, &dir.join(tag)).unwrap_or_else(|e| panic!("{e}"));
+            let first = out("a", "sm_90");
+            assert_eq!(compiles(&dir), 1);
+            let again = out("b", "sm_90");
+            assert_eq!((compiles(&dir), std::fs::read(&again).unwrap()), (1, std::fs::read(&first).unwrap()));
+            out("c", "sm_100");
+            assert_eq!(compiles(&dir), 2, "another -arch");
+            std::fs::write(&ptx, ".version 8.8\n.target sm_90\n// two\n").unwrap();
+            let changed = out("d", "sm_90");
+            assert_eq!((compiles(&dir), std::fs::read_to_string(&changed).unwrap().contains("two")), (3, true), "another PTX text");
+            // The entry's key no longer says what it was compiled from: a miss.
+            let e = Entry::for_compile(&fake, &ptx, "sm_90", std::time::Duration::from_secs(10)).unwrap();
+            std::fs::write(&e.key_file, b"something else").unwrap();
+            out("e", "sm_90");
+            assert_eq!(compiles(&dir), 4, "a key that does not match");
+            let _ = std::fs::remove_dir_all(&dir);
+        }
     }
 }
 

@@ -1,0 +1,70 @@
+//! What the test binaries share: the repository and its corpora, the NVIDIA tools (a test
+//! that needs one fails without it, with the command that installs it), fresh scratch
+//! folders and the program itself. `mod common;` in a test file brings them in.
+
+// Each test binary uses some of these, none uses all.
+#![allow(dead_code)]
+
+use sass_harness::oracle::nvdisasm::Nvdisasm;
+use sass_harness::oracle::ptxas;
+use sass_harness::oracle::tools::{self, Tool};
+use sass_harness::spec;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// What a test says when a tool it needs is missing.
+pub const INSTALL: &str = "bash ci/install-cuda-tools.sh";
+
+/// The repository's root folder.
+pub fn root() -> PathBuf {
+    tools::repo_root()
+}
+
+/// The seed pages (`corpus/isa`: DFMA, I2F, FHFMA, FP8 on SM90 and SM100, 18 variants).
+pub fn corpus() -> spec::Spec {
+    spec::load(&[root().join("corpus/isa")]).unwrap_or_else(|e| panic!("corpus/isa: {e}"))
+}
+
+/// The discovered pages (`corpus/isa-discovered`: every architecture's folder).
+pub fn discovered() -> spec::Spec {
+    spec::load(&[root().join("corpus/isa-discovered")]).unwrap_or_else(|e| panic!("corpus/isa-discovered: {e}"))
+}
+
+/// nvdisasm, as the oracle.
+pub fn nvdisasm() -> Nvdisasm {
+    Nvdisasm::locate().unwrap_or_else(|e| panic!("nvdisasm is required ({INSTALL}): {e}"))
+}
+
+/// nvdisasm's path.
+pub fn nvdisasm_path() -> PathBuf {
+    tools::locate(Tool::Nvdisasm).unwrap_or_else(|e| panic!("nvdisasm is required ({INSTALL}): {e}"))
+}
+
+/// ptxas's path. Its cubins are kept under the target folder from now on (keyed by the
+/// PTX bytes, ptxas and `-arch`: see `ptxas::cache`), so every test that compiles
+/// `corpus/ptx` after the first copies them.
+pub fn ptxas() -> PathBuf {
+    ptxas::cache::set_dir(ptxas_cache());
+    tools::locate(Tool::Ptxas).unwrap_or_else(|e| panic!("ptxas is required ({INSTALL}): {e}"))
+}
+
+/// The ptxas cache folder the tests share (pass it as `SASS_HARNESS_PTXAS_CACHE` to the
+/// program).
+pub fn ptxas_cache() -> PathBuf {
+    Path::new(env!("CARGO_TARGET_TMPDIR")).join("ptxas-cache")
+}
+
+/// A fresh, empty folder `sass-harness-<tag>-<pid>` under the system's temp folder.
+pub fn scratch(tag: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("sass-harness-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap_or_else(|e| panic!("{}: {e}", d.display()));
+    d
+}
+
+/// The program, run from the repository's root.
+pub fn bin() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_sass-harness"));
+    c.current_dir(root());
+    c
+}
