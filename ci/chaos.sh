@@ -273,9 +273,26 @@ concurrent_discover() {
 }
 
 # ---- crosscheck on hostile corpora (issue 23 item 5) ------------------------------
-# The integrator adds the probe here once `crosscheck` is merged: a corpus folder with
-# empty files, huge files, non-UTF-8 names and a file being written meanwhile; each is
-# skipped or reported, and the run finishes (exit 0 or 2, never a panic).
+# A corpus folder with an empty file, a file past the 1 MiB cap, a non-UTF-8 name, a
+# dangling symlink and a file being appended to meanwhile, under ulimit -v 3000000:
+# each is replayed, skipped or reported in one line, and the run finishes (exit 0).
+hostile_corpus() {
+    local c="$WORK/corpus/roundtrip" pid r
+    mkdir -p "$c"
+    cp corpus/fuzz/roundtrip/* "$c/" 2>/dev/null
+    : >"$c/empty"
+    head -c 2000000 /dev/urandom >"$c/huge"
+    printf 'x' >"$c/$(printf 'bad\377name')"
+    ln -sf "$WORK/nowhere" "$c/dangling"
+    (for _ in $(seq 200); do printf 'abcd' >>"$c/growing"; sleep 0.05; done) &
+    pid=$!
+    bash -c "ulimit -v 3000000 && exec '$B' crosscheck '$c' --out '$WORK/xc' --memory-budget 256M" >"$WORK/xc.log" 2>&1
+    r=$?
+    kill "$pid" 2>/dev/null
+    wait "$pid" 2>/dev/null
+    tail -n 5 "$WORK/xc.log"
+    [ $r = 0 ] && ! grep -q panicked "$WORK/xc.log" && grep -q "huge" "$WORK/xc/summary.md" && grep -q "dangling" "$WORK/xc/summary.md"
+}
 # ------------------------------------------------------------------------------------
 
 # tests TARGET [FILTER...]: the tests of TARGET (`lib` or an integration test) whose
@@ -304,6 +321,7 @@ probe "hostile cubins to disasm and asm --patch: clear errors, no partial output
 probe "a 10 MB single-line listing: clear error in bounded memory" huge_line_listing
 probe "a binary file as a listing or words: clear error naming file:line" binary_listing
 probe "two discoveries into one --out: the second is refused" concurrent_discover
+probe "crosscheck on a hostile corpus: each file replayed, skipped or reported" hostile_corpus
 if [ "$QUICK" = 0 ]; then
     probe "10 million words on stdin to decode: bounded memory" decode_ten_million_words
     probe "tests: memory budget, PTX targets, discover killed and rerun (reliability)" tests reliability

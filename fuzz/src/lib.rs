@@ -8,6 +8,7 @@
 use sass_harness::codec::Codec;
 use sass_harness::fuzz;
 use sass_harness::spec;
+use sass_harness::Assembler;
 use std::path::PathBuf;
 use std::sync::OnceLock;
 
@@ -25,6 +26,12 @@ pub fn codec() -> &'static Codec<'static> {
             fuzz::load_spec(&dirs).unwrap_or_else(|e| panic!("fuzz set-up: cannot load the spec {dirs:?} (set {} to pick another): {e}", fuzz::SPEC_ENV));
         Codec::new(Box::leak(Box::new(spec)))
     })
+}
+
+/// The assembler over [`codec`] (its variants indexed once): what the properties take.
+pub fn assembler() -> &'static Assembler<'static, 'static> {
+    static ASM: OnceLock<Assembler<'static, 'static>> = OnceLock::new();
+    ASM.get_or_init(|| Assembler::new(codec()))
 }
 
 /// The codec over the built-in spec (every architecture of `corpus/isa-discovered`), for

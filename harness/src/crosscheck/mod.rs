@@ -13,10 +13,10 @@ pub mod inputs;
 pub mod judge;
 pub mod minimize;
 
-use crate::oracle::exec::PlanSummary;
 use crate::budget::{human, Budget};
 use crate::codec::Codec;
 use crate::fuzz::{self, Target};
+use crate::oracle::exec::PlanSummary;
 use crate::oracle::nvdisasm::Nvdisasm;
 use crate::output::OutputDir;
 use crate::spec::{Arch, Spec};
