@@ -291,3 +291,30 @@ fn check_entry_flags_differences_and_stale_reads() {
     let good: Vec<u8> = [2.5f64.to_bits(), 4.5f64.to_bits()].iter().flat_map(|x| x.to_le_bytes()).collect();
     assert!(check_entry(&c, "test", &e, &b, &input, &good).unwrap().is_none());
 }
+
+/// A plan or launch too big for the memory budget is refused before any work: a clear
+/// error naming the budget, exit 2, no output folder; the default request fits.
+#[test]
+fn an_exec_request_above_the_memory_budget_is_refused_up_front() {
+    for (args, what) in [(&["--random", "100000000"][..], "--random"), (&["--inputs", "4000000000"][..], "--inputs")] {
+        let out = scratch("budget");
+        let _ = std::fs::remove_dir_all(&out);
+        let o = bin().args(["exec", "corpus/isa", "--dry-run", "--out"]).arg(&out).args(args).current_dir(repo_root()).output().unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{what}: {err}");
+        assert!(err.contains("above the memory budget") && err.contains("lower --random, --inputs or --slots"), "{what}: {err}");
+        assert!(!out.exists(), "{what}: an output folder was made");
+    }
+    let out = scratch("budget-small");
+    let o =
+        bin().args(["exec", "corpus/isa", "--dry-run", "--out"]).arg(&out).env("SASS_HARNESS_MEMORY_BUDGET", "1M").current_dir(repo_root()).output().unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = bin()
+        .args(["exec", "corpus/isa", "--dry-run", "--random", "0", "--out"])
+        .arg(&out)
+        .env("SASS_HARNESS_MEMORY_BUDGET", "64M")
+        .current_dir(repo_root())
+        .output()
+        .unwrap();
+    assert!(!String::from_utf8_lossy(&o.stderr).contains("memory budget"), "{}", String::from_utf8_lossy(&o.stderr));
+}

@@ -135,3 +135,25 @@ fn the_whole_spec_has_every_architecture_once_per_key() {
     let keys: HashSet<(sass_harness::Arch, &str)> = c.variants().iter().map(|v| (v.arch, v.key.as_str())).collect();
     assert_eq!(keys.len(), c.variants().len(), "a key is defined twice");
 }
+
+/// Regression (`cargo fuzz run roundtrip`, seed `corpus/fuzz/roundtrip/regress_reuse_past_eight_operands`):
+/// a form with more than eight operands printed operand 8 with operand 0's reuse flag (a
+/// shift past the 8-bit reuse mask; a panic under debug assertions).
+#[test]
+fn operands_past_the_eight_reuse_slots_print_no_reuse() {
+    let a = whole_assembler();
+    let c = a.codec();
+    let data = std::fs::read(repo_root().join("corpus/fuzz/roundtrip/regress_reuse_past_eight_operands")).expect("the seed");
+    let input = Input::parse(c, &data).expect("an input");
+    let v = c.variant(input.variant);
+    let w = c.encode_unchecked(input.variant, &input.values);
+    let text = sass_harness::print_word(v, &input.values, w);
+    assert!(text.operands.iter().skip(8).all(|o| !o.reuse), "{}: {text}", v.key);
+    fuzz::roundtrip(a, &data).unwrap_or_else(|f| panic!("{f}"));
+    // Every form with more than eight operands, with every reuse bit set.
+    for (vi, v) in c.variants().iter().enumerate().filter(|(_, v)| v.operands.len() > 8 && v.conventions.is_some()) {
+        let w = sass_harness::Word(c.encode_unchecked(vi, &sass_harness::codec::Values::zero(v.fields.len())).0 | 0xf << 122);
+        let text = sass_harness::print_word(v, &c.extract(vi, w), w);
+        assert!(text.operands.iter().skip(8).all(|o| !o.reuse), "{}: {text}", v.key);
+    }
+}

@@ -206,7 +206,8 @@ pub fn print_with(v: &Variant, values: &Values, learned: Option<(&FormConvention
     if let Some((c, w)) = learned {
         let mask = c.reuse_mask(w);
         for (k, op) in operands.iter_mut().enumerate() {
-            op.reuse = mask >> k & 1 == 1;
+            // Eight reuse slots: an operand past them has none (not slot k mod 8).
+            op.reuse = u32::try_from(k).ok().and_then(|k| mask.checked_shr(k)).is_some_and(|m| m & 1 == 1);
         }
         terminator = c.terminator(w).unwrap_or(terminator);
         c.alias(&mut modifiers, &operands);

@@ -177,6 +177,7 @@ pub fn find_device(dev: &mut ChildExecutor) -> Option<String> {
 fn exec(a: &ExecArgs) -> Result<u8, String> {
     let s = load(&a.paths)?;
     let codec = Codec::new(&s);
+    check_budget(&codec, a)?;
     let mut dev = child_executor(&a.out, Duration::from_secs(a.timeout), a.fake.clone(), &a.paths)?;
     if !a.dry_run {
         // Before any work: no driver or no device is exit 3, never a silent pass.
@@ -209,6 +210,31 @@ fn exec(a: &ExecArgs) -> Result<u8, String> {
         barrier::run(&mut dev, &plan_dir, &a.out, a.inputs.div_ceil(256) * 256, a.seed)?;
     }
     Ok(0)
+}
+
+/// Input and output bytes of one placeholder for one thread, the most any template kind
+/// takes ([`Kind::slot_bytes`]: DFMA's 24 + 8).
+const MAX_SLOT_BYTES: u64 = 32;
+
+/// Refuses, before any work, a request whose plan or launch would not fit the memory
+/// budget ([`crate::budget`]): the plan holds every form's structured words (its named
+/// table rows, flags, immediates' edge values, ignored-bit flips) and `--random` more,
+/// each a job and a plan entry with its nvdisasm line; a launch holds `--inputs` threads'
+/// records for `--slots` placeholders, in and out.
+fn check_budget(codec: &Codec, a: &ExecArgs) -> Result<(), String> {
+    let per_word = (std::mem::size_of::<super::patch::Job>() + std::mem::size_of::<PlanEntry>() + 256) as u64;
+    let structured: u64 = codec
+        .variants()
+        .iter()
+        .map(|v| {
+            let rows: usize = v.tables.iter().map(|t| t.rows.len()).sum();
+            (1 + rows + v.fields.len() + 8 * v.operands.len() + 128) as u64
+        })
+        .sum();
+    let words = structured.saturating_add((codec.variants().len() as u64).saturating_mul(a.random as u64));
+    let launch = u64::from(a.inputs).div_ceil(256).saturating_mul(256).saturating_mul(u64::from(a.slots)).saturating_mul(MAX_SLOT_BYTES);
+    let budget = crate::budget::Budget::from_env()?;
+    budget.check("exec's plan and one launch's inputs", words.saturating_mul(per_word).saturating_add(launch), "lower --random, --inputs or --slots")
 }
 
 /// The dry run into `a.out` (and the barrier cubins when asked); `Some(1)` on a patch
