@@ -4,7 +4,7 @@
 //! duplicates dropped, and the words sent to nvdisasm in the large batches `validate`
 //! uses, a slice at a time (memory stays bounded however large the corpus). Each word must
 //! print byte-identical to the spec's offline print with its stored conventions, or be
-//! rejected where the spec says so ([`judge`]); everything else is a finding in the
+//! rejected where the spec says so ([`judge()`]); everything else is a finding in the
 //! validate format. A disagreeing word of a form is minimized ([`minimize`]) and written
 //! as a `roundtrip` regression seed under `OUT/seeds/roundtrip/`.
 
