@@ -195,7 +195,7 @@ fn hostile_corpora_are_skipped_line_by_line_in_bounded_memory() {
 }
 
 #[test]
-fn exec_without_a_gpu_is_exit_3_and_the_dry_run_writes_the_words() {
+fn exec_without_a_gpu_is_exit_3_and_the_dry_run_writes_the_plan() {
     let out = scratch("exec");
     if sass_harness::oracle::gpu::cuda::driver_present() {
         eprintln!("skipped the no-GPU half: a CUDA driver is present here");
@@ -205,9 +205,12 @@ fn exec_without_a_gpu_is_exit_3_and_the_dry_run_writes_the_words() {
         assert!(text(&o).contains("nothing was run"), "{}", text(&o));
         assert!(!out.join("run/findings.jsonl").exists(), "no work before the refusal");
     }
+    // The dry run is the executor's plan for the replayed words (oracle::exec::plan_words):
+    // patched cubins proven in place by nvdisasm, with the relations.
     let o = bin().args(["crosscheck", "corpus/fuzz/roundtrip", "--exec", "--dry-run", "--out"]).arg(out.join("dry")).output().unwrap();
     assert!(o.status.success(), "{}", text(&o));
-    let words = std::fs::read_to_string(out.join("dry/exec/words.txt")).unwrap();
-    assert!(words.lines().count() > 0 && words.lines().all(|l| l.starts_with("SM") && l.len() > 32), "{words}");
+    assert!(text(&o).contains("0 patch failures"), "{}", text(&o));
+    let plan = sass_harness::oracle::gpu::cli::read_plan(&out.join("dry/exec/plan.jsonl")).unwrap();
+    assert!(!plan.is_empty(), "{}", text(&o));
     let _ = std::fs::remove_dir_all(&out);
 }
