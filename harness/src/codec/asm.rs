@@ -440,9 +440,11 @@ fn outcome(codec: &Codec, hits: Hits, arch: Arch, inst: &InstRef, reasons: impl 
         Some(first) => {
             let all: Vec<(usize, Word)> = std::iter::once(first).chain(hits.more).collect();
             // A reading in another modifier order than nvdisasm's is a word that prints
-            // other text: keep the words that print the text's modifiers as written.
+            // other text: keep the words that print the text's modifiers as written, where
+            // every reading's form has stored conventions (its print is nvdisasm's).
             let modifiers = inst.to_instruction().modifiers;
-            let as_written: Vec<(usize, Word)> = all.iter().copied().filter(|&(_, w)| prints_modifiers(codec, arch, w, &modifiers)).collect();
+            let stored = all.iter().all(|&(vi, _)| codec.variant(vi).conventions.is_some());
+            let as_written: Vec<(usize, Word)> = all.iter().copied().filter(|&(_, w)| stored && prints_modifiers(codec, arch, w, &modifiers)).collect();
             let all = match as_written[..] {
                 [one] => return Ok(one),
                 [] => all,

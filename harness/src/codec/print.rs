@@ -451,8 +451,7 @@ fn signed(x: u64, width: u32) -> i64 {
 }
 
 /// Does `values` print distinctly from every other value of `v` (so text → word is exact)?
-/// Not when a table gives two values one name or two tables share a token (the text does
-/// not say which holds it), when a table field holds a value its table does not list
+/// Not when a table gives two values one name, when a table field holds a value its table does not list
 /// (`UNLISTEDn` reads as any table's), or a float operand holds a NaN: nvdisasm spells
 /// every NaN `+QNAN`/`-QNAN`, and so do we.
 pub fn lossless(v: &Variant, values: &Values) -> bool {
@@ -470,27 +469,17 @@ pub fn lossless(v: &Variant, values: &Values) -> bool {
         })
 }
 
-/// Does this variant print every listed value distinctly (so text → word is exact)? Each
-/// token a table prints belongs to one row of one table.
+/// Does this variant print every value distinctly (so text → word is exact)? Each name a
+/// table prints belongs to one row. (A name two tables print, a placeholder `???n` say,
+/// reads by its place: the page's modifier order, or nvdisasm's where it is stored.)
 pub fn injective(v: &Variant) -> bool {
-    let mut seen: Vec<&str> = vec![];
-    for t in &v.tables {
+    v.tables.iter().all(|t| {
         let mut names: Vec<&str> = t.rows.iter().map(|r| if r.kind == RowKind::Default { "" } else { r.name.as_str() }).collect();
-        let n = names.len();
         names.sort_unstable();
+        let n = names.len();
         names.dedup();
-        if names.len() != n {
-            return false;
-        }
-        let mut tokens: Vec<&str> = names.iter().flat_map(|name| name.split('.')).filter(|t| !t.is_empty()).collect();
-        tokens.sort_unstable();
-        tokens.dedup();
-        seen.extend(tokens);
-    }
-    let n = seen.len();
-    seen.sort_unstable();
-    seen.dedup();
-    seen.len() == n
+        names.len() == n
+    })
 }
 
 #[cfg(test)]
