@@ -678,7 +678,7 @@ impl<'s> FormOperand<'s> {
 fn printed_order(v: &Variant) -> Vec<usize> {
     let page: Vec<usize> = (0..v.modifiers.len()).collect();
     let Some(c) = v.conventions.as_deref() else { return page };
-    let ranks: Option<Vec<usize>> = v.modifiers.iter().map(|m| c.modifier_order.iter().position(|id| *id == super::print::slot_id(v, m))).collect();
+    let ranks: Option<Vec<usize>> = v.modifiers.iter().map(|m| c.modifier_order.iter().position(|id| super::print::is_slot(v, m, id))).collect();
     match ranks {
         Some(ranks) => {
             let mut order = page;

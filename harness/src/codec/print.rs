@@ -286,7 +286,7 @@ fn modifiers(v: &Variant, values: &Values, learned: Option<&FormConventions>) ->
 }
 
 /// Is `id` this slot's identity ([`slot_id`] without building it: printing asks per slot)?
-fn is_slot(v: &Variant, slot: &ModSlot, id: &SlotId) -> bool {
+pub(super) fn is_slot(v: &Variant, slot: &ModSlot, id: &SlotId) -> bool {
     match (slot, id) {
         (ModSlot::Fixed { text }, SlotId::Fixed(t)) => text == t,
         (ModSlot::Group { field, .. } | ModSlot::Flag { field }, SlotId::FieldAt(b)) => v.fields[*field].bits[0] == *b,
