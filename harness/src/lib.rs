@@ -36,6 +36,7 @@
 pub mod budget;
 pub mod check;
 pub mod codec;
+pub mod commands;
 pub mod compare;
 pub mod crosscheck;
 pub mod cubin;

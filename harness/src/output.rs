@@ -14,6 +14,10 @@ use std::path::{Path, PathBuf};
 /// The lock file's name inside the output folder.
 pub const LOCK_FILE: &str = ".sass-harness.lock";
 
+/// The marker file that says a run into the folder is unfinished (running, or
+/// interrupted); a run removes it once its reports are in place.
+pub const INCOMPLETE: &str = "INCOMPLETE";
+
 #[derive(Debug, thiserror::Error)]
 pub enum OutputError {
     #[error("{path}: {err}")]

@@ -41,7 +41,7 @@ pub const SEEN_BYTES_PER_WORD: u64 = 64;
 /// Skipped-input lines kept for the summary; the rest are counted.
 pub const MAX_SKIPPED_LINES: usize = 1000;
 /// The marker of an unfinished run, as `validate` leaves it.
-pub const INCOMPLETE: &str = crate::validate::run::INCOMPLETE;
+pub const INCOMPLETE: &str = crate::output::INCOMPLETE;
 /// Where regression seeds go under the output folder (then the target's name).
 pub const SEEDS_DIR: &str = "seeds";
 
@@ -534,5 +534,5 @@ pub fn execute(codec: &crate::codec::Codec, words: &[(Arch, Word)], out: &Path, 
 
 /// `2.0 GiB` and the like, for messages about the budget.
 pub fn budget_line() -> String {
-    Budget::from_env().map(|b| format!("{} ({})", human(b.bytes), b.source)).unwrap_or_else(|e| e)
+    Budget::from_env().map(|b| format!("{} ({})", human(b.bytes), b.source)).unwrap_or_else(|e| e.to_string())
 }

@@ -10,7 +10,6 @@ pub mod correct;
 pub mod finding;
 pub mod reproduce;
 pub mod resume;
-pub mod run;
 pub mod stored;
 
 use crate::codec::conventions::{self as conv_rules, Conventions, FormConventions};
@@ -1532,7 +1531,7 @@ pub fn check_budget(spec: &crate::spec::Spec, opts: &Options) -> Result<(), Stri
         }
         format!("lower --random to {lo} or less, or raise the budget")
     };
-    budget.check(&format!("--random {}", opts.random_per_variant), need, &hint)
+    Ok(budget.check(&format!("--random {}", opts.random_per_variant), need, &hint)?)
 }
 
 /// Validates every page but `opts.skip_pages`: pages are grouped by architecture and

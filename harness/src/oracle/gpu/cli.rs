@@ -234,7 +234,7 @@ fn check_budget(codec: &Codec, a: &ExecArgs) -> Result<(), String> {
     let words = structured.saturating_add((codec.variants().len() as u64).saturating_mul(a.random as u64));
     let launch = u64::from(a.inputs).div_ceil(256).saturating_mul(256).saturating_mul(u64::from(a.slots)).saturating_mul(MAX_SLOT_BYTES);
     let budget = crate::budget::Budget::from_env()?;
-    budget.check("exec's plan and one launch's inputs", words.saturating_mul(per_word).saturating_add(launch), "lower --random, --inputs or --slots")
+    Ok(budget.check("exec's plan and one launch's inputs", words.saturating_mul(per_word).saturating_add(launch), "lower --random, --inputs or --slots")?)
 }
 
 /// The dry run into `a.out` (and the barrier cubins when asked); `Some(1)` on a patch

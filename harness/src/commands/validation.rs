@@ -1,19 +1,19 @@
 //! A whole validation into an output folder, as the `validate`, `run` and `fix` commands
-//! do it: the pages validated and streamed to `findings.jsonl` and `progress.jsonl` page
+//! do it (here, above both `validate` and `report`, so that neither calls the other): the pages validated and streamed to `findings.jsonl` and `progress.jsonl` page
 //! by page (an interrupted run keeps what it finished, see [`super::resume`]), the
 //! findings read back once every page is done (they are not held while pages are
 //! validated) and put in corpus order, every finding's word disassembled again (the
 //! self-check, see [`super::reproduce`]), the reports staged and put in place, a summary
 //! printed.
 
-use super::finding::{Finding, Severity, VariantSummary};
-use super::reproduce::{self, Mismatch};
-use super::resume::{self, PageDone, Previous};
-use super::Options;
 use crate::codec::Codec;
 use crate::oracle::nvdisasm::Nvdisasm;
 use crate::output::OutputDir;
 use crate::spec::{Arch, Spec};
+use crate::validate::finding::{Finding, Severity, VariantSummary};
+use crate::validate::reproduce::{self, Mismatch};
+use crate::validate::resume::{self, PageDone, Previous};
+use crate::validate::Options;
 use serde::Serialize;
 use std::collections::HashMap;
 use std::io::Write;
@@ -21,7 +21,7 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 /// The marker that says a run is unfinished; removed once the reports are in place.
-pub const INCOMPLETE: &str = "INCOMPLETE";
+pub const INCOMPLETE: &str = crate::output::INCOMPLETE;
 
 /// Validates `spec` into `out` (keeping what `previous`, an interrupted run in the same
 /// folder, finished) and returns every variant's summary and every finding, in corpus
@@ -31,7 +31,7 @@ pub fn validate_into(spec: &Spec, out: &OutputDir, nv: &Nvdisasm, opts: &Options
     let started = Instant::now();
     let opts = Options { skip_pages: previous.done(), ..opts.clone() };
     // Refused before the folder is touched: a request too large to hold never starts.
-    super::check_budget(spec, &opts)?;
+    crate::validate::check_budget(spec, &opts)?;
     let mut run = Run::start(spec, out, nv, previous)?;
     run.validate(&opts)?;
     run.findings = resume::read_all(&run.findings_file.path)?;
@@ -109,7 +109,7 @@ impl<'a> Run<'a> {
         bar.inc(self.resumed as u64);
         let mut err = None;
         let Run { spec, codec, nv, findings_file, progress_file, summaries, .. } = self;
-        let run = super::validate_pages(spec, codec, nv, opts, |p, sums, finds| {
+        let run = crate::validate::validate_pages(spec, codec, nv, opts, |p, sums, finds| {
             bar.set_message(format!("{} {} done", p.instruction, p.arch));
             let done = PageDone { page: p.file.clone(), summaries: sums };
             if let Err(e) = findings_file.write(&finds).and_then(|_| progress_file.write([&done])) {

@@ -1,0 +1,103 @@
+//! The discovery commands: a whole architecture, single words, seed pages rediscovered,
+//! shards merged.
+
+use super::{load_spec, nvdisasm, Result};
+use crate::discover;
+use crate::output::OutputDir;
+use crate::spec;
+use std::path::{Path, PathBuf};
+
+/// A whole architecture (or a shard of it) into `opts.out`.
+pub fn discover_arch(mut opts: discover::sweep::Options, ptx: &Path, jobs: Option<usize>) -> Result {
+    let mut nv = nvdisasm()?;
+    // Locked before anything is read or written there (census.json, cubins/): a second
+    // run into the folder is refused before it can touch the first one's files.
+    let _lock = crate::output::OutputDir::lock(&opts.out).map_err(|e| e.to_string())?;
+    if ptx != Path::new("none") && !opts.out.join("census.json").exists() {
+        let ptxas = crate::oracle::tools::locate(crate::oracle::tools::Tool::Ptxas).map_err(|e| e.to_string())?;
+        let cubins = opts.out.join("cubins");
+        std::fs::create_dir_all(&cubins).map_err(|e| format!("{}: {e}", cubins.display()))?;
+        let (seeds, skipped) = crate::realcode::corpus_words(&ptxas, ptx, opts.arch, &cubins)?;
+        for s in skipped {
+            eprintln!("discover {}: {s}", opts.arch);
+        }
+        opts.seeds = seeds;
+    }
+    if let Some(j) = jobs {
+        nv.jobs = j.max(1);
+    }
+    opts.tool = format!("nvdisasm {}", nv.version_number.clone().unwrap_or_else(|| nv.version.clone()));
+    let s = discover::sweep::run(&nv, &opts, &|m| eprintln!("discover {}: {m}", opts.arch))?;
+    println!(
+        "{}: {} forms, {} solved onto {} pages ({} fields, {} table rows); {} batches, {} words, {:.1} s; see {}",
+        opts.arch,
+        s.forms,
+        s.solved,
+        s.pages,
+        s.fields,
+        s.rows,
+        s.batches,
+        s.words,
+        s.seconds,
+        opts.out.join("summary.md").display()
+    );
+    Ok(())
+}
+
+/// Rediscovers hand-written pages; lists where they differ from nvdisasm.
+pub fn discover_from(pages: &[PathBuf], out: &Path) -> Result {
+    let s = load_spec(pages)?;
+    let nv = nvdisasm()?;
+    let _lock = OutputDir::lock(out).map_err(|e| e.to_string())?;
+    let mut md = String::from("# Seed pages against discovery\n\n");
+    let mut total = 0;
+    for seed in &s.pages {
+        let (text, _) = discover::seeded::rediscover(&nv, seed).map_err(|e| format!("{}: {e}", seed.file))?;
+        let name = Path::new(&seed.file).file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let path = out.join(&name);
+        crate::output::write_atomic(&path, text.as_bytes()).map_err(|e| e.to_string())?;
+        let found = spec::parse::parse_page(&path.display().to_string(), text.as_bytes()).map_err(|e| e.to_string())?;
+        let diffs = discover::seeded::differences(seed, &found);
+        total += diffs.len();
+        md.push_str(&format!("## {} ({} {})\n\n", seed.file, seed.instruction, seed.arch));
+        md.push_str(&if diffs.is_empty() { "agrees with nvdisasm\n".to_string() } else { diffs.iter().map(|d| format!("- {d}\n")).collect() });
+        md.push('\n');
+        println!("{}: {} difference(s); wrote {}", seed.file, diffs.len(), path.display());
+    }
+    let path = out.join("differences.md");
+    crate::output::write_atomic(&path, md.as_bytes()).map_err(|e| e.to_string())?;
+    println!("{total} difference(s) in all; see {}", path.display());
+    Ok(())
+}
+
+/// Joins shard folders: the census of the first, every shard's records, pages rendered again.
+pub fn merge(shards: &[PathBuf], out: &Path) -> Result {
+    let s = discover::sweep::merge(shards, out)?;
+    println!("merged {} shard(s): {} forms, {} solved onto {} pages into {}", shards.len(), s.forms, s.solved, s.pages, out.display());
+    Ok(())
+}
+
+pub fn discover(arch: u32, words: &[String], out: &Path, description: Option<&str>) -> Result {
+    use crate::word::Word;
+    let nv = nvdisasm()?;
+    let mut found = vec![];
+    for w in words {
+        let word = Word::parse_hex(w).ok_or_else(|| format!("'{w}' is not a word of up to 32 hex digits"))?;
+        let d = discover::discover(&nv, spec::Arch(arch), word).map_err(|e| e.to_string())?;
+        eprintln!("{}: {} field(s), {} table(s): {}", discover::page::key(&d), d.fields.len(), d.tables.len(), d.distilled);
+        for n in &d.notes {
+            eprintln!("  note: {n}");
+        }
+        found.push(d);
+    }
+    let name = found[0].mnemonic.clone();
+    if let Some(d) = found.iter().find(|d| d.mnemonic != name) {
+        return Err(format!("seeds decode to {name} and {}: one page holds one instruction", d.mnemonic).into());
+    }
+    std::fs::create_dir_all(out).map_err(|e| format!("{}: {e}", out.display()))?;
+    let path = out.join(format!("{}_sm{arch}.txt", name.to_lowercase()));
+    // Whole or not at all: a kill mid-write leaves the previous page, not half of one.
+    crate::output::write_atomic(&path, discover::page::render(&name, description, &found).as_bytes()).map_err(|e| e.to_string())?;
+    println!("wrote {}", path.display());
+    Ok(())
+}

@@ -1,0 +1,189 @@
+//! The offline commands on words and text: `decode`, `asm` (and `asm --patch`), `disasm`,
+//! `model`, and `parse`'s summary. None of them starts an NVIDIA tool.
+
+use super::{open_input, spec_for, Result};
+use crate::codec::{self, Codec};
+use crate::spec::{self, Spec};
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+
+/// Prints each word's variant and text (arguments, then --file or stdin, streamed); an
+/// error when `arch` has no variant, a word matches none or a line is no word (after
+/// printing every word).
+pub fn decode(s: &Spec, arch: u32, file: Option<&Path>, words: &[String]) -> Result {
+    use crate::listing;
+    let c = Codec::new(s);
+    let a = spec::Arch(arch);
+    if !c.variants().iter().any(|v| v.arch == a) {
+        return Err(format!("the pages have no variant for SM{arch}").into());
+    }
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
+    let mut stats = listing::DecodeStats::default();
+    let mut report = |e: listing::InputError| eprintln!("error: {e}");
+    let io = |e: std::io::Error| format!("cannot write: {e}");
+    let mut inputs: Vec<&Path> = file.into_iter().collect();
+    for (i, w) in words.iter().enumerate() {
+        if w == "-" {
+            inputs.push(Path::new("-"));
+            continue;
+        }
+        match crate::word::Word::parse_hex(w) {
+            Some(word) => listing::decode_one(&c, a, word, &mut out, &mut stats).map_err(io)?,
+            None => {
+                stats.bad_lines += 1;
+                report(listing::InputError { file: "argument".into(), line: i + 1, message: format!("'{w}' is not a word of up to 32 hex digits") });
+            }
+        }
+    }
+    for p in inputs {
+        let (name, input) = open_input(p)?;
+        let st = listing::decode_lines(&c, a, &name, input, &mut out, &mut report).map_err(|e| format!("{name}: cannot read: {e}"))?;
+        stats.words += st.words;
+        stats.unmatched += st.unmatched;
+        stats.bad_lines += st.bad_lines;
+    }
+    out.flush().map_err(io)?;
+    let mut problems = vec![];
+    if stats.unmatched > 0 {
+        problems.push(format!("{} of {} word(s) matched no variant", stats.unmatched, stats.words));
+    }
+    if stats.bad_lines > 0 {
+        problems.push(format!("{} line(s) were no word (listed above)", stats.bad_lines));
+    }
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(problems.join("; ").into())
+    }
+}
+
+/// Every listing error on stderr; the error that ends the command.
+pub fn listing_errors(errors: Vec<crate::listing::InputError>) -> String {
+    for e in &errors {
+        eprintln!("error: {e}");
+    }
+    format!("{} error(s), listed above", errors.len())
+}
+
+/// One instruction (an argument) or a listing (--file, `-`) to words on stdout.
+pub fn asm(sp: &[PathBuf], arch: u32, file: Option<&Path>, text: Option<&str>) -> Result {
+    use crate::listing;
+    let s = spec_for(sp, arch)?;
+    let c = Codec::new(&s);
+    let a = spec::Arch(arch);
+    let path = match (file, text) {
+        (Some(f), None) => f,
+        (None, Some("-")) => Path::new("-"),
+        (None, Some(t)) => {
+            // As in listings: nvdisasm's alias modifiers (`IMAD.MOV.U32`) are read too.
+            let inst = crate::sass::parse_instruction(t).map_err(|e| format!("'{t}': {e}"))?;
+            let asm = codec::asm::Assembler::new(&c);
+            let (vi, w) = listing::assemble_flex(&c, &asm, a, &inst, crate::word::Word::ZERO).map_err(|e| e.to_string())?;
+            println!("{}  {}", w, c.variant(vi).key);
+            return Ok(());
+        }
+        (Some(_), Some(_)) => return Err("give the listing with --file or the instruction as an argument, not both".into()),
+        (None, None) => return Err("asm needs an instruction, --file LISTING or - (stdin)".into()),
+    };
+    let (name, input) = open_input(path)?;
+    let l = listing::read_listing(&name, input).map_err(listing_errors)?;
+    // A `/* 0x… */` comment gives the word's control bits; otherwise they are zero.
+    let words = listing::assemble_listing(&c, a, &name, &l, &|it| it.hex.unwrap_or(crate::word::Word::ZERO)).map_err(listing_errors)?;
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    for w in words {
+        writeln!(out, "{w}").map_err(|e| format!("cannot write: {e}"))?;
+    }
+    out.flush().map_err(|e| format!("cannot write: {e}"))?;
+    Ok(())
+}
+
+/// `asm --patch CUBIN --out NEW LISTING`.
+pub fn asm_patch(sp: &[PathBuf], cubin: &Path, out: &Path, file: Option<&Path>, text: Option<&str>) -> Result {
+    use crate::{disasm, listing};
+    let path = match (file, text) {
+        (Some(f), None) => f,
+        (None, Some(t)) => Path::new(t),
+        _ => return Err("asm --patch needs one listing: a file (or --file) or - (stdin)".into()),
+    };
+    let name = cubin.display().to_string();
+    let bytes = disasm::read_cubin(cubin).map_err(|e| e.to_string())?;
+    let arch = disasm::arch_of(&name, &bytes, None).map_err(|e| e.to_string())?;
+    let s = spec_for(sp, arch.0)?;
+    let c = Codec::new(&s);
+    let (lname, input) = open_input(path)?;
+    let l = listing::read_listing(&lname, input).map_err(listing_errors)?;
+    let (patched, stats) = match disasm::patch(&c, &name, &bytes, &lname, &l) {
+        Err(disasm::PatchError::Listing(errors)) => return Err(listing_errors(errors).into()),
+        r => r.map_err(|e| e.to_string())?,
+    };
+    disasm::write_atomically(out, &patched).map_err(|e| e.to_string())?;
+    eprintln!("{}: {} instruction(s) read, {} word(s) changed", out.display(), stats.instructions, stats.changed);
+    Ok(())
+}
+
+/// `disasm CUBIN`: the listing on stdout; words no variant decodes make it an error.
+pub fn disasm(sp: &[PathBuf], file: &Path, arch: Option<u32>) -> Result {
+    use crate::disasm;
+    let name = file.display().to_string();
+    let bytes = disasm::read_cubin(file).map_err(|e| e.to_string())?;
+    let a = disasm::arch_of(&name, &bytes, arch).map_err(|e| e.to_string())?;
+    let sections = disasm::sections_of(&name, &bytes).map_err(|e| e.to_string())?;
+    let s = spec_for(sp, a.0)?;
+    let c = Codec::new(&s);
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    let infos = disasm::infos_of(&name, &bytes, &sections).map_err(|e| e.to_string())?;
+    let stats = disasm::disassemble(&c, a, &sections, &infos, &mut out).map_err(|e| format!("cannot write: {e}"))?;
+    out.flush().map_err(|e| format!("cannot write: {e}"))?;
+    if stats.undecoded > 0 {
+        return Err(format!("{name}: {} of {} word(s) decode as nothing (printed as UNDECODED)", stats.undecoded, stats.words).into());
+    }
+    Ok(())
+}
+
+pub fn model(s: &Spec, arch: spec::Arch, batch: Option<&Path>, args: &[String]) -> Result {
+    use crate::semantics::batch;
+    let c = Codec::new(s);
+    if let Some(file) = batch {
+        let stdout = std::io::stdout();
+        let errors = if file == Path::new("-") {
+            batch::model_batch(&c, arch, std::io::stdin().lock(), stdout.lock())?
+        } else {
+            let f = std::fs::File::open(file).map_err(|e| format!("{}: {e}", file.display()))?;
+            batch::model_batch(&c, arch, std::io::BufReader::new(f), stdout.lock())?
+        };
+        return if errors == 0 { Ok(()) } else { Err(format!("{errors} batch line(s) had errors (see their \"error\")").into()) };
+    }
+    let (word, assignments) = args.split_first().ok_or("no word given: model --arch 90 WORD REG=VALUE…")?;
+    let out = batch::model_one(&c, arch, word, assignments)?;
+    if out.0.is_empty() {
+        println!("(nothing written: guard false or destination RZ)");
+    }
+    for o in &out.0 {
+        println!("{o}");
+    }
+    Ok(())
+}
+
+pub fn print_summary(s: &Spec) {
+    for p in &s.pages {
+        println!("{} ({}) — {} — {} variants", p.instruction, p.arch, p.file, p.variants.len());
+        for v in &p.variants {
+            println!("  {}  [{}]  distilled: {}", v.key, v.form, v.distilled);
+            for f in &v.fields {
+                println!("    {:<12} {:>3} bit(s)  {}", f.name, f.width(), crate::word::format_ranges(&f.bits));
+            }
+            for t in &v.tables {
+                let rows: Vec<String> = t.rows.iter().map(|r| format!("{:0w$b}={}", r.value, r.name, w = t.width as usize)).collect();
+                println!("    table {}: {}", t.title, rows.join(" "));
+            }
+        }
+    }
+    let warnings: Vec<_> = s.warnings().collect();
+    println!("{} warning(s)", warnings.len());
+    for w in warnings {
+        println!("  warning: {w}");
+    }
+}
