@@ -1,0 +1,446 @@
+//! Instructions and operands read from text as nvdisasm prints them.
+
+use super::*;
+
+/// Text that is not an instruction, and where.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("column {column}: {message}")]
+pub struct ParseError {
+    /// Where the trouble starts: 1-based, in bytes.
+    pub column: usize,
+    /// What was expected there.
+    pub message: String,
+}
+
+fn perr(column: usize, message: impl Into<String>) -> ParseError {
+    ParseError { column, message: message.into() }
+}
+
+impl std::str::FromStr for Instruction {
+    type Err = ParseError;
+    fn from_str(s: &str) -> Result<Self, ParseError> {
+        parse_instruction(s)
+    }
+}
+
+/// Parses one instruction as nvdisasm prints it (without address or encoding comments).
+pub fn parse_instruction(text: &str) -> Result<Instruction, ParseError> {
+    let trimmed_end = text.trim_end();
+    let (body, terminator) = match trimmed_end.strip_suffix(';') {
+        // A float special ends the operands with a space of its own (`+INF ;` has the
+        // terminator `;`, `+INF  ;` has ` ;`).
+        Some(b) => {
+            let spaces = b.len() - b.trim_end_matches(' ').len();
+            // Only a text ending in a special's spelling can end in one (a quick look first).
+            let maybe_special = ["INF", "NAN", "-0.0"].iter().any(|e| b.trim_end().ends_with(e));
+            let own = usize::from(maybe_special && last_operand(b).split_whitespace().last().is_some_and(is_special_float));
+            (b.trim_end_matches(' '), if spaces > own { Terminator::SpaceSemicolon } else { Terminator::Semicolon })
+        }
+        None => (trimmed_end, Terminator::Missing),
+    };
+    let lead = body.len() - body.trim_start().len();
+    let mut rest = body.trim_start();
+    let mut col = lead + 1;
+    if rest.is_empty() {
+        return Err(perr(col, "expected an instruction, found nothing"));
+    }
+    let mut pred = None;
+    if let Some(p) = rest.strip_prefix('@') {
+        let (negated, p) = match p.strip_prefix('!') {
+            Some(q) => (true, q),
+            None => (false, p),
+        };
+        let end = p.find(char::is_whitespace).ok_or_else(|| perr(col, "predicate without an instruction after it"))?;
+        let (index, uniform) = match parse_body(&p[..end]) {
+            Some(Body::Pred { n }) => (n, false),
+            Some(Body::UPred { n }) => (n, true),
+            _ => return Err(perr(col, format!("expected a predicate P0..P6, PT, UP0..UP6 or UPT after '@', found '{}'", &p[..end]))),
+        };
+        pred = Some(Predicate { negated, index, uniform });
+        let consumed = rest.len() - p[end..].len();
+        col += consumed;
+        let r2 = p[end..].trim_start();
+        col += p[end..].len() - r2.len();
+        rest = r2;
+    }
+    let op_end = rest.find(char::is_whitespace).unwrap_or(rest.len());
+    let opcode = &rest[..op_end];
+    let mut parts = opcode.split('.');
+    let mnemonic = parts.next().unwrap_or_default().to_string();
+    if mnemonic.is_empty() || !mnemonic.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+        return Err(perr(col, format!("expected a mnemonic, found '{opcode}'")));
+    }
+    let mut modifiers: Vec<String> = Vec::with_capacity(opcode.bytes().filter(|&b| b == b'.').count());
+    modifiers.extend(parts.map(str::to_string));
+    if modifiers.iter().any(|m| m.is_empty()) {
+        return Err(perr(col, format!("empty modifier in '{opcode}'")));
+    }
+    col += op_end;
+    let ops_text = &rest[op_end..];
+    let mut operands = Vec::with_capacity(1 + ops_text.bytes().filter(|&b| b == b',').count());
+    let mut const_spaced = false;
+    if !ops_text.trim().is_empty() {
+        let mut c = col;
+        for piece in split_operands(ops_text) {
+            let t = piece.trim();
+            let at = c + (piece.len() - piece.trim_start().len());
+            // `c[0x0] [0x4]`: the same operand as `c[0x0][0x4]`, spelled with a space.
+            let spaced = t.contains(' ') && t.contains("] [");
+            const_spaced |= spaced;
+            let t = if spaced { std::borrow::Cow::Owned(t.replacen("] [", "][", 1)) } else { std::borrow::Cow::Borrowed(t) };
+            match joined_pair(&t) {
+                Some((first, second)) => operands.extend([first, second]),
+                None => operands.push(parse_operand(&t).map_err(|m| perr(at, m))?),
+            }
+            c += piece.len() + 1;
+        }
+    }
+    Ok(Instruction { pred, mnemonic, modifiers, operands, terminator, const_spaced })
+}
+
+/// Two operands printed with a space between them and no comma (`R0 0x3440`, see
+/// [`Operand::joined`]), each readable alone; `None` for anything else.
+fn joined_pair(t: &str) -> Option<(Operand, Operand)> {
+    let (a, b) = t.split_once(' ')?;
+    let first = parse_operand(a).ok()?;
+    let second = Operand { joined: true, ..parse_operand(b.trim_start()).ok()? };
+    Some((first, second))
+}
+
+/// Splits on commas outside brackets.
+pub(crate) fn split_operands(s: &str) -> impl Iterator<Item = &str> {
+    let mut depth = 0i32;
+    let mut start = 0;
+    let mut done = false;
+    std::iter::from_fn(move || {
+        if done {
+            return None;
+        }
+        // Brackets and commas are ASCII: bytes suffice.
+        for (i, &b) in s.as_bytes().iter().enumerate().skip(start) {
+            match b {
+                b'[' => depth += 1,
+                b']' => depth -= 1,
+                b',' if depth == 0 => {
+                    let piece = &s[start..i];
+                    start = i + 1;
+                    return Some(piece);
+                }
+                _ => {}
+            }
+        }
+        done = true;
+        Some(&s[start..])
+    })
+}
+
+/// The last of [`split_operands`]' pieces.
+fn last_operand(s: &str) -> &str {
+    split_operands(s).last().unwrap_or_default()
+}
+
+/// Parses one operand as nvdisasm prints it (`-|R2|.H1`, `c[0x0][0x210]`,
+/// `desc[UR4][R2.64+0x10]`); the message says what was expected.
+pub fn parse_operand(t: &str) -> Result<Operand, String> {
+    if t.is_empty() {
+        return Err("expected an operand, found nothing".into());
+    }
+    let mut s = t;
+    let mut neg = false;
+    let mut not = false;
+    let mut abs = false;
+    // A leading '-' belongs to the operand unless it starts a number.
+    if let Some(r) = s.strip_prefix('-') {
+        if !r.starts_with(|c: char| c.is_ascii_digit()) && !r.starts_with("INF") && !r.starts_with("QNAN") && !r.starts_with("SNAN") && !r.starts_with("NAN") {
+            neg = true;
+            s = r;
+        }
+    }
+    if let Some(r) = s.strip_prefix('!').or_else(|| s.strip_prefix('~')) {
+        not = true;
+        s = r;
+    }
+    // The suffixes are `tail` then `after` (`|R1.H1|.reuse`), read as one string.
+    let (core, tail, after) = if let Some(r) = s.strip_prefix('|') {
+        let end = r.find('|').ok_or_else(|| format!("unclosed '|' in '{t}'"))?;
+        abs = true;
+        let (inner, inner_sfx) = split_suffixes(&r[..end]);
+        let after = &r[end + 1..];
+        if !inner_sfx.is_empty() && !after.is_empty() && after != ".reuse" {
+            return Err(format!("suffixes both inside and outside '|…|' in '{t}'"));
+        }
+        (inner, inner_sfx, after)
+    } else {
+        // Suffixes start at the first '.' outside brackets and not inside a number.
+        let (c, tail) = split_suffixes(s);
+        (c, tail, "")
+    };
+    let parsed = parse_known_body(core);
+    // A bracketed text that is no memory operand stays verbatim (`Body::Other`).
+    let bare = tail.is_empty() && after.is_empty();
+    let mem = if parsed.is_none() && core.contains('[') { parse_mem(core).ok() } else { None };
+    // Only a descriptor carries suffixes after its brackets (`gdesc[UR12].B_KEEP`).
+    let mem = mem.filter(|(b, _)| bare || matches!(b, Body::Mem { space: MemSpace::Named { .. }, .. }));
+    let (body, suffixes) = match mem {
+        Some(m) => m,
+        None => (parsed.or_else(|| other_body(core)).ok_or_else(|| format!("cannot read operand '{t}'"))?, vec![]),
+    };
+    let mut op = Operand { neg, abs, not, body, suffixes, reuse: false, joined: false, after_bars: false };
+    // A non-empty `tail` starts with '.', and `after` is empty or `.reuse` when it is not:
+    // reading them in turn is reading them joined.
+    read_suffixes(tail, t, &mut op)?;
+    read_suffixes(after, t, &mut op)?;
+    op.after_bars = after.split('.').any(|x| !x.is_empty() && x != "reuse");
+    Ok(op)
+}
+
+/// Reads `.A.B.reuse` (`tail`) into `op`'s suffixes and reuse flag; `t` is the operand.
+fn read_suffixes(tail: &str, t: &str, op: &mut Operand) -> Result<(), String> {
+    if tail.is_empty() {
+        return Ok(());
+    }
+    let tail = tail.strip_prefix('.').ok_or_else(|| format!("unexpected '{tail}' after operand in '{t}'"))?;
+    for sfx in tail.split('.') {
+        if sfx.is_empty() {
+            return Err(format!("empty suffix in '{t}'"));
+        }
+        if sfx == "reuse" {
+            op.reuse = true;
+        } else {
+            op.suffixes.push(sfx.to_string());
+        }
+    }
+    Ok(())
+}
+
+/// A memory operand (`[R2.64+UR4+-0x10]`, `desc[UR4][R2.64]`, `a[UR5+0x4]`,
+/// `c[0x0][R0]`, `cx[UR2][R1+0x8]`): its body and the base register's suffixes.
+/// Components come in nvdisasm's order, register, uniform register, immediate, each once.
+pub fn parse_mem(s: &str) -> Result<(Body, Vec<String>), String> {
+    let (body, suffixes) = parse_mem_parts(s)?;
+    Ok((body, if suffixes.is_empty() { vec![] } else { suffixes.split('.').map(str::to_string).collect() }))
+}
+
+/// [`parse_mem`] without allocating: the base register's suffixes as printed, `64.U32`
+/// (empty for none; never with an empty suffix).
+pub(crate) fn parse_mem_parts(s: &str) -> Result<(Body, &str), String> {
+    let (space, rest) = mem_space(s)?;
+    let inner = rest.strip_prefix('[').and_then(|r| r.strip_suffix(']')).ok_or_else(|| format!("expected '[…]' after the space, found '{rest}'"))?;
+    if inner.contains(['[', ']']) {
+        return Err(format!("unexpected bracket inside '[{inner}]'"));
+    }
+    if inner.is_empty() {
+        return Err("empty brackets".into());
+    }
+    let (mut reg, mut ureg, mut imm, mut suffixes) = (None, None, None, "");
+    // The next component allowed: 0 register, 1 uniform register, 2 immediate, 3 none.
+    let mut stage = 0;
+    for piece in inner.split('+') {
+        if stage > 2 {
+            return Err(format!("'{piece}' follows the immediate"));
+        }
+        let (r, sfx) = piece.split_once('.').unwrap_or((piece, ""));
+        if let Some(v) = parse_int(piece) {
+            imm = Some(v);
+            stage = 3;
+        } else if let Some(n) = parse_reg_num(piece, "UR", "URZ", URZ).filter(|_| stage <= 1) {
+            ureg = Some(n);
+            stage = 2;
+        } else if let Some(n) = parse_reg_num(r, "R", "RZ", RZ).filter(|_| stage == 0) {
+            reg = Some(n);
+            suffixes = sfx;
+            if (!sfx.is_empty() && sfx.split('.').any(str::is_empty)) || piece.ends_with('.') {
+                return Err(format!("empty suffix in '{piece}'"));
+            }
+            stage = 1;
+        } else {
+            return Err(format!("'{piece}' is not a register, uniform register or immediate in that order (R+UR+imm)"));
+        }
+    }
+    Ok((Body::mem(space, reg, ureg, imm), suffixes))
+}
+
+/// The space before a memory operand's brackets, and the rest from `[` on.
+fn mem_space(s: &str) -> Result<(MemSpace, &str), String> {
+    // `[…]` at the start of `r`: its contents and the length used.
+    fn bracketed(r: &str) -> Option<(&str, usize)> {
+        let inner = r.strip_prefix('[')?;
+        let end = inner.find(']')?;
+        Some((&inner[..end], end + 2))
+    }
+    let ureg_in = |r: &'_ str, what: &str| -> Result<(u16, usize), String> {
+        let (u, used) = bracketed(r).ok_or_else(|| format!("unclosed '{what}['"))?;
+        let n = parse_reg_num(u, "UR", "URZ", URZ).ok_or_else(|| format!("expected a uniform register in '{what}[{u}]'"))?;
+        Ok((n, used))
+    };
+    // `desc[UR4][R2]` has a descriptor space; `desc[UR7]` alone is a descriptor.
+    if let Some(r) = s.strip_prefix("desc").filter(|r| r.find(']').is_some_and(|e| r[e + 1..].starts_with('['))) {
+        let (ureg, used) = ureg_in(r, "desc")?;
+        return Ok((MemSpace::Desc { ureg }, &r[used..]));
+    }
+    if let Some((name, r)) = Descriptor::ALL.iter().find_map(|d| s.strip_prefix(d.prefix()).filter(|r| r.starts_with('[')).map(|r| (*d, r))) {
+        return Ok((MemSpace::Named { name }, r));
+    }
+    if let Some(r) = s.strip_prefix("cx") {
+        let (ureg, used) = ureg_in(r, "cx")?;
+        return Ok((MemSpace::ConstX { ureg }, &r[used..]));
+    }
+    if let Some(r) = s.strip_prefix('c') {
+        let (b, used) = bracketed(r).ok_or("unclosed 'c['")?;
+        let bank = parse_int(b).and_then(|v| u32::try_from(v).ok()).ok_or_else(|| format!("expected a bank number in 'c[{b}]'"))?;
+        return Ok((MemSpace::Const { bank }, &r[used..]));
+    }
+    if let Some(r) = s.strip_prefix('a') {
+        return Ok((MemSpace::Attr, r));
+    }
+    if s.starts_with('[') {
+        return Ok((MemSpace::Plain, s));
+    }
+    Err(format!("'{s}' does not start with '[', 'desc[', 'gdesc[', 'idesc[', 'tmem[', 'a[', 'c[' or 'cx['"))
+}
+
+pub(crate) fn split_suffixes(s: &str) -> (&str, &str) {
+    if looks_numeric(s) {
+        // Floats contain '.', and never carry suffixes in nvdisasm's output.
+        return (s, "");
+    }
+    let mut depth = 0;
+    // Brackets and dots are ASCII: bytes suffice.
+    for (i, b) in s.bytes().enumerate() {
+        match b {
+            b'[' => depth += 1,
+            b']' => depth -= 1,
+            b'.' if depth == 0 => return (&s[..i], &s[i..]),
+            _ => {}
+        }
+    }
+    (s, "")
+}
+
+fn looks_numeric(s: &str) -> bool {
+    let s = s.trim_start_matches(['-', '+']);
+    s.starts_with(|c: char| c.is_ascii_digit()) || s.starts_with("INF") || s.starts_with("QNAN") || s.starts_with("SNAN") || s.starts_with("NAN")
+}
+
+// Inlined, its constant names are compared in place rather than by a call to memcmp.
+#[inline]
+pub(crate) fn parse_reg_num(s: &str, prefix: &str, zero: &str, zval: u16) -> Option<u16> {
+    // `zero` starts with `prefix`: what does not is neither.
+    let d = s.strip_prefix(prefix)?;
+    if s == zero {
+        return Some(zval);
+    }
+    if d.is_empty() || !d.chars().all(|c| c.is_ascii_digit()) || (d.len() > 1 && d.starts_with('0')) {
+        return None;
+    }
+    d.parse().ok()
+}
+
+/// An integer immediate (`0x10`, `-0x8`) that fits an `i64`.
+pub fn parse_int(s: &str) -> Option<i64> {
+    parse_imm(s).and_then(|v| i64::try_from(v).ok())
+}
+
+/// An immediate operand's number: hex of at most 64 bits, either sign (a 64-bit field
+/// prints unsigned, so 0x8000000000000000 and above are immediates too).
+pub fn parse_imm(s: &str) -> Option<i128> {
+    let (neg, d) = match s.strip_prefix('-') {
+        Some(r) => (true, r),
+        None => (false, s),
+    };
+    // nvdisasm prints integers in hex; decimal numbers are floats.
+    let h = d.strip_prefix("0x")?;
+    if h.is_empty() || !h.chars().all(|c| c.is_ascii_hexdigit()) {
+        return None;
+    }
+    let v = u64::from_str_radix(h, 16).ok()?;
+    Some(if neg { -i128::from(v) } else { i128::from(v) })
+}
+
+/// Quiet and signalling NaNs as doubles (the quiet bit is mantissa bit 51).
+pub const QNAN_BITS: u64 = 0x7ff8_0000_0000_0000;
+/// The signalling NaN nvdisasm's `+SNAN` reads as (quiet bit clear).
+pub const SNAN_BITS: u64 = 0x7ff4_0000_0000_0000;
+
+/// A float immediate as nvdisasm prints it (`0.5`, `1e+10`, `+INF`, `-QNAN`, `+SNAN`), with
+/// the NaN's sign and quiet bit kept; `None` for hex (an integer) or other text.
+pub fn parse_float(s: &str) -> Option<f64> {
+    let nan = |bits: u64| Some(f64::from_bits(bits));
+    match s {
+        "+INF" | "INF" => return Some(f64::INFINITY),
+        "-INF" => return Some(f64::NEG_INFINITY),
+        // The sign of a NaN is a bit of the word: `-QNAN` must read back negative, and
+        // `SNAN` keeps its quiet bit clear.
+        "+QNAN" | "QNAN" | "NAN" | "+NAN" => return nan(QNAN_BITS),
+        "-QNAN" | "-NAN" => return nan(QNAN_BITS | 1 << 63),
+        "+SNAN" | "SNAN" => return nan(SNAN_BITS),
+        "-SNAN" => return nan(SNAN_BITS | 1 << 63),
+        _ => {}
+    }
+    if s.starts_with("0x") || s.starts_with("-0x") {
+        return None;
+    }
+    if !s.chars().all(|c| c.is_ascii_digit() || matches!(c, '.' | '-' | '+' | 'e' | 'E')) {
+        return None;
+    }
+    s.parse().ok()
+}
+
+/// An operand's body without decorations (`R2`, `c[0x0][0x10]`, `SR_TID.X`); `None` for
+/// empty text or text with a space or comma.
+pub fn parse_body(s: &str) -> Option<Body> {
+    parse_known_body(s).or_else(|| other_body(s))
+}
+
+/// Verbatim text that is no other body (`SR_TID.X`, `1D`).
+fn other_body(s: &str) -> Option<Body> {
+    (!s.is_empty() && s.chars().all(|c| !c.is_whitespace() && c != ',')).then(|| Body::Other { text: s.to_string() })
+}
+
+/// [`parse_body`] without its verbatim fallback (which allocates: a memory operand is tried
+/// before it).
+fn parse_known_body(s: &str) -> Option<Body> {
+    match plain_body(s)? {
+        Body::Float { value, .. } => Some(Body::Float { value, text: if is_special_float(s) { format!("{s} ") } else { s.to_string() } }),
+        b => Some(b),
+    }
+}
+
+/// [`parse_known_body`] without allocating: a float's `text` is left empty (it is `s`,
+/// with a space after a special's spelling).
+pub(crate) fn plain_body(s: &str) -> Option<Body> {
+    if s.is_empty() {
+        return None;
+    }
+    if let Some(n) = parse_reg_num(s, "UR", "URZ", URZ) {
+        return Some(Body::UReg { n });
+    }
+    if let Some(n) = parse_reg_num(s, "R", "RZ", RZ) {
+        return Some(Body::Reg { n });
+    }
+    if let Some(n) = parse_reg_num(s, "UP", "UPT", 7) {
+        return Some(Body::UPred { n: n as u8 });
+    }
+    if let Some(n) = parse_reg_num(s, "P", "PT", 7) {
+        return Some(Body::Pred { n: n as u8 });
+    }
+    if let Some(n) = s.strip_prefix('B').filter(|d| !d.is_empty() && d.len() <= 2 && d.bytes().all(|c| c.is_ascii_digit())) {
+        return Some(Body::Barrier { n: n.parse().ok()? });
+    }
+    if let Some(r) = s.strip_prefix("cx[") {
+        let (u, rest) = r.split_once("][")?;
+        let off = rest.strip_suffix(']')?;
+        let ureg = parse_reg_num(u, "UR", "URZ", URZ)?;
+        return Some(Body::ConstX { ureg, offset: parse_int(off)? });
+    }
+    if let Some(r) = s.strip_prefix("c[") {
+        let (b, rest) = r.split_once("][")?;
+        let off = rest.strip_suffix(']')?;
+        let bank = u32::try_from(parse_int(b)?).ok()?;
+        return Some(Body::Const { bank, offset: parse_int(off)? });
+    }
+    if let Some(v) = parse_imm(s) {
+        return Some(Body::Imm { value: v });
+    }
+    parse_float(s).map(|value| Body::Float { value, text: String::new() })
+}
