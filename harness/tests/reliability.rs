@@ -199,11 +199,12 @@ fn discover_dfma(out: &std::path::Path) -> Command {
     c
 }
 
-/// Waits up to 120 s for `ok`.
+/// Waits up to 600 s for `ok` (the census takes seconds alone, minutes on a loaded
+/// 2-core machine: 120 s timed out at load 16).
 fn wait_until(what: &str, mut ok: impl FnMut() -> bool) {
     let t = std::time::Instant::now();
     while !ok() {
-        assert!(t.elapsed().as_secs() < 120, "timed out waiting for {what}");
+        assert!(t.elapsed().as_secs() < 600, "timed out waiting for {what}");
         std::thread::sleep(std::time::Duration::from_millis(10));
     }
 }

@@ -123,11 +123,14 @@ fn real_code_corpus_roundtrips() {
     let report = sass_harness::realcode::run(&c, &nvdisasm(), &common::ptxas(), &tools::repo_root().join("corpus/ptx"), &dir).expect("real-code run");
     let _ = std::fs::remove_dir_all(&dir);
     assert!(report.words > 500, "{report:?}");
-    assert!(report.covered > 30, "the kernels exercise DFMA/I2F/FHFMA: {report:?}");
-    // Decode and text must agree on every covered word except for known page mistakes,
-    // and nvdisasm's text must assemble back bit-exactly (ignored bits aside).
+    // docs/measurements.md ("Real code"): 105 words of the kernels are covered by the seed
+    // pages (DFMA/I2F/FHFMA/QADD4), 84 of them agree with nvdisasm; the 21 others are the
+    // seed pages' known mistakes (`fix` corrects them: 105/105). More kernels may cover
+    // more words, never fewer, and no new disagreement.
+    assert!(report.covered >= 105, "{report:?}");
+    assert!(report.agreeing >= 84 && report.covered - report.agreeing <= 21, "{report:?}");
+    // nvdisasm's text must assemble back bit-exactly (ignored bits aside).
     assert_eq!(report.asm_mismatch, 0, "{report:?}");
-    assert!(report.agreeing * 10 >= report.covered * 5, "{report:?}");
     let _ = (Arch(90), sass::parse_instruction("NOP ;"), codec::print);
 }
 
