@@ -68,7 +68,9 @@ for t in $targets; do
     fi
     mkdir -p "fuzz/target/corpus/$t"
     echo "== fuzz $t for ${seconds}s (sanitizer: $sanitizer)"
-    if ! cargo "${toolchain[@]}" fuzz run -s "$sanitizer" "$t" "fuzz/target/corpus/$t" "corpus/fuzz/$t" -- -max_total_time="$seconds" "$@"; then
+    # The fuzz crate is its own workspace and builds into fuzz/target: a CARGO_TARGET_DIR
+    # set for the main workspace would rebuild every crate with sanitizer flags there.
+    if ! env -u CARGO_TARGET_DIR cargo "${toolchain[@]}" fuzz run -s "$sanitizer" "$t" "fuzz/target/corpus/$t" "corpus/fuzz/$t" -- -max_total_time="$seconds" "$@"; then
         echo "== fuzz $t: crashed or failed (inputs in fuzz/artifacts/$t)" >&2
         failed+=("$t")
     fi

@@ -43,3 +43,13 @@ pub fn builtin_codec() -> &'static Codec<'static> {
         Codec::new(Box::leak(Box::new(spec)))
     })
 }
+
+/// AddressSanitizer's defaults for every target (the `ASAN_OPTIONS` environment variable
+/// still overrides them): no fake stack frames for use-after-return. That check costs a
+/// third of an exec (`__asan_stack_malloc_*` writes a fresh 2–4 KiB frame per call of the
+/// printer's and assembler's larger functions; docs/measurements.md) and cannot fire in
+/// safe Rust, where no reference outlives its stack frame.
+#[no_mangle]
+pub extern "C" fn __asan_default_options() -> *const std::ffi::c_char {
+    c"detect_stack_use_after_return=0".as_ptr()
+}

@@ -3,15 +3,19 @@
 //!
 //!   cargo run --release --example fuzz_corpus -- coverage TARGET DIR...
 //!       how many of the spec's variants the inputs in DIR... reach (the words
-//!       `fuzz::words` says the target builds); exit 1 below `--min PERCENT` if given
+//!       `fuzz::words` says the target builds); exit 1 below `--min PERCENT` if given;
+//!       `--missing` lists the variants none reaches
 //!   cargo run --release --example fuzz_corpus -- seeds OUT
 //!       one seed per variant: OUT/roundtrip/*.bin (base values), OUT/asm/*.txt (their
 //!       text), OUT/decode/*.bin (a page's words, one file per page)
+//!   cargo run --release --example fuzz_corpus -- why KEY_ARCH...
+//!       for seeds named KEY_ARCH (as `coverage --missing` lists them): the seed's word and
+//!       text, the form and word the text assembles to, and what nvdisasm prints for both
 //!   cargo run --release --example fuzz_corpus -- bench [EXECS]
 //!       execs/s of the roundtrip property on random inputs, and what each step costs
 
 use sass_harness::codec::{self, Codec};
-use sass_harness::fuzz::{self, Input, Target};
+use sass_harness::fuzz::{self, Generated, Input, Target};
 use sass_harness::gen::{base_values, Rng};
 use std::collections::HashSet;
 use std::hint::black_box;
@@ -27,8 +31,9 @@ fn main() {
     let result = match args.first().map(String::as_str) {
         Some("coverage") if args.len() >= 3 => coverage(&c, &args[1], &args[2..]),
         Some("seeds") if args.len() == 2 => seeds(&c, Path::new(&args[1])),
+        Some("why") if args.len() >= 2 => why(&c, &args[1..]),
         Some("bench") => bench(&c, args.get(1).map_or(Ok(200_000), |n| n.parse()).unwrap_or_else(|e| die(&format!("EXECS: {e}")))),
-        _ => Err("usage: fuzz_corpus coverage TARGET DIR... [--min PERCENT] | seeds OUT | bench [EXECS]".into()),
+        _ => Err("usage: fuzz_corpus coverage TARGET DIR... [--min PERCENT] [--missing] | seeds OUT | why KEY_ARCH... | bench [EXECS]".into()),
     };
     if let Err(e) = result {
         die(&e);
@@ -42,14 +47,16 @@ fn die(message: &str) -> ! {
 
 fn coverage(c: &Codec, target: &str, rest: &[String]) -> Result<(), String> {
     let target: Target = target.parse()?;
+    let missing = rest.iter().any(|a| a == "--missing");
+    let rest: Vec<String> = rest.iter().filter(|a| *a != "--missing").cloned().collect();
     let (dirs, min) = match rest.iter().position(|a| a == "--min") {
         Some(i) => (&rest[..i], Some(rest.get(i + 1).ok_or("--min needs a percentage")?.parse::<f64>().map_err(|e| format!("--min: {e}"))?)),
-        None => (rest, None),
+        None => (&rest[..], None),
     };
     let mut reached: HashSet<usize> = HashSet::new();
     let mut inputs = 0usize;
     for dir in dirs {
-        let Ok(entries) = std::fs::read_dir(dir) else { continue };
+        let entries = std::fs::read_dir(dir).map_err(|e| format!("{dir}: {e}"))?;
         for e in entries {
             let path = e.map_err(|e| format!("{dir}: {e}"))?.path();
             if !path.is_file() {
@@ -57,16 +64,30 @@ fn coverage(c: &Codec, target: &str, rest: &[String]) -> Result<(), String> {
             }
             let data = std::fs::read(&path).map_err(|e| format!("{}: {e}", path.display()))?;
             inputs += 1;
-            reached.extend(fuzz::words(target, c, &data).into_iter().filter_map(|g| g.variant));
+            reached.extend(fuzz::words(target, c, &data).iter().flat_map(|g| exercised(c, g)));
         }
     }
     let total = c.variants().len();
     let pct = 100.0 * reached.len() as f64 / total.max(1) as f64;
     println!("{target}: {inputs} inputs reach {} of {total} variants ({pct:.1}%)", reached.len());
+    if missing {
+        for vi in (0..total).filter(|vi| !reached.contains(vi)) {
+            println!("missing {}", seed_name(c, vi));
+        }
+    }
     match min {
         Some(m) if pct < m => Err(format!("{target}: {pct:.1}% of the variants is below {m}%")),
         _ => Ok(()),
     }
+}
+
+/// The variants a generated word exercises: the form the target built it as and the form
+/// it decodes as, whose property the target then checks. They differ where a more specific
+/// form owns part of a general form's words: `ST [RZ], R0` assembles through `ST_M_R_I_R`
+/// (register RZ, offset 0) to a word that decodes as `ST_M_uI_R`, and nvdisasm prints that
+/// word as `ST [RZ], R0` too (checked with `why`), so no text reaches `ST_M_uI_R` otherwise.
+fn exercised(c: &Codec, g: &Generated) -> impl Iterator<Item = usize> {
+    g.variant.into_iter().chain(c.find(g.arch, g.word).ok())
 }
 
 /// A file name for variant `vi`: its key and architecture (keys repeat across them).
@@ -110,7 +131,7 @@ fn seeds(c: &Codec, out: &Path) -> Result<(), String> {
 /// print of the base values, nvdisasm's (stored conventions), then seeded random values.
 fn asm_text(c: &Codec, input: &Input) -> String {
     let v = c.variant(input.variant);
-    let reaches = |t: &str| fuzz::words(Target::Asm, c, t.as_bytes()).iter().any(|g| g.variant == Some(input.variant));
+    let reaches = |t: &str| fuzz::words(Target::Asm, c, t.as_bytes()).iter().any(|g| exercised(c, g).any(|vi| vi == input.variant));
     let page = fuzz::asm_seed(c, input);
     if reaches(&page) {
         return page;
@@ -124,6 +145,31 @@ fn asm_text(c: &Codec, input: &Input) -> String {
         tries.push(codec::print_word(v, &values, w).to_string());
     }
     tries.into_iter().find(|t| reaches(t)).unwrap_or(page)
+}
+
+fn why(c: &Codec, names: &[String]) -> Result<(), String> {
+    let nv = sass_harness::oracle::nvdisasm::Nvdisasm::locate().map_err(|e| e.to_string())?;
+    let a = sass_harness::Assembler::new(c);
+    for name in names {
+        let vi = (0..c.variants().len()).find(|&vi| seed_name(c, vi) == *name).ok_or(format!("no variant's seed is named {name}"))?;
+        let v = c.variant(vi);
+        let input = Input::from_values(c, vi, &base_values(v));
+        let w = c.encode_unchecked(vi, &input.values);
+        let text = asm_text(c, &input);
+        let (key, others) = match a.assemble(v.arch, &text, w) {
+            Ok((vk, w2)) => (c.variant(vk).key.clone(), vec![w2]),
+            Err(sass_harness::AsmError::Ambiguous { words, .. }) => ("several forms".to_string(), words),
+            Err(e) => (format!("error: {e}"), vec![]),
+        };
+        let words: Vec<_> = std::iter::once(w).chain(others).collect();
+        let nvd = nv.disassemble(&v.arch.nvdisasm_name(), &words).map_err(|e| e.to_string())?;
+        println!("{name}\n  seed '{text}'\n  assembles as {key}");
+        for (x, n) in words.iter().zip(&nvd) {
+            let form = c.find(v.arch, *x).map_or("no form".into(), |vk| c.variant(vk).key.clone());
+            println!("  {x} ({form}): nvdisasm {n:?}");
+        }
+    }
+    Ok(())
 }
 
 /// Seconds per call of `f` over `inputs`, as the median of five passes, with the range.

@@ -100,7 +100,9 @@ fn decode_forgives_ignored_bits() {
     }
 }
 
-/// The variants the committed seeds of `target` reach on the whole spec.
+/// The variants the committed seeds of `target` reach on the whole spec: for each word the
+/// target builds, the form it was built as and the form it decodes as (whose property the
+/// target checks; `fuzz_corpus coverage` counts alike).
 fn seed_coverage(target: Target) -> (usize, usize) {
     let c = whole_codec();
     let dir = repo_root().join("corpus/fuzz").join(target.to_string());
@@ -108,7 +110,7 @@ fn seed_coverage(target: Target) -> (usize, usize) {
     for e in std::fs::read_dir(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())) {
         let path = e.expect("a directory entry").path();
         let data = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-        reached.extend(fuzz::words(target, c, &data).into_iter().filter_map(|g| g.variant));
+        reached.extend(fuzz::words(target, c, &data).iter().flat_map(|g| g.variant.into_iter().chain(c.find(g.arch, g.word).ok())));
     }
     (reached.len(), c.variants().len())
 }
@@ -121,10 +123,10 @@ fn committed_seeds_reach_the_whole_spec() {
         let (reached, total) = seed_coverage(target);
         assert_eq!(reached, total, "{target}: the seeds reach {reached} of {total} variants");
     }
-    // Some printed texts do not assemble back to their form yet (texts that read as
-    // several words); the floor keeps what the seeds reach today.
+    // 5 forms' texts read as several words (`JMP.U P0, 0x0` also as JMP_P_UP_I with UPT
+    // left out, which neither nvdisasm nor the printer leaves out): 3046 of 3051 today.
     let (reached, total) = seed_coverage(Target::Asm);
-    assert!(reached * 100 >= total * 96, "asm: the seeds reach {reached} of {total} variants");
+    assert!(reached * 100 >= total * 99, "asm: the seeds reach {reached} of {total} variants");
 }
 
 #[test]
