@@ -295,8 +295,8 @@ pub struct Generated {
 
 /// The words input `data` makes `target` build with `codec`: the encoded word
 /// (`roundtrip`), each 16-byte chunk on every architecture (`decode`), what the text
-/// assembles to on each architecture (`asm`), the words of every code section of the
-/// cubin on its architecture (`cubin`), none (`parse_page`).
+/// assembles to on each architecture, with neutral control bits (`asm`), the words of
+/// every code section of the cubin on its architecture (`cubin`), none (`parse_page`).
 pub fn words(target: Target, codec: &Codec, data: &[u8]) -> Vec<Generated> {
     match target {
         Target::Roundtrip => Input::parse(codec, data)
@@ -311,7 +311,12 @@ pub fn words(target: Target, codec: &Codec, data: &[u8]) -> Vec<Generated> {
             let Ok(text) = std::str::from_utf8(data) else { return vec![] };
             archs(codec)
                 .into_iter()
-                .filter_map(|arch| codec::asm::assemble(codec, arch, text, Word::ZERO).ok().map(|(vi, w)| Generated { arch, variant: Some(vi), word: w }))
+                // With the control bits every form is legal with (zero control bits make
+                // nvdisasm reject branches, STG and the like, and then no text is compared).
+                .filter_map(|arch| {
+                    let controls = Word(crate::discover::NEUTRAL_CONTROL);
+                    codec::asm::assemble(codec, arch, text, controls).ok().map(|(vi, w)| Generated { arch, variant: Some(vi), word: w })
+                })
                 .collect()
         }
         Target::Cubin => {
