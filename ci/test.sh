@@ -3,9 +3,14 @@
 # need (nvdisasm, ptxas), then runs every test. Tests that need the tools fail without them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# Each stage's start, in seconds from here (where the time of a CI run goes).
+t0=$(date +%s)
+step() { echo "== ci/test.sh [$(($(date +%s) - t0)) s] $*"; }
+step install the NVIDIA tools
 bash ci/install-cuda-tools.sh
 bash ci/lint-workflows.sh
 # House rules: formatted, and clippy-clean with warnings as errors (fuzz crate too).
+step format and clippy
 cargo fmt --all --check
 (cd fuzz && cargo fmt --check)
 cargo clippy --workspace --release --all-targets -- -D warnings
@@ -13,20 +18,27 @@ cargo clippy --workspace --release --all-targets -- -D warnings
 # stable toolchain. Then `cargo fuzz run roundtrip` as written, with AddressSanitizer, on
 # stable (RUSTC_BOOTSTRAP=1 lets its -Zsanitizer flag through, as in ci/fuzz.sh; `-s none`
 # needs nothing), over the whole spec the targets fuzz (docs/testing.md).
+step the fuzz crate
 (cd fuzz && cargo clippy --all-targets -- -D warnings)
 command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --version 0.13.2 --locked
 RUSTC_BOOTSTRAP=1 cargo fuzz run roundtrip -- -runs=5000 -seed=1
 # The codec-only library (no cudarc) keeps building and stays clippy-clean.
-cargo build --no-default-features -p sass-harness
+step the codec-only library and the docs
+# In release, so it shares the dependencies the tests build (a debug build compiles them all again).
+cargo build --release --no-default-features -p sass-harness
 cargo clippy -p sass-harness --release --no-default-features --all-targets -- -D warnings
 # The library's documentation builds without a warning (broken or private links).
 RUSTDOCFLAGS="-D warnings" cargo doc --no-deps -p sass-harness
 # The fast set: `cargo test` alone. Tests that must take long (whole-ISA checks, every
 # hold-out variant rediscovered) are `#[ignore = "slow: …"]` and run next, so CI skips
 # nothing. ptxas's cubins are cached under target/ (keyed by PTX, ptxas and -arch).
+step the fast set
 cargo test --workspace --release
 # The slow set (docs/testing.md lists it).
+step the slow set
 cargo test --workspace --release --tests -- --ignored
 # The quick chaos probes (limits, disk full, read-only, tool faults, locks, SIGINT; ~20 s):
 # what a user's machine does to a run, from outside. The nightly workflow runs them all.
+step the quick chaos probes
 bash ci/chaos.sh --quick
+step done
