@@ -50,6 +50,8 @@ pub mod oracle;
 pub mod output;
 pub mod realcode;
 pub mod report;
+// Every public item documented, and kept so.
+#[warn(missing_docs)]
 pub mod sass;
 pub mod semantics;
 pub mod spec;

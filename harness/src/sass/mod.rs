@@ -50,35 +50,80 @@ impl fmt::Display for Predicate {
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Body {
     /// `R<n>`; RZ is 255.
-    Reg { n: u16 },
+    Reg {
+        /// The register number.
+        n: u16,
+    },
     /// `UR<n>`; [`URZ`] is the zero register, whose index depends on the architecture
     /// (63 on SM90, 255 on SM100): the codec maps it.
-    UReg { n: u16 },
+    UReg {
+        /// The register number ([`URZ`] for the zero register).
+        n: u16,
+    },
     /// `P<n>`/`PT` (7).
-    Pred { n: u8 },
+    Pred {
+        /// The predicate number (7 is `PT`).
+        n: u8,
+    },
     /// `UP<n>`/`UPT` (7).
-    UPred { n: u8 },
+    UPred {
+        /// The predicate number (7 is `UPT`).
+        n: u8,
+    },
     /// `B<n>`: a convergence barrier register (`BSSY B0, …`, `BSYNC B0`).
-    Barrier { n: u8 },
+    Barrier {
+        /// The barrier number.
+        n: u8,
+    },
     /// Integer immediate as printed (`0x10`, `-0x8`). Wider than a word's half: a 64-bit
     /// field prints unsigned (`MOV.64 R22, 0xfff8000000000000`), a signed one down to -2^63.
-    Imm { value: i128 },
+    Imm {
+        /// The value as printed (negative when printed with a minus sign).
+        value: i128,
+    },
     /// Floating immediate; `text` is kept because nvdisasm's float formatting is syntax.
     /// The value's bits are kept too: `+SNAN` is a NaN with the quiet bit clear. Specials
     /// (`±INF`, `±QNAN`, `±SNAN`, `-0.0`) carry nvdisasm's trailing space in `text`.
-    Float { value: f64, text: String },
+    Float {
+        /// The value, NaN payloads included.
+        value: f64,
+        /// The spelling nvdisasm uses (empty when the value's own formatting is it).
+        text: String,
+    },
     /// `c[bank][offset]`.
-    Const { bank: u32, offset: i64 },
+    Const {
+        /// The bank, `c[bank]`.
+        bank: u32,
+        /// The byte offset in the bank.
+        offset: i64,
+    },
     /// `cx[URn][offset]`.
-    ConstX { ureg: u16, offset: i64 },
+    ConstX {
+        /// The uniform register that selects the bank.
+        ureg: u16,
+        /// The byte offset in the bank.
+        offset: i64,
+    },
     /// A memory address, `[R1.64+UR4+-0x10]`, and what stands before its brackets
     /// (`desc[UR4]`, `a`, `c[0x0]`, `cx[UR2]`). The components are those printed: nvdisasm
     /// leaves some out (`codec::conventions::mem_printed`); the base register's suffixes
     /// (`.64`, `.U32`, `.X4`) are the operand's [`Operand::suffixes`]. A constant bank
     /// with a lone immediate is [`Body::Const`]/[`Body::ConstX`] (see [`Body::mem`]).
-    Mem { space: MemSpace, reg: Option<u16>, ureg: Option<u16>, imm: Option<i64> },
+    Mem {
+        /// What stands before the brackets.
+        space: MemSpace,
+        /// The base register, when printed.
+        reg: Option<u16>,
+        /// The uniform register added, when printed.
+        ureg: Option<u16>,
+        /// The immediate offset, when printed.
+        imm: Option<i64>,
+    },
     /// Anything else, verbatim (memory operands, labels, …).
-    Other { text: String },
+    Other {
+        /// The text.
+        text: String,
+    },
 }
 
 /// What stands before a memory operand's brackets.
@@ -88,16 +133,28 @@ pub enum MemSpace {
     /// `[…]`.
     Plain,
     /// `desc[URn][…]`: a memory descriptor in a uniform register.
-    Desc { ureg: u16 },
+    Desc {
+        /// The uniform register holding the descriptor.
+        ureg: u16,
+    },
     /// `a[…]`: attribute space.
     Attr,
     /// `c[bank][…]`.
-    Const { bank: u32 },
+    Const {
+        /// The bank.
+        bank: u32,
+    },
     /// `cx[URn][…]`.
-    ConstX { ureg: u16 },
+    ConstX {
+        /// The uniform register that selects the bank.
+        ureg: u16,
+    },
     /// A descriptor or tensor-memory operand whose brackets are its components:
     /// `desc[UR7]`, `gdesc[UR0]`, `idesc[UR1]`, `tmem[UR12+-0x1f000000]`.
-    Named { name: Descriptor },
+    Named {
+        /// Which descriptor.
+        name: Descriptor,
+    },
 }
 
 /// The name before a descriptor operand's brackets ([`MemSpace::Named`]).
