@@ -55,7 +55,8 @@ pub fn assemble(codec: &Codec, arch: Arch, text: &str, controls_from: Word) -> R
 pub fn assemble_inst(codec: &Codec, arch: Arch, inst: &Instruction, controls_from: Word) -> Result<(usize, Word), AsmError> {
     let first = assemble_as_written(codec, arch, inst, controls_from);
     if first.is_err() {
-        return unaliased(codec, arch, inst, |u| assemble_as_written(codec, arch, u, controls_from)).unwrap_or(first);
+        let candidates = codec.variants().iter().copied().filter(|v| v.arch == arch && v.mnemonic == inst.mnemonic);
+        return unaliased(codec, candidates, inst, |u| assemble_as_written(codec, arch, u, controls_from)).unwrap_or(first);
     }
     first
 }
@@ -64,14 +65,15 @@ pub fn assemble_inst(codec: &Codec, arch: Arch, inst: &Instruction, controls_fro
 /// [`super::conventions::Alias`]): a text that does not assemble as written is read
 /// without each candidate form's alias tokens, and a reading counts only where the form's
 /// stored conventions print the text's modifiers again for the word it gives.
-fn unaliased(
-    codec: &Codec,
-    arch: Arch,
+/// `candidates`: the variants of the text's architecture and mnemonic, in codec order.
+fn unaliased<'s>(
+    codec: &Codec<'s>,
+    candidates: impl Iterator<Item = &'s Variant>,
     inst: &Instruction,
     mut assemble: impl FnMut(&Instruction) -> Result<(usize, Word), AsmError>,
 ) -> Option<Result<(usize, Word), AsmError>> {
     let mut tried: Vec<Instruction> = vec![];
-    for v in codec.variants().iter().filter(|v| v.arch == arch && v.mnemonic == inst.mnemonic) {
+    for v in candidates {
         let Some(c) = v.conventions.as_deref() else { continue };
         let u = c.unalias(inst);
         if u.modifiers == inst.modifiers || tried.contains(&u) {

@@ -64,14 +64,21 @@ impl<'c, 's> Assembler<'c, 's> {
     pub fn assemble_inst(&self, arch: Arch, inst: &Instruction, controls_from: Word) -> Result<(usize, Word), AsmError> {
         let first = self.assemble_ref(arch, &InstRef::of(inst), controls_from);
         if first.is_err() {
-            return unaliased(self.codec, arch, inst, |u| self.assemble_ref(arch, &InstRef::of(u), controls_from)).unwrap_or(first);
+            // The index's candidates: a scan of every variant reads thousands not in cache.
+            let candidates = self.candidates(arch, &inst.mnemonic).iter().map(|e| self.codec.variant(e.vi()));
+            return unaliased(self.codec, candidates, inst, |u| self.assemble_ref(arch, &InstRef::of(u), controls_from)).unwrap_or(first);
         }
         first
     }
 
+    /// The index's entries for `arch` and `mnemonic`, in codec order.
+    fn candidates(&self, arch: Arch, mnemonic: &str) -> &[Entry] {
+        let found = self.index.iter().find(|(a, _)| *a == arch).and_then(|(_, m)| m.get(mnemonic));
+        found.map(Vec::as_slice).unwrap_or_default()
+    }
+
     pub(super) fn assemble_ref(&self, arch: Arch, inst: &InstRef, controls_from: Word) -> Result<(usize, Word), AsmError> {
-        let found = self.index.iter().find(|(a, _)| *a == arch).and_then(|(_, m)| m.get(inst.mnemonic));
-        let candidates = found.map(Vec::as_slice).unwrap_or_default();
+        let candidates = self.candidates(arch, inst.mnemonic);
         let tokens = self.vocabulary.ids(inst);
         let text = Summary::of_text(inst, &tokens);
         let fitting = candidates
