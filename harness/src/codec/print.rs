@@ -248,7 +248,7 @@ struct Rows<'p>(Option<&'p [FieldRows]>);
 
 impl Rows<'_> {
     /// The row of `field`'s table for value `x` (`v.field_table(field)?.row(x)`).
-    fn row<'v>(self, v: &'v Variant, field: usize, x: u64) -> Option<&'v Row> {
+    fn row(self, v: &Variant, field: usize, x: u64) -> Option<&Row> {
         let Some(rows) = self.0 else { return v.field_table(field).and_then(|t| t.row(x)) };
         match &rows[field] {
             FieldRows::NoTable => None,
