@@ -10,7 +10,9 @@
 //! - `codec/assemble`: `assemble` alone, of texts printed beforehand (the target is ≥ 1 M
 //!   instructions per second per core with a whole discovered architecture loaded);
 //! - `codec/print`: `print → to_string` alone;
-//! - `codec/print_word`: the same with the stored printing conventions (what `decode` prints).
+//! - `codec/print_word`: the same with the stored printing conventions (what `decode` prints);
+//! - `codec/printer`, `codec/printer_word`: `print` and `print_word` through a
+//!   [`codec::Printer`] built beforehand (its per-form plans), into one reused buffer.
 //!
 //! `BENCH_CPU_TIME=1 cargo bench --bench roundtrip` measures the thread's CPU time instead
 //! of wall-clock time: on a shared machine, time spent descheduled does not count.
@@ -160,6 +162,39 @@ fn bench_spec<M: Measurement + 'static>(cr: &mut Criterion<M>, group: &str, page
             let mut n = 0;
             for ((vi, _, vals), &w) in black_box(&text).iter().zip(&words) {
                 n += codec::print_word(c.variant(*vi), vals, w).to_string().len();
+            }
+            n
+        })
+    });
+    // The same through a `Printer` built once (its per-form plans), into one reused buffer.
+    let printer = codec::Printer::new(&c);
+    let mut buf = String::new();
+    for ((vi, _, vals), &w) in text.iter().zip(&words) {
+        buf.clear();
+        printer.print_into(*vi, vals, &mut buf);
+        assert_eq!(buf, codec::print(c.variant(*vi), vals).to_string(), "Printer::print_into, variant {vi}");
+        buf.clear();
+        printer.print_word_into(*vi, vals, w, &mut buf);
+        assert_eq!(buf, codec::print_word(c.variant(*vi), vals, w).to_string(), "Printer::print_word_into, variant {vi}");
+    }
+    g.bench_function("printer", |b| {
+        b.iter(|| {
+            let mut n = 0;
+            for (vi, _, vals) in black_box(&text) {
+                buf.clear();
+                printer.print_into(*vi, vals, &mut buf);
+                n += buf.len();
+            }
+            n
+        })
+    });
+    g.bench_function("printer_word", |b| {
+        b.iter(|| {
+            let mut n = 0;
+            for ((vi, _, vals), &w) in black_box(&text).iter().zip(&words) {
+                buf.clear();
+                printer.print_word_into(*vi, vals, w, &mut buf);
+                n += buf.len();
             }
             n
         })

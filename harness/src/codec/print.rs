@@ -14,7 +14,7 @@
 use super::bits::Values;
 use super::conventions::{FormConventions, RegSuffix, SlotId};
 use crate::sass::{Body, Instruction, MemSpace, Operand, Predicate};
-use crate::spec::{FieldKind, MemImm, MemShape, MemSlot, MemSpaceKind, ModSlot, OperandKind, OperandSpec, RowKind, Table, Variant};
+use crate::spec::{FieldKind, MemImm, MemShape, MemSlot, MemSpaceKind, ModSlot, OperandKind, OperandSpec, Row, RowKind, Table, Variant};
 use crate::word::Word;
 
 pub const UNLISTED: &str = "UNLISTED";
@@ -183,21 +183,167 @@ pub fn print_word(v: &Variant, values: &Values, word: Word) -> Instruction {
 /// The text nvdisasm prints for `word` (whose field values are `values`), with what was
 /// learned about this form: `.reuse`, the terminator and the modifier order.
 pub fn print_with(v: &Variant, values: &Values, learned: Option<(&FormConventions, Word)>) -> Instruction {
-    let val = |i: usize| values.get(i);
-    let mut pred = None;
-    for (i, f) in v.fields.iter().enumerate() {
-        if f.kind == FieldKind::Pred {
-            let p = val(i);
-            let index = (p & 7) as u8;
-            let negated = (p >> 3) & 1 == 1;
-            if index != 7 || negated {
-                pred = Some(Predicate { negated, index, uniform: guard_is_uniform(v) });
+    print_planned(v, &PrintPlan::new(v, learned.map(|l| l.0), false), values, learned)
+}
+
+/// What printing a form reads of its page and conventions besides the field values,
+/// worked out once: most words meet forms not printed lately, whose page data (fields,
+/// strings, each its own allocation) is not in cache, so a [`Printer`] keeps this small
+/// and reads the page only for what the values choose.
+#[derive(Clone, Debug)]
+pub struct PrintPlan {
+    /// The guard's fields (one, on every page seen; the last that is not `PT` prints).
+    guards: Box<[u16]>,
+    /// [`guard_is_uniform`].
+    uniform_guard: bool,
+    /// [`distilled_const_spaced`].
+    const_spaced: bool,
+    /// The modifier slots in the learned order, where every slot has a place in it.
+    order: Option<Box<[u16]>>,
+    /// Per operand, [`zero_offset_stands_in`]; `None`: asked when needed (it parses the
+    /// distilled line, which a plan built per call should not do for every memory form).
+    zero_offset: Option<Box<[bool]>>,
+    /// The field of each of the learned [`FormConventions::signed_imm_by`]'s bits.
+    signed_by: Box<[Option<u16>]>,
+    /// Per field, where its table's rows are; `None` (a plan not `eager`): the page's
+    /// tables are searched when needed.
+    rows: Option<Box<[FieldRows]>>,
+}
+
+/// Where a field's table rows are, for [`Rows::row`]: in the page, a table is found by
+/// its identity and a row by scanning, each a cache miss on a form not printed lately.
+#[derive(Clone, Debug)]
+enum FieldRows {
+    /// No table.
+    NoTable,
+    /// Table `table` of the variant; `by_value[x]`: the index of value `x`'s first row
+    /// (`u16::MAX`: none), for values below its length (others scan the rows).
+    At { table: u16, by_value: Box<[u16]> },
+}
+
+/// Values a [`FieldRows::At`] lists directly: tables of values below 2^10.
+const DENSE_ROWS: u64 = 1 << 10;
+
+impl FieldRows {
+    fn new(v: &Variant, field: usize) -> FieldRows {
+        let Some(t) = v.field_table(field) else { return FieldRows::NoTable };
+        let Some(table) = v.tables.iter().position(|x| std::ptr::eq(x, t)) else { return FieldRows::NoTable };
+        // Row indices must fit a u16 (else every value scans, from an empty list).
+        let dense = t.rows.len() < usize::from(u16::MAX);
+        let n = if dense { t.rows.iter().map(|r| r.value.saturating_add(1)).max().unwrap_or(0).min(DENSE_ROWS) } else { 0 };
+        let mut by_value = vec![u16::MAX; n as usize];
+        // Last to first, so that a value's first row (as `Table::row` finds it) stays.
+        for (i, r) in t.rows.iter().enumerate().rev() {
+            if r.value < n {
+                by_value[r.value as usize] = i as u16;
+            }
+        }
+        FieldRows::At { table: table as u16, by_value: by_value.into_boxed_slice() }
+    }
+}
+
+/// How printing finds a field's table row: through a plan's [`FieldRows`], or the page.
+#[derive(Clone, Copy)]
+struct Rows<'p>(Option<&'p [FieldRows]>);
+
+impl Rows<'_> {
+    /// The row of `field`'s table for value `x` (`v.field_table(field)?.row(x)`).
+    fn row(self, v: &Variant, field: usize, x: u64) -> Option<&Row> {
+        let Some(rows) = self.0 else { return v.field_table(field).and_then(|t| t.row(x)) };
+        match &rows[field] {
+            FieldRows::NoTable => None,
+            FieldRows::At { table, by_value } => {
+                let t = &v.tables[usize::from(*table)];
+                match by_value.get(x as usize) {
+                    Some(&u16::MAX) => None,
+                    Some(&i) => Some(&t.rows[usize::from(i)]),
+                    None => t.row(x),
+                }
             }
         }
     }
-    let mut modifiers = modifiers(v, values, learned.map(|l| l.0));
-    let signed_imm = learned.is_some_and(|(c, _)| signed_imm(v, values, c));
-    let mut operands: Vec<Operand> = v.operands.iter().map(|o| operand(v, o, values, signed_imm, &modifiers)).collect();
+}
+
+impl PrintPlan {
+    /// The plan for printing `v` with `learned` conventions (none: the page's printing);
+    /// `eager`: work out now what is otherwise asked only when a word needs it.
+    pub fn new(v: &Variant, learned: Option<&FormConventions>, eager: bool) -> PrintPlan {
+        let guards = (0..v.fields.len() as u16).filter(|&i| v.fields[usize::from(i)].kind == FieldKind::Pred).collect();
+        let order = learned.and_then(|c| {
+            let ranks: Option<Vec<usize>> = v.modifiers.iter().map(|slot| c.modifier_order.iter().position(|id| is_slot(v, slot, id))).collect();
+            let ranks = ranks?;
+            let mut order: Vec<u16> = (0..v.modifiers.len() as u16).collect();
+            // Stable, as the page's order breaks ties.
+            order.sort_by_key(|&i| ranks[usize::from(i)]);
+            Some(order.into_boxed_slice())
+        });
+        let zero_offset = eager.then(|| v.operands.iter().map(|o| matches!(o.kind, OperandKind::Mem(_)) && zero_offset_stands_in(v, o)).collect());
+        let signed_by = learned.map(|c| c.signed_imm_by.iter().map(|(bit, _, _)| v.fields.iter().position(|f| f.bits[0] == *bit).map(|i| i as u16)).collect());
+        PrintPlan {
+            guards,
+            uniform_guard: guard_is_uniform(v),
+            const_spaced: distilled_const_spaced(v),
+            order,
+            zero_offset,
+            signed_by: signed_by.unwrap_or_default(),
+            rows: eager.then(|| (0..v.fields.len()).map(|f| FieldRows::new(v, f)).collect()),
+        }
+    }
+}
+
+/// Every form of a codec with its [`PrintPlan`] for the stored conventions, built once:
+/// [`print_word`] and [`print()`] for many words.
+pub struct Printer<'c, 's> {
+    codec: &'c super::Codec<'s>,
+    /// One per codec variant.
+    plans: Vec<PrintPlan>,
+}
+
+impl<'c, 's> Printer<'c, 's> {
+    pub fn new(codec: &'c super::Codec<'s>) -> Printer<'c, 's> {
+        let plans = codec.variants().iter().map(|v| PrintPlan::new(v, v.conventions.as_deref(), true)).collect();
+        Printer { codec, plans }
+    }
+
+    /// [`print_word`] of variant `vi`.
+    pub fn print_word(&self, vi: usize, values: &Values, word: Word) -> Instruction {
+        let v = self.codec.variant(vi);
+        print_planned(v, &self.plans[vi], values, v.conventions.as_deref().map(|c| (c, word)))
+    }
+
+    /// [`print()`] of variant `vi`: the page's printing, no stored conventions.
+    pub fn print(&self, vi: usize, values: &Values) -> Instruction {
+        let v = self.codec.variant(vi);
+        print_planned(v, &self.plans[vi], values, None)
+    }
+
+    /// [`Printer::print_word`]'s text appended to `out` (reuse one buffer for many words).
+    pub fn print_word_into(&self, vi: usize, values: &Values, word: Word, out: &mut String) {
+        use std::fmt::Write;
+        // Writing to a String cannot fail.
+        let _ = write!(out, "{}", self.print_word(vi, values, word));
+    }
+
+    /// [`Printer::print`]'s text appended to `out`.
+    pub fn print_into(&self, vi: usize, values: &Values, out: &mut String) {
+        use std::fmt::Write;
+        let _ = write!(out, "{}", self.print(vi, values));
+    }
+}
+
+/// [`print_with`] along `plan` (built for `v` and `learned`'s conventions; a plan's learned
+/// order is read only with them).
+fn print_planned(v: &Variant, plan: &PrintPlan, values: &Values, learned: Option<(&FormConventions, Word)>) -> Instruction {
+    let pred = plan.guards.iter().rev().find_map(|&g| {
+        let p = values.get(usize::from(g));
+        let (index, negated) = ((p & 7) as u8, (p >> 3) & 1 == 1);
+        (index != 7 || negated).then_some(Predicate { negated, index, uniform: plan.uniform_guard })
+    });
+    let rows = Rows(plan.rows.as_deref());
+    let mut modifiers = modifiers(v, values, learned.and(plan.order.as_deref()), rows);
+    let signed_imm = learned.is_some_and(|(c, _)| signed_imm(values, c, &plan.signed_by));
+    let mut operands: Vec<Operand> =
+        v.operands.iter().enumerate().map(|(k, o)| operand(v, o, values, signed_imm, &modifiers, plan.zero_offset.as_ref().map(|z| z[k]), rows)).collect();
     for (op, spec) in operands.iter_mut().zip(&v.operands) {
         op.joined = spec.joined;
     }
@@ -219,7 +365,7 @@ pub fn print_with(v: &Variant, values: &Values, learned: Option<(&FormConvention
     for &k in gone.iter().rev() {
         operands.remove(k);
     }
-    Instruction { pred, mnemonic: v.mnemonic.clone(), modifiers, operands, terminator, const_spaced: distilled_const_spaced(v) }
+    Instruction { pred, mnemonic: v.mnemonic.clone(), modifiers, operands, terminator, const_spaced: plan.const_spaced }
 }
 
 /// Is page operand `k` (printed as `op`) at its all-ones value and undecorated, as
@@ -246,43 +392,49 @@ fn nameless(v: &Variant, k: usize, op: &Operand) -> bool {
 
 /// Does the immediate print signed for these values? The base rule, unless a group's
 /// current value was seen to change it.
-fn signed_imm(v: &Variant, values: &Values, c: &FormConventions) -> bool {
-    let set = |bit: u8, x: u64| v.fields.iter().position(|f| f.bits[0] == bit).is_some_and(|fi| values.get(fi) == x);
-    c.signed_imm_by.iter().find(|(bit, x, s)| *s != c.signed_imm && set(*bit, *x)).map(|(_, _, s)| *s).unwrap_or(c.signed_imm)
+/// `fields`: the field at each entry's bit ([`PrintPlan::signed_by`]).
+fn signed_imm(values: &Values, c: &FormConventions, fields: &[Option<u16>]) -> bool {
+    let set = |f: Option<u16>, x: u64| f.is_some_and(|f| values.get(usize::from(f)) == x);
+    c.signed_imm_by.iter().zip(fields).find(|((_, x, s), &f)| *s != c.signed_imm && set(f, *x)).map(|((_, _, s), _)| *s).unwrap_or(c.signed_imm)
 }
 
-/// The modifier tokens, in nvdisasm's order when it was learned, else the page's.
-fn modifiers(v: &Variant, values: &Values, learned: Option<&FormConventions>) -> Vec<String> {
-    let mut slots: Vec<(Option<usize>, Vec<String>)> = v
-        .modifiers
-        .iter()
-        .map(|slot| {
-            let toks = match slot {
-                ModSlot::Fixed { text } => vec![text.clone()],
-                ModSlot::Group { field, hidden_zero } => {
-                    let x = values.get(*field);
-                    if *hidden_zero && x == 0 {
-                        vec![]
-                    } else {
-                        row_tokens(v.field_table(*field), x)
-                    }
-                }
-                ModSlot::Flag { field } => {
-                    if values.get(*field) != 0 {
-                        vec![v.fields[*field].name.clone()]
-                    } else {
-                        vec![]
-                    }
-                }
-            };
-            let rank = learned.and_then(|c| c.modifier_order.iter().position(|id| is_slot(v, slot, id)));
-            (rank, toks)
-        })
-        .collect();
-    if slots.iter().all(|(r, _)| r.is_some()) {
-        slots.sort_by_key(|(r, _)| *r);
+/// The modifier tokens, in `order` (nvdisasm's, where learned: [`PrintPlan::order`]),
+/// else the page's.
+fn modifiers(v: &Variant, values: &Values, order: Option<&[u16]>, rows: Rows) -> Vec<String> {
+    let mut out = Vec::with_capacity(v.modifiers.len());
+    match order {
+        Some(order) => order.iter().for_each(|&i| slot_tokens(v, &v.modifiers[usize::from(i)], values, rows, &mut out)),
+        None => v.modifiers.iter().for_each(|slot| slot_tokens(v, slot, values, rows, &mut out)),
     }
-    slots.into_iter().flat_map(|(_, t)| t).collect()
+    out
+}
+
+/// Appends the tokens modifier slot `slot` prints to `out`.
+fn slot_tokens(v: &Variant, slot: &ModSlot, values: &Values, rows: Rows, out: &mut Vec<String>) {
+    match slot {
+        ModSlot::Fixed { text } => out.push(text.clone()),
+        ModSlot::Group { field, hidden_zero } => {
+            let x = values.get(*field);
+            if !(*hidden_zero && x == 0) {
+                push_row_tokens(rows.row(v, *field, x), x, out);
+            }
+        }
+        ModSlot::Flag { field } => {
+            if values.get(*field) != 0 {
+                out.push(v.fields[*field].name.clone());
+            }
+        }
+    }
+}
+
+/// [`row_tokens`] of `row` (the table's row for value `v`, if any) appended to `out`,
+/// without a vector of its own.
+fn push_row_tokens(row: Option<&Row>, v: u64, out: &mut Vec<String>) {
+    match row {
+        Some(r) if r.kind == RowKind::Default => {}
+        Some(r) => out.extend(r.name.split('.').map(str::to_string)),
+        None => out.push(format!("{UNLISTED}{v}")),
+    }
 }
 
 /// Is `id` this slot's identity ([`slot_id`] without building it: printing asks per slot)?
@@ -319,7 +471,8 @@ pub fn slot_value(v: &Variant, o: &OperandSpec, values: &Values, k: usize) -> u6
     }
 }
 
-fn operand(v: &Variant, o: &OperandSpec, values: &Values, signed_imm: bool, modifiers: &[String]) -> Operand {
+/// `zero_offset`: [`zero_offset_stands_in`] for `o` if known.
+fn operand(v: &Variant, o: &OperandSpec, values: &Values, signed_imm: bool, modifiers: &[String], zero_offset: Option<bool>, rows: Rows) -> Operand {
     let val = |i: usize| values.get(i);
     let fv = |k: usize| slot_value(v, o, values, k);
     let width = |k: usize| o.value_fields[k].map(|f| v.fields[f].width()).unwrap_or(0);
@@ -333,32 +486,36 @@ fn operand(v: &Variant, o: &OperandSpec, values: &Values, signed_imm: bool, modi
         OperandKind::ConstX => Body::ConstX { ureg: ureg(v, fv(0)), offset: (fv(1) * 4) as i64 },
         OperandKind::Pred => Body::Pred { n: fv(0) as u8 },
         OperandKind::UPred => Body::UPred { n: fv(0) as u8 },
-        OperandKind::Mem(m) => return mem_operand(v, o, m, values),
+        OperandKind::Mem(m) => return mem_operand(v, o, m, values, zero_offset, rows),
         OperandKind::Barrier => Body::Barrier { n: fv(0) as u8 },
         // The name is the row of the operand's table: body and suffixes as nvdisasm's text.
         OperandKind::Special | OperandKind::Name => {
-            let row = o.suffix_fields.first().map(|&s| row_tokens(v.field_table(s), val(s)).join("."));
+            let row = o.suffix_fields.first().map(|&s| {
+                let mut toks = vec![];
+                push_row_tokens(rows.row(v, s, val(s)), val(s), &mut toks);
+                toks.join(".")
+            });
             let name = row.or_else(|| o.fixed_name.clone()).unwrap_or_default();
             return crate::sass::parse_operand(&name).unwrap_or_else(|_| Operand::new(Body::Other { text: name }));
         }
         OperandKind::Target(shift) => Body::Imm { value: target_at_zero(signed(fv(0), width(0)), shift).into() },
     };
     let mut op = Operand::new(body);
-    decorate(v, o, values, &mut op);
+    decorate(v, o, values, rows, &mut op);
     // As the text parser reads it: only bars with suffixes have a placement.
     op.after_bars = o.suffixes_after_bars && op.abs && !op.suffixes.is_empty();
     op
 }
 
 /// The flags and suffixes of an operand.
-fn decorate(v: &Variant, o: &OperandSpec, values: &Values, op: &mut Operand) {
+fn decorate(v: &Variant, o: &OperandSpec, values: &Values, rows: Rows, op: &mut Operand) {
     let val = |i: usize| values.get(i);
     op.abs = o.abs_field.map(|f| val(f) != 0).unwrap_or(false);
     op.neg = o.neg_field.map(|f| val(f) != 0).unwrap_or(false);
     op.not = o.not_field.map(|f| val(f) != 0).unwrap_or(false);
     op.suffixes.extend(o.fixed_suffixes.iter().cloned());
     for &s in &o.suffix_fields {
-        op.suffixes.extend(row_tokens(v.field_table(s), val(s)));
+        push_row_tokens(rows.row(v, s, val(s)), val(s), &mut op.suffixes);
     }
     for &s in &o.selector_fields {
         if val(s) != 0 {
@@ -369,10 +526,10 @@ fn decorate(v: &Variant, o: &OperandSpec, values: &Values, op: &mut Operand) {
 
 /// A memory operand: each page operand fills its component; nvdisasm leaves some out
 /// (`conventions::mem_printed`). The register's fixed suffix comes before any table's.
-fn mem_operand(v: &Variant, o: &OperandSpec, m: MemShape, values: &Values) -> Operand {
+fn mem_operand(v: &Variant, o: &OperandSpec, m: MemShape, values: &Values, zero_offset: Option<bool>, rows: Rows) -> Operand {
     let mut op = Operand::new(Body::Imm { value: 0 });
     op.suffixes.extend(m.reg_suffix.map(str::to_string));
-    decorate(v, o, values, &mut op);
+    decorate(v, o, values, rows, &mut op);
     let (mut space, mut reg, mut ur, mut imm) = (0, None, None, None);
     // The offset's bits, for a signed offset nvdisasm prints unsigned.
     let mut imm_mask = i64::MAX;
@@ -407,7 +564,7 @@ fn mem_operand(v: &Variant, o: &OperandSpec, m: MemShape, values: &Values) -> Op
     // a suffix would: not at all when another component prints.
     let shown_as = if m.reg_elided { RegSuffix::None } else { suffix };
     let (mut reg, ur, mut imm) = super::conventions::mem_printed(m.space, reg, shown_as, ur, m.ureg_elided, imm);
-    if reg == Some(crate::sass::RZ) && ur.is_none() && imm.is_none() && !m.reg && zero_offset_stands_in(v, o) {
+    if reg == Some(crate::sass::RZ) && ur.is_none() && imm.is_none() && !m.reg && zero_offset.unwrap_or_else(|| zero_offset_stands_in(v, o)) {
         (reg, imm) = (None, Some(0));
     }
     // A left-out URZ still makes the offset relative (`[-0x446bd70c]`, LDCU).
@@ -455,7 +612,7 @@ fn signed(x: u64, width: u32) -> i64 {
 /// (`UNLISTEDn` reads as any table's), or a float operand holds a NaN: nvdisasm spells
 /// every NaN `+QNAN`/`-QNAN`, and so do we.
 pub fn lossless(v: &Variant, values: &Values) -> bool {
-    let mods = || modifiers(v, values, None);
+    let mods = || modifiers(v, values, None, Rows(None));
     injective(v)
         && (0..v.fields.len()).all(|f| v.field_table(f).is_none_or(|t| t.row(values.get(f)).is_some()))
         && v.operands.iter().all(|o| {
@@ -531,6 +688,33 @@ mod tests {
             }
             assert_eq!(x.is_nan(), float_text(bits, fmt(double)).0.is_nan());
         }
+    }
+
+    /// A [`super::Printer`]'s plans print what the page and conventions do, word for word,
+    /// over every form of the whole discovered spec (random values, control bits included).
+    #[test]
+    fn printer_prints_as_print_word() {
+        let root = crate::oracle::tools::repo_root();
+        let spec = crate::spec::load(&[root.join("corpus/isa-discovered")]).expect("discovered pages load");
+        let codec = crate::codec::Codec::new(&spec);
+        let printer = super::Printer::new(&codec);
+        let mut rng = crate::gen::Rng::new(11);
+        let (mut buf, mut stored) = (String::new(), 0);
+        for (vi, v) in codec.variants().iter().enumerate() {
+            stored += usize::from(v.conventions.is_some());
+            for _ in 0..8 {
+                let values = crate::gen::random_values(v, &mut rng);
+                let w = codec.encode_unchecked(vi, &values);
+                buf.clear();
+                printer.print_word_into(vi, &values, w, &mut buf);
+                assert_eq!(buf, super::print_word(v, &values, w).to_string(), "{}", v.key);
+                buf.clear();
+                printer.print_into(vi, &values, &mut buf);
+                assert_eq!(buf, super::print(v, &values).to_string(), "{}", v.key);
+            }
+        }
+        // The stored conventions were read: else this compares the page's printing only.
+        assert!(stored > codec.variants().len() / 2, "{stored} of {} forms with conventions", codec.variants().len());
     }
 
     fn fmt(double: bool) -> FloatFormat {

@@ -1,0 +1,258 @@
+//! A variant as the assembler reads text against it: its fields, modifier slots and
+//! operands kept small and together.
+
+use super::*;
+
+/// A variant as the assembler reads text against it.
+pub(super) struct Form<'s> {
+    pub(super) v: &'s Variant,
+    /// The variant's number of fields and its `URZ` index, kept here with what else a text
+    /// reads, so that filling one does not read the variant (mostly not in cache).
+    pub(super) n_fields: usize,
+    pub(super) urz: u64,
+    /// The predicate fields with their largest values.
+    pub(super) pred_fields: SmallVec<[(usize, u64); 1]>,
+    pub(super) uniform_guard: bool,
+    /// The bits of the control fields (a text does not say them; see [`assemble`]).
+    pub(super) control_bits: u128,
+    /// The instruction's modifiers, in page order.
+    pub(super) modifiers: Slots<'s>,
+    pub(super) operands: Vec<FormOperand<'s>>,
+}
+
+/// An operand as the assembler reads text against it: what filling it reads of its
+/// [`OperandSpec`] and fields, kept together. (The spec's lie in several allocations, and
+/// most texts meet variants not read lately, whose memory is not in cache.)
+pub(super) struct FormOperand<'s> {
+    pub(super) kind: OperandKind,
+    /// [`OperandSpec::value_fields`], with their widths and [`OperandSpec::derived`].
+    pub(super) value: SmallVec<[ValueSlot; 4]>,
+    pub(super) abs_field: Option<Field>,
+    pub(super) neg_field: Option<Field>,
+    pub(super) not_field: Option<Field>,
+    pub(super) suffixes_after_bars: bool,
+    /// A float operand's format when no modifier names one (see [`OperandFill::float_format`]).
+    pub(super) float: FloatFormat,
+    /// Ids of the suffixes the form prints before those its fields read (see [`fixed_suffix`]).
+    pub(super) fixed: SmallVec<[u32; 2]>,
+    /// Its suffixes: operand-modifier tables in order, then selector flags.
+    pub(super) suffixes: Slots<'s>,
+}
+
+/// A value slot of an operand: its field (none: no bits), the field's width and largest
+/// value, and for a derived register what it adds to its source.
+#[derive(Clone, Copy)]
+pub(super) struct ValueSlot {
+    pub(super) max: u64,
+    pub(super) at: Option<Field>,
+    pub(super) width: u16,
+    pub(super) plus: Option<u8>,
+}
+
+impl ValueSlot {
+    pub(super) fn field(&self) -> Option<usize> {
+        self.at.map(usize::from)
+    }
+
+    pub(super) fn width(&self) -> u32 {
+        self.width.into()
+    }
+}
+
+/// A field's index, small: a variant has at most [`crate::codec::bits::MAX_FIELDS`] fields (and a
+/// field at most 128 bits, which a `u16` width holds too).
+pub(super) type Field = u16;
+
+impl<'s> FormOperand<'s> {
+    pub(super) fn new<'a>(v: &'s Variant, o: &'s OperandSpec, vocabulary: &mut Vocabulary<'a>) -> FormOperand<'s>
+    where
+        's: 'a,
+    {
+        let mut slots: Vec<Slot> = o.suffix_fields.iter().map(|&f| Slot::table(v, f, false, vocabulary)).collect();
+        slots.extend(o.selector_fields.iter().map(|&f| Slot::flag(v, f, vocabulary)));
+        let slot = |(k, f): (usize, &Option<usize>)| {
+            let (width, max) = f.map_or((0, 0), |f| (v.fields[f].width(), v.fields[f].max()));
+            ValueSlot { max, at: f.map(|f| f as Field), width: width as u16, plus: o.derived_plus(k) }
+        };
+        let fixed: Vec<&str> = match o.kind {
+            OperandKind::Mem(MemShape { reg_suffix: Some(fixed), .. }) => vec![fixed],
+            _ => o.fixed_suffixes.iter().map(String::as_str).collect(),
+        };
+        FormOperand {
+            kind: o.kind,
+            value: o.value_fields.iter().enumerate().map(slot).collect(),
+            abs_field: o.abs_field.map(|f| f as Field),
+            neg_field: o.neg_field.map(|f| f as Field),
+            not_field: o.not_field.map(|f| f as Field),
+            suffixes_after_bars: o.suffixes_after_bars,
+            float: v.float_format(o, &[]),
+            fixed: fixed.into_iter().map(|t| vocabulary.intern(t)).collect(),
+            suffixes: Slots::new(slots),
+        }
+    }
+
+    /// How many of `toks` are [`FormOperand::fixed`], as [`fixed_suffix`] (`spec` the
+    /// operand's) counts them, with its error.
+    pub(super) fn fixed_suffix(&self, spec: &OperandSpec, toks: Toks) -> Result<usize, String> {
+        if toks.starts_with(&self.fixed) {
+            return Ok(self.fixed.len());
+        }
+        fixed_suffix(spec, toks.text)
+    }
+}
+
+/// The page's modifier slots in the order the form's stored conventions print them; the
+/// page's order where none is stored or a slot has no place in it.
+pub(super) fn printed_order(v: &Variant) -> Vec<usize> {
+    let page: Vec<usize> = (0..v.modifiers.len()).collect();
+    let Some(c) = v.conventions.as_deref() else { return page };
+    let ranks: Option<Vec<usize>> = v.modifiers.iter().map(|m| c.modifier_order.iter().position(|id| crate::codec::print::is_slot(v, m, id))).collect();
+    match ranks {
+        Some(ranks) => {
+            let mut order = page;
+            order.sort_by_key(|&k| ranks[k]);
+            order
+        }
+        None => page,
+    }
+}
+
+impl<'s> Form<'s> {
+    pub(super) fn new<'a>(v: &'s Variant, vocabulary: &mut Vocabulary<'a>) -> Form<'s>
+    where
+        's: 'a,
+    {
+        let modifiers = v
+            .modifiers
+            .iter()
+            .map(|m| match m {
+                ModSlot::Fixed { text } => Slot::Fixed { text, id: vocabulary.intern(text) },
+                ModSlot::Group { field, hidden_zero } => Slot::table(v, *field, *hidden_zero, vocabulary),
+                ModSlot::Flag { field } => Slot::flag(v, *field, vocabulary),
+            })
+            .collect();
+        let operands = v.operands.iter().map(|o| FormOperand::new(v, o, vocabulary)).collect();
+        Form {
+            v,
+            n_fields: v.fields.len(),
+            urz: crate::codec::conventions::uniform_zero(v.arch) as u64,
+            pred_fields: (0..v.fields.len()).filter(|&i| v.fields[i].kind == FieldKind::Pred).map(|i| (i, v.fields[i].max())).collect(),
+            uniform_guard: guard_is_uniform(v),
+            control_bits: v.fields.iter().filter(|f| f.is_control()).flat_map(|f| &f.bits).fold(0, |m, &b| m | 1u128 << b),
+            modifiers: Slots::new(modifiers).printed_in(printed_order(v)),
+            operands,
+        }
+    }
+
+    /// False only where [`Form::fill`] fails on the modifier and suffix tokens (`tokens`:
+    /// their [`Vocabulary::ids`]); the operands' shape is [`shape_fits`]' to check.
+    pub(super) fn tokens_fit(&self, inst: &InstRef, tokens: &[u32]) -> bool {
+        let (mods, mut rest) = tokens.split_at(inst.n_modifiers);
+        self.modifiers.may_read(mods)
+            && inst.operands.iter().zip(&self.operands).all(|(o, op)| {
+                let (ids, after) = rest.split_at(o.suffixes.len());
+                rest = after;
+                // A special register's suffix is part of its name (see `fill_special`).
+                op.kind.is_named() || Toks { text: inst.suffixes(o), ids }.starts_with(&op.fixed) && op.suffixes.may_read(&ids[op.fixed.len()..])
+            })
+    }
+
+    /// False only where [`Form::fill`] fails on a memory operand's shape (see [`mem_fit`]):
+    /// a quick rejection, without the message.
+    pub(super) fn mems_fit(&self, inst: &InstRef) -> bool {
+        inst.operands.iter().zip(&self.operands).all(|(o, op)| match (op.kind, o.body.as_mem()) {
+            (OperandKind::Mem(m), Some(parts)) => mem_fit(m, parts, self.urz).is_ok(),
+            _ => true,
+        })
+    }
+
+    /// Why `inst` (whose token ids are `tokens`) does not read as this variant, if it
+    /// does not.
+    pub(super) fn reason(&self, inst: &InstRef, tokens: &[u32]) -> Option<String> {
+        self.fill(inst, tokens).err().map(|e| format!("{}: {e}", self.v.key))
+    }
+
+    /// Field values for `inst`, whose modifier and suffix token ids are `tokens`.
+    pub(super) fn fill(&self, inst: &InstRef, tokens: &[u32]) -> Result<Values, String> {
+        let mut values = Values::zero(self.n_fields);
+        self.fill_into(inst, tokens, &mut values)?;
+        Ok(values)
+    }
+
+    /// [`Form::fill`] into `values` (zero, of the variant's length), which are left
+    /// partly set on failure: written in place, as moving 328-byte values costs.
+    pub(super) fn fill_into(&self, inst: &InstRef, tokens: &[u32], values: &mut Values) -> Result<(), String> {
+        let v = self.v;
+        self.fill_pred(inst, values)?;
+        if inst.operands.len() != self.operands.len() {
+            return Err(format!("{} operands, the form '{}' has {}", inst.operands.len(), v.form, v.operands.len()));
+        }
+        let (mods, mut rest) = tokens.split_at(inst.n_modifiers);
+        for (k, (o, op)) in inst.operands.iter().zip(&self.operands).enumerate() {
+            let (ids, after) = rest.split_at(o.suffixes.len());
+            rest = after;
+            if op.kind.is_named() {
+                fill_special(v, k, o, &inst.tokens, &v.operands[k], values)?;
+                continue;
+            }
+            let fill = OperandFill { v, k, op, modifiers: inst.modifiers(), urz: self.urz };
+            fill.body(o, values)?;
+            fill.flags(o, values)?;
+            let toks = Toks { text: inst.suffixes(o), ids };
+            let n = op.fixed_suffix(&v.operands[k], toks).map_err(|e| format!("operand {k}: {e}"))?;
+            op.suffixes.read(v, toks.skip(n), values).map_err(|e| format!("operand {k}: {e}"))?;
+        }
+        self.modifiers.read(v, Toks { text: inst.modifiers(), ids: mods }, values)?;
+        Ok(())
+    }
+
+    /// The guard predicate's field value (`@!P3` → 0b1011; none → PT), range-checked.
+    pub(super) fn fill_pred(&self, inst: &InstRef, values: &mut Values) -> Result<(), String> {
+        let v = self.v;
+        let x = match &inst.pred {
+            Some(p) if p.index > PT => return Err(format!("predicate P{} does not exist (P0..P6, PT)", p.index)),
+            Some(p) if p.uniform != self.uniform_guard => {
+                return Err(format!("this form's guard is {} predicate, not '{p}'", if p.uniform { "a plain" } else { "a uniform" }))
+            }
+            Some(p) => p.index as u64 | if p.negated { 8 } else { 0 },
+            None => PT as u64,
+        };
+        if self.pred_fields.is_empty() && x != PT as u64 {
+            return Err("the page has no predicate field for '@…'".into());
+        }
+        for &(i, max) in &self.pred_fields {
+            if x > max {
+                return Err(format!("predicate value {x:#x} does not fit '{}' ({} bits)", v.fields[i].name, v.fields[i].width()));
+            }
+            values.set(i, x);
+        }
+        Ok(())
+    }
+}
+
+/// False only where [`Form::fill`] fails on the guard's kind (`uniform_guard`: the
+/// variant's), the number of operands or an operand's kind or flags.
+pub(super) fn shape_fits(v: &Variant, uniform_guard: bool, inst: &InstRef) -> bool {
+    inst.pred.as_ref().is_none_or(|p| p.uniform == uniform_guard)
+        && inst.operands.len() == v.operands.len()
+        && inst.operands.iter().zip(&v.operands).all(|(o, spec)| operand_may_fit(o, spec))
+}
+
+/// False only where [`OperandFill`] fails on the operand's kind or flags.
+pub(super) fn operand_may_fit(o: &OperandRef, spec: &OperandSpec) -> bool {
+    let kind_ok = matches!(
+        (spec.kind, &o.body),
+        (OperandKind::Reg, Body::Reg { .. })
+            | (OperandKind::UReg, Body::UReg { .. })
+            | (OperandKind::Imm(_), Body::Imm { .. })
+            | (OperandKind::Float(_), Body::Float { .. })
+            | (OperandKind::Const, Body::Const { .. })
+            | (OperandKind::ConstX, Body::ConstX { .. })
+            | (OperandKind::Pred, Body::Pred { .. })
+            | (OperandKind::UPred, Body::UPred { .. })
+            | (OperandKind::Target(_), Body::Imm { .. })
+            | (OperandKind::Barrier, Body::Barrier { .. })
+            | (OperandKind::Special | OperandKind::Name, Body::Other { .. })
+    ) || matches!(spec.kind, OperandKind::Mem(_)) && o.body.as_mem().is_some();
+    kind_ok && (!o.abs || spec.abs_field.is_some()) && (!o.neg || spec.neg_field.is_some()) && (!o.not || spec.not_field.is_some())
+}

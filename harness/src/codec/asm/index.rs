@@ -1,0 +1,121 @@
+//! The assembler's index: variants by architecture and mnemonic, each with a summary
+//! that rejects most candidates before their forms are read.
+
+use super::*;
+
+/// The assembler for one codec: variants indexed by architecture and mnemonic, each with
+/// what matching text against it needs (modifier slots, the tokens they can read) worked
+/// out once, so that assembling a text tries a handful of variants and rejects most by
+/// their operand shape, tokens and memory operands before filling any field. A plain text
+/// is read without allocating (`text`), and token names are looked up once per text.
+///
+/// Most texts meet variants not read lately (thousands of them), whose memory is not in
+/// cache: what a text reads of a variant is kept small and together (an `Entry` per
+/// candidate, then the variant's `Form`), not read from the spec.
+pub struct Assembler<'c, 's> {
+    codec: &'c Codec<'s>,
+    /// Variants by architecture and mnemonic, in codec order (the order of
+    /// [`AsmError::Ambiguous`]'s keys).
+    index: Vec<(Arch, ByMnemonic)>,
+    /// One per codec variant.
+    forms: Vec<Form<'s>>,
+    vocabulary: Vocabulary<'s>,
+}
+
+/// One architecture's variants by mnemonic.
+pub(super) type ByMnemonic = StrMap<Vec<Entry>>;
+
+impl<'c, 's> Assembler<'c, 's> {
+    pub fn new(codec: &'c Codec<'s>) -> Assembler<'c, 's> {
+        let mut vocabulary = Vocabulary::All(StrMap::default());
+        let forms: Vec<Form> = codec.variants().iter().map(|v| Form::new(v, &mut vocabulary)).collect();
+        let mut index: Vec<(Arch, ByMnemonic)> = vec![];
+        for (vi, v) in codec.variants().iter().enumerate() {
+            let k = match index.iter().position(|(a, _)| *a == v.arch) {
+                Some(k) => k,
+                None => {
+                    index.push((v.arch, StrMap::default()));
+                    index.len() - 1
+                }
+            };
+            index[k].1.get_or_insert_with(&v.mnemonic, Vec::new).push(Entry::new(vi, &forms[vi]));
+        }
+        Assembler { codec, index, forms, vocabulary }
+    }
+
+    /// The codec it assembles for.
+    pub fn codec(&self) -> &'c Codec<'s> {
+        self.codec
+    }
+
+    /// Same result as [`assemble`].
+    pub fn assemble(&self, arch: Arch, text: &str, controls_from: Word) -> Result<(usize, Word), AsmError> {
+        // A plain text is read without allocating; the full parser reads the rest.
+        if let Some(inst) = &InstRef::parse(text) {
+            let first = self.assemble_ref(arch, inst, controls_from);
+            if first.is_ok() {
+                return first;
+            }
+        }
+        self.assemble_inst(arch, &sass::parse_instruction(text)?, controls_from)
+    }
+
+    /// Same result as [`assemble_inst`].
+    pub fn assemble_inst(&self, arch: Arch, inst: &Instruction, controls_from: Word) -> Result<(usize, Word), AsmError> {
+        let first = self.assemble_ref(arch, &InstRef::of(inst), controls_from);
+        if first.is_err() {
+            // The index's candidates: a scan of every variant reads thousands not in cache.
+            let candidates = self.candidates(arch, &inst.mnemonic).iter().map(|e| self.codec.variant(e.vi()));
+            return unaliased(self.codec, candidates, inst, |u| self.assemble_ref(arch, &InstRef::of(u), controls_from)).unwrap_or(first);
+        }
+        first
+    }
+
+    /// The index's entries for `arch` and `mnemonic`, in codec order.
+    fn candidates(&self, arch: Arch, mnemonic: &str) -> &[Entry] {
+        let found = self.index.iter().find(|(a, _)| *a == arch).and_then(|(_, m)| m.get(mnemonic));
+        found.map(Vec::as_slice).unwrap_or_default()
+    }
+
+    pub(super) fn assemble_ref(&self, arch: Arch, inst: &InstRef, controls_from: Word) -> Result<(usize, Word), AsmError> {
+        let candidates = self.candidates(arch, inst.mnemonic);
+        let tokens = self.vocabulary.ids(inst);
+        let text = Summary::of_text(inst, &tokens);
+        let fitting = candidates
+            .iter()
+            .filter(|e| e.summary.admits(&text))
+            .map(|e| (e, &self.forms[e.vi()]))
+            .filter(|(e, f)| (e.summary.packs(&text) || shape_fits(f.v, f.uniform_guard, inst)) && f.tokens_fit(inst, &tokens) && f.mems_fit(inst))
+            .map(|(e, f)| (e.vi(), f));
+        let mut hits = hits(self.codec, fitting, inst, &tokens, controls_from);
+        let longer = candidates.iter().filter(|e| e.summary.may_omit(&text, e.omittable)).map(|e| (e.vi(), &self.forms[e.vi()]));
+        omitted_pt_hits(self.codec, longer, inst, &tokens, controls_from, &mut hits);
+        outcome(self.codec, hits, arch, inst, || candidates.iter().filter_map(|e| self.forms[e.vi()].reason(inst, &tokens)).collect())
+    }
+}
+
+/// A variant in the index: its summary lies next to it, so that most candidates are
+/// passed over without reading their forms. At most a cache line (asserted below): a
+/// text's candidates are scanned.
+pub(super) struct Entry {
+    pub(super) summary: Summary,
+    /// The variant's index, as a `u32` (codecs have thousands).
+    pub(super) vi: u32,
+    /// The operands nvdisasm may leave out (bit k: operand k; see [`with_omitted`]).
+    pub(super) omittable: u16,
+}
+
+const _: () = assert!(std::mem::size_of::<Entry>() <= 64);
+
+impl Entry {
+    pub(super) fn vi(&self) -> usize {
+        self.vi as usize
+    }
+
+    pub(super) fn new(vi: usize, form: &Form) -> Entry {
+        let n = form.v.operands.len().min(PACKED);
+        let omittable = (0..n).filter(|&k| omitted_body(form.v, k, true).is_some()).fold(0, |m, k| m | 1 << k);
+        let vi = u32::try_from(vi).expect("fewer than 2^32 variants");
+        Entry { summary: Summary::of_form(form), vi, omittable }
+    }
+}

@@ -1,0 +1,73 @@
+//! Readings of a text with the operands nvdisasm leaves out put back.
+
+use super::*;
+
+/// Highest predicate index (`PT`); the predicate field holds it and a negation bit above.
+pub(super) const PT: u8 = 7;
+
+/// The readings of `inst` as variant `v`: as written (`None`), or, when it has fewer
+/// operands than the form, with the missing ones taken for operands that nvdisasm leaves
+/// out at all ones (`IADD3 R0, R1, R2, RZ` for two PT; `BAR.SYNC 0x0` for an RZ): `P`/`UP`
+/// operands and those the page says are left out at zero (`BRX R6` for `BRX PT, R6 0x0`),
+/// or with `general` also `R`, `UR` and `I` operands of one field (those the form's stored
+/// conventions leave out, where it has them); one reading per choice of which: two
+/// encodings may print alike.
+pub(super) fn with_omitted<'t>(v: &Variant, inst: &InstRef<'t>, general: bool) -> Vec<Option<InstRef<'t>>> {
+    let missing = v.operands.len().saturating_sub(inst.operands.len());
+    if missing == 0 {
+        return vec![None];
+    }
+    // The stored conventions name the operands nvdisasm leaves out; without them, any
+    // that may be.
+    let stored = |k: usize| v.conventions.as_deref().is_none_or(|c| c.omitted.contains(&k));
+    let cands: Vec<(usize, Body)> =
+        (0..v.operands.len()).filter_map(|k| omitted_body(v, k, false).or_else(|| omitted_body(v, k, general).filter(|_| stored(k))).map(|b| (k, b))).collect();
+    let mut out = vec![];
+    for mask in 0u32..1 << cands.len().min(8) {
+        if mask.count_ones() as usize != missing {
+            continue;
+        }
+        let mut given = inst.operands.iter();
+        let mut operands = SmallVec::with_capacity(v.operands.len());
+        for k in 0..v.operands.len() {
+            match cands.iter().position(|(p, _)| *p == k).filter(|i| mask >> i & 1 == 1) {
+                Some(i) => operands.push(OperandRef::new(cands[i].1.clone())),
+                None => operands.extend(given.next().cloned()),
+            }
+        }
+        out.push(Some(InstRef { operands, ..inst.clone() }));
+    }
+    if out.is_empty() {
+        out.push(None);
+    }
+    out
+}
+
+/// What operand `k` of `v` prints at the value it is left out at, if it may be left out
+/// (see [`with_omitted`]): zero for one the page says so of, else all ones.
+pub(super) fn omitted_body(v: &Variant, k: usize, general: bool) -> Option<Body> {
+    let o = &v.operands[k];
+    match o.kind {
+        OperandKind::Imm(m) if o.zero_omitted => return Some(Body::Imm { value: m.apply(0) }),
+        OperandKind::Pred => return Some(Body::Pred { n: PT }),
+        OperandKind::UPred => return Some(Body::UPred { n: PT }),
+        // A name whose table has a row that prints nothing (HGMMA's `gsb0` at 7).
+        OperandKind::Name if has_nameless_row(v, o) => return Some(Body::Other { text: String::new() }),
+        _ if !general => return None,
+        _ => {}
+    }
+    let [Some(f)] = o.value_fields.as_slice() else { return None };
+    let max = v.fields[*f].max();
+    match o.kind {
+        OperandKind::Reg if max == u64::from(sass::RZ) => Some(Body::Reg { n: sass::RZ }),
+        OperandKind::UReg if max == u64::from(crate::codec::conventions::uniform_zero(v.arch)) => Some(Body::UReg { n: sass::URZ }),
+        OperandKind::Imm(crate::spec::ImmMap::PLAIN) if v.fields[*f].width() <= 32 => Some(Body::Imm { value: max.into() }),
+        _ => None,
+    }
+}
+
+/// Does name operand `o`'s table have a `(default)` row, which nvdisasm prints by leaving
+/// the operand out?
+pub(super) fn has_nameless_row(v: &Variant, o: &OperandSpec) -> bool {
+    o.suffix_fields.first().and_then(|&f| v.field_table(f)).is_some_and(|t| t.rows.iter().any(|r| r.kind == crate::spec::RowKind::Default))
+}
