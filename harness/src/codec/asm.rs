@@ -42,9 +42,40 @@ pub fn assemble(codec: &Codec, arch: Arch, text: &str, controls_from: Word) -> R
 pub fn assemble_inst(codec: &Codec, arch: Arch, inst: &Instruction, controls_from: Word) -> Result<(usize, Word), AsmError> {
     let first = assemble_as_written(codec, arch, inst, controls_from);
     if first.is_err() {
-        return unaliased(codec, arch, inst, |u| assemble_as_written(codec, arch, u, controls_from)).unwrap_or(first);
+        let again = |u: &Instruction| assemble_as_written(codec, arch, u, controls_from);
+        return unaliased(codec, arch, inst, again).or_else(|| unnamed(codec, inst, again)).unwrap_or(first);
     }
     first
+}
+
+/// A register nvdisasm names `???255` (`???63`), not the zero register, in forms whose
+/// stored conventions say so ([`super::conventions::FormConventions::unnamed`]): a text
+/// that does not assemble as written is read with each such name as `RZ`, then `URZ`, and
+/// a reading counts only where the word it gives prints the text's operands again.
+fn unnamed(
+    codec: &Codec,
+    inst: &Instruction,
+    mut assemble: impl FnMut(&Instruction) -> Result<(usize, Word), AsmError>,
+) -> Option<Result<(usize, Word), AsmError>> {
+    let named = |zero: &str| -> Option<Instruction> {
+        let mut u = inst.clone();
+        for op in u.operands.iter_mut() {
+            let Body::Other { text } = &op.body else { continue };
+            let Some(at) = text.find("???") else { continue };
+            let digits = text[at + 3..].chars().take_while(char::is_ascii_digit).count();
+            let read = sass::parse_operand(&format!("{}{zero}{}", &text[..at], &text[at + 3 + digits..])).ok()?;
+            (op.body, op.suffixes) = (read.body, read.suffixes);
+        }
+        Some(u).filter(|u| u != inst)
+    };
+    for u in ["RZ", "URZ"].into_iter().filter_map(named) {
+        if let Ok((vi, w)) = assemble(&u) {
+            if super::print_word(codec.variant(vi), &codec.extract(vi, w), w).operands == inst.operands {
+                return Some(Ok((vi, w)));
+            }
+        }
+    }
+    None
 }
 
 /// nvdisasm's alias modifiers (`IMAD.MOV.U32` for the page's `IMAD.U32`: see
@@ -158,7 +189,8 @@ impl<'c, 's> Assembler<'c, 's> {
     pub fn assemble_inst(&self, arch: Arch, inst: &Instruction, controls_from: Word) -> Result<(usize, Word), AsmError> {
         let first = self.assemble_ref(arch, &InstRef::of(inst), controls_from);
         if first.is_err() {
-            return unaliased(self.codec, arch, inst, |u| self.assemble_ref(arch, &InstRef::of(u), controls_from)).unwrap_or(first);
+            let again = |u: &Instruction| self.assemble_ref(arch, &InstRef::of(u), controls_from);
+            return unaliased(self.codec, arch, inst, again).or_else(|| unnamed(self.codec, inst, again)).unwrap_or(first);
         }
         first
     }

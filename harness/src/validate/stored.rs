@@ -13,8 +13,15 @@ use crate::word::Word;
 use std::collections::BTreeMap;
 
 /// The kinds of convention a finding names, each replaced on its own to find its evidence.
-const KINDS: [&str; 6] =
-    ["control bits (legality, .reuse, terminator)", "modifier order", "immediate signedness", "operands left out", "alias modifiers", "space bits"];
+const KINDS: [&str; 7] = [
+    "control bits (legality, .reuse, terminator)",
+    "modifier order",
+    "immediate signedness",
+    "operands left out",
+    "alias modifiers",
+    "space bits",
+    "registers printed ???255",
+];
 
 /// The kind of a form with no stored conventions (a note).
 const UNSTORED: usize = usize::MAX;
@@ -37,7 +44,8 @@ fn with_kind(stored: &FormConventions, learned: &FormConventions, k: usize) -> F
         }
         3 => c.omitted = learned.omitted.clone(),
         4 => c.aliases = learned.aliases.clone(),
-        _ => c.space_bits = learned.space_bits.clone(),
+        5 => c.space_bits = learned.space_bits.clone(),
+        _ => c.unnamed = learned.unnamed.clone(),
     }
     c
 }
@@ -63,7 +71,8 @@ impl AsStored {
             2 => a.signed == b.signed && a.signed_by == b.signed_by,
             3 => a.omitted == b.omitted,
             4 => a.aliases == b.aliases,
-            _ => a.space_bits == b.space_bits,
+            5 => a.space_bits == b.space_bits,
+            _ => a.unnamed == b.unnamed,
         }
     }
 }
