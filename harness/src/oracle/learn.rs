@@ -257,14 +257,7 @@ fn read(v: &Variant, p: &Plan, outs: &[Outcome]) -> FormConventions {
         })
         .collect();
     let single_at = alias_at.saturating_sub(p.single_operands.len());
-    let omitted = p
-        .single_operands
-        .iter()
-        .zip(&outs[single_at..alias_at])
-        .filter(|(&k, o)| !matches!(v.operands[k].kind, OperandKind::Mem(_)) && printed(o).is_some_and(|i| i.operands.len() + 1 == v.operands.len() && i.mnemonic == v.mnemonic))
-        .map(|(&k, _)| k)
-        .collect();
-    let unnamed = p.single_operands.iter().zip(&outs[single_at..alias_at]).filter(|(&k, o)| printed(o).is_some_and(|i| prints_unnamed(v, k, &i))).map(|(&k, _)| k).collect();
+    let (omitted, unnamed) = all_ones_reads(v, &p.single_operands, &outs[single_at..alias_at]);
     let space_at = single_at.saturating_sub(p.space_probes.len());
     let semicolon = |o: &Outcome| printed(o).is_some_and(|i| i.terminator == Terminator::Semicolon);
     let space_bits = if semicolon(&outs[0]) {
@@ -272,7 +265,36 @@ fn read(v: &Variant, p: &Plan, outs: &[Outcome]) -> FormConventions {
     } else {
         vec![]
     };
-    FormConventions { opex, opex_semicolon, terminator, barrier_legal, wait_semicolon, modifier_order, signed_imm, signed_imm_by, omitted, unnamed, aliases, space_bits }
+    FormConventions {
+        opex,
+        opex_semicolon,
+        terminator,
+        barrier_legal,
+        wait_semicolon,
+        modifier_order,
+        signed_imm,
+        signed_imm_by,
+        omitted,
+        unnamed,
+        aliases,
+        space_bits,
+    }
+}
+
+/// What the [`single_operands`] probes show: the operands nvdisasm leaves out at all ones
+/// ([`FormConventions::omitted`]; never a memory operand) and those whose all-ones register
+/// it names `???N` ([`FormConventions::unnamed`]).
+fn all_ones_reads(v: &Variant, operands: &[usize], outs: &[Outcome]) -> (Vec<usize>, Vec<usize>) {
+    let (mut omitted, mut unnamed) = (vec![], vec![]);
+    for (&k, i) in operands.iter().zip(outs).filter_map(|(k, o)| Some((k, printed(o)?))) {
+        if !matches!(v.operands[k].kind, OperandKind::Mem(_)) && i.operands.len() + 1 == v.operands.len() && i.mnemonic == v.mnemonic {
+            omitted.push(k);
+        }
+        if prints_unnamed(v, k, &i) {
+            unnamed.push(k);
+        }
+    }
+    (omitted, unnamed)
 }
 
 /// The slots in the order nvdisasm printed their first tokens; empty unless every slot of
