@@ -201,8 +201,8 @@ fn reproduce_flags_a_finding_that_does_not_reproduce() {
 /// The committed discovered pages hold on random words: `validate corpus/isa-discovered/smNN
 /// --random 1000` finds no error, and at most this many warnings per architecture, each
 /// listed with its reason at the end of the folder's SUMMARY.md. The goal is 10;
-/// these are the figures reached (registers nvdisasm names `???255` are stored conventions
-/// now: 259, 191 and 252 before). What is left: fixed bits that switch to a form discovery
+/// these are the figures reached, measured with nvdisasm 13.5.37 (registers nvdisasm names
+/// `???255` are stored conventions now: 259, 191 and 252 warnings before). What is left: fixed bits that switch to a form discovery
 /// has no page for (`BRA.CONV`, `F2FP…UNPACK_B`), signed offsets with an RZ base
 /// (`[-0x3ca27]`, `a[0x22d]`), `UNLISTEDn` rows that print a modifier and an operand.
 #[test]
@@ -229,4 +229,4 @@ fn discovered_pages_hold_on_random_words() {
 }
 
 /// Warnings `discovered_pages_hold_on_random_words` allows on SM90, SM100 and SM120.
-const WARNINGS_LEFT: [usize; 3] = [70, 105, 112];
+const WARNINGS_LEFT: [usize; 3] = [47, 103, 110];
