@@ -50,32 +50,42 @@ pub fn assemble_inst(codec: &Codec, arch: Arch, inst: &Instruction, controls_fro
 
 /// A register nvdisasm names `???255` (`???63`), not the zero register, in forms whose
 /// stored conventions say so ([`super::conventions::FormConventions::unnamed`]): a text
-/// that does not assemble as written is read with each such name as `RZ`, then `URZ`, and
-/// a reading counts only where the word it gives prints the text's operands again.
+/// that does not assemble as written is read with such names as `RZ`, then `URZ` (each
+/// set of them: a name operand may print `???255` too, FOOTPRINT's), and a reading counts
+/// only where the word it gives prints the text's operands again; one that reads as
+/// several words is that ambiguity.
 fn unnamed(
     codec: &Codec,
     inst: &Instruction,
     mut assemble: impl FnMut(&Instruction) -> Result<(usize, Word), AsmError>,
 ) -> Option<Result<(usize, Word), AsmError>> {
-    let named = |zero: &str| -> Option<Instruction> {
-        let mut u = inst.clone();
-        for op in u.operands.iter_mut() {
-            let Body::Other { text } = &op.body else { continue };
-            let Some(at) = text.find("???") else { continue };
-            let digits = text[at + 3..].chars().take_while(char::is_ascii_digit).count();
-            let read = sass::parse_operand(&format!("{}{zero}{}", &text[..at], &text[at + 3 + digits..])).ok()?;
-            (op.body, op.suffixes) = (read.body, read.suffixes);
-        }
-        Some(u).filter(|u| u != inst)
-    };
-    for u in ["RZ", "URZ"].into_iter().filter_map(named) {
-        if let Ok((vi, w)) = assemble(&u) {
-            if super::print_word(codec.variant(vi), &codec.extract(vi, w), w).operands == inst.operands {
-                return Some(Ok((vi, w)));
+    let unknown: Vec<usize> = (0..inst.operands.len()).filter(|&k| matches!(&inst.operands[k].body, Body::Other { text } if text.contains("???"))).collect();
+    let mut ambiguous = None;
+    for zero in ["RZ", "URZ"] {
+        for set in 1..1u32 << unknown.len().min(6) {
+            let Some(u) = named_zero(inst, unknown.iter().enumerate().filter(|(i, _)| set >> i & 1 == 1).map(|(_, &k)| k), zero) else { continue };
+            match assemble(&u) {
+                Ok((vi, w)) if super::print_word(codec.variant(vi), &codec.extract(vi, w), w).operands == inst.operands => return Some(Ok((vi, w))),
+                Err(e @ AsmError::Ambiguous { .. }) => ambiguous = ambiguous.or(Some(e)),
+                _ => {}
             }
         }
     }
-    None
+    ambiguous.map(Err)
+}
+
+/// `inst` with the `???N` of operands `ks` read as the register `zero`.
+fn named_zero(inst: &Instruction, ks: impl Iterator<Item = usize>, zero: &str) -> Option<Instruction> {
+    let mut u = inst.clone();
+    for k in ks {
+        let op = &mut u.operands[k];
+        let Body::Other { text } = &op.body else { return None };
+        let at = text.find("???")?;
+        let digits = text[at + 3..].chars().take_while(char::is_ascii_digit).count();
+        let read = sass::parse_operand(&format!("{}{zero}{}", &text[..at], &text[at + 3 + digits..])).ok()?;
+        (op.body, op.suffixes) = (read.body, read.suffixes);
+    }
+    Some(u)
 }
 
 /// nvdisasm's alias modifiers (`IMAD.MOV.U32` for the page's `IMAD.U32`: see
