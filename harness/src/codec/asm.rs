@@ -50,8 +50,8 @@ pub fn assemble_inst(codec: &Codec, arch: Arch, inst: &Instruction, controls_fro
 
 /// A register nvdisasm names `???255` (`???63`), not the zero register, in forms whose
 /// stored conventions say so ([`super::conventions::FormConventions::unnamed`]): a text
-/// that does not assemble as written is read with such names as `RZ`, then `URZ` (each
-/// set of them: a name operand may print `???255` too, FOOTPRINT's), and a reading counts
+/// that does not assemble as written is read with such names as `RZ` or `URZ` (each
+/// choice per operand: a name operand may print `???255` too, FOOTPRINT's), and a reading counts
 /// only where the word it gives prints the text's operands again; one that reads as
 /// several words is that ambiguity.
 fn unnamed(
@@ -61,23 +61,27 @@ fn unnamed(
 ) -> Option<Result<(usize, Word), AsmError>> {
     let unknown: Vec<usize> = (0..inst.operands.len()).filter(|&k| matches!(&inst.operands[k].body, Body::Other { text } if text.contains("???"))).collect();
     let mut ambiguous = None;
-    for zero in ["RZ", "URZ"] {
-        for set in 1..1u32 << unknown.len().min(6) {
-            let Some(u) = named_zero(inst, unknown.iter().enumerate().filter(|(i, _)| set >> i & 1 == 1).map(|(_, &k)| k), zero) else { continue };
-            match assemble(&u) {
-                Ok((vi, w)) if super::print_word(codec.variant(vi), &codec.extract(vi, w), w).operands == inst.operands => return Some(Ok((vi, w))),
-                Err(e @ AsmError::Ambiguous { .. }) => ambiguous = ambiguous.or(Some(e)),
-                _ => {}
-            }
+    // Each operand kept, read as RZ or as URZ (SM90 TEX prints `???255` and `???63`).
+    for choice in 1..3u32.pow(unknown.len().min(4) as u32) {
+        let zeros = (0..unknown.len().min(4)).filter_map(|i| match choice / 3u32.pow(i as u32) % 3 {
+            0 => None,
+            1 => Some((unknown[i], "RZ")),
+            _ => Some((unknown[i], "URZ")),
+        });
+        let Some(u) = named_zero(inst, zeros) else { continue };
+        match assemble(&u) {
+            Ok((vi, w)) if super::print_word(codec.variant(vi), &codec.extract(vi, w), w).operands == inst.operands => return Some(Ok((vi, w))),
+            Err(e @ AsmError::Ambiguous { .. }) => ambiguous = ambiguous.or(Some(e)),
+            _ => {}
         }
     }
     ambiguous.map(Err)
 }
 
-/// `inst` with the `???N` of operands `ks` read as the register `zero`.
-fn named_zero(inst: &Instruction, ks: impl Iterator<Item = usize>, zero: &str) -> Option<Instruction> {
+/// `inst` with the `???N` of each operand `k` read as the register `zero`.
+fn named_zero<'z>(inst: &Instruction, zeros: impl Iterator<Item = (usize, &'z str)>) -> Option<Instruction> {
     let mut u = inst.clone();
-    for k in ks {
+    for (k, zero) in zeros {
         let op = &mut u.operands[k];
         let Body::Other { text } = &op.body else { return None };
         let at = text.find("???")?;
