@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Regenerates corpus/isa-discovered/smNN for one architecture: discover from scratch, let
-# `fix` correct what validation proves wrong, copy the pages, and write SUMMARY.md and
-# FIXES.md, and the printing conventions fix stores (conventions.json); stops when fix
-# leaves an error. Usage: tools/regen-discovered.sh 90 [WORK_DIR]  (RANDOM_WORDS: fix's random
-# probe words per variant, default 1000; REUSE_DISCOVERY=1: keep WORK_DIR's discovery, fix and
-# copy again). Needs the release build and the CUDA tools.
+# `fix` correct what validation proves wrong, copy the pages, and write SUMMARY.md (ending
+# with the warnings validation leaves, each with its reason), FIXES.md and the printing
+# conventions fix stores (conventions.json); stops when fix leaves an error. Usage:
+# tools/regen-discovered.sh 90 [WORK_DIR]  (RANDOM_WORDS: fix's random probe words per
+# variant, default 1000; REUSE_DISCOVERY=1: keep WORK_DIR's discovery, fix and copy again).
+# Needs the release build, the CUDA tools and jq.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 arch=$1
@@ -34,7 +35,20 @@ for p in "$work"/f/*.txt; do
 done
 # The printing conventions fix stored (learned for the forms the pages have).
 cp "$work/f/conventions.json" "$dest/"
-cp "$work/d/summary.md" "$dest/SUMMARY.md"
+# SUMMARY.md: discovery's summary, then every warning validation leaves (fix's last round),
+# each with its reason: what nvdisasm prints that no page edit or stored convention explains.
+last=$(ls -d "$work"/f/round-* | sort -V | tail -1)
+{
+  cat "$work/d/summary.md"
+  echo
+  echo "## Warnings left"
+  echo
+  echo "\`validate --random ${RANDOM_WORDS:-1000}\` (fix's $(basename "$last")): $(grep -c '"severity":"warning"' "$last/findings.jsonl" || true) warnings, one a line: variant, class (field), why no page edit or stored convention explains it, a word (bit 127 first) with the page's text and nvdisasm's."
+  echo
+  jq -r 'select(.severity == "warning")
+    | "- `\(.variant)` \(.class)\(if .field then " (\(.field))" else "" end): \(.proposal // "no page edit explains it"); `\(.word)`: page `\(.expected)`, nvdisasm `\(.actual)`"' \
+    "$last/findings.jsonl" | sort
+} > "$dest/SUMMARY.md"
 {
   echo "# Corrections \`fix\` made to the discovered pages"
   echo

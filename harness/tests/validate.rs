@@ -200,3 +200,36 @@ fn reproduce_flags_a_finding_that_does_not_reproduce() {
     assert_eq!(m.iter().map(|m| m.index).collect::<Vec<_>>(), vec![1, 3], "{m:?}");
     assert_eq!(m[0].got, "@P0 DFMA R0, R0, R0, R0 ;");
 }
+
+/// The committed discovered pages hold on random words: `validate corpus/isa-discovered/smNN
+/// --random 1000` finds no error, and at most this many warnings per architecture, each
+/// listed with its reason at the end of the folder's SUMMARY.md. The goal is 10;
+/// these are the figures reached, measured with nvdisasm 13.5.37 (registers nvdisasm names
+/// `???255` are stored conventions now: 259, 191 and 252 warnings before). What is left: fixed bits that switch to a form discovery
+/// has no page for (`BRA.CONV`, `F2FP…UNPACK_B`), signed offsets with an RZ base
+/// (`[-0x3ca27]`, `a[0x22d]`), `UNLISTEDn` rows that print a modifier and an operand.
+#[test]
+#[ignore = "slow: every discovered page against nvdisasm with 1000 random words a variant (bash ci/test.sh runs the slow set)"]
+fn discovered_pages_hold_on_random_words() {
+    let tools = common::nvdisasm_path();
+    let path = format!("{}:{}", tools.parent().unwrap().display(), std::env::var("PATH").unwrap_or_default());
+    for (arch, most) in [("sm90", WARNINGS_LEFT[0]), ("sm100", WARNINGS_LEFT[1]), ("sm120", WARNINGS_LEFT[2])] {
+        let out = common::scratch(&format!("random-{arch}"));
+        let run = common::bin()
+            .args(["validate", &format!("corpus/isa-discovered/{arch}"), "--random", "1000", "--out"])
+            .arg(&out)
+            .env("PATH", &path)
+            .output()
+            .unwrap();
+        let text = std::fs::read_to_string(out.join("findings.jsonl")).unwrap_or_else(|e| panic!("{arch}: {e}: {}", String::from_utf8_lossy(&run.stderr)));
+        let count = |s: &str| text.lines().filter(|l| l.contains(&format!("\"severity\":\"{s}\""))).count();
+        let (errors, warnings) = (count("error"), count("warning"));
+        eprintln!("{arch}: {errors} errors, {warnings} warnings");
+        assert_eq!(errors, 0, "{arch}: validation finds errors in the committed pages (see {})", out.display());
+        assert!(warnings <= most, "{arch}: {warnings} warnings, more than {most} (see {})", out.display());
+        let _ = std::fs::remove_dir_all(&out);
+    }
+}
+
+/// Warnings `discovered_pages_hold_on_random_words` allows on SM90, SM100 and SM120.
+const WARNINGS_LEFT: [usize; 3] = [47, 103, 110];

@@ -56,9 +56,54 @@ pub fn assemble_inst(codec: &Codec, arch: Arch, inst: &Instruction, controls_fro
     let first = assemble_as_written(codec, arch, inst, controls_from);
     if first.is_err() {
         let candidates = codec.variants().iter().copied().filter(|v| v.arch == arch && v.mnemonic == inst.mnemonic);
-        return unaliased(codec, candidates, inst, |u| assemble_as_written(codec, arch, u, controls_from)).unwrap_or(first);
+        let again = |u: &Instruction| assemble_as_written(codec, arch, u, controls_from);
+        return unaliased(codec, candidates, inst, again).or_else(|| unnamed(codec, inst, again)).unwrap_or(first);
     }
     first
+}
+
+/// A register nvdisasm names `???255` (`???63`), not the zero register, in forms whose
+/// stored conventions say so ([`super::conventions::FormConventions::unnamed`]): a text
+/// that does not assemble as written is read with such names as `RZ` or `URZ` (each
+/// choice per operand: a name operand may print `???255` too, FOOTPRINT's), and a reading counts
+/// only where the word it gives prints the text's operands again; one that reads as
+/// several words is that ambiguity.
+fn unnamed(
+    codec: &Codec,
+    inst: &Instruction,
+    mut assemble: impl FnMut(&Instruction) -> Result<(usize, Word), AsmError>,
+) -> Option<Result<(usize, Word), AsmError>> {
+    let unknown: Vec<usize> = (0..inst.operands.len()).filter(|&k| matches!(&inst.operands[k].body, Body::Other { text } if text.contains("???"))).collect();
+    let mut ambiguous = None;
+    // Each operand kept, read as RZ or as URZ (SM90 TEX prints `???255` and `???63`).
+    for choice in 1..3u32.pow(unknown.len().min(4) as u32) {
+        let zeros = (0..unknown.len().min(4)).filter_map(|i| match choice / 3u32.pow(i as u32) % 3 {
+            0 => None,
+            1 => Some((unknown[i], "RZ")),
+            _ => Some((unknown[i], "URZ")),
+        });
+        let Some(u) = named_zero(inst, zeros) else { continue };
+        match assemble(&u) {
+            Ok((vi, w)) if super::print_word(codec.variant(vi), &codec.extract(vi, w), w).operands == inst.operands => return Some(Ok((vi, w))),
+            Err(e @ AsmError::Ambiguous { .. }) => ambiguous = ambiguous.or(Some(e)),
+            _ => {}
+        }
+    }
+    ambiguous.map(Err)
+}
+
+/// `inst` with the `???N` of each operand `k` read as the register `zero`.
+fn named_zero<'z>(inst: &Instruction, zeros: impl Iterator<Item = (usize, &'z str)>) -> Option<Instruction> {
+    let mut u = inst.clone();
+    for (k, zero) in zeros {
+        let op = &mut u.operands[k];
+        let Body::Other { text } = &op.body else { return None };
+        let at = text.find("???")?;
+        let digits = text[at + 3..].chars().take_while(char::is_ascii_digit).count();
+        let read = sass::parse_operand(&format!("{}{zero}{}", &text[..at], &text[at + 3 + digits..])).ok()?;
+        (op.body, op.suffixes) = (read.body, read.suffixes);
+    }
+    Some(u)
 }
 
 /// nvdisasm's alias modifiers (`IMAD.MOV.U32` for the page's `IMAD.U32`: see

@@ -358,6 +358,7 @@ fn print_planned(v: &Variant, plan: &PrintPlan, values: &Values, learned: Option
         terminator = c.terminator(w).unwrap_or(terminator);
         c.alias(&mut modifiers, &operands);
         gone.extend(c.omitted.iter().filter(|&&k| k < operands.len() && left_out(v, values, k, &operands[k])));
+        unnamed(v, values, c, &mut operands);
     }
     gone.sort_unstable();
     gone.dedup();
@@ -366,6 +367,30 @@ fn print_planned(v: &Variant, plan: &PrintPlan, values: &Values, learned: Option
         operands.remove(k);
     }
     Instruction { pred, mnemonic: v.mnemonic.clone(), modifiers, operands, terminator, const_spaced: plan.const_spaced }
+}
+
+/// The operands of [`FormConventions::unnamed`] whose register is all ones: nvdisasm names
+/// it `???255` (`???63` in a 6-bit field), not the zero register, and prints it where it
+/// prints a register (`[???255.64+UR0]`). The text stays verbatim, as nvdisasm's reads.
+fn unnamed(v: &Variant, values: &Values, c: &FormConventions, operands: &mut [Operand]) {
+    for &k in &c.unnamed {
+        let Some(f) = v.operands.get(k).and_then(|o| o.register_field()).filter(|&f| values.get(f) == v.fields[f].max()) else { continue };
+        let Some(op) = operands.get_mut(k) else { continue };
+        let token = format!("???{}", v.fields[f].max());
+        let text = match &op.body {
+            Body::Reg { .. } | Body::UReg { .. } => token,
+            Body::Mem { space, ureg, imm, .. } => {
+                // Printed as a register would be: the zero register's rules do not apply.
+                let body = Body::Mem { space: *space, reg: Some(crate::sass::RZ), ureg: *ureg, imm: *imm };
+                let bare = Operand { suffixes: op.suffixes.clone(), ..Operand::new(body) }.to_string();
+                let at = bare.rfind('[').map_or(0, |p| p + 1);
+                format!("{}{token}{}", &bare[..at], bare[at..].strip_prefix("RZ").unwrap_or(&bare[at..]))
+            }
+            _ => continue,
+        };
+        op.body = Body::Other { text };
+        op.suffixes.clear();
+    }
 }
 
 /// Is page operand `k` (printed as `op`) at its all-ones value and undecorated, as

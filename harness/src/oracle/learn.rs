@@ -24,7 +24,8 @@ struct Plan {
     /// (does nvdisasm then end the line with ` ;`?).
     space_probes: Vec<u8>,
     /// Then one word per operand of one value field, that field all ones (does nvdisasm
-    /// print it?).
+    /// print it?), and per memory operand with a register, that register all ones (does it
+    /// print `???255`?).
     single_operands: Vec<usize>,
     /// Last: the alias probes, the first of them the base the others are compared with.
     aliases: Vec<AliasProbe>,
@@ -80,7 +81,7 @@ fn plan(codec: &Codec, vi: usize) -> Plan {
     let single_operands = single_operands(v);
     for &k in &single_operands {
         let mut vals = shown_values(v);
-        if let Some(f) = v.operands[k].value_fields[0] {
+        if let Some(f) = probed_field(v, k) {
             vals.set(f, v.fields[f].max());
         }
         words.push(codec.encode_unchecked(vi, &vals));
@@ -158,15 +159,35 @@ fn alias_of(base: &Instruction, probe: &Instruction) -> Option<(String, usize)> 
 }
 
 /// The page's operands printed from one value field of at most 32 bits (`P`, `UP`, `R`,
-/// `UR`, `I`): the candidates for [`FormConventions::omitted`].
+/// `UR`, `I`): the candidates for [`FormConventions::omitted`]; then the memory operands
+/// with a register of their own, candidates for [`FormConventions::unnamed`] only.
 fn single_operands(v: &Variant) -> Vec<usize> {
     let kinds = [OperandKind::Pred, OperandKind::UPred, OperandKind::Reg, OperandKind::UReg, OperandKind::Imm(crate::spec::ImmMap::PLAIN)];
     (0..v.operands.len())
         .filter(|&k| {
             let o = &v.operands[k];
-            kinds.contains(&o.kind) && matches!(o.value_fields.as_slice(), [Some(f)] if v.fields[*f].width() <= 32)
+            let single = kinds.contains(&o.kind) && matches!(o.value_fields.as_slice(), [Some(f)] if v.fields[*f].width() <= 32);
+            single || matches!(o.kind, OperandKind::Mem(_)) && o.register_field().is_some()
         })
         .collect()
+}
+
+/// The field a [`single_operands`] probe sets to all ones.
+fn probed_field(v: &Variant, k: usize) -> Option<usize> {
+    let o = &v.operands[k];
+    if matches!(o.kind, OperandKind::Mem(_)) {
+        o.register_field()
+    } else {
+        o.value_fields[0]
+    }
+}
+
+/// Does printed operand `k` of `i` (a [`single_operands`] probe's text, every operand
+/// printed) name its all-ones register `???N` rather than the zero register?
+fn prints_unnamed(v: &Variant, k: usize, i: &Instruction) -> bool {
+    let Some(f) = v.operands[k].register_field() else { return false };
+    let token = format!("???{}", v.fields[f].max());
+    i.operands.len() == v.operands.len() && matches!(&i.operands[k].body, sass::Body::Other { text } if text.contains(&token))
 }
 
 /// Values that make every modifier slot print tokens no other slot prints, and the slots
@@ -236,13 +257,7 @@ fn read(v: &Variant, p: &Plan, outs: &[Outcome]) -> FormConventions {
         })
         .collect();
     let single_at = alias_at.saturating_sub(p.single_operands.len());
-    let omitted = p
-        .single_operands
-        .iter()
-        .zip(&outs[single_at..alias_at])
-        .filter(|(_, o)| printed(o).is_some_and(|i| i.operands.len() + 1 == v.operands.len() && i.mnemonic == v.mnemonic))
-        .map(|(&k, _)| k)
-        .collect();
+    let (omitted, unnamed) = all_ones_reads(v, &p.single_operands, &outs[single_at..alias_at]);
     let space_at = single_at.saturating_sub(p.space_probes.len());
     let semicolon = |o: &Outcome| printed(o).is_some_and(|i| i.terminator == Terminator::Semicolon);
     let space_bits = if semicolon(&outs[0]) {
@@ -250,7 +265,36 @@ fn read(v: &Variant, p: &Plan, outs: &[Outcome]) -> FormConventions {
     } else {
         vec![]
     };
-    FormConventions { opex, opex_semicolon, terminator, barrier_legal, wait_semicolon, modifier_order, signed_imm, signed_imm_by, omitted, aliases, space_bits }
+    FormConventions {
+        opex,
+        opex_semicolon,
+        terminator,
+        barrier_legal,
+        wait_semicolon,
+        modifier_order,
+        signed_imm,
+        signed_imm_by,
+        omitted,
+        unnamed,
+        aliases,
+        space_bits,
+    }
+}
+
+/// What the [`single_operands`] probes show: the operands nvdisasm leaves out at all ones
+/// ([`FormConventions::omitted`]; never a memory operand) and those whose all-ones register
+/// it names `???N` ([`FormConventions::unnamed`]).
+fn all_ones_reads(v: &Variant, operands: &[usize], outs: &[Outcome]) -> (Vec<usize>, Vec<usize>) {
+    let (mut omitted, mut unnamed) = (vec![], vec![]);
+    for (&k, i) in operands.iter().zip(outs).filter_map(|(k, o)| Some((k, printed(o)?))) {
+        if !matches!(v.operands[k].kind, OperandKind::Mem(_)) && i.operands.len() + 1 == v.operands.len() && i.mnemonic == v.mnemonic {
+            omitted.push(k);
+        }
+        if prints_unnamed(v, k, &i) {
+            unnamed.push(k);
+        }
+    }
+    (omitted, unnamed)
 }
 
 /// The slots in the order nvdisasm printed their first tokens; empty unless every slot of

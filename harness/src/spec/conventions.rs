@@ -80,6 +80,11 @@ pub struct FormConventions {
     /// for `IADD3 R0, PT, PT, R1, R2, RZ`), RZ (`BAR.SYNC 0x0` for `BAR.SYNC 0x0, RZ`), an
     /// immediate (`MOV R0, cx[UR0][0x0]` for its `0xf`); each is left out on its own.
     pub omitted: Vec<usize>,
+    /// The page's operands (printed operand indices: a register, uniform register, or a
+    /// memory operand's register) whose all-ones register is no zero register here:
+    /// nvdisasm prints `???255` where other forms print `RZ` (SM100 `CCTLT.IVTH ???255`,
+    /// `[???255.64+UR0]` in ATOM, the texture forms' sources).
+    pub unnamed: Vec<usize>,
     /// Modifiers nvdisasm adds for some operand values (`IMAD.MOV.U32 R0, RZ, RZ, R1` for
     /// the page's `IMAD.U32`; `IMAD.IADD R0, R1, 0x1, R2`, `IMAD.SHL R0, R1, 0x4, RZ`).
     pub aliases: Vec<Alias>,
@@ -298,6 +303,9 @@ pub struct StoredForm {
     /// Printed operands left out at all ones.
     #[serde(default, rename = "left out at all ones", skip_serializing_if = "Vec::is_empty")]
     pub omitted: Vec<usize>,
+    /// Printed operands whose all-ones register prints `???N`, not the zero register.
+    #[serde(default, rename = "unnamed at all ones", skip_serializing_if = "Vec::is_empty")]
+    pub unnamed: Vec<usize>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub aliases: Vec<StoredAlias>,
     /// Ignored bits that make the line end in ` ;` when set, as ranges.
@@ -491,6 +499,7 @@ impl StoredControl {
             signed_imm: false,
             signed_imm_by: vec![],
             omitted: vec![],
+            unnamed: vec![],
             aliases: vec![],
             space_bits: vec![],
         })
@@ -506,6 +515,7 @@ impl StoredForm {
             signed: c.signed_imm,
             signed_by: c.signed_imm_by.iter().filter(|(_, _, s)| *s != c.signed_imm).copied().collect(),
             omitted: c.omitted.clone(),
+            unnamed: c.unnamed.clone(),
             aliases: c
                 .aliases
                 .iter()
@@ -533,6 +543,7 @@ impl StoredForm {
             signed_imm: self.signed,
             signed_imm_by: self.signed_by.clone(),
             omitted: self.omitted.clone(),
+            unnamed: self.unnamed.clone(),
             aliases,
             space_bits,
             ..c
@@ -657,6 +668,7 @@ mod tests {
             signed_imm: true,
             signed_imm_by: vec![(84, 1, false)],
             omitted: vec![1],
+            unnamed: vec![2],
             aliases: vec![Alias { regs: vec![1, 2], rz: vec![1], imm: Some((3, ImmClass::PowerOfTwo(2))), token: "SHL".into(), at: 0 }],
             space_bits: vec![102, 103],
         }

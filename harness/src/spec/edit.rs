@@ -11,6 +11,9 @@ use std::collections::BTreeMap;
 /// variant by its key; `fix` applies them to the page text.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "edit", rename_all = "snake_case")]
+// `Conventions` carries a whole stored form; edits are few per finding (a handful of
+// values, never bulk data), so the size matters less than plain matching on `form`.
+#[allow(clippy::large_enum_variant)]
 pub enum Edit {
     /// The field named `field` (as the page writes it) occupies exactly `bits` (value bits
     /// in increasing bit order); bits it gives up become fixed 0, bits it takes stop being

@@ -807,6 +807,19 @@ impl OperandSpec {
     pub fn derived_plus(&self, slot: usize) -> Option<u8> {
         self.derived.get(slot).copied().flatten()
     }
+
+    /// The field of the register the operand names: a plain `R`/`UR` operand's, or a
+    /// memory operand's base register (`[R0.64+UR4]`). Where its all-ones value is no zero
+    /// register (`FormConventions::unnamed`), nvdisasm prints `???255` for it. A derived
+    /// register has no field of its own.
+    pub fn register_field(&self) -> Option<usize> {
+        let slot = match self.kind {
+            OperandKind::Reg | OperandKind::UReg => 0,
+            OperandKind::Mem(m) => m.slot_roles().iter().position(|r| *r == MemSlot::Reg)?,
+            _ => return None,
+        };
+        self.value_fields.get(slot).copied().flatten().filter(|_| self.derived_plus(slot).is_none())
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]

@@ -66,7 +66,8 @@ impl<'c, 's> Assembler<'c, 's> {
         if first.is_err() {
             // The index's candidates: a scan of every variant reads thousands not in cache.
             let candidates = self.candidates(arch, &inst.mnemonic).iter().map(|e| self.codec.variant(e.vi()));
-            return unaliased(self.codec, candidates, inst, |u| self.assemble_ref(arch, &InstRef::of(u), controls_from)).unwrap_or(first);
+            let again = |u: &Instruction| self.assemble_ref(arch, &InstRef::of(u), controls_from);
+            return unaliased(self.codec, candidates, inst, again).or_else(|| unnamed(self.codec, inst, again)).unwrap_or(first);
         }
         first
     }
