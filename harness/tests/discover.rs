@@ -453,6 +453,36 @@ fn discovered_corpus_roundtrips_and_matches_real_code() {
     let _ = std::fs::remove_dir_all(&out);
 }
 
+/// The second hold-out (corpus/ptx-holdout2: nvcc's PTX built with -G, -O0, -lineinfo,
+/// --use_fast_math, --maxrregcount=32; no census seeds) with the committed pages: at least
+/// [`HOLDOUT2_PER_MILLE`] of each architecture's words covered, every covered word
+/// byte-identical to nvdisasm, and every one assembling back from nvdisasm's text but those
+/// nvdisasm prints as `±QNAN` (every NaN payload prints alike; the assembler writes the
+/// canonical one).
+#[test]
+#[ignore = "slow: fifteen cubins against the discovered ISA (bash ci/test.sh runs the slow set)"]
+fn discovered_corpus_covers_real_code_built_with_other_flags() {
+    let dirs: Vec<PathBuf> = ["sm90", "sm100", "sm120"].iter().map(|a| root().join("corpus/isa-discovered").join(a)).collect();
+    let s = spec::load(&dirs).unwrap_or_else(|e| panic!("{e}"));
+    let c = sass_harness::codec::Codec::new(&s);
+    let out = scratch("disc-rc2");
+    let rc = sass_harness::realcode::run(&c, &nv(), &common::ptxas(), &root().join("corpus/ptx-holdout2"), &out).unwrap();
+    assert_eq!(rc.kernels, 15, "five PTX files for three architectures: {:?}", rc.skipped);
+    assert_eq!(rc.by_arch.len(), 3, "{:?}", rc.by_arch);
+    for (arch, (words, covered)) in &rc.by_arch {
+        eprintln!("hold-out 2 {arch}: covered {covered} of {words} words");
+        assert!(covered * 1000 >= words * HOLDOUT2_PER_MILLE, "{arch}: {covered} of {words} covered: {:?}", rc.uncovered.get(arch));
+    }
+    assert!(rc.disagreeing.is_empty(), "{:?}", rc.disagreeing);
+    assert_eq!(rc.identical, rc.covered, "not byte-identical: {:?}", rc.not_identical);
+    assert!(rc.asm_failures.iter().all(|e| e.nvdisasm.contains("QNAN")), "{:?}", rc.asm_failures);
+    let _ = std::fs::remove_dir_all(&out);
+}
+
+/// The share of each architecture's corpus/ptx-holdout2 words the discovered pages must
+/// cover, per mille (the target; as measured: see docs/measurements.md).
+const HOLDOUT2_PER_MILLE: usize = 999;
+
 /// The share of corpus/ptx-holdout's words the discovered pages must cover, per mille (as
 /// measured, rounded down: see docs/measurements.md).
 const HOLDOUT_PER_MILLE: usize = 1000;
@@ -902,33 +932,64 @@ fn one_hot_modifier_pairs_become_groups() {
 }
 
 /// One-hot pairs whose `00` is illegal (F2F.F64's F16/F32 at bits 75–76) or another form
-/// (MUFU's F16/BF16 at 72–73: `00` is the fp32 MUFU): the group lists the two legal values
-/// only, the distilled line is the lowest one's text, and ptxas's words with the value the
-/// seed's single flips never reach decode, print and assemble.
+/// (MUFU's F16/BF16 at 72–73: `00` is the fp32 MUFU): the group lists the legal values only,
+/// the distilled line is the lowest one's text, and ptxas's words with the value the seed's
+/// single flips never reach decode, print and assemble. F2F.F64's third one-hot bit, 77
+/// (`.BF16`: the pair 76–77 shares bit 76 with 75–76), joins the group: `F2F.BF16.F64`
+/// (`cvt.rn.bf16.f64`) decodes. (With a rounding, `.F64` prints before it: an order
+/// validation learns into `conventions.json`, which this page alone does not have.)
 #[test]
 #[ignore = "slow: three discoveries on SM90 and SM120 (bash ci/test.sh runs the slow set)"]
 fn one_hot_pairs_whose_zero_is_illegal_or_another_form_are_groups() {
     let nv = nv();
+    let f2f: Vec<(u64, &str)> = vec![(1, "F16"), (2, "F32"), (4, "BF16")];
     let cases = [
-        (90, "F2F", "000fc000003010000000000400047310", [75, 76], ["F16", "F32"], vec!["000e7000003008000000001200107310"]),
-        (120, "F2F", "000fc000003010000000000400047310", [75, 76], ["F16", "F32"], vec!["000ea400003008000000002400177310"]),
+        (
+            90,
+            "F2F",
+            "000fc000003010000000000400047310",
+            vec![75, 76, 77],
+            f2f.clone(),
+            vec!["000e7000003008000000001200107310", "000f22000030200000000012001a7310"],
+        ),
+        (120, "F2F", "000fc000003010000000000400047310", vec![75, 76, 77], f2f, vec!["000ea400003008000000002400177310", "002e2600003020000000002800197310"]),
         (
             90,
             "MUFU",
             "000fc000000009000000001e000e7308",
-            [72, 73],
-            ["F16", "BF16"],
+            vec![72, 73],
+            vec![(1, "F16"), (2, "BF16")],
             vec!["000fe20000000a000000001f000f7308", "000e620000000a001000001f000a7308"],
         ),
     ];
     for (arch, name, seed, bits, rows, words) in &cases {
         let d = solves_and_prints(&nv, *arch, name, seed, words);
-        let g = d.fields.iter().find(|f| f.bits == bits).unwrap_or_else(|| panic!("{name} SM{arch}: no group at {bits:?}"));
+        // The group may hold more bits (F2F's rounding joins the type where they clash).
+        let g = d.fields.iter().find(|f| bits.iter().all(|b| f.bits.contains(b))).unwrap_or_else(|| panic!("{name} SM{arch}: no group at {bits:?}"));
         let discover::FieldKind::Group(n) = g.kind else { panic!("{name} SM{arch}: {:?}", g.kind) };
-        let want: Vec<(u64, String)> = vec![(1, rows[0].into()), (2, rows[1].into())];
-        assert_eq!(d.tables[n as usize - 1], want, "{name} SM{arch}");
-        assert!(d.distilled.contains(&format!(".{}", rows[0])), "{name} SM{arch}: {}", d.distilled);
+        let table = &d.tables[n as usize - 1];
+        for (_, r) in rows {
+            assert!(table.iter().any(|(_, t)| t.split('.').any(|m| m == *r)), "{name} SM{arch}: no {r} in {table:?}");
+        }
+        // Values outside the seed's form (F2F's `00`, MUFU's fp32) are left out.
+        assert!(table.len() < 1 << g.bits.len(), "{name} SM{arch}: {table:?}");
+        assert!(d.distilled.contains(&format!(".{}", rows[0].1)), "{name} SM{arch}: {}", d.distilled);
     }
+}
+
+/// A bit whose flip alone is another form pairs with a modifier bit: F2I.F64's type field is
+/// bits 72, 75 and 76 (`101` the s32 default; bit 75 alone makes `111`, the 64-bit form
+/// `.S64`), so ptxas's `F2I.S16.F64` (`011`) decodes; I2F.S64's BF16 is the third one-hot bit
+/// of 75–77. Both were words no page decoded (`cvt.rni.s16.f64`, `cvt.rn.bf16.s64`).
+#[test]
+#[ignore = "slow: two SM90 discoveries (bash ci/test.sh runs the slow set)"]
+fn fields_with_values_of_another_form_are_solved_whole() {
+    let nv = nv();
+    // Census seeds: F2I.F64.TRUNC R15, R18 ; I2F.U64.RP R15, R26.
+    let d = solves_and_prints(&nv, 90, "F2I", "000fc0000030d10000000012000f7311", &["000e2400003009000000001600227311"]);
+    assert!(d.fields.iter().any(|f| f.bits == [72, 75, 76]), "F2I: {:?}", d.fields);
+    let d = solves_and_prints(&nv, 90, "I2F", "000fc000003090000000001a000f7312", &["000e22000030240000000016001e7312"]);
+    assert!(d.tables.iter().flatten().any(|(_, r)| r.contains("BF16")), "I2F: {:?}", d.tables);
 }
 
 /// Discovers `seed` cleanly (on `arch`) and checks that each real word (ptxas's, or chosen to

@@ -219,15 +219,10 @@ fn join(n: usize, pairs: &[(usize, usize)]) -> Vec<Vec<usize>> {
 /// Modifier bits joined wherever a pair's joint modifiers are not what the two single
 /// flips' changes give together (see [`combine`]): a bit that replaces a token (`ADD` →
 /// `MIN`) is independent of one that adds another (`EF`). A one-hot pair (see
-/// [`super::swap`]) flips as one: each of its bits alone is illegal or another form.
+/// [`super::swap`]) flips as one: each of its bits alone is illegal or another form; pairs
+/// sharing a bit flip as one unit of three bits.
 fn components(o: &mut Oracle, s: &Seed, seed: Word, single: &BTreeMap<u8, Vec<String>>, paired: &[(u8, u8)]) -> Result<Vec<Vec<u8>>, DiscoverError> {
-    let units: Vec<Vec<u8>> = single
-        .keys()
-        .filter_map(|&b| match paired.iter().find(|p| p.0 == b || p.1 == b) {
-            Some(&(a, c)) => (a == b).then(|| vec![a, c]),
-            None => Some(vec![b]),
-        })
-        .collect();
+    let units: Vec<Vec<u8>> = single.keys().map(|&b| unit_of(paired, b)).collect::<std::collections::BTreeSet<_>>().into_iter().collect();
     let flip = |w: Word, u: &[u8]| u.iter().fold(w, |w, &b| w.flip(b));
     let pairs: Vec<(usize, usize)> = (0..units.len()).flat_map(|i| (i + 1..units.len()).map(move |j| (i, j))).collect();
     let texts = o.texts(&pairs.iter().map(|&(a, b)| flip(flip(seed, &units[a]), &units[b])).collect::<Vec<_>>())?;
@@ -240,6 +235,25 @@ fn components(o: &mut Oracle, s: &Seed, seed: Word, single: &BTreeMap<u8, Vec<St
     let mut out: Vec<Vec<u8>> = join(units.len(), &joined).into_iter().map(|set| sorted(set.into_iter().flat_map(|i| units[i].clone()).collect())).collect();
     out.sort();
     Ok(out)
+}
+
+/// Bit `b` with every bit joined to it through `paired` (pairs sharing a bit are one
+/// field: see [`super::swap`]), sorted.
+fn unit_of(paired: &[(u8, u8)], b: u8) -> Vec<u8> {
+    let mut unit = vec![b];
+    let mut grew = true;
+    while grew {
+        grew = false;
+        for &(x, y) in paired {
+            for (p, q) in [(x, y), (y, x)] {
+                if unit.contains(&p) && !unit.contains(&q) {
+                    unit.push(q);
+                    grew = true;
+                }
+            }
+        }
+    }
+    sorted(unit)
 }
 
 /// A modifier component and nvdisasm's text for each of its values, the rest of the word
@@ -1303,6 +1317,14 @@ fn derived_mismatch(s: &Seed, d: &Discovered, text: &str, po: usize, value: u64,
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn pairs_sharing_a_bit_are_one_unit() {
+        let paired = [(75, 76), (76, 77), (90, 91)];
+        assert_eq!(unit_of(&paired, 77), vec![75, 76, 77]);
+        assert_eq!(unit_of(&paired, 91), vec![90, 91]);
+        assert_eq!(unit_of(&paired, 12), vec![12]);
+    }
     use crate::spec::Arch;
 
     fn some(t: &[&str]) -> Vec<Option<String>> {

@@ -436,8 +436,17 @@ impl Flips {
         let (s, seed) = (&self.s, self.seed);
         let pairs = swap::find(o, s, seed, self.seed_class.as_deref(), effects)?;
         let one_hot: Vec<swap::Pair> = pairs.iter().filter(|p| p.one_hot).cloned().collect();
-        let tries = if one_hot.len() < pairs.len() { vec![pairs, one_hot] } else { vec![pairs] };
+        let mut tries = if one_hot.len() < pairs.len() { vec![pairs, one_hot] } else { vec![pairs] };
+        // Then without the pairs that widen a field (see `swap::Pair::joined`).
+        let plain: Vec<Vec<swap::Pair>> = tries.iter().map(|t| t.iter().filter(|p| !p.joined).cloned().collect()).collect();
+        tries.extend(plain);
+        let mut distinct: Vec<Vec<swap::Pair>> = vec![];
         for t in tries.into_iter().filter(|t| !t.is_empty()) {
+            if !distinct.contains(&t) {
+                distinct.push(t);
+            }
+        }
+        for t in distinct {
             let paired: Vec<(u8, u8)> = t.iter().map(|p| (effects[p.bits.0].0, effects[p.bits.1].0)).collect();
             let d = solve_checked(o, s, seed, &swap::apply(effects, &t), &paired)?;
             if d.notes.is_empty() && !d.distilled.is_empty() {

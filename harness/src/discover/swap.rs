@@ -3,7 +3,11 @@
 //! (`MUFU.EX2.F16` → `.BF16`, bits 72–73 `01` → `10`; `BSSY.RECONVERGENT` → `.RELIABLE`;
 //! `F2F.F32.F64` → `.F16.F64`), and fields whose only other legal value sets both bits
 //! (SM100 `F2FP.F16.F32.PACK_AB` → `.RZ`, bits 79–80 `00` → `11`). Single flips reach
-//! neither, so without the pair the bits look fixed.
+//! neither, so without the pair the bits look fixed. One-hot fields of three bits are two
+//! pairs sharing a bit (`I2F.S64` bits 75–77: `.F16`, the fp32 default, `.BF16`), and a bit
+//! whose flip alone is another form may pair with a modifier bit (`F2I.F64` bits 72, 75,
+//! 76: `101` is the s32 default, `111` the 64-bit form `.S64`, `011` `.S16`): the layout
+//! joins pairs that share a bit into one unit.
 
 use super::probe::{Effect, Fixed, Seed};
 use super::{census, DiscoverError, Oracle};
@@ -24,31 +28,54 @@ pub struct Pair {
     pub effect: Effect,
     /// The two bits differ in the seed (`01` ↔ `10`), rather than both flip the same way.
     pub one_hot: bool,
+    /// Shares a bit with a pair found before, or pairs a modifier bit: the solver tries the
+    /// pairs without these too, so that a field they widen wrongly costs nothing.
+    pub joined: bool,
+}
+
+/// A bit whose flip alone is illegal or another form.
+fn fixed(e: &Effect) -> bool {
+    matches!(e, Effect::Fixed(Fixed::Illegal | Fixed::Other))
 }
 
 /// Pairs of fixed bits worth a joint flip: both flips illegal or another form, at most
 /// [`SPAN`] apart; the one-hot pairs (one bit set in the seed, the other clear) first, so
 /// that a bit both kinds could claim goes to its one-hot pair as before the others were tried.
+/// Last, the one-hot pairs of a bit whose flip is another form and a modifier bit, unless the
+/// bit neighbours an operand's value bits (a register at RZ may be another form: it is the
+/// operand's bit, not a modifier's).
 fn candidates(seed: Word, effects: &[(u8, Effect)]) -> Vec<(usize, usize)> {
-    let fixed = |e: &Effect| matches!(e, Effect::Fixed(Fixed::Illegal | Fixed::Other));
+    let value = |k: usize| effects.get(k).is_some_and(|(_, e)| matches!(e, Effect::Value { .. } | Effect::Linked { .. }));
+    let other = |k: usize| matches!(effects[k].1, Effect::Fixed(Fixed::Other)) && !value(k.wrapping_sub(1)) && !value(k + 1);
+    let modifier = |k: usize| matches!(effects[k].1, Effect::Modifiers(_));
+    let one_hot = |&(i, j): &(usize, usize)| seed.bit(effects[i].0) != seed.bit(effects[j].0);
     let mut out = vec![];
+    let mut mixed = vec![];
     for (i, (a, ea)) in effects.iter().enumerate() {
         for (j, (b, eb)) in effects.iter().enumerate().skip(i + 1) {
-            if *a >= FIRST && b - a <= SPAN && fixed(ea) && fixed(eb) {
+            if *a < FIRST || b - a > SPAN {
+                continue;
+            }
+            if fixed(ea) && fixed(eb) {
                 out.push((i, j));
+            } else if (other(i) && modifier(j) || modifier(i) && other(j)) && one_hot(&(i, j)) {
+                mixed.push((i, j));
             }
         }
     }
-    let one_hot = |&(i, j): &(usize, usize)| seed.bit(effects[i].0) != seed.bit(effects[j].0);
     out.sort_by_key(|p| !one_hot(p));
+    out.extend(mixed);
     out
 }
 
 /// The candidate pairs whose joint flip stays in the seed's form (nvdisasm names the same
-/// opclass, or none for both) and changes only the modifiers, each bit in one pair at most
-/// (one nvdisasm batch). [`apply`] makes them two modifier bits with that change; the group
-/// solver then joins and enumerates them. A pair's other values were never tried alone and
-/// may be another form (see [`super::layout::solve`]).
+/// opclass, or none for both) and changes only the modifiers (one nvdisasm batch): first
+/// those of two fixed bits, each bit in one pair at most (as before pairs could join); then
+/// the pairs that widen a field (`Pair::joined`): a one-hot pair sharing a bit with a
+/// one-hot pair found before (the two are one field of three bits), or a pair with a
+/// modifier bit. [`apply`] makes them modifier bits with that change; the group solver then
+/// joins and enumerates them. A pair's other values were never tried alone and may be
+/// another form (see [`super::layout::solve`]).
 pub fn find(o: &mut Oracle, s: &Seed, seed: Word, seed_class: Option<&str>, effects: &[(u8, Effect)]) -> Result<Vec<Pair>, DiscoverError> {
     let pairs = candidates(seed, effects);
     if pairs.is_empty() {
@@ -60,19 +87,27 @@ pub fn find(o: &mut Oracle, s: &Seed, seed: Word, seed_class: Option<&str>, effe
     let outs = o.outcomes(&batch)?;
     let (plain, named) = outs.split_at(words.len());
     let mut found: Vec<Pair> = vec![];
-    for ((&(i, j), out), id) in pairs.iter().zip(plain).zip(named) {
-        let class = match id {
-            Outcome::Illegal { message } => census::opclass_of(message),
-            _ => None,
-        };
-        let Outcome::Printed { text } = out else { continue };
-        // A bit already paired keeps its first pair.
-        let taken = |k: usize| found.iter().any(|p| p.bits.0 == k || p.bits.1 == k);
-        if class != seed_class || taken(i) || taken(j) {
-            continue;
-        }
-        if let e @ Effect::Modifiers(_) = s.classify(Some(text)) {
-            found.push(Pair { bits: (i, j), effect: e, one_hot: seed.bit(effects[i].0) != seed.bit(effects[j].0) });
+    for joining in [false, true] {
+        for ((&(i, j), out), id) in pairs.iter().zip(plain).zip(named) {
+            let class = match id {
+                Outcome::Illegal { message } => census::opclass_of(message),
+                _ => None,
+            };
+            let Outcome::Printed { text } = out else { continue };
+            let one_hot = seed.bit(effects[i].0) != seed.bit(effects[j].0);
+            let both_fixed = fixed(&effects[i].1) && fixed(&effects[j].1);
+            let taken = |k: usize| found.iter().find(|p| p.bits.0 == k || p.bits.1 == k).map(|p| p.one_hot);
+            let free = match (taken(i), taken(j)) {
+                (None, None) => both_fixed != joining,
+                (Some(a), None) | (None, Some(a)) => joining && a && one_hot,
+                _ => false,
+            };
+            if class != seed_class || !free {
+                continue;
+            }
+            if let e @ Effect::Modifiers(_) = s.classify(Some(text)) {
+                found.push(Pair { bits: (i, j), effect: e, one_hot, joined: joining });
+            }
         }
     }
     Ok(found)
@@ -100,5 +135,20 @@ mod tests {
         // 5–6: opcode bits; 72 set pairs with the clear 73 and 75 first (74 is no fixed bit,
         // 76 too far), then the clear ones pair among themselves (73–75, 73–76, 75–76).
         assert_eq!(candidates(Word(seed.0 | 1 << 5), &effects), vec![(2, 3), (2, 5), (3, 5), (3, 6), (5, 6)]);
+    }
+
+    #[test]
+    fn a_bit_whose_flip_is_another_form_pairs_with_a_near_modifier_bit_of_unlike_value() {
+        let other = Effect::Fixed(Fixed::Other);
+        let m = Effect::Modifiers(vec!["S8".into()]);
+        // F2I.F64's seed 101 at bits 72, 75, 76: 75 alone is the 64-bit form.
+        let effects = vec![(72, m.clone()), (75, other.clone()), (76, m.clone())];
+        let seed = Word(1 << 72 | 1 << 76);
+        // 72–75 too: its joint flip, `110`, is the 64-bit form, which `find` leaves out.
+        assert_eq!(candidates(seed, &effects), vec![(0, 1), (1, 2)]);
+        // ALD's bit 24 (R254 → RZ, another form) is its register's, not a modifier's.
+        let value = Effect::Value { operand: 1, sub: 0, weight: Some(1) };
+        let effects = vec![(22, m), (24, other), (25, value)];
+        assert_eq!(candidates(Word(1 << 22), &effects), vec![]);
     }
 }
