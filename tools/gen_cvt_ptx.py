@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes corpus/ptx/cvt_*.ptx: every cvt (and cvt.pack) ptxas accepts, per target.
+"""Writes corpus/ptx-cvt/cvt_*.ptx: every cvt (and cvt.pack) ptxas accepts, per target.
 
 Candidates are every type pair with every rounding and .ftz/.sat/.relu/.satfinite
 combination, the packed forms (f16x2/bf16x2 from f32 pairs, fp8/fp6/fp4/ue8m0 x2 and x4
@@ -11,7 +11,7 @@ it also compiles holds (`TIERS`), so every form ptxas accepts for an architectur
 compiled for it once. Every result is stored, so ptxas keeps it; each form is converted once from
 per-thread registers and once from kernel parameters (uniform values).
 
-Usage: tools/gen_cvt_ptx.py [OUT_DIR]  (default corpus/ptx; ptxas from .tools/cuda or PATH)
+Usage: tools/gen_cvt_ptx.py [OUT_DIR]  (default corpus/ptx-cvt; ptxas from .tools/cuda or PATH)
 """
 import itertools
 import os
@@ -209,7 +209,7 @@ def find_ptxas():
 
 
 def main():
-    out_dir = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "corpus/ptx")
+    out_dir = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "corpus/ptx-cvt")
     ptxas = find_ptxas()
     cands = list(dict.fromkeys(itertools.chain(scalar_candidates(), packed_candidates())))
     with tempfile.TemporaryDirectory() as tmp:
