@@ -1,10 +1,10 @@
 //! A whole validation into an output folder, as the `validate`, `run` and `fix` commands
-//! do it (here, above both `validate` and `report`, so that neither calls the other): the pages validated and streamed to `findings.jsonl` and `progress.jsonl` page
-//! by page (an interrupted run keeps what it finished, see [`super::resume`]), the
-//! findings read back once every page is done (they are not held while pages are
-//! validated) and put in corpus order, every finding's word disassembled again (the
-//! self-check, see [`super::reproduce`]), the reports staged and put in place, a summary
-//! printed.
+//! do it (here, above both `validate` and `report`, so that neither calls the other): the
+//! pages validated and streamed to `findings.jsonl` and `progress.jsonl` page by page (an
+//! interrupted run keeps what it finished, see [`crate::validate::resume`]), the findings
+//! read back once every page is done (they are not held while pages are validated) and put
+//! in corpus order, every finding's word disassembled again (the self-check, see
+//! [`crate::validate::reproduce`]), the reports staged and put in place, a summary printed.
 
 use crate::codec::Codec;
 use crate::oracle::nvdisasm::Nvdisasm;
