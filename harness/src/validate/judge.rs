@@ -1,0 +1,435 @@
+//! Judging a probe: nvdisasm's text against what the page predicts, the element and
+//! bits a disagreement is attributed to, and the page edit proposed for it.
+
+use super::*;
+
+/// A probe's verdict. Random probes' verdicts are kept from batch one to the judging of
+/// all (hundreds of thousands in a slice by default): the finding is boxed to keep them
+/// small.
+pub(super) enum Judged {
+    /// Agreement; the bits it confirms.
+    Agree(u128),
+    Found(Box<Finding>),
+    /// Same meaning, other text; the finding is built by [`Analysis::syntax_finding`].
+    Syntax {
+        what: &'static str,
+        bits: Vec<u8>,
+    },
+    /// A random word that disagrees on these elements: minimize before reporting.
+    Minimize(Vec<String>),
+}
+
+/// What a single-field probe showed: the page's text, nvdisasm's, the zero word's, and
+/// the elements that changed from the zero word.
+pub(super) struct Seen<'s> {
+    expected: &'s Instruction,
+    actual: &'s Instruction,
+    base: Option<&'s Instruction>,
+    changes: Vec<String>,
+}
+
+pub(super) struct Analysis<'a> {
+    pub(super) nv_tool: &'a str,
+    pub(super) v: &'a Variant,
+    /// nvdisasm's conventions for this form, learned at the start of the run.
+    pub(super) learned: Option<&'a FormConventions>,
+    pub(super) fixed: &'a FixedIndex,
+}
+
+/// Which printed element does page operand `po` show as?
+pub(super) fn element_of_page_operand(v: &Variant, po: usize) -> Option<String> {
+    v.operands.iter().enumerate().find_map(|(k, o)| {
+        let i = o.page_operands.iter().position(|&x| x == po)?;
+        Some(match (o.kind, i) {
+            (crate::spec::OperandKind::Const | crate::spec::OperandKind::ConstX, 0) => format!("op{k}.bank"),
+            (crate::spec::OperandKind::Const | crate::spec::OperandKind::ConstX, _) => format!("op{k}.offset"),
+            _ => format!("op{k}.body"),
+        })
+    })
+}
+
+/// Describes an element for a proposal (`op3.offset` → `operand 4 (offset)`).
+pub(super) fn describe_element(v: &Variant, el: &str) -> String {
+    let Some((op, part)) = el.split_once('.') else { return el.to_string() };
+    let Some(k) = op.strip_prefix("op").and_then(|k| k.parse::<usize>().ok()) else { return el.to_string() };
+    let Some(o) = v.operands.get(k) else { return el.to_string() };
+    let po = match part {
+        "offset" => o.page_operands.last().copied(),
+        _ => o.page_operands.first().copied(),
+    }
+    .unwrap_or(k);
+    match part {
+        "body" | "bank" | "offset" => format!("operand {po}{}", if part == "body" { String::new() } else { format!(" ({part})") }),
+        "neg" => format!("cNEG of operand {po}"),
+        "abs" => format!("cABS of operand {po}"),
+        "sfx" => format!("a suffix of operand {po}"),
+        other => format!("operand {po} {other}"),
+    }
+}
+
+impl<'a> Analysis<'a> {
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn finding(
+        &self,
+        class: Class,
+        field: Option<usize>,
+        bits: Vec<u8>,
+        word: Word,
+        expected: String,
+        actual: String,
+        proposal: Option<String>,
+    ) -> Finding {
+        Finding {
+            arch: self.v.arch,
+            variant: self.v.key.clone(),
+            class,
+            severity: Severity::Warning,
+            page: self.v.file.clone(),
+            line: field.map(|f| self.v.fields[f].line).unwrap_or(self.v.line),
+            correction: None,
+            field: field.map(|f| self.v.fields[f].name.clone()),
+            bits,
+            word: word.hex(),
+            expected,
+            actual,
+            proposal,
+            occurrences: 1,
+            tool: self.nv_tool.to_string(),
+        }
+    }
+
+    /// Word bits that carry value bits set in `x` of field `fi`.
+    pub(super) fn bits_of(&self, fi: usize, x: u64) -> Vec<u8> {
+        let raw = self.v.fields[fi].raw(x);
+        self.v.fields[fi].bits.iter().enumerate().filter(|(k, _)| raw >> k & 1 == 1).map(|(_, &b)| b).collect()
+    }
+
+    /// What the page predicts nvdisasm prints for `word`.
+    pub(super) fn predict(&self, values: &Values, word: Word) -> Instruction {
+        codec::print_with(self.v, values, self.learned.map(|c| (c, word)))
+    }
+
+    pub(super) fn judge(&self, p: &Probe, values: &Values, o: &Outcome, base_actual: Option<&Instruction>) -> Judged {
+        let expected = self.predict(values, p.word);
+        let exp_text = expected.to_string();
+        let word_bits: u128 = match &p.kind {
+            Kind::Field { field, value } => self.bits_of(*field, *value).iter().fold(0u128, |a, &b| a | 1u128 << b),
+            Kind::Fixed { bit } => 1u128 << bit,
+            _ => 0,
+        };
+        // Fast path: nvdisasm printed exactly the predicted text (no parse needed).
+        if let (Outcome::Printed { text }, false) = (o, matches!(p.kind, Kind::Fixed { .. })) {
+            if *text == exp_text {
+                return Judged::Agree(word_bits);
+            }
+        }
+        if self.another_form(p, values) {
+            return Judged::Agree(word_bits);
+        }
+        // Fixed-bit flips: the page predicts "not this variant".
+        if let Kind::Fixed { bit } = p.kind {
+            return self.judge_fixed(p.word, bit, o, base_actual, word_bits);
+        }
+        let Some(actual) = printed(o) else { return self.judge_unprinted(p, o, exp_text, word_bits) };
+        match compare(&expected, &actual) {
+            Verdict::Agree => Judged::Agree(word_bits),
+            Verdict::Syntax(what) => {
+                let bits = match &p.kind {
+                    Kind::Field { field, value } => self.bits_of(*field, *value),
+                    _ => vec![],
+                };
+                Judged::Syntax { what, bits }
+            }
+            Verdict::Differ => self.judge_differ(p, values, o, &expected, &actual, base_actual),
+        }
+    }
+
+    /// Does the probe set a table value the table leaves out, in a word that a more
+    /// specific variant claims (I2F's one-hot `11` is the F64 form)? The page then gives
+    /// the word to that variant, whose own probes check it.
+    pub(super) fn another_form(&self, p: &Probe, values: &Values) -> bool {
+        let unlisted = |f: usize| self.v.field_table(f).is_some_and(|t| t.row(values.get(f)).is_none());
+        let set = match p.kind {
+            Kind::Field { field, .. } => unlisted(field),
+            Kind::Pair { a, b } => unlisted(a) || unlisted(b),
+            _ => false,
+        };
+        set && self.fixed.more_specific(self.v.arch, p.word, self.v.fixed_mask.0)
+    }
+
+    /// A flipped fixed bit: opcode (another form or instruction, as the page says), a bit
+    /// nvdisasm ignores, or a meaning the page cannot express.
+    pub(super) fn judge_fixed(&self, word: Word, bit: u8, o: &Outcome, base_actual: Option<&Instruction>, word_bits: u128) -> Judged {
+        let v = self.v;
+        let note = if v.inferred.contains(bit) { " (the page dropped this cell; it was inferred as 0)" } else { "" };
+        let Some(actual) = printed(o) else { return Judged::Agree(word_bits) };
+        let Some(base) = base_actual else { return Judged::Agree(0) };
+        let kinds = |i: &Instruction| i.operands.iter().map(|o| std::mem::discriminant(&o.body)).collect::<Vec<_>>();
+        if actual.mnemonic != base.mnemonic || kinds(&actual) != kinds(base) || self.fixed.unique(v.arch, word) {
+            return Judged::Agree(word_bits);
+        }
+        let ch: Vec<String> = changed(base, &actual);
+        let expected = format!("not {} (bit {bit} is fixed {})", v.key, v.fixed_value.bit(bit) as u8);
+        // A bit the page marks as ignored (`ignored bits:`) agrees when nvdisasm ignores it.
+        if ch.is_empty() && v.ignored.contains(bit) {
+            return Judged::Agree(word_bits);
+        }
+        let (class, proposal) = if ch.is_empty() {
+            (Class::FixedIgnored, ignored_proposal(v, &[bit]))
+        } else {
+            let what: Vec<String> = ch.iter().map(|c| describe_element(v, c)).collect();
+            (Class::Unexpressible, format!("bit {bit} is not fixed: it changes {}{note}", what.join(", ")))
+        };
+        Judged::Found(Box::new(self.finding(class, None, vec![bit], word, expected, outcome_text(o), Some(proposal))))
+    }
+
+    /// nvdisasm rejected the word or printed nothing for it.
+    pub(super) fn judge_unprinted(&self, p: &Probe, o: &Outcome, exp_text: String, word_bits: u128) -> Judged {
+        let v = self.v;
+        let Kind::Field { field, value } = p.kind else {
+            if p.kind == Kind::Random {
+                return Judged::Minimize(vec!["<legality>".into()]);
+            }
+            return Judged::Found(Box::new(self.finding(Class::Legality, None, vec![], p.word, exp_text, outcome_text(o), None)));
+        };
+        if let Some(t) = v.field_table(field) {
+            return match t.row(value) {
+                // An INVALID row, or a value the table omits: the page claims nothing.
+                Some(r) if r.kind == RowKind::Invalid => Judged::Agree(word_bits),
+                None => Judged::Agree(word_bits),
+                Some(r) => {
+                    let why = format!("{}: value {:0w$b} is not '{}' but illegal: mark it INVALID{}", t.title, value, r.name, value, w = t.width as usize);
+                    let bits = v.fields[field].bits.clone();
+                    Judged::Found(Box::new(self.finding(Class::TableRow, Some(field), bits, p.word, exp_text, outcome_text(o), Some(why))))
+                }
+            };
+        }
+        // The page says so: a derived register would pass the zero register, or the field
+        // may not print all ones.
+        if v.value_illegal(field, value) {
+            return Judged::Agree(word_bits);
+        }
+        let f = &v.fields[field];
+        let what = if f.is_control() { "control field" } else { "field" };
+        let why = format!("{what} '{}' = {value:#x} is rejected by nvdisasm", f.name);
+        Judged::Found(Box::new(self.finding(Class::Legality, Some(field), self.bits_of(field, value), p.word, exp_text, outcome_text(o), Some(why))))
+    }
+
+    /// nvdisasm printed another meaning than the page predicts.
+    pub(super) fn judge_differ(
+        &self,
+        p: &Probe,
+        values: &Values,
+        o: &Outcome,
+        expected: &Instruction,
+        actual: &Instruction,
+        base_actual: Option<&Instruction>,
+    ) -> Judged {
+        let v = self.v;
+        let exp_text = expected.to_string();
+        match p.kind {
+            Kind::Field { field, value } => Judged::Found(Box::new(self.field_finding(field, value, p.word, expected, actual, base_actual, o))),
+            Kind::Pair { a, b } => {
+                let mut bits = self.bits_of(a, values.get(a));
+                bits.extend(self.bits_of(b, values.get(b)));
+                bits.sort_unstable();
+                let (na, nb) = (&v.fields[a].name, &v.fields[b].name);
+                let why = format!("fields interact: '{na}' and '{nb}' together print what the page does not predict");
+                let mut f = self.finding(Class::Interaction, Some(a), bits, p.word, exp_text, outcome_text(o), Some(why));
+                f.field = Some(format!("{na} + {nb}"));
+                Judged::Found(Box::new(f))
+            }
+            Kind::Base => {
+                let why = "the distilled line does not match nvdisasm for the zero word".to_string();
+                Judged::Found(Box::new(self.finding(Class::FieldBits, None, vec![], p.word, exp_text, outcome_text(o), Some(why))))
+            }
+            Kind::Random => Judged::Minimize(changed(expected, actual)),
+            Kind::Fixed { .. } => unreachable!("fixed-bit probes are judged by judge_fixed"),
+        }
+    }
+
+    /// Same meaning, other text (built once per variant and kind of difference: a page
+    /// whose selector syntax differs shows it on nearly every word).
+    pub(super) fn syntax_finding(&self, values: &Values, word: Word, o: &Outcome, what: &'static str, bits: Vec<u8>) -> Finding {
+        let exp_text = self.predict(values, word).to_string();
+        let mut f = self.finding(Class::Syntax, None, bits, word, exp_text, outcome_text(o), Some(format!("syntax only: {what}")));
+        f.field = Some(what.to_string());
+        f
+    }
+
+    /// A single field set to `value` printed something other than predicted.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn field_finding(
+        &self,
+        fi: usize,
+        value: u64,
+        word: Word,
+        expected: &Instruction,
+        actual: &Instruction,
+        base: Option<&Instruction>,
+        o: &Outcome,
+    ) -> Finding {
+        let v = self.v;
+        let bits = self.bits_of(fi, value);
+        let seen = Seen { expected, actual, base, changes: base.map(|b| changed(b, actual)).unwrap_or_default() };
+        let (class, proposal) = match &v.fields[fi].kind {
+            FieldKind::Group { .. } | FieldKind::OperandModifier { .. } => (Class::TableRow, Some(self.table_proposal(fi, value, &seen))),
+            FieldKind::Flag { role, .. } if value.is_power_of_two() => {
+                let class = if *role == FlagRole::Modifier { Class::FieldBits } else { Class::FlagOperand };
+                (class, Some(self.flag_proposal(fi, bits[0], &seen)))
+            }
+            _ => (Class::FieldBits, self.value_proposal(fi, value, bits.first().copied(), &seen)),
+        };
+        self.finding(class, Some(fi), bits, word, expected.to_string(), outcome_text(o), proposal)
+    }
+
+    /// A table field's value printed another row: which name it printed, or what else changed.
+    pub(super) fn table_proposal(&self, fi: usize, value: u64, seen: &Seen) -> String {
+        let v = self.v;
+        let t = v.field_table(fi).expect("table field");
+        let (new_tokens, where_) = match &v.fields[fi].kind {
+            FieldKind::Group { .. } => {
+                (token_diff(seen.base.map(|b| b.modifiers.clone()).unwrap_or_default(), seen.actual.modifiers.clone()), "modifiers".to_string())
+            }
+            _ => {
+                let el = seen.changes.iter().find(|c| c.ends_with(".sfx")).cloned();
+                let toks = el
+                    .as_ref()
+                    .and_then(|e| element_value(seen.actual, e))
+                    .map(|s| s.split('.').filter(|x| !x.is_empty()).map(str::to_string).collect())
+                    .unwrap_or_default();
+                (toks, el.unwrap_or_default())
+            }
+        };
+        let name = if new_tokens.is_empty() { "(default)".to_string() } else { new_tokens.join(".") };
+        let others: Vec<String> = seen.changes.iter().filter(|c| *c != "mods" && !c.ends_with(".sfx")).map(|c| describe_element(v, c)).collect();
+        let w = t.width as usize;
+        if others.is_empty() {
+            let missing = if t.row(value).is_none() { " (row missing from the page)" } else { "" };
+            format!("{}: {value:0w$b} → {name}{missing}", t.title)
+        } else {
+            format!("{}: {value:0w$b} also changes {} ({where_})", t.title, others.join(", "))
+        }
+    }
+
+    /// A one-bit flag printed something else: nothing, another modifier, or another operand's flag.
+    pub(super) fn flag_proposal(&self, fi: usize, bit: u8, seen: &Seen) -> String {
+        let v = self.v;
+        let FieldKind::Flag { role, name, .. } = &v.fields[fi].kind else { unreachable!("flag field") };
+        let act_desc: Vec<String> = seen.changes.iter().map(|c| describe_element(v, c)).collect();
+        if seen.changes.is_empty() {
+            format!("'{name}' at bit {bit}: nvdisasm prints no change")
+        } else if *role == FlagRole::Modifier {
+            let toks = token_diff(seen.base.map(|b| b.modifiers.clone()).unwrap_or_default(), seen.actual.modifiers.clone());
+            format!("bit {bit} prints {} (page: .{name})", if toks.is_empty() { act_desc.join(", ") } else { format!(".{}", toks.join(".")) })
+        } else {
+            let base_pred = codec::print(v, &crate::gen::base_values(v));
+            let page: Vec<String> = changed(&base_pred, seen.expected).iter().map(|c| describe_element(v, c)).collect();
+            format!("bit {bit} is {} (page: '{name}' of {})", act_desc.join(" and "), page.join(", "))
+        }
+    }
+
+    /// Operand values, predicate, wider flags: where did a single bit land?
+    pub(super) fn value_proposal(&self, fi: usize, value: u64, bit: Option<u8>, seen: &Seen) -> Option<String> {
+        let v = self.v;
+        let f = &v.fields[fi];
+        let bit = bit.filter(|_| value.is_power_of_two())?;
+        let own = match &f.kind {
+            FieldKind::Operand { page_operand } => element_of_page_operand(v, *page_operand),
+            FieldKind::Pred => Some("pred".to_string()),
+            _ => None,
+        };
+        let act_desc: Vec<String> = seen.changes.iter().map(|c| describe_element(v, c)).collect();
+        Some(match own {
+            _ if seen.changes.is_empty() => format!("bit {bit}: nvdisasm ignores it; '{}' does not include it", f.name),
+            Some(el) if seen.changes == [el.clone()] => {
+                let got = element_value(seen.actual, &el).unwrap_or_default();
+                format!("bit {bit} of '{}' prints {got} where the page predicts {}", f.name, element_value(seen.expected, &el).unwrap_or_default())
+            }
+            _ => format!("bit {bit} belongs to {} (page: '{}')", act_desc.join(" and "), f.name),
+        })
+    }
+
+    /// A minimized random word that still disagrees.
+    pub(super) fn random_finding(&self, vals: &Values, w: Word, o: &Outcome, base: Option<&Instruction>) -> Option<Finding> {
+        let v = self.v;
+        let nonzero: Vec<usize> = (0..v.fields.len()).filter(|&i| vals.get(i) != 0 && !v.fields[i].is_control()).collect();
+        let expected = self.predict(vals, w);
+        let p = Probe { vi: 0, word: w, kind: Kind::Random };
+        if nonzero.len() == 1 {
+            // One field alone: judge it as a field probe.
+            let fi = nonzero[0];
+            let q = Probe { kind: Kind::Field { field: fi, value: vals.get(fi) }, ..p };
+            return match self.judge(&q, vals, o, base) {
+                Judged::Found(f) => Some(*f),
+                Judged::Syntax { what, bits } => Some(self.syntax_finding(vals, w, o, what, bits)),
+                _ => None,
+            };
+        }
+        let actual = printed(o);
+        if let Some(a) = &actual {
+            if compare(&expected, a) != Verdict::Differ {
+                return None;
+            }
+        }
+        let bits: Vec<u8> = {
+            let mut b: Vec<u8> = nonzero.iter().flat_map(|&i| self.bits_of(i, vals.get(i))).collect();
+            b.sort_unstable();
+            b
+        };
+        let names: Vec<String> = nonzero.iter().map(|&i| format!("'{}' = {:#x}", v.fields[i].name, vals.get(i))).collect();
+        let class = if actual.is_none() { Class::Legality } else { Class::Interaction };
+        let what = match &actual {
+            None => "together they are rejected though each alone is accepted".to_string(),
+            Some(a) => {
+                let ch = base.map(|b| changed(b, a)).unwrap_or_default();
+                format!("together they print {}", ch.iter().map(|c| describe_element(v, c)).collect::<Vec<_>>().join(", "))
+            }
+        };
+        let mut f = self.finding(
+            class,
+            nonzero.first().copied(),
+            bits,
+            w,
+            expected.to_string(),
+            outcome_text(o),
+            Some(format!("fields interact: {}: {what}", names.join(", "))),
+        );
+        f.field = Some(nonzero.iter().map(|&i| v.fields[i].name.clone()).collect::<Vec<_>>().join(" + "));
+        Some(f)
+    }
+}
+
+/// What a fixed_ignored note proposes for `bits` (each flipped alone printed the zero
+/// word's text), naming those whose cell the page dropped.
+pub(super) fn ignored_proposal(v: &Variant, bits: &[u8]) -> String {
+    let inferred: Vec<u8> = bits.iter().copied().filter(|&b| v.inferred.contains(b)).collect();
+    match bits {
+        [bit] => {
+            let note = if inferred.is_empty() { "" } else { " (the page dropped this cell; it was inferred as 0)" };
+            format!("bit {bit}: nvdisasm ignores it; mark it don't-care{note}")
+        }
+        _ => {
+            let note = match inferred.as_slice() {
+                [] => String::new(),
+                [b] => format!(" (the page dropped the cell of bit {b}; it was inferred as 0)"),
+                more => format!(" (the page dropped the cells of bits {}; they were inferred as 0)", format_ranges(more)),
+            };
+            format!("bits {}: nvdisasm ignores each alone; mark them don't-care{note}", format_ranges(bits))
+        }
+    }
+}
+
+/// Tokens in `after` that `before` lacks (multiset difference, order kept).
+pub(super) fn token_diff(before: Vec<String>, after: Vec<String>) -> Vec<String> {
+    let mut b = before;
+    let mut out = vec![];
+    for t in after {
+        if let Some(i) = b.iter().position(|x| *x == t) {
+            b.remove(i);
+        } else {
+            out.push(t);
+        }
+    }
+    out
+}
