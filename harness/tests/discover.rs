@@ -9,7 +9,7 @@ use sass_harness::discover::{self, page};
 use sass_harness::oracle::nvdisasm::{Nvdisasm, Outcome};
 use sass_harness::spec::{self, Variant};
 use sass_harness::word::Word;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// What a page says about a variant, in comparable form.
 #[derive(Debug, PartialEq)]
@@ -400,8 +400,7 @@ fn sweep_of_one_opcode_shards_merge_and_resume_to_the_same_page() {
 fn discovered_corpus_roundtrips_and_matches_real_code() {
     use sass_harness::codec::{self, asm, Codec};
     use sass_harness::gen::{random_values, Rng};
-    let dirs: Vec<PathBuf> = ["sm90", "sm100", "sm120"].iter().map(|a| root().join("corpus/isa-discovered").join(a)).collect();
-    let s = spec::load(&dirs).unwrap_or_else(|e| panic!("{e}"));
+    let s = common::discovered();
     let c = Codec::new(&s);
     assert!(c.variants().len() > 300, "{} variants", c.variants().len());
     let mut rng = Rng::new(9);
@@ -462,8 +461,7 @@ fn discovered_corpus_roundtrips_and_matches_real_code() {
 #[test]
 #[ignore = "slow: fifteen cubins against the discovered ISA (bash ci/test.sh runs the slow set)"]
 fn discovered_corpus_covers_real_code_built_with_other_flags() {
-    let dirs: Vec<PathBuf> = ["sm90", "sm100", "sm120"].iter().map(|a| root().join("corpus/isa-discovered").join(a)).collect();
-    let s = spec::load(&dirs).unwrap_or_else(|e| panic!("{e}"));
+    let s = common::discovered();
     let c = sass_harness::codec::Codec::new(&s);
     let out = scratch("disc-rc2");
     let rc = sass_harness::realcode::run(&c, &nv(), &common::ptxas(), &root().join("corpus/ptx-holdout2"), &out).unwrap();
@@ -485,8 +483,7 @@ fn discovered_corpus_covers_real_code_built_with_other_flags() {
 #[test]
 #[ignore = "slow: seven conversion cubins against the discovered ISA (bash ci/test.sh runs the slow set)"]
 fn discovered_pages_cover_most_conversions() {
-    let dirs: Vec<PathBuf> = ["sm90", "sm100", "sm120"].iter().map(|a| root().join("corpus/isa-discovered").join(a)).collect();
-    let s = spec::load(&dirs).unwrap_or_else(|e| panic!("{e}"));
+    let s = common::discovered();
     let c = sass_harness::codec::Codec::new(&s);
     let out = scratch("disc-cvt");
     let rc = sass_harness::realcode::run(&c, &nv(), &common::ptxas(), &root().join("corpus/ptx-cvt"), &out).unwrap();
