@@ -13,9 +13,11 @@ pub mod conventions;
 pub mod edit;
 pub mod model;
 pub mod parse;
+pub mod token;
 
 pub use model::*;
 pub use parse::{parse_page, PageError};
+pub use token::*;
 
 use std::collections::HashSet;
 use std::io::Read;

@@ -1,5 +1,6 @@
 //! The spec: what a page says about each variant, in types that keep it honest.
 
+use super::token::{Derived, FloatFormat, ImmMap, Inverted, MemShape, MemSlot};
 use crate::word::{BitSet, Word};
 use serde::Serialize;
 
@@ -21,298 +22,6 @@ impl std::fmt::Display for Arch {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "SM{}", self.0)
     }
-}
-
-/// What stands before a memory operand's brackets, as the form token spells it.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum MemSpaceKind {
-    /// `[…]`.
-    Plain,
-    /// `desc[UR][…]`: one page operand, the descriptor's uniform register.
-    Desc,
-    /// `a[…]`.
-    Attr,
-    /// `c[I][…]`: one page operand, the bank.
-    Const,
-    /// `cx[UR][…]`: one page operand, the bank's uniform register.
-    ConstX,
-    /// `gdesc[…]`, `idesc[…]`, `tmem[…]`, `desc[…]` alone: a descriptor whose brackets are
-    /// its components (no page operand of its own).
-    Named(crate::sass::Descriptor),
-}
-
-/// How an immediate field's value becomes the printed number: `offset + (field << shift)`.
-/// The form token spells it after the `I`: `I*4` (JMP's absolute targets, `a[0x..]`
-/// offsets: the field counts 4-byte words), `I*2+1` (BPT.TRAP: odd codes only, the low bit
-/// is the form's). Plain `I` is shift 0, offset 0.
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash, Serialize)]
-pub struct ImmMap {
-    pub shift: u8,
-    pub offset: u8,
-}
-
-impl ImmMap {
-    pub const PLAIN: ImmMap = ImmMap { shift: 0, offset: 0 };
-
-    /// `*4`, `*2+1` or nothing: what follows `I` in a form token.
-    pub fn token(self) -> String {
-        match (self.shift, self.offset) {
-            (0, 0) => String::new(),
-            (s, 0) => format!("*{}", 1u64 << s),
-            (s, o) => format!("*{}+{o}", 1u64 << s),
-        }
-    }
-
-    /// Reads what follows `I` (see [`ImmMap::token`]); the scale must be a power of two up
-    /// to 2^32 and the offset below it.
-    pub fn parse(t: &str) -> Result<ImmMap, String> {
-        if t.is_empty() {
-            return Ok(ImmMap::PLAIN);
-        }
-        let bad = || format!("immediate scale '{t}' is not '*N' or '*N+K' (N a power of two up to 2^32, K below N)");
-        let rest = t.strip_prefix('*').ok_or_else(bad)?;
-        let (scale, offset) = rest.split_once('+').unwrap_or((rest, "0"));
-        let scale: u64 = scale.parse().map_err(|_| bad())?;
-        let offset: u64 = offset.parse().map_err(|_| bad())?;
-        // `*1` is plain `I`, spelled one way only.
-        if !scale.is_power_of_two() || scale == 1 || scale > 1 << 32 || offset >= scale || offset > u64::from(u8::MAX) {
-            return Err(bad());
-        }
-        Ok(ImmMap { shift: scale.trailing_zeros() as u8, offset: offset as u8 })
-    }
-
-    /// The printed number of field value `x` (already sign-extended where signed).
-    pub fn apply(self, x: i128) -> i128 {
-        // A field is at most 64 bits and the scale at most 2^32: no overflow.
-        i128::from(self.offset) + (x << self.shift)
-    }
-
-    /// The field value of printed number `v`, if it is one of this map's.
-    pub fn invert(self, v: i128) -> Option<i128> {
-        let d = v - i128::from(self.offset);
-        (d.rem_euclid(1i128 << self.shift) == 0).then(|| d >> self.shift)
-    }
-}
-
-/// How an `F` field's bits read as a number.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum FloatFormat {
-    /// An fp16 (a 16-bit field, as in `HADD2 R0, R0, 0`).
-    Half,
-    /// A bfloat16: the top half of an fp32 (`F2I.BF16 R0, 0`).
-    BFloat,
-    /// An fp32.
-    Single,
-    /// The high 32 bits of a double (fp64 instructions: the mnemonic starts with `D`).
-    DoubleHigh,
-}
-
-impl FloatFormat {
-    /// The format of an `F` field of `width` bits in an instruction `mnemonic` when the form
-    /// token does not name one: fp64 ops hold a double's high 32 bits, a 16-bit field an
-    /// fp16, any other an fp32.
-    pub fn of(mnemonic: &str, width: u32) -> FloatFormat {
-        if mnemonic.starts_with('D') {
-            FloatFormat::DoubleHigh
-        } else if width == 16 {
-            FloatFormat::Half
-        } else {
-            FloatFormat::Single
-        }
-    }
-
-    /// The form token's suffix naming it: `F.F16`, `F.BF16`, `F.F32`, `F.F64`.
-    pub fn token(self) -> &'static str {
-        match self {
-            FloatFormat::Half => "F16",
-            FloatFormat::BFloat => "BF16",
-            FloatFormat::Single => "F32",
-            FloatFormat::DoubleHigh => "F64",
-        }
-    }
-
-    pub const ALL: [FloatFormat; 4] = [FloatFormat::Single, FloatFormat::Half, FloatFormat::BFloat, FloatFormat::DoubleHigh];
-
-    pub fn parse(t: &str) -> Result<FloatFormat, String> {
-        FloatFormat::ALL.into_iter().find(|f| f.token() == t).ok_or_else(|| format!("float format '{t}' is not F16, BF16, F32 or F64"))
-    }
-}
-
-/// A memory operand's immediate component: `I` prints signed (`+-0x10`), `uI` unsigned.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum MemImm {
-    Absent,
-    Signed,
-    Unsigned,
-}
-
-/// Register suffixes a memory form may print always (`[R2.64+UR4]`: the bit that would
-/// change it selects another form).
-pub const MEM_REG_SUFFIXES: [&str; 5] = ["64", "U32", "X4", "X8", "X16"];
-
-/// The shape of a memory operand, as its form token spells it (`desc[UR][R.64+I]`): the
-/// space, then the components in nvdisasm's order (register, uniform register,
-/// immediate). Each component, and the space's bank or register, is one page operand.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct MemShape {
-    pub space: MemSpaceKind,
-    pub reg: bool,
-    /// A suffix the register always prints (one of [`MEM_REG_SUFFIXES`]).
-    pub reg_suffix: Option<&'static str>,
-    /// The register is left out, with its suffix, when it is RZ and another component
-    /// prints (SM100/SM120 `LDG.256`/`STG.256`: `[UR2+0x20]` for `[RZ.64+UR2+0x20]`), where
-    /// other forms print it always (`[RZ.64+0x10]`, LDGSTS). Spelled `R?` (`R.64?`) in the
-    /// form token; learned from nvdisasm per form. Left out of the JSON when false.
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
-    pub reg_elided: bool,
-    pub ureg: bool,
-    /// The uniform register is left out when it is URZ and another component prints
-    /// (`c[0x0][0x358]` for `c[0x0][URZ+0x358]`, but `c[0x0][URZ]`; LDCU, LDTRAM), where
-    /// other forms print it always (`[R2.64+URZ+0x10]`). Spelled `UR?` in the form token;
-    /// learned from nvdisasm per form. Left out of the JSON when false.
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
-    pub ureg_elided: bool,
-    pub imm: MemImm,
-    /// The immediate's scale, as a shift: `[R+I*32]` (STG.256 counts 32-byte units). Left
-    /// out of the JSON when 0, as on every page without one.
-    #[serde(skip_serializing_if = "is_zero")]
-    pub imm_shift: u8,
-}
-
-impl MemShape {
-    /// The form token: `[R+UR+I]`, `desc[UR][R.64+uI]`, `c[I][R+I]`, `a[UR+I]`, `[]`.
-    pub fn token(&self) -> String {
-        let space = match self.space {
-            MemSpaceKind::Plain => "",
-            MemSpaceKind::Desc => "desc[UR]",
-            MemSpaceKind::Attr => "a",
-            MemSpaceKind::Const => "c[I]",
-            MemSpaceKind::ConstX => "cx[UR]",
-            MemSpaceKind::Named(d) => d.prefix(),
-        };
-        let mut parts = vec![];
-        if self.reg {
-            parts.push(format!("R{}{}", self.reg_suffix.map(|s| format!(".{s}")).unwrap_or_default(), if self.reg_elided { "?" } else { "" }));
-        }
-        if self.ureg {
-            parts.push(if self.ureg_elided { "UR?" } else { "UR" }.into());
-        }
-        // `c[I][I]` and `cx[UR][I]` are the constant kinds (offsets in 4-byte words): a
-        // constant-space memory operand with a lone signed byte offset spells it `sI`.
-        let lone = matches!(self.space, MemSpaceKind::Const | MemSpaceKind::ConstX) && !self.reg && !self.ureg;
-        let scale = ImmMap { shift: self.imm_shift, offset: 0 }.token();
-        match self.imm {
-            MemImm::Absent => {}
-            MemImm::Signed if lone => parts.push(format!("sI{scale}")),
-            MemImm::Signed => parts.push(format!("I{scale}")),
-            MemImm::Unsigned => parts.push(format!("uI{scale}")),
-        }
-        format!("{space}[{}]", parts.join("+"))
-    }
-
-    /// Reads a form token; the message says what is wrong with a malformed one.
-    pub fn parse(t: &str) -> Result<MemShape, String> {
-        let named = crate::sass::Descriptor::ALL.map(|d| (d.prefix(), MemSpaceKind::Named(d)));
-        // `desc[UR][…]` before `desc[…]` alone.
-        let (space, rest) = [("desc[UR]", MemSpaceKind::Desc), ("cx[UR]", MemSpaceKind::ConstX), ("c[I]", MemSpaceKind::Const), ("a", MemSpaceKind::Attr)]
-            .into_iter()
-            .chain(named)
-            .chain([("", MemSpaceKind::Plain)])
-            .find_map(|(p, k)| t.strip_prefix(p).filter(|r| r.starts_with('[')).map(|r| (k, r)))
-            .ok_or_else(|| {
-                format!("memory operand '{t}' does not start with '[', 'desc[UR][', 'a[', 'c[I][', 'cx[UR][', 'desc[', 'gdesc[', 'idesc[' or 'tmem['")
-            })?;
-        let inner = rest.strip_prefix('[').and_then(|r| r.strip_suffix(']')).filter(|i| !i.contains(['[', ']']));
-        let inner = inner.ok_or_else(|| format!("memory operand '{t}': expected one '[…]' of components after the space"))?;
-        let mut shape = MemShape { space, reg: false, reg_suffix: None, reg_elided: false, ureg: false, ureg_elided: false, imm: MemImm::Absent, imm_shift: 0 };
-        let mut stage = 0;
-        for c in inner.split('+').filter(|_| !inner.is_empty()) {
-            let (c, scale) = c.find('*').map(|at| c.split_at(at)).unwrap_or((c, ""));
-            // `R?`, `R.64?`: a register left out at RZ.
-            let (c, elided) = match c.strip_suffix('?') {
-                Some(r) if r.starts_with('R') => (r, true),
-                _ => (c, false),
-            };
-            let (name, sfx) = c.split_once('.').map(|(n, s)| (n, Some(s))).unwrap_or((c, None));
-            if !scale.is_empty() {
-                let map = ImmMap::parse(scale).map_err(|e| format!("memory operand '{t}': {e}"))?;
-                if !matches!(name, "I" | "sI" | "uI") || map.offset != 0 {
-                    return Err(format!("memory operand '{t}': only the immediate takes a scale ('I*N'), not '{c}{scale}'"));
-                }
-                shape.imm_shift = map.shift;
-            }
-            let at = match name {
-                "R" => 0,
-                "UR" | "UR?" => 1,
-                "I" | "sI" | "uI" => 2,
-                _ => return Err(format!("memory operand '{t}': component '{c}' is not R, R.<suffix>, R?, UR, UR?, I, sI or uI")),
-            };
-            if at < stage {
-                return Err(format!("memory operand '{t}': component '{c}' out of order or repeated (R+UR+I, each at most once)"));
-            }
-            stage = at + 1;
-            // Only `R` gets here with `elided` (`RX?` is no component above).
-            shape.reg_elided |= elided;
-            match (name, sfx) {
-                ("R", None) => shape.reg = true,
-                ("R", Some(s)) => {
-                    let known = MEM_REG_SUFFIXES.iter().find(|k| **k == s);
-                    shape.reg_suffix = Some(known.ok_or_else(|| format!("memory operand '{t}': register suffix '.{s}' is not one of {MEM_REG_SUFFIXES:?}"))?);
-                    shape.reg = true;
-                }
-                (_, Some(_)) => return Err(format!("memory operand '{t}': only the register takes a suffix, not '{c}'")),
-                ("UR", None) => shape.ureg = true,
-                ("UR?", None) => (shape.ureg, shape.ureg_elided) = (true, true),
-                ("I" | "sI", None) => shape.imm = MemImm::Signed,
-                _ => shape.imm = MemImm::Unsigned,
-            }
-        }
-        if shape.slots() == 0 {
-            return Err(format!("memory operand '{t}' has no component (a page operand) at all"));
-        }
-        Ok(shape)
-    }
-
-    /// Page operands of the space (bank or register) and of each component, in order.
-    pub fn slots(&self) -> usize {
-        let space = usize::from(matches!(self.space, MemSpaceKind::Desc | MemSpaceKind::Const | MemSpaceKind::ConstX));
-        space + usize::from(self.reg) + usize::from(self.ureg) + usize::from(self.imm != MemImm::Absent)
-    }
-
-    /// What each page operand of the shape holds, in page order.
-    pub fn slot_roles(&self) -> Vec<MemSlot> {
-        let mut out = vec![];
-        if matches!(self.space, MemSpaceKind::Desc | MemSpaceKind::Const | MemSpaceKind::ConstX) {
-            out.push(MemSlot::Space);
-        }
-        if self.reg {
-            out.push(MemSlot::Reg);
-        }
-        if self.ureg {
-            out.push(MemSlot::UReg);
-        }
-        if self.imm != MemImm::Absent {
-            out.push(MemSlot::Imm);
-        }
-        out
-    }
-}
-
-/// What one page operand of a memory operand holds.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum MemSlot {
-    /// The bank (`c[I]`) or uniform register (`desc[UR]`, `cx[UR]`).
-    Space,
-    Reg,
-    UReg,
-    Imm,
-}
-
-fn is_zero(x: &u8) -> bool {
-    *x == 0
 }
 
 /// One operand of the form line; `c[I][I]` and `cx[UR][I]` print as two page operands, a
@@ -642,119 +351,6 @@ pub enum ModSlot {
     Flag { field: usize },
 }
 
-/// A page operand with no bits of its own: nvdisasm prints it as another page operand's
-/// field plus a constant, 0 in `BAR.SYNC R1, R1`, 2 in `SYNCS.CAS.64 UR4, [URZ], UR13,
-/// UR15`, 1 in `LDGSTS [R18+UR9], desc[UR10][…]`. The page says it on a `derived:` line
-/// (`derived: operand 3 = operand 2 + 2`). The zero register (the field's all-ones value)
-/// derives itself (`URZ, URZ`); any other source whose sum passes it is illegal (nvdisasm
-/// rejects UR254 plus 2, prints `UR253, URZ`).
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize)]
-pub struct Derived {
-    pub page_operand: usize,
-    /// The page operand whose field holds the value; it comes first in print order.
-    pub source: usize,
-    pub plus: u8,
-}
-
-impl Derived {
-    /// `operand 3 = operand 2 + 2`, as the `derived:` line spells it.
-    pub fn token(self) -> String {
-        format!("operand {} = operand {} + {}", self.page_operand, self.source, self.plus)
-    }
-
-    /// Reads [`Derived::token`]'s spelling; the message says what is malformed.
-    pub fn parse(t: &str) -> Result<Derived, String> {
-        let bad = || format!("derived operand '{t}' is not 'operand N = operand M + K' (M < N, K at most 255)");
-        let (lhs, rhs) = t.split_once('=').ok_or_else(bad)?;
-        let (src, plus) = rhs.split_once('+').ok_or_else(bad)?;
-        let num = |x: &str, pre: &str| x.trim().strip_prefix(pre).and_then(|n| n.trim().parse::<usize>().ok());
-        let (Some(page_operand), Some(source)) = (num(lhs, "operand"), num(src, "operand")) else { return Err(bad()) };
-        let plus: u8 = plus.trim().parse().map_err(|_| bad())?;
-        if source >= page_operand {
-            return Err(bad());
-        }
-        Ok(Derived { page_operand, source, plus })
-    }
-
-    /// The printed value for source field value `x` of a field whose all-ones value is
-    /// `max`; `None` where the sum passes the zero register (an illegal word).
-    pub fn value(plus: u8, x: u64, max: u64) -> Option<u64> {
-        match x.checked_add(u64::from(plus)) {
-            _ if x == max => Some(max),
-            Some(y) if y <= max => Some(y),
-            _ => None,
-        }
-    }
-}
-
-/// A page operand nvdisasm leaves out when its field is zero: `BAR.SYNC 0x1` for `BAR.SYNC
-/// 0x1, 0x0` (a thread count), `BRX R6` for `BRX R6 0x0` (an offset joined to its
-/// register), `BPT.TRAP` for `BPT.TRAP 0x0`. Every other value prints. The page says it on a
-/// `left out at zero:` line (`left out at zero: operand 2 joined`), `joined` when the
-/// operand prints after the one before it with a space, not a comma (the distilled line,
-/// the zero word's text, cannot show that).
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize)]
-pub struct LeftOutAtZero {
-    pub page_operand: usize,
-    pub joined: bool,
-}
-
-impl LeftOutAtZero {
-    /// `operand 2 joined`, `operand 1`: one entry of the `left out at zero:` line.
-    pub fn token(self) -> String {
-        format!("operand {}{}", self.page_operand, if self.joined { " joined" } else { "" })
-    }
-
-    /// Reads [`LeftOutAtZero::token`]'s spelling; the message says what is malformed.
-    pub fn parse(t: &str) -> Result<LeftOutAtZero, String> {
-        let bad = || format!("left-out operand '{t}' is not 'operand N' or 'operand N joined'");
-        let rest = t.trim().strip_prefix("operand").ok_or_else(bad)?.trim();
-        let (n, joined) = match rest.strip_suffix("joined") {
-            Some(n) => (n.trim(), true),
-            None => (rest, false),
-        };
-        let page_operand = n.parse::<usize>().map_err(|_| bad())?;
-        Ok(LeftOutAtZero { page_operand, joined })
-    }
-}
-
-/// A register or predicate page operand whose field nvdisasm prints inverted: the printed
-/// number is `2^width - 1 - field` (bitwise NOT), so field 0 prints the all-ones value
-/// (`PT`, left out; `RZ`). SM100/SM120 `LDG.256`'s last predicate: bits 87–89 = 1 print
-/// `P6`, 7 print `P0`, 0 `PT`; its `!` bit is plain. The page says it on an `inverted:`
-/// line (`inverted: operand 6`); the distilled line (the zero word's text) then leaves
-/// such a `P`/`UP` operand out, and the parser puts its `PT`/`UPT` back.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize)]
-pub struct Inverted {
-    pub page_operand: usize,
-}
-
-impl Inverted {
-    /// `operand 6`: one entry of the `inverted:` line.
-    pub fn token(self) -> String {
-        format!("operand {}", self.page_operand)
-    }
-
-    /// Reads [`Inverted::token`]'s spelling; the message says what is malformed.
-    pub fn parse(t: &str) -> Result<Inverted, String> {
-        Ok(Inverted { page_operand: page_operand_token(t, "inverted")? })
-    }
-
-    /// The printed number of field value `x` of a `width`-bit field, and back (its own
-    /// inverse).
-    pub fn apply(x: u64, width: u32) -> u64 {
-        x ^ u64::MAX.checked_shr(64 - width.min(64)).unwrap_or(0)
-    }
-}
-
-/// `operand N`, one entry of a line that lists page operands (`inverted:`, `illegal at all
-/// ones:`); `what` names the line's entries in the message.
-pub fn page_operand_token(t: &str, what: &str) -> Result<usize, String> {
-    let bad = || format!("{what} operand '{}' is not 'operand N'", t.trim());
-    let n = t.trim().strip_prefix("operand").ok_or_else(bad)?.trim();
-    n.parse::<usize>().map_err(|_| bad())
-}
-
 /// How one page operand prints.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct OperandSpec {
@@ -962,6 +558,7 @@ impl Spec {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::spec::token::*;
 
     #[test]
     fn memory_form_tokens_read_and_spell_back() {
@@ -1010,7 +607,7 @@ mod tests {
         assert!(r.reg && r.reg_elided && r.reg_suffix == Some("64"));
         assert_eq!((r.token(), OperandKind::Mem(r).key_token()), ("[R.64?+UR+I*32]".to_string(), "M_R_64_UR_I".to_string()));
         assert_eq!(MemShape::parse("[R?+UR]").unwrap().token(), "[R?+UR]");
-        assert!(MemShape::parse("[RX?+UR]").unwrap_err().contains("component 'RX' is not R, R.<suffix>, R?"));
+        assert!(MemShape::parse("[RX?+UR]").unwrap_err().to_string().contains("component 'RX' is not R, R.<suffix>, R?"));
     }
 
     #[test]
@@ -1023,7 +620,7 @@ mod tests {
         assert_eq!((bpt.apply(2), bpt.invert(5), bpt.invert(4)), (5, Some(2), None));
         assert_eq!(ImmMap { shift: 2, offset: 0 }.invert(-4), Some(-1));
         for bad in ["*3", "*1", "*4+4", "4", "*", "*2+x", "*8589934592"] {
-            assert!(ImmMap::parse(bad).unwrap_err().contains("is not '*N'"), "{bad}");
+            assert!(ImmMap::parse(bad).unwrap_err().to_string().contains("is not '*N'"), "{bad}");
         }
         assert_eq!(OperandKind::Imm(ImmMap { shift: 2, offset: 0 }).form_token(), "I*4");
         assert_eq!(OperandKind::Imm(bpt).key_token(), "I");
@@ -1048,9 +645,9 @@ mod tests {
         assert_eq!((m.imm_shift, m.token()), (5, "[R+UR+I*32]".to_string()));
         assert_eq!(MemShape::parse("a[uI*4]").unwrap().token(), "a[uI*4]");
         assert_eq!(OperandKind::Mem(MemShape::parse("a[UR+uI*4]").unwrap()).key_token(), "M_a_UR_uI");
-        assert!(MemShape::parse("[R*4]").unwrap_err().contains("only the immediate takes a scale"));
+        assert!(MemShape::parse("[R*4]").unwrap_err().to_string().contains("only the immediate takes a scale"));
         // A memory offset takes no remainder: `+1` reads as a component.
-        assert!(MemShape::parse("[R+I*2+1]").unwrap_err().contains("component '1' is not R"));
+        assert!(MemShape::parse("[R+I*2+1]").unwrap_err().to_string().contains("component '1' is not R"));
     }
 
     #[test]
@@ -1059,7 +656,7 @@ mod tests {
         assert_eq!((d, d.token()), (Derived { page_operand: 4, source: 3, plus: 2 }, "operand 4 = operand 3 + 2".to_string()));
         assert_eq!(Derived::parse(" operand 1 =operand 0+ 0 ").unwrap().plus, 0);
         for bad in ["operand 1 = operand 1 + 0", "operand 1 = operand 0 - 1", "operand 1 = operand 0 + 300", "1 = 0 + 1", "operand 1 = operand 0"] {
-            assert!(Derived::parse(bad).unwrap_err().contains("is not 'operand N"), "{bad}");
+            assert!(Derived::parse(bad).unwrap_err().to_string().contains("is not 'operand N"), "{bad}");
         }
         // 8-bit field: URZ derives itself, UR253 + 2 is URZ, UR254 + 2 passes it (illegal).
         assert_eq!([0, 253, 254, 255].map(|x| Derived::value(2, x, 255)), [Some(2), Some(255), None, Some(255)]);
@@ -1099,7 +696,7 @@ mod tests {
             ("xdesc[UR]", "does not start with"),
             ("c[I][[R]]", "expected one '[…]'"),
         ] {
-            let e = MemShape::parse(t).unwrap_err();
+            let e = MemShape::parse(t).unwrap_err().to_string();
             assert!(e.contains(why), "{t}: {e}");
         }
     }

@@ -11,6 +11,7 @@ mod operands;
 mod order;
 
 use super::model::*;
+use super::token::*;
 use crate::sass;
 use crate::word::{BitSet, Word};
 use draft::*;
@@ -215,9 +216,9 @@ fn parse_form(s: &str) -> Result<Vec<OperandKind>, String> {
             "B" => Ok(OperandKind::Barrier),
             "SR" => Ok(OperandKind::Special),
             "N" => Ok(OperandKind::Name),
-            t if t.contains('[') => MemShape::parse(t).map(OperandKind::Mem),
-            t if t.starts_with('I') => ImmMap::parse(&t[1..]).map(OperandKind::Imm),
-            t if t.starts_with("F.") => FloatFormat::parse(&t[2..]).map(|f| OperandKind::Float(Some(f))),
+            t if t.contains('[') => MemShape::parse(t).map(OperandKind::Mem).map_err(String::from),
+            t if t.starts_with('I') => ImmMap::parse(&t[1..]).map(OperandKind::Imm).map_err(String::from),
+            t if t.starts_with("F.") => FloatFormat::parse(&t[2..]).map(|f| OperandKind::Float(Some(f))).map_err(String::from),
             t => Err(format!("unknown operand token '{t}'")),
         })
         .collect()
@@ -462,7 +463,7 @@ fn read_derived(p: &mut Lines) -> Result<Vec<Derived>, PageError> {
     p.next();
     let mut out: Vec<Derived> = vec![];
     for t in rest.split(',') {
-        let d = Derived::parse(t.trim()).or_else(|e| p.err(line, e))?;
+        let d = Derived::parse(t.trim()).or_else(|e| p.err(line, e.to_string()))?;
         if out.iter().any(|x| x.page_operand == d.page_operand) {
             return p.err(line, format!("operand {} is derived twice", d.page_operand));
         }
@@ -498,14 +499,14 @@ fn read_illegal_all_ones(p: &mut Lines) -> Result<Option<(usize, Vec<usize>)>, P
 fn read_operand_list<T>(
     p: &mut Lines,
     prefix: &str,
-    parse: impl Fn(&str) -> Result<T, String>,
+    parse: impl Fn(&str) -> Result<T, TokenError>,
     page_operand: impl Fn(&T) -> usize,
 ) -> Result<Option<(usize, Vec<T>)>, PageError> {
     let Some((line, rest)) = p.peek().and_then(|(l, t)| t.trim_start().strip_prefix(prefix).map(|r| (l, r.to_string()))) else { return Ok(None) };
     p.next();
     let mut out: Vec<T> = vec![];
     for t in rest.split(',') {
-        let x = parse(t).or_else(|e| p.err(line, e))?;
+        let x = parse(t).or_else(|e| p.err(line, e.to_string()))?;
         let po = page_operand(&x);
         if out.iter().any(|y| page_operand(y) >= po) {
             return p.err(line, format!("{prefix} operand {po} is named twice or out of order"));
