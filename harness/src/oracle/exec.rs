@@ -123,7 +123,7 @@ pub fn thread_inputs(e: &PlanEntry, input: &[u8], thread: usize, in_stride: u32,
 pub fn entry_instruction(codec: &Codec, e: &PlanEntry) -> Result<Instruction, String> {
     let w = e.base_word.as_deref().unwrap_or(&e.word);
     let w = Word::parse_hex(w).ok_or_else(|| format!("plan word '{w}' is not hex"))?;
-    crate::semantics::instruction(codec, Arch(e.arch), w)
+    crate::semantics::instruction(codec, Arch(e.arch), w).map_err(|e| e.to_string())
 }
 
 /// Compare one entry's outputs over every thread of a batch with the model: a finding

@@ -355,14 +355,16 @@ pub fn ranges(xs: impl IntoIterator<Item = usize>) -> String {
 }
 
 /// The indices below `limit` that [`ranges`] wrote.
-pub fn parse_ranges(s: &str, limit: usize) -> Result<Vec<usize>, String> {
+pub fn parse_ranges(s: &str, limit: usize) -> Result<Vec<usize>, StoredError> {
     let mut out = vec![];
     for part in s.split(',').map(str::trim).filter(|t| !t.is_empty()) {
         let (a, b) = part.split_once("..").unwrap_or((part, part));
-        let n = |x: &str| x.trim().parse::<usize>().ok().filter(|&n| n < limit).ok_or_else(|| format!("'{part}' is not an index or range below {limit}"));
+        let n = |x: &str| {
+            x.trim().parse::<usize>().ok().filter(|&n| n < limit).ok_or_else(|| bad(format!("'{part}'"), format!("not an index or range below {limit}")))
+        };
         let (a, b) = (n(a)?, n(b)?);
         if a > b {
-            return Err(format!("'{part}' runs backwards"));
+            return Err(bad(format!("'{part}'"), "runs backwards"));
         }
         out.extend(a..=b);
     }
@@ -401,10 +403,11 @@ impl SlotId {
             SlotId::Fixed(t) => t.clone(),
         }
     }
-    pub fn parse(t: &str) -> Result<SlotId, String> {
+    /// Reads [`SlotId::token`]'s spelling.
+    pub fn parse(t: &str) -> Result<SlotId, StoredError> {
         match t.strip_prefix('@') {
-            Some(b) => b.parse::<u8>().ok().filter(|&b| b < 128).map(SlotId::FieldAt).ok_or_else(|| format!("'{t}' is not @bit (0..127)")),
-            None if t.is_empty() => Err("an empty modifier slot".into()),
+            Some(b) => b.parse::<u8>().ok().filter(|&b| b < 128).map(SlotId::FieldAt).ok_or_else(|| bad(format!("'{t}'"), "not @bit (0..127)")),
+            None if t.is_empty() => Err(bad("modifier slot", "empty")),
             None => Ok(SlotId::Fixed(t.to_string())),
         }
     }
@@ -481,7 +484,7 @@ impl StoredControl {
             }
         }
         let set = |name: &str, s: &str, n: usize| -> Result<Vec<bool>, StoredError> {
-            let on = parse_ranges(s, n).map_err(|e| bad(name, e))?;
+            let on = parse_ranges(s, n).map_err(|e| bad(name, e.to_string()))?;
             Ok((0..n).map(|i| on.contains(&i)).collect())
         };
         let barrier_legal = set("legal barriers", &self.legal_barriers, BARRIER_VALUES)?;
@@ -528,7 +531,7 @@ impl StoredForm {
     /// The conventions this form and its control table say.
     pub fn conventions(&self, control: &StoredControl) -> Result<FormConventions, StoredError> {
         let c = control.tables()?;
-        let modifier_order = self.order.iter().map(|t| SlotId::parse(t).map_err(|e| bad("order", e))).collect::<Result<_, _>>()?;
+        let modifier_order = self.order.iter().map(|t| SlotId::parse(t).map_err(|e| bad("order", e.to_string()))).collect::<Result<_, _>>()?;
         let aliases = self
             .aliases
             .iter()
@@ -537,7 +540,7 @@ impl StoredForm {
                 Ok(Alias { regs: a.regs.clone(), rz: a.rz.clone(), imm, token: a.token.clone(), at: a.at })
             })
             .collect::<Result<_, StoredError>>()?;
-        let space_bits = parse_ranges(&self.space_bits, 128).map_err(|e| bad("space bits", e))?.into_iter().map(|b| b as u8).collect();
+        let space_bits = parse_ranges(&self.space_bits, 128).map_err(|e| bad("space bits", e.to_string()))?.into_iter().map(|b| b as u8).collect();
         Ok(FormConventions {
             modifier_order,
             signed_imm: self.signed,
@@ -644,8 +647,8 @@ mod tests {
             assert_eq!(parse_ranges(&ranges(xs.clone()), 64).unwrap(), xs);
         }
         assert_eq!(ranges([5, 1, 2, 3]), "1..3,5");
-        assert!(parse_ranges("3..1", 64).unwrap_err().contains("backwards"));
-        assert!(parse_ranges("64", 64).unwrap_err().contains("below 64"));
+        assert!(parse_ranges("3..1", 64).unwrap_err().to_string().contains("backwards"));
+        assert!(parse_ranges("64", 64).unwrap_err().to_string().contains("below 64"));
     }
 
     /// A DFMA-like table: `.reuse` on operands 1 and 2 in rows 1 and 2 where yield is set

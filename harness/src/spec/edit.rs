@@ -94,10 +94,10 @@ impl Layout {
         Layout { owners, names: v.fields.iter().map(|f| f.name.clone()).collect() }
     }
 
-    fn apply(&mut self, e: &Edit) -> Result<(), String> {
+    fn apply(&mut self, e: &Edit) -> Result<(), LayoutClash> {
         match e {
             Edit::FieldBits { field, bits, .. } => {
-                let id = self.names.iter().position(|n| n == field).ok_or_else(|| format!("no field '{field}'"))?;
+                let id = self.names.iter().position(|n| n == field).ok_or_else(|| LayoutClash::NoField(field.clone()))?;
                 for o in self.owners.iter_mut().filter(|o| **o == Owner::Field(id)) {
                     *o = Owner::Fixed(false);
                 }
@@ -107,18 +107,18 @@ impl Layout {
             }
             Edit::FixedToFlag { bit, name, .. } => {
                 if !matches!(self.owners[*bit as usize], Owner::Fixed(_)) {
-                    return Err(format!("bit {bit} is not fixed"));
+                    return Err(LayoutClash::NotFixed(*bit));
                 }
                 self.names.push(name.clone());
                 self.owners[*bit as usize] = Owner::Field(self.names.len() - 1);
             }
             Edit::FixedBit { bit, value, .. } => match self.owners[*bit as usize] {
                 Owner::Fixed(_) => self.owners[*bit as usize] = Owner::Fixed(*value),
-                Owner::Field(_) => return Err(format!("bit {bit} is a field's, not fixed")),
+                Owner::Field(_) => return Err(LayoutClash::NotFixed(*bit)),
             },
             Edit::RenameFlag { bit, to, .. } => match self.owners[*bit as usize] {
                 Owner::Field(id) => self.names[id] = to.clone(),
-                Owner::Fixed(_) => return Err(format!("bit {bit} is fixed, not a flag")),
+                Owner::Fixed(_) => return Err(LayoutClash::NotAFlag(*bit)),
             },
             _ => {}
         }
@@ -142,8 +142,8 @@ fn index_row() -> String {
     (0..64).map(|i| (i % 8).to_string()).collect::<Vec<_>>().join("\t")
 }
 
-fn variant_of<'p>(page: &'p Page, key: &str) -> Result<&'p Variant, String> {
-    page.variants.iter().find(|v| v.key == key).ok_or_else(|| format!("{}: no variant '{key}'", page.file))
+fn variant_of<'p>(page: &'p Page, key: &str) -> Result<&'p Variant, EditError> {
+    page.variants.iter().find(|v| v.key == key).ok_or_else(|| EditError::NoVariant { file: page.file.clone(), variant: key.to_string() })
 }
 
 fn edit_variant(e: &Edit) -> &str {
@@ -164,9 +164,31 @@ fn edit_variant(e: &Edit) -> &str {
 /// Replacement lines by 1-based line number (one line may become several).
 type Lines = BTreeMap<usize, Vec<String>>;
 
-fn table_edit(v: &Variant, e: &Edit, out: &mut Lines) -> Result<(), String> {
+/// Edits that do not fit the page they are for (a correction proposed for another page).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum EditError {
+    #[error("{file}: no variant '{variant}'")]
+    NoVariant { file: String, variant: String },
+    #[error("{variant}: no table '{table}'")]
+    NoTable { variant: String, table: String },
+    #[error("{variant}: {clash}")]
+    Layout { variant: String, clash: LayoutClash },
+}
+
+/// A layout edit that the variant's bit layout contradicts.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum LayoutClash {
+    #[error("no field '{0}'")]
+    NoField(String),
+    #[error("bit {0} is a field's, not fixed")]
+    NotFixed(u8),
+    #[error("bit {0} is fixed, not a flag")]
+    NotAFlag(u8),
+}
+
+fn table_edit(v: &Variant, e: &Edit, out: &mut Lines) -> Result<(), EditError> {
     let Edit::RowName { table, value, width, name, .. } = e else { return Ok(()) };
-    let t = v.tables.iter().find(|t| &t.title == table).ok_or_else(|| format!("{}: no table '{table}'", v.key))?;
+    let t = v.tables.iter().find(|t| &t.title == table).ok_or_else(|| EditError::NoTable { variant: v.key.clone(), table: table.clone() })?;
     let line = format!("{:0w$b}\t{name}", value, w = *width as usize);
     match t.rows.iter().find(|r| r.value == *value) {
         Some(r) => {
@@ -183,9 +205,9 @@ fn table_edit(v: &Variant, e: &Edit, out: &mut Lines) -> Result<(), String> {
 
 /// Rewrites or removes a whole table: its title line through its last row (and, when it
 /// goes, the blank line before it).
-fn table_rewrite(v: &Variant, e: &Edit, out: &mut Lines) -> Result<(), String> {
+fn table_rewrite(v: &Variant, e: &Edit, out: &mut Lines) -> Result<(), EditError> {
     let (Edit::Table { table, .. } | Edit::RemoveTable { table, .. }) = e else { return Ok(()) };
-    let t = v.tables.iter().find(|t| &t.title == table).ok_or_else(|| format!("{}: no table '{table}'", v.key))?;
+    let t = v.tables.iter().find(|t| &t.title == table).ok_or_else(|| EditError::NoTable { variant: v.key.clone(), table: table.clone() })?;
     let last = t.rows.iter().map(|r| r.line).max().unwrap_or(t.line);
     for l in t.line..=last {
         out.insert(l, vec![]);
@@ -205,13 +227,13 @@ fn table_rewrite(v: &Variant, e: &Edit, out: &mut Lines) -> Result<(), String> {
     Ok(())
 }
 
-fn variant_edits(v: &Variant, edits: &[&Edit], out: &mut Lines) -> Result<(), String> {
+fn variant_edits(v: &Variant, edits: &[&Edit], out: &mut Lines) -> Result<(), EditError> {
     let mut layout = Layout::of(v);
     let mut layout_changed = false;
     for e in edits {
         match e {
             Edit::FieldBits { .. } | Edit::FixedToFlag { .. } | Edit::FixedBit { .. } | Edit::RenameFlag { .. } => {
-                layout.apply(e).map_err(|m| format!("{}: {m}", v.key))?;
+                layout.apply(e).map_err(|clash| EditError::Layout { variant: v.key.clone(), clash })?;
                 layout_changed = true;
             }
             Edit::RowName { .. } => table_edit(v, e, out)?,
@@ -237,7 +259,7 @@ fn variant_edits(v: &Variant, edits: &[&Edit], out: &mut Lines) -> Result<(), St
 }
 
 /// `text` (the page `page` was parsed from) with `edits` applied.
-pub fn apply(text: &str, page: &Page, edits: &[Edit]) -> Result<String, String> {
+pub fn apply(text: &str, page: &Page, edits: &[Edit]) -> Result<String, EditError> {
     let mut by_variant: BTreeMap<&str, Vec<&Edit>> = BTreeMap::new();
     for e in edits {
         by_variant.entry(edit_variant(e)).or_default().push(e);

@@ -87,7 +87,7 @@ pub fn operand_form_pairs(codec: &Codec) -> Vec<(usize, usize)> {
 /// What the register at operand `k` of the twin must hold: the partner's operand value,
 /// `k_param` standing for every constant-bank source (the template's `k`).
 pub fn pin_value(codec: &Codec, arch: Arch, partner: Word, k: usize, bits: u32, k_param: u64) -> Result<u64, String> {
-    let insn = crate::semantics::instruction(codec, arch, partner)?;
+    let insn = crate::semantics::instruction(codec, arch, partner).map_err(|e| e.to_string())?;
     let op = insn.operands.get(k).ok_or_else(|| format!("{insn}: no operand {k}"))?;
     let mut inputs = Inputs::default();
     let off = super::template::const_input_offset(arch) as i64;
