@@ -44,7 +44,14 @@ macro_rules! failure_from {
     };
 }
 
-failure_from!(crate::budget::BudgetError, crate::fix::FixError, crate::semantics::ModelError, std::io::Error);
+failure_from!(
+    crate::budget::BudgetError,
+    crate::discover::sweep::SweepError,
+    crate::fix::FixError,
+    crate::realcode::RealCodeError,
+    crate::semantics::ModelError,
+    std::io::Error,
+);
 
 /// A command's result.
 pub type Result<T = ()> = std::result::Result<T, Failure>;
