@@ -18,27 +18,105 @@ pub enum Edit {
     /// The field named `field` (as the page writes it) occupies exactly `bits` (value bits
     /// in increasing bit order); bits it gives up become fixed 0, bits it takes stop being
     /// fixed or another field's.
-    FieldBits { variant: String, field: String, bits: Vec<u8> },
+    FieldBits {
+        /// The key of the variant it edits.
+        variant: String,
+        /// The field's name as the page writes it (`operand 2`).
+        field: String,
+        /// The bits it occupies, value bits in increasing bit order.
+        bits: Vec<u8>,
+    },
     /// A bit the page calls fixed is a one-bit field named `name` (`cABS`, `cNEG`, …).
-    FixedToFlag { variant: String, bit: u8, name: String },
+    FixedToFlag {
+        /// The key of the variant it edits.
+        variant: String,
+        /// The bit (0–127).
+        bit: u8,
+        /// The new field's name.
+        name: String,
+    },
     /// The fixed bit `bit` has the value `value` (an opcode bit the page gets wrong).
-    FixedBit { variant: String, bit: u8, value: bool },
+    FixedBit {
+        /// The key of the variant it edits.
+        variant: String,
+        /// The bit (0–127).
+        bit: u8,
+        /// Its value (`true`: 1).
+        value: bool,
+    },
     /// The one-bit field at `bit` is named `to`, not `from` (e.g. `cABS` ↔ `cNEG`).
-    RenameFlag { variant: String, bit: u8, from: String, to: String },
+    RenameFlag {
+        /// The key of the variant it edits.
+        variant: String,
+        /// The bit (0–127).
+        bit: u8,
+        /// The name the page gives it.
+        from: String,
+        /// The right name.
+        to: String,
+    },
     /// Row `value` of the table titled `table` is named `name` (added when the page omits it).
-    RowName { variant: String, table: String, value: u64, width: u32, from: Option<String>, name: String },
+    RowName {
+        /// The key of the variant it edits.
+        variant: String,
+        /// The table's title (`Modifier Group 1`).
+        table: String,
+        /// The row's field value.
+        value: u64,
+        /// The table's row width in bits: how many binary digits the row is written with.
+        width: u32,
+        /// The name the page gives the row; `None` when the page leaves the row out.
+        from: Option<String>,
+        /// The right name.
+        name: String,
+    },
     /// The table titled `table` is rewritten with rows of `width` bits (value, name): what
     /// a field that takes over another's bits needs.
-    Table { variant: String, table: String, width: u32, rows: Vec<(u64, String)> },
+    Table {
+        /// The key of the variant it edits.
+        variant: String,
+        /// The table's title (`Modifier Group 1`), kept.
+        table: String,
+        /// The new rows' width in bits.
+        width: u32,
+        /// The new rows, (value, name) each, in the order written.
+        rows: Vec<(u64, String)>,
+    },
     /// The table titled `table` goes (its field's bits went to another field).
-    RemoveTable { variant: String, table: String },
+    RemoveTable {
+        /// The key of the variant it edits.
+        variant: String,
+        /// The table's title.
+        table: String,
+    },
     /// The variant heading is `to`, not `from` (e.g. `I2F.???0` → `I2F`).
-    Heading { variant: String, from: String, to: String },
+    Heading {
+        /// The key of the variant it edits.
+        variant: String,
+        /// The heading the page has.
+        from: String,
+        /// The right heading.
+        to: String,
+    },
     /// The `distilled:` line is `to`, not `from`.
-    Distilled { variant: String, from: String, to: String },
+    Distilled {
+        /// The key of the variant it edits.
+        variant: String,
+        /// The text after `distilled:` on the page.
+        from: String,
+        /// The right text.
+        to: String,
+    },
     /// The form's printing conventions are these (stored in the page folder's
     /// `conventions.json`, not in the page text: see [`super::conventions`]).
-    Conventions { variant: String, form: super::conventions::StoredForm, control: super::conventions::StoredControl },
+    Conventions {
+        /// The key of the variant it edits.
+        variant: String,
+        /// The form's entry in the file's `forms`.
+        form: super::conventions::StoredForm,
+        /// Its control table, stored under the id `form.control` names.
+        control: super::conventions::StoredControl,
+    },
 }
 
 impl Edit {
@@ -167,21 +245,43 @@ type Lines = BTreeMap<usize, Vec<String>>;
 /// Edits that do not fit the page they are for (a correction proposed for another page).
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum EditError {
+    /// The page has no variant with the edit's key.
     #[error("{file}: no variant '{variant}'")]
-    NoVariant { file: String, variant: String },
+    NoVariant {
+        /// The page's file name.
+        file: String,
+        /// The key the edit names.
+        variant: String,
+    },
+    /// The variant has no table with the edit's title.
     #[error("{variant}: no table '{table}'")]
-    NoTable { variant: String, table: String },
+    NoTable {
+        /// The variant's key.
+        variant: String,
+        /// The title the edit names.
+        table: String,
+    },
+    /// A layout edit the variant's layout contradicts.
     #[error("{variant}: {clash}")]
-    Layout { variant: String, clash: LayoutClash },
+    Layout {
+        /// The variant's key.
+        variant: String,
+        /// How it contradicts it.
+        clash: LayoutClash,
+    },
 }
 
 /// A layout edit that the variant's bit layout contradicts.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum LayoutClash {
+    /// No field has the name an [`Edit::FieldBits`] gives (that name).
     #[error("no field '{0}'")]
     NoField(String),
+    /// The bit an [`Edit::FixedToFlag`] or [`Edit::FixedBit`] names is a field's (that
+    /// bit).
     #[error("bit {0} is a field's, not fixed")]
     NotFixed(u8),
+    /// The bit an [`Edit::RenameFlag`] names is fixed (that bit).
     #[error("bit {0} is fixed, not a flag")]
     NotAFlag(u8),
 }

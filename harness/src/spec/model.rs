@@ -4,6 +4,8 @@ use super::token::{Derived, FloatFormat, ImmMap, Inverted, MemShape, MemSlot};
 use crate::word::{BitSet, Word};
 use serde::Serialize;
 
+/// An architecture by its SM number: `Arch(90)` is SM90 (H100), `Arch(100)` SM100,
+/// `Arch(120)` SM120. Displays as nvdisasm names it (`SM90`).
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 pub struct Arch(pub u32);
 
@@ -81,6 +83,8 @@ impl Serialize for OperandKind {
 }
 
 impl OperandKind {
+    /// The token the form line spells this kind with, as the parser reads it back: `R`,
+    /// `I*4`, `F.BF16`, `c[I][I]`, `REL`, `REL*1`, `desc[UR][R.64+I]`.
     pub fn form_token(self) -> std::borrow::Cow<'static, str> {
         std::borrow::Cow::Borrowed(match self {
             OperandKind::Mem(m) => return m.token().into(),
@@ -112,10 +116,12 @@ impl OperandKind {
         }
     }
 
+    /// An integer immediate `I`, of any scale (a branch target `REL` is not one).
     pub fn is_imm(self) -> bool {
         matches!(self, OperandKind::Imm(_))
     }
 
+    /// A floating immediate `F`, of any format.
     pub fn is_float(self) -> bool {
         matches!(self, OperandKind::Float(_))
     }
@@ -173,14 +179,24 @@ impl OperandKind {
     }
 }
 
+/// A control-bit field, by the name the page's layout gives it (bits 105–125 on the seed
+/// pages). These labels are the page generator's assumptions: printing conventions are
+/// learned by bit position, not from them (see [`crate::spec::conventions`]).
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Control {
+    /// `stall`: stall cycles (4 bits, 105–108 on the seeds).
     Stall,
+    /// `y`: the yield bit (109 on the seeds).
     Yield,
+    /// `r-bar`: the scoreboard barrier a read sets (3 bits, 110–112; 7 sets none).
     ReadBarrier,
+    /// `w-bar`: the scoreboard barrier a write sets (3 bits, 113–115; 7 sets none).
     WriteBarrier,
+    /// `b-mask`: the barriers to wait on, one bit each (6 bits, 116–121).
     WaitMask,
+    /// `reuse`: the operand reuse flags (4 bits, 122–125); with stall and yield they index
+    /// nvdisasm's "opex" table, which says where `.reuse` prints.
     Reuse,
 }
 
@@ -200,6 +216,7 @@ pub enum FlagRole {
     Modifier,
 }
 
+/// What a layout field is, read off its name on the page (in JSON, tagged by `kind`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum FieldKind {
@@ -207,31 +224,45 @@ pub enum FieldKind {
     Pred,
     /// `operand N`: page operand N (see [`Variant::operands`]).
     Operand {
+        /// The `N` of `operand N`.
         page_operand: usize,
     },
     /// `modi N`: Modifier Group N.
     Group {
+        /// The `N` of `modi N`: its table is titled `Modifier Group N`.
         group: u32,
     },
     /// plain `modi`: the k-th such span belongs to the k-th "Operand K Modifiers" table.
+    /// A span named `operand K modi` names its table itself (HFMA2's bits 60, 61, 86).
     OperandModifier {
+        /// The `K` of the "Operand K Modifiers" table whose rows the field indexes.
         page_operand: usize,
     },
     /// A one-bit (or wider) named flag.
     Flag {
+        /// The cell's name as written (`cABS`, `SAT`, `H1`, `16x2`).
         name: String,
+        /// How it prints, from the name.
         role: FlagRole,
+        /// For an operand decoration (every role but [`FlagRole::Modifier`]): the first
+        /// page operand of the form operand it decorates, chosen by the
+        /// `flag-operand-assumed` rules. `None` for a modifier, and for a decoration with no
+        /// source operand to apply to (it is then not printed).
         page_operand: Option<usize>,
     },
+    /// A control-bit field (`stall`, `y`, `r-bar`, `w-bar`, `b-mask`, `reuse`).
     Control {
+        /// Which one.
         control: Control,
     },
 }
 
+/// One field of a variant's layout: a name and the bits its span(s) cover.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Field {
     /// The name as the page writes it (`operand 2`, `modi 1`, `cABS`).
     pub name: String,
+    /// What the name makes it.
     pub kind: FieldKind,
     /// Bit positions, least significant value bit first.
     pub bits: Vec<u8>,
@@ -258,9 +289,12 @@ impl Field {
             value
         }
     }
+    /// The field's width in bits (1 to 64).
     pub fn width(&self) -> u32 {
         self.bits.len() as u32
     }
+    /// The all-ones value `2^width - 1`: RZ (255) for an 8-bit register field, PT (7) for
+    /// a 3-bit predicate.
     pub fn max(&self) -> u64 {
         if self.bits.len() >= 64 {
             u64::MAX
@@ -268,19 +302,24 @@ impl Field {
             (1u64 << self.bits.len()) - 1
         }
     }
+    /// The field's bits as a set of word bits.
     pub fn mask(&self) -> BitSet {
         BitSet::from_bits(self.bits.iter().copied())
     }
+    /// Is it a control-bit field ([`FieldKind::Control`])?
     pub fn is_control(&self) -> bool {
         matches!(self.kind, FieldKind::Control { .. })
     }
 }
 
+/// What a table row's name is, from its spelling.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum RowKind {
     /// `(default)`: prints nothing.
     Default,
+    /// A name printed as written, one modifier token per `.`-separated part (`RM`,
+    /// `F16.U32`).
     Named,
     /// `INVALIDn`: the generator saw nvdisasm reject the value.
     Invalid,
@@ -288,11 +327,17 @@ pub enum RowKind {
     Unknown,
 }
 
+/// One row of a modifier table: `01<TAB>RM`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Row {
+    /// The field value, read from the binary column (`01` → 1).
     pub value: u64,
+    /// The name column as written (`RM`, `(default)`, `INVALID3`, `???2`).
     pub name: String,
+    /// What the name is.
     pub kind: RowKind,
+    /// The row's page line (where a [`RowName`](crate::spec::edit::Edit::RowName) edit
+    /// writes).
     pub line: usize,
 }
 
@@ -307,25 +352,44 @@ impl Row {
     }
 }
 
+/// Which field a table serves, read off its title (in JSON, tagged by `kind`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum TableId {
-    Group { group: u32 },
-    Operand { page_operand: usize },
+    /// `Modifier Group N`: the table of the `modi N` field.
+    Group {
+        /// The `N`.
+        group: u32,
+    },
+    /// `Operand K Modifiers`: the table of a plain `modi` (or `operand K modi`) field,
+    /// whose rows print as page operand K's suffixes, or as its name for an `SR`/`N`
+    /// operand.
+    Operand {
+        /// The `K`.
+        page_operand: usize,
+    },
 }
 
+/// A modifier table after a variant's layout: its title, then `Binary<TAB>Value` rows.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Table {
+    /// Which field it serves, from the title.
     pub id: TableId,
+    /// The title as written (`Modifier Group 1`, `Operand 3 Modifiers`): what edits name
+    /// the table by.
     pub title: String,
+    /// The rows' width in bits (the binary column's length, 1 to 16): its field's width.
     pub width: u32,
+    /// The rows in page order.
     pub rows: Vec<Row>,
     /// Values of `width` bits the table does not list.
     pub omitted: Vec<u64>,
+    /// The title's page line.
     pub line: usize,
 }
 
 impl Table {
+    /// The row listing field value `value`; `None` for an omitted value.
     pub fn row(&self, value: u64) -> Option<&Row> {
         self.rows.iter().find(|r| r.value == value)
     }
@@ -343,19 +407,32 @@ impl Table {
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum ModSlot {
     /// Text the heading carries (e.g. `???0` in `I2F.???0`), printed always.
-    Fixed { text: String },
-    /// Field index of a `modi N` field. `hidden_zero`: the zero row has a name, but the
-    /// distilled line does not print it separately, so value zero prints nothing.
-    Group { field: usize, hidden_zero: bool },
-    /// Field index of a modifier flag (`SAT`).
-    Flag { field: usize },
+    Fixed {
+        /// The modifier as the heading writes it, without its `.`.
+        text: String,
+    },
+    /// A `modi N` field: its table's row for the field's value prints here.
+    Group {
+        /// Index of the field in [`Variant::fields`].
+        field: usize,
+        /// The zero row has a name, but the distilled line does not print it separately,
+        /// so value zero prints nothing (rule `hidden-at-zero`).
+        hidden_zero: bool,
+    },
+    /// A modifier flag (`SAT`): its name prints here when the bit is set.
+    Flag {
+        /// Index of the flag's field in [`Variant::fields`].
+        field: usize,
+    },
 }
 
-/// How one page operand prints.
+/// How one form operand prints (from one or more page operands).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct OperandSpec {
+    /// The form token's kind (`R`, `c[I][I]`, a memory shape, …).
     pub kind: OperandKind,
-    /// Page operand numbers: one, or bank/register then offset.
+    /// Page operand numbers: one; bank or register then offset for `c[I][I]`/`cx[UR][I]`;
+    /// one per component of a memory operand ([`MemShape::slot_roles`]).
     pub page_operands: Vec<usize>,
     /// Field indices holding the value(s), in `page_operands` order (`None`: no bits, prints 0).
     /// A derived page operand's is its source's field (see [`OperandSpec::derived`]).
@@ -366,7 +443,9 @@ pub struct OperandSpec {
     pub derived: Vec<Option<u8>>,
     /// Field indices of operand-modifier tables printed as suffixes.
     pub suffix_fields: Vec<usize>,
+    /// `cABS`: the field index of the flag that prints `|…|` around the operand.
     pub abs_field: Option<usize>,
+    /// `cNEG`: the field index of the flag that prints `-` before the operand.
     pub neg_field: Option<usize>,
     /// `cNOT`: `!` before a predicate, `~` before any other operand (left out of the JSON
     /// when absent, as on every page without one).
@@ -392,8 +471,8 @@ pub struct OperandSpec {
     /// discovery (left out of the JSON when false).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub suffixes_after_bars: bool,
-    /// nvdisasm leaves the operand out when its field is zero (see [`LeftOutAtZero`]; left
-    /// out of the JSON when false).
+    /// nvdisasm leaves the operand out when its field is zero (see
+    /// [`LeftOutAtZero`](crate::spec::LeftOutAtZero); left out of the JSON when false).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub zero_omitted: bool,
 }
@@ -418,18 +497,34 @@ impl OperandSpec {
     }
 }
 
+/// One variant of a page (one form of the instruction), as the codec encodes, decodes,
+/// prints and assembles it: its head lines, its layout read into fields and fixed bits,
+/// its tables, and how each operand and modifier prints.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Variant {
+    /// The `key:` line (`DFMA_R_R_R_R`): unique per architecture among the pages loaded.
     pub key: String,
+    /// The page's architecture.
     pub arch: Arch,
+    /// The heading line as written: the mnemonic, with modifiers printed always where it
+    /// carries some (`I2F.???0`).
     pub heading: String,
+    /// The heading up to its first `.` (`I2F`): the page's instruction name.
     pub mnemonic: String,
+    /// The operand form line as written (`R,R,c[I][I],R`; `(none)` without operands).
     pub form: String,
+    /// How each form operand prints, one per form token, in print order.
     pub operands: Vec<OperandSpec>,
+    /// The `distilled:` line's text (`@P0 DFMA R0, R0, R0, R0 ;`): nvdisasm's text of the
+    /// variant with every field zero.
     pub distilled: String,
+    /// The distilled line's terminator (`;` or ` ;`): what the printer ends a line with
+    /// where no conventions say otherwise for the word's control bits.
     pub terminator: crate::sass::Terminator,
     /// Bits the page calls fixed, and their values.
     pub fixed_mask: BitSet,
+    /// The fixed bits' values (at `fixed_mask`'s positions; 0 elsewhere, and at inferred
+    /// bits).
     pub fixed_value: Word,
     /// Bits inferred rather than read (a dropped cell): fixed, but unconfirmed by the page.
     pub inferred: BitSet,
@@ -437,7 +532,10 @@ pub struct Variant {
     /// decodes whatever they hold; encoding writes `fixed_value`'s.
     #[serde(skip_serializing_if = "BitSet::is_empty_ref")]
     pub ignored: BitSet,
+    /// The layout's fields, in the order their names first appear from bit 0 up: a field
+    /// index (in [`ModSlot`], [`OperandSpec`], the codec's values) indexes this.
     pub fields: Vec<Field>,
+    /// The modifier tables, in page order.
     pub tables: Vec<Table>,
     /// Modifier print order, derived from the distilled line.
     pub modifiers: Vec<ModSlot>,
@@ -446,12 +544,16 @@ pub struct Variant {
     /// `MUFU.RSQ64H`'s the high half of a double. Empty on most pages.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub float_by: Vec<(String, FloatFormat)>,
+    /// The page's file name, as given to [`parse_page`](crate::spec::parse_page): its path
+    /// when loaded from disk, `builtin:sm90/…` for the built-in spec.
     pub file: String,
     /// The heading's line.
     pub line: usize,
-    /// Lines of the `distilled:` line and of the layout's four rows (index and content
-    /// for bits 0–63, then for 64–127): what `fix` rewrites.
+    /// The `distilled:` line's page line: what `fix` rewrites for an
+    /// [`Edit::Distilled`](crate::spec::edit::Edit::Distilled).
     pub distilled_line: usize,
+    /// The page lines of the layout's four rows (index and content for bits 0–63, then for
+    /// 64–127): what `fix` rewrites for a layout edit.
     pub layout_lines: [usize; 4],
     /// nvdisasm's printing conventions for this form, when its folder's
     /// [`conventions::FILE_NAME`](crate::spec::conventions::FILE_NAME) stores them: with
@@ -465,9 +567,12 @@ impl Variant {
     pub fn target_operands(&self) -> Vec<usize> {
         (0..self.operands.len()).filter(|&k| matches!(self.operands[k].kind, OperandKind::Target(_))).collect()
     }
+    /// The table with id `id`, if the page has one.
     pub fn table(&self, id: &TableId) -> Option<&Table> {
         self.tables.iter().find(|t| &t.id == id)
     }
+    /// The table of field index `field`: a `modi N` field's group table, a plain `modi`
+    /// field's operand table; `None` for any other field.
     pub fn field_table(&self, field: usize) -> Option<&Table> {
         match &self.fields[field].kind {
             FieldKind::Group { group } => self.table(&TableId::Group { group: *group }),
@@ -503,6 +608,8 @@ impl Variant {
         let f = &self.fields[field];
         self.derived_illegal(field, value) || (f.illegal_at_all_ones && value == f.max())
     }
+    /// The index of the first field the page names `name` (`operand 2`, `modi 1`; of a
+    /// repeated flag name such as `cABS`, the lowest).
     pub fn field_by_name(&self, name: &str) -> Option<usize> {
         self.fields.iter().position(|f| f.name == name)
     }
@@ -512,22 +619,38 @@ impl Variant {
     }
 }
 
+/// One parsed page: one instruction on one architecture, its variants, and the
+/// irregularities the parser repaired.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Page {
+    /// The name it was parsed under (see [`Variant::file`]).
     pub file: String,
+    /// The instruction name line (`DFMA`): every variant heading starts with it.
     pub instruction: String,
+    /// The description line as written (`FP64 Fused Mutiply Add`, as DFMA's seed page
+    /// spells it); `None` when the page has none (rule `missing-description`).
     pub description: Option<String>,
+    /// The architecture of the `9 variants on SM90 (H100)` line.
     pub arch: Arch,
+    /// The GPU that line names after the architecture, parentheses removed (`H100`);
+    /// `None` when it names none.
     pub gpu: Option<String>,
+    /// The variants in page order.
     pub variants: Vec<Variant>,
+    /// One per irregularity a rule repaired, in the order met.
     pub warnings: Vec<Diagnostic>,
 }
 
+/// A warning about a page: an irregularity one of the parser's rules repaired.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Diagnostic {
+    /// The page's file name.
     pub file: String,
+    /// The page line (1-based).
     pub line: usize,
+    /// The rule's name, one of [`rules`](crate::spec::parse::rules) (`dropped-cell`).
     pub rule: &'static str,
+    /// What the page had and what the parser did about it.
     pub message: String,
 }
 
@@ -540,16 +663,21 @@ impl std::fmt::Display for Diagnostic {
 /// Every variant of every page loaded, per architecture.
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct Spec {
+    /// The pages, in the order loaded ([`load`](crate::spec::load) sorts them by path).
     pub pages: Vec<Page>,
 }
 
 impl Spec {
+    /// Every variant, page by page, each page's in page order.
     pub fn variants(&self) -> impl Iterator<Item = &Variant> {
         self.pages.iter().flat_map(|p| p.variants.iter())
     }
+    /// The first variant with key `key`, whatever its architecture (a key may repeat
+    /// across architectures).
     pub fn variant(&self, key: &str) -> Option<&Variant> {
         self.variants().find(|v| v.key == key)
     }
+    /// Every page's warnings, page by page.
     pub fn warnings(&self) -> impl Iterator<Item = &Diagnostic> {
         self.pages.iter().flat_map(|p| p.warnings.iter())
     }

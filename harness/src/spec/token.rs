@@ -40,7 +40,10 @@ impl std::fmt::Display for TokenKind {
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("{kind} '{text}'{problem}")]
 pub struct TokenError {
+    /// What the token was read as.
     pub kind: TokenKind,
+    /// The text read: the whole token, but what follows `I` or `F.` for
+    /// [`TokenKind::ImmScale`] and [`TokenKind::FloatFormat`].
     pub text: String,
     /// The message's tail (`: component 'X' is not …`, ` is not 'operand N'`).
     problem: String,
@@ -84,11 +87,15 @@ pub enum MemSpaceKind {
 /// is the form's). Plain `I` is shift 0, offset 0.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash, Serialize)]
 pub struct ImmMap {
+    /// The scale as a power of two: the field counts units of `2^shift` (2 for `I*4`, at
+    /// most 32).
     pub shift: u8,
+    /// Added after scaling, below the scale (1 for `I*2+1`).
     pub offset: u8,
 }
 
 impl ImmMap {
+    /// Plain `I`: the printed number is the field value.
     pub const PLAIN: ImmMap = ImmMap { shift: 0, offset: 0 };
 
     /// `*4`, `*2+1` or nothing: what follows `I` in a form token.
@@ -169,8 +176,10 @@ impl FloatFormat {
         }
     }
 
+    /// Every format, in the order [`FloatFormat::parse`] tries them.
     pub const ALL: [FloatFormat; 4] = [FloatFormat::Single, FloatFormat::Half, FloatFormat::BFloat, FloatFormat::DoubleHigh];
 
+    /// Reads what follows `F.` in a form token (`BF16`; see [`FloatFormat::token`]).
     pub fn parse(t: &str) -> Result<FloatFormat, TokenError> {
         FloatFormat::ALL.into_iter().find(|f| f.token() == t).ok_or_else(|| TokenError::new(TokenKind::FloatFormat, t, " is not F16, BF16, F32 or F64"))
     }
@@ -180,8 +189,11 @@ impl FloatFormat {
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum MemImm {
+    /// No immediate component.
     Absent,
+    /// `I` (`sI` in a constant space): printed signed (`[R2+-0x10]`).
     Signed,
+    /// `uI`: printed unsigned.
     Unsigned,
 }
 
@@ -194,7 +206,9 @@ pub const MEM_REG_SUFFIXES: [&str; 5] = ["64", "U32", "X4", "X8", "X16"];
 /// immediate). Each component, and the space's bank or register, is one page operand.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct MemShape {
+    /// What stands before the brackets.
     pub space: MemSpaceKind,
+    /// It has a register component `R` (the first).
     pub reg: bool,
     /// A suffix the register always prints (one of [`MEM_REG_SUFFIXES`]).
     pub reg_suffix: Option<&'static str>,
@@ -204,6 +218,7 @@ pub struct MemShape {
     /// form token; learned from nvdisasm per form. Left out of the JSON when false.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub reg_elided: bool,
+    /// It has a uniform register component `UR` (after the register).
     pub ureg: bool,
     /// The uniform register is left out when it is URZ and another component prints
     /// (`c[0x0][0x358]` for `c[0x0][URZ+0x358]`, but `c[0x0][URZ]`; LDCU, LDTRAM), where
@@ -211,6 +226,7 @@ pub struct MemShape {
     /// learned from nvdisasm per form. Left out of the JSON when false.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub ureg_elided: bool,
+    /// Its immediate component (the last), if any, and how it prints.
     pub imm: MemImm,
     /// The immediate's scale, as a shift: `[R+I*32]` (STG.256 counts 32-byte units). Left
     /// out of the JSON when 0, as on every page without one.
@@ -341,8 +357,11 @@ impl MemShape {
 pub enum MemSlot {
     /// The bank (`c[I]`) or uniform register (`desc[UR]`, `cx[UR]`).
     Space,
+    /// The register component `R`.
     Reg,
+    /// The uniform register component `UR`.
     UReg,
+    /// The immediate component `I`/`uI`.
     Imm,
 }
 
@@ -358,9 +377,11 @@ pub(super) fn is_zero(x: &u8) -> bool {
 /// rejects UR254 plus 2, prints `UR253, URZ`).
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize)]
 pub struct Derived {
+    /// The derived page operand: the `N` of `operand N = operand M + K`.
     pub page_operand: usize,
     /// The page operand whose field holds the value; it comes first in print order.
     pub source: usize,
+    /// The constant `K` added to the source's field.
     pub plus: u8,
 }
 
@@ -403,7 +424,9 @@ impl Derived {
 /// the zero word's text, cannot show that).
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize)]
 pub struct LeftOutAtZero {
+    /// The immediate's page operand.
     pub page_operand: usize,
+    /// It prints after the operand before it with a space, not a comma (`BRX R6 -0x120`).
     pub joined: bool,
 }
 
@@ -434,6 +457,7 @@ impl LeftOutAtZero {
 /// such a `P`/`UP` operand out, and the parser puts its `PT`/`UPT` back.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize)]
 pub struct Inverted {
+    /// The register or predicate page operand printed inverted.
     pub page_operand: usize,
 }
 
