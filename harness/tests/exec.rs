@@ -234,8 +234,11 @@ fn time_limit_stops_cleanly_and_resume_finishes(out: &std::path::Path, runnable:
 #[test]
 fn gpu_exec_runs_words_on_the_device() {
     let require = std::env::var("SASS_HARNESS_REQUIRE_GPU").is_ok_and(|v| v == "1");
-    let why =
-        if !cuda::driver_present() { Some("no CUDA driver (libcuda cannot be loaded)".to_string()) } else { executor(None, &scratch("probe")).probe().err() };
+    let why = if !cuda::driver_present() {
+        Some("no CUDA driver (libcuda cannot be loaded)".to_string())
+    } else {
+        executor(None, &scratch("probe")).probe().err().map(|e| e.to_string())
+    };
     if let Some(why) = why {
         assert!(!require, "SASS_HARNESS_REQUIRE_GPU=1 but {why}");
         println!("skipped gpu_exec_runs_words_on_the_device: {why}");

@@ -48,6 +48,7 @@ failure_from!(
     crate::budget::BudgetError,
     crate::discover::sweep::SweepError,
     crate::fix::FixError,
+    crate::oracle::gpu::GpuError,
     crate::realcode::RealCodeError,
     crate::semantics::ModelError,
     std::io::Error,
