@@ -235,9 +235,10 @@ fn variant_index<'c>(codec: &Codec<'c>) -> std::collections::HashMap<(crate::spe
     codec.variants().iter().enumerate().map(|(i, v)| ((v.arch, v.key.as_str()), i)).collect()
 }
 
-/// nvdisasm alone on `batches` (from [`probe_words`]), sent as [`validate_pages`] sends
-/// them (architectures at once; in each, the random batch, then the structured one): the
-/// benchmark's baseline. Returns the number of words disassembled.
+/// nvdisasm alone on `batches` (from [`probe_words`]): architectures at once, in each
+/// the random batch, then the structured one (which validation sends with its learning
+/// words, before the random one): the benchmark's baseline. Returns the number of words
+/// disassembled.
 pub fn disassemble_only(nv: &Nvdisasm, batches: &[(String, Vec<Word>, Vec<Word>)]) -> Result<usize, NvdisasmError> {
     std::thread::scope(|s| {
         let hs: Vec<_> = batches
@@ -449,16 +450,16 @@ impl<'a> Group<'a> {
     fn random_batch(&self, st: &mut GroupState, conv: &Conventions) -> Result<Vec<Candidate>, NvdisasmError> {
         let random: Vec<&Probe> = st.runs.iter().flat_map(|r| &r.probes).filter(|p| p.kind == Kind::Random).collect();
         let (words, vis): (Vec<Word>, Vec<usize>) = random.iter().map(|p| (p.word, p.vi)).unzip();
-        let mut random_outs = self.disassemble(0, &words, &vis)?.into_iter();
+        let mut random_outs = self.disassemble(0, &words, &vis)?;
+        random_outs.resize_with(random.len(), missing_outcome);
         self.phase(&format!("{} random probes disassembled", random.len()));
+        let mut judged = self.judge_random(&random, &random_outs).into_iter().zip(random_outs);
         let mut cands = Candidates::default();
         for (ri, run) in st.runs.iter().enumerate() {
             for (pi, p) in run.probes.iter().enumerate().filter(|(_, p)| p.kind == Kind::Random) {
-                let o = random_outs.next().unwrap_or_else(missing_outcome);
-                let values = self.codec.extract(p.vi, p.word);
-                let j = self.analysis(p.vi).judge(p, &values, &o, None);
-                if let Judged::Minimize(elems) = &j {
-                    cands.add(ri, p.vi, values, elems, &o);
+                let Some(((j, values), o)) = judged.next() else { break };
+                if let (Judged::Minimize(elems), Some(values)) = (&j, values) {
+                    cands.add(ri, p.vi, *values, elems, &o);
                 }
                 st.verdicts[ri].insert(pi, j);
                 st.outs[ri][pi] = o;
@@ -469,6 +470,27 @@ impl<'a> Group<'a> {
         cands.sort_by(|a, b| (a.run, a.vi, &a.want).cmp(&(b.run, b.vi, &b.want)));
         self.phase(&format!("random probes judged; {} disagreements to minimize", cands.len()));
         Ok(cands)
+    }
+
+    /// Each random probe's verdict (and its values, for a disagreement to minimize),
+    /// judged on `nv.jobs` threads, each a contiguous share: in probe order, as one thread
+    /// would give them.
+    fn judge_random(&self, random: &[&Probe], outs: &[Outcome]) -> Vec<(Judged, Option<Box<Values>>)> {
+        let share = random.len().div_ceil(self.nv.jobs.max(1)).max(1);
+        let judge = |p: &Probe, o: &Outcome| {
+            let values = self.codec.extract(p.vi, p.word);
+            let j = self.analysis(p.vi).judge(p, &values, o, None);
+            let keep = matches!(j, Judged::Minimize(_)).then(|| Box::new(values));
+            (j, keep)
+        };
+        std::thread::scope(|s| {
+            let shares: Vec<_> = random
+                .chunks(share)
+                .zip(outs.chunks(share))
+                .map(|(ps, os)| s.spawn(move || ps.iter().zip(os).map(|(p, o)| judge(p, o)).collect::<Vec<_>>()))
+                .collect();
+            shares.into_iter().flat_map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p))).collect()
+        })
     }
 
     /// The random words past [`KEEP_RANDOM`] per variant, [`RANDOM_SLICE`] at a time
