@@ -17,6 +17,8 @@ use crate::sass::{Body, Instruction, MemSpace, Operand, Predicate};
 use crate::spec::{FieldKind, MemImm, MemShape, MemSlot, MemSpaceKind, ModSlot, OperandKind, OperandSpec, Row, RowKind, Table, Variant};
 use crate::word::Word;
 
+mod fast;
+
 pub const UNLISTED: &str = "UNLISTED";
 
 /// Tokens a table value prints (empty for `(default)`).
@@ -297,12 +299,15 @@ pub struct Printer<'c, 's> {
     codec: &'c super::Codec<'s>,
     /// One per codec variant.
     plans: Vec<PrintPlan>,
+    /// The forms compiled to print straight into a buffer ([`Printer::print_word_into`]).
+    compiled: fast::Compiled,
 }
 
 impl<'c, 's> Printer<'c, 's> {
     pub fn new(codec: &'c super::Codec<'s>) -> Printer<'c, 's> {
-        let plans = codec.variants().iter().map(|v| PrintPlan::new(v, v.conventions.as_deref(), true)).collect();
-        Printer { codec, plans }
+        let plans: Vec<PrintPlan> = codec.variants().iter().map(|v| PrintPlan::new(v, v.conventions.as_deref(), true)).collect();
+        let compiled = fast::Compiled::new(codec.variants(), &plans);
+        Printer { codec, plans, compiled }
     }
 
     /// [`print_word`] of variant `vi`.
@@ -317,17 +322,29 @@ impl<'c, 's> Printer<'c, 's> {
         print_planned(v, &self.plans[vi], values, None)
     }
 
-    /// [`Printer::print_word`]'s text appended to `out` (reuse one buffer for many words).
+    /// [`Printer::print_word`]'s text appended to `out`: the fast way to print many words
+    /// (reuse one buffer), written straight into `out` for most forms, without building
+    /// an [`Instruction`].
     pub fn print_word_into(&self, vi: usize, values: &Values, word: Word, out: &mut String) {
-        use std::fmt::Write;
-        // Writing to a String cannot fail.
-        let _ = write!(out, "{}", self.print_word(vi, values, word));
+        let v = self.codec.variant(vi);
+        self.print_planned_into(vi, values, v.conventions.as_deref().map(|c| (c, word)), out);
     }
 
     /// [`Printer::print`]'s text appended to `out`.
     pub fn print_into(&self, vi: usize, values: &Values, out: &mut String) {
-        use std::fmt::Write;
-        let _ = write!(out, "{}", self.print(vi, values));
+        self.print_planned_into(vi, values, None, out);
+    }
+
+    fn print_planned_into(&self, vi: usize, values: &Values, learned: Option<(&FormConventions, Word)>, out: &mut String) {
+        let (v, plan) = (self.codec.variant(vi), &self.plans[vi]);
+        match &self.compiled.forms[vi] {
+            Some(f) => self.compiled.print(f, v, plan, values, learned, out),
+            None => {
+                use std::fmt::Write;
+                // Writing to a String cannot fail.
+                let _ = write!(out, "{}", print_planned(v, plan, values, learned));
+            }
+        }
     }
 }
 
