@@ -744,7 +744,7 @@ mod tests {
         let (mut buf, mut stored) = (String::new(), 0);
         for (vi, v) in codec.variants().iter().enumerate() {
             stored += usize::from(v.conventions.is_some());
-            for _ in 0..8 {
+            for _ in 0..32 {
                 let values = crate::gen::random_values(v, &mut rng);
                 let w = codec.encode_unchecked(vi, &values);
                 buf.clear();
@@ -757,6 +757,10 @@ mod tests {
         }
         // The stored conventions were read: else this compares the page's printing only.
         assert!(stored > codec.variants().len() / 2, "{stored} of {} forms with conventions", codec.variants().len());
+        // And most forms printed by the compiled path: else this compares the general one with itself.
+        let compiled = printer.compiled.forms.iter().filter(|f| f.is_some()).count();
+        eprintln!("{compiled} of {} forms compiled", codec.variants().len());
+        assert!(compiled * 5 > codec.variants().len() * 4, "{compiled} of {} forms compiled", codec.variants().len());
     }
 
     fn fmt(double: bool) -> FloatFormat {

@@ -12,7 +12,7 @@
 //! (printed through [`super::operand`] into the same buffer).
 
 use super::super::bits::Values;
-use super::super::conventions::FormConventions;
+use super::super::conventions::{barrier_index, opex_index, wait_index, FormConventions};
 use super::{float_text, target_at_zero, FloatFormat, PrintPlan, Rows, DENSE_ROWS, UNLISTED};
 use crate::sass::{Body, Operand, Terminator};
 use crate::spec::{ImmMap, ModSlot, OperandKind, OperandSpec, RowKind, Variant};
@@ -23,6 +23,61 @@ use crate::word::Word;
 pub(super) struct Compiled {
     texts: String,
     pub(super) forms: Vec<Option<Form>>,
+    /// The forms' control tables, each once: forms share a few dozen per architecture, so
+    /// these stay in cache where each form's own copy would not.
+    controls: Vec<Control>,
+}
+
+/// What a form's stored conventions say of its control bits (see
+/// [`FormConventions::reuse_mask`] and [`FormConventions::terminator`]).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+struct Control {
+    /// Per opex index: the reuse mask (bits 0–7), `;` by the opex bits (bit 8) and whether
+    /// that is known (bit 9).
+    opex: Box<[u16]>,
+    /// Per barrier index: `;` by the barriers.
+    barriers: Box<[bool]>,
+    /// Per wait mask: `;` by the wait mask.
+    wait: Box<[bool]>,
+    space_bits: Box<[u8]>,
+}
+
+const OPEX_SEMICOLON: u16 = 1 << 8;
+const OPEX_KNOWN: u16 = 1 << 9;
+
+impl Control {
+    fn new(c: &FormConventions) -> Control {
+        let n = c.opex.len().max(c.opex_semicolon.len());
+        let opex = (0..n)
+            .map(|i| {
+                let mask = c.opex.get(i).copied().flatten().map_or(0, u16::from);
+                let semicolon = c.opex_semicolon.get(i).map_or(0, |&s| OPEX_KNOWN | if s { OPEX_SEMICOLON } else { 0 });
+                mask | semicolon
+            })
+            .collect();
+        Control {
+            opex,
+            barriers: c.terminator.iter().map(|&t| t == Terminator::Semicolon).collect(),
+            wait: c.wait_semicolon.clone().into(),
+            space_bits: c.space_bits.clone().into(),
+        }
+    }
+
+    fn reuse_mask(&self, w: Word) -> u8 {
+        self.opex.get(opex_index(w)).map_or(0, |&x| x as u8)
+    }
+
+    /// [`FormConventions::terminator`].
+    fn terminator(&self, w: Word) -> Option<Terminator> {
+        let by_barriers = *self.barriers.get(barrier_index(w))?;
+        let opex = self.opex.get(opex_index(w)).copied().unwrap_or(0);
+        let by_wait = *self.wait.get(wait_index(w))?;
+        if opex & OPEX_KNOWN == 0 {
+            return None;
+        }
+        let by_bits = !self.space_bits.iter().any(|&b| w.bit(b));
+        Some(if by_barriers && opex & OPEX_SEMICOLON != 0 && by_wait && by_bits { Terminator::Semicolon } else { Terminator::SpaceSemicolon })
+    }
 }
 
 /// A span of [`Compiled::texts`].
@@ -128,6 +183,8 @@ pub(super) struct Form {
     /// The architecture's uniform zero register ([`super::ureg`]).
     urz: u64,
     terminator: Terminator,
+    /// Its stored conventions' [`Control`] (none stored: `None`).
+    control: Option<u32>,
     signed_imm: bool,
     /// [`FormConventions::signed_imm_by`] with each bit's field.
     signed_by: Box<[(Option<u16>, u64, bool)]>,
@@ -135,9 +192,19 @@ pub(super) struct Form {
 
 impl Compiled {
     pub(super) fn new(variants: &[&Variant], plans: &[PrintPlan]) -> Compiled {
-        let mut c = Compiled { texts: String::new(), forms: Vec::with_capacity(variants.len()) };
+        let mut c = Compiled { texts: String::new(), forms: Vec::with_capacity(variants.len()), controls: vec![] };
+        let mut controls = std::collections::HashMap::new();
         for (v, plan) in variants.iter().zip(plans) {
-            let f = c.form(v, plan);
+            let mut f = c.form(v, plan);
+            if let (Some(f), Some(conventions)) = (&mut f, v.conventions.as_deref()) {
+                let control = Control::new(conventions);
+                let n = controls.len();
+                let at = *controls.entry(control.clone()).or_insert(n);
+                if at == n {
+                    c.controls.push(control);
+                }
+                f.control = u32::try_from(at).ok();
+            }
             c.forms.push(f);
         }
         c.texts.shrink_to_fit();
@@ -198,6 +265,7 @@ impl Compiled {
             const_spaced: plan.const_spaced,
             urz: u64::from(super::super::conventions::uniform_zero(v.arch)),
             terminator: v.terminator,
+            control: None,
             signed_imm: c.is_some_and(|c| c.signed_imm),
             signed_by,
         })
@@ -288,7 +356,9 @@ impl Compiled {
             None => f.mods.iter().for_each(|m| self.modifier(f, m, values, out)),
         }
         let signed_imm = learned.is_some() && signed_imm(f, values);
-        let mask = learned.map_or(0, |(c, w)| c.reuse_mask(w));
+        // The stored conventions' control table, as interned.
+        let control = learned.and_then(|(_, w)| Some((&self.controls[f.control? as usize], w)));
+        let mask = control.map_or(0, |(c, w)| c.reuse_mask(w));
         let mut first = true;
         for (k, o) in f.operands.iter().enumerate() {
             let reuse = k < 8 && mask >> k & 1 == 1;
@@ -310,7 +380,7 @@ impl Compiled {
             separator(&mut first, o.joined, out);
             self.operand_text(f, o, values, flags, reuse, signed_imm, out);
         }
-        let terminator = learned.and_then(|(c, w)| c.terminator(w)).unwrap_or(f.terminator);
+        let terminator = control.and_then(|(c, w)| c.terminator(w)).unwrap_or(f.terminator);
         out.push_str(match terminator {
             Terminator::SpaceSemicolon => " ;",
             Terminator::Semicolon => ";",
