@@ -12,7 +12,7 @@
 //! (printed through [`super::operand`] into the same buffer).
 
 use super::super::bits::Values;
-use super::super::conventions::{barrier_index, opex_index, wait_index, FormConventions};
+use super::super::conventions::{barrier_index, opex_index, wait_index, Alias, FormConventions, ImmClass};
 use super::{float_text, target_at_zero, FloatFormat, PrintPlan, Rows, DENSE_ROWS, UNLISTED};
 use crate::sass::{Body, Operand, Terminator};
 use crate::spec::{ImmMap, ModSlot, OperandKind, OperandSpec, RowKind, Variant};
@@ -188,6 +188,18 @@ pub(super) struct Form {
     signed_imm: bool,
     /// [`FormConventions::signed_imm_by`] with each bit's field.
     signed_by: Box<[(Option<u16>, u64, bool)]>,
+    /// [`FormConventions::aliases`]: where one may apply, the general path prints.
+    aliases: Box<[Alias]>,
+    /// The register fields of [`FormConventions::unnamed`]'s operands with their all-ones
+    /// value, at which the general path prints (`???255`).
+    unnamed: Box<[(u16, u64)]>,
+}
+
+/// Where a word's form is on the page, for what the compiled path leaves to the general one
+/// (read only then: the page is mostly not in cache).
+pub(super) struct Page<'a> {
+    pub(super) v: &'a Variant,
+    pub(super) plan: &'a PrintPlan,
 }
 
 impl Compiled {
@@ -229,7 +241,7 @@ impl Compiled {
     /// `v` compiled, or `None` where it takes the general path (see the module's docs).
     fn form(&mut self, v: &Variant, plan: &PrintPlan) -> Option<Form> {
         let c = v.conventions.as_deref();
-        if c.is_some_and(|c| !c.aliases.is_empty() || !c.unnamed.is_empty()) || !v.float_by.is_empty() || v.fields.len() > usize::from(u16::MAX) {
+        if !v.float_by.is_empty() || v.fields.len() > usize::from(u16::MAX) {
             return None;
         }
         let mut tables: Vec<TableText> = vec![];
@@ -268,6 +280,8 @@ impl Compiled {
             control: None,
             signed_imm: c.is_some_and(|c| c.signed_imm),
             signed_by,
+            aliases: c.map(|c| c.aliases.clone().into()).unwrap_or_default(),
+            unnamed: c.map(|c| unnamed_fields(v, c)).unwrap_or_default(),
         })
     }
 
@@ -335,6 +349,11 @@ impl Compiled {
     }
 }
 
+/// [`Form::unnamed`].
+fn unnamed_fields(v: &Variant, c: &FormConventions) -> Box<[(u16, u64)]> {
+    c.unnamed.iter().filter_map(|&k| v.operands.get(k)?.register_field()).map(|f| (f as u16, v.fields[f].max())).collect()
+}
+
 /// The decorations of one operand for these values.
 #[derive(Clone, Copy)]
 struct Flags {
@@ -346,23 +365,28 @@ struct Flags {
 }
 
 impl Compiled {
-    /// Appends the text of variant `v` (compiled as `f`, planned as `plan`) for `values`,
-    /// with `learned` conventions (none: the page's printing).
-    pub(super) fn print(&self, f: &Form, v: &Variant, plan: &PrintPlan, values: &Values, learned: Option<(&FormConventions, Word)>, out: &mut String) {
+    /// Appends the text of the form compiled as `f` (`page`: where it is on the page) for
+    /// `values`, with its stored conventions for `word` if `learned` (else the page's
+    /// printing); false, with nothing appended, where the general path is to print it.
+    pub(super) fn print<'a>(&self, f: &Form, page: impl Fn() -> Page<'a>, values: &Values, learned: Option<Word>, out: &mut String) -> bool {
+        let signed_imm = learned.is_some() && signed_imm(f, values);
+        if learned.is_some() && (f.unnamed.iter().any(|&(field, max)| values.get(usize::from(field)) == max) || alias_may_apply(f, values, signed_imm)) {
+            return false;
+        }
         self.guard(f, values, out);
         out.push_str(self.get(f.mnemonic));
         match learned.and(f.order.as_deref()) {
             Some(order) => order.iter().for_each(|&i| self.modifier(f, &f.mods[usize::from(i)], values, out)),
             None => f.mods.iter().for_each(|m| self.modifier(f, m, values, out)),
         }
-        let signed_imm = learned.is_some() && signed_imm(f, values);
         // The stored conventions' control table, as interned.
-        let control = learned.and_then(|(_, w)| Some((&self.controls[f.control? as usize], w)));
+        let control = learned.and_then(|w| Some((&self.controls[f.control? as usize], w)));
         let mask = control.map_or(0, |(c, w)| c.reuse_mask(w));
         let mut first = true;
         for (k, o) in f.operands.iter().enumerate() {
             let reuse = k < 8 && mask >> k & 1 == 1;
             if let Kind::General = o.kind {
+                let Page { v, plan } = page();
                 let mut op = super::operand(v, &v.operands[k], values, signed_imm, &[], plan.zero_offset.as_ref().map(|z| z[k]), Rows(plan.rows.as_deref()));
                 if gone_general(v, values, k, o, &op, learned.is_some()) {
                     continue;
@@ -386,6 +410,7 @@ impl Compiled {
             Terminator::Semicolon => ";",
             Terminator::Missing => "",
         });
+        true
     }
 
     /// The guard, `@!P3 `, unless it is PT (the last guard field that is not).
@@ -504,6 +529,37 @@ impl Compiled {
     }
 }
 
+/// Whether one of the form's aliases may apply ([`Alias::applies`] for the operands these
+/// values print; an operand the general path prints counts as one that may match).
+fn alias_may_apply(f: &Form, values: &Values, signed_imm: bool) -> bool {
+    let rz = |k: usize| match f.operands.get(k) {
+        Some(o @ FormOperand { kind: Kind::Reg, .. }) => Some(o.slots[0].map_or(0, |s| s.value(values)) as u16 == crate::sass::RZ),
+        Some(FormOperand { kind: Kind::General, .. }) => None,
+        _ => Some(false),
+    };
+    let imm = |k: usize, class: ImmClass| match f.operands.get(k) {
+        Some(o @ FormOperand { kind: Kind::Imm(m), .. }) => Some(ImmClass::of(imm_value(o, *m, values, signed_imm)) == class),
+        Some(FormOperand { kind: Kind::General, .. }) => None,
+        _ => Some(false),
+    };
+    f.aliases.iter().any(|a| {
+        let imm_ok = a.imm.map_or(Some(true), |(k, class)| imm(k, class));
+        let regs_ok = a.regs.iter().try_fold(true, |all, &k| Some(all && rz(k)? == a.rz.contains(&k)));
+        // Unknown (`None`) may apply.
+        imm_ok != Some(false) && regs_ok != Some(false)
+    })
+}
+
+/// The value an immediate operand prints.
+fn imm_value(o: &FormOperand, m: ImmMap, values: &Values, signed_imm: bool) -> i128 {
+    let x = o.slots[0].map_or(0, |s| s.value(values));
+    if signed_imm {
+        m.apply(super::signed(x, o.slots[0].map_or(0, |s| u32::from(s.width))).into())
+    } else {
+        m.apply(x.into())
+    }
+}
+
 /// `, ` between operands, ` ` before the first and a joined one.
 fn separator(first: &mut bool, joined: bool, out: &mut String) {
     out.push_str(if *first || joined { " " } else { ", " });
@@ -547,8 +603,7 @@ fn body(f: &Form, o: &FormOperand, values: &Values, signed_imm: bool, out: &mut 
     match o.kind {
         Kind::Reg => reg(out, fv(0) as u16),
         Kind::UReg => ureg(out, fv(0), f),
-        Kind::Imm(m) if signed_imm => push_hex_signed(out, m.apply(super::signed(fv(0), width(0)).into())),
-        Kind::Imm(m) => push_hex_signed(out, m.apply(fv(0).into())),
+        Kind::Imm(m) => push_hex_signed(out, imm_value(o, m, values, signed_imm)),
         Kind::Float(format) => out.push_str(&float_text(fv(0), format).1),
         Kind::Const => {
             out.push_str("c[");
@@ -637,4 +692,11 @@ fn push_hex_signed(out: &mut String, v: i128) {
     }
     out.push_str("0x");
     out.push_str(std::str::from_utf8(&buf[i..]).unwrap_or_default());
+}
+
+impl Form {
+    /// Whether the form has stored conventions (then it has a control table).
+    pub(super) fn has_conventions(&self) -> bool {
+        self.control.is_some()
+    }
 }
