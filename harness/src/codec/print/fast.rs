@@ -17,6 +17,7 @@ use super::{float_text, target_at_zero, FloatFormat, PrintPlan, Rows, DENSE_ROWS
 use crate::sass::{Body, Operand, Terminator};
 use crate::spec::{ImmMap, ModSlot, OperandKind, OperandSpec, RowKind, Variant};
 use crate::word::Word;
+use smallvec::SmallVec;
 
 /// Every form's compiled plan (`None`: printed by the general path) and the arena of the
 /// texts they print.
@@ -170,11 +171,12 @@ struct FormOperand {
 /// A compiled form.
 #[derive(Debug)]
 pub(super) struct Form {
-    guards: Box<[u16]>,
+    /// Inline, as every form reads them (a form's own allocations are cache misses).
+    guards: SmallVec<[u16; 2]>,
     uniform_guard: bool,
     mnemonic: Text,
     /// Page order.
-    mods: Box<[Mod]>,
+    mods: SmallVec<[Mod; 4]>,
     /// The learned print order ([`PrintPlan::order`]).
     order: Option<Box<[u16]>>,
     operands: Box<[FormOperand]>,
@@ -267,10 +269,10 @@ impl Compiled {
         let mnemonic = self.text(&[&v.mnemonic], false);
         let signed_by = c.map(|c| c.signed_imm_by.iter().zip(plan.signed_by.iter()).map(|(&(_, x, s), &f)| (f, x, s)).collect()).unwrap_or_default();
         Some(Form {
-            guards: plan.guards.clone(),
+            guards: plan.guards.iter().copied().collect(),
             uniform_guard: plan.uniform_guard,
             mnemonic,
-            mods: mods.into(),
+            mods: mods.into_iter().collect(),
             order: plan.order.clone(),
             operands: operands.into(),
             tables: tables.into(),
