@@ -15,9 +15,11 @@ use super::super::bits::Values;
 use super::super::conventions::{barrier_index, opex_index, wait_index, Alias, FormConventions, ImmClass};
 use super::{float_text, target_at_zero, FloatFormat, PrintPlan, Rows, DENSE_ROWS, UNLISTED};
 use crate::sass::{Body, Operand, Terminator};
-use crate::spec::{ImmMap, ModSlot, OperandKind, OperandSpec, RowKind, Variant};
+use crate::spec::{ImmMap, MemShape, ModSlot, OperandKind, OperandSpec, RowKind, Variant};
 use crate::word::Word;
 use smallvec::SmallVec;
+
+mod mem;
 
 /// Every form's compiled plan (`None`: printed by the general path) and the arena of the
 /// texts they print.
@@ -113,7 +115,6 @@ enum Mod {
 struct Slot {
     field: u16,
     width: u8,
-    max: u64,
     plus: Option<u8>,
 }
 
@@ -121,9 +122,18 @@ impl Slot {
     fn value(&self, values: &Values) -> u64 {
         let x = values.get(usize::from(self.field));
         match self.plus {
-            Some(plus) => crate::spec::Derived::value(plus, x, self.max).unwrap_or(self.max),
+            Some(plus) => crate::spec::Derived::value(plus, x, self.max()).unwrap_or(self.max()),
             None => x,
         }
+    }
+
+    /// The field's all-ones value (`Field::max`).
+    fn max(&self) -> u64 {
+        u64::MAX.checked_shr(64 - u32::from(self.width).min(64)).unwrap_or(0)
+    }
+
+    fn width(&self) -> u32 {
+        u32::from(self.width)
     }
 }
 
@@ -140,15 +150,19 @@ enum Kind {
     UPred,
     Barrier,
     Target(u8),
-    /// Memory and name operands: [`super::operand`]'s.
+    /// A memory operand (see [`mem`]) and whether a lone zero offset stands in for RZ
+    /// ([`super::zero_offset_stands_in`]).
+    Mem(MemShape, bool),
+    /// Name operands: [`super::operand`]'s.
     General,
 }
 
 #[derive(Debug)]
 struct FormOperand {
     kind: Kind,
-    /// Value slots (`None`: no bits, the value 0).
-    slots: [Option<Slot>; 2],
+    /// Value slots (`None`: no bits, the value 0): one, two for a constant, up to four
+    /// for a memory operand.
+    slots: [Option<Slot>; 4],
     abs: Option<u16>,
     neg: Option<u16>,
     not: Option<u16>,
@@ -264,7 +278,7 @@ impl Compiled {
         for (k, o) in v.operands.iter().enumerate() {
             let suffix_tables = o.suffix_fields.iter().map(|&f| Some((f as u16, table_of(self, f)?))).collect::<Option<_>>()?;
             let omitted = c.is_some_and(|c| c.omitted.contains(&k));
-            operands.push(self.operand(v, o, suffix_tables, omitted)?);
+            operands.push(self.operand(v, o, suffix_tables, omitted, plan.zero_offset.as_ref().map(|z| z[k]))?);
         }
         let mnemonic = self.text(&[&v.mnemonic], false);
         let signed_by = c.map(|c| c.signed_imm_by.iter().zip(plan.signed_by.iter()).map(|(&(_, x, s), &f)| (f, x, s)).collect()).unwrap_or_default();
@@ -306,7 +320,7 @@ impl Compiled {
         Some(by_value.into())
     }
 
-    fn operand(&mut self, v: &Variant, o: &OperandSpec, tables: Box<[(u16, u16)]>, omitted: bool) -> Option<FormOperand> {
+    fn operand(&mut self, v: &Variant, o: &OperandSpec, tables: Box<[(u16, u16)]>, omitted: bool, zero_offset: Option<bool>) -> Option<FormOperand> {
         let kind = match o.kind {
             OperandKind::Reg => Kind::Reg,
             OperandKind::UReg => Kind::UReg,
@@ -318,14 +332,18 @@ impl Compiled {
             OperandKind::UPred => Kind::UPred,
             OperandKind::Barrier => Kind::Barrier,
             OperandKind::Target(s) => Kind::Target(s),
-            OperandKind::Mem(_) | OperandKind::Special | OperandKind::Name => Kind::General,
+            // Its slots are its roles' (see `mem::parts`).
+            OperandKind::Mem(m) if m.slot_roles().len() == o.value_fields.len() => Kind::Mem(m, zero_offset?),
+            OperandKind::Mem(_) => return None,
+            OperandKind::Special | OperandKind::Name => Kind::General,
         };
-        if o.value_fields.len() > 2 && !matches!(kind, Kind::General) {
+        let most = if matches!(kind, Kind::Mem(..)) { 4 } else { 2 };
+        if o.value_fields.len() > most && !matches!(kind, Kind::General) {
             return None;
         }
-        let mut slots = [None; 2];
-        for (k, f) in o.value_fields.iter().enumerate().take(2) {
-            slots[k] = f.map(|f| Slot { field: f as u16, width: v.fields[f].width() as u8, max: v.fields[f].max(), plus: o.derived_plus(k) });
+        let mut slots = [None; 4];
+        for (k, f) in o.value_fields.iter().enumerate().take(4) {
+            slots[k] = f.map(|f| Slot { field: f as u16, width: v.fields[f].width().min(64) as u8, plus: o.derived_plus(k) });
         }
         let fixed = (!o.fixed_suffixes.is_empty()).then(|| self.text(&o.fixed_suffixes.iter().map(String::as_str).collect::<Vec<_>>(), true));
         let selectors = o.selector_fields.iter().map(|&f| (f as u16, self.text(&[&v.fields[f].name], true))).collect();
@@ -400,6 +418,15 @@ impl Compiled {
                 continue;
             }
             let flags = self.flags(f, o, values);
+            if let Kind::Mem(m, zero_offset) = o.kind {
+                let parts = mem::parts(f, o, m, zero_offset, values, flags);
+                if gone(o, values, Flags { suffixed: parts.suffixed, ..flags }, learned.is_some()) {
+                    continue;
+                }
+                separator(&mut first, o.joined, out);
+                self.mem_text(f, o, m, &parts, values, flags, reuse, out);
+                continue;
+            }
             if gone(o, values, flags, learned.is_some()) {
                 continue;
             }
@@ -556,7 +583,7 @@ fn alias_may_apply(f: &Form, values: &Values, signed_imm: bool) -> bool {
 fn imm_value(o: &FormOperand, m: ImmMap, values: &Values, signed_imm: bool) -> i128 {
     let x = o.slots[0].map_or(0, |s| s.value(values));
     if signed_imm {
-        m.apply(super::signed(x, o.slots[0].map_or(0, |s| u32::from(s.width))).into())
+        m.apply(super::signed(x, o.slots[0].map_or(0, |s| s.width())).into())
     } else {
         m.apply(x.into())
     }
@@ -601,26 +628,14 @@ fn general_operand(op: &Operand, const_spaced: bool, out: &mut String) {
 /// The body of a compiled operand (`Body`'s `Display`).
 fn body(f: &Form, o: &FormOperand, values: &Values, signed_imm: bool, out: &mut String) {
     let fv = |k: usize| o.slots[k].map_or(0, |s| s.value(values));
-    let width = |k: usize| o.slots[k].map_or(0, |s| u32::from(s.width));
+    let width = |k: usize| o.slots[k].map_or(0, |s| s.width());
     match o.kind {
         Kind::Reg => reg(out, fv(0) as u16),
         Kind::UReg => ureg(out, fv(0), f),
         Kind::Imm(m) => push_hex_signed(out, imm_value(o, m, values, signed_imm)),
         Kind::Float(format) => out.push_str(&float_text(fv(0), format).1),
-        Kind::Const => {
-            out.push_str("c[");
-            push_hex_signed(out, i128::from(fv(0) as u32));
-            out.push_str(if f.const_spaced { "] [" } else { "][" });
-            push_hex_signed(out, i128::from(super::signed(fv(1), width(1)) * 4));
-            out.push(']');
-        }
-        Kind::ConstX => {
-            out.push_str("cx[");
-            ureg(out, fv(0), f);
-            out.push_str(if f.const_spaced { "] [" } else { "][" });
-            push_hex_signed(out, i128::from((fv(1) * 4) as i64));
-            out.push(']');
-        }
+        Kind::Const => constant(out, f, fv(0) as u32, super::signed(fv(1), width(1)) * 4),
+        Kind::ConstX => constant_x(out, f, ureg_n(f, fv(0)), (fv(1) * 4) as i64),
         Kind::Pred => pred(out, "P", fv(0) as u8),
         Kind::UPred => pred(out, "UP", fv(0) as u8),
         Kind::Barrier => {
@@ -628,7 +643,7 @@ fn body(f: &Form, o: &FormOperand, values: &Values, signed_imm: bool, out: &mut 
             push_dec(out, u64::from(fv(0) as u8));
         }
         Kind::Target(shift) => push_hex_signed(out, target_at_zero(super::signed(fv(0), width(0)), shift).into()),
-        Kind::General => unreachable!("general operands are printed by `general_operand`"),
+        Kind::Mem(..) | Kind::General => unreachable!("memory and name operands are printed by `mem_text` and `general_operand`"),
     }
 }
 
@@ -643,12 +658,44 @@ fn reg(out: &mut String, n: u16) {
 
 /// A uniform register field's value: the architecture's zero register is `URZ`.
 fn ureg(out: &mut String, x: u64, f: &Form) {
+    push_ureg(out, ureg_n(f, x));
+}
+
+/// The register a uniform register field's value names ([`super::ureg`]).
+fn ureg_n(f: &Form, x: u64) -> u16 {
     if x == f.urz {
+        crate::sass::URZ
+    } else {
+        x as u16
+    }
+}
+
+/// `Body::UReg`'s text.
+fn push_ureg(out: &mut String, n: u16) {
+    if n == crate::sass::URZ {
         out.push_str("URZ");
     } else {
         out.push_str("UR");
-        push_dec(out, u64::from(x as u16));
+        push_dec(out, u64::from(n));
     }
+}
+
+/// `c[bank][offset]` (`c[bank] [offset]` where the form spaces it).
+fn constant(out: &mut String, f: &Form, bank: u32, offset: i64) {
+    out.push_str("c[");
+    push_hex_signed(out, i128::from(bank));
+    out.push_str(if f.const_spaced { "] [" } else { "][" });
+    push_hex_signed(out, i128::from(offset));
+    out.push(']');
+}
+
+/// `cx[UR][offset]`.
+fn constant_x(out: &mut String, f: &Form, ureg: u16, offset: i64) {
+    out.push_str("cx[");
+    push_ureg(out, ureg);
+    out.push_str(if f.const_spaced { "] [" } else { "][" });
+    push_hex_signed(out, i128::from(offset));
+    out.push(']');
 }
 
 fn pred(out: &mut String, prefix: &str, n: u8) {
