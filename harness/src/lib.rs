@@ -29,6 +29,12 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
+//! To print or assemble many words, build the per-form tables once: a
+//! [`codec::Printer`] (`Printer::new(&codec)`), whose [`codec::Printer::print_word_into`]
+//! appends the text of one word to a reused `String` without building an
+//! [`sass::Instruction`] (the fast path: what the `discovered/printer_word` bench
+//! measures), and a [`codec::asm::Assembler`], which indexes the variants by mnemonic.
+//!
 //! The modules follow the pipeline: [`spec`] (pages), [`codec`] (bits, printer,
 //! assembler), [`validate`] (against nvdisasm, through [`oracle`]), [`report`]; see
 //! `docs/` in the repository for each topic.
