@@ -295,8 +295,10 @@ fn table_edit(v: &Variant, e: &Edit, out: &mut Lines) -> Result<(), EditError> {
             out.insert(r.line, vec![line]);
         }
         None => {
-            // After the last listed row below the value (or after the header line).
-            let after = t.rows.iter().filter(|r| r.value < *value).map(|r| r.line).max().unwrap_or(t.line + 1);
+            // After the last listed row below the value, or else after the header line: the
+            // line before the first row (a blank line may stand between title and header).
+            let header = t.rows.iter().map(|r| r.line).min().map_or(t.line + 1, |first| first - 1);
+            let after = t.rows.iter().filter(|r| r.value < *value).map(|r| r.line).max().unwrap_or(header);
             out.entry(after).or_insert_with(|| vec![String::new()]).push(line);
         }
     }
@@ -398,4 +400,26 @@ pub fn apply_conventions(file: &mut super::conventions::ConventionsFile, arch: s
         }
     }
     file.prune();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A row missing below every listed one goes after the table's header, not before it
+    /// (the title is followed by a blank line, then the header).
+    #[test]
+    fn a_missing_lowest_row_is_added_after_the_header() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../corpus/isa/sm90/003_ab0fe5b2f4c60028.txt");
+        let original = std::fs::read_to_string(path).unwrap();
+        let row = "00\t(default)\n";
+        let at = original.find(&format!("Binary\tValue\n{row}")).expect("DFMA's first group table") + "Binary\tValue\n".len();
+        let without = format!("{}{}", &original[..at], &original[at + row.len()..]);
+        let page = crate::spec::parse_page("dfma.txt", without.as_bytes()).unwrap();
+        let v = &page.variants[0];
+        let table = v.tables[0].title.clone();
+        let e = Edit::RowName { variant: v.key.clone(), table, value: 0, width: 2, from: None, name: "(default)".into() };
+        let text = apply(&without, &page, &[e]).unwrap();
+        assert!(text == original, "{}", &text[at - 40..at + 40]);
+    }
 }
