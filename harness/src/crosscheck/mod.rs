@@ -302,7 +302,7 @@ impl Run<'_> {
         let form = vi.map(|vi| self.codec.variant(vi).key.clone()).unwrap_or_else(|| NO_FORM.to_string());
         let key: Key = (p.arch, form, d.signature());
         let cand = vi.map(|vi| Candidate { arch: p.arch, vi, word: p.word, disagreement: d.clone() });
-        let explained = explain(&self.codec, vi, p.word, d.class);
+        let explained = explain(&self.codec, vi, p.word, &d);
         match self.entries.get_mut(&key) {
             Some(e) => {
                 e.finding.add_occurrence(vec![]);
