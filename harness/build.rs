@@ -10,11 +10,17 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 fn main() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../corpus/isa-discovered");
+    // Read at run time: `env!` would bake in the directory the build script was compiled
+    // in, and a target directory copied to another checkout would embed that one's pages.
+    let manifest = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("CARGO_MANIFEST_DIR"));
+    let root = manifest.join("../corpus/isa-discovered");
     println!("cargo:rerun-if-changed={}", root.display());
     let mut files = vec![];
     if root.is_dir() {
         collect(&root, &mut files);
+    } else {
+        // A packaged crate has no corpus: it builds with no built-in spec (`--spec` then).
+        println!("cargo:warning=no {} to embed: the binary has no built-in spec", root.display());
     }
     files.sort();
     let out_dir = PathBuf::from(std::env::var("OUT_DIR").expect("OUT_DIR"));

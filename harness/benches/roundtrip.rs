@@ -12,7 +12,9 @@
 //! - `codec/print`: `print → to_string` alone;
 //! - `codec/print_word`: the same with the stored printing conventions (what `decode` prints);
 //! - `codec/printer`, `codec/printer_word`: `print` and `print_word` through a
-//!   [`codec::Printer`] built beforehand (its per-form plans), into one reused buffer.
+//!   [`codec::Printer`] built beforehand (its compiled forms), into one reused buffer: the
+//!   fast path to print many words (the target is ≥ 2 M words per second per core with a
+//!   whole discovered architecture loaded).
 //!
 //! `BENCH_CPU_TIME=1 cargo bench --bench roundtrip` measures the thread's CPU time instead
 //! of wall-clock time: on a shared machine, time spent descheduled does not count.

@@ -29,19 +29,25 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
+//! To print or assemble many words, build the per-form tables once: a
+//! [`codec::Printer`] (`Printer::new(&codec)`), whose [`codec::Printer::print_word_into`]
+//! appends the text of one word to a reused `String` without building an
+//! [`sass::Instruction`] (the fast path: what the `discovered/printer_word` bench
+//! measures), and a [`codec::asm::Assembler`], which indexes the variants by mnemonic.
+//!
 //! The modules follow the pipeline: [`spec`] (pages), [`codec`] (bits, printer,
 //! assembler), [`validate`] (against nvdisasm, through [`oracle`]), [`report`]; see
 //! `docs/` in the repository for each topic.
 
-// No `unsafe` outside `oracle` (process groups, signals, CUDA), `output` (a file lock) and
-// `budget` (getrlimit): what the fuzz targets run is safe Rust, which is why they fuzz
-// without a sanitizer by default (docs/testing.md). `spec`'s tests make a FIFO with libc.
+// No `unsafe` outside `oracle` (process groups, signals, CUDA), `output` (a file lock),
+// `budget` (getrlimit) and `commands` (getrusage): what the fuzz targets run is safe Rust,
+// which is why they fuzz without a sanitizer by default (docs/testing.md). `spec`'s tests
+// make a FIFO with libc.
 pub mod budget;
 #[forbid(unsafe_code)]
 pub mod check;
 #[forbid(unsafe_code)]
 pub mod codec;
-#[forbid(unsafe_code)]
 pub mod commands;
 #[forbid(unsafe_code)]
 pub mod compare;
@@ -73,6 +79,8 @@ pub mod report;
 pub mod sass;
 #[forbid(unsafe_code)]
 pub mod semantics;
+// Every public item documented, and kept so.
+#[warn(missing_docs)]
 #[cfg_attr(not(test), forbid(unsafe_code))]
 pub mod spec;
 #[forbid(unsafe_code)]

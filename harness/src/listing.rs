@@ -364,7 +364,7 @@ pub fn assemble_listing(codec: &Codec, arch: Arch, name: &str, listing: &Listing
 }
 
 /// One listing line's word.
-pub fn assemble_item(codec: &Codec, asm: &Assembler, arch: Arch, listing: &Listing, it: &Item, controls: Word) -> Result<Word, String> {
+fn assemble_item(codec: &Codec, asm: &Assembler, arch: Arch, listing: &Listing, it: &Item, controls: Word) -> Result<Word, String> {
     if let Some(w) = raw_word(&it.text)? {
         return Ok(w);
     }

@@ -324,6 +324,10 @@ fn run(cmd: Cmd) -> Result {
             pages::validate(&s, &out, random, seed, previous).map(|_| ())
         }
         Cmd::Run { pages: p, out, words, random, ptx } => {
+            // The real-code step comes last: a wrong folder should not wait for the others.
+            if !ptx.is_dir() {
+                return Err(format!("--ptx {}: not a folder (of PTX kernels)", ptx.display()).into());
+            }
             let s = load(&p.paths, p.strict)?;
             pages::check(&s, words, 1)?;
             let out = lock_out(&out)?;

@@ -11,7 +11,7 @@ use crate::sass;
 use crate::spec::Arch;
 use crate::word::{BitSet, Word};
 use serde::Serialize;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct RealCodeReport {
@@ -92,6 +92,22 @@ impl std::fmt::Display for Skip {
 /// of that target is skipped for that architecture without a run. No family or
 /// compatibility rule is written down here: ptxas's own rules decide. A refusal of the
 /// file's instructions (wgmma on sm_100a) skips that file only.
+/// Why a real-code run stopped (a tool, a file or a listing; never a word that disagrees,
+/// which the report counts).
+#[derive(Debug, thiserror::Error)]
+pub enum RealCodeError {
+    #[error("{}: {source}", path.display())]
+    File { path: PathBuf, source: std::io::Error },
+    #[error(transparent)]
+    Ptxas(#[from] ptxas::PtxasError),
+    #[error(transparent)]
+    Cubin(#[from] cubin::CubinError),
+    #[error(transparent)]
+    Nvdisasm(#[from] crate::oracle::nvdisasm::NvdisasmError),
+    #[error("nvdisasm text '{text}': {source}")]
+    Text { text: String, source: sass::ParseError },
+}
+
 #[derive(Default)]
 pub struct TargetRules {
     /// (target, -arch) → ptxas's refusal.
@@ -101,7 +117,7 @@ pub struct TargetRules {
 impl TargetRules {
     /// The code words of `file` (text `ptx`) for `arch`, or why ptxas will not compile it
     /// for `arch`. Files without a `.target` count as `sm_90`. Other failures are errors.
-    pub fn words(&mut self, ptxas_path: &Path, file: &Path, ptx: &str, arch: Arch, out_dir: &Path) -> Result<Result<Vec<Word>, Skip>, String> {
+    pub fn words(&mut self, ptxas_path: &Path, file: &Path, ptx: &str, arch: Arch, out_dir: &Path) -> Result<Result<Vec<Word>, Skip>, RealCodeError> {
         let target = Target::of(ptx).unwrap_or(Target { sm: 90, specific: false, family: false });
         let key = (target.name(), target.arch_for(arch.0));
         let skip =
@@ -119,13 +135,13 @@ impl TargetRules {
                     }
                     Ok(Err(s))
                 }
-                None => Err(e.to_string()),
+                None => Err(e.into()),
             },
         }
     }
 }
 
-pub fn run(codec: &Codec, nv: &Nvdisasm, ptxas_path: &Path, ptx_dir: &Path, out_dir: &Path) -> Result<RealCodeReport, String> {
+pub fn run(codec: &Codec, nv: &Nvdisasm, ptxas_path: &Path, ptx_dir: &Path, out_dir: &Path) -> Result<RealCodeReport, RealCodeError> {
     let files = ptx_files(ptx_dir)?;
     let mut archs: Vec<Arch> = codec.variants().iter().map(|v| v.arch).collect();
     archs.sort();
@@ -133,11 +149,11 @@ pub fn run(codec: &Codec, nv: &Nvdisasm, ptxas_path: &Path, ptx_dir: &Path, out_
     // Forms whose conventions are stored print with those alone (what `decode` does
     // offline); the others' are learned from nvdisasm for this run.
     let unstored: Vec<usize> = (0..codec.variants().len()).filter(|&vi| codec.variant(vi).conventions.is_none()).collect();
-    let conv = if unstored.is_empty() { Conventions::default() } else { crate::oracle::learn::learn(nv, codec, &unstored).map_err(|e| e.to_string())? };
+    let conv = if unstored.is_empty() { Conventions::default() } else { crate::oracle::learn::learn(nv, codec, &unstored)? };
     let mut tally = Tally { codec, conv, rep: RealCodeReport::default() };
     let mut rules = TargetRules::default();
     for f in &files {
-        let text = std::fs::read_to_string(f).map_err(|e| format!("{}: {e}", f.display()))?;
+        let text = std::fs::read_to_string(f).map_err(|source| RealCodeError::File { path: f.clone(), source })?;
         for &arch in &archs {
             let ws = match rules.words(ptxas_path, f, &text, arch, out_dir)? {
                 Ok(ws) => ws,
@@ -148,7 +164,7 @@ pub fn run(codec: &Codec, nv: &Nvdisasm, ptxas_path: &Path, ptx_dir: &Path, out_
             };
             tally.rep.kernels += 1;
             tally.rep.words += ws.len();
-            let outs = nv.disassemble(&arch.nvdisasm_name(), &ws).map_err(|e| e.to_string())?;
+            let outs = nv.disassemble(&arch.nvdisasm_name(), &ws)?;
             let kernel = format!("{} ({})", f.file_name().unwrap_or_default().to_string_lossy(), arch);
             let covered = tally.rep.covered;
             for (i, (w, o)) in ws.iter().zip(outs).enumerate() {
@@ -164,10 +180,10 @@ pub fn run(codec: &Codec, nv: &Nvdisasm, ptxas_path: &Path, ptx_dir: &Path, out_
 
 /// Every instruction word ptxas emits for the `*.ptx` files of `ptx_dir` on `arch`, and
 /// the files ptxas refuses to compile for `arch` (their `.target`); cubins go to `out_dir`.
-pub fn corpus_words(ptxas_path: &Path, ptx_dir: &Path, arch: Arch, out_dir: &Path) -> Result<(Vec<Word>, Vec<Skip>), String> {
+pub fn corpus_words(ptxas_path: &Path, ptx_dir: &Path, arch: Arch, out_dir: &Path) -> Result<(Vec<Word>, Vec<Skip>), RealCodeError> {
     let (mut out, mut skipped, mut rules) = (vec![], vec![], TargetRules::default());
     for f in ptx_files(ptx_dir)? {
-        let text = std::fs::read_to_string(&f).map_err(|e| format!("{}: {e}", f.display()))?;
+        let text = std::fs::read_to_string(&f).map_err(|source| RealCodeError::File { path: f.clone(), source })?;
         match rules.words(ptxas_path, &f, &text, arch, out_dir)? {
             Ok(ws) => out.extend(ws),
             Err(s) => skipped.push(s),
@@ -177,15 +193,15 @@ pub fn corpus_words(ptxas_path: &Path, ptx_dir: &Path, arch: Arch, out_dir: &Pat
 }
 
 /// The code words of a cubin ptxas wrote.
-fn cubin_words(cubin_path: &Path) -> Result<Vec<Word>, String> {
-    let bytes = std::fs::read(cubin_path).map_err(|e| format!("{}: {e}", cubin_path.display()))?;
-    Ok(cubin::text_words(&bytes).map_err(|e| e.to_string())?.iter().map(|w| w.word).collect())
+fn cubin_words(cubin_path: &Path) -> Result<Vec<Word>, RealCodeError> {
+    let bytes = std::fs::read(cubin_path).map_err(|source| RealCodeError::File { path: cubin_path.to_path_buf(), source })?;
+    Ok(cubin::text_words(&bytes)?.iter().map(|w| w.word).collect())
 }
 
 /// The `*.ptx` files of `dir`, sorted.
-fn ptx_files(dir: &Path) -> Result<Vec<std::path::PathBuf>, String> {
+fn ptx_files(dir: &Path) -> Result<Vec<std::path::PathBuf>, RealCodeError> {
     let mut files: Vec<_> = std::fs::read_dir(dir)
-        .map_err(|e| format!("{}: {e}", dir.display()))?
+        .map_err(|source| RealCodeError::File { path: dir.to_path_buf(), source })?
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.extension().map(|x| x == "ptx").unwrap_or(false))
         .collect();
@@ -209,7 +225,7 @@ struct Tally<'a> {
 impl Tally<'_> {
     /// Checks compiled word `w` of `kernel` at `addr`, which nvdisasm printed as `o`, if the
     /// spec covers it.
-    fn word(&mut self, kernel: &str, arch: Arch, w: Word, o: Outcome, addr: u64) -> Result<(), String> {
+    fn word(&mut self, kernel: &str, arch: Arch, w: Word, o: Outcome, addr: u64) -> Result<(), RealCodeError> {
         let codec = self.codec;
         let Ok((vi, vals)) = codec.decode(arch, w) else {
             let (mnemonic, text) = match &o {
@@ -237,7 +253,7 @@ impl Tally<'_> {
         };
         // Branch targets compare as at address 0 (how the codec prints them).
         let theirs = crate::codec::conventions::target_at_zero(&theirs, &v.target_operands(), v.operands.len(), addr);
-        let parsed = sass::parse_instruction(&theirs).map_err(|e| format!("nvdisasm text '{theirs}': {e}"))?;
+        let parsed = sass::parse_instruction(&theirs).map_err(|source| RealCodeError::Text { text: theirs.clone(), source })?;
         if compare(&printed, &parsed) == Verdict::Differ {
             rep.disagreeing.push(example(theirs, String::new()));
             return Ok(());

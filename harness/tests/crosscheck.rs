@@ -227,16 +227,23 @@ fn hostile_corpora_are_skipped_line_by_line_in_bounded_memory() {
 }
 
 #[test]
-fn exec_without_a_gpu_is_exit_3_and_the_dry_run_writes_the_plan() {
+fn exec_without_a_gpu_is_exit_3_before_any_work() {
     let out = scratch("exec");
     if sass_harness::oracle::gpu::cuda::driver_present() {
-        eprintln!("skipped the no-GPU half: a CUDA driver is present here");
+        eprintln!("skipped: a CUDA driver is present here, so the no-GPU exit cannot be shown");
     } else {
         let o = bin().args(["crosscheck", "corpus/fuzz/roundtrip", "--exec", "--out"]).arg(out.join("run")).output().unwrap();
         assert_eq!(o.status.code(), Some(3), "{}", text(&o));
         assert!(text(&o).contains("nothing was run"), "{}", text(&o));
         assert!(!out.join("run/findings.jsonl").exists(), "no work before the refusal");
     }
+    let _ = std::fs::remove_dir_all(&out);
+}
+
+#[test]
+#[ignore = "slow: every committed seed's words planned and proven in place, 259 s at load 12 on 2 cores (bash ci/test.sh runs the slow set)"]
+fn the_exec_dry_run_writes_the_plan_of_the_replayed_words() {
+    let out = scratch("exec-dry");
     // The dry run is the executor's plan for the replayed words (oracle::exec::plan_words):
     // patched cubins proven in place by nvdisasm, with the relations.
     let o = bin().args(["crosscheck", "corpus/fuzz/roundtrip", "--exec", "--dry-run", "--out"]).arg(out.join("dry")).output().unwrap();

@@ -112,6 +112,7 @@ fn our_listing(b: &Built) -> String {
 }
 
 #[test]
+#[ignore = "slow: every corpus cubin disassembled and compared with nvdisasm, 53 s at load 12 on 2 cores (bash ci/test.sh runs the slow set)"]
 fn disasm_prints_every_corpus_instruction_as_nvdisasm_does() {
     let built = corpus();
     let theirs = nvdisasm_listings(&built.iter().map(|b| b.cubin.clone()).collect::<Vec<_>>());

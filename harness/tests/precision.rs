@@ -208,6 +208,7 @@ fn edits_of<'a>(fs: &'a [Finding], variant: &str) -> Vec<&'a Edit> {
 /// from them print all real code byte-identically to nvdisasm, and validate with no error
 /// left.
 #[test]
+#[ignore = "slow: fix over the seed pages, then validation of the fixed pages, 47 s at load 12 on 2 cores (bash ci/test.sh runs the slow set)"]
 fn seed_mistakes_are_errors_and_fixed_pages_validate_clean() {
     let roots = [root().join("corpus/isa")];
     let s = spec::load(&roots).unwrap();

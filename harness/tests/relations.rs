@@ -103,6 +103,7 @@ fn opcode(text: &str) -> String {
 }
 
 #[test]
+#[ignore = "slow: every relation word patched in place and proven by nvdisasm, 132 s at load 12 on 2 cores (bash ci/test.sh runs the slow set)"]
 fn relation_words_are_proven_in_place_by_nvdisasm() {
     let s = pages(&["sm90/dfma.txt"]);
     let c = Codec::new(&s);

@@ -185,7 +185,7 @@ fn family_targets_compile_only_where_ptxas_allows_and_the_answer_is_kept() {
     assert!(skipped.iter().all(|s| s.arch == "SM120" && s.reason.contains("different SM-family")), "{skipped:?}");
     // Asked where ptxas was not asked before, the broken file is an error naming it.
     let e = corpus_words(&ptxas, &dir, Arch(100), &dir.join("c100")).unwrap_err();
-    assert!(e.contains("family2.ptx"), "{e}");
+    assert!(e.to_string().contains("family2.ptx"), "{e}");
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -238,6 +238,7 @@ fn pages(dir: &std::path::Path) -> Vec<(String, Vec<u8>)> {
 /// each time rerun with the same arguments, ends with pages and census byte-identical
 /// to an uninterrupted run's. A second run into a folder in use is refused at once.
 #[test]
+#[ignore = "slow: a discovery killed and rerun several times, 75 s at load 12 on 2 cores (bash ci/test.sh runs the slow set)"]
 fn discover_killed_at_any_moment_then_rerun_writes_the_same_pages() {
     let dir = scratch("discover-kill");
     let (whole, killed) = (dir.join("whole"), dir.join("killed"));

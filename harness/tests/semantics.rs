@@ -356,7 +356,7 @@ fn run(c: &Codec, arch: u32, text: &str, inputs: &[(&str, u64)]) -> Result<(Stri
     for (k, v) in inputs {
         i.set(k.parse::<Loc>().unwrap(), *v);
     }
-    let out = predict(c, Arch(arch), w, &i)?;
+    let out = predict(c, Arch(arch), w, &i).map_err(|e| e.to_string())?;
     assert_eq!(out.0.len(), 1, "{text}: {out:?}");
     Ok((out.0[0].loc.to_string(), out.0[0].bits))
 }

@@ -33,11 +33,26 @@ impl From<&str> for Failure {
     }
 }
 
-impl From<crate::budget::BudgetError> for Failure {
-    fn from(e: crate::budget::BudgetError) -> Self {
-        Failure(e.to_string())
-    }
+/// The library's typed errors reach the person as their message.
+macro_rules! failure_from {
+    ($($t:ty),* $(,)?) => {
+        $(impl From<$t> for Failure {
+            fn from(e: $t) -> Self {
+                Failure(e.to_string())
+            }
+        })*
+    };
 }
+
+failure_from!(
+    crate::budget::BudgetError,
+    crate::discover::sweep::SweepError,
+    crate::fix::FixError,
+    crate::oracle::gpu::GpuError,
+    crate::realcode::RealCodeError,
+    crate::semantics::ModelError,
+    std::io::Error,
+);
 
 /// A command's result.
 pub type Result<T = ()> = std::result::Result<T, Failure>;

@@ -215,22 +215,82 @@ pub fn bench(s: &Spec, words: usize) -> Result {
     let vis: Vec<usize> = (0..c.variants().len()).collect();
     let conv = crate::oracle::learn::learn(&nv, &c, &vis).map_err(|e| e.to_string())?;
     let batches = validate::probe_words(s, &c, &conv, &opts);
-    let t0 = Instant::now();
+    let t0 = Usage::now();
     let alone_words = validate::disassemble_only(&nv, &batches).map_err(|e| e.to_string())?;
-    let alone = t0.elapsed().as_secs_f64();
+    let alone = t0.since();
     // The whole validation: the same nvdisasm work plus comparing, attributing,
     // minimizing (more nvdisasm runs) and merging.
     eprintln!("validation phases (per architecture, from its start):");
-    let t1 = Instant::now();
+    let t1 = Usage::now();
     let mut checked = 0;
     validate::validate_pages(s, &c, &nv, &opts, |_, sums, _| checked += sums.iter().map(|x| x.words).sum::<usize>()).map_err(|e| e.to_string())?;
-    let harness = t1.elapsed().as_secs_f64();
+    let harness = t1.since();
     if checked != alone_words {
         return Err(format!("internal: validation checked {checked} words, the baseline disassembled {alone_words}").into());
     }
     println!("words: {checked} on {} cores (nvdisasm {})", nv.jobs, nv.version);
-    println!("nvdisasm alone:   {alone:.2} s ({:.0} words/s)", checked as f64 / alone);
-    println!("harness validate: {harness:.2} s ({:.0} words/s)", checked as f64 / harness);
-    println!("ratio (harness throughput / nvdisasm throughput): {:.2}", alone / harness);
+    println!("nvdisasm alone:   {:.2} s ({:.0} words/s); {}", alone.wall, checked as f64 / alone.wall, alone.cpu_line());
+    println!("harness validate: {:.2} s ({:.0} words/s); {}", harness.wall, checked as f64 / harness.wall, harness.cpu_line());
+    println!("ratio (harness throughput / nvdisasm throughput): {:.2}", alone.wall / harness.wall);
+    if let (Some(a), Some(h)) = (alone.cpu(), harness.cpu()) {
+        // What a machine with cores to spare cannot hide: all CPU spent, both ways.
+        println!("CPU ratio (nvdisasm-alone CPU / validation CPU, ours and nvdisasm's): {:.2}", (a.0 + a.1) / (h.0 + h.1));
+    }
     Ok(())
+}
+
+/// Wall time, CPU time (this process; its finished children, nvdisasm) and nvdisasm
+/// processes started, at one moment: the benchmark's clocks. A shared machine's wall
+/// clock depends on the others' load; CPU seconds much less.
+struct Usage {
+    wall: Instant,
+    cpu: Option<(f64, f64)>,
+    runs: usize,
+}
+
+/// What a [`Usage`] measured between two moments.
+struct Spent {
+    wall: f64,
+    cpu: Option<(f64, f64)>,
+    runs: usize,
+}
+
+impl Usage {
+    fn now() -> Usage {
+        Usage { wall: Instant::now(), cpu: cpu_seconds(), runs: crate::oracle::nvdisasm::processes_started() }
+    }
+
+    fn since(&self) -> Spent {
+        let cpu = self.cpu.zip(cpu_seconds()).map(|(a, b)| (b.0 - a.0, b.1 - a.1));
+        Spent { wall: self.wall.elapsed().as_secs_f64(), cpu, runs: crate::oracle::nvdisasm::processes_started() - self.runs }
+    }
+}
+
+impl Spent {
+    fn cpu(&self) -> Option<(f64, f64)> {
+        self.cpu
+    }
+
+    fn cpu_line(&self) -> String {
+        let cpu = self.cpu.map(|(own, nv)| format!("CPU: harness {own:.2} s, nvdisasm {nv:.2} s; ")).unwrap_or_default();
+        format!("{cpu}{} nvdisasm runs", self.runs)
+    }
+}
+
+/// CPU seconds (user and system) so far of this process and of its children waited for
+/// (every nvdisasm run is), where the platform tells.
+#[cfg(unix)]
+fn cpu_seconds() -> Option<(f64, f64)> {
+    let of = |who| {
+        // SAFETY: getrusage only writes the struct it is given; all-zero is a valid rusage.
+        let mut u: libc::rusage = unsafe { std::mem::zeroed() };
+        let t = |v: libc::timeval| v.tv_sec as f64 + v.tv_usec as f64 / 1e6;
+        (unsafe { libc::getrusage(who, &mut u) } == 0).then(|| t(u.ru_utime) + t(u.ru_stime))
+    };
+    Some((of(libc::RUSAGE_SELF)?, of(libc::RUSAGE_CHILDREN)?))
+}
+
+#[cfg(not(unix))]
+fn cpu_seconds() -> Option<(f64, f64)> {
+    None
 }

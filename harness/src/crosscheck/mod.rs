@@ -557,7 +557,7 @@ pub fn execute(codec: &crate::codec::Codec, words: &[(Arch, Word)], out: &Path, 
         spec: vec![],
         exe: None,
     });
-    plan_words(codec, words, &PlanOptions { out: out.join("exec"), slots: 64, seed: 0x5eed, run })
+    plan_words(codec, words, &PlanOptions { out: out.join("exec"), slots: 64, seed: 0x5eed, run }).map_err(|e| e.to_string())
 }
 
 /// `2.0 GiB` and the like, for messages about the budget.

@@ -363,7 +363,7 @@ impl Flips {
             Some(_) => return Err(DiscoverError::Seed(seed, arch, "silent".into())),
             None => return Err(DiscoverError::Seed(seed, arch, "illegal".into())),
         };
-        let mut s = Seed::new(arch, &seed_text).map_err(|e| DiscoverError::Seed(seed, arch, e))?;
+        let mut s = Seed::new(arch, &seed_text).map_err(|e| DiscoverError::Seed(seed, arch, e.to_string()))?;
         for &k in &o.targets {
             // In bytes until the flips show the unit (see `Seed::fit_scales`).
             s.kinds[k] = OperandKind::Target(0);

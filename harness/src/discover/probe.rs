@@ -161,12 +161,22 @@ fn fits(m: &MemShape, o: &Operand) -> bool {
         .is_some_and(|(space, reg, ureg, imm)| space == m.space && (!reg || m.reg) && (!ureg || m.ureg) && (imm.is_none() || m.imm != MemImm::Absent))
 }
 
+/// A seed text that cannot start a solve.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum SeedError {
+    #[error("seed text '{text}': {source}")]
+    Text { text: String, source: sass::ParseError },
+    #[error("seed text '{0}' has an operand kind pages cannot name (only {tokens})", tokens = OperandKind::form_tokens())]
+    Unnamed(String),
+}
+
 impl Seed {
-    /// Reads the seed's text; `None` if an operand is of a kind pages cannot name.
-    pub fn new(arch: Arch, text: &str) -> Result<Seed, String> {
-        let inst = sass::parse_instruction(text).map_err(|e| format!("seed text '{text}': {e}"))?;
+    /// Reads the seed's text; an error if it does not read or an operand is of a kind
+    /// pages cannot name.
+    pub fn new(arch: Arch, text: &str) -> Result<Seed, SeedError> {
+        let inst = sass::parse_instruction(text).map_err(|source| SeedError::Text { text: text.to_string(), source })?;
         let kinds = inst.operands.iter().map(kind_of).collect::<Option<Vec<_>>>();
-        let kinds = kinds.ok_or_else(|| format!("seed text '{text}' has an operand kind pages cannot name (only {})", OperandKind::form_tokens()))?;
+        let kinds = kinds.ok_or_else(|| SeedError::Unnamed(text.to_string()))?;
         let float = FloatFormat::of(&inst.mnemonic, 32);
         Ok(Seed { arch, text: text.to_string(), inst, kinds, float })
     }

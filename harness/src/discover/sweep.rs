@@ -31,8 +31,9 @@ pub struct Shard {
 impl Shard {
     pub const ALL: Shard = Shard { index: 0, count: 1 };
 
-    pub fn parse(s: &str) -> Result<Shard, String> {
-        let bad = || format!("--shard '{s}': expected i/n with 0 <= i < n, e.g. 0/4");
+    /// `i/n`: the `i`th of `n` shards.
+    pub fn parse(s: &str) -> Result<Shard, SweepError> {
+        let bad = || SweepError::Shard(s.to_string());
         let (i, n) = s.split_once('/').ok_or_else(bad)?;
         let (index, count) = (i.trim().parse().map_err(|_| bad())?, n.trim().parse().map_err(|_| bad())?);
         if count == 0 || index >= count {
@@ -111,12 +112,37 @@ pub struct Summary {
     pub seconds: f64,
 }
 
-fn io_err(path: &Path, e: impl std::fmt::Display) -> String {
-    format!("{}: {e}", path.display())
+/// Why a discovery run stopped: a file it needs, a tool failure, shards that do not fit.
+#[derive(Debug, thiserror::Error)]
+pub enum SweepError {
+    #[error("--shard '{0}': expected i/n with 0 <= i < n, e.g. 0/4")]
+    Shard(String),
+    /// A file or folder of the run, and what went wrong with it.
+    #[error("{}: {why}", path.display())]
+    File { path: PathBuf, why: String },
+    #[error(transparent)]
+    Discover(#[from] DiscoverError),
+    #[error("census seed '{0}' is not a word")]
+    Seed(String),
+    #[error("form {0} has no seed")]
+    NoSeed(String),
+    /// A failure mid-run; the records solved before it are kept in `log`.
+    #[error("{cause} (the forms solved so far are kept in {}; rerun to continue)", log.display())]
+    Stopped { cause: Box<SweepError>, log: PathBuf },
+    #[error("{} and {} hold different censuses: shards of different runs", first.display(), other.display())]
+    MixedShards { first: PathBuf, other: PathBuf },
+    #[error("no shard folders given")]
+    NoShards,
+    #[error("no shard solved form {opclass} ({text}): a shard is missing or unfinished")]
+    Unsolved { opclass: String, text: String },
+}
+
+fn io_err(path: &Path, e: impl std::fmt::Display) -> SweepError {
+    SweepError::File { path: path.to_path_buf(), why: e.to_string() }
 }
 
 /// Runs (or continues) a discovery of `opts.arch` into `opts.out`.
-pub fn run(nv: &dyn Source, opts: &Options, progress: &(dyn Fn(&str) + Sync)) -> Result<Summary, String> {
+pub fn run(nv: &dyn Source, opts: &Options, progress: &(dyn Fn(&str) + Sync)) -> Result<Summary, SweepError> {
     let t0 = Instant::now();
     std::fs::create_dir_all(&opts.out).map_err(|e| io_err(&opts.out, e))?;
     let census = census(nv, opts, progress)?;
@@ -143,7 +169,7 @@ pub fn run(nv: &dyn Source, opts: &Options, progress: &(dyn Fn(&str) + Sync)) ->
 }
 
 /// The census, from `census.json` when an earlier run wrote it.
-fn census(nv: &dyn Source, opts: &Options, progress: &(dyn Fn(&str) + Sync)) -> Result<CensusFile, String> {
+fn census(nv: &dyn Source, opts: &Options, progress: &(dyn Fn(&str) + Sync)) -> Result<CensusFile, SweepError> {
     let path = opts.out.join("census.json");
     if let Ok(text) = std::fs::read_to_string(&path) {
         let c: CensusFile = serde_json::from_str(&text).map_err(|e| io_err(&path, format!("not a census file ({e}); remove it to start over")))?;
@@ -154,7 +180,7 @@ fn census(nv: &dyn Source, opts: &Options, progress: &(dyn Fn(&str) + Sync)) -> 
         return Ok(c);
     }
     let file = take_census(nv, opts, progress)?;
-    let json = serde_json::to_string_pretty(&file).map_err(|e| e.to_string())?;
+    let json = serde_json::to_string_pretty(&file).map_err(|e| io_err(&path, e))?;
     crate::output::write_atomic(&path, json.as_bytes()).map_err(|e| io_err(&path, e))?;
     Ok(file)
 }
@@ -162,9 +188,9 @@ fn census(nv: &dyn Source, opts: &Options, progress: &(dyn Fn(&str) + Sync)) -> 
 /// A fresh census of `opts.arch` over `opts.scope` and `opts.seeds`, as `census.json`
 /// holds it (nothing written). Sweeps that share one census (the tests' sweeps of a few
 /// opcodes each) take it once and give each its forms in `census.json`.
-pub fn take_census(nv: &dyn Source, opts: &Options, progress: &(dyn Fn(&str) + Sync)) -> Result<CensusFile, String> {
+pub fn take_census(nv: &dyn Source, opts: &Options, progress: &(dyn Fn(&str) + Sync)) -> Result<CensusFile, SweepError> {
     let mut o = Oracle::new(nv, opts.arch);
-    let c = Census::run(&mut o, &opts.scope, &opts.seeds, &mut |m| progress(&format!("census: {m}"))).map_err(|e| e.to_string())?;
+    let c = Census::run(&mut o, &opts.scope, &opts.seeds, &mut |m| progress(&format!("census: {m}")))?;
     let forms = c
         .forms
         .values()
@@ -184,7 +210,7 @@ fn mnemonic_of(text: &str) -> String {
 }
 
 /// Cuts a torn last line (a run killed mid-write) off `path`, so appending starts clean.
-fn drop_torn_tail(path: &Path) -> Result<(), String> {
+fn drop_torn_tail(path: &Path) -> Result<(), SweepError> {
     let Ok(bytes) = std::fs::read(path) else { return Ok(()) };
     if bytes.is_empty() || bytes.ends_with(b"\n") {
         return Ok(());
@@ -195,7 +221,7 @@ fn drop_torn_tail(path: &Path) -> Result<(), String> {
 }
 
 /// Records already in `solved.jsonl`; a torn last line (a killed run) is dropped.
-pub fn read_records(path: &Path) -> Result<Vec<Record>, String> {
+pub fn read_records(path: &Path) -> Result<Vec<Record>, SweepError> {
     let text = match std::fs::read_to_string(path) {
         Ok(t) => t,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(vec![]),
@@ -207,7 +233,7 @@ pub fn read_records(path: &Path) -> Result<Vec<Record>, String> {
         match serde_json::from_str::<Record>(l) {
             Ok(r) => out.push(r),
             Err(_) if i + 1 == lines.len() && !text.ends_with('\n') => {}
-            Err(e) => return Err(format!("{}:{}: not a record ({e})", path.display(), i + 1)),
+            Err(e) => return Err(io_err(path, format!("line {}: not a record ({e})", i + 1))),
         }
     }
     Ok(out)
@@ -215,7 +241,7 @@ pub fn read_records(path: &Path) -> Result<Vec<Record>, String> {
 
 /// Solves `todo` with `opts.solvers` threads over one [`Batcher`], appending each record
 /// to `log` as it is done. Returns (batches, words) sent.
-fn solve_all(nv: &dyn Source, opts: &Options, todo: &[&FormRecord], log: &Path, progress: &(dyn Fn(&str) + Sync)) -> Result<(usize, usize), String> {
+fn solve_all(nv: &dyn Source, opts: &Options, todo: &[&FormRecord], log: &Path, progress: &(dyn Fn(&str) + Sync)) -> Result<(usize, usize), SweepError> {
     if todo.is_empty() {
         return Ok((0, 0));
     }
@@ -224,7 +250,7 @@ fn solve_all(nv: &dyn Source, opts: &Options, todo: &[&FormRecord], log: &Path, 
     let batcher = Batcher::new(nv);
     let next = AtomicUsize::new(0);
     let finished = AtomicUsize::new(0);
-    let failure: Mutex<Option<String>> = Mutex::new(None);
+    let failure: Mutex<Option<SweepError>> = Mutex::new(None);
     let t0 = Instant::now();
     std::thread::scope(|s| {
         for _ in 0..opts.solvers.clamp(1, todo.len()) {
@@ -257,17 +283,17 @@ fn solve_all(nv: &dyn Source, opts: &Options, todo: &[&FormRecord], log: &Path, 
         }
     });
     if let Some(e) = failure.into_inner().unwrap_or_else(|e| e.into_inner()) {
-        return Err(format!("{e} (the forms solved so far are kept in {}; rerun to continue)", log.display()));
+        return Err(SweepError::Stopped { cause: Box::new(e), log: log.to_path_buf() });
     }
     Ok(batcher.totals())
 }
 
 /// One form: its page block, or why it has none (the first seed's reason when no seed
 /// solves). A tool failure is an error, not a record.
-fn solve_one(src: &dyn Source, arch: Arch, f: &FormRecord) -> Result<Record, String> {
+fn solve_one(src: &dyn Source, arch: Arch, f: &FormRecord) -> Result<Record, SweepError> {
     let mut first: Option<Record> = None;
     for hex in std::iter::once(&f.seed).chain(&f.alternates) {
-        let seed = Word::parse_hex(hex).ok_or_else(|| format!("census seed '{hex}' is not a word"))?;
+        let seed = Word::parse_hex(hex).ok_or_else(|| SweepError::Seed(hex.clone()))?;
         // A solver bug on one form costs that form, not the run (the others go on).
         let rec = match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| solve_seed(src, arch, f, seed))) {
             Ok(rec) => rec?,
@@ -278,7 +304,7 @@ fn solve_one(src: &dyn Source, arch: Arch, f: &FormRecord) -> Result<Record, Str
         }
         first.get_or_insert(rec);
     }
-    first.ok_or_else(|| format!("form {} has no seed", f.opclass))
+    first.ok_or_else(|| SweepError::NoSeed(f.opclass.clone()))
 }
 
 /// A panic's message (`panic!` with a string or a format).
@@ -304,7 +330,7 @@ impl Record {
     }
 }
 
-fn solve_seed(src: &dyn Source, arch: Arch, f: &FormRecord, seed: Word) -> Result<Record, String> {
+fn solve_seed(src: &dyn Source, arch: Arch, f: &FormRecord, seed: Word) -> Result<Record, SweepError> {
     let mut rec = Record { unsolved: None, ..Record::unsolved(f, seed, String::new()) };
     match discover(src, arch, seed) {
         Ok(mut d) => {
@@ -332,14 +358,14 @@ fn solve_seed(src: &dyn Source, arch: Arch, f: &FormRecord, seed: Word) -> Resul
             }
         }
         Err(DiscoverError::Seed(_, _, why)) => rec.unsolved = Some(why),
-        Err(e @ DiscoverError::Tool(_)) => return Err(e.to_string()),
+        Err(e @ DiscoverError::Tool(_)) => return Err(e.into()),
     }
     Ok(rec)
 }
 
 /// Pages from the solved records (opclass order; a key seen twice on a page gets the
 /// opclass appended). Removes pages of an earlier run first.
-pub fn write_pages(out: &Path, arch: Arch, tool: &str, records: &[Record]) -> Result<Summary, String> {
+pub fn write_pages(out: &Path, arch: Arch, tool: &str, records: &[Record]) -> Result<Summary, SweepError> {
     let dir = out.join("pages");
     if dir.exists() {
         std::fs::remove_dir_all(&dir).map_err(|e| io_err(&dir, e))?;
@@ -373,7 +399,7 @@ pub fn write_pages(out: &Path, arch: Arch, tool: &str, records: &[Record]) -> Re
     Ok(s)
 }
 
-fn write_summary(out: &Path, opts: &Options, s: &Summary, records: &[Record]) -> Result<(), String> {
+fn write_summary(out: &Path, opts: &Options, s: &Summary, records: &[Record]) -> Result<(), SweepError> {
     let mut why: BTreeMap<String, usize> = BTreeMap::new();
     for r in records {
         if let Some(u) = &r.unsolved {
@@ -401,16 +427,14 @@ fn reason_class(why: &str) -> String {
 
 /// Joins shard folders into `out`: the census (all shards must hold the same one), the
 /// records of every shard in opclass order, pages and summary rendered as one run would.
-pub fn merge(shards: &[PathBuf], out: &Path) -> Result<Summary, String> {
+pub fn merge(shards: &[PathBuf], out: &Path) -> Result<Summary, SweepError> {
     let mut census: Option<(PathBuf, String)> = None;
     let mut records: BTreeMap<String, Record> = BTreeMap::new();
     for dir in shards {
         let path = dir.join("census.json");
         let text = std::fs::read_to_string(&path).map_err(|e| io_err(&path, e))?;
         match &census {
-            Some((first, t)) if *t != text => {
-                return Err(format!("{} and {} hold different censuses: shards of different runs", first.display(), path.display()))
-            }
+            Some((first, t)) if *t != text => return Err(SweepError::MixedShards { first: first.clone(), other: path.clone() }),
             Some(_) => {}
             None => census = Some((path.clone(), text)),
         }
@@ -418,16 +442,16 @@ pub fn merge(shards: &[PathBuf], out: &Path) -> Result<Summary, String> {
             records.insert(r.opclass.clone(), r);
         }
     }
-    let (_, text) = census.ok_or("no shard folders given")?;
-    let c: CensusFile = serde_json::from_str(&text).map_err(|e| format!("census: {e}"))?;
+    let (first, text) = census.ok_or(SweepError::NoShards)?;
+    let c: CensusFile = serde_json::from_str(&text).map_err(|e| io_err(&first, format!("not a census file ({e})")))?;
     if let Some(f) = c.forms.iter().find(|f| !records.contains_key(&f.opclass)) {
-        return Err(format!("no shard solved form {} ({}): a shard is missing or unfinished", f.opclass, f.text));
+        return Err(SweepError::Unsolved { opclass: f.opclass.clone(), text: f.text.clone() });
     }
     std::fs::create_dir_all(out).map_err(|e| io_err(out, e))?;
-    crate::output::write_atomic(&out.join("census.json"), text.as_bytes()).map_err(|e| e.to_string())?;
+    crate::output::write_atomic(&out.join("census.json"), text.as_bytes()).map_err(|e| io_err(&out.join("census.json"), e))?;
     let records: Vec<Record> = records.into_values().collect();
     let lines: String = records.iter().map(|r| serde_json::to_string(r).unwrap_or_default() + "\n").collect();
-    crate::output::write_atomic(&out.join("solved.jsonl"), lines.as_bytes()).map_err(|e| e.to_string())?;
+    crate::output::write_atomic(&out.join("solved.jsonl"), lines.as_bytes()).map_err(|e| io_err(&out.join("solved.jsonl"), e))?;
     let arch = Arch(c.arch);
     let s = write_pages(out, arch, &c.tool, &records)?;
     let opts =

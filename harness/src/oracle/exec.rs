@@ -9,8 +9,9 @@
 use crate::codec::Codec;
 use crate::oracle::gpu::dryrun::PlanEntry;
 use crate::oracle::gpu::template::{const_input_offset, Kind};
+use crate::oracle::gpu::GpuError;
 use crate::sass::Instruction;
-use crate::semantics::{evaluate, Inputs, Loc};
+use crate::semantics::{evaluate, Inputs, Loc, ModelError};
 use crate::spec::Arch;
 use crate::word::Word;
 use serde::{Deserialize, Serialize};
@@ -96,6 +97,27 @@ pub struct Example {
 
 pub const EXAMPLES: usize = 8;
 
+/// Why a plan entry has no instruction for the model to evaluate.
+#[derive(Debug, thiserror::Error)]
+pub enum EntryError {
+    #[error("plan word '{0}' is not hex")]
+    NotHex(String),
+    /// The word decodes as no variant (or its instruction cannot be built).
+    #[error(transparent)]
+    Model(#[from] ModelError),
+}
+
+/// Why [`check_entry`] has nothing to compare an entry's outputs with.
+#[derive(Debug, thiserror::Error)]
+pub enum CheckError {
+    #[error("cannot decode: {0}")]
+    Decode(#[from] EntryError),
+    /// The model does not evaluate the instruction (no model for its mnemonic, a missing
+    /// input).
+    #[error(transparent)]
+    Model(#[from] ModelError),
+}
+
 fn hex(v: u64, bytes: u32) -> String {
     format!("{v:#0w$x}", w = (bytes * 2 + 2) as usize)
 }
@@ -120,23 +142,23 @@ pub fn thread_inputs(e: &PlanEntry, input: &[u8], thread: usize, in_stride: u32,
 
 /// The instruction the model evaluates for an entry: the word itself, or for a hidden
 /// bit the word without the flip (nvdisasm says they are the same instruction).
-pub fn entry_instruction(codec: &Codec, e: &PlanEntry) -> Result<Instruction, String> {
+pub fn entry_instruction(codec: &Codec, e: &PlanEntry) -> Result<Instruction, EntryError> {
     let w = e.base_word.as_deref().unwrap_or(&e.word);
-    let w = Word::parse_hex(w).ok_or_else(|| format!("plan word '{w}' is not hex"))?;
-    crate::semantics::instruction(codec, Arch(e.arch), w)
+    let w = Word::parse_hex(w).ok_or_else(|| EntryError::NotHex(w.into()))?;
+    Ok(crate::semantics::instruction(codec, Arch(e.arch), w)?)
 }
 
 /// Compare one entry's outputs over every thread of a batch with the model: a finding
 /// when some differ; `Err` when the word has no model (nothing to compare with).
-pub fn check_entry(codec: &Codec, tool: &str, e: &PlanEntry, b: &Batch, input: &[u8], output: &[u8]) -> Result<Option<ExecFinding>, String> {
-    let insn = entry_instruction(codec, e).map_err(|m| format!("cannot decode: {m}"))?;
+pub fn check_entry(codec: &Codec, tool: &str, e: &PlanEntry, b: &Batch, input: &[u8], output: &[u8]) -> Result<Option<ExecFinding>, CheckError> {
+    let insn = entry_instruction(codec, e)?;
     let bytes = e.template.dst_bits() / 8;
     let mut f = finding(tool, e, if e.bit.is_some() { ExecClass::HiddenSemantics } else { ExecClass::Semantics }, &insn.to_string(), String::new());
     for t in 0..b.threads as usize {
         let inputs = thread_inputs(e, input, t, b.in_stride, b.k);
         let want = match evaluate(&insn, &inputs) {
             Ok(o) => o.0.iter().find(|o| o.loc == Loc::R(e.dest)).map(|o| o.bits),
-            Err(m) => return Err(m.to_string()),
+            Err(m) => return Err(m.into()),
         };
         let got = read(output, t * b.out_stride as usize + e.out_offset as usize, bytes);
         if want == Some(got) {
@@ -207,7 +229,7 @@ impl Executor for ModelExecutor<'_> {
             return Ok(vec![0; out.len()]);
         }
         for e in self.entries.iter().filter(|e| b.cubin.ends_with(&e.cubin)) {
-            let insn = entry_instruction(self.codec, e).map_err(|m| Trap { message: m })?;
+            let insn = entry_instruction(self.codec, e).map_err(|m| Trap { message: m.to_string() })?;
             let bytes = e.template.dst_bits() / 8;
             for t in 0..b.threads as usize {
                 let inputs = thread_inputs(e, input, t, b.in_stride, b.k);
@@ -283,7 +305,7 @@ impl PlanSummary {
 /// no template holds are counted (`plan.no_template`), never an error. The plan goes to
 /// `opts.out` (cubins proven in place by nvdisasm, as `exec --dry-run`); findings to
 /// `opts.out/exec-findings.jsonl`. Err only when it cannot work (tools missing, I/O).
-pub fn plan_words(codec: &Codec, words: &[(Arch, Word)], opts: &PlanOptions) -> Result<PlanSummary, String> {
+pub fn plan_words(codec: &Codec, words: &[(Arch, Word)], opts: &PlanOptions) -> Result<PlanSummary, GpuError> {
     use crate::oracle::gpu::{cli, dryrun};
     let mut sum = PlanSummary::default();
     let mut dev = match &opts.run {
@@ -300,8 +322,8 @@ pub fn plan_words(codec: &Codec, words: &[(Arch, Word)], opts: &PlanOptions) -> 
         }
         None => None,
     };
-    let nv = crate::oracle::nvdisasm::Nvdisasm::locate().map_err(|e| e.to_string())?;
-    let ptxas = crate::oracle::tools::locate(crate::oracle::tools::Tool::Ptxas).map_err(|e| e.to_string())?;
+    let nv = crate::oracle::nvdisasm::Nvdisasm::locate()?;
+    let ptxas = crate::oracle::tools::locate(crate::oracle::tools::Tool::Ptxas)?;
     let dopts = dryrun::Options { out: opts.out.clone(), slots: opts.slots, random: 0, seed: opts.seed };
     sum.plan = dryrun::plan_words(codec, &nv, &ptxas, words, &dopts)?;
     let (Some(dev), Some(r), true) = (dev.as_mut(), &opts.run, sum.plan.failures.is_empty()) else {

@@ -326,15 +326,37 @@ fn signature(v: &Variant) -> String {
 /// one nvdisasm batch per architecture.
 pub fn learn(nv: &Nvdisasm, codec: &Codec, vis: &[usize]) -> Result<Conventions, NvdisasmError> {
     let mut out = Conventions::default();
+    for lesson in lessons(codec, vis) {
+        let outs = nv.disassemble(&lesson.arch.nvdisasm_name(), &lesson.words())?;
+        lesson.read(codec, &outs, &mut out);
+    }
+    Ok(out)
+}
+
+/// One architecture's learning batch: the words to ask nvdisasm about (at addresses
+/// 0, 16, …) and how to read its answers back. Validation sends them with words of its own.
+pub struct Lesson {
+    pub arch: crate::spec::Arch,
+    plans: Vec<Plan>,
+    /// Variants that print as another does (same layout, tables, heading and distilled
+    /// line): (variant, the one asked about).
+    same_as: Vec<(usize, usize)>,
+}
+
+/// The learning batches of `vis`, one per architecture in architecture order.
+pub fn lessons(codec: &Codec, vis: &[usize]) -> Vec<Lesson> {
     let mut archs: Vec<crate::spec::Arch> = vis.iter().map(|&vi| codec.variant(vi).arch).collect();
     archs.sort();
     archs.dedup();
-    for arch in archs {
-        // Variants that read alike (same layout, tables, heading and distilled line) print
-        // alike: ask nvdisasm about one of them.
+    archs.into_iter().map(|arch| Lesson::new(codec, vis, arch)).collect()
+}
+
+impl Lesson {
+    /// The batch of the variants of `vis` on `arch`.
+    pub fn new(codec: &Codec, vis: &[usize], arch: crate::spec::Arch) -> Lesson {
+        // Variants that read alike print alike: ask nvdisasm about one of them.
         let mut first: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
-        let mut same_as: Vec<(usize, usize)> = vec![];
-        let mut asked: Vec<usize> = vec![];
+        let (mut same_as, mut asked) = (vec![], vec![]);
         for &vi in vis.iter().filter(|&&vi| codec.variant(vi).arch == arch) {
             match first.entry(signature(codec.variant(vi))) {
                 std::collections::hash_map::Entry::Occupied(e) => same_as.push((vi, *e.get())),
@@ -344,11 +366,18 @@ pub fn learn(nv: &Nvdisasm, codec: &Codec, vis: &[usize]) -> Result<Conventions,
                 }
             }
         }
-        let plans: Vec<Plan> = asked.iter().map(|&vi| plan(codec, vi)).collect();
-        let words: Vec<Word> = plans.iter().flat_map(|p| p.words.iter().copied()).collect();
-        let outs = nv.disassemble(&arch.nvdisasm_name(), &words)?;
+        Lesson { arch, plans: asked.iter().map(|&vi| plan(codec, vi)).collect(), same_as }
+    }
+
+    /// The words to send, word `i` at address `16 i`.
+    pub fn words(&self) -> Vec<Word> {
+        self.plans.iter().flat_map(|p| p.words.iter().copied()).collect()
+    }
+
+    /// Reads nvdisasm's outcomes of [`Lesson::words`] into `out`.
+    pub fn read(&self, codec: &Codec, outs: &[Outcome], out: &mut Conventions) {
         let mut at = 0;
-        for p in &plans {
+        for p in &self.plans {
             let v = codec.variant(p.vi);
             let n = p.words.len();
             if outs.len() >= at + n {
@@ -356,14 +385,13 @@ pub fn learn(nv: &Nvdisasm, codec: &Codec, vis: &[usize]) -> Result<Conventions,
             }
             at += n;
         }
-        for (vi, model) in same_as {
+        for &(vi, model) in &self.same_as {
             let (v, m) = (codec.variant(vi), codec.variant(model));
             if let Some(c) = out.get(m.arch, &m.key).cloned() {
                 out.insert(v.arch, &v.key, c);
             }
         }
     }
-    Ok(out)
 }
 
 /// The conventions `conv` holds for the variants of `codec`, as one

@@ -53,6 +53,15 @@ pub const DEFAULT_TIMEOUT: Duration = process::DEFAULT_TIMEOUT;
 /// Limit for `nvdisasm --version`, which answers at once.
 const VERSION_TIMEOUT: Duration = Duration::from_secs(30);
 
+/// nvdisasm processes started for batches so far (each costs ~0.25 s of CPU to start):
+/// what the benchmark reports per phase.
+static STARTED: AtomicUsize = AtomicUsize::new(0);
+
+/// nvdisasm processes this process started for batches so far.
+pub fn processes_started() -> usize {
+    STARTED.load(Ordering::Relaxed)
+}
+
 /// The NOP used as filler and sentinel: `NOP;` with the control bits ptxas gives its
 /// padding NOPs (stall 0, yield clear, no barriers; 0x000fc00000000000 high,
 /// 0x7918 low). Checked to print `NOP;` for every architecture nvdisasm 13.5 accepts
@@ -263,6 +272,7 @@ impl Nvdisasm {
         }
         std::fs::write(file, &bytes).map_err(|e| BatchFault::Write { path: file.to_path_buf(), err: e.to_string() })?;
         let mut cmd = Command::new(&self.path);
+        STARTED.fetch_add(1, Ordering::Relaxed);
         cmd.arg("-b").arg(b.arch).arg("-hex").arg("--base-address").arg(format!("{:#x}", b.base)).arg(file);
         let run = process::run(&mut cmd, &Limits::with_timeout(self.timeout));
         let _ = std::fs::remove_file(file);

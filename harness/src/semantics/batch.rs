@@ -1,6 +1,6 @@
 //! `sass-harness model`: one word on named inputs, or a JSON-lines batch of them.
 
-use super::{predict, Inputs, Outputs};
+use super::{predict, Inputs, ModelError, Outputs};
 use crate::codec::Codec;
 use crate::spec::Arch;
 use crate::word::Word;
@@ -30,10 +30,11 @@ fn inputs_of(map: &BTreeMap<String, serde_json::Value>) -> Result<Inputs, String
     Ok(inputs)
 }
 
-pub fn parse_word(text: &str) -> Result<Word, String> {
+/// A word as `0x…` or bare hex digits.
+pub fn parse_word(text: &str) -> Result<Word, ModelError> {
     let t = text.trim();
     let t = t.strip_prefix("0x").unwrap_or(t);
-    Word::parse_hex(t).ok_or_else(|| format!("'{text}' is not a word of up to 32 hex digits"))
+    Word::parse_hex(t).ok_or_else(|| ModelError::BadWord(text.to_string()))
 }
 
 /// The outputs as a JSON object `{"R0":"0x…"}` (hex, zero-padded to the width).
@@ -44,27 +45,27 @@ pub fn outputs_json(o: &Outputs) -> serde_json::Value {
 }
 
 /// One word on `REG=VALUE` assignments.
-pub fn model_one(codec: &Codec, arch: Arch, word: &str, assignments: &[String]) -> Result<Outputs, String> {
+pub fn model_one(codec: &Codec, arch: Arch, word: &str, assignments: &[String]) -> Result<Outputs, ModelError> {
     let w = parse_word(word)?;
     let mut inputs = Inputs::default();
     for a in assignments {
-        inputs.parse_assignment(a).map_err(|e| e.to_string())?;
+        inputs.parse_assignment(a)?;
     }
     predict(codec, arch, w, &inputs)
 }
 
 /// Every line of `input` → one line of `out`, in order: `{"outputs":…}` or `{"error":…}`.
-/// Returns how many lines were errors.
-pub fn model_batch(codec: &Codec, arch: Arch, input: impl BufRead, mut out: impl Write) -> Result<usize, String> {
+/// Returns how many lines were errors; `Err` only when reading or writing fails.
+pub fn model_batch(codec: &Codec, arch: Arch, input: impl BufRead, mut out: impl Write) -> std::io::Result<usize> {
     let mut errors = 0;
     for (i, line) in input.lines().enumerate() {
-        let line = line.map_err(|e| format!("reading line {}: {e}", i + 1))?;
+        let line = line.map_err(|e| std::io::Error::new(e.kind(), format!("reading line {}: {e}", i + 1)))?;
         if line.trim().is_empty() {
             continue;
         }
         let result = serde_json::from_str::<Request>(&line)
             .map_err(|e| format!("line {}: {e}", i + 1))
-            .and_then(|r| Ok((parse_word(&r.word)?, inputs_of(&r.inputs)?)))
+            .and_then(|r| Ok((parse_word(&r.word).map_err(|e| e.to_string())?, inputs_of(&r.inputs)?)))
             .and_then(|(w, inputs)| predict(codec, arch, w, &inputs).map_err(|e| format!("line {}: {e}", i + 1)));
         let v = match result {
             Ok(o) => serde_json::json!({ "outputs": outputs_json(&o) }),
@@ -73,7 +74,7 @@ pub fn model_batch(codec: &Codec, arch: Arch, input: impl BufRead, mut out: impl
                 serde_json::json!({ "error": e })
             }
         };
-        writeln!(out, "{v}").map_err(|e| e.to_string())?;
+        writeln!(out, "{v}")?;
     }
     Ok(errors)
 }

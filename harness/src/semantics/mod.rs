@@ -67,6 +67,11 @@ pub enum ModelError {
     Unmodelled(String),
     #[error("{0} is odd: a 64-bit operand needs an even register")]
     OddPair(String),
+    /// The word decodes as no variant of the spec.
+    #[error(transparent)]
+    Decode(#[from] crate::codec::DecodeError),
+    #[error("'{0}' is not a word of up to 32 hex digits")]
+    BadWord(String),
 }
 
 /// Input values by location. Values are raw bits; a 64-bit operand's value is one entry.
@@ -116,8 +121,8 @@ fn guard(insn: &Instruction, inputs: &Inputs) -> Result<bool, ModelError> {
 /// Decode `word` for `arch` and print it: the instruction the models read. Text a page
 /// heading carries (`I2F.???0`: printed always, a label of the page generator rather than
 /// a field's value) is dropped, so it does not make a word unmodellable.
-pub fn instruction(codec: &crate::codec::Codec, arch: crate::spec::Arch, word: crate::word::Word) -> Result<Instruction, String> {
-    let (vi, values) = codec.decode(arch, word).map_err(|e| e.to_string())?;
+pub fn instruction(codec: &crate::codec::Codec, arch: crate::spec::Arch, word: crate::word::Word) -> Result<Instruction, ModelError> {
+    let (vi, values) = codec.decode(arch, word)?;
     let v = codec.variant(vi);
     let mut insn = crate::codec::print(v, &values);
     for slot in &v.modifiers {
@@ -131,7 +136,7 @@ pub fn instruction(codec: &crate::codec::Codec, arch: crate::spec::Arch, word: c
 }
 
 /// Decode and evaluate: what `word` writes on `inputs`.
-pub fn predict(codec: &crate::codec::Codec, arch: crate::spec::Arch, word: crate::word::Word, inputs: &Inputs) -> Result<Outputs, String> {
+pub fn predict(codec: &crate::codec::Codec, arch: crate::spec::Arch, word: crate::word::Word, inputs: &Inputs) -> Result<Outputs, ModelError> {
     let insn = instruction(codec, arch, word)?;
-    evaluate(&insn, inputs).map_err(|e| e.to_string())
+    evaluate(&insn, inputs)
 }

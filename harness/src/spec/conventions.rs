@@ -32,6 +32,7 @@ pub fn barrier_index(w: Word) -> usize {
     ((w.0 >> 110) & 0x3f) as usize
 }
 
+/// The word with barrier index `i` (its low 6 bits) in bits 110–115.
 pub fn with_barriers(w: Word, i: usize) -> Word {
     Word(w.0 & !(0x3fu128 << 110) | ((i as u128) & 0x3f) << 110)
 }
@@ -41,12 +42,17 @@ pub fn wait_index(w: Word) -> usize {
     ((w.0 >> 116) & 0x3f) as usize
 }
 
+/// The word with wait mask `i` (its low 6 bits) in bits 116–121.
 pub fn with_wait(w: Word, i: usize) -> Word {
     Word(w.0 & !(0x3fu128 << 116) | ((i as u128) & 0x3f) << 116)
 }
 
+/// How many wait masks there are (6 bits): the wait sweep's length.
 pub const WAIT_VALUES: usize = 64;
+/// How many opex indices there are (9 bits: 105–109 and 122–125): the opex sweep's length.
 pub const OPEX_VALUES: usize = 512;
+/// How many barrier indices there are (6 bits: two 3-bit barriers): the barrier sweep's
+/// length.
 pub const BARRIER_VALUES: usize = 64;
 
 /// One variant's printing conventions, learned from nvdisasm and stored beside its page
@@ -97,13 +103,18 @@ pub struct FormConventions {
 /// IADD and `x*2^k+RZ` SHL (but not for 2^16), so each power of two is its own class.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ImmClass {
+    /// 0 (`IMAD.MOV`).
     Zero,
+    /// 1 (`IMAD.IADD`).
     One,
+    /// `2^k` for `k` ≥ 1, holding `k` (`IMAD.SHL`).
     PowerOfTwo(u8),
+    /// Any other value, negative ones included.
     Other,
 }
 
 impl ImmClass {
+    /// The class of immediate value `value`.
     pub fn of(value: i128) -> ImmClass {
         match value {
             0 => ImmClass::Zero,
@@ -139,10 +150,17 @@ impl ImmClass {
 /// the given class.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Alias {
+    /// The register operands the alias depends on (printed operand indices): the form's
+    /// `R` operands with 8-bit fields, those learning sets to RZ or leaves.
     pub regs: Vec<usize>,
+    /// Those of `regs` that are RZ when the alias prints; the others are not.
     pub rz: Vec<usize>,
+    /// The plain `I` operand (printed operand index) and the class its value has when the
+    /// alias prints; `None` when the form has none (or its field is one bit wide).
     pub imm: Option<(usize, ImmClass)>,
+    /// The modifier nvdisasm adds (`MOV`, `SHL`).
     pub token: String,
+    /// Where in the modifier list it goes (`IMAD.MOV.U32`: 0); past the end, at the end.
     pub at: usize,
 }
 
@@ -160,7 +178,9 @@ impl Alias {
 /// A modifier slot, named so that it survives page edits that renumber fields.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum SlotId {
+    /// A heading modifier, by its text ([`ModSlot::Fixed`](crate::spec::ModSlot::Fixed)).
     Fixed(String),
+    /// A group or flag field, by its first bit (0–127).
     FieldAt(u8),
 }
 
@@ -169,6 +189,8 @@ impl FormConventions {
     pub fn legal(&self, w: Word) -> bool {
         self.opex.get(opex_index(w)).is_some_and(Option::is_some)
     }
+    /// Which printed operands carry `.reuse` with this word's control bits (bit k: operand
+    /// k); 0 where nvdisasm rejects them.
     pub fn reuse_mask(&self, w: Word) -> u8 {
         self.opex.get(opex_index(w)).copied().flatten().unwrap_or(0)
     }
@@ -220,15 +242,19 @@ pub struct Conventions {
 }
 
 impl Conventions {
+    /// The conventions learned for variant `key` of `arch`, if any.
     pub fn get(&self, arch: Arch, key: &str) -> Option<&FormConventions> {
         self.forms.get(&(arch, key.to_string()))
     }
+    /// Keeps `c` for variant `key` of `arch`, replacing what it had.
     pub fn insert(&mut self, arch: Arch, key: &str, c: FormConventions) {
         self.forms.insert((arch, key.to_string()), c);
     }
+    /// How many variants have conventions.
     pub fn len(&self) -> usize {
         self.forms.len()
     }
+    /// Does no variant have any?
     pub fn is_empty(&self) -> bool {
         self.forms.is_empty()
     }
@@ -241,11 +267,11 @@ impl Conventions {
 /// The name of the file beside an architecture's pages that stores their conventions.
 pub const FILE_NAME: &str = "conventions.json";
 
-/// The largest conventions file read (the discovered SM90 pages' is about 300 kB).
+/// The largest conventions file read (the discovered SM90 pages' is about 200 kB).
 pub const MAX_FILE_BYTES: usize = 64 << 20;
 
 /// One architecture's stored conventions: the control tables (shared: SM90's 1 130 forms
-/// have 24) and, per form, its table's id and the rest of its conventions. Kept in one
+/// have 38) and, per form, its table's id and the rest of its conventions. Kept in one
 /// reviewed file beside the pages rather than as page lines, because a control table is
 /// 16 rows of 32 entries that most forms share, and a page should stay what the ISA viewer
 /// prints; one form per line, so a new nvdisasm shows up as a readable diff.
@@ -257,6 +283,7 @@ pub struct ConventionsFile {
     /// The nvdisasm they were learned from (`nvdisasm 13.5.37`).
     #[serde(default)]
     pub tool: String,
+    /// The control tables, by id ([`StoredControl::id`], `c` and 8 hex digits).
     pub controls: std::collections::BTreeMap<String, StoredControl>,
     /// By `"<arch> <key>"` (`"SM90 DFMA_R_R_R_R"`).
     pub forms: std::collections::BTreeMap<String, StoredForm>,
@@ -275,8 +302,10 @@ pub struct StoredControl {
     /// set); else ` ;`.
     #[serde(rename = "semicolon barriers")]
     pub semicolon_barriers: String,
+    /// The wait masks (bits 116–121) that allow `;`, as ranges.
     #[serde(rename = "semicolon wait")]
     pub semicolon_wait: String,
+    /// The opex indices that allow `;`, as ranges (legal ones only).
     #[serde(rename = "semicolon opex")]
     pub semicolon_opex: String,
     /// One row per value of bits 122–125: 32 entries, stall 0–15 with yield clear, a space,
@@ -295,6 +324,7 @@ pub struct StoredForm {
     /// modifier's text.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub order: Vec<String>,
+    /// Integer immediates print signed with every group at zero (left out when false).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub signed: bool,
     /// `[first bit of a group field, its value, signed then]`.
@@ -306,6 +336,7 @@ pub struct StoredForm {
     /// Printed operands whose all-ones register prints `???N`, not the zero register.
     #[serde(default, rename = "unnamed at all ones", skip_serializing_if = "Vec::is_empty")]
     pub unnamed: Vec<usize>,
+    /// The modifiers nvdisasm adds for some operand values.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub aliases: Vec<StoredAlias>,
     /// Ignored bits that make the line end in ` ;` when set, as ranges.
@@ -316,10 +347,15 @@ pub struct StoredForm {
 /// An [`Alias`]: `imm` is `[operand, class]` with class `other`, `0`, `1` or `2^k`.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct StoredAlias {
+    /// [`Alias::token`]: the modifier (`MOV`).
     pub token: String,
+    /// [`Alias::at`]: its place in the modifier list.
     pub at: usize,
+    /// [`Alias::regs`]: the register operands it depends on.
     pub regs: Vec<usize>,
+    /// [`Alias::rz`]: those that are RZ when it prints.
     pub rz: Vec<usize>,
+    /// [`Alias::imm`], the class spelled `other`, `0`, `1` or `2^k` (left out when none).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub imm: Option<(usize, String)>,
 }
@@ -328,7 +364,10 @@ pub struct StoredAlias {
 #[derive(Debug, thiserror::Error)]
 #[error("{what}: {why}")]
 pub struct StoredError {
+    /// What could not be read: a form key (`SM90 DFMA_R_R_R_R`), `file.json:LINE`, a
+    /// row or entry (`reuse row 3 '…'`, `'0..x'`).
     pub what: String,
+    /// Why not.
     pub why: String,
 }
 
@@ -355,14 +394,16 @@ pub fn ranges(xs: impl IntoIterator<Item = usize>) -> String {
 }
 
 /// The indices below `limit` that [`ranges`] wrote.
-pub fn parse_ranges(s: &str, limit: usize) -> Result<Vec<usize>, String> {
+pub fn parse_ranges(s: &str, limit: usize) -> Result<Vec<usize>, StoredError> {
     let mut out = vec![];
     for part in s.split(',').map(str::trim).filter(|t| !t.is_empty()) {
         let (a, b) = part.split_once("..").unwrap_or((part, part));
-        let n = |x: &str| x.trim().parse::<usize>().ok().filter(|&n| n < limit).ok_or_else(|| format!("'{part}' is not an index or range below {limit}"));
+        let n = |x: &str| {
+            x.trim().parse::<usize>().ok().filter(|&n| n < limit).ok_or_else(|| bad(format!("'{part}'"), format!("not an index or range below {limit}")))
+        };
         let (a, b) = (n(a)?, n(b)?);
         if a > b {
-            return Err(format!("'{part}' runs backwards"));
+            return Err(bad(format!("'{part}'"), "runs backwards"));
         }
         out.extend(a..=b);
     }
@@ -401,10 +442,11 @@ impl SlotId {
             SlotId::Fixed(t) => t.clone(),
         }
     }
-    pub fn parse(t: &str) -> Result<SlotId, String> {
+    /// Reads [`SlotId::token`]'s spelling.
+    pub fn parse(t: &str) -> Result<SlotId, StoredError> {
         match t.strip_prefix('@') {
-            Some(b) => b.parse::<u8>().ok().filter(|&b| b < 128).map(SlotId::FieldAt).ok_or_else(|| format!("'{t}' is not @bit (0..127)")),
-            None if t.is_empty() => Err("an empty modifier slot".into()),
+            Some(b) => b.parse::<u8>().ok().filter(|&b| b < 128).map(SlotId::FieldAt).ok_or_else(|| bad(format!("'{t}'"), "not @bit (0..127)")),
+            None if t.is_empty() => Err(bad("modifier slot", "empty")),
             None => Ok(SlotId::Fixed(t.to_string())),
         }
     }
@@ -481,7 +523,7 @@ impl StoredControl {
             }
         }
         let set = |name: &str, s: &str, n: usize| -> Result<Vec<bool>, StoredError> {
-            let on = parse_ranges(s, n).map_err(|e| bad(name, e))?;
+            let on = parse_ranges(s, n).map_err(|e| bad(name, e.to_string()))?;
             Ok((0..n).map(|i| on.contains(&i)).collect())
         };
         let barrier_legal = set("legal barriers", &self.legal_barriers, BARRIER_VALUES)?;
@@ -528,7 +570,7 @@ impl StoredForm {
     /// The conventions this form and its control table say.
     pub fn conventions(&self, control: &StoredControl) -> Result<FormConventions, StoredError> {
         let c = control.tables()?;
-        let modifier_order = self.order.iter().map(|t| SlotId::parse(t).map_err(|e| bad("order", e))).collect::<Result<_, _>>()?;
+        let modifier_order = self.order.iter().map(|t| SlotId::parse(t).map_err(|e| bad("order", e.to_string()))).collect::<Result<_, _>>()?;
         let aliases = self
             .aliases
             .iter()
@@ -537,7 +579,7 @@ impl StoredForm {
                 Ok(Alias { regs: a.regs.clone(), rz: a.rz.clone(), imm, token: a.token.clone(), at: a.at })
             })
             .collect::<Result<_, StoredError>>()?;
-        let space_bits = parse_ranges(&self.space_bits, 128).map_err(|e| bad("space bits", e))?.into_iter().map(|b| b as u8).collect();
+        let space_bits = parse_ranges(&self.space_bits, 128).map_err(|e| bad("space bits", e.to_string()))?.into_iter().map(|b| b as u8).collect();
         Ok(FormConventions {
             modifier_order,
             signed_imm: self.signed,
@@ -644,8 +686,8 @@ mod tests {
             assert_eq!(parse_ranges(&ranges(xs.clone()), 64).unwrap(), xs);
         }
         assert_eq!(ranges([5, 1, 2, 3]), "1..3,5");
-        assert!(parse_ranges("3..1", 64).unwrap_err().contains("backwards"));
-        assert!(parse_ranges("64", 64).unwrap_err().contains("below 64"));
+        assert!(parse_ranges("3..1", 64).unwrap_err().to_string().contains("backwards"));
+        assert!(parse_ranges("64", 64).unwrap_err().to_string().contains("below 64"));
     }
 
     /// A DFMA-like table: `.reuse` on operands 1 and 2 in rows 1 and 2 where yield is set

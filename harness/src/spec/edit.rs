@@ -18,27 +18,105 @@ pub enum Edit {
     /// The field named `field` (as the page writes it) occupies exactly `bits` (value bits
     /// in increasing bit order); bits it gives up become fixed 0, bits it takes stop being
     /// fixed or another field's.
-    FieldBits { variant: String, field: String, bits: Vec<u8> },
+    FieldBits {
+        /// The key of the variant it edits.
+        variant: String,
+        /// The field's name as the page writes it (`operand 2`).
+        field: String,
+        /// The bits it occupies, value bits in increasing bit order.
+        bits: Vec<u8>,
+    },
     /// A bit the page calls fixed is a one-bit field named `name` (`cABS`, `cNEG`, …).
-    FixedToFlag { variant: String, bit: u8, name: String },
+    FixedToFlag {
+        /// The key of the variant it edits.
+        variant: String,
+        /// The bit (0–127).
+        bit: u8,
+        /// The new field's name.
+        name: String,
+    },
     /// The fixed bit `bit` has the value `value` (an opcode bit the page gets wrong).
-    FixedBit { variant: String, bit: u8, value: bool },
+    FixedBit {
+        /// The key of the variant it edits.
+        variant: String,
+        /// The bit (0–127).
+        bit: u8,
+        /// Its value (`true`: 1).
+        value: bool,
+    },
     /// The one-bit field at `bit` is named `to`, not `from` (e.g. `cABS` ↔ `cNEG`).
-    RenameFlag { variant: String, bit: u8, from: String, to: String },
+    RenameFlag {
+        /// The key of the variant it edits.
+        variant: String,
+        /// The bit (0–127).
+        bit: u8,
+        /// The name the page gives it.
+        from: String,
+        /// The right name.
+        to: String,
+    },
     /// Row `value` of the table titled `table` is named `name` (added when the page omits it).
-    RowName { variant: String, table: String, value: u64, width: u32, from: Option<String>, name: String },
+    RowName {
+        /// The key of the variant it edits.
+        variant: String,
+        /// The table's title (`Modifier Group 1`).
+        table: String,
+        /// The row's field value.
+        value: u64,
+        /// The table's row width in bits: how many binary digits the row is written with.
+        width: u32,
+        /// The name the page gives the row; `None` when the page leaves the row out.
+        from: Option<String>,
+        /// The right name.
+        name: String,
+    },
     /// The table titled `table` is rewritten with rows of `width` bits (value, name): what
     /// a field that takes over another's bits needs.
-    Table { variant: String, table: String, width: u32, rows: Vec<(u64, String)> },
+    Table {
+        /// The key of the variant it edits.
+        variant: String,
+        /// The table's title (`Modifier Group 1`), kept.
+        table: String,
+        /// The new rows' width in bits.
+        width: u32,
+        /// The new rows, (value, name) each, in the order written.
+        rows: Vec<(u64, String)>,
+    },
     /// The table titled `table` goes (its field's bits went to another field).
-    RemoveTable { variant: String, table: String },
+    RemoveTable {
+        /// The key of the variant it edits.
+        variant: String,
+        /// The table's title.
+        table: String,
+    },
     /// The variant heading is `to`, not `from` (e.g. `I2F.???0` → `I2F`).
-    Heading { variant: String, from: String, to: String },
+    Heading {
+        /// The key of the variant it edits.
+        variant: String,
+        /// The heading the page has.
+        from: String,
+        /// The right heading.
+        to: String,
+    },
     /// The `distilled:` line is `to`, not `from`.
-    Distilled { variant: String, from: String, to: String },
+    Distilled {
+        /// The key of the variant it edits.
+        variant: String,
+        /// The text after `distilled:` on the page.
+        from: String,
+        /// The right text.
+        to: String,
+    },
     /// The form's printing conventions are these (stored in the page folder's
     /// `conventions.json`, not in the page text: see [`super::conventions`]).
-    Conventions { variant: String, form: super::conventions::StoredForm, control: super::conventions::StoredControl },
+    Conventions {
+        /// The key of the variant it edits.
+        variant: String,
+        /// The form's entry in the file's `forms`.
+        form: super::conventions::StoredForm,
+        /// Its control table, stored under the id `form.control` names.
+        control: super::conventions::StoredControl,
+    },
 }
 
 impl Edit {
@@ -94,10 +172,10 @@ impl Layout {
         Layout { owners, names: v.fields.iter().map(|f| f.name.clone()).collect() }
     }
 
-    fn apply(&mut self, e: &Edit) -> Result<(), String> {
+    fn apply(&mut self, e: &Edit) -> Result<(), LayoutClash> {
         match e {
             Edit::FieldBits { field, bits, .. } => {
-                let id = self.names.iter().position(|n| n == field).ok_or_else(|| format!("no field '{field}'"))?;
+                let id = self.names.iter().position(|n| n == field).ok_or_else(|| LayoutClash::NoField(field.clone()))?;
                 for o in self.owners.iter_mut().filter(|o| **o == Owner::Field(id)) {
                     *o = Owner::Fixed(false);
                 }
@@ -107,18 +185,18 @@ impl Layout {
             }
             Edit::FixedToFlag { bit, name, .. } => {
                 if !matches!(self.owners[*bit as usize], Owner::Fixed(_)) {
-                    return Err(format!("bit {bit} is not fixed"));
+                    return Err(LayoutClash::NotFixed(*bit));
                 }
                 self.names.push(name.clone());
                 self.owners[*bit as usize] = Owner::Field(self.names.len() - 1);
             }
             Edit::FixedBit { bit, value, .. } => match self.owners[*bit as usize] {
                 Owner::Fixed(_) => self.owners[*bit as usize] = Owner::Fixed(*value),
-                Owner::Field(_) => return Err(format!("bit {bit} is a field's, not fixed")),
+                Owner::Field(_) => return Err(LayoutClash::NotFixed(*bit)),
             },
             Edit::RenameFlag { bit, to, .. } => match self.owners[*bit as usize] {
                 Owner::Field(id) => self.names[id] = to.clone(),
-                Owner::Fixed(_) => return Err(format!("bit {bit} is fixed, not a flag")),
+                Owner::Fixed(_) => return Err(LayoutClash::NotAFlag(*bit)),
             },
             _ => {}
         }
@@ -142,8 +220,8 @@ fn index_row() -> String {
     (0..64).map(|i| (i % 8).to_string()).collect::<Vec<_>>().join("\t")
 }
 
-fn variant_of<'p>(page: &'p Page, key: &str) -> Result<&'p Variant, String> {
-    page.variants.iter().find(|v| v.key == key).ok_or_else(|| format!("{}: no variant '{key}'", page.file))
+fn variant_of<'p>(page: &'p Page, key: &str) -> Result<&'p Variant, EditError> {
+    page.variants.iter().find(|v| v.key == key).ok_or_else(|| EditError::NoVariant { file: page.file.clone(), variant: key.to_string() })
 }
 
 fn edit_variant(e: &Edit) -> &str {
@@ -164,9 +242,53 @@ fn edit_variant(e: &Edit) -> &str {
 /// Replacement lines by 1-based line number (one line may become several).
 type Lines = BTreeMap<usize, Vec<String>>;
 
-fn table_edit(v: &Variant, e: &Edit, out: &mut Lines) -> Result<(), String> {
+/// Edits that do not fit the page they are for (a correction proposed for another page).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum EditError {
+    /// The page has no variant with the edit's key.
+    #[error("{file}: no variant '{variant}'")]
+    NoVariant {
+        /// The page's file name.
+        file: String,
+        /// The key the edit names.
+        variant: String,
+    },
+    /// The variant has no table with the edit's title.
+    #[error("{variant}: no table '{table}'")]
+    NoTable {
+        /// The variant's key.
+        variant: String,
+        /// The title the edit names.
+        table: String,
+    },
+    /// A layout edit the variant's layout contradicts.
+    #[error("{variant}: {clash}")]
+    Layout {
+        /// The variant's key.
+        variant: String,
+        /// How it contradicts it.
+        clash: LayoutClash,
+    },
+}
+
+/// A layout edit that the variant's bit layout contradicts.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum LayoutClash {
+    /// No field has the name an [`Edit::FieldBits`] gives (that name).
+    #[error("no field '{0}'")]
+    NoField(String),
+    /// The bit an [`Edit::FixedToFlag`] or [`Edit::FixedBit`] names is a field's (that
+    /// bit).
+    #[error("bit {0} is a field's, not fixed")]
+    NotFixed(u8),
+    /// The bit an [`Edit::RenameFlag`] names is fixed (that bit).
+    #[error("bit {0} is fixed, not a flag")]
+    NotAFlag(u8),
+}
+
+fn table_edit(v: &Variant, e: &Edit, out: &mut Lines) -> Result<(), EditError> {
     let Edit::RowName { table, value, width, name, .. } = e else { return Ok(()) };
-    let t = v.tables.iter().find(|t| &t.title == table).ok_or_else(|| format!("{}: no table '{table}'", v.key))?;
+    let t = v.tables.iter().find(|t| &t.title == table).ok_or_else(|| EditError::NoTable { variant: v.key.clone(), table: table.clone() })?;
     let line = format!("{:0w$b}\t{name}", value, w = *width as usize);
     match t.rows.iter().find(|r| r.value == *value) {
         Some(r) => {
@@ -183,9 +305,9 @@ fn table_edit(v: &Variant, e: &Edit, out: &mut Lines) -> Result<(), String> {
 
 /// Rewrites or removes a whole table: its title line through its last row (and, when it
 /// goes, the blank line before it).
-fn table_rewrite(v: &Variant, e: &Edit, out: &mut Lines) -> Result<(), String> {
+fn table_rewrite(v: &Variant, e: &Edit, out: &mut Lines) -> Result<(), EditError> {
     let (Edit::Table { table, .. } | Edit::RemoveTable { table, .. }) = e else { return Ok(()) };
-    let t = v.tables.iter().find(|t| &t.title == table).ok_or_else(|| format!("{}: no table '{table}'", v.key))?;
+    let t = v.tables.iter().find(|t| &t.title == table).ok_or_else(|| EditError::NoTable { variant: v.key.clone(), table: table.clone() })?;
     let last = t.rows.iter().map(|r| r.line).max().unwrap_or(t.line);
     for l in t.line..=last {
         out.insert(l, vec![]);
@@ -205,13 +327,13 @@ fn table_rewrite(v: &Variant, e: &Edit, out: &mut Lines) -> Result<(), String> {
     Ok(())
 }
 
-fn variant_edits(v: &Variant, edits: &[&Edit], out: &mut Lines) -> Result<(), String> {
+fn variant_edits(v: &Variant, edits: &[&Edit], out: &mut Lines) -> Result<(), EditError> {
     let mut layout = Layout::of(v);
     let mut layout_changed = false;
     for e in edits {
         match e {
             Edit::FieldBits { .. } | Edit::FixedToFlag { .. } | Edit::FixedBit { .. } | Edit::RenameFlag { .. } => {
-                layout.apply(e).map_err(|m| format!("{}: {m}", v.key))?;
+                layout.apply(e).map_err(|clash| EditError::Layout { variant: v.key.clone(), clash })?;
                 layout_changed = true;
             }
             Edit::RowName { .. } => table_edit(v, e, out)?,
@@ -237,7 +359,7 @@ fn variant_edits(v: &Variant, edits: &[&Edit], out: &mut Lines) -> Result<(), St
 }
 
 /// `text` (the page `page` was parsed from) with `edits` applied.
-pub fn apply(text: &str, page: &Page, edits: &[Edit]) -> Result<String, String> {
+pub fn apply(text: &str, page: &Page, edits: &[Edit]) -> Result<String, EditError> {
     let mut by_variant: BTreeMap<&str, Vec<&Edit>> = BTreeMap::new();
     for e in edits {
         by_variant.entry(edit_variant(e)).or_default().push(e);

@@ -13,9 +13,11 @@ pub mod conventions;
 pub mod edit;
 pub mod model;
 pub mod parse;
+pub mod token;
 
 pub use model::*;
 pub use parse::{parse_page, PageError};
+pub use token::*;
 
 use std::collections::HashSet;
 use std::io::Read;
@@ -43,7 +45,11 @@ fn file_id(_: &std::fs::Metadata) -> Option<FileId> {
 /// A page file to read: its path, and the folder argument it was found under.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PageFile {
+    /// The file's path: an argument itself, or a path under the folder argument it was
+    /// found in.
     pub path: PathBuf,
+    /// The folder argument whose walk found it; `None` for a file given as an argument
+    /// (read as a page whatever its name).
     pub found_in: Option<PathBuf>,
 }
 

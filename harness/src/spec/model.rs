@@ -1,8 +1,11 @@
 //! The spec: what a page says about each variant, in types that keep it honest.
 
+use super::token::{Derived, FloatFormat, ImmMap, Inverted, MemShape, MemSlot};
 use crate::word::{BitSet, Word};
 use serde::Serialize;
 
+/// An architecture by its SM number: `Arch(90)` is SM90 (H100), `Arch(100)` SM100,
+/// `Arch(120)` SM120. Displays as nvdisasm names it (`SM90`).
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 pub struct Arch(pub u32);
 
@@ -21,298 +24,6 @@ impl std::fmt::Display for Arch {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "SM{}", self.0)
     }
-}
-
-/// What stands before a memory operand's brackets, as the form token spells it.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum MemSpaceKind {
-    /// `[…]`.
-    Plain,
-    /// `desc[UR][…]`: one page operand, the descriptor's uniform register.
-    Desc,
-    /// `a[…]`.
-    Attr,
-    /// `c[I][…]`: one page operand, the bank.
-    Const,
-    /// `cx[UR][…]`: one page operand, the bank's uniform register.
-    ConstX,
-    /// `gdesc[…]`, `idesc[…]`, `tmem[…]`, `desc[…]` alone: a descriptor whose brackets are
-    /// its components (no page operand of its own).
-    Named(crate::sass::Descriptor),
-}
-
-/// How an immediate field's value becomes the printed number: `offset + (field << shift)`.
-/// The form token spells it after the `I`: `I*4` (JMP's absolute targets, `a[0x..]`
-/// offsets: the field counts 4-byte words), `I*2+1` (BPT.TRAP: odd codes only, the low bit
-/// is the form's). Plain `I` is shift 0, offset 0.
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash, Serialize)]
-pub struct ImmMap {
-    pub shift: u8,
-    pub offset: u8,
-}
-
-impl ImmMap {
-    pub const PLAIN: ImmMap = ImmMap { shift: 0, offset: 0 };
-
-    /// `*4`, `*2+1` or nothing: what follows `I` in a form token.
-    pub fn token(self) -> String {
-        match (self.shift, self.offset) {
-            (0, 0) => String::new(),
-            (s, 0) => format!("*{}", 1u64 << s),
-            (s, o) => format!("*{}+{o}", 1u64 << s),
-        }
-    }
-
-    /// Reads what follows `I` (see [`ImmMap::token`]); the scale must be a power of two up
-    /// to 2^32 and the offset below it.
-    pub fn parse(t: &str) -> Result<ImmMap, String> {
-        if t.is_empty() {
-            return Ok(ImmMap::PLAIN);
-        }
-        let bad = || format!("immediate scale '{t}' is not '*N' or '*N+K' (N a power of two up to 2^32, K below N)");
-        let rest = t.strip_prefix('*').ok_or_else(bad)?;
-        let (scale, offset) = rest.split_once('+').unwrap_or((rest, "0"));
-        let scale: u64 = scale.parse().map_err(|_| bad())?;
-        let offset: u64 = offset.parse().map_err(|_| bad())?;
-        // `*1` is plain `I`, spelled one way only.
-        if !scale.is_power_of_two() || scale == 1 || scale > 1 << 32 || offset >= scale || offset > u64::from(u8::MAX) {
-            return Err(bad());
-        }
-        Ok(ImmMap { shift: scale.trailing_zeros() as u8, offset: offset as u8 })
-    }
-
-    /// The printed number of field value `x` (already sign-extended where signed).
-    pub fn apply(self, x: i128) -> i128 {
-        // A field is at most 64 bits and the scale at most 2^32: no overflow.
-        i128::from(self.offset) + (x << self.shift)
-    }
-
-    /// The field value of printed number `v`, if it is one of this map's.
-    pub fn invert(self, v: i128) -> Option<i128> {
-        let d = v - i128::from(self.offset);
-        (d.rem_euclid(1i128 << self.shift) == 0).then(|| d >> self.shift)
-    }
-}
-
-/// How an `F` field's bits read as a number.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum FloatFormat {
-    /// An fp16 (a 16-bit field, as in `HADD2 R0, R0, 0`).
-    Half,
-    /// A bfloat16: the top half of an fp32 (`F2I.BF16 R0, 0`).
-    BFloat,
-    /// An fp32.
-    Single,
-    /// The high 32 bits of a double (fp64 instructions: the mnemonic starts with `D`).
-    DoubleHigh,
-}
-
-impl FloatFormat {
-    /// The format of an `F` field of `width` bits in an instruction `mnemonic` when the form
-    /// token does not name one: fp64 ops hold a double's high 32 bits, a 16-bit field an
-    /// fp16, any other an fp32.
-    pub fn of(mnemonic: &str, width: u32) -> FloatFormat {
-        if mnemonic.starts_with('D') {
-            FloatFormat::DoubleHigh
-        } else if width == 16 {
-            FloatFormat::Half
-        } else {
-            FloatFormat::Single
-        }
-    }
-
-    /// The form token's suffix naming it: `F.F16`, `F.BF16`, `F.F32`, `F.F64`.
-    pub fn token(self) -> &'static str {
-        match self {
-            FloatFormat::Half => "F16",
-            FloatFormat::BFloat => "BF16",
-            FloatFormat::Single => "F32",
-            FloatFormat::DoubleHigh => "F64",
-        }
-    }
-
-    pub const ALL: [FloatFormat; 4] = [FloatFormat::Single, FloatFormat::Half, FloatFormat::BFloat, FloatFormat::DoubleHigh];
-
-    pub fn parse(t: &str) -> Result<FloatFormat, String> {
-        FloatFormat::ALL.into_iter().find(|f| f.token() == t).ok_or_else(|| format!("float format '{t}' is not F16, BF16, F32 or F64"))
-    }
-}
-
-/// A memory operand's immediate component: `I` prints signed (`+-0x10`), `uI` unsigned.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum MemImm {
-    Absent,
-    Signed,
-    Unsigned,
-}
-
-/// Register suffixes a memory form may print always (`[R2.64+UR4]`: the bit that would
-/// change it selects another form).
-pub const MEM_REG_SUFFIXES: [&str; 5] = ["64", "U32", "X4", "X8", "X16"];
-
-/// The shape of a memory operand, as its form token spells it (`desc[UR][R.64+I]`): the
-/// space, then the components in nvdisasm's order (register, uniform register,
-/// immediate). Each component, and the space's bank or register, is one page operand.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct MemShape {
-    pub space: MemSpaceKind,
-    pub reg: bool,
-    /// A suffix the register always prints (one of [`MEM_REG_SUFFIXES`]).
-    pub reg_suffix: Option<&'static str>,
-    /// The register is left out, with its suffix, when it is RZ and another component
-    /// prints (SM100/SM120 `LDG.256`/`STG.256`: `[UR2+0x20]` for `[RZ.64+UR2+0x20]`), where
-    /// other forms print it always (`[RZ.64+0x10]`, LDGSTS). Spelled `R?` (`R.64?`) in the
-    /// form token; learned from nvdisasm per form. Left out of the JSON when false.
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
-    pub reg_elided: bool,
-    pub ureg: bool,
-    /// The uniform register is left out when it is URZ and another component prints
-    /// (`c[0x0][0x358]` for `c[0x0][URZ+0x358]`, but `c[0x0][URZ]`; LDCU, LDTRAM), where
-    /// other forms print it always (`[R2.64+URZ+0x10]`). Spelled `UR?` in the form token;
-    /// learned from nvdisasm per form. Left out of the JSON when false.
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
-    pub ureg_elided: bool,
-    pub imm: MemImm,
-    /// The immediate's scale, as a shift: `[R+I*32]` (STG.256 counts 32-byte units). Left
-    /// out of the JSON when 0, as on every page without one.
-    #[serde(skip_serializing_if = "is_zero")]
-    pub imm_shift: u8,
-}
-
-impl MemShape {
-    /// The form token: `[R+UR+I]`, `desc[UR][R.64+uI]`, `c[I][R+I]`, `a[UR+I]`, `[]`.
-    pub fn token(&self) -> String {
-        let space = match self.space {
-            MemSpaceKind::Plain => "",
-            MemSpaceKind::Desc => "desc[UR]",
-            MemSpaceKind::Attr => "a",
-            MemSpaceKind::Const => "c[I]",
-            MemSpaceKind::ConstX => "cx[UR]",
-            MemSpaceKind::Named(d) => d.prefix(),
-        };
-        let mut parts = vec![];
-        if self.reg {
-            parts.push(format!("R{}{}", self.reg_suffix.map(|s| format!(".{s}")).unwrap_or_default(), if self.reg_elided { "?" } else { "" }));
-        }
-        if self.ureg {
-            parts.push(if self.ureg_elided { "UR?" } else { "UR" }.into());
-        }
-        // `c[I][I]` and `cx[UR][I]` are the constant kinds (offsets in 4-byte words): a
-        // constant-space memory operand with a lone signed byte offset spells it `sI`.
-        let lone = matches!(self.space, MemSpaceKind::Const | MemSpaceKind::ConstX) && !self.reg && !self.ureg;
-        let scale = ImmMap { shift: self.imm_shift, offset: 0 }.token();
-        match self.imm {
-            MemImm::Absent => {}
-            MemImm::Signed if lone => parts.push(format!("sI{scale}")),
-            MemImm::Signed => parts.push(format!("I{scale}")),
-            MemImm::Unsigned => parts.push(format!("uI{scale}")),
-        }
-        format!("{space}[{}]", parts.join("+"))
-    }
-
-    /// Reads a form token; the message says what is wrong with a malformed one.
-    pub fn parse(t: &str) -> Result<MemShape, String> {
-        let named = crate::sass::Descriptor::ALL.map(|d| (d.prefix(), MemSpaceKind::Named(d)));
-        // `desc[UR][…]` before `desc[…]` alone.
-        let (space, rest) = [("desc[UR]", MemSpaceKind::Desc), ("cx[UR]", MemSpaceKind::ConstX), ("c[I]", MemSpaceKind::Const), ("a", MemSpaceKind::Attr)]
-            .into_iter()
-            .chain(named)
-            .chain([("", MemSpaceKind::Plain)])
-            .find_map(|(p, k)| t.strip_prefix(p).filter(|r| r.starts_with('[')).map(|r| (k, r)))
-            .ok_or_else(|| {
-                format!("memory operand '{t}' does not start with '[', 'desc[UR][', 'a[', 'c[I][', 'cx[UR][', 'desc[', 'gdesc[', 'idesc[' or 'tmem['")
-            })?;
-        let inner = rest.strip_prefix('[').and_then(|r| r.strip_suffix(']')).filter(|i| !i.contains(['[', ']']));
-        let inner = inner.ok_or_else(|| format!("memory operand '{t}': expected one '[…]' of components after the space"))?;
-        let mut shape = MemShape { space, reg: false, reg_suffix: None, reg_elided: false, ureg: false, ureg_elided: false, imm: MemImm::Absent, imm_shift: 0 };
-        let mut stage = 0;
-        for c in inner.split('+').filter(|_| !inner.is_empty()) {
-            let (c, scale) = c.find('*').map(|at| c.split_at(at)).unwrap_or((c, ""));
-            // `R?`, `R.64?`: a register left out at RZ.
-            let (c, elided) = match c.strip_suffix('?') {
-                Some(r) if r.starts_with('R') => (r, true),
-                _ => (c, false),
-            };
-            let (name, sfx) = c.split_once('.').map(|(n, s)| (n, Some(s))).unwrap_or((c, None));
-            if !scale.is_empty() {
-                let map = ImmMap::parse(scale).map_err(|e| format!("memory operand '{t}': {e}"))?;
-                if !matches!(name, "I" | "sI" | "uI") || map.offset != 0 {
-                    return Err(format!("memory operand '{t}': only the immediate takes a scale ('I*N'), not '{c}{scale}'"));
-                }
-                shape.imm_shift = map.shift;
-            }
-            let at = match name {
-                "R" => 0,
-                "UR" | "UR?" => 1,
-                "I" | "sI" | "uI" => 2,
-                _ => return Err(format!("memory operand '{t}': component '{c}' is not R, R.<suffix>, R?, UR, UR?, I, sI or uI")),
-            };
-            if at < stage {
-                return Err(format!("memory operand '{t}': component '{c}' out of order or repeated (R+UR+I, each at most once)"));
-            }
-            stage = at + 1;
-            // Only `R` gets here with `elided` (`RX?` is no component above).
-            shape.reg_elided |= elided;
-            match (name, sfx) {
-                ("R", None) => shape.reg = true,
-                ("R", Some(s)) => {
-                    let known = MEM_REG_SUFFIXES.iter().find(|k| **k == s);
-                    shape.reg_suffix = Some(known.ok_or_else(|| format!("memory operand '{t}': register suffix '.{s}' is not one of {MEM_REG_SUFFIXES:?}"))?);
-                    shape.reg = true;
-                }
-                (_, Some(_)) => return Err(format!("memory operand '{t}': only the register takes a suffix, not '{c}'")),
-                ("UR", None) => shape.ureg = true,
-                ("UR?", None) => (shape.ureg, shape.ureg_elided) = (true, true),
-                ("I" | "sI", None) => shape.imm = MemImm::Signed,
-                _ => shape.imm = MemImm::Unsigned,
-            }
-        }
-        if shape.slots() == 0 {
-            return Err(format!("memory operand '{t}' has no component (a page operand) at all"));
-        }
-        Ok(shape)
-    }
-
-    /// Page operands of the space (bank or register) and of each component, in order.
-    pub fn slots(&self) -> usize {
-        let space = usize::from(matches!(self.space, MemSpaceKind::Desc | MemSpaceKind::Const | MemSpaceKind::ConstX));
-        space + usize::from(self.reg) + usize::from(self.ureg) + usize::from(self.imm != MemImm::Absent)
-    }
-
-    /// What each page operand of the shape holds, in page order.
-    pub fn slot_roles(&self) -> Vec<MemSlot> {
-        let mut out = vec![];
-        if matches!(self.space, MemSpaceKind::Desc | MemSpaceKind::Const | MemSpaceKind::ConstX) {
-            out.push(MemSlot::Space);
-        }
-        if self.reg {
-            out.push(MemSlot::Reg);
-        }
-        if self.ureg {
-            out.push(MemSlot::UReg);
-        }
-        if self.imm != MemImm::Absent {
-            out.push(MemSlot::Imm);
-        }
-        out
-    }
-}
-
-/// What one page operand of a memory operand holds.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum MemSlot {
-    /// The bank (`c[I]`) or uniform register (`desc[UR]`, `cx[UR]`).
-    Space,
-    Reg,
-    UReg,
-    Imm,
-}
-
-fn is_zero(x: &u8) -> bool {
-    *x == 0
 }
 
 /// One operand of the form line; `c[I][I]` and `cx[UR][I]` print as two page operands, a
@@ -372,6 +83,8 @@ impl Serialize for OperandKind {
 }
 
 impl OperandKind {
+    /// The token the form line spells this kind with, as the parser reads it back: `R`,
+    /// `I*4`, `F.BF16`, `c[I][I]`, `REL`, `REL*1`, `desc[UR][R.64+I]`.
     pub fn form_token(self) -> std::borrow::Cow<'static, str> {
         std::borrow::Cow::Borrowed(match self {
             OperandKind::Mem(m) => return m.token().into(),
@@ -403,10 +116,12 @@ impl OperandKind {
         }
     }
 
+    /// An integer immediate `I`, of any scale (a branch target `REL` is not one).
     pub fn is_imm(self) -> bool {
         matches!(self, OperandKind::Imm(_))
     }
 
+    /// A floating immediate `F`, of any format.
     pub fn is_float(self) -> bool {
         matches!(self, OperandKind::Float(_))
     }
@@ -464,14 +179,24 @@ impl OperandKind {
     }
 }
 
+/// A control-bit field, by the name the page's layout gives it (bits 105–125 on the seed
+/// pages). These labels are the page generator's assumptions: printing conventions are
+/// learned by bit position, not from them (see [`crate::spec::conventions`]).
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Control {
+    /// `stall`: stall cycles (4 bits, 105–108 on the seeds).
     Stall,
+    /// `y`: the yield bit (109 on the seeds).
     Yield,
+    /// `r-bar`: the scoreboard barrier a read sets (3 bits, 110–112; 7 sets none).
     ReadBarrier,
+    /// `w-bar`: the scoreboard barrier a write sets (3 bits, 113–115; 7 sets none).
     WriteBarrier,
+    /// `b-mask`: the barriers to wait on, one bit each (6 bits, 116–121).
     WaitMask,
+    /// `reuse`: the operand reuse flags (4 bits, 122–125); with stall and yield they index
+    /// nvdisasm's "opex" table, which says where `.reuse` prints.
     Reuse,
 }
 
@@ -491,6 +216,7 @@ pub enum FlagRole {
     Modifier,
 }
 
+/// What a layout field is, read off its name on the page (in JSON, tagged by `kind`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum FieldKind {
@@ -498,31 +224,45 @@ pub enum FieldKind {
     Pred,
     /// `operand N`: page operand N (see [`Variant::operands`]).
     Operand {
+        /// The `N` of `operand N`.
         page_operand: usize,
     },
     /// `modi N`: Modifier Group N.
     Group {
+        /// The `N` of `modi N`: its table is titled `Modifier Group N`.
         group: u32,
     },
     /// plain `modi`: the k-th such span belongs to the k-th "Operand K Modifiers" table.
+    /// A span named `operand K modi` names its table itself (HFMA2's bits 60, 61, 86).
     OperandModifier {
+        /// The `K` of the "Operand K Modifiers" table whose rows the field indexes.
         page_operand: usize,
     },
     /// A one-bit (or wider) named flag.
     Flag {
+        /// The cell's name as written (`cABS`, `SAT`, `H1`, `16x2`).
         name: String,
+        /// How it prints, from the name.
         role: FlagRole,
+        /// For an operand decoration (every role but [`FlagRole::Modifier`]): the first
+        /// page operand of the form operand it decorates, chosen by the
+        /// `flag-operand-assumed` rules. `None` for a modifier, and for a decoration with no
+        /// source operand to apply to (it is then not printed).
         page_operand: Option<usize>,
     },
+    /// A control-bit field (`stall`, `y`, `r-bar`, `w-bar`, `b-mask`, `reuse`).
     Control {
+        /// Which one.
         control: Control,
     },
 }
 
+/// One field of a variant's layout: a name and the bits its span(s) cover.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Field {
     /// The name as the page writes it (`operand 2`, `modi 1`, `cABS`).
     pub name: String,
+    /// What the name makes it.
     pub kind: FieldKind,
     /// Bit positions, least significant value bit first.
     pub bits: Vec<u8>,
@@ -549,9 +289,12 @@ impl Field {
             value
         }
     }
+    /// The field's width in bits (1 to 64).
     pub fn width(&self) -> u32 {
         self.bits.len() as u32
     }
+    /// The all-ones value `2^width - 1`: RZ (255) for an 8-bit register field, PT (7) for
+    /// a 3-bit predicate.
     pub fn max(&self) -> u64 {
         if self.bits.len() >= 64 {
             u64::MAX
@@ -559,19 +302,24 @@ impl Field {
             (1u64 << self.bits.len()) - 1
         }
     }
+    /// The field's bits as a set of word bits.
     pub fn mask(&self) -> BitSet {
         BitSet::from_bits(self.bits.iter().copied())
     }
+    /// Is it a control-bit field ([`FieldKind::Control`])?
     pub fn is_control(&self) -> bool {
         matches!(self.kind, FieldKind::Control { .. })
     }
 }
 
+/// What a table row's name is, from its spelling.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum RowKind {
     /// `(default)`: prints nothing.
     Default,
+    /// A name printed as written, one modifier token per `.`-separated part (`RM`,
+    /// `F16.U32`).
     Named,
     /// `INVALIDn`: the generator saw nvdisasm reject the value.
     Invalid,
@@ -579,11 +327,17 @@ pub enum RowKind {
     Unknown,
 }
 
+/// One row of a modifier table: `01<TAB>RM`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Row {
+    /// The field value, read from the binary column (`01` → 1).
     pub value: u64,
+    /// The name column as written (`RM`, `(default)`, `INVALID3`, `???2`).
     pub name: String,
+    /// What the name is.
     pub kind: RowKind,
+    /// The row's page line (where a [`RowName`](crate::spec::edit::Edit::RowName) edit
+    /// writes).
     pub line: usize,
 }
 
@@ -598,25 +352,44 @@ impl Row {
     }
 }
 
+/// Which field a table serves, read off its title (in JSON, tagged by `kind`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum TableId {
-    Group { group: u32 },
-    Operand { page_operand: usize },
+    /// `Modifier Group N`: the table of the `modi N` field.
+    Group {
+        /// The `N`.
+        group: u32,
+    },
+    /// `Operand K Modifiers`: the table of a plain `modi` (or `operand K modi`) field,
+    /// whose rows print as page operand K's suffixes, or as its name for an `SR`/`N`
+    /// operand.
+    Operand {
+        /// The `K`.
+        page_operand: usize,
+    },
 }
 
+/// A modifier table after a variant's layout: its title, then `Binary<TAB>Value` rows.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Table {
+    /// Which field it serves, from the title.
     pub id: TableId,
+    /// The title as written (`Modifier Group 1`, `Operand 3 Modifiers`): what edits name
+    /// the table by.
     pub title: String,
+    /// The rows' width in bits (the binary column's length, 1 to 16): its field's width.
     pub width: u32,
+    /// The rows in page order.
     pub rows: Vec<Row>,
     /// Values of `width` bits the table does not list.
     pub omitted: Vec<u64>,
+    /// The title's page line.
     pub line: usize,
 }
 
 impl Table {
+    /// The row listing field value `value`; `None` for an omitted value.
     pub fn row(&self, value: u64) -> Option<&Row> {
         self.rows.iter().find(|r| r.value == value)
     }
@@ -634,132 +407,32 @@ impl Table {
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum ModSlot {
     /// Text the heading carries (e.g. `???0` in `I2F.???0`), printed always.
-    Fixed { text: String },
-    /// Field index of a `modi N` field. `hidden_zero`: the zero row has a name, but the
-    /// distilled line does not print it separately, so value zero prints nothing.
-    Group { field: usize, hidden_zero: bool },
-    /// Field index of a modifier flag (`SAT`).
-    Flag { field: usize },
+    Fixed {
+        /// The modifier as the heading writes it, without its `.`.
+        text: String,
+    },
+    /// A `modi N` field: its table's row for the field's value prints here.
+    Group {
+        /// Index of the field in [`Variant::fields`].
+        field: usize,
+        /// The zero row has a name, but the distilled line does not print it separately,
+        /// so value zero prints nothing (rule `hidden-at-zero`).
+        hidden_zero: bool,
+    },
+    /// A modifier flag (`SAT`): its name prints here when the bit is set.
+    Flag {
+        /// Index of the flag's field in [`Variant::fields`].
+        field: usize,
+    },
 }
 
-/// A page operand with no bits of its own: nvdisasm prints it as another page operand's
-/// field plus a constant, 0 in `BAR.SYNC R1, R1`, 2 in `SYNCS.CAS.64 UR4, [URZ], UR13,
-/// UR15`, 1 in `LDGSTS [R18+UR9], desc[UR10][…]`. The page says it on a `derived:` line
-/// (`derived: operand 3 = operand 2 + 2`). The zero register (the field's all-ones value)
-/// derives itself (`URZ, URZ`); any other source whose sum passes it is illegal (nvdisasm
-/// rejects UR254 plus 2, prints `UR253, URZ`).
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize)]
-pub struct Derived {
-    pub page_operand: usize,
-    /// The page operand whose field holds the value; it comes first in print order.
-    pub source: usize,
-    pub plus: u8,
-}
-
-impl Derived {
-    /// `operand 3 = operand 2 + 2`, as the `derived:` line spells it.
-    pub fn token(self) -> String {
-        format!("operand {} = operand {} + {}", self.page_operand, self.source, self.plus)
-    }
-
-    /// Reads [`Derived::token`]'s spelling; the message says what is malformed.
-    pub fn parse(t: &str) -> Result<Derived, String> {
-        let bad = || format!("derived operand '{t}' is not 'operand N = operand M + K' (M < N, K at most 255)");
-        let (lhs, rhs) = t.split_once('=').ok_or_else(bad)?;
-        let (src, plus) = rhs.split_once('+').ok_or_else(bad)?;
-        let num = |x: &str, pre: &str| x.trim().strip_prefix(pre).and_then(|n| n.trim().parse::<usize>().ok());
-        let (Some(page_operand), Some(source)) = (num(lhs, "operand"), num(src, "operand")) else { return Err(bad()) };
-        let plus: u8 = plus.trim().parse().map_err(|_| bad())?;
-        if source >= page_operand {
-            return Err(bad());
-        }
-        Ok(Derived { page_operand, source, plus })
-    }
-
-    /// The printed value for source field value `x` of a field whose all-ones value is
-    /// `max`; `None` where the sum passes the zero register (an illegal word).
-    pub fn value(plus: u8, x: u64, max: u64) -> Option<u64> {
-        match x.checked_add(u64::from(plus)) {
-            _ if x == max => Some(max),
-            Some(y) if y <= max => Some(y),
-            _ => None,
-        }
-    }
-}
-
-/// A page operand nvdisasm leaves out when its field is zero: `BAR.SYNC 0x1` for `BAR.SYNC
-/// 0x1, 0x0` (a thread count), `BRX R6` for `BRX R6 0x0` (an offset joined to its
-/// register), `BPT.TRAP` for `BPT.TRAP 0x0`. Every other value prints. The page says it on a
-/// `left out at zero:` line (`left out at zero: operand 2 joined`), `joined` when the
-/// operand prints after the one before it with a space, not a comma (the distilled line,
-/// the zero word's text, cannot show that).
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize)]
-pub struct LeftOutAtZero {
-    pub page_operand: usize,
-    pub joined: bool,
-}
-
-impl LeftOutAtZero {
-    /// `operand 2 joined`, `operand 1`: one entry of the `left out at zero:` line.
-    pub fn token(self) -> String {
-        format!("operand {}{}", self.page_operand, if self.joined { " joined" } else { "" })
-    }
-
-    /// Reads [`LeftOutAtZero::token`]'s spelling; the message says what is malformed.
-    pub fn parse(t: &str) -> Result<LeftOutAtZero, String> {
-        let bad = || format!("left-out operand '{t}' is not 'operand N' or 'operand N joined'");
-        let rest = t.trim().strip_prefix("operand").ok_or_else(bad)?.trim();
-        let (n, joined) = match rest.strip_suffix("joined") {
-            Some(n) => (n.trim(), true),
-            None => (rest, false),
-        };
-        let page_operand = n.parse::<usize>().map_err(|_| bad())?;
-        Ok(LeftOutAtZero { page_operand, joined })
-    }
-}
-
-/// A register or predicate page operand whose field nvdisasm prints inverted: the printed
-/// number is `2^width - 1 - field` (bitwise NOT), so field 0 prints the all-ones value
-/// (`PT`, left out; `RZ`). SM100/SM120 `LDG.256`'s last predicate: bits 87–89 = 1 print
-/// `P6`, 7 print `P0`, 0 `PT`; its `!` bit is plain. The page says it on an `inverted:`
-/// line (`inverted: operand 6`); the distilled line (the zero word's text) then leaves
-/// such a `P`/`UP` operand out, and the parser puts its `PT`/`UPT` back.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize)]
-pub struct Inverted {
-    pub page_operand: usize,
-}
-
-impl Inverted {
-    /// `operand 6`: one entry of the `inverted:` line.
-    pub fn token(self) -> String {
-        format!("operand {}", self.page_operand)
-    }
-
-    /// Reads [`Inverted::token`]'s spelling; the message says what is malformed.
-    pub fn parse(t: &str) -> Result<Inverted, String> {
-        Ok(Inverted { page_operand: page_operand_token(t, "inverted")? })
-    }
-
-    /// The printed number of field value `x` of a `width`-bit field, and back (its own
-    /// inverse).
-    pub fn apply(x: u64, width: u32) -> u64 {
-        x ^ u64::MAX.checked_shr(64 - width.min(64)).unwrap_or(0)
-    }
-}
-
-/// `operand N`, one entry of a line that lists page operands (`inverted:`, `illegal at all
-/// ones:`); `what` names the line's entries in the message.
-pub fn page_operand_token(t: &str, what: &str) -> Result<usize, String> {
-    let bad = || format!("{what} operand '{}' is not 'operand N'", t.trim());
-    let n = t.trim().strip_prefix("operand").ok_or_else(bad)?.trim();
-    n.parse::<usize>().map_err(|_| bad())
-}
-
-/// How one page operand prints.
+/// How one form operand prints (from one or more page operands).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct OperandSpec {
+    /// The form token's kind (`R`, `c[I][I]`, a memory shape, …).
     pub kind: OperandKind,
-    /// Page operand numbers: one, or bank/register then offset.
+    /// Page operand numbers: one; bank or register then offset for `c[I][I]`/`cx[UR][I]`;
+    /// one per component of a memory operand ([`MemShape::slot_roles`]).
     pub page_operands: Vec<usize>,
     /// Field indices holding the value(s), in `page_operands` order (`None`: no bits, prints 0).
     /// A derived page operand's is its source's field (see [`OperandSpec::derived`]).
@@ -770,7 +443,9 @@ pub struct OperandSpec {
     pub derived: Vec<Option<u8>>,
     /// Field indices of operand-modifier tables printed as suffixes.
     pub suffix_fields: Vec<usize>,
+    /// `cABS`: the field index of the flag that prints `|…|` around the operand.
     pub abs_field: Option<usize>,
+    /// `cNEG`: the field index of the flag that prints `-` before the operand.
     pub neg_field: Option<usize>,
     /// `cNOT`: `!` before a predicate, `~` before any other operand (left out of the JSON
     /// when absent, as on every page without one).
@@ -796,8 +471,8 @@ pub struct OperandSpec {
     /// discovery (left out of the JSON when false).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub suffixes_after_bars: bool,
-    /// nvdisasm leaves the operand out when its field is zero (see [`LeftOutAtZero`]; left
-    /// out of the JSON when false).
+    /// nvdisasm leaves the operand out when its field is zero (see
+    /// [`LeftOutAtZero`](crate::spec::LeftOutAtZero); left out of the JSON when false).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub zero_omitted: bool,
 }
@@ -822,18 +497,34 @@ impl OperandSpec {
     }
 }
 
+/// One variant of a page (one form of the instruction), as the codec encodes, decodes,
+/// prints and assembles it: its head lines, its layout read into fields and fixed bits,
+/// its tables, and how each operand and modifier prints.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Variant {
+    /// The `key:` line (`DFMA_R_R_R_R`): unique per architecture among the pages loaded.
     pub key: String,
+    /// The page's architecture.
     pub arch: Arch,
+    /// The heading line as written: the mnemonic, with modifiers printed always where it
+    /// carries some (`I2F.???0`).
     pub heading: String,
+    /// The heading up to its first `.` (`I2F`): the page's instruction name.
     pub mnemonic: String,
+    /// The operand form line as written (`R,R,c[I][I],R`; `(none)` without operands).
     pub form: String,
+    /// How each form operand prints, one per form token, in print order.
     pub operands: Vec<OperandSpec>,
+    /// The `distilled:` line's text (`@P0 DFMA R0, R0, R0, R0 ;`): nvdisasm's text of the
+    /// variant with every field zero.
     pub distilled: String,
+    /// The distilled line's terminator (`;` or ` ;`): what the printer ends a line with
+    /// where no conventions say otherwise for the word's control bits.
     pub terminator: crate::sass::Terminator,
     /// Bits the page calls fixed, and their values.
     pub fixed_mask: BitSet,
+    /// The fixed bits' values (at `fixed_mask`'s positions; 0 elsewhere, and at inferred
+    /// bits).
     pub fixed_value: Word,
     /// Bits inferred rather than read (a dropped cell): fixed, but unconfirmed by the page.
     pub inferred: BitSet,
@@ -841,7 +532,10 @@ pub struct Variant {
     /// decodes whatever they hold; encoding writes `fixed_value`'s.
     #[serde(skip_serializing_if = "BitSet::is_empty_ref")]
     pub ignored: BitSet,
+    /// The layout's fields, in the order their names first appear from bit 0 up: a field
+    /// index (in [`ModSlot`], [`OperandSpec`], the codec's values) indexes this.
     pub fields: Vec<Field>,
+    /// The modifier tables, in page order.
     pub tables: Vec<Table>,
     /// Modifier print order, derived from the distilled line.
     pub modifiers: Vec<ModSlot>,
@@ -850,12 +544,16 @@ pub struct Variant {
     /// `MUFU.RSQ64H`'s the high half of a double. Empty on most pages.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub float_by: Vec<(String, FloatFormat)>,
+    /// The page's file name, as given to [`parse_page`](crate::spec::parse_page): its path
+    /// when loaded from disk, `builtin:sm90/…` for the built-in spec.
     pub file: String,
     /// The heading's line.
     pub line: usize,
-    /// Lines of the `distilled:` line and of the layout's four rows (index and content
-    /// for bits 0–63, then for 64–127): what `fix` rewrites.
+    /// The `distilled:` line's page line: what `fix` rewrites for an
+    /// [`Edit::Distilled`](crate::spec::edit::Edit::Distilled).
     pub distilled_line: usize,
+    /// The page lines of the layout's four rows (index and content for bits 0–63, then for
+    /// 64–127): what `fix` rewrites for a layout edit.
     pub layout_lines: [usize; 4],
     /// nvdisasm's printing conventions for this form, when its folder's
     /// [`conventions::FILE_NAME`](crate::spec::conventions::FILE_NAME) stores them: with
@@ -869,9 +567,12 @@ impl Variant {
     pub fn target_operands(&self) -> Vec<usize> {
         (0..self.operands.len()).filter(|&k| matches!(self.operands[k].kind, OperandKind::Target(_))).collect()
     }
+    /// The table with id `id`, if the page has one.
     pub fn table(&self, id: &TableId) -> Option<&Table> {
         self.tables.iter().find(|t| &t.id == id)
     }
+    /// The table of field index `field`: a `modi N` field's group table, a plain `modi`
+    /// field's operand table; `None` for any other field.
     pub fn field_table(&self, field: usize) -> Option<&Table> {
         match &self.fields[field].kind {
             FieldKind::Group { group } => self.table(&TableId::Group { group: *group }),
@@ -907,6 +608,8 @@ impl Variant {
         let f = &self.fields[field];
         self.derived_illegal(field, value) || (f.illegal_at_all_ones && value == f.max())
     }
+    /// The index of the first field the page names `name` (`operand 2`, `modi 1`; of a
+    /// repeated flag name such as `cABS`, the lowest).
     pub fn field_by_name(&self, name: &str) -> Option<usize> {
         self.fields.iter().position(|f| f.name == name)
     }
@@ -916,22 +619,38 @@ impl Variant {
     }
 }
 
+/// One parsed page: one instruction on one architecture, its variants, and the
+/// irregularities the parser repaired.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Page {
+    /// The name it was parsed under (see [`Variant::file`]).
     pub file: String,
+    /// The instruction name line (`DFMA`): every variant heading starts with it.
     pub instruction: String,
+    /// The description line as written (`FP64 Fused Mutiply Add`, as DFMA's seed page
+    /// spells it); `None` when the page has none (rule `missing-description`).
     pub description: Option<String>,
+    /// The architecture of the `9 variants on SM90 (H100)` line.
     pub arch: Arch,
+    /// The GPU that line names after the architecture, parentheses removed (`H100`);
+    /// `None` when it names none.
     pub gpu: Option<String>,
+    /// The variants in page order.
     pub variants: Vec<Variant>,
+    /// One per irregularity a rule repaired, in the order met.
     pub warnings: Vec<Diagnostic>,
 }
 
+/// A warning about a page: an irregularity one of the parser's rules repaired.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Diagnostic {
+    /// The page's file name.
     pub file: String,
+    /// The page line (1-based).
     pub line: usize,
+    /// The rule's name, one of [`rules`](crate::spec::parse::rules) (`dropped-cell`).
     pub rule: &'static str,
+    /// What the page had and what the parser did about it.
     pub message: String,
 }
 
@@ -944,16 +663,21 @@ impl std::fmt::Display for Diagnostic {
 /// Every variant of every page loaded, per architecture.
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct Spec {
+    /// The pages, in the order loaded ([`load`](crate::spec::load) sorts them by path).
     pub pages: Vec<Page>,
 }
 
 impl Spec {
+    /// Every variant, page by page, each page's in page order.
     pub fn variants(&self) -> impl Iterator<Item = &Variant> {
         self.pages.iter().flat_map(|p| p.variants.iter())
     }
+    /// The first variant with key `key`, whatever its architecture (a key may repeat
+    /// across architectures).
     pub fn variant(&self, key: &str) -> Option<&Variant> {
         self.variants().find(|v| v.key == key)
     }
+    /// Every page's warnings, page by page.
     pub fn warnings(&self) -> impl Iterator<Item = &Diagnostic> {
         self.pages.iter().flat_map(|p| p.warnings.iter())
     }
@@ -962,6 +686,7 @@ impl Spec {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::spec::token::*;
 
     #[test]
     fn memory_form_tokens_read_and_spell_back() {
@@ -1010,7 +735,7 @@ mod tests {
         assert!(r.reg && r.reg_elided && r.reg_suffix == Some("64"));
         assert_eq!((r.token(), OperandKind::Mem(r).key_token()), ("[R.64?+UR+I*32]".to_string(), "M_R_64_UR_I".to_string()));
         assert_eq!(MemShape::parse("[R?+UR]").unwrap().token(), "[R?+UR]");
-        assert!(MemShape::parse("[RX?+UR]").unwrap_err().contains("component 'RX' is not R, R.<suffix>, R?"));
+        assert!(MemShape::parse("[RX?+UR]").unwrap_err().to_string().contains("component 'RX' is not R, R.<suffix>, R?"));
     }
 
     #[test]
@@ -1023,7 +748,7 @@ mod tests {
         assert_eq!((bpt.apply(2), bpt.invert(5), bpt.invert(4)), (5, Some(2), None));
         assert_eq!(ImmMap { shift: 2, offset: 0 }.invert(-4), Some(-1));
         for bad in ["*3", "*1", "*4+4", "4", "*", "*2+x", "*8589934592"] {
-            assert!(ImmMap::parse(bad).unwrap_err().contains("is not '*N'"), "{bad}");
+            assert!(ImmMap::parse(bad).unwrap_err().to_string().contains("is not '*N'"), "{bad}");
         }
         assert_eq!(OperandKind::Imm(ImmMap { shift: 2, offset: 0 }).form_token(), "I*4");
         assert_eq!(OperandKind::Imm(bpt).key_token(), "I");
@@ -1048,9 +773,9 @@ mod tests {
         assert_eq!((m.imm_shift, m.token()), (5, "[R+UR+I*32]".to_string()));
         assert_eq!(MemShape::parse("a[uI*4]").unwrap().token(), "a[uI*4]");
         assert_eq!(OperandKind::Mem(MemShape::parse("a[UR+uI*4]").unwrap()).key_token(), "M_a_UR_uI");
-        assert!(MemShape::parse("[R*4]").unwrap_err().contains("only the immediate takes a scale"));
+        assert!(MemShape::parse("[R*4]").unwrap_err().to_string().contains("only the immediate takes a scale"));
         // A memory offset takes no remainder: `+1` reads as a component.
-        assert!(MemShape::parse("[R+I*2+1]").unwrap_err().contains("component '1' is not R"));
+        assert!(MemShape::parse("[R+I*2+1]").unwrap_err().to_string().contains("component '1' is not R"));
     }
 
     #[test]
@@ -1059,7 +784,7 @@ mod tests {
         assert_eq!((d, d.token()), (Derived { page_operand: 4, source: 3, plus: 2 }, "operand 4 = operand 3 + 2".to_string()));
         assert_eq!(Derived::parse(" operand 1 =operand 0+ 0 ").unwrap().plus, 0);
         for bad in ["operand 1 = operand 1 + 0", "operand 1 = operand 0 - 1", "operand 1 = operand 0 + 300", "1 = 0 + 1", "operand 1 = operand 0"] {
-            assert!(Derived::parse(bad).unwrap_err().contains("is not 'operand N"), "{bad}");
+            assert!(Derived::parse(bad).unwrap_err().to_string().contains("is not 'operand N"), "{bad}");
         }
         // 8-bit field: URZ derives itself, UR253 + 2 is URZ, UR254 + 2 passes it (illegal).
         assert_eq!([0, 253, 254, 255].map(|x| Derived::value(2, x, 255)), [Some(2), Some(255), None, Some(255)]);
@@ -1099,7 +824,7 @@ mod tests {
             ("xdesc[UR]", "does not start with"),
             ("c[I][[R]]", "expected one '[…]'"),
         ] {
-            let e = MemShape::parse(t).unwrap_err();
+            let e = MemShape::parse(t).unwrap_err().to_string();
             assert!(e.contains(why), "{t}: {e}");
         }
     }

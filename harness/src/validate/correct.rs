@@ -71,13 +71,18 @@ impl<'a> Judge<'a> {
     }
 
     fn verdict(&self, word: Word, o: &Outcome) -> V {
+        self.verdict_of(word, printed(o).as_ref())
+    }
+
+    /// The verdict on `word` whose nvdisasm text parsed to `actual` (`None`: not printed).
+    fn verdict_of(&self, word: Word, actual: Option<&Instruction>) -> V {
         let v = self.codec.variant(self.vi);
-        let Some(actual) = printed(o) else { return V::Other };
+        let Some(actual) = actual else { return V::Other };
         match self.codec.find(v.arch, word) {
             Ok(vi) if vi == self.vi => {
                 let values = self.codec.extract(vi, word);
                 let expected = codec::print_with(v, &values, self.learned.map(|c| (c, word)));
-                match compare(&expected, &actual) {
+                match compare(&expected, actual) {
                     Verdict::Agree => V::Agree,
                     Verdict::Syntax(_) => V::Other,
                     Verdict::Differ => V::Differ,
@@ -89,7 +94,7 @@ impl<'a> Judge<'a> {
             Err(_) if self.codec.find(v.arch, restore_fixed(v, word)) == Ok(self.vi) => {
                 let w2 = restore_fixed(v, word);
                 let expected = codec::print_with(v, &self.codec.extract(self.vi, w2), self.learned.map(|c| (c, w2)));
-                if compare(&expected, &actual) == Verdict::Differ {
+                if compare(&expected, actual) == Verdict::Differ {
                     V::Differ
                 } else {
                     V::Ignored
@@ -98,15 +103,17 @@ impl<'a> Judge<'a> {
             // Evidence against the page when it prints this variant's instruction with a
             // changed operand.
             Err(_) => match self.base {
-                Some(b) if same_shape(b, &actual) && !changed(b, &actual).is_empty() => V::Differ,
-                Some(b) if same_shape(b, &actual) => V::Ignored,
+                Some(b) if same_shape(b, actual) && !changed(b, actual).is_empty() => V::Differ,
+                Some(b) if same_shape(b, actual) => V::Ignored,
                 _ => V::Other,
             },
         }
     }
 
-    fn verdicts(&self, obs: &[(Word, &Outcome)]) -> Vec<V> {
-        obs.iter().map(|(w, o)| self.verdict(*w, o)).collect()
+    /// The verdicts on `obs`, whose texts parsed to `parsed` (parsed once for every
+    /// version judged: parsing was most of the judging).
+    fn verdicts(&self, obs: &[(Word, &Outcome)], parsed: &[Option<Instruction>]) -> Vec<V> {
+        obs.iter().zip(parsed).map(|((w, _), a)| self.verdict_of(*w, a.as_ref())).collect()
     }
 }
 
@@ -472,7 +479,10 @@ fn corrections(page: &Page, v: &Variant, original: &Version, obs: &[(Word, &Outc
     }
     cands.extend(table_candidates(v, &codec, vi, &by_word));
     cands.extend(merge_candidates(v, &codec, vi, &by_word));
-    let mut current = Judge::new(original, &v.key, Some(&base), learned)?.verdicts(obs);
+    let judge0 = Judge::new(original, &v.key, Some(&base), learned)?;
+    let parsed: Vec<Option<Instruction>> = obs.iter().map(|(_, o)| printed(o)).collect();
+    // The verdicts of the page as it is, worked out when a candidate needs them.
+    let mut current: Option<Vec<V>> = None;
     let mut edits: Vec<Edit> = vec![];
     let mut kept: Vec<Kept> = vec![];
     let mut prev_text = original.text.clone();
@@ -480,7 +490,8 @@ fn corrections(page: &Page, v: &Variant, original: &Version, obs: &[(Word, &Outc
         let all: Vec<Edit> = edits.iter().chain(&cand).cloned().collect();
         let Ok(text) = edit::apply(&original.text, original.page(), &all) else { continue };
         let Some(version) = Version::parse(&page.file, text) else { continue };
-        let Some(next) = Judge::new(&version, &v.key, Some(&base), learned).map(|j| j.verdicts(obs)) else { continue };
+        let Some(next) = Judge::new(&version, &v.key, Some(&base), learned).map(|j| j.verdicts(obs, &parsed)) else { continue };
+        let current = current.get_or_insert_with(|| judge0.verdicts(obs, &parsed));
         let fixes = current.iter().zip(&next).filter(|(a, b)| **a == V::Differ && explained(**b)).count();
         let regressions = current.iter().zip(&next).filter(|(a, b)| **a == V::Agree && **b == V::Differ).count();
         if fixes == 0 || regressions > 0 {
@@ -490,7 +501,7 @@ fn corrections(page: &Page, v: &Variant, original: &Version, obs: &[(Word, &Outc
         prev_text = version.text.clone();
         let correction = Correction { edits: cand.clone(), fixes, regressions, probes: obs.len(), diff };
         edits.extend(cand);
-        current = next;
+        *current = next;
         kept.push(Kept { version, correction });
     }
     Some(kept)

@@ -6,10 +6,14 @@ use super::*;
 /// About how many probe words one validation batch holds (see [`validate_pages`]).
 pub(super) const GROUP_WORDS: usize = 400_000;
 
-/// Fewest legal structured words (with the singles) sent apart from those nvdisasm may
-/// reject: apart, they save a run that costs ~8 µs a word, and cost a second call's
-/// process starts (~0.3 s each).
+/// Fewest legal structured words sent apart from the learning words and the probes
+/// nvdisasm may reject: apart, they save a run that costs ~8 µs a word, and cost a
+/// second call's process starts (~0.25 s of CPU each).
 pub(super) const APART_FROM: usize = 50_000;
+
+/// Most minimization words sent ahead, with the singles (see `Group::minimize`): at
+/// ~10 µs a word, about a third of what the starts of a batch of their own cost.
+pub(super) const AHEAD_UP_TO: usize = 8_192;
 
 /// Slices validated at once: one's judging (one core) overlaps another's nvdisasm runs.
 pub(super) const SLICES_AT_ONCE: usize = 2;
@@ -27,7 +31,7 @@ pub const RANDOM_SLICE: usize = 100_000;
 /// Salt of the streams of random words past [`KEEP_RANDOM`].
 pub(super) const STREAM_SALT: u64 = 0x5712_ea3d_0000_0000;
 
-/// The words [`probes_for`] builds for a variant, counted without building them.
+/// The words [`structured_probes`] and the kept random words of a variant, counted without building them.
 pub(super) fn probe_count(v: &Variant, opts: &Options) -> usize {
     let fields: usize = (0..v.fields.len()).map(|fi| v.fields[fi].width() as usize + 2 + v.field_table(fi).map_or(0, |t| t.rows.len() + t.omitted.len())).sum();
     // Only the kept random words stay; the others stream (see KEEP_RANDOM).

@@ -16,11 +16,10 @@ pub(super) const TRIPLES_UP_TO: usize = 12;
 /// and each "all but one"; a reproducing set no larger than the largest subsets tried is
 /// then minimal. Larger ones go on for up to `rounds` batches after the singles, each
 /// trying "without every field whose removal alone kept the disagreement" before "all but
-/// one" again. Batches are few and large because every nvdisasm start costs some 0.3 s:
-/// the singles and the next tries ride with the structured probes. (Trying pairs and
-/// triples with the singles
-/// sent some 160 words per candidate, most of a big run's minimization words, where the
-/// singles, some 10, usually settle it.)
+/// one" again. Batches are few and large because every nvdisasm start costs some 0.25 s
+/// of CPU: one batch per round for all candidates of a group of pages. (Trying pairs and
+/// triples with the singles sent some 160 words per candidate, most of a big run's
+/// minimization words, where the singles, some 10, usually settle it.)
 pub(super) struct Minimizer<'c> {
     pub(super) cx: &'c Group<'c>,
     pub(super) cands: Vec<Candidate>,
@@ -81,6 +80,15 @@ impl Minimizer<'_> {
             }
         }
         tries
+    }
+
+    /// The wider tries of every candidate with several fields: what [`Self::absorb_singles`]
+    /// asks for those no single field explains, known before the singles' outcomes.
+    pub(super) fn wider_all(&self) -> Vec<Try> {
+        if self.rounds == 0 {
+            return vec![];
+        }
+        (0..self.cands.len()).filter(|&ci| self.fields_of(self.cands[ci].vi, &self.cands[ci].values).len() > 1).flat_map(|ci| self.wider_tries(ci)).collect()
     }
 
     /// Each pair, triple and "all but one" of candidate `ci`'s fields, smallest subsets

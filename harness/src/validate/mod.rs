@@ -8,6 +8,7 @@
 
 pub mod correct;
 pub mod finding;
+mod first;
 mod judge;
 mod limits;
 mod minimize;
@@ -76,6 +77,22 @@ struct Probe {
     kind: Kind,
 }
 
+/// Branch targets in `outs` (word `i` at address `base + 16 i`, of variant `vis[i]`)
+/// rewritten as at address 0 (how the codec prints them), unless the text's target is
+/// absolute (a flip that turns `RET.REL` into `RET.ABS`).
+fn targets_at_zero(codec: &Codec, base: u64, outs: &mut [Outcome], vis: &[usize]) {
+    for (i, (o, &vi)) in outs.iter_mut().zip(vis).enumerate() {
+        let v = codec.variant(vi);
+        let targets = v.target_operands();
+        if let (Outcome::Printed { text }, false) = (o, targets.is_empty()) {
+            if conv_rules::target_is_absolute(text) {
+                continue;
+            }
+            *text = conv_rules::target_at_zero(text, &targets, v.operands.len(), base.wrapping_add(16 * i as u64));
+        }
+    }
+}
+
 /// The oracle returns one outcome per word (or an error); should it not, the probe says so.
 fn missing_outcome() -> Outcome {
     Outcome::Illegal { message: "internal: no outcome for the probe".into() }
@@ -100,6 +117,8 @@ struct PageRun<'p> {
     page: &'p Page,
     vis: Vec<usize>,
     probes: Vec<Probe>,
+    /// Structured probes of each variant (as in `vis`): the random words go after them.
+    structured: Vec<usize>,
     /// Per variant of the page (as in `vis`): words, agreeing, bits confirmed / disputed.
     tallies: Vec<Tally>,
     raw: Vec<Finding>,
@@ -157,20 +176,57 @@ impl PageRun<'_> {
 
 /// The probes of a group of pages (one architecture), page by page in probe order.
 fn build_runs<'p>(pages: &[&'p Page], codec: &Codec, conv: &Conventions, opts: &Options) -> Vec<PageRun<'p>> {
+    let mut runs = structured_runs(pages, codec);
+    let mut outs: Vec<Vec<Outcome>> = runs.iter().map(|r| vec![Outcome::Silent; r.probes.len()]).collect();
+    add_random(&mut runs, &mut outs, codec, conv, opts);
+    runs
+}
+
+/// The structured probes of a group of pages, page by page: they need no conventions, so
+/// they go to nvdisasm with the learning words ([`first_batch`]); the kept random words
+/// follow once the conventions are known ([`add_random`]).
+fn structured_runs<'p>(pages: &[&'p Page], codec: &Codec) -> Vec<PageRun<'p>> {
     let index = variant_index(codec);
     pages
         .iter()
         .map(|&page| {
             let vis: Vec<usize> = page.variants.iter().map(|v| index[&(v.arch, v.key.as_str())]).collect();
-            let mut rng = Rng::new(opts.seed ^ (page.arch.0 as u64) << 32);
-            let mut probes = vec![];
-            for &vi in &vis {
-                probes.extend(probes_for(codec, vi, conv.get(codec.variant(vi).arch, &codec.variant(vi).key), opts, &mut rng));
-            }
+            let per: Vec<Vec<Probe>> = vis.iter().map(|&vi| structured_probes(codec, vi)).collect();
+            let structured = per.iter().map(Vec::len).collect();
             let tallies = vec![Tally::default(); vis.len()];
-            PageRun { page, vis, probes, tallies, raw: vec![], base_actual: BTreeMap::new(), streamed_syntax: vec![] }
+            PageRun {
+                page,
+                vis,
+                probes: per.into_iter().flatten().collect(),
+                structured,
+                tallies,
+                raw: vec![],
+                base_actual: BTreeMap::new(),
+                streamed_syntax: vec![],
+            }
         })
         .collect()
+}
+
+/// Each variant's kept random words after its structured probes (from the page's seeded
+/// stream, variant after variant: the words of one pass that built both), with `outs`
+/// (the outcomes so far, by probe) moved along; a random word's outcome is still to come.
+fn add_random(runs: &mut [PageRun], outs: &mut [Vec<Outcome>], codec: &Codec, conv: &Conventions, opts: &Options) {
+    for (run, outs) in runs.iter_mut().zip(outs) {
+        let mut rng = Rng::new(opts.seed ^ (run.page.arch.0 as u64) << 32);
+        let mut old = std::mem::take(&mut run.probes).into_iter().zip(std::mem::take(outs));
+        for (&vi, &n) in run.vis.iter().zip(&run.structured) {
+            for (p, o) in old.by_ref().take(n) {
+                run.probes.push(p);
+                outs.push(o);
+            }
+            let gen = RandomWords::new(codec, vi, conv.get(codec.variant(vi).arch, &codec.variant(vi).key));
+            for _ in 0..opts.random_per_variant.min(KEEP_RANDOM) {
+                run.probes.push(Probe { vi, word: gen.word(codec, &mut rng), kind: Kind::Random });
+                outs.push(Outcome::Silent);
+            }
+        }
+    }
 }
 
 /// Codec indices by architecture and key, built once ([`Codec::index_of`] scans every
@@ -179,9 +235,10 @@ fn variant_index<'c>(codec: &Codec<'c>) -> std::collections::HashMap<(crate::spe
     codec.variants().iter().enumerate().map(|(i, v)| ((v.arch, v.key.as_str()), i)).collect()
 }
 
-/// nvdisasm alone on `batches` (from [`probe_words`]), sent as [`validate_pages`] sends
-/// them (architectures at once; in each, the random batch, then the structured one): the
-/// benchmark's baseline. Returns the number of words disassembled.
+/// nvdisasm alone on `batches` (from [`probe_words`]): architectures at once, in each
+/// the random batch, then the structured one (which validation sends with its learning
+/// words, before the random one): the benchmark's baseline. Returns the number of words
+/// disassembled.
 pub fn disassemble_only(nv: &Nvdisasm, batches: &[(String, Vec<Word>, Vec<Word>)]) -> Result<usize, NvdisasmError> {
     std::thread::scope(|s| {
         let hs: Vec<_> = batches
@@ -230,15 +287,15 @@ fn arch_groups(spec: &crate::spec::Spec) -> Vec<Vec<&Page>> {
 /// Validates pages of one architecture together, so each nvdisasm batch is as large as
 /// it can be; `done` gets each page's summaries and findings when its minimization is over.
 ///
-/// A process start costs nvdisasm about 0.3 s of CPU (as much as some 20 000 words), and
+/// A process start costs nvdisasm about 0.25 s of CPU (as much as some 20 000 words), and
 /// one illegal word makes it print nothing, so that its batch runs again with NOPs in
-/// the illegal words' places. Hence: first the random probes (listed values, nearly always
-/// legal: one run), judged at once; then the structured probes nvdisasm should accept,
-/// with each minimization candidate's fields alone; then those it may reject (where the
-/// illegal words gather: rejected control values, INVALID and omitted rows, fixed-bit
-/// flips, group pairs) with the next minimization tries. The minimization so rides on
-/// runs that happen anyway, and only a candidate that needs four fields or more asks for
-/// runs of its own.
+/// the illegal words' places. Hence three steps, each waiting on the one before: first
+/// the learning words with the structured probes (neither needs conventions; the
+/// learning words' opex sweep has illegal words, as have fixed-bit flips, group pairs
+/// and INVALID rows, so they share the two runs); then the random probes (their control
+/// bits come from the conventions; nearly always legal: one run), judged, while the
+/// stored conventions are checked on the learning words' outcomes; then the minimization
+/// of the random disagreements, while the structured probes are judged.
 fn validate_group(
     pages: &[&Page],
     codec: &Codec,
@@ -247,38 +304,57 @@ fn validate_group(
     mut done: impl FnMut(&Page, Vec<VariantSummary>, Vec<Finding>),
 ) -> Result<(), NvdisasmError> {
     let Some(first) = pages.first() else { return Ok(()) };
-    // Phases count from the group's start, learning included (the benchmark's breakdown).
-    let started = std::time::Instant::now();
+    // Phases count from the group's start (the benchmark's breakdown).
+    let clock = Clock { arch: first.arch.nvdisasm_name(), started: std::time::Instant::now(), on: opts.timings };
     let index = variant_index(codec);
     let vis: Vec<usize> = pages.iter().flat_map(|p| &p.variants).filter_map(|v| index.get(&(v.arch, v.key.as_str())).copied()).collect();
-    let conv = crate::oracle::learn::learn(nv, codec, &vis)?;
-    let stored = stored::check(nv, codec, &vis, &conv)?;
+    let mut st = GroupState::new(structured_runs(pages, codec));
+    clock.phase(&format!("{} structured probes built", st.runs.iter().map(|r| r.probes.len()).sum::<usize>()));
+    let (conv, shown, seen) = first::first_batch(codec, nv, &clock.arch, &vis, &mut st)?;
+    clock.phase(&format!("conventions of {} forms learned; structured probes disassembled", conv.len()));
     let cx = Group {
-        stored,
         codec,
         nv,
         opts,
-        arch: first.arch.nvdisasm_name(),
-        started,
+        clock,
         // Each variant's learned conventions, looked up once (not once per probe).
         learned: codec.variants().iter().map(|v| conv.get(v.arch, &v.key)).collect(),
         fixed: FixedIndex::new(codec),
     };
-    cx.phase(&format!("conventions of {} forms learned and checked", conv.len()));
-    let mut st = GroupState::new(pages, codec, &conv, opts);
-    cx.phase(&format!("{} probes built", st.runs.iter().map(|r| r.probes.len()).sum::<usize>()));
-    let cands = cx.random_batch(&mut st, &conv)?;
+    let (stored, cands) = std::thread::scope(|s| {
+        let stored = s.spawn(|| stored::check(nv, codec, &conv, &shown, &seen));
+        add_random(&mut st.runs, &mut st.outs, codec, &conv, opts);
+        let cands = cx.random_batch(&mut st, &conv);
+        (stored.join().unwrap_or_else(|p| std::panic::resume_unwind(p)), cands)
+    });
+    let (stored, cands) = (stored?, cands?);
     let mut shrink = Minimizer { cx: &cx, cands, rounds: opts.minimize_rounds, round: 0, singles: true };
-    let (tries, try_outs) = cx.structured_batch(&mut st, &mut shrink)?;
-    cx.judge_all(&mut st);
-    cx.phase("structured probes judged");
-    cx.minimize(&mut shrink, tries, try_outs)?;
-    cx.phase("minimized");
+    std::thread::scope(|s| {
+        let judged = s.spawn(|| cx.judge_all(&mut st));
+        let minimized = cx.minimize(&mut shrink);
+        judged.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
+        minimized
+    })?;
+    cx.clock.phase("structured probes judged; minimized");
     cx.add_minimized(&mut st, shrink.cands);
-    cx.phase("minimization findings built");
-    cx.finish(st, &mut done);
-    cx.phase("merged and reported");
+    cx.finish(st, &stored, &mut done);
+    cx.clock.phase("merged and reported");
     Ok(())
+}
+
+/// The phases' clock: each phase's elapsed time printed to stderr when `on`.
+struct Clock {
+    arch: String,
+    started: std::time::Instant,
+    on: bool,
+}
+
+impl Clock {
+    fn phase(&self, what: &str) {
+        if self.on {
+            eprintln!("  {:>6} {:>7.3} s  {what}", self.arch, self.started.elapsed().as_secs_f64());
+        }
+    }
 }
 
 /// What a group's validation reads: the tools, the options and what was learned.
@@ -286,12 +362,9 @@ struct Group<'a> {
     codec: &'a Codec<'a>,
     nv: &'a Nvdisasm,
     opts: &'a Options,
-    arch: String,
-    started: std::time::Instant,
+    clock: Clock,
     learned: Vec<Option<&'a FormConventions>>,
     fixed: FixedIndex,
-    /// Findings about the stored conventions, by page file ([`stored::check`]).
-    stored: BTreeMap<String, Vec<Finding>>,
 }
 
 /// Which variants' fixed bits a word matches, by architecture and fixed-bit mask: what
@@ -342,8 +415,7 @@ struct GroupState<'p> {
 }
 
 impl<'p> GroupState<'p> {
-    fn new(pages: &[&'p Page], codec: &Codec, conv: &Conventions, opts: &Options) -> Self {
-        let runs = build_runs(pages, codec, conv, opts);
+    fn new(runs: Vec<PageRun<'p>>) -> Self {
         let outs = runs.iter().map(|r| vec![Outcome::Silent; r.probes.len()]).collect();
         let verdicts = runs.iter().map(|_| BTreeMap::new()).collect();
         GroupState { runs, outs, verdicts }
@@ -352,9 +424,7 @@ impl<'p> GroupState<'p> {
 
 impl<'a> Group<'a> {
     fn phase(&self, what: &str) {
-        if self.opts.timings {
-            eprintln!("  {:>6} {:>7.3} s  {what}", self.arch, self.started.elapsed().as_secs_f64());
-        }
+        self.clock.phase(what)
     }
 
     fn analysis(&self, vi: usize) -> Analysis<'_> {
@@ -370,17 +440,8 @@ impl<'a> Group<'a> {
     /// `vis[i]`, with branch targets rewritten as at address 0 (how the codec prints them),
     /// unless the text's target is absolute (a flip that turns `RET.REL` into `RET.ABS`).
     fn disassemble(&self, base: u64, words: &[Word], vis: &[usize]) -> Result<Vec<Outcome>, NvdisasmError> {
-        let mut outs = self.nv.disassemble_at(&self.arch, base, words)?;
-        for (i, (o, &vi)) in outs.iter_mut().zip(vis).enumerate() {
-            let v = self.codec.variant(vi);
-            let targets = v.target_operands();
-            if let (Outcome::Printed { text }, false) = (o, targets.is_empty()) {
-                if conv_rules::target_is_absolute(text) {
-                    continue;
-                }
-                *text = conv_rules::target_at_zero(text, &targets, v.operands.len(), base.wrapping_add(16 * i as u64));
-            }
-        }
+        let mut outs = self.nv.disassemble_at(&self.clock.arch, base, words)?;
+        targets_at_zero(self.codec, base, &mut outs, vis);
         Ok(outs)
     }
 
@@ -389,16 +450,16 @@ impl<'a> Group<'a> {
     fn random_batch(&self, st: &mut GroupState, conv: &Conventions) -> Result<Vec<Candidate>, NvdisasmError> {
         let random: Vec<&Probe> = st.runs.iter().flat_map(|r| &r.probes).filter(|p| p.kind == Kind::Random).collect();
         let (words, vis): (Vec<Word>, Vec<usize>) = random.iter().map(|p| (p.word, p.vi)).unzip();
-        let mut random_outs = self.disassemble(0, &words, &vis)?.into_iter();
+        let mut random_outs = self.disassemble(0, &words, &vis)?;
+        random_outs.resize_with(random.len(), missing_outcome);
         self.phase(&format!("{} random probes disassembled", random.len()));
+        let mut judged = self.judge_random(&random, &random_outs).into_iter().zip(random_outs);
         let mut cands = Candidates::default();
         for (ri, run) in st.runs.iter().enumerate() {
             for (pi, p) in run.probes.iter().enumerate().filter(|(_, p)| p.kind == Kind::Random) {
-                let o = random_outs.next().unwrap_or_else(missing_outcome);
-                let values = self.codec.extract(p.vi, p.word);
-                let j = self.analysis(p.vi).judge(p, &values, &o, None);
-                if let Judged::Minimize(elems) = &j {
-                    cands.add(ri, p.vi, values, elems, &o);
+                let Some(((j, values), o)) = judged.next() else { break };
+                if let (Judged::Minimize(elems), Some(values)) = (&j, values) {
+                    cands.add(ri, p.vi, *values, elems, &o);
                 }
                 st.verdicts[ri].insert(pi, j);
                 st.outs[ri][pi] = o;
@@ -409,6 +470,27 @@ impl<'a> Group<'a> {
         cands.sort_by(|a, b| (a.run, a.vi, &a.want).cmp(&(b.run, b.vi, &b.want)));
         self.phase(&format!("random probes judged; {} disagreements to minimize", cands.len()));
         Ok(cands)
+    }
+
+    /// Each random probe's verdict (and its values, for a disagreement to minimize),
+    /// judged on `nv.jobs` threads, each a contiguous share: in probe order, as one thread
+    /// would give them.
+    fn judge_random(&self, random: &[&Probe], outs: &[Outcome]) -> Vec<(Judged, Option<Box<Values>>)> {
+        let share = random.len().div_ceil(self.nv.jobs.max(1)).max(1);
+        let judge = |p: &Probe, o: &Outcome| {
+            let values = self.codec.extract(p.vi, p.word);
+            let j = self.analysis(p.vi).judge(p, &values, o, None);
+            let keep = matches!(j, Judged::Minimize(_)).then(|| Box::new(values));
+            (j, keep)
+        };
+        std::thread::scope(|s| {
+            let shares: Vec<_> = random
+                .chunks(share)
+                .zip(outs.chunks(share))
+                .map(|(ps, os)| s.spawn(move || ps.iter().zip(os).map(|(p, o)| judge(p, o)).collect::<Vec<_>>()))
+                .collect();
+            shares.into_iter().flat_map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p))).collect()
+        })
     }
 
     /// The random words past [`KEEP_RANDOM`] per variant, [`RANDOM_SLICE`] at a time
@@ -455,75 +537,6 @@ impl<'a> Group<'a> {
             }
             // Random words are never judged a finding of their own: they are minimized.
             Judged::Found(f) => run.raw.push(*f),
-        }
-    }
-
-    /// Batch two: the structured probes, with the first minimization batch or two riding
-    /// along; returns the minimization tries still to absorb and their outcomes. Records
-    /// each variant's zero word as nvdisasm printed it.
-    ///
-    /// From [`APART_FROM`] words on, probes nvdisasm may reject are sent apart (after the
-    /// others, at the addresses they would have in one batch): an nvdisasm run with one
-    /// illegal word in it runs twice (the first run only names the illegal words), so the
-    /// words that are nearly always legal (field values, table rows, the tries) go to runs
-    /// that run once. About a third of a big run's nvdisasm time was such first runs. The
-    /// singles ride with the legal words, the next tries (see [`Minimizer`]) with the
-    /// others. Fewer words go in one batch, as the singles alone do.
-    fn structured_batch(&self, st: &mut GroupState, shrink: &mut Minimizer) -> Result<(Vec<Try>, Vec<Outcome>), NvdisasmError> {
-        let (mut legal, mut doubtful) = (vec![], vec![]);
-        for (ri, run) in st.runs.iter().enumerate() {
-            for (pi, p) in run.probes.iter().enumerate().filter(|(_, p)| p.kind != Kind::Random) {
-                if self.may_be_rejected(p) { &mut doubtful } else { &mut legal }.push((ri, pi));
-            }
-        }
-        let word = |&(ri, pi): &(usize, usize)| st.runs[ri].probes[pi].word;
-        let vi = |&(ri, pi): &(usize, usize)| st.runs[ri].probes[pi].vi;
-        let singles = shrink.first_tries();
-        let words: Vec<Word> = legal.iter().map(word).chain(shrink.words(&singles)).collect();
-        let vis: Vec<usize> = legal.iter().map(vi).chain(shrink.vis(&singles)).collect();
-        let mut doubtful_words: Vec<Word> = doubtful.iter().map(word).collect();
-        let mut doubtful_vis: Vec<usize> = doubtful.iter().map(vi).collect();
-        let (outs, doubtful_outs, next, next_outs) = if words.len() >= APART_FROM {
-            let mut outs = self.disassemble(0, &words, &vis)?;
-            outs.resize_with(words.len(), missing_outcome);
-            let next = shrink.absorb(&singles, outs.split_off(legal.len()));
-            doubtful_words.extend(shrink.words(&next));
-            doubtful_vis.extend(shrink.vis(&next));
-            let mut doubtful_outs = self.disassemble(16 * words.len() as u64, &doubtful_words, &doubtful_vis)?;
-            doubtful_outs.resize_with(doubtful_words.len(), missing_outcome);
-            let next_outs = doubtful_outs.split_off(doubtful.len());
-            (outs, doubtful_outs, next, next_outs)
-        } else {
-            // One batch: the same words at the same addresses.
-            let mut outs = self.disassemble(0, &[words.as_slice(), &doubtful_words].concat(), &[vis.as_slice(), &doubtful_vis].concat())?;
-            outs.resize_with(words.len() + doubtful_words.len(), missing_outcome);
-            let doubtful_outs = outs.split_off(words.len());
-            let singles_outs = outs.split_off(legal.len());
-            (outs, doubtful_outs, singles, singles_outs)
-        };
-        let tried = next.len() + words.len() - legal.len();
-        self.phase(&format!("{} structured probes and {} minimization tries disassembled", legal.len() + doubtful.len(), tried));
-        for (&(ri, pi), o) in legal.iter().chain(&doubtful).zip(outs.into_iter().chain(doubtful_outs)) {
-            st.outs[ri][pi] = o;
-        }
-        for (ri, run) in st.runs.iter_mut().enumerate() {
-            for (pi, p) in run.probes.iter().enumerate().filter(|(_, p)| p.kind == Kind::Base) {
-                run.base_actual.insert(p.vi, printed(&st.outs[ri][pi]));
-            }
-        }
-        Ok((next, next_outs))
-    }
-
-    /// Could nvdisasm reject this structured probe? Fixed-bit flips, pairs of groups,
-    /// control values, and table values the page omits or calls INVALID.
-    fn may_be_rejected(&self, p: &Probe) -> bool {
-        let v = self.codec.variant(p.vi);
-        match p.kind {
-            Kind::Fixed { .. } | Kind::Pair { .. } => true,
-            Kind::Field { field, value } => {
-                v.fields[field].is_control() || v.field_table(field).is_some_and(|t| t.row(value).is_none_or(|r| r.kind == RowKind::Invalid))
-            }
-            Kind::Base | Kind::Random => false,
         }
     }
 
@@ -594,14 +607,27 @@ impl<'a> Group<'a> {
         }
     }
 
-    /// Further minimization batches, for disagreements that need four fields or more.
-    fn minimize(&self, shrink: &mut Minimizer, mut tries: Vec<Try>, mut try_outs: Vec<Outcome>) -> Result<(), NvdisasmError> {
+    /// The minimization batches: every candidate's fields alone, then wider tries for
+    /// those no single field explains (see [`Minimizer`]), until none is left.
+    ///
+    /// The wider tries of every candidate ride with the singles when they are fewer than
+    /// [`AHEAD_UP_TO`] words: cheaper than the process starts of a batch of their own,
+    /// which any candidate no single field explains would need.
+    fn minimize(&self, shrink: &mut Minimizer) -> Result<(), NvdisasmError> {
+        let mut tries = shrink.first_tries();
+        let ahead = shrink.wider_all();
+        let mut ahead = if ahead.len() <= AHEAD_UP_TO { ahead } else { vec![] };
+        // Outcomes by (variant, word): nvdisasm's answer does not depend on the batch.
+        let mut known: std::collections::HashMap<(usize, Word), Outcome> = std::collections::HashMap::new();
         while !tries.is_empty() {
-            tries = shrink.absorb(&tries, try_outs);
-            if tries.is_empty() {
-                break;
-            }
-            try_outs = self.disassemble(0, &shrink.words(&tries), &shrink.vis(&tries))?;
+            let all: Vec<Try> = tries.iter().cloned().chain(std::mem::take(&mut ahead)).collect();
+            let (words, vis) = (shrink.words(&all), shrink.vis(&all));
+            let unknown: Vec<(Word, usize)> = words.iter().copied().zip(vis).filter(|k| !known.contains_key(&(k.1, k.0))).collect();
+            let (uw, uv): (Vec<Word>, Vec<usize>) = unknown.iter().copied().unzip();
+            let outs = self.disassemble(0, &uw, &uv)?;
+            known.extend(unknown.into_iter().map(|(w, vi)| (vi, w)).zip(outs));
+            let outs = words.iter().zip(shrink.vis(&tries)).map(|(&w, vi)| known.get(&(vi, w)).cloned().unwrap_or_else(missing_outcome)).collect();
+            tries = shrink.absorb(&tries, outs);
         }
         Ok(())
     }
@@ -620,14 +646,14 @@ impl<'a> Group<'a> {
     }
 
     /// Per page: merged findings, their severities and corrections, and the summaries.
-    fn finish(&self, st: GroupState, done: &mut impl FnMut(&Page, Vec<VariantSummary>, Vec<Finding>)) {
+    fn finish(&self, st: GroupState, stored: &BTreeMap<String, Vec<Finding>>, done: &mut impl FnMut(&Page, Vec<VariantSummary>, Vec<Finding>)) {
         for (ri, run) in st.runs.into_iter().enumerate() {
             let mut findings = merge(run.raw.clone());
             for &vi in &run.vis {
                 let obs: Vec<(Word, &Outcome)> = run.probes.iter().zip(&st.outs[ri]).filter(|(p, _)| p.vi == vi).map(|(p, o)| (p.word, o)).collect();
                 correct::triage(run.page, self.codec.variant(vi), &obs, self.learned[vi], &mut findings);
             }
-            findings.extend(self.stored.get(&run.page.file).cloned().unwrap_or_default());
+            findings.extend(stored.get(&run.page.file).cloned().unwrap_or_default());
             let summaries = run.vis.iter().map(|&vi| run.summary(self.codec.variant(vi), vi, &findings)).collect();
             done(run.page, summaries, findings);
         }
@@ -685,7 +711,9 @@ struct Candidate {
     outcome: Outcome,
 }
 
-fn probes_for(codec: &Codec, vi: usize, learned: Option<&FormConventions>, opts: &Options, rng: &mut Rng) -> Vec<Probe> {
+/// A variant's structured probes: its base word, each field's bit walk, boundaries and
+/// table rows, group pairs and fixed-bit flips.
+fn structured_probes(codec: &Codec, vi: usize) -> Vec<Probe> {
     let v = codec.variant(vi);
     let base = crate::gen::base_values(v);
     let mut out = vec![];
@@ -721,12 +749,6 @@ fn probes_for(codec: &Codec, vi: usize, learned: Option<&FormConventions>, opts:
         let word = base_word.flip(bit);
         // Fixed bits are no field's, so the word's values stay the base's.
         out.push(Probe { vi, word, kind: Kind::Fixed { bit } });
-    }
-    // The first KEEP_RANDOM random words are kept with the page's probes; the rest are
-    // streamed (see `Group::random_stream`).
-    let gen = RandomWords::new(codec, vi, learned);
-    for _ in 0..opts.random_per_variant.min(KEEP_RANDOM) {
-        out.push(Probe { vi, word: gen.word(codec, rng), kind: Kind::Random });
     }
     out
 }

@@ -6,7 +6,7 @@
 
 use super::finding::{outcome_text, Class, Correction, Finding, Severity};
 use crate::codec::{print_with, Codec};
-use crate::oracle::nvdisasm::{Nvdisasm, NvdisasmError};
+use crate::oracle::nvdisasm::{Nvdisasm, NvdisasmError, Outcome};
 use crate::spec::conventions::{FormConventions, StoredControl, StoredForm};
 use crate::spec::edit::Edit;
 use crate::word::Word;
@@ -86,21 +86,21 @@ fn predict(codec: &Codec, vi: usize, c: &FormConventions, w: Word) -> String {
 }
 
 /// One disagreement to show: variant, kind and the word that shows it.
-struct Shown {
+pub struct Shown {
     vi: usize,
     kind: usize,
     word: Word,
     expected: String,
 }
 
-/// Findings for the variants `vis` (learned conventions `learned`), by page file.
-pub fn check(
-    nv: &Nvdisasm,
-    codec: &Codec,
-    vis: &[usize],
-    learned: &crate::codec::conventions::Conventions,
-) -> Result<BTreeMap<String, Vec<Finding>>, NvdisasmError> {
-    let mut out: BTreeMap<String, Vec<Finding>> = BTreeMap::new();
+/// What nvdisasm printed for words already sent (the learning batch's): the word's
+/// address in its batch and the outcome, as nvdisasm gave it.
+pub type Seen = std::collections::HashMap<Word, (u64, Outcome)>;
+
+/// The words that show where the stored conventions of the variants `vis` differ from
+/// the learned ones `learned` (and, for a form with none stored, one word): learning
+/// probe words, so nvdisasm has answered them already when it taught `learned`.
+pub fn to_show(codec: &Codec, vis: &[usize], learned: &crate::codec::conventions::Conventions) -> Vec<Shown> {
     let mut shown: Vec<Shown> = vec![];
     for &vi in vis {
         let v = codec.variant(vi);
@@ -126,13 +126,28 @@ pub fn check(
             }
         }
     }
-    // `vis` are one architecture's (validation groups pages by architecture).
-    let Some(first) = shown.first() else { return Ok(out) };
-    let arch = codec.variant(first.vi).arch;
-    let outs = nv.disassemble(&arch.nvdisasm_name(), &shown.iter().map(|s| s.word).collect::<Vec<_>>())?;
-    for (i, (s, o)) in shown.iter().zip(outs).enumerate() {
-        let actual = at_zero(codec.variant(s.vi), outcome_text(&o), 16 * i as u64);
-        let rejected = !matches!(o, crate::oracle::nvdisasm::Outcome::Printed { .. });
+    shown
+}
+
+impl Shown {
+    pub fn word(&self) -> Word {
+        self.word
+    }
+}
+
+/// Findings for what [`to_show`] picked (learned conventions `learned`), by page file.
+/// A word is looked up in `seen`; the others are sent in one batch.
+pub fn check(
+    nv: &Nvdisasm,
+    codec: &Codec,
+    learned: &crate::codec::conventions::Conventions,
+    shown: &[Shown],
+    seen: &Seen,
+) -> Result<BTreeMap<String, Vec<Finding>>, NvdisasmError> {
+    let mut out: BTreeMap<String, Vec<Finding>> = BTreeMap::new();
+    for (s, (addr, o)) in shown.iter().zip(outcomes(nv, codec, shown, seen)?) {
+        let actual = at_zero(codec.variant(s.vi), outcome_text(&o), addr);
+        let rejected = !matches!(o, Outcome::Printed { .. });
         if s.kind != UNSTORED && (actual == s.expected || rejected && s.expected == "<rejected>") {
             continue;
         }
@@ -150,6 +165,20 @@ pub fn check(
         out.entry(v.file.clone()).or_default().push(f);
     }
     Ok(out)
+}
+
+/// Each shown word's address and outcome: from `seen`, else from one batch of the
+/// others (word `i` of it at address `16 i`).
+fn outcomes(nv: &Nvdisasm, codec: &Codec, shown: &[Shown], seen: &Seen) -> Result<Vec<(u64, Outcome)>, NvdisasmError> {
+    let unseen: Vec<Word> = shown.iter().map(|s| s.word).filter(|w| !seen.contains_key(w)).collect();
+    // `vis` are one architecture's (validation groups pages by architecture).
+    let sent = match shown.first() {
+        Some(first) if !unseen.is_empty() => nv.disassemble(&codec.variant(first.vi).arch.nvdisasm_name(), &unseen)?,
+        _ => vec![],
+    };
+    let mut sent = sent.into_iter().enumerate();
+    let mut next = || sent.next().map(|(i, o)| (16 * i as u64, o)).unwrap_or((0, Outcome::Silent));
+    Ok(shown.iter().map(|s| seen.get(&s.word).cloned().unwrap_or_else(&mut next)).collect())
 }
 
 /// nvdisasm's `text` of a word of `v` at address `addr` with its branch targets as at

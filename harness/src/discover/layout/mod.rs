@@ -35,61 +35,69 @@ pub fn slots(s: &Seed) -> Vec<Vec<usize>> {
 /// forms' 15–20 modifier bits are independent groups of at most 5 (see [`components`]).
 const MAX_GROUP_BITS: usize = 14;
 
-/// Fields and tables from the flips (plus two batches: modifier pairs, group rows and order).
-/// A group holding one of the `paired` bits (one-hot pairs, see [`super::swap`]) keeps only
-/// the values that stay in the seed's form.
-pub fn solve(o: &mut Oracle, s: &Seed, seed: Word, effects: &[(u8, Effect)], paired: &[(u8, u8)]) -> Result<Discovered, DiscoverError> {
-    let sl = slots(s);
-    let mut fields = vec![];
-    let mut notes = vec![];
-    let mut values: BTreeMap<usize, Vec<(u32, u8)>> = BTreeMap::new();
-    let mut pred = vec![];
-    let mut modbits = vec![];
-    let mut suffix: BTreeMap<usize, Vec<u8>> = BTreeMap::new();
-    let mut links: BTreeMap<usize, Vec<(usize, u8)>> = BTreeMap::new();
-    for (b, e) in effects {
-        match e {
-            Effect::Linked { operand, sub, weight, derived: (j, jsub), plus } => {
-                if weight.is_none() {
-                    notes.push(format!("bit {b}: operand {operand} changes by a step that is not a power of two"));
+/// The single-bit effects sorted by what they touch, before any batch is sent.
+struct Sorted {
+    /// One-bit decoration fields (`|x|`, `!`, `-`).
+    fields: Vec<Field>,
+    notes: Vec<String>,
+    /// Page operand → (weight, bit) of each bit that changes its value.
+    values: BTreeMap<usize, Vec<(u32, u8)>>,
+    /// The guard predicate's bits.
+    pred: Vec<u8>,
+    /// Form operand → the bits that change its suffix.
+    suffix: BTreeMap<usize, Vec<u8>>,
+    /// Page operand that another prints plus a constant → (source page operand, plus).
+    links: BTreeMap<usize, Vec<(usize, u8)>>,
+}
+
+impl Sorted {
+    fn of(s: &Seed, seed: Word, effects: &[(u8, Effect)]) -> Sorted {
+        let sl = slots(s);
+        let mut out = Sorted { fields: vec![], notes: vec![], values: BTreeMap::new(), pred: vec![], suffix: BTreeMap::new(), links: BTreeMap::new() };
+        for (b, e) in effects {
+            match e {
+                Effect::Linked { operand, sub, weight, derived: (j, jsub), plus } => {
+                    out.value_bit(*b, *operand, sl[*operand][*sub], *weight);
+                    out.links.entry(sl[*j][*jsub]).or_default().push((sl[*operand][*sub], *plus));
                 }
-                values.entry(sl[*operand][*sub]).or_default().push((weight.unwrap_or(99), *b));
-                links.entry(sl[*j][*jsub]).or_default().push((sl[*operand][*sub], *plus));
+                Effect::Pred => out.pred.push(*b),
+                Effect::Suffix { operand } => out.suffix.entry(*operand).or_default().push(*b),
+                Effect::Value { operand, sub, weight } => out.value_bit(*b, *operand, sl[*operand][*sub], *weight),
+                Effect::Flag { operand, role } => out.flag(s, seed, *b, *operand, *role),
+                Effect::Unexpressible(t) => out.notes.push(format!("bit {b}: no page cell can say this: {t}")),
+                Effect::Modifiers(_) | Effect::Fixed(_) => {}
             }
-            Effect::Pred => pred.push(*b),
-            Effect::Suffix { operand } => suffix.entry(*operand).or_default().push(*b),
-            Effect::Value { operand, sub, weight } => {
-                if weight.is_none() {
-                    notes.push(format!("bit {b}: operand {operand} changes by a step that is not a power of two"));
-                }
-                values.entry(sl[*operand][*sub]).or_default().push((weight.unwrap_or(99), *b));
-            }
-            Effect::Flag { operand, role } => {
-                let o = &s.inst.operands[*operand];
-                let shown = match role {
-                    FlagRole::Abs => o.abs,
-                    FlagRole::Not => o.not,
-                    _ => o.neg,
-                };
-                if shown != seed.bit(*b) {
-                    notes.push(format!("bit {b}: operand {operand}'s decoration shows when the bit is 0 (a page flag shows when set)"));
-                }
-                let kind = match role {
-                    FlagRole::Abs => FieldKind::Abs(*operand),
-                    FlagRole::Not => FieldKind::Not(*operand),
-                    _ => FieldKind::Neg(*operand),
-                };
-                fields.push(Field { kind, bits: vec![*b] });
-            }
-            Effect::Modifiers(_) => modbits.push(*b),
-            Effect::Unexpressible(t) => notes.push(format!("bit {b}: no page cell can say this: {t}")),
-            Effect::Fixed(_) => {}
         }
+        out
     }
-    if !pred.is_empty() {
-        fields.push(Field { kind: FieldKind::Pred, bits: pred });
+
+    /// Bit `b` adds `2^weight` to page operand `po` (of form operand `operand`).
+    fn value_bit(&mut self, b: u8, operand: usize, po: usize, weight: Option<u32>) {
+        if weight.is_none() {
+            self.notes.push(format!("bit {b}: operand {operand} changes by a step that is not a power of two"));
+        }
+        self.values.entry(po).or_default().push((weight.unwrap_or(99), b));
     }
-    let derived = derived_operands(&links, &values, &mut notes);
+
+    /// Bit `b` shows decoration `role` on form operand `operand`.
+    fn flag(&mut self, s: &Seed, seed: Word, b: u8, operand: usize, role: FlagRole) {
+        let o = &s.inst.operands[operand];
+        let (shown, kind) = match role {
+            FlagRole::Abs => (o.abs, FieldKind::Abs(operand)),
+            FlagRole::Not => (o.not, FieldKind::Not(operand)),
+            _ => (o.neg, FieldKind::Neg(operand)),
+        };
+        if shown != seed.bit(b) {
+            self.notes.push(format!("bit {b}: operand {operand}'s decoration shows when the bit is 0 (a page flag shows when set)"));
+        }
+        self.fields.push(Field { kind, bits: vec![b] });
+    }
+}
+
+/// One field per page operand from its value bits; a note where the weights are not 1, 2,
+/// 4, … in bit order.
+fn value_fields(values: BTreeMap<usize, Vec<(u32, u8)>>, notes: &mut Vec<String>) -> Vec<Field> {
+    let mut fields = vec![];
     for (po, mut wb) in values {
         wb.sort();
         let weights: Vec<u32> = wb.iter().map(|x| x.0).collect();
@@ -101,6 +109,19 @@ pub fn solve(o: &mut Oracle, s: &Seed, seed: Word, effects: &[(u8, Effect)], pai
         sorted.sort_unstable();
         fields.push(Field { kind: FieldKind::Operand(po), bits: sorted });
     }
+    fields
+}
+
+/// Fields and tables from the flips (plus two batches: modifier pairs, group rows and order).
+/// A group holding one of the `paired` bits (one-hot pairs, see [`super::swap`]) keeps only
+/// the values that stay in the seed's form.
+pub fn solve(o: &mut Oracle, s: &Seed, seed: Word, effects: &[(u8, Effect)], paired: &[(u8, u8)]) -> Result<Discovered, DiscoverError> {
+    let Sorted { mut fields, mut notes, values, pred, suffix, links } = Sorted::of(s, seed, effects);
+    if !pred.is_empty() {
+        fields.push(Field { kind: FieldKind::Pred, bits: pred });
+    }
+    let derived = derived_operands(&links, &values, &mut notes);
+    fields.extend(value_fields(values, &mut notes));
     let single: BTreeMap<u8, Vec<String>> = effects
         .iter()
         .filter_map(|(b, e)| match e {

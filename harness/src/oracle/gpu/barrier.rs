@@ -14,6 +14,7 @@
 //! barrier in that consumers wait on. Only a GPU runs the cubins (`exec --barrier-experiment`).
 
 use super::dryrun::{build_template, SECTION};
+use super::error::GpuError;
 use super::inputs;
 use super::slots::Slot;
 use super::template::Kind;
@@ -81,7 +82,7 @@ fn waited_field(v: &Variant, s: &Slot, store: Word) -> Option<(usize, u64)> {
 }
 
 /// The experiment's cubin bytes from the template.
-fn variant_bytes(t: &super::dryrun::Template, v: &Variant, slots: &[Slot], exp: &str) -> Result<Vec<u8>, String> {
+fn variant_bytes(t: &super::dryrun::Template, v: &Variant, slots: &[Slot], exp: &str) -> Result<Vec<u8>, cubin::CubinError> {
     let (fields, wm) = (barrier_fields(v), control_bits(v, Control::WaitMask));
     let words: std::collections::BTreeMap<u64, Word> = t.listing.iter().filter_map(|(a, _, w)| w.map(|w| (*a, w))).collect();
     let mut edits: std::collections::BTreeMap<u64, Word> = Default::default();
@@ -107,7 +108,7 @@ fn variant_bytes(t: &super::dryrun::Template, v: &Variant, slots: &[Slot], exp: 
     }
     let mut bytes = t.bytes.clone();
     for (a, w) in edits {
-        bytes = cubin::patch_word(&bytes, SECTION, a, w).map_err(|e| e.to_string())?;
+        bytes = cubin::patch_word(&bytes, SECTION, a, w)?;
     }
     Ok(bytes)
 }
@@ -121,11 +122,12 @@ fn experiments(fields: &[(String, Vec<u8>)], fi: usize) -> Vec<String> {
 /// Build the experiment cubins for every template kind whose placeholder's store waits
 /// on a barrier the placeholder sets; write `barrier/plan.jsonl` and ptxas's evidence
 /// (`barrier/ptxas-evidence.jsonl`: which page field holds the barrier consumers wait on).
-pub fn build(codec: &Codec, nv: &Nvdisasm, ptxas: &Path, out: &Path, nslots: u32) -> Result<usize, String> {
+pub fn build(codec: &Codec, nv: &Nvdisasm, ptxas: &Path, out: &Path, nslots: u32) -> Result<usize, GpuError> {
     let dir = out.join("barrier");
-    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-    let mut plan = std::fs::File::create(dir.join("plan.jsonl")).map_err(|e| e.to_string())?;
-    let mut evidence = std::fs::File::create(dir.join("ptxas-evidence.jsonl")).map_err(|e| e.to_string())?;
+    std::fs::create_dir_all(&dir).map_err(GpuError::file(&dir))?;
+    let (plan_path, evidence_path) = (dir.join("plan.jsonl"), dir.join("ptxas-evidence.jsonl"));
+    let mut plan = std::fs::File::create(&plan_path).map_err(GpuError::file(&plan_path))?;
+    let mut evidence = std::fs::File::create(&evidence_path).map_err(GpuError::file(&evidence_path))?;
     let mut seen = std::collections::BTreeSet::new();
     let mut n = 0;
     // I2F (cvt.rn.f32.s16) is variable-latency on every architecture: one template per
@@ -146,7 +148,7 @@ pub fn build(codec: &Codec, nv: &Nvdisasm, ptxas: &Path, out: &Path, nslots: u32
         let (label, bits) = &fields[fi];
         let line =
             serde_json::json!({"arch": v.arch.0, "template": kind, "placeholder": t.slots[0].text, "waited_field": label, "bits": bits, "slots": waited.len()});
-        writeln!(evidence, "{line}").map_err(|e| e.to_string())?;
+        writeln!(evidence, "{line}").map_err(GpuError::file(&evidence_path))?;
         println!(
             "barrier evidence: ptxas puts the barrier that {}'s store waits on in the page's `{label}` field (bits {bits:?}), {} slots",
             kind.placeholder(),
@@ -155,9 +157,10 @@ pub fn build(codec: &Codec, nv: &Nvdisasm, ptxas: &Path, out: &Path, nslots: u32
         let slots: Vec<Slot> = waited.into_iter().filter(|w| w.1 == fi).map(|w| w.0).collect();
         for exp in experiments(&fields, fi) {
             let rel = format!("barrier/{}.{}.{exp}.cubin", kind.name(), v.arch.ptxas_name());
-            std::fs::write(out.join(&rel), variant_bytes(&t, v, &slots, &exp)?).map_err(|e| e.to_string())?;
+            let path = out.join(&rel);
+            std::fs::write(&path, variant_bytes(&t, v, &slots, &exp)?).map_err(GpuError::file(&path))?;
             let c = BarrierCubin { arch: v.arch.0, kind, experiment: exp, cubin: rel, template_slots: nslots, slots: slots.clone() };
-            writeln!(plan, "{}", serde_json::to_string(&c).map_err(|e| e.to_string())?).map_err(|e| e.to_string())?;
+            writeln!(plan, "{}", serde_json::to_string(&c)?).map_err(GpuError::file(&plan_path))?;
             n += 1;
         }
     }
@@ -220,14 +223,15 @@ pub fn verdict(experiment: &str, model: u32, hazard: u32) -> String {
 
 /// Run every experiment cubin for the device's architecture once; write
 /// `barrier/results.jsonl` (per slot) and print one verdict per experiment.
-pub fn run(dev: &mut dyn Executor, plan_dir: &Path, out: &Path, threads: u32, seed: u64) -> Result<(), String> {
+pub fn run(dev: &mut dyn Executor, plan_dir: &Path, out: &Path, threads: u32, seed: u64) -> Result<(), GpuError> {
     let p = plan_dir.join("barrier/plan.jsonl");
-    let plan = std::fs::read_to_string(&p).map_err(|e| format!("{}: {e} (build it with exec --dry-run --barrier-experiment)", p.display()))?;
-    std::fs::create_dir_all(out.join("barrier")).map_err(|e| e.to_string())?;
-    let mut res = std::fs::File::create(out.join("barrier/results.jsonl")).map_err(|e| e.to_string())?;
+    let plan = std::fs::read_to_string(&p).map_err(|source| GpuError::NoBarrierPlan { path: p.clone(), source })?;
+    let (dir, res_path) = (out.join("barrier"), out.join("barrier/results.jsonl"));
+    std::fs::create_dir_all(&dir).map_err(GpuError::file(&dir))?;
+    let mut res = std::fs::File::create(&res_path).map_err(GpuError::file(&res_path))?;
     let sm = dev.tool().rsplit("sm_").next().and_then(|d| d.parse::<u32>().ok());
-    for line in plan.lines() {
-        let c: BarrierCubin = serde_json::from_str(line).map_err(|e| e.to_string())?;
+    for (i, line) in plan.lines().enumerate() {
+        let c: BarrierCubin = serde_json::from_str(line).map_err(|source| GpuError::PlanLine { path: p.clone(), line: i + 1, source })?;
         if sm.is_some_and(|sm| sm != c.arch) {
             continue;
         }
@@ -238,7 +242,7 @@ pub fn run(dev: &mut dyn Executor, plan_dir: &Path, out: &Path, threads: u32, se
             Ok(o) => {
                 let rs = classify(&c, &b, &input, &o);
                 for r in &rs {
-                    writeln!(res, "{}", serde_json::to_string(r).map_err(|e| e.to_string())?).map_err(|e| e.to_string())?;
+                    writeln!(res, "{}", serde_json::to_string(r)?).map_err(GpuError::file(&res_path))?;
                 }
                 let model = rs.iter().map(|r| r.model).sum();
                 let hazard = rs.iter().map(|r| r.stale + r.other).sum();

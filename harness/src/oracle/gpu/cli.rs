@@ -1,6 +1,7 @@
 //! `sass-harness exec` and its hidden worker: argument types and the run itself.
 
 use super::dryrun::{dry_run, Options, PlanEntry, Report};
+use super::error::GpuError;
 use super::relations::{self, RelKind};
 use super::template::Kind;
 use super::worker::{serve, ChildExecutor, Request, EXIT_NO_GPU, EXIT_TRAP};
@@ -80,11 +81,11 @@ pub struct WorkerArgs {
     pub spec: Vec<PathBuf>,
 }
 
-fn load(paths: &[PathBuf]) -> Result<Spec, String> {
+fn load(paths: &[PathBuf]) -> Result<Spec, GpuError> {
     if paths.is_empty() {
-        return Err("no pages given (try: corpus/isa)".into());
+        return Err(GpuError::NoPages);
     }
-    spec::load(paths).map_err(|e| e.to_string())
+    Ok(spec::load(paths)?)
 }
 
 pub fn exec_main(a: &ExecArgs) -> ExitCode {
@@ -145,9 +146,9 @@ pub struct RunSummary {
     pub stopped_early: bool,
 }
 
-pub fn child_executor(out: &Path, timeout: Duration, fake: Option<String>, spec: &[PathBuf]) -> Result<ChildExecutor, String> {
+pub fn child_executor(out: &Path, timeout: Duration, fake: Option<String>, spec: &[PathBuf]) -> Result<ChildExecutor, GpuError> {
     Ok(ChildExecutor {
-        exe: std::env::current_exe().map_err(|e| format!("cannot find this program: {e}"))?,
+        exe: std::env::current_exe().map_err(GpuError::CurrentExe)?,
         timeout,
         fake,
         spec: spec.iter().map(|p| std::fs::canonicalize(p).unwrap_or_else(|_| p.clone())).collect(),
@@ -174,7 +175,7 @@ pub fn find_device(dev: &mut ChildExecutor) -> Option<String> {
 }
 
 /// The whole command; Ok(exit status).
-fn exec(a: &ExecArgs) -> Result<u8, String> {
+fn exec(a: &ExecArgs) -> Result<u8, GpuError> {
     let s = load(&a.paths)?;
     let codec = Codec::new(&s);
     check_budget(&codec, a)?;
@@ -200,7 +201,7 @@ fn exec(a: &ExecArgs) -> Result<u8, String> {
     }
     let entries = read_plan(&plan_dir.join("plan.jsonl"))?;
     dev.entries = entries.clone();
-    std::fs::create_dir_all(&a.out).map_err(|e| format!("{}: {e}", a.out.display()))?;
+    std::fs::create_dir_all(&a.out).map_err(GpuError::file(&a.out))?;
     let r = run_plan(&codec, &mut dev, &entries, &plan_dir, &RunOptions::from_args(a))?;
     println!("exec: {} finding(s) in {}", r.findings, a.out.join("exec-findings.jsonl").display());
     if r.stopped_early {
@@ -221,7 +222,7 @@ const MAX_SLOT_BYTES: u64 = 32;
 /// table rows, flags, immediates' edge values, ignored-bit flips) and `--random` more,
 /// each a job and a plan entry with its nvdisasm line; a launch holds `--inputs` threads'
 /// records for `--slots` placeholders, in and out.
-fn check_budget(codec: &Codec, a: &ExecArgs) -> Result<(), String> {
+fn check_budget(codec: &Codec, a: &ExecArgs) -> Result<(), GpuError> {
     let per_word = (std::mem::size_of::<super::patch::Job>() + std::mem::size_of::<PlanEntry>() + 256) as u64;
     let structured: u64 = codec
         .variants()
@@ -239,9 +240,9 @@ fn check_budget(codec: &Codec, a: &ExecArgs) -> Result<(), String> {
 
 /// The dry run into `a.out` (and the barrier cubins when asked); `Some(1)` on a patch
 /// failure.
-fn build_plan(codec: &Codec, a: &ExecArgs) -> Result<Option<u8>, String> {
-    let nv = Nvdisasm::locate().map_err(|e| e.to_string())?;
-    let ptxas = tools::locate(Tool::Ptxas).map_err(|e| e.to_string())?;
+fn build_plan(codec: &Codec, a: &ExecArgs) -> Result<Option<u8>, GpuError> {
+    let nv = Nvdisasm::locate()?;
+    let ptxas = tools::locate(Tool::Ptxas)?;
     let opts = Options { out: a.out.clone(), slots: a.slots, random: a.random, seed: a.seed };
     let t0 = Instant::now();
     let rep = dry_run(codec, &nv, &ptxas, &opts)?;
@@ -293,9 +294,12 @@ pub fn print_report(rep: &Report, out: &Path, took: Duration) {
     }
 }
 
-pub fn read_plan(path: &Path) -> Result<Vec<PlanEntry>, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    text.lines().enumerate().map(|(i, l)| serde_json::from_str(l).map_err(|e| format!("{}:{}: {e}", path.display(), i + 1))).collect()
+pub fn read_plan(path: &Path) -> Result<Vec<PlanEntry>, GpuError> {
+    let text = std::fs::read_to_string(path).map_err(GpuError::file(path))?;
+    text.lines()
+        .enumerate()
+        .map(|(i, l)| serde_json::from_str(l).map_err(|source| GpuError::PlanLine { path: path.to_path_buf(), line: i + 1, source }))
+        .collect()
 }
 
 /// The device's `sm_XY` from a tool string (`…, sm_90`), if it names one.
@@ -306,23 +310,19 @@ fn device_sm(tool: &str) -> Option<u32> {
 /// The unpatched template of each (architecture, kind) the run will use, run once: when it
 /// fails, nothing else can work here (a driver too old for the cubins, a broken device),
 /// and one error says so instead of a trap finding per word.
-pub fn canary(dev: &mut dyn Executor, plan_dir: &Path, entries: &[&PlanEntry], o: &RunOptions) -> Result<(), String> {
+pub fn canary(dev: &mut dyn Executor, plan_dir: &Path, entries: &[&PlanEntry], o: &RunOptions) -> Result<(), GpuError> {
     let kinds: std::collections::BTreeSet<(u32, Kind)> = entries.iter().map(|e| (e.arch, e.template)).collect();
     for (arch, kind) in kinds {
         let cubin = plan_dir.join("templates").join(format!("{}.sm_{arch}.baseline.cubin", kind.name()));
         let (in_stride, out_stride) = crate::oracle::exec::strides(kind, o.slots);
         let threads = 256;
         let b = Batch { cubin: cubin.clone(), function: "slots".into(), threads, in_stride, out_stride, k: 0, sentinel: 0xa5a5_a5a5 };
-        let out = dev.run(&b, &inputs::generate(kind, o.slots, threads, o.seed)).map_err(|t| {
-            format!(
-                "canary: the unpatched template {} failed on {}: {}. Nothing else was run: this machine cannot load or run these cubins (a driver older than the ptxas that built them?)",
-                cubin.display(),
-                dev.tool(),
-                t.message
-            )
-        })?;
+        let out = match dev.run(&b, &inputs::generate(kind, o.slots, threads, o.seed)) {
+            Ok(out) => out,
+            Err(t) => return Err(GpuError::CanaryTrap { cubin, tool: dev.tool(), trap: t.message }),
+        };
         if out.chunks(4).all(|c| c == 0xa5a5_a5a5u32.to_le_bytes()) {
-            return Err(format!("canary: the unpatched template {} ran on {} but stored nothing. Nothing else was run", cubin.display(), dev.tool()));
+            return Err(GpuError::CanaryStoredNothing { cubin, tool: dev.tool() });
         }
     }
     Ok(())
@@ -330,7 +330,7 @@ pub fn canary(dev: &mut dyn Executor, plan_dir: &Path, entries: &[&PlanEntry], o
 
 /// Run every runnable cubin of the plan for the device twice (two output sentinels),
 /// after the canary; stream findings (and progress, for `--resume`).
-pub fn run_plan(codec: &Codec, dev: &mut dyn Executor, entries: &[PlanEntry], plan_dir: &Path, o: &RunOptions) -> Result<RunSummary, String> {
+pub fn run_plan(codec: &Codec, dev: &mut dyn Executor, entries: &[PlanEntry], plan_dir: &Path, o: &RunOptions) -> Result<RunSummary, GpuError> {
     let start = Instant::now();
     let tool = dev.tool();
     let sm = device_sm(&tool);
@@ -343,19 +343,13 @@ pub fn run_plan(codec: &Codec, dev: &mut dyn Executor, entries: &[PlanEntry], pl
     let runnable: Vec<&PlanEntry> = entries.iter().filter(here).collect();
     if runnable.is_empty() {
         let archs: std::collections::BTreeSet<String> = entries.iter().filter(|e| e.executable).map(|e| format!("sm_{}", e.arch)).collect();
-        let archs: Vec<String> = archs.into_iter().collect();
-        return Err(format!(
-            "the device is {tool}; the plan has runnable words for {} only: nothing would run (build the plan for this architecture, or run it where one of those is)",
-            if archs.is_empty() { "no architecture".to_string() } else { archs.join(", ") }
-        ));
+        return Err(GpuError::NothingRuns { tool, archs: archs.into_iter().collect() });
     }
     canary(dev, plan_dir, &runnable, o)?;
     let (path, progress_path) = (o.out.join("exec-findings.jsonl"), o.out.join("exec-progress.txt"));
     let done: std::collections::HashSet<String> =
         if o.resume { std::fs::read_to_string(&progress_path).unwrap_or_default().lines().map(str::to_string).collect() } else { Default::default() };
-    let open = |p: &Path| {
-        std::fs::OpenOptions::new().create(true).append(o.resume).write(true).truncate(!o.resume).open(p).map_err(|e| format!("{}: {e}", p.display()))
-    };
+    let open = |p: &Path| std::fs::OpenOptions::new().create(true).append(o.resume).write(true).truncate(!o.resume).open(p).map_err(GpuError::file(p));
     let mut out = std::io::BufWriter::new(open(&path)?);
     let mut progress = open(&progress_path)?;
     let referenced: std::collections::HashSet<&str> = entries.iter().filter_map(|e| e.relation.as_ref().map(|r| r.with.as_str())).collect();
@@ -383,11 +377,11 @@ pub fn run_plan(codec: &Codec, dev: &mut dyn Executor, entries: &[PlanEntry], pl
         let mut r = run_cubin(codec, dev, &tool, &plan_dir.join(cubin), es, o, &mut ctx);
         attribute_hidden(&mut r, es, &mut base_ok);
         for f in &r.findings {
-            writeln!(out, "{}", serde_json::to_string(f).map_err(|e| e.to_string())?).map_err(|e| e.to_string())?;
+            writeln!(out, "{}", serde_json::to_string(f)?).map_err(GpuError::file(&path))?;
             sum.findings += 1;
         }
-        out.flush().map_err(|e| e.to_string())?;
-        writeln!(progress, "{cubin}").map_err(|e| e.to_string())?;
+        out.flush().map_err(GpuError::file(&path))?;
+        writeln!(progress, "{cubin}").map_err(GpuError::file(&progress_path))?;
         sum.words_run += es.len();
         sum.cubins_run += 1;
         for (k, n) in r.checked {
@@ -404,7 +398,7 @@ pub fn run_plan(codec: &Codec, dev: &mut dyn Executor, entries: &[PlanEntry], pl
     let checked: Vec<String> = sum.relations_checked.iter().map(|(k, n)| format!("{k} {n}")).collect();
     println!("exec: relation checks: {} ({} not checked: the partner did not run in this process)", checked.join(", "), sum.relations_unchecked);
     let upath = o.out.join("exec-unmodelled.txt");
-    std::fs::write(&upath, unmodelled.join("\n")).map_err(|e| format!("{}: {e}", upath.display()))?;
+    std::fs::write(&upath, unmodelled.join("\n")).map_err(GpuError::file(&upath))?;
     println!("exec: {} words ran without a model (checked by relations only; listed in {})", sum.unmodelled, upath.display());
     if sum.stopped_early {
         println!(
@@ -655,10 +649,11 @@ fn worker(a: &WorkerArgs) -> i32 {
     // `MODE@sm_XY`: the fake device says it is an sm_XY (the probe prints the whole name).
     match a.fake.as_deref().map(|f| f.split('@').next().unwrap_or(f)) {
         Some(m @ ("model" | "wrong" | "wrong-hidden")) => {
-            let run = || -> Result<i32, String> {
+            let run = || -> Result<i32, GpuError> {
                 let s = load(&a.spec)?;
                 let codec = Codec::new(&s);
-                let req: Request = serde_json::from_slice(&std::fs::read(req_path).map_err(|e| e.to_string())?).map_err(|e| e.to_string())?;
+                let bytes = std::fs::read(req_path).map_err(GpuError::file(req_path))?;
+                let req: Request = serde_json::from_slice(&bytes).map_err(|source| GpuError::Json { path: req_path.clone(), source })?;
                 let mut dev = ModelExecutor { codec: &codec, entries: req.entries, flip_results: m != "model", hidden_only: m == "wrong-hidden" };
                 Ok(serve(&mut dev, req_path))
             };
@@ -671,7 +666,7 @@ fn worker(a: &WorkerArgs) -> i32 {
         None => match cuda::CudaExecutor::new() {
             Ok(mut dev) => serve(&mut dev, req_path),
             Err(e) => {
-                println!("{}", serde_json::json!({ "tool": "", "trap": e }));
+                println!("{}", serde_json::json!({ "tool": "", "trap": e.to_string() }));
                 EXIT_TRAP
             }
         },

@@ -2,6 +2,7 @@
 //! creates one: a sticky error (illegal instruction, illegal address, launch failure)
 //! poisons the context, and the process with it.
 
+use super::error::CudaError;
 use crate::oracle::exec::{Batch, Executor, Trap};
 use cudarc::driver::{CudaContext, CudaStream, LaunchConfig, PushKernelArg};
 use std::sync::Arc;
@@ -31,10 +32,10 @@ fn err(what: &str, e: impl std::fmt::Debug) -> Trap {
 
 impl CudaExecutor {
     /// Device 0. Call only after [`driver_present`].
-    pub fn new() -> Result<CudaExecutor, String> {
-        let ctx = CudaContext::new(0).map_err(|e| format!("no usable CUDA device: {e:?}"))?;
+    pub fn new() -> Result<CudaExecutor, CudaError> {
+        let ctx = CudaContext::new(0).map_err(|e| CudaError::NoDevice(format!("{e:?}")))?;
         let name = ctx.name().unwrap_or_else(|_| "unknown device".into());
-        let (ma, mi) = ctx.compute_capability().map_err(|e| format!("{e:?}"))?;
+        let (ma, mi) = ctx.compute_capability().map_err(|e| CudaError::Capability(format!("{e:?}")))?;
         let mut v: std::ffi::c_int = 0;
         // SAFETY: the driver is loaded (the context exists); `v` outlives the call.
         unsafe { cudarc::driver::sys::cuDriverGetVersion(&mut v) };

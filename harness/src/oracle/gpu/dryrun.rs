@@ -6,6 +6,7 @@
 //! as it prints alone (raw mode), and every other instruction exactly as in the unpatched
 //! template. Any difference fails the run.
 
+use super::error::GpuError;
 use super::patch::{clear_reuse, default_values, fit, fixed_bits, not_executable, page_jobs, Job};
 use super::relations::{self, RelKind, Relation};
 use super::slots::{find_slots, register_count, Slot, Source};
@@ -14,7 +15,7 @@ use crate::codec::Codec;
 use crate::cubin;
 use crate::gen::Rng;
 use crate::oracle::listing::parse_listing;
-use crate::oracle::nvdisasm::{Nvdisasm, Outcome};
+use crate::oracle::nvdisasm::{Nvdisasm, NvdisasmError, Outcome};
 use crate::oracle::ptxas;
 use crate::spec::{Arch, Variant};
 use crate::word::Word;
@@ -133,46 +134,52 @@ pub struct Template {
 }
 
 /// nvdisasm's listing of a cubin (`-hex -c`).
-pub fn cubin_listing(nv: &Nvdisasm, path: &Path) -> Result<Vec<(u64, String, Option<Word>)>, String> {
+pub fn cubin_listing(nv: &Nvdisasm, path: &Path) -> Result<Vec<(u64, String, Option<Word>)>, GpuError> {
     // Through the shared runner: a time limit that fires and capped output.
     let mut cmd = std::process::Command::new(&nv.path);
     cmd.args(["-hex", "-c"]).arg(path);
-    let out = crate::oracle::process::run(&mut cmd, &crate::oracle::process::Limits::with_timeout(nv.timeout))
-        .map_err(|e| format!("running {} on {}: {e}", nv.path.display(), path.display()))?;
+    let out = crate::oracle::process::run(&mut cmd, &crate::oracle::process::Limits::with_timeout(nv.timeout)).map_err(|source| GpuError::ListingRun {
+        tool: nv.path.clone(),
+        cubin: path.to_path_buf(),
+        source,
+    })?;
     if !out.status.success() {
-        return Err(format!("nvdisasm {}: {}", path.display(), String::from_utf8_lossy(&out.stderr).trim()));
+        return Err(GpuError::Listing { cubin: path.to_path_buf(), stderr: String::from_utf8_lossy(&out.stderr).trim().into() });
     }
     Ok(parse_listing(&String::from_utf8_lossy(&out.stdout)))
 }
 
 /// Compile `kind`'s template for `arch` into `dir` and find its placeholders.
-pub fn build_template(nv: &Nvdisasm, ptxas_path: &Path, kind: Kind, arch: Arch, slots: u32, dir: &Path) -> Result<Template, String> {
-    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+pub fn build_template(nv: &Nvdisasm, ptxas_path: &Path, kind: Kind, arch: Arch, slots: u32, dir: &Path) -> Result<Template, GpuError> {
+    std::fs::create_dir_all(dir).map_err(GpuError::file(dir))?;
     let src = dir.join(format!("{}.{}.ptx", kind.name(), arch.ptxas_name()));
-    std::fs::write(&src, ptx(kind, arch, slots)).map_err(|e| format!("{}: {e}", src.display()))?;
-    let cub = ptxas::compile(ptxas_path, &src, &arch.ptxas_name(), dir).map_err(|e| e.to_string())?;
-    let bytes = std::fs::read(&cub).map_err(|e| format!("{}: {e}", cub.display()))?;
+    std::fs::write(&src, ptx(kind, arch, slots)).map_err(GpuError::file(&src))?;
+    let cub = ptxas::compile(ptxas_path, &src, &arch.ptxas_name(), dir)?;
+    let bytes = std::fs::read(&cub).map_err(GpuError::file(&cub))?;
     let listing = cubin_listing(nv, &cub)?;
-    let found = find_slots(&listing, kind.placeholder(), kind.dst_bits() == 64, kind.src_bits() == 64)?;
+    let found = find_slots(&listing, kind.placeholder(), kind.dst_bits() == 64, kind.src_bits() == 64)
+        .map_err(|source| GpuError::Slots { cubin: cub.clone(), source })?;
     if found.is_empty() {
-        return Err(format!("{}: ptxas emitted no {} placeholder", cub.display(), kind.placeholder()));
+        return Err(GpuError::NoPlaceholder { cubin: cub, placeholder: kind.placeholder() });
     }
-    let regs = register_count(&bytes).ok_or_else(|| format!("{}: no EIATTR_REGCOUNT in .nv.info", cub.display()))?;
+    let Some(regs) = register_count(&bytes) else {
+        return Err(GpuError::NoRegisterCount { cubin: cub });
+    };
     let (dp, sp) = ((kind.dst_bits() / 32) as u16, (kind.src_bits() / 32) as u16);
     if let Some(s) = found.iter().find(|s| s.sources.iter().map(|x| x.reg + sp).chain([s.dest + dp]).any(|r| r as u32 > regs)) {
-        return Err(format!("{}: placeholder '{}' uses registers beyond the kernel's {regs}", cub.display(), s.text));
+        return Err(GpuError::RegistersBeyond { cubin: cub, text: s.text.clone(), regs });
     }
     Ok(Template { kind, arch, bytes, slots: found, listing })
 }
 
 /// The template with reuse bits cleared on every placeholder and the word before it.
-fn baseline(t: &Template, v: &Variant) -> Result<Vec<u8>, String> {
+fn baseline(t: &Template, v: &Variant) -> Result<Vec<u8>, GpuError> {
     let words: HashMap<u64, Word> = t.listing.iter().filter_map(|(a, _, w)| w.map(|w| (*a, w))).collect();
     let mut bytes = t.bytes.clone();
     for s in &t.slots {
         for at in [s.offset.checked_sub(16), Some(s.offset)].into_iter().flatten() {
-            let w = *words.get(&at).ok_or_else(|| format!("no word at {at:#x}"))?;
-            bytes = cubin::patch_word(&bytes, SECTION, at, clear_reuse(v, w)).map_err(|e| e.to_string())?;
+            let w = *words.get(&at).ok_or(GpuError::NoWordAt { addr: at })?;
+            bytes = cubin::patch_word(&bytes, SECTION, at, clear_reuse(v, w))?;
         }
     }
     Ok(bytes)
@@ -210,7 +217,7 @@ pub fn job_kind(codec: &Codec, job: &Job) -> Option<Kind> {
 /// Every word of one template: the given page words that fit its register widths, their
 /// register-form twins (`operand_form`), those nvdisasm prints alone; then every fixed
 /// bit of their variants nvdisasm ignores, flipped (`ignored_bit`).
-fn words_for(codec: &Codec, nv: &Nvdisasm, t: &Template, page: Vec<Job>, rep: &mut Report) -> Result<Vec<Planned>, String> {
+fn words_for(codec: &Codec, nv: &Nvdisasm, t: &Template, page: Vec<Job>, rep: &mut Report) -> Result<Vec<Planned>, GpuError> {
     let (arch, slot0) = (t.arch.nvdisasm_name(), &t.slots[0]);
     let before = page.len();
     let page: Vec<Job> = page.into_iter().filter(|j| job_kind(codec, j) == Some(t.kind)).collect();
@@ -229,7 +236,7 @@ fn words_for(codec: &Codec, nv: &Nvdisasm, t: &Template, page: Vec<Job>, rep: &m
         planned.extend(twin.filter(|x| job_kind(codec, &x.job) == Some(t.kind)));
     }
     let words: Vec<Word> = planned.iter().map(|p| fit(codec, &p.job, slot0, t.kind)).collect::<Result<_, _>>()?;
-    let outs = nv.disassemble(&arch, &words).map_err(|e| e.to_string())?;
+    let outs = nv.disassemble(&arch, &words)?;
     let before = planned.len();
     let mut keep = outs.iter().map(|o| text_of(o).is_some());
     planned.retain(|_| keep.next().unwrap_or(false));
@@ -247,7 +254,7 @@ fn words_for(codec: &Codec, nv: &Nvdisasm, t: &Template, page: Vec<Job>, rep: &m
             ws.push(base.flip(b));
         }
     }
-    let outs = nv.disassemble(&arch, &ws).map_err(|e| e.to_string())?;
+    let outs = nv.disassemble(&arch, &ws)?;
     for (vi, b, i, bi) in cands {
         if text_of(&outs[i]).is_some() && text_of(&outs[i]) == text_of(&outs[bi]) {
             let job = Job { variant: vi, values: default_values(codec.variant(vi)), flip: Some(b) };
@@ -281,9 +288,16 @@ pub struct Patched {
 /// Fit the words into the slots, `slots.len()` per cubin; write cubins and plan lines.
 /// Executable words and the others go to separate cubins, so that a word that cannot run
 /// (a predicate operand) never shares a launch with one that can.
-fn emit(codec: &Codec, t: &Template, base: &[u8], planned: &[Planned], out: &Path, plan: &mut impl Write) -> Result<(Vec<Patched>, Vec<PlanEntry>), String> {
+fn emit(
+    codec: &Codec,
+    t: &Template,
+    base: &[u8],
+    planned: &[Planned],
+    out: &Path,
+    (plan, plan_path): (&mut impl Write, &Path),
+) -> Result<(Vec<Patched>, Vec<PlanEntry>), GpuError> {
     let dir = out.join("cubins");
-    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    std::fs::create_dir_all(&dir).map_err(GpuError::file(&dir))?;
     let runs = |p: &&Planned| not_executable(codec.variant(p.job.variant)).is_none();
     let (yes, no): (Vec<&Planned>, Vec<&Planned>) = planned.iter().partition(runs);
     let chunks = yes.chunks(t.slots.len()).chain(no.chunks(t.slots.len()));
@@ -294,7 +308,7 @@ fn emit(codec: &Codec, t: &Template, base: &[u8], planned: &[Planned], out: &Pat
         let mut words = vec![];
         for (slot, p) in t.slots.iter().zip(chunk.iter().copied()) {
             let w = fit(codec, &p.job, slot, t.kind)?;
-            bytes = cubin::patch_word(&bytes, SECTION, slot.offset, w).map_err(|e| e.to_string())?;
+            bytes = cubin::patch_word(&bytes, SECTION, slot.offset, w)?;
             words.push((slot.offset, w));
             let v = codec.variant(p.job.variant);
             let why = not_executable(v);
@@ -318,11 +332,11 @@ fn emit(codec: &Codec, t: &Template, base: &[u8], planned: &[Planned], out: &Pat
                 input_key: p.input_key.clone(),
                 relation: p.relation.clone(),
             };
-            writeln!(plan, "{}", serde_json::to_string(&e).map_err(|e| e.to_string())?).map_err(|e| e.to_string())?;
+            writeln!(plan, "{}", serde_json::to_string(&e)?).map_err(GpuError::file(plan_path))?;
             entries.push(e);
         }
         let path = out.join(&rel);
-        std::fs::write(&path, &bytes).map_err(|e| format!("{}: {e}", path.display()))?;
+        std::fs::write(&path, &bytes).map_err(GpuError::file(&path))?;
         cubins.push(Patched { path, words });
     }
     Ok((cubins, entries))
@@ -330,9 +344,9 @@ fn emit(codec: &Codec, t: &Template, base: &[u8], planned: &[Planned], out: &Pat
 
 /// Every patched cubin against the baseline listing and each word's raw text
 /// (cubins read by `nv.jobs` nvdisasm processes at once).
-pub fn verify(nv: &Nvdisasm, arch: Arch, base: &[(u64, String, Option<Word>)], cubins: &[Patched], rep: &mut Report) -> Result<(), String> {
+pub fn verify(nv: &Nvdisasm, arch: Arch, base: &[(u64, String, Option<Word>)], cubins: &[Patched], rep: &mut Report) -> Result<(), NvdisasmError> {
     let all: Vec<Word> = cubins.iter().flat_map(|c| c.words.iter().map(|x| x.1)).collect();
-    let alone: HashMap<Word, Outcome> = all.iter().copied().zip(nv.disassemble(&arch.nvdisasm_name(), &all).map_err(|e| e.to_string())?).collect();
+    let alone: HashMap<Word, Outcome> = all.iter().copied().zip(nv.disassemble(&arch.nvdisasm_name(), &all)?).collect();
     let per = cubins.len().div_ceil(nv.jobs.max(1)).max(1);
     let found: Vec<Vec<String>> = std::thread::scope(|sc| {
         let hs: Vec<_> = cubins.chunks(per).map(|cs| sc.spawn(|| cs.iter().flat_map(|c| verify_one(nv, base, c, &alone)).collect::<Vec<_>>())).collect();
@@ -374,7 +388,7 @@ fn verify_one(nv: &Nvdisasm, base: &[(u64, String, Option<Word>)], c: &Patched, 
 /// The dry run over every variant `codec` knows that a template can hold (the others are
 /// counted in `Report::no_template`); fails (Err) only when it cannot run. Patch
 /// mismatches are `Report::failures`.
-pub fn dry_run(codec: &Codec, nv: &Nvdisasm, ptxas_path: &Path, opts: &Options) -> Result<Report, String> {
+pub fn dry_run(codec: &Codec, nv: &Nvdisasm, ptxas_path: &Path, opts: &Options) -> Result<Report, GpuError> {
     let mut groups: BTreeMap<(Arch, Kind), Vec<Job>> = BTreeMap::new();
     let mut rep = Report::default();
     let mut rng = Rng::new(opts.seed);
@@ -392,7 +406,7 @@ pub fn dry_run(codec: &Codec, nv: &Nvdisasm, ptxas_path: &Path, opts: &Options) 
 /// The plan for arbitrary words (a fuzz corpus, say): each word that decodes and that a
 /// template holds, with the plainest word of its variant (the `ignored_bit` partner),
 /// register-form twins and ignored-bit flips, proven in place like the dry run's.
-pub fn plan_words(codec: &Codec, nv: &Nvdisasm, ptxas_path: &Path, words: &[(Arch, Word)], opts: &Options) -> Result<Report, String> {
+pub fn plan_words(codec: &Codec, nv: &Nvdisasm, ptxas_path: &Path, words: &[(Arch, Word)], opts: &Options) -> Result<Report, GpuError> {
     let mut groups: BTreeMap<(Arch, Kind), Vec<Job>> = BTreeMap::new();
     let mut rep = Report::default();
     let mut seen = std::collections::HashSet::new();
@@ -425,10 +439,10 @@ fn plan_groups(
     groups: BTreeMap<(Arch, Kind), Vec<Job>>,
     opts: &Options,
     mut rep: Report,
-) -> Result<Report, String> {
-    std::fs::create_dir_all(&opts.out).map_err(|e| format!("{}: {e}", opts.out.display()))?;
+) -> Result<Report, GpuError> {
+    std::fs::create_dir_all(&opts.out).map_err(GpuError::file(&opts.out))?;
     let plan_path = opts.out.join("plan.jsonl");
-    let mut plan = std::io::BufWriter::new(std::fs::File::create(&plan_path).map_err(|e| format!("{}: {e}", plan_path.display()))?);
+    let mut plan = std::io::BufWriter::new(std::fs::File::create(&plan_path).map_err(GpuError::file(&plan_path))?);
     let mut all = vec![];
     for ((arch, kind), jobs) in groups {
         if kind.min_arch() > arch.0 {
@@ -438,16 +452,16 @@ fn plan_groups(
         let t = build_template(nv, ptxas_path, kind, arch, opts.slots, &opts.out.join("templates"))?;
         let base = baseline(&t, codec.variant(jobs[0].variant))?;
         let base_path = opts.out.join("templates").join(format!("{}.{}.baseline.cubin", kind.name(), arch.ptxas_name()));
-        std::fs::write(&base_path, &base).map_err(|e| format!("{}: {e}", base_path.display()))?;
+        std::fs::write(&base_path, &base).map_err(GpuError::file(&base_path))?;
         let base_listing = cubin_listing(nv, &base_path)?;
         let planned = words_for(codec, nv, &t, jobs, &mut rep)?;
-        let (cubins, entries) = emit(codec, &t, &base, &planned, &opts.out, &mut plan)?;
+        let (cubins, entries) = emit(codec, &t, &base, &planned, &opts.out, (&mut plan, &plan_path))?;
         rep.entries += entries.len();
         rep.cubins += cubins.len();
         verify(nv, arch, &base_listing, &cubins, &mut rep)?;
         all.extend(entries);
     }
-    plan.flush().map_err(|e| e.to_string())?;
+    plan.flush().map_err(GpuError::file(&plan_path))?;
     rep.per_arch = count(&all);
     Ok(rep)
 }

@@ -11,9 +11,12 @@ pub mod cuda;
 #[path = "no_cuda.rs"]
 pub mod cuda;
 pub mod dryrun;
+pub mod error;
 pub mod inputs;
 pub mod patch;
 pub mod relations;
 pub mod slots;
 pub mod template;
 pub mod worker;
+
+pub use error::{CudaError, FitError, GpuError, PinError, SlotError, WorkerError};

@@ -2,6 +2,7 @@
 //! no driver to find and no executor to make, so `exec` says why and runs nothing, and
 //! everything else (dry runs, fake devices in tests) works as with the feature.
 
+use super::error::CudaError;
 use crate::oracle::exec::{Batch, Executor, Trap};
 
 /// Why nothing can run: what `exec` and its worker say.
@@ -16,9 +17,9 @@ pub fn driver_present() -> bool {
 pub enum CudaExecutor {}
 
 impl CudaExecutor {
-    /// Always [`NO_DRIVER`].
-    pub fn new() -> Result<CudaExecutor, String> {
-        Err(NO_DRIVER.into())
+    /// Always [`CudaError::NoDriver`] (its message is [`NO_DRIVER`]).
+    pub fn new() -> Result<CudaExecutor, CudaError> {
+        Err(CudaError::NoDriver)
     }
     /// The device's compute capability (never called: no executor exists).
     pub fn sm(&self) -> u32 {

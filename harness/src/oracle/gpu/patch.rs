@@ -6,6 +6,7 @@
 //! bits ptxas chose for that placeholder (its stall, and for variable-latency ops the
 //! write barrier the store waits on). Reuse bits are cleared here and on the word before.
 
+use super::error::FitError;
 use super::slots::Slot;
 use super::template::{const_input_offset, Kind};
 use crate::codec::{Codec, Values};
@@ -38,7 +39,7 @@ pub fn not_executable(v: &Variant) -> Option<String> {
 }
 
 /// `job`'s word, fitted into `slot`: registers, guard, control bits from the placeholder.
-pub fn fit(codec: &Codec, job: &Job, slot: &Slot, kind: Kind) -> Result<Word, String> {
+pub fn fit(codec: &Codec, job: &Job, slot: &Slot, kind: Kind) -> Result<Word, FitError> {
     let v = codec.variant(job.variant);
     let mut vals = job.values;
     for (k, o) in v.operands.iter().enumerate() {
@@ -46,7 +47,7 @@ pub fn fit(codec: &Codec, job: &Job, slot: &Slot, kind: Kind) -> Result<Word, St
         match o.kind {
             OperandKind::Reg => {
                 let r = if k == 0 { Some(slot.dest) } else { slot.sources.get(k - 1).map(|s| s.reg) };
-                let r = r.ok_or_else(|| format!("{}: operand {k} is a register, the placeholder '{}' has none there", v.key, slot.text))?;
+                let r = r.ok_or_else(|| FitError { variant: v.key.clone(), operand: k, placeholder: slot.text.clone() })?;
                 if let Some(f) = fields[0] {
                     vals.set(f, r as u64);
                 }

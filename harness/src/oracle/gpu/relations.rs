@@ -14,6 +14,7 @@
 //! (see `inputs::generate_keyed`), and an `operand_form` entry's replaced sources are
 //! pinned, at run time, to the partner's operand value (`pin_value`).
 
+use super::error::PinError;
 use crate::codec::{Codec, Values};
 use crate::sass::{Body, Instruction, URZ};
 use crate::semantics::{Inputs, Loc};
@@ -86,12 +87,14 @@ pub fn operand_form_pairs(codec: &Codec) -> Vec<(usize, usize)> {
 
 /// What the register at operand `k` of the twin must hold: the partner's operand value,
 /// `k_param` standing for every constant-bank source (the template's `k`).
-pub fn pin_value(codec: &Codec, arch: Arch, partner: Word, k: usize, bits: u32, k_param: u64) -> Result<u64, String> {
+pub fn pin_value(codec: &Codec, arch: Arch, partner: Word, k: usize, bits: u32, k_param: u64) -> Result<u64, PinError> {
     let insn = crate::semantics::instruction(codec, arch, partner)?;
-    let op = insn.operands.get(k).ok_or_else(|| format!("{insn}: no operand {k}"))?;
+    let Some(op) = insn.operands.get(k) else {
+        return Err(PinError::NoOperand { insn: Box::new(insn), k });
+    };
     let mut inputs = Inputs::default();
     let off = super::template::const_input_offset(arch) as i64;
     inputs.set(Loc::Const { bank: 0, offset: off }, k_param);
     inputs.set(Loc::ConstX { ureg: URZ, offset: off }, k_param);
-    crate::semantics::raw(op, bits, &inputs).map_err(|e| format!("{insn}: operand {k}: {e}"))
+    crate::semantics::raw(op, bits, &inputs).map_err(|source| PinError::Operand { insn: Box::new(insn.clone()), k, source })
 }

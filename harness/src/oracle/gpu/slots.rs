@@ -6,6 +6,7 @@
 //! come straight from a load, or a destination overwritten before its store, makes the
 //! template unusable: an error, never a guess.
 
+use super::error::SlotError;
 use crate::word::Word;
 
 /// One register source of a placeholder and the input-record offset it is loaded from.
@@ -96,7 +97,7 @@ fn mem_offset(operand: &str) -> Option<u32> {
 
 /// Every placeholder (`mnemonic` with any modifiers) in a listing of one code section.
 /// `dst_pair`, `src_pair`: the destination, the register sources are 64-bit pairs.
-pub fn find_slots(listing: &[(u64, String, Option<Word>)], mnemonic: &str, dst_pair: bool, src_pair: bool) -> Result<Vec<Slot>, String> {
+pub fn find_slots(listing: &[(u64, String, Option<Word>)], mnemonic: &str, dst_pair: bool, src_pair: bool) -> Result<Vec<Slot>, SlotError> {
     let lines: Vec<Line> = listing.iter().map(|(a, t, _)| split(*a, t)).collect();
     let mut slots = vec![];
     for (i, l) in lines.iter().enumerate() {
@@ -104,8 +105,8 @@ pub fn find_slots(listing: &[(u64, String, Option<Word>)], mnemonic: &str, dst_p
             continue;
         }
         let (_, text, word) = &listing[i];
-        let word = word.ok_or_else(|| format!("{text}: the listing has no encoding (run nvdisasm with -hex)"))?;
-        let dest = l.operands.first().and_then(|o| reg_of(o)).ok_or_else(|| format!("{text}: no register destination"))?;
+        let word = word.ok_or_else(|| SlotError::NoEncoding { text: text.clone() })?;
+        let dest = l.operands.first().and_then(|o| reg_of(o)).ok_or_else(|| SlotError::NoDestination { text: text.clone() })?;
         let mut sources = vec![];
         for o in &l.operands[1..] {
             if let Some(r) = reg_of(o) {
@@ -118,33 +119,33 @@ pub fn find_slots(listing: &[(u64, String, Option<Word>)], mnemonic: &str, dst_p
     Ok(slots)
 }
 
-fn trace_load(before: &[Line], r: u16, pair: bool, what: &str) -> Result<u32, String> {
-    let l = before.iter().rev().find(|l| writes(l).contains(&r)).ok_or_else(|| format!("{what}: nothing writes R{r} before it"))?;
+fn trace_load(before: &[Line], r: u16, pair: bool, what: &str) -> Result<u32, SlotError> {
+    let l = before.iter().rev().find(|l| writes(l).contains(&r)).ok_or_else(|| SlotError::NotWritten { text: what.into(), reg: r })?;
     let full = if pair {
         l.op.contains(".64")
     } else {
         !l.op.contains(".64") && !l.op.contains(".U16") && !l.op.contains(".U8") && !l.op.contains(".S16") && !l.op.contains(".S8")
     };
     if !l.op.starts_with("LDG") || !full || reg_of(l.operands[0]) != Some(r) {
-        return Err(format!("{what}: R{r} comes from '{} {}' at {:#x}, not a full-width load", l.op, l.operands.join(", "), l.addr));
+        return Err(SlotError::NotLoaded { text: what.into(), reg: r, from: format!("{} {}", l.op, l.operands.join(", ")), addr: l.addr });
     }
-    mem_offset(l.operands[1]).ok_or_else(|| format!("{what}: cannot read the offset of {}", l.operands[1]))
+    mem_offset(l.operands[1]).ok_or_else(|| SlotError::NoOffset { text: what.into(), operand: l.operands[1].into() })
 }
 
-fn trace_store(after: &[Line], d: u16, pair: bool, what: &str) -> Result<(u32, u64), String> {
+fn trace_store(after: &[Line], d: u16, pair: bool, what: &str) -> Result<(u32, u64), SlotError> {
     for l in after {
         if l.op.starts_with("STG") && l.operands.last().and_then(|o| reg_of(o)) == Some(d) {
             if l.op.contains(".64") != pair {
-                return Err(format!("{what}: R{d} is stored by {} (wrong width)", l.op));
+                return Err(SlotError::StoreWidth { text: what.into(), reg: d, store: l.op.into() });
             }
-            let off = mem_offset(l.operands[0]).ok_or_else(|| format!("{what}: cannot read the offset of {}", l.operands[0]))?;
+            let off = mem_offset(l.operands[0]).ok_or_else(|| SlotError::NoOffset { text: what.into(), operand: l.operands[0].into() })?;
             return Ok((off, l.addr));
         }
         if writes(l).contains(&d) || l.op.starts_with("EXIT") || l.op.starts_with("BRA") {
-            return Err(format!("{what}: R{d} is overwritten or the kernel ends before it is stored"));
+            return Err(SlotError::Overwritten { text: what.into(), reg: d });
         }
     }
-    Err(format!("{what}: R{d} is never stored"))
+    Err(SlotError::NeverStored { text: what.into(), reg: d })
 }
 
 /// Register count of the (only) kernel: `EIATTR_REGCOUNT` (0x2f) in `.nv.info`.
@@ -203,10 +204,12 @@ mod tests {
     #[test]
     fn refuses_sources_not_loaded_and_clobbered_destinations() {
         let listing = vec![l(0x10, "MOV R4, R2 ;"), l(0x20, "HADD2 R7, R4, R4 ;"), l(0x30, "STG.E desc[UR4][R4.64], R7 ;")];
-        assert!(find_slots(&listing, "HADD2", false, false).unwrap_err().contains("not a full-width load"));
+        let e = find_slots(&listing, "HADD2", false, false).unwrap_err();
+        assert!(matches!(e, SlotError::NotLoaded { reg: 4, addr: 0x10, .. }) && e.to_string().contains("not a full-width load"), "{e}");
         let listing =
             vec![l(0x10, "LDG.E R4, desc[UR4][R2.64] ;"), l(0x20, "HADD2 R7, R4, R4 ;"), l(0x30, "MOV R7, R2 ;"), l(0x40, "STG.E desc[UR4][R4.64], R7 ;")];
-        assert!(find_slots(&listing, "HADD2", false, false).unwrap_err().contains("overwritten"));
+        let e = find_slots(&listing, "HADD2", false, false).unwrap_err();
+        assert!(matches!(e, SlotError::Overwritten { reg: 7, .. }) && e.to_string().contains("overwritten"), "{e}");
         assert_eq!(reg_of("-|R8|.H1"), Some(8));
         assert_eq!(reg_of("UR4"), None);
     }

@@ -9,6 +9,7 @@
 //! models with one result bit flipped), `wrong-hidden` (flipped for hidden-bit words
 //! only), `trap`, `hang`, `crash`, `silent` (writes nothing).
 
+use super::error::WorkerError;
 use crate::oracle::exec::{Batch, Executor, Trap};
 use crate::oracle::gpu::dryrun::PlanEntry;
 use serde::{Deserialize, Serialize};
@@ -60,22 +61,24 @@ impl ChildExecutor {
         c
     }
 
-    /// Ask a child for the device: `Ok(tool)`, or `Err(line)` when there is none.
-    pub fn probe(&self) -> Result<String, String> {
+    /// Ask a child for the device: `Ok(tool)`, or why there is none.
+    pub fn probe(&self) -> Result<String, WorkerError> {
         let mut c = self.command();
         c.arg("--probe");
         let (status, stdout, stderr) = run_limited(c, self.timeout)?;
         match status {
-            Some(0) => serde_json::from_str::<Response>(stdout.trim()).map(|r| r.tool).map_err(|e| format!("probe answered '{}': {e}", stdout.trim())),
-            _ => Err(format!("{}{}", stdout.trim(), stderr.trim())),
+            Some(0) => serde_json::from_str::<Response>(stdout.trim())
+                .map(|r| r.tool)
+                .map_err(|source| WorkerError::BadAnswer { answer: stdout.trim().into(), source }),
+            _ => Err(WorkerError::NoDevice(format!("{}{}", stdout.trim(), stderr.trim()))),
         }
     }
 }
 
 /// Run `c` with a wall-clock limit: (exit code, stdout, stderr); `Err` when it could not
 /// start, timed out (killed) or died of a signal.
-fn run_limited(mut c: Command, limit: Duration) -> Result<(Option<i32>, String, String), String> {
-    let mut child = c.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().map_err(|e| format!("cannot start worker: {e}"))?;
+fn run_limited(mut c: Command, limit: Duration) -> Result<(Option<i32>, String, String), WorkerError> {
+    let mut child = c.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().map_err(WorkerError::Start)?;
     let start = Instant::now();
     loop {
         match child.try_wait() {
@@ -83,17 +86,17 @@ fn run_limited(mut c: Command, limit: Duration) -> Result<(Option<i32>, String, 
             Ok(None) if start.elapsed() > limit => {
                 let _ = child.kill();
                 let _ = child.wait();
-                return Err(format!("worker timed out after {:.0} s (hang?) and was killed", limit.as_secs_f64()));
+                return Err(WorkerError::TimedOut(limit));
             }
             Ok(None) => std::thread::sleep(Duration::from_millis(10)),
-            Err(e) => return Err(format!("waiting for worker: {e}")),
+            Err(e) => return Err(WorkerError::Wait(e)),
         }
     }
-    let out = child.wait_with_output().map_err(|e| format!("reading worker output: {e}"))?;
+    let out = child.wait_with_output().map_err(WorkerError::Output)?;
     let (so, se) = (String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned());
     match out.status.code() {
         Some(c) => Ok((Some(c), so, se)),
-        None => Err(format!("worker died ({}): {}", out.status, se.trim())),
+        None => Err(WorkerError::Died { status: out.status, stderr: se.trim().into() }),
     }
 }
 
@@ -129,7 +132,7 @@ impl ChildExecutor {
         std::fs::write(rpath, serde_json::to_vec(req).map_err(|e| t(e.to_string()))?).map_err(|e| t(e.to_string()))?;
         let mut c = self.command();
         c.arg("--request").arg(rpath);
-        let (code, stdout, stderr) = run_limited(c, self.timeout).map_err(t)?;
+        let (code, stdout, stderr) = run_limited(c, self.timeout).map_err(|e| t(e.to_string()))?;
         let resp: Response =
             serde_json::from_str(stdout.trim()).map_err(|e| t(format!("worker exit {code:?}, answer '{}' ({e}); stderr: {}", stdout.trim(), stderr.trim())))?;
         if let Some(m) = resp.trap {

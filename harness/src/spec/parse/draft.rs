@@ -318,7 +318,6 @@ impl VariantDraft {
         Ok(())
     }
 
-    /// Interprets and checks the draft: the variant, or the first error.
     /// The `ignored bits:` line's bits, each a fixed bit of the layout.
     pub(super) fn ignored_bits(&self) -> Result<BitSet, PageError> {
         let Some((line, bits)) = self.head.ignored else { return Ok(BitSet::EMPTY) };
@@ -328,6 +327,7 @@ impl VariantDraft {
         }
     }
 
+    /// Interprets and checks the draft: the variant, or the first error.
     pub(super) fn build(mut self, p: &mut Lines) -> Result<Variant, PageError> {
         let page_ops = self.page_ops();
         let n_page = page_ops.iter().map(Vec::len).sum();

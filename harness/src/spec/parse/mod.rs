@@ -11,6 +11,7 @@ mod operands;
 mod order;
 
 use super::model::*;
+use super::token::*;
 use crate::sass;
 use crate::word::{BitSet, Word};
 use draft::*;
@@ -20,29 +21,53 @@ use order::*;
 
 /// The names of the irregularity rules, as they appear in warnings.
 pub mod rules {
+    /// No `NVIDIA ISA Viewer` banner line before the instruction name.
     pub const MISSING_BANNER: &str = "missing-banner";
+    /// No description line between the instruction name and the variant count.
     pub const MISSING_DESCRIPTION: &str = "missing-description";
+    /// The page does not end with a newline.
     pub const NO_FINAL_NEWLINE: &str = "no-final-newline";
+    /// CRLF line endings, read as LF.
     pub const CRLF: &str = "crlf-line-endings";
+    /// A byte-order mark, removed.
     pub const BOM: &str = "byte-order-mark";
+    /// A layout index row lacks a cell: a fixed 0 is inserted and marked inferred.
     pub const DROPPED_CELL: &str = "dropped-cell";
+    /// A layout content row cut short: its last field continues to the row's end.
     pub const SHORT_ROW: &str = "short-row";
+    /// A numbered name (`operand 2`, `modi 1`) in several spans: one field.
     pub const SPLIT_FIELD: &str = "split-field";
+    /// An unnumbered flag name (`cABS`) on several spans: separate fields.
     pub const REPEATED_NAME: &str = "repeated-name";
+    /// A variant heading with a modifier (`I2F.???0`): printed always.
     pub const HEADING_MODIFIER: &str = "heading-modifier";
+    /// An `INVALIDn` or `???n` table row, kept as written.
     pub const PLACEHOLDER_ROW: &str = "placeholder-row";
+    /// A table lists fewer than `2^width` values: the others are kept as omitted.
     pub const OMITTED_VALUES: &str = "omitted-values";
+    /// One name on several rows of a table: the assembler picks the first.
     pub const DUPLICATE_NAMES: &str = "duplicate-names";
+    /// A group's named zero row that the distilled line does not print: value 0 prints
+    /// nothing.
     pub const HIDDEN_AT_ZERO: &str = "hidden-at-zero";
+    /// Which operand a `cABS`/`cNEG`/`cNOT`/selector flag applies to, as assumed.
     pub const FLAG_OPERAND: &str = "flag-operand-assumed";
+    /// The page announces another number of variants than it has.
     pub const VARIANT_COUNT: &str = "variant-count";
 }
 
+/// Why pages did not load: a page that does not parse (never partially), or a file that
+/// cannot be read as one. Displays as `file:line: message`.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{file}:{line}: {message}")]
 pub struct PageError {
+    /// The path at fault (a page, another file or folder met while loading, a
+    /// `conventions.json`; `builtin:…` in the built-in spec) or, when no page was found,
+    /// the paths given, joined with `, `.
     pub file: String,
+    /// The page line (1-based); 0 when the error is about the file, not one of its lines.
     pub line: usize,
+    /// What is wrong, and what was expected.
     pub message: String,
 }
 
@@ -215,9 +240,9 @@ fn parse_form(s: &str) -> Result<Vec<OperandKind>, String> {
             "B" => Ok(OperandKind::Barrier),
             "SR" => Ok(OperandKind::Special),
             "N" => Ok(OperandKind::Name),
-            t if t.contains('[') => MemShape::parse(t).map(OperandKind::Mem),
-            t if t.starts_with('I') => ImmMap::parse(&t[1..]).map(OperandKind::Imm),
-            t if t.starts_with("F.") => FloatFormat::parse(&t[2..]).map(|f| OperandKind::Float(Some(f))),
+            t if t.contains('[') => MemShape::parse(t).map(OperandKind::Mem).map_err(String::from),
+            t if t.starts_with('I') => ImmMap::parse(&t[1..]).map(OperandKind::Imm).map_err(String::from),
+            t if t.starts_with("F.") => FloatFormat::parse(&t[2..]).map(|f| OperandKind::Float(Some(f))).map_err(String::from),
             t => Err(format!("unknown operand token '{t}'")),
         })
         .collect()
@@ -462,7 +487,7 @@ fn read_derived(p: &mut Lines) -> Result<Vec<Derived>, PageError> {
     p.next();
     let mut out: Vec<Derived> = vec![];
     for t in rest.split(',') {
-        let d = Derived::parse(t.trim()).or_else(|e| p.err(line, e))?;
+        let d = Derived::parse(t.trim()).or_else(|e| p.err(line, e.to_string()))?;
         if out.iter().any(|x| x.page_operand == d.page_operand) {
             return p.err(line, format!("operand {} is derived twice", d.page_operand));
         }
@@ -498,14 +523,14 @@ fn read_illegal_all_ones(p: &mut Lines) -> Result<Option<(usize, Vec<usize>)>, P
 fn read_operand_list<T>(
     p: &mut Lines,
     prefix: &str,
-    parse: impl Fn(&str) -> Result<T, String>,
+    parse: impl Fn(&str) -> Result<T, TokenError>,
     page_operand: impl Fn(&T) -> usize,
 ) -> Result<Option<(usize, Vec<T>)>, PageError> {
     let Some((line, rest)) = p.peek().and_then(|(l, t)| t.trim_start().strip_prefix(prefix).map(|r| (l, r.to_string()))) else { return Ok(None) };
     p.next();
     let mut out: Vec<T> = vec![];
     for t in rest.split(',') {
-        let x = parse(t).or_else(|e| p.err(line, e))?;
+        let x = parse(t).or_else(|e| p.err(line, e.to_string()))?;
         let po = page_operand(&x);
         if out.iter().any(|y| page_operand(y) >= po) {
             return p.err(line, format!("{prefix} operand {po} is named twice or out of order"));
