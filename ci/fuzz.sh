@@ -8,9 +8,14 @@
 #
 # TARGET: roundtrip | decode | parse_page | asm | cubin | all.  SECONDS defaults to 60.
 # Needs cargo-fuzz (cargo install cargo-fuzz --version 0.13.2 --locked) and the stable
-# toolchain only: AddressSanitizer's -Zsanitizer flag is let through the stable compiler
-# with RUSTC_BOOTSTRAP=1 (cargo-fuzz treats that as nightly); FUZZ_SANITIZER=none builds
-# without a sanitizer, on stable proper. FUZZ_TOOLCHAIN=+nightly uses nightly instead.
+# toolchain only. No sanitizer by default: what the targets run is safe Rust (the library
+# forbids `unsafe` in every module they reach; harness/src/lib.rs), where ASan can find
+# nothing a panic would not, and it costs 3-4x the execs (docs/testing.md, Speed).
+# Debug assertions stay on (overflow checks catch shift and width bugs in the codec).
+# FUZZ_SANITIZER=address builds with AddressSanitizer (for unsafe code or a suspected
+# memory bug): its -Zsanitizer flag is let through the stable compiler with
+# RUSTC_BOOTSTRAP=1 (cargo-fuzz treats that as nightly). FUZZ_TOOLCHAIN=+nightly uses
+# nightly instead.
 # SASS_HARNESS_FUZZ_SPEC=dir1:dir2 fuzzes other page folders (default: corpus/isa-discovered
 # and corpus/isa, every architecture).
 #
@@ -24,7 +29,7 @@
 # in-memory corpus is those two folders. FUZZ_MIN_COVERAGE=99 makes a lower count fail.
 #
 # The same run by hand, from the repository root:
-#   cargo fuzz run roundtrip fuzz/target/corpus/roundtrip corpus/fuzz/roundtrip -- -max_total_time=60
+#   cargo fuzz run -s none roundtrip fuzz/target/corpus/roundtrip corpus/fuzz/roundtrip -- -max_total_time=60
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -48,7 +53,7 @@ toolchain=()
 if [[ -n ${FUZZ_TOOLCHAIN:-} ]]; then
     toolchain=("$FUZZ_TOOLCHAIN")
 fi
-sanitizer=${FUZZ_SANITIZER:-address}
+sanitizer=${FUZZ_SANITIZER:-none}
 if [[ $sanitizer != none ]] && ! rustc "${toolchain[@]}" -V | grep -q -- -nightly; then
     export RUSTC_BOOTSTRAP=1
 fi

@@ -2,7 +2,7 @@
 #![no_main]
 
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {
-    if let Err(f) = sass_harness::fuzz::decode(sass_harness_fuzz::assembler(), data) {
+    if let Err(f) = sass_harness::fuzz::decode(sass_harness_fuzz::checker(), data) {
         panic!("{f}");
     }
 });

@@ -5,6 +5,7 @@
 //! architectures (see `sass_harness::fuzz::default_spec_dirs`). `SASS_HARNESS_FUZZ_SPEC`
 //! (page folders joined by `:`, relative to the repository root) picks another.
 
+use sass_harness::check::Checker;
 use sass_harness::codec::Codec;
 use sass_harness::fuzz;
 use sass_harness::spec;
@@ -28,10 +29,17 @@ pub fn codec() -> &'static Codec<'static> {
     })
 }
 
-/// The assembler over [`codec`] (its variants indexed once): what the properties take.
+/// The assembler over [`codec`] (its variants indexed once).
 pub fn assembler() -> &'static Assembler<'static, 'static> {
     static ASM: OnceLock<Assembler<'static, 'static>> = OnceLock::new();
     ASM.get_or_init(|| Assembler::new(codec()))
+}
+
+/// The assembler and every form's print plan over [`codec`], built once: what the
+/// properties take.
+pub fn checker() -> &'static Checker<'static, 'static, 'static> {
+    static CHECKER: OnceLock<Checker<'static, 'static, 'static>> = OnceLock::new();
+    CHECKER.get_or_init(|| Checker::new(assembler()))
 }
 
 /// The codec over the built-in spec (every architecture of `corpus/isa-discovered`), for

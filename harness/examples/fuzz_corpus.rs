@@ -14,6 +14,7 @@
 //!   cargo run --release --example fuzz_corpus -- bench [EXECS]
 //!       execs/s of the roundtrip property on random inputs, and what each step costs
 
+use sass_harness::check::Checker;
 use sass_harness::codec::{self, Codec};
 use sass_harness::fuzz::{self, Generated, Input, Target};
 use sass_harness::gen::{base_values, Rng};
@@ -172,17 +173,32 @@ fn why(c: &Codec, names: &[String]) -> Result<(), String> {
     Ok(())
 }
 
-/// Seconds per call of `f` over `inputs`, as the median of five passes, with the range.
+/// Seconds per call of `f` over `inputs`, as the median of five passes, with the range:
+/// wall time, or with `BENCH_CPU_TIME` set the thread's CPU time (a loaded machine
+/// stretches wall time, not CPU time).
 fn time<T>(inputs: &[T], mut f: impl FnMut(&T)) -> (f64, f64, f64) {
+    let cpu = std::env::var_os("BENCH_CPU_TIME").is_some();
+    let now = || if cpu { thread_cpu_s() } else { START.get_or_init(Instant::now).elapsed().as_secs_f64() };
     let mut per: Vec<f64> = (0..5)
         .map(|_| {
-            let t = Instant::now();
+            let t = now();
             inputs.iter().for_each(&mut f);
-            t.elapsed().as_secs_f64() / inputs.len() as f64
+            (now() - t) / inputs.len() as f64
         })
         .collect();
     per.sort_by(f64::total_cmp);
     (per[2], per[0], per[4])
+}
+
+static START: std::sync::OnceLock<Instant> = std::sync::OnceLock::new();
+
+/// The calling thread's CPU time, in seconds.
+fn thread_cpu_s() -> f64 {
+    let mut t = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: `t` is a valid timespec for the call to fill.
+    let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) };
+    assert_eq!(rc, 0, "clock_gettime(CLOCK_THREAD_CPUTIME_ID)");
+    t.tv_sec as f64 + t.tv_nsec as f64 * 1e-9
 }
 
 fn report(what: &str, (median, lo, hi): (f64, f64, f64)) {
@@ -195,14 +211,27 @@ fn bench(c: &Codec, execs: usize) -> Result<(), String> {
     let inputs: Vec<Input> = data.iter().filter_map(|d| Input::parse(c, d)).collect();
     let words: Vec<(usize, sass_harness::Word)> = inputs.iter().map(|i| (i.variant, c.encode_unchecked(i.variant, &i.values))).collect();
     let texts: Vec<(usize, String)> = inputs.iter().map(|i| (i.variant, codec::print(c.variant(i.variant), &i.values).to_string())).collect();
+    let to_print: Vec<(&Input, sass_harness::Word)> = inputs.iter().zip(words.iter().map(|x| x.1)).collect();
     let a = sass_harness::Assembler::new(c);
-    let failures = data.iter().filter(|d| fuzz::roundtrip(&a, d).is_err()).count();
+    let k = Checker::new(&a);
+    let failures = data.iter().filter(|d| fuzz::roundtrip(&k, d).is_err()).count();
     println!("{} variants, {execs} random 64-byte inputs, {failures} fail the roundtrip property", c.variants().len());
-    report("fuzz::roundtrip (whole property)", time(&data, |d| _ = black_box(fuzz::roundtrip(&a, black_box(d)))));
+    report("fuzz::roundtrip (whole property)", time(&data, |d| _ = black_box(fuzz::roundtrip(&k, black_box(d)))));
+    report("check::roundtrip_in (no Printer)", time(&inputs, |i| _ = black_box(sass_harness::check::roundtrip_in(&a, i.variant, black_box(&i.values)))));
     report("Input::parse", time(&data, |d| _ = black_box(Input::parse(c, black_box(d)))));
     report("encode", time(&inputs, |i| _ = black_box(c.encode(i.variant, black_box(&i.values)))));
     report("decode", time(&words, |&(vi, w)| _ = black_box(c.decode(c.variant(vi).arch, black_box(w)))));
     report("print to a String", time(&inputs, |i| _ = black_box(codec::print(c.variant(i.variant), black_box(&i.values)).to_string())));
+    report("print_word to a String", time(&to_print, |&(i, w)| _ = black_box(codec::print_word(c.variant(i.variant), black_box(&i.values), w).to_string())));
+    let p = codec::Printer::new(c);
+    let mut buf = String::new();
+    report(
+        "Printer::print_word_into",
+        time(&to_print, |&(i, w)| {
+            buf.clear();
+            p.print_word_into(i.variant, black_box(&i.values), w, &mut buf);
+        }),
+    );
     report("print::lossless", time(&inputs, |i| _ = black_box(codec::print::lossless(c.variant(i.variant), black_box(&i.values)))));
     report(
         "asm::assemble (unindexed)",

@@ -11,8 +11,7 @@
 //! bytes read as zero, so every byte string is an input. The index depends on the spec:
 //! a seed means the same variant only over the same pages.
 
-use crate::check::{self, RoundtripFailure};
-use crate::codec::asm::Assembler;
+use crate::check::{Checker, RoundtripFailure};
 use crate::codec::{self, Codec, Values};
 use crate::spec::{self, Arch, Field, FieldKind, MemSlot, OperandKind, PageError, RowKind, Spec, Variant};
 use crate::word::Word;
@@ -377,19 +376,19 @@ fn roundtrip_failure(codec: &Codec, vi: usize, values: &Values, e: RoundtripFail
     Failure { arch: v.arch, key: Some(v.key.clone()), word: None, message: format!("values {values:?}: {e}") }
 }
 
-/// `roundtrip`: the input's values hold [`check::roundtrip`] (encode → decode → encode,
-/// print → assemble → encode).
-pub fn roundtrip(a: &Assembler, data: &[u8]) -> Result<(), Failure> {
-    let codec = a.codec();
+/// `roundtrip`: the input's values hold [`crate::check::roundtrip`] (encode → decode →
+/// encode, print → assemble → encode).
+pub fn roundtrip(k: &Checker, data: &[u8]) -> Result<(), Failure> {
+    let codec = k.codec();
     let Some(input) = Input::parse(codec, data) else { return Ok(()) };
-    check::roundtrip_in(a, input.variant, &input.values).map(|_| ()).map_err(|e| roundtrip_failure(codec, input.variant, &input.values, e))
+    k.roundtrip(input.variant, &input.values).map(|_| ()).map_err(|e| roundtrip_failure(codec, input.variant, &input.values, e))
 }
 
 /// `decode`: each 16-byte word, on every architecture, either does not decode or decodes to
 /// values that encode back to the word (but for bits the page marks ignored) and hold
-/// [`check::roundtrip`].
-pub fn decode(a: &Assembler, data: &[u8]) -> Result<(), Failure> {
-    let codec = a.codec();
+/// [`crate::check::roundtrip`].
+pub fn decode(k: &Checker, data: &[u8]) -> Result<(), Failure> {
+    let codec = k.codec();
     let archs = archs(codec);
     for w in decode_words(data) {
         for &arch in &archs {
@@ -404,7 +403,7 @@ pub fn decode(a: &Assembler, data: &[u8]) -> Result<(), Failure> {
             if (again.0 ^ w.0) & !v.ignored.0 != 0 {
                 return Err(fail(format!("encode∘decode gives {again}")));
             }
-            check::roundtrip_in(a, vi, &values).map_err(|e| roundtrip_failure(codec, vi, &values, e))?;
+            k.roundtrip(vi, &values).map_err(|e| roundtrip_failure(codec, vi, &values, e))?;
         }
     }
     Ok(())
@@ -412,19 +411,19 @@ pub fn decode(a: &Assembler, data: &[u8]) -> Result<(), Failure> {
 
 /// `asm`: UTF-8 text that assembles on an architecture gives a word that decodes (as the
 /// variant it assembled as, or one the decoder prefers) to values that encode back to the
-/// word and hold [`check::roundtrip`].
-pub fn asm(a: &Assembler, data: &[u8]) -> Result<(), Failure> {
-    let codec = a.codec();
+/// word and hold [`crate::check::roundtrip`].
+pub fn asm(k: &Checker, data: &[u8]) -> Result<(), Failure> {
+    let codec = k.codec();
     let Ok(text) = std::str::from_utf8(data) else { return Ok(()) };
     for arch in archs(codec) {
-        let Ok((vi, w)) = a.assemble(arch, text, Word::ZERO) else { continue };
+        let Ok((vi, w)) = k.assembler().assemble(arch, text, Word::ZERO) else { continue };
         let key = Some(codec.variant(vi).key.clone());
         let fail = |message: String| Failure { arch, key: key.clone(), word: Some(w), message };
         let (vj, values) = codec.decode(arch, w).map_err(|e| fail(format!("'{text}' assembles to a word that does not decode: {e}")))?;
         if codec.encode_unchecked(vj, &values) != w {
             return Err(fail(format!("'{text}' assembles to a word that decodes as {} and does not encode back", codec.variant(vj).key)));
         }
-        check::roundtrip_in(a, vj, &values).map_err(|e| roundtrip_failure(codec, vj, &values, e))?;
+        k.roundtrip(vj, &values).map_err(|e| roundtrip_failure(codec, vj, &values, e))?;
     }
     Ok(())
 }

@@ -39,33 +39,55 @@
 //! assembler), [`validate`] (against nvdisasm, through [`oracle`]), [`report`]; see
 //! `docs/` in the repository for each topic.
 
+// No `unsafe` outside `oracle` (process groups, signals, CUDA), `output` (a file lock),
+// `budget` (getrlimit) and `commands` (getrusage): what the fuzz targets run is safe Rust,
+// which is why they fuzz without a sanitizer by default (docs/testing.md). `spec`'s tests
+// make a FIFO with libc.
 pub mod budget;
+#[forbid(unsafe_code)]
 pub mod check;
+#[forbid(unsafe_code)]
 pub mod codec;
 pub mod commands;
+#[forbid(unsafe_code)]
 pub mod compare;
+#[forbid(unsafe_code)]
 pub mod crosscheck;
+#[forbid(unsafe_code)]
 pub mod cubin;
+#[forbid(unsafe_code)]
 pub mod disasm;
+#[forbid(unsafe_code)]
 pub mod discover;
+#[forbid(unsafe_code)]
 pub mod fix;
+#[forbid(unsafe_code)]
 pub mod fuzz;
+#[forbid(unsafe_code)]
 pub mod gen;
+#[forbid(unsafe_code)]
 pub mod listing;
 pub mod oracle;
 pub mod output;
+#[forbid(unsafe_code)]
 pub mod realcode;
+#[forbid(unsafe_code)]
 pub mod report;
 // Every public item documented, and kept so.
 #[warn(missing_docs)]
+#[forbid(unsafe_code)]
 pub mod sass;
+#[forbid(unsafe_code)]
 pub mod semantics;
 // Every public item documented, and kept so.
 #[warn(missing_docs)]
+#[cfg_attr(not(test), forbid(unsafe_code))]
 pub mod spec;
+#[forbid(unsafe_code)]
 pub mod validate;
 // Every public item documented, and kept so.
 #[warn(missing_docs)]
+#[forbid(unsafe_code)]
 pub mod word;
 
 // The everyday path, re-exported so a codec user needs no module paths.

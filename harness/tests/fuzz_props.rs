@@ -4,6 +4,7 @@
 //! The properties run over the whole spec the targets fuzz (`corpus/isa-discovered` and
 //! `corpus/isa`).
 
+use sass_harness::check::Checker;
 use sass_harness::codec::Codec;
 use sass_harness::fuzz::{self, Input, Target};
 use sass_harness::gen::{random_values, Rng};
@@ -22,13 +23,19 @@ fn whole_assembler() -> &'static Assembler<'static, 'static> {
     A.get_or_init(|| Assembler::new(whole_codec()))
 }
 
+/// What the fuzz targets check with (`sass_harness_fuzz::checker`).
+fn whole_checker() -> &'static Checker<'static, 'static, 'static> {
+    static K: OnceLock<Checker<'static, 'static, 'static>> = OnceLock::new();
+    K.get_or_init(|| Checker::new(whole_assembler()))
+}
+
 fn random_bytes(rng: &mut Rng, n: usize) -> Vec<u8> {
     (0..n).map(|_| rng.next_u64() as u8).collect()
 }
 
 #[test]
 fn roundtrip_holds_on_random_inputs() {
-    let a = whole_assembler();
+    let a = whole_checker();
     let mut rng = Rng::new(0x21_01);
     for _ in 0..20_000 {
         let len = rng.below(96) as usize;
@@ -41,7 +48,7 @@ fn roundtrip_holds_on_random_inputs() {
 
 #[test]
 fn decode_holds_on_encoded_and_flipped_words() {
-    let a = whole_assembler();
+    let a = whole_checker();
     let c = a.codec();
     let mut rng = Rng::new(0x21_02);
     for _ in 0..5_000 {
@@ -59,7 +66,7 @@ fn decode_holds_on_encoded_and_flipped_words() {
 
 #[test]
 fn asm_holds_on_printed_and_mutated_texts() {
-    let a = whole_assembler();
+    let a = whole_checker();
     let c = a.codec();
     let mut rng = Rng::new(0x21_03);
     let mut assembled = 0;
@@ -95,7 +102,7 @@ fn decode_forgives_ignored_bits() {
     assert_ne!(again, w, "{}: the bit is not kept", v.key);
     assert_eq!((again.0 ^ w.0) & !v.ignored.0, 0, "{}: {again} differs outside the ignored bits", v.key);
     let data = w.to_le_bytes();
-    if let Err(f) = fuzz::decode(whole_assembler(), &data) {
+    if let Err(f) = fuzz::decode(whole_checker(), &data) {
         panic!("{f}");
     }
 }
@@ -143,7 +150,7 @@ fn the_whole_spec_has_every_architecture_once_per_key() {
 /// shift past the 8-bit reuse mask; a panic under debug assertions).
 #[test]
 fn operands_past_the_eight_reuse_slots_print_no_reuse() {
-    let a = whole_assembler();
+    let a = whole_checker();
     let c = a.codec();
     let data = std::fs::read(repo_root().join("corpus/fuzz/roundtrip/regress_reuse_past_eight_operands")).expect("the seed");
     let input = Input::parse(c, &data).expect("an input");

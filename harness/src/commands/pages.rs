@@ -2,7 +2,7 @@
 //! `fix` (against nvdisasm), `realcode`, `conventions` and `bench`.
 
 use super::{load_spec, lock_out, nvdisasm, Result};
-use crate::check::roundtrip_in;
+use crate::check::Checker;
 use crate::codec::Codec;
 use crate::gen::{random_values, Rng};
 use crate::output::OutputDir;
@@ -14,6 +14,7 @@ use std::time::Instant;
 pub fn check(s: &Spec, words: usize, seed: u64) -> Result {
     let c = Codec::new(s);
     let a = crate::Assembler::new(&c);
+    let k = Checker::new(&a);
     let mut rng = Rng::new(seed);
     println!("{:<22} {:>6} {:>10} {:>9}", "variant", "arch", "words", "failures");
     let mut total_fail = 0;
@@ -23,7 +24,7 @@ pub fn check(s: &Spec, words: usize, seed: u64) -> Result {
         let mut first = None;
         for _ in 0..words {
             let vals = random_values(v, &mut rng);
-            if let Err(e) = roundtrip_in(&a, vi, &vals) {
+            if let Err(e) = k.roundtrip(vi, &vals) {
                 fails += 1;
                 first.get_or_insert(e);
             }

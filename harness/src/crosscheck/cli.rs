@@ -120,7 +120,7 @@ fn crosscheck(a: &Args) -> Result<u8, String> {
 fn print(s: &Summary, nv: &Nvdisasm) {
     let (rate, ratio) = s.throughput();
     println!(
-        "crosscheck: {} inputs, {} skipped or noted; {} words, {} unique ({} with no form), {} agreeing; {} findings ({} not notes) in {:.1} s (nvdisasm {})",
+        "crosscheck: {} inputs, {} skipped or noted; {} words, {} unique ({} with no form), {} agreeing; {} findings ({} explained, {} unexplained, the rest notes) in {:.1} s (nvdisasm {})",
         s.inputs,
         s.skipped.len() + s.skipped_more,
         s.words,
@@ -128,6 +128,7 @@ fn print(s: &Summary, nv: &Nvdisasm) {
         s.no_form,
         s.agreeing,
         s.findings.len(),
+        s.explained,
         s.unexplained(),
         s.seconds,
         nv.version

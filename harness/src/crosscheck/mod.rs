@@ -9,6 +9,7 @@
 //! as a `roundtrip` regression seed under `OUT/seeds/roundtrip/`.
 
 pub mod cli;
+pub mod explain;
 pub mod inputs;
 pub mod judge;
 pub mod minimize;
@@ -22,6 +23,7 @@ use crate::output::OutputDir;
 use crate::spec::{Arch, Spec};
 use crate::validate::finding::{BitStatus, Class, Finding, Severity, VariantSummary};
 use crate::word::Word;
+use explain::{explain, Explanation};
 use inputs::{Item, Skipped, Walker};
 use judge::{expect, form_of, judge, Disagreement, Expect};
 use minimize::Candidate;
@@ -80,6 +82,9 @@ pub struct Summary {
     pub no_form: usize,
     pub agreeing: usize,
     pub findings: Vec<Finding>,
+    /// Findings (not notes) a documented limitation of the pages explains
+    /// ([`explain::explain`]); each says why in its `proposal`.
+    pub explained: usize,
     pub seeds: Vec<PathBuf>,
     pub seconds: f64,
     /// Judging the slices: nvdisasm plus the spec's side, from words to verdicts.
@@ -102,9 +107,9 @@ impl Summary {
         (judged / self.replay_seconds.max(1e-9), self.alone_seconds.map(|a| a / self.replay_seconds.max(1e-9)))
     }
 
-    /// Findings that are not notes: disagreements nobody explained.
+    /// Findings that are not notes and that no documented limitation explains.
     pub fn unexplained(&self) -> usize {
-        self.findings.iter().filter(|f| f.severity != Severity::Note).count()
+        self.findings.iter().filter(|f| f.severity != Severity::Note).count() - self.explained
     }
 }
 
@@ -124,6 +129,8 @@ struct Entry {
     finding: Finding,
     cand: Option<Candidate>,
     target: Target,
+    /// What explains every word of the finding so far (none: some word is unexplained).
+    explained: Option<Explanation>,
 }
 
 /// A run in progress.
@@ -295,9 +302,13 @@ impl Run<'_> {
         let form = vi.map(|vi| self.codec.variant(vi).key.clone()).unwrap_or_else(|| NO_FORM.to_string());
         let key: Key = (p.arch, form, d.signature());
         let cand = vi.map(|vi| Candidate { arch: p.arch, vi, word: p.word, disagreement: d.clone() });
+        let explained = explain(&self.codec, vi, p.word, &d);
         match self.entries.get_mut(&key) {
             Some(e) => {
                 e.finding.add_occurrence(vec![]);
+                if explained.is_none() {
+                    e.explained = None;
+                }
                 if p.word.0 < e.finding.word().map_or(u128::MAX, |w| w.0) {
                     e.finding.word = p.word.hex();
                     e.finding.expected = d.expected;
@@ -308,7 +319,7 @@ impl Run<'_> {
             }
             None => {
                 let finding = new_finding(&self.codec, p, vi, &d, &self.nv.version);
-                self.entries.insert(key.clone(), Entry { finding, cand, target: p.target });
+                self.entries.insert(key.clone(), Entry { finding, cand, target: p.target, explained });
             }
         }
         key
@@ -367,7 +378,9 @@ impl Run<'_> {
 
     /// The findings merged and ordered, `findings.jsonl` rewritten whole, the reports.
     fn finish(mut self, spec: &Spec, out: &OutputDir) -> Result<Summary, String> {
-        let mut findings: Vec<Finding> = std::mem::take(&mut self.entries).into_values().map(|e| e.finding).collect();
+        let entries: Vec<Entry> = std::mem::take(&mut self.entries).into_values().collect();
+        self.summary.explained = entries.iter().filter(|e| e.explained.is_some() && e.finding.severity != Severity::Note).count();
+        let mut findings: Vec<Finding> = entries.into_iter().map(|e| with_explanation(e.finding, e.explained)).collect();
         let order: HashMap<(Arch, &str), usize> = self.codec.variants().iter().enumerate().map(|(i, v)| ((v.arch, v.key.as_str()), i)).collect();
         findings.sort_by_key(|f| (order.get(&(f.arch, f.variant.as_str())).copied().unwrap_or(usize::MAX), f.severity, f.class));
         let summaries = self.summaries(&findings);
@@ -456,6 +469,20 @@ fn new_finding(codec: &Codec, p: &Pending, vi: Option<usize>, d: &Disagreement, 
     }
 }
 
+/// The finding with its explanation, if any, at the head of its `proposal`.
+fn with_explanation(mut f: Finding, e: Option<Explanation>) -> Finding {
+    if let Some(e) = e {
+        f.proposal = Some(format!("{e}; {}", f.proposal.unwrap_or_default()));
+    }
+    f
+}
+
+/// Does a finding read back from `findings.jsonl` carry an explanation
+/// ([`with_explanation`])?
+pub fn is_explained(f: &Finding) -> bool {
+    f.severity != Severity::Note && f.proposal.as_deref().is_some_and(|p| p.starts_with(explain::EXPLAINED))
+}
+
 /// The spec's pages that have a summary (the reports' HTML covers those alone).
 fn touched_spec(spec: &Spec, summaries: &[VariantSummary]) -> Spec {
     let files: HashSet<&str> = summaries.iter().map(|s| s.page.as_str()).collect();
@@ -468,7 +495,8 @@ fn summary_section(s: &Summary) -> String {
     let (rate, ratio) = s.throughput();
     md += &format!("- inputs: {} replayed, {} skipped or noted\n", s.inputs, s.skipped.len() + s.skipped_more);
     md += &format!("- words: {} built, {} unique ({} with no form in the spec), {} agreeing with nvdisasm\n", s.words, s.unique, s.no_form, s.agreeing);
-    md += &format!("- findings: {} ({} not notes)\n", s.findings.len(), s.unexplained());
+    let notes = s.findings.len() - s.unexplained() - s.explained;
+    md += &format!("- findings: {} ({} notes, {} explained, {} unexplained)\n", s.findings.len(), notes, s.explained, s.unexplained());
     md += &format!("- replay: {:.2} s, {rate:.0} words/s", s.replay_seconds);
     if let (Some(a), Some(r)) = (s.alone_seconds, ratio) {
         md += &format!("; nvdisasm alone on the same batches {a:.2} s: ratio {r:.2}");
