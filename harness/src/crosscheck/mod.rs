@@ -477,8 +477,8 @@ fn with_explanation(mut f: Finding, e: Option<Explanation>) -> Finding {
     f
 }
 
-/// Does a finding read back from `findings.jsonl` carry an explanation
-/// ([`with_explanation`])?
+/// Does a finding read back from `findings.jsonl` carry an explanation (its proposal
+/// starts `explained: `)?
 pub fn is_explained(f: &Finding) -> bool {
     f.severity != Severity::Note && f.proposal.as_deref().is_some_and(|p| p.starts_with(explain::EXPLAINED))
 }
