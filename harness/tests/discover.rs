@@ -194,7 +194,7 @@ include!("data/pred_words.rs");
 /// `P`/`UP` operands and `cNOT` (`!P4`, `!UPT`, `~R7`): the pages in tests/data/preds come
 /// back from their zero words, and nvdisasm prints the codec test's words as it expects.
 #[test]
-#[ignore = "slow: 3e+01 s of discovery against nvdisasm at load 12 on 2 cores (bash ci/test.sh runs the slow set)"]
+#[ignore = "slow: 28 s of discovery against nvdisasm at load 12 on 2 cores (bash ci/test.sh runs the slow set)"]
 fn discovers_predicate_operands_and_cnot() {
     let nv = nv();
     for (file, key) in [("isetp.txt", "ISETP_P_P_R_R_P"), ("plop3.txt", "PLOP3_P_P_P_P_UP_I_I"), ("popc.txt", "POPC_R_R")] {
@@ -258,7 +258,7 @@ fn a_fixed_operand_suffix_prints_and_assembles() {
 /// MOV's `cx[UR0][0x0]` for its immediate 0xf. The solver learns it, the page's printer (with
 /// the conventions validation learns) leaves it out, and the assembler puts it back.
 #[test]
-#[ignore = "slow: 4e+01 s of discovery against nvdisasm at load 12 on 2 cores (bash ci/test.sh runs the slow set)"]
+#[ignore = "slow: 39 s of discovery against nvdisasm at load 12 on 2 cores (bash ci/test.sh runs the slow set)"]
 fn an_operand_left_out_at_all_ones_prints_and_assembles() {
     use sass_harness::codec::{self, asm, Codec};
     let nv = nv();
@@ -293,7 +293,7 @@ fn an_operand_left_out_at_all_ones_prints_and_assembles() {
 /// nvdisasm does (the solver's own check); its text assembles back. And LDS's `[RZ.X4+imm]`
 /// prints as nvdisasm's `[imm]` (RZ and its suffix left out, the offset unsigned).
 #[test]
-#[ignore = "slow: 4e+01 s of discovery against nvdisasm at load 12 on 2 cores (bash ci/test.sh runs the slow set)"]
+#[ignore = "slow: 45 s of discovery against nvdisasm at load 12 on 2 cores (bash ci/test.sh runs the slow set)"]
 fn split_operand_suffixes_and_suffixed_rz_print_like_nvdisasm() {
     use sass_harness::codec::{self, asm, Codec};
     let nv = nv();
@@ -343,7 +343,7 @@ fn discovers_every_holdout_variant() {
 /// nine forms; two shards merged give the same files as one run; a rerun after losing the
 /// last records continues and ends with the same page.
 #[test]
-#[ignore = "slow: 8e+01 s of discovery against nvdisasm at load 12 on 2 cores (bash ci/test.sh runs the slow set)"]
+#[ignore = "slow: 80 s of discovery against nvdisasm at load 12 on 2 cores (bash ci/test.sh runs the slow set)"]
 fn sweep_of_one_opcode_shards_merge_and_resume_to_the_same_page() {
     use discover::sweep::{self, Options, Shard};
     let nv = nv();
@@ -518,7 +518,7 @@ const HOLDOUT_PER_MILLE: usize = 1000;
 /// every suffix row, every fp16 special and random listed words print byte-identical to
 /// nvdisasm, and the printed text assembles back to the word.
 #[test]
-#[ignore = "slow: 3e+01 s of discovery against nvdisasm at load 12 on 2 cores (bash ci/test.sh runs the slow set)"]
+#[ignore = "slow: 35 s of discovery against nvdisasm at load 12 on 2 cores (bash ci/test.sh runs the slow set)"]
 fn operand_suffix_tables_and_fp16_immediates_print_like_nvdisasm() {
     use discover::sweep;
     use sass_harness::codec::{self, asm, Codec, Values};
@@ -582,7 +582,7 @@ fn operand_suffix_tables_and_fp16_immediates_print_like_nvdisasm() {
 /// random words of these forms print as nvdisasm prints them and assemble back, and so do
 /// real words ptxas emits (`HFMA2.MMA.BF16_V2 R5, R28.reuse, 1, 1, R29`, `MUFU.RSQ R0, -QNAN`).
 #[test]
-#[ignore = "slow: 7e+01 s of discovery against nvdisasm at load 12 on 2 cores (bash ci/test.sh runs the slow set)"]
+#[ignore = "slow: 72 s of discovery against nvdisasm at load 12 on 2 cores (bash ci/test.sh runs the slow set)"]
 fn sweep_solves_immediates_whose_format_a_modifier_chooses() {
     use discover::sweep;
     use sass_harness::codec::{self, Codec};
@@ -614,7 +614,7 @@ fn sweep_solves_immediates_whose_format_a_modifier_chooses() {
 /// neutral barrier bits, and IADD3's carry-outs print only when not PT. Real words from a
 /// ptxas cubin print byte-identical and assemble back.
 #[test]
-#[ignore = "slow: 4e+01 s of discovery against nvdisasm at load 12 on 2 cores (bash ci/test.sh runs the slow set)"]
+#[ignore = "slow: 45 s of discovery against nvdisasm at load 12 on 2 cores (bash ci/test.sh runs the slow set)"]
 fn sweep_solves_branches_exit_and_omitted_predicates() {
     use discover::sweep;
     use sass_harness::codec::Codec;
@@ -639,7 +639,7 @@ fn sweep_solves_branches_exit_and_omitted_predicates() {
 /// its four forms — `[R+I]`, `[R+UR+I]`, `desc[UR][R+I]` and the RZ-based `[uI]` — and the
 /// page prints random words of each byte-identical to nvdisasm, and reads them back.
 #[test]
-#[ignore = "slow: 3e+01 s of discovery against nvdisasm at load 12 on 2 cores (bash ci/test.sh runs the slow set)"]
+#[ignore = "slow: 32 s of discovery against nvdisasm at load 12 on 2 cores (bash ci/test.sh runs the slow set)"]
 fn sweep_of_ldl_solves_memory_forms_that_print_as_nvdisasm() {
     use discover::sweep;
     use sass_harness::codec::{self, asm, Codec};
@@ -709,7 +709,7 @@ fn discovers_the_rz_based_lds_form() {
 /// distilled line), validation learns when each prints, and ptxas's words print
 /// byte-identical and assemble back once the alias is taken away.
 #[test]
-#[ignore = "slow: 1e+02 s of discovery against nvdisasm at load 12 on 2 cores (bash ci/test.sh runs the slow set)"]
+#[ignore = "slow: 132 s of discovery against nvdisasm at load 12 on 2 cores (bash ci/test.sh runs the slow set)"]
 fn immediate_aliases_are_learned_not_written_into_the_heading() {
     use discover::sweep;
     use sass_harness::codec::Codec;
@@ -734,7 +734,7 @@ fn immediate_aliases_are_learned_not_written_into_the_heading() {
 /// each such form print as nvdisasm prints them, and assemble back. (BPT.TRAP's code, once
 /// read as odd `I*2+1` from its seed's 0x1, is a plain `I` left out at zero: `BPT.TRAP`.)
 #[test]
-#[ignore = "slow: 8e+01 s of discovery against nvdisasm at load 12 on 2 cores (bash ci/test.sh runs the slow set)"]
+#[ignore = "slow: 80 s of discovery against nvdisasm at load 12 on 2 cores (bash ci/test.sh runs the slow set)"]
 fn sweep_solves_scaled_immediates_and_float_formats() {
     use discover::sweep;
     use sass_harness::codec::{self, Codec};
@@ -766,7 +766,7 @@ fn sweep_solves_scaled_immediates_and_float_formats() {
 /// `desc[UR39]` (a descriptor). Random words of every variant print as nvdisasm prints them
 /// (operand for operand; the line too unless the modifiers' order differs) and assemble back.
 #[test]
-#[ignore = "slow: 4e+01 s of discovery against nvdisasm at load 12 on 2 cores (bash ci/test.sh runs the slow set)"]
+#[ignore = "slow: 36 s of discovery against nvdisasm at load 12 on 2 cores (bash ci/test.sh runs the slow set)"]
 fn sweep_solves_named_descriptor_and_joined_operands() {
     use discover::sweep;
     use sass_harness::codec::{self, asm, conventions, Codec};
@@ -830,7 +830,7 @@ fn sweep_solves_named_descriptor_and_joined_operands() {
 /// as nvdisasm prints (the page's modifiers on random words are nvdisasm's, as multisets),
 /// and a table that says otherwise is caught.
 #[test]
-#[ignore = "slow: 4e+01 s of discovery against nvdisasm at load 12 on 2 cores (bash ci/test.sh runs the slow set)"]
+#[ignore = "slow: 37 s of discovery against nvdisasm at load 12 on 2 cores (bash ci/test.sh runs the slow set)"]
 fn memory_modifier_bits_split_into_independent_groups() {
     use discover::{layout, FieldKind, Oracle};
     let nv = nv();
@@ -868,7 +868,7 @@ fn memory_modifier_bits_split_into_independent_groups() {
 /// (or are illegal exactly where the page says), nvdisasm's text assembles back, and a
 /// derived register that is not its source's value plus the constant is rejected.
 #[test]
-#[ignore = "slow: 6e+01 s of discovery against nvdisasm at load 12 on 2 cores (bash ci/test.sh runs the slow set)"]
+#[ignore = "slow: 56 s of discovery against nvdisasm at load 12 on 2 cores (bash ci/test.sh runs the slow set)"]
 fn derived_registers_are_solved_printed_and_assembled() {
     use sass_harness::codec::{self, asm, Codec};
     use sass_harness::gen::{random_listed_values, Rng};
@@ -1055,7 +1055,7 @@ fn solves_and_prints(nv: &Nvdisasm, arch: u32, name: &str, seed: &str, words: &[
 /// URZ out when the offset prints (`UR?` on the page) but prints `c[0x0][URZ]` alone; LDCU's
 /// `[UR+I]` form likewise, its offset then still signed. Forms that print URZ always keep `UR`.
 #[test]
-#[ignore = "slow: 4e+01 s of discovery against nvdisasm at load 12 on 2 cores (bash ci/test.sh runs the slow set)"]
+#[ignore = "slow: 40 s of discovery against nvdisasm at load 12 on 2 cores (bash ci/test.sh runs the slow set)"]
 fn memory_forms_that_leave_urz_out_print_and_assemble() {
     let nv = nv();
     let d = solves_and_prints(
@@ -1077,7 +1077,7 @@ fn memory_forms_that_leave_urz_out_print_and_assemble() {
 /// carries the suffix), and a random word's bare RZ leaves the suffix out (`[0x67384f]`):
 /// both forms solve, and ptxas's words print and assemble.
 #[test]
-#[ignore = "slow: 4e+01 s of discovery against nvdisasm at load 12 on 2 cores (bash ci/test.sh runs the slow set)"]
+#[ignore = "slow: 40 s of discovery against nvdisasm at load 12 on 2 cores (bash ci/test.sh runs the slow set)"]
 fn atoms_suffixes_on_a_left_out_register_solve() {
     let nv = nv();
     solves_and_prints(&nv, 100, "ATOMS", "000fc0000c00000500000016ff02798c", &["0210a2000c00000500000016ff02798c"]);
@@ -1089,7 +1089,7 @@ fn atoms_suffixes_on_a_left_out_register_solve() {
 /// the `[uI]` form's print `0x0` as the distilled line does, not RZ (the solver's
 /// read-back of the zero word checks it).
 #[test]
-#[ignore = "slow: 3e+01 s of discovery against nvdisasm at load 12 on 2 cores (bash ci/test.sh runs the slow set)"]
+#[ignore = "slow: 34 s of discovery against nvdisasm at load 12 on 2 cores (bash ci/test.sh runs the slow set)"]
 fn byte_offset_constants_and_zero_offsets_print_as_nvdisasm() {
     let nv = nv();
     let d = solves_and_prints(&nv, 90, "ULDC", "000fc000000000000000000000000ab9", &["000fc400000004000000888000057ab9", "000fc000000000000000000000000ab9"]);
@@ -1104,7 +1104,7 @@ fn byte_offset_constants_and_zero_offsets_print_as_nvdisasm() {
 /// words with bars and suffixes set print byte-identical to nvdisasm and assemble back,
 /// and the other placement is refused by the assembler.
 #[test]
-#[ignore = "slow: 3e+01 s of discovery against nvdisasm at load 12 on 2 cores (bash ci/test.sh runs the slow set)"]
+#[ignore = "slow: 33 s of discovery against nvdisasm at load 12 on 2 cores (bash ci/test.sh runs the slow set)"]
 fn sweep_learns_where_suffixes_stand_around_abs_bars() {
     use discover::sweep;
     use sass_harness::codec::{self, asm, Codec};
@@ -1168,7 +1168,7 @@ fn modifier_order_is_learned_past_placeholder_groups() {
 /// text did not read as a number), and ptxas's `MOV.64 R22, 0xfff8000000000000` and words
 /// with the top bit set decode, print as nvdisasm and assemble back.
 #[test]
-#[ignore = "slow: 5e+01 s of discovery against nvdisasm at load 12 on 2 cores (bash ci/test.sh runs the slow set)"]
+#[ignore = "slow: 50 s of discovery against nvdisasm at load 12 on 2 cores (bash ci/test.sh runs the slow set)"]
 fn sixty_four_bit_immediates_solve_print_and_assemble() {
     let nv = nv();
     let cases = [
@@ -1200,7 +1200,7 @@ fn sixty_four_bit_immediates_solve_print_and_assemble() {
 /// them one modifier group (`00` default, `11` RZ) of their own, the other modifier bits
 /// staying apart (RELU one bit), and ptxas's `.RZ` words print and assemble.
 #[test]
-#[ignore = "slow: 3e+01 s of discovery against nvdisasm at load 12 on 2 cores (bash ci/test.sh runs the slow set)"]
+#[ignore = "slow: 27 s of discovery against nvdisasm at load 12 on 2 cores (bash ci/test.sh runs the slow set)"]
 fn modifier_pairs_set_together_become_groups() {
     let nv = nv();
     let arch = spec::Arch(100);
@@ -1289,7 +1289,7 @@ fn name_operands_left_out_at_their_default_row_solve() {
 /// flip hides the operand, so the solver reseeds there and then shows UP. ptxas's words
 /// (`QGMMA… R28, UP0, gsb0`, `HGMMA.SP… RZ, !UPT, R38, 0x0, gsb0`) then print and assemble.
 #[test]
-#[ignore = "slow: 7e+01 s of discovery against nvdisasm at load 12 on 2 cores (bash ci/test.sh runs the slow set)"]
+#[ignore = "slow: 70 s of discovery against nvdisasm at load 12 on 2 cores (bash ci/test.sh runs the slow set)"]
 fn wgmma_seeds_hiding_their_inverted_up_solve() {
     let nv = nv();
     solves_and_prints(&nv, 90, "QGMMA", "000fc0000800000000000000000009f3", &["000fe6000b80281c00000000041c79f3"]);
@@ -1302,7 +1302,7 @@ fn wgmma_seeds_hiding_their_inverted_up_solve() {
 /// decodes, and the learned conventions print ` ;` where either is set (neutral control
 /// bits, which alone would give `;`).
 #[test]
-#[ignore = "slow: 3e+01 s of discovery against nvdisasm at load 12 on 2 cores (bash ci/test.sh runs the slow set)"]
+#[ignore = "slow: 26 s of discovery against nvdisasm at load 12 on 2 cores (bash ci/test.sh runs the slow set)"]
 fn bits_that_change_only_the_terminator_are_ignored_and_print_their_space() {
     let nv = nv();
     let spec = solved_spec(&nv, spec::Arch(90), &[("ATOMS", "c00fc0844d8e0769b7069fcc35989f8c")]);
@@ -1413,7 +1413,7 @@ fn inverted_predicates_are_solved_printed_and_assembled() {
 /// predicate; the RZ words print byte-identical to nvdisasm with the learned conventions,
 /// and their text assembles to the `[UR+I*32]` form's word, which prints the same.
 #[test]
-#[ignore = "slow: 1e+02 s of discovery against nvdisasm at load 12 on 2 cores (bash ci/test.sh runs the slow set)"]
+#[ignore = "slow: 136 s of discovery against nvdisasm at load 12 on 2 cores (bash ci/test.sh runs the slow set)"]
 fn registers_left_out_at_rz_are_solved_and_printed() {
     use sass_harness::codec::{self, asm};
     let nv = nv();
