@@ -26,13 +26,6 @@ pub enum BudgetError {
     Over { what: String, need: u64, budget: u64, origin: String, hint: String },
 }
 
-// The commands still carry their errors as text; `?` gives them this one's message.
-impl From<BudgetError> for String {
-    fn from(e: BudgetError) -> String {
-        e.to_string()
-    }
-}
-
 /// A budget in bytes, and where it came from (for messages).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Budget {

@@ -46,6 +46,8 @@ macro_rules! failure_from {
 
 failure_from!(
     crate::budget::BudgetError,
+    crate::commands::validation::RunError,
+    crate::validate::resume::ResumeError,
     crate::discover::sweep::SweepError,
     crate::fix::FixError,
     crate::oracle::gpu::GpuError,

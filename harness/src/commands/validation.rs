@@ -20,6 +20,26 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::time::Instant;
 
+/// Why a validation into a folder stopped (or, for [`RunError::NotReproduced`], failed
+/// its self-check after the reports were written).
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    #[error(transparent)]
+    Budget(#[from] crate::budget::BudgetError),
+    #[error(transparent)]
+    Output(#[from] crate::output::OutputError),
+    #[error(transparent)]
+    Nvdisasm(#[from] crate::oracle::nvdisasm::NvdisasmError),
+    #[error(transparent)]
+    Resume(#[from] resume::ResumeError),
+    #[error("{path}: {err}")]
+    Write { path: PathBuf, err: std::io::Error },
+    #[error("{path}: {err}")]
+    Record { path: PathBuf, err: serde_json::Error },
+    #[error("{mismatched} of {findings} findings did not reproduce on a second nvdisasm run")]
+    NotReproduced { mismatched: usize, findings: usize },
+}
+
 /// The marker that says a run is unfinished; removed once the reports are in place.
 pub const INCOMPLETE: &str = crate::output::INCOMPLETE;
 
@@ -27,7 +47,7 @@ pub const INCOMPLETE: &str = crate::output::INCOMPLETE;
 /// folder, finished) and returns every variant's summary and every finding, in corpus
 /// order. `opts.skip_pages` is set from `previous`. An error when a finding's word does
 /// not print its `actual` again (after the reports are written).
-pub fn validate_into(spec: &Spec, out: &OutputDir, nv: &Nvdisasm, opts: &Options, previous: Previous) -> Result<(Vec<VariantSummary>, Vec<Finding>), String> {
+pub fn validate_into(spec: &Spec, out: &OutputDir, nv: &Nvdisasm, opts: &Options, previous: Previous) -> Result<(Vec<VariantSummary>, Vec<Finding>), RunError> {
     let started = Instant::now();
     let opts = Options { skip_pages: previous.done(), ..opts.clone() };
     // Refused before the folder is touched: a request too large to hold never starts.
@@ -37,8 +57,8 @@ pub fn validate_into(spec: &Spec, out: &OutputDir, nv: &Nvdisasm, opts: &Options
     run.findings = resume::read_all(&run.findings_file.path)?;
     run.order();
     // Check our own output: every finding's word, in a fresh batch, prints `actual` again.
-    let mismatches = reproduce::reproduce(nv, &run.findings).map_err(|e| e.to_string())?;
-    let written = out.stage(|dir| crate::report::write_reports(dir, spec, &run.summaries, &run.findings, &nv.version)).map_err(|e| e.to_string())?;
+    let mismatches = reproduce::reproduce(nv, &run.findings)?;
+    let written = out.stage(|dir| crate::report::write_reports(dir, spec, &run.summaries, &run.findings, &nv.version))?;
     run.print(started, &mismatches, &written);
     run.complete(&mismatches)?;
     Ok((run.summaries, run.findings))
@@ -51,20 +71,20 @@ struct Stream {
 }
 
 impl Stream {
-    fn create(out: &OutputDir, name: &str) -> Result<Stream, String> {
-        let (file, path) = out.create(name).map_err(|e| e.to_string())?;
+    fn create(out: &OutputDir, name: &str) -> Result<Stream, RunError> {
+        let (file, path) = out.create(name)?;
         Ok(Stream { file, path })
     }
 
     /// Writes the items as lines in one write, flushed: a kill between two calls never
     /// leaves half a line (and `--resume` drops what an unfinished page left).
-    fn write<'t, T: Serialize + 't>(&mut self, items: impl IntoIterator<Item = &'t T>) -> Result<(), String> {
+    fn write<'t, T: Serialize + 't>(&mut self, items: impl IntoIterator<Item = &'t T>) -> Result<(), RunError> {
         let mut lines = String::new();
         for item in items {
-            lines += &serde_json::to_string(item).map_err(|e| format!("{}: {e}", self.path.display()))?;
+            lines += &serde_json::to_string(item).map_err(|err| RunError::Record { path: self.path.clone(), err })?;
             lines.push('\n');
         }
-        self.file.write_all(lines.as_bytes()).and_then(|_| self.file.flush()).map_err(|e| format!("{}: {e}", self.path.display()))
+        self.file.write_all(lines.as_bytes()).and_then(|_| self.file.flush()).map_err(|err| RunError::Write { path: self.path.clone(), err })
     }
 }
 
@@ -85,9 +105,9 @@ struct Run<'a> {
 
 impl<'a> Run<'a> {
     /// Marks the folder incomplete and starts both streams with what `previous` finished.
-    fn start(spec: &'a Spec, out: &'a OutputDir, nv: &'a Nvdisasm, previous: Previous) -> Result<Run<'a>, String> {
+    fn start(spec: &'a Spec, out: &'a OutputDir, nv: &'a Nvdisasm, previous: Previous) -> Result<Run<'a>, RunError> {
         // Until the reports are in place, the folder says the run is incomplete.
-        out.write(INCOMPLETE, b"a validation is running or was interrupted; rerun with --resume\n").map_err(|e| e.to_string())?;
+        out.write(INCOMPLETE, b"a validation is running or was interrupted; rerun with --resume\n")?;
         let mut findings_file = Stream::create(out, resume::FINDINGS)?;
         let mut progress_file = Stream::create(out, resume::PROGRESS)?;
         findings_file.write(&previous.findings)?;
@@ -103,7 +123,7 @@ impl<'a> Run<'a> {
 
     /// Validates the pages not done yet, each page's findings, then the page, on disk as
     /// soon as it is done (the findings only there: at 1 000 pages they are some 100 MB).
-    fn validate(&mut self, opts: &Options) -> Result<(), String> {
+    fn validate(&mut self, opts: &Options) -> Result<(), RunError> {
         let bar = indicatif::ProgressBar::new(self.spec.pages.len() as u64);
         bar.set_style(indicatif::ProgressStyle::with_template("{bar:30} {pos}/{len} pages  {msg}").unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()));
         bar.inc(self.resumed as u64);
@@ -119,7 +139,7 @@ impl<'a> Run<'a> {
             bar.inc(1);
         });
         bar.finish_and_clear();
-        run.map_err(|e| e.to_string())?;
+        run?;
         err.map_or(Ok(()), Err)
     }
 
@@ -158,9 +178,9 @@ impl<'a> Run<'a> {
     }
 
     /// The reports are in place: the run is complete, and fails if its self-check did.
-    fn complete(&self, mismatches: &[Mismatch]) -> Result<(), String> {
+    fn complete(&self, mismatches: &[Mismatch]) -> Result<(), RunError> {
         let marker = self.out.path().join(INCOMPLETE);
-        std::fs::remove_file(&marker).map_err(|e| format!("{}: {e}", marker.display()))?;
+        std::fs::remove_file(&marker).map_err(|err| RunError::Write { path: marker.clone(), err })?;
         if mismatches.is_empty() {
             return Ok(());
         }
@@ -168,7 +188,7 @@ impl<'a> Run<'a> {
             let f = &self.findings[m.index];
             eprintln!("not reproduced: {} {} word {}: reported '{}', now '{}'", f.arch, f.variant, f.word, f.actual, m.got);
         }
-        Err(format!("{} of {} findings did not reproduce on a second nvdisasm run", mismatches.len(), self.findings.len()))
+        Err(RunError::NotReproduced { mismatched: mismatches.len(), findings: self.findings.len() })
     }
 }
 

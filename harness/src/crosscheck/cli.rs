@@ -66,15 +66,15 @@ pub fn main(a: &Args) -> ExitCode {
     }
 }
 
-fn crosscheck(a: &Args) -> Result<u8, String> {
+fn crosscheck(a: &Args) -> Result<u8, Box<dyn std::error::Error>> {
     let dirs = if a.spec.is_empty() { fuzz::spec_dirs(&crate::oracle::tools::repo_root()) } else { a.spec.clone() };
-    let spec = fuzz::load_spec(&dirs).map_err(|e| e.to_string())?;
+    let spec = fuzz::load_spec(&dirs)?;
     process::install_interrupt_handler();
-    let nv = Nvdisasm::locate().map_err(|e| e.to_string())?;
+    let nv = Nvdisasm::locate()?;
     if let Some(w) = nv.pin_warning() {
         eprintln!("warning: {w}");
     }
-    let out = OutputDir::lock(&a.out).map_err(|e| e.to_string())?;
+    let out = OutputDir::lock(&a.out)?;
     let opts =
         Options { inputs: a.inputs.clone(), target: a.target, minimize_rounds: a.minimize_rounds, bench: a.bench, keep_words: a.exec, ..Options::default() };
     let s = run(&spec, &nv, &out, &opts)?;

@@ -148,15 +148,38 @@ struct Run<'a> {
     summary: Summary,
 }
 
+/// Why a crosscheck stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum CrosscheckError {
+    #[error(transparent)]
+    Budget(#[from] crate::budget::BudgetError),
+    #[error(transparent)]
+    Output(#[from] crate::output::OutputError),
+    #[error(transparent)]
+    Nvdisasm(#[from] crate::oracle::nvdisasm::NvdisasmError),
+    #[error(transparent)]
+    Gpu(#[from] crate::oracle::gpu::GpuError),
+    #[error("{path}: {err}")]
+    Io { path: PathBuf, err: std::io::Error },
+    #[error("{path}: {err}")]
+    Record { path: PathBuf, err: serde_json::Error },
+    #[error("internal: the nvdisasm thread panicked")]
+    Panicked,
+}
+
+fn io_error(path: &Path) -> impl FnOnce(std::io::Error) -> CrosscheckError + '_ {
+    move |err| CrosscheckError::Io { path: path.to_path_buf(), err }
+}
+
 /// Replays `opts.inputs` against nvdisasm with `spec` (the spec the fuzz targets used:
 /// a `roundtrip` input names its variant by index) into `out`.
-pub fn run(spec: &Spec, nv: &Nvdisasm, out: &OutputDir, opts: &Options) -> Result<Summary, String> {
+pub fn run(spec: &Spec, nv: &Nvdisasm, out: &OutputDir, opts: &Options) -> Result<Summary, CrosscheckError> {
     let started = Instant::now();
     let budget = Budget::from_env()?;
     let slice_words = fit_slice(&budget, opts.slice_words)?;
     let seen_cap = ((budget.bytes / 2) / SEEN_BYTES_PER_WORD) as usize;
-    out.write(INCOMPLETE, b"a crosscheck is running or was interrupted; run it again\n").map_err(|e| e.to_string())?;
-    let (stream, stream_path) = out.create("findings.jsonl").map_err(|e| e.to_string())?;
+    out.write(INCOMPLETE, b"a crosscheck is running or was interrupted; run it again\n")?;
+    let (stream, stream_path) = out.create("findings.jsonl")?;
     let opts = Options { slice_words, ..opts.clone() };
     let mut run = Run {
         codec: Codec::new(spec),
@@ -177,13 +200,13 @@ pub fn run(spec: &Spec, nv: &Nvdisasm, out: &OutputDir, opts: &Options) -> Resul
     let mut summary = run.finish(spec, out)?;
     summary.seconds = started.elapsed().as_secs_f64();
     let marker = out.path().join(INCOMPLETE);
-    std::fs::remove_file(&marker).map_err(|e| format!("{}: {e}", marker.display()))?;
+    std::fs::remove_file(&marker).map_err(io_error(&marker))?;
     Ok(summary)
 }
 
 /// The slice size the budget allows: at most `want` words, half the budget; an error when
 /// not even a small slice fits.
-fn fit_slice(budget: &Budget, want: usize) -> Result<usize, String> {
+fn fit_slice(budget: &Budget, want: usize) -> Result<usize, CrosscheckError> {
     let fits = (budget.bytes / 2 / BYTES_PER_WORD) as usize;
     const SMALLEST: usize = 4096;
     if fits < SMALLEST {
@@ -194,7 +217,7 @@ fn fit_slice(budget: &Budget, want: usize) -> Result<usize, String> {
 
 impl Run<'_> {
     /// Reads every input, judging a slice whenever one is full.
-    fn replay(&mut self) -> Result<(), String> {
+    fn replay(&mut self) -> Result<(), CrosscheckError> {
         for item in Walker::new(&self.opts.inputs, self.opts.target) {
             match item {
                 Item::Skipped(s) => self.skip(s),
@@ -242,7 +265,7 @@ impl Run<'_> {
 
     /// Judges the pending words: per architecture one nvdisasm call (chunked over the
     /// cores), the spec's side computed while nvdisasm runs.
-    fn judge_slice(&mut self) -> Result<(), String> {
+    fn judge_slice(&mut self) -> Result<(), CrosscheckError> {
         let pending = std::mem::take(&mut self.pending);
         let mut by_arch: BTreeMap<Arch, Vec<usize>> = BTreeMap::new();
         for (i, p) in pending.iter().enumerate() {
@@ -254,7 +277,7 @@ impl Run<'_> {
             let name = arch.nvdisasm_name();
             if self.opts.bench {
                 let t = Instant::now();
-                self.nv.disassemble(&name, &words).map_err(|e| e.to_string())?;
+                self.nv.disassemble(&name, &words)?;
                 *self.summary.alone_seconds.get_or_insert(0.0) += t.elapsed().as_secs_f64();
             }
             let t = Instant::now();
@@ -270,7 +293,7 @@ impl Run<'_> {
                     .collect();
                 (nv.join(), side)
             });
-            let outs = outs.map_err(|_| "internal: the nvdisasm thread panicked".to_string())?.map_err(|e| e.to_string())?;
+            let outs = outs.map_err(|_| CrosscheckError::Panicked)??;
             for (k, ((&i, o), (vi, exp))) in idx.iter().zip(&outs).zip(&spec_side).enumerate() {
                 let p = &pending[i];
                 let d = judge(&self.codec, *vi, p.word, 16 * k as u64, exp.as_ref(), o);
@@ -327,25 +350,25 @@ impl Run<'_> {
 
     /// The findings this slice touched, as they stand, onto `findings.jsonl` in one write
     /// (an interrupted run keeps what it found; the final file is written merged).
-    fn stream_touched(&mut self, touched: &HashSet<Key>) -> Result<(), String> {
+    fn stream_touched(&mut self, touched: &HashSet<Key>) -> Result<(), CrosscheckError> {
         let mut lines = String::new();
         for k in touched {
             if let Some(e) = self.entries.get(k) {
-                lines += &serde_json::to_string(&e.finding).map_err(|e| e.to_string())?;
+                lines += &serde_json::to_string(&e.finding).map_err(|err| CrosscheckError::Record { path: self.stream_path.clone(), err })?;
                 lines.push('\n');
             }
         }
-        self.stream.write_all(lines.as_bytes()).and_then(|_| self.stream.flush()).map_err(|e| format!("{}: {e}", self.stream_path.display()))
+        self.stream.write_all(lines.as_bytes()).and_then(|_| self.stream.flush()).map_err(io_error(&self.stream_path))
     }
 
     /// Minimizes every finding's word that has a form, and puts the result in the finding.
-    fn minimize(&mut self) -> Result<(), String> {
+    fn minimize(&mut self) -> Result<(), CrosscheckError> {
         let keys: Vec<Key> = self.entries.iter().filter(|(_, e)| e.cand.is_some()).map(|(k, _)| k.clone()).collect();
         let mut cands: Vec<Candidate> = keys.iter().filter_map(|k| self.entries[k].cand.clone()).collect();
         if cands.is_empty() {
             return Ok(());
         }
-        self.summary.minimized = minimize::minimize(self.nv, &self.codec, &mut cands, self.opts.minimize_rounds).map_err(|e| e.to_string())?;
+        self.summary.minimized = minimize::minimize(self.nv, &self.codec, &mut cands, self.opts.minimize_rounds)?;
         for (k, c) in keys.iter().zip(cands) {
             let Some(e) = self.entries.get_mut(k) else { continue };
             e.finding.word = c.word.hex();
@@ -358,16 +381,16 @@ impl Run<'_> {
 
     /// Each minimized word as a `roundtrip` input under `OUT/seeds/roundtrip/`, named by
     /// its form and word (the same disagreement gives the same file).
-    fn write_seeds(&mut self, out: &Path) -> Result<(), String> {
+    fn write_seeds(&mut self, out: &Path) -> Result<(), CrosscheckError> {
         let dir = out.join(SEEDS_DIR).join(Target::Roundtrip.name());
         for e in self.entries.values_mut() {
             let Some(c) = &e.cand else { continue };
             let v = self.codec.variant(c.vi);
             let input = fuzz::Input::from_values(&self.codec, c.vi, &self.codec.extract(c.vi, c.word));
             let name = seed_name(v.arch, &v.key, c.word);
-            std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+            std::fs::create_dir_all(&dir).map_err(io_error(&dir))?;
             let path = dir.join(&name);
-            crate::output::write_atomic(&path, &input.to_bytes()).map_err(|e| e.to_string())?;
+            crate::output::write_atomic(&path, &input.to_bytes())?;
             let from = if e.target == Target::Roundtrip { String::new() } else { format!(" (found by a {} input)", e.target) };
             let what = e.finding.proposal.take().unwrap_or_default();
             e.finding.proposal = Some(format!("{what}; minimized seed: {SEEDS_DIR}/roundtrip/{name}{from}"));
@@ -377,7 +400,7 @@ impl Run<'_> {
     }
 
     /// The findings merged and ordered, `findings.jsonl` rewritten whole, the reports.
-    fn finish(mut self, spec: &Spec, out: &OutputDir) -> Result<Summary, String> {
+    fn finish(mut self, spec: &Spec, out: &OutputDir) -> Result<Summary, CrosscheckError> {
         let entries: Vec<Entry> = std::mem::take(&mut self.entries).into_values().collect();
         self.summary.explained = entries.iter().filter(|e| e.explained.is_some() && e.finding.severity != Severity::Note).count();
         let mut findings: Vec<Finding> = entries.into_iter().map(|e| with_explanation(e.finding, e.explained)).collect();
@@ -386,11 +409,11 @@ impl Run<'_> {
         let summaries = self.summaries(&findings);
         let mut jsonl = String::new();
         for f in &findings {
-            jsonl += &serde_json::to_string(f).map_err(|e| e.to_string())?;
+            jsonl += &serde_json::to_string(f).map_err(|err| CrosscheckError::Record { path: self.stream_path.clone(), err })?;
             jsonl.push('\n');
         }
         drop(self.stream);
-        let mut files = vec![out.write("findings.jsonl", jsonl.as_bytes()).map_err(|e| e.to_string())?];
+        let mut files = vec![out.write("findings.jsonl", jsonl.as_bytes())?];
         let touched = touched_spec(spec, &summaries);
         self.summary.findings = findings;
         let section = summary_section(&self.summary);
@@ -402,8 +425,7 @@ impl Run<'_> {
                 let text = std::fs::read_to_string(&md)?.replacen("# SASS encoding validation", "# SASS crosscheck of fuzz corpora", 1);
                 std::fs::write(&md, text + &section)?;
                 Ok(w)
-            })
-            .map_err(|e| e.to_string())?;
+            })?;
         files.extend(written);
         self.summary.files = files;
         Ok(self.summary)
@@ -525,9 +547,9 @@ fn summary_section(s: &Summary) -> String {
 
 /// Copies the seeds into the corpus folder `corpus` (`corpus/fuzz`), under their target's
 /// folder; returns the files added (a seed already there is left alone).
-pub fn add_seeds(seeds: &[PathBuf], corpus: &Path) -> Result<Vec<PathBuf>, String> {
+pub fn add_seeds(seeds: &[PathBuf], corpus: &Path) -> Result<Vec<PathBuf>, CrosscheckError> {
     let dir = corpus.join(Target::Roundtrip.name());
-    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    std::fs::create_dir_all(&dir).map_err(io_error(&dir))?;
     let mut added = vec![];
     for s in seeds {
         let Some(name) = s.file_name() else { continue };
@@ -535,8 +557,8 @@ pub fn add_seeds(seeds: &[PathBuf], corpus: &Path) -> Result<Vec<PathBuf>, Strin
         if dest.exists() {
             continue;
         }
-        let bytes = std::fs::read(s).map_err(|e| format!("{}: {e}", s.display()))?;
-        crate::output::write_atomic(&dest, &bytes).map_err(|e| e.to_string())?;
+        let bytes = std::fs::read(s).map_err(io_error(s))?;
+        crate::output::write_atomic(&dest, &bytes)?;
         added.push(dest);
     }
     Ok(added)
@@ -547,7 +569,7 @@ pub fn add_seeds(seeds: &[PathBuf], corpus: &Path) -> Result<Vec<PathBuf>, Strin
 /// relations that need no CPU model (ignored bits, operand forms, reruns) and the models
 /// where there are. `dry_run` builds the plan (patched cubins proven in place by
 /// nvdisasm) under `OUT/exec` and runs nothing; otherwise `time_limit` bounds the run.
-pub fn execute(codec: &crate::codec::Codec, words: &[(Arch, Word)], out: &Path, dry_run: bool, time_limit: Option<u64>) -> Result<PlanSummary, String> {
+pub fn execute(codec: &crate::codec::Codec, words: &[(Arch, Word)], out: &Path, dry_run: bool, time_limit: Option<u64>) -> Result<PlanSummary, CrosscheckError> {
     use crate::oracle::exec::{plan_words, PlanOptions, RunSettings};
     let run = (!dry_run).then(|| RunSettings {
         inputs: 10_240,
@@ -557,7 +579,7 @@ pub fn execute(codec: &crate::codec::Codec, words: &[(Arch, Word)], out: &Path, 
         spec: vec![],
         exe: None,
     });
-    plan_words(codec, words, &PlanOptions { out: out.join("exec"), slots: 64, seed: 0x5eed, run }).map_err(|e| e.to_string())
+    Ok(plan_words(codec, words, &PlanOptions { out: out.join("exec"), slots: 64, seed: 0x5eed, run })?)
 }
 
 /// `2.0 GiB` and the like, for messages about the budget.

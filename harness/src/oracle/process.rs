@@ -76,19 +76,32 @@ impl Limits {
 
 /// The timeout from [`TIMEOUT_VAR`], else [`DEFAULT_TIMEOUT`]. A value that is not a
 /// positive number of seconds is an error naming the variable.
-pub fn timeout_from_env() -> Result<Duration, String> {
+pub fn timeout_from_env() -> Result<Duration, TimeoutSettingError> {
     match std::env::var(TIMEOUT_VAR) {
         Err(_) => Ok(DEFAULT_TIMEOUT),
-        Ok(v) => parse_seconds(&v).map_err(|e| format!("{TIMEOUT_VAR}={v:?}: {e}")),
+        Ok(value) => parse_seconds(&value).map_err(|err| TimeoutSettingError { value, err }),
     }
 }
 
 /// `"30"`, `"0.5"` → a duration; zero, negative or non-numbers are errors.
-pub fn parse_seconds(s: &str) -> Result<Duration, String> {
+pub fn parse_seconds(s: &str) -> Result<Duration, SecondsError> {
     match s.trim().parse::<f64>() {
         Ok(x) if x > 0.0 && x.is_finite() && x < 1e9 => Ok(Duration::from_secs_f64(x)),
-        _ => Err("expected a positive number of seconds, e.g. 120 or 0.5".into()),
+        _ => Err(SecondsError),
     }
+}
+
+/// A time limit that is not a positive number of seconds (below 10⁹).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("expected a positive number of seconds, e.g. 120 or 0.5")]
+pub struct SecondsError;
+
+/// [`TIMEOUT_VAR`] holds something [`parse_seconds`] refuses.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{TIMEOUT_VAR}={value:?}: {err}")]
+pub struct TimeoutSettingError {
+    pub value: String,
+    pub err: SecondsError,
 }
 
 /// A finished run: the tool exited by itself within the limits.

@@ -24,7 +24,7 @@ pub enum PtxasError {
     #[error("{file}: {err}")]
     Process { file: String, err: ProcessError },
     #[error("{file}: {err}")]
-    Timeout { file: String, err: String },
+    Timeout { file: String, err: process::TimeoutSettingError },
     #[error("{file}: ptxas -arch={arch} failed ({status}):\n{stderr}")]
     Failed { file: String, arch: String, status: String, stderr: String },
     #[error("{file}: ptxas -arch={arch} succeeded but wrote no cubin at {cubin}; stderr:\n{stderr}")]

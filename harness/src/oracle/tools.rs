@@ -42,7 +42,7 @@ pub enum ToolError {
     #[error("could not run {path}: {err}")]
     Run { path: String, err: String },
     #[error("{0}")]
-    Setting(String),
+    Setting(#[from] super::process::TimeoutSettingError),
     #[error("{path} --version: {err}")]
     Version { path: String, err: ProcessError },
     #[error("{path} is not {tool}: its --version output does not name {tool} ({status}): {output}")]

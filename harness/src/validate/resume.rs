@@ -31,13 +31,30 @@ impl Previous {
     }
 }
 
+/// A results file of an earlier run that cannot be read back.
+#[derive(Debug, thiserror::Error)]
+pub enum ResumeError {
+    #[error("{path}: {err}")]
+    Read { path: String, err: std::io::Error },
+    #[error("{path}:{line}: not {what}: {err}")]
+    Record { path: String, line: usize, what: &'static str, err: serde_json::Error },
+}
+
+fn read_error(path: &Path) -> impl FnOnce(std::io::Error) -> ResumeError + '_ {
+    move |err| ResumeError::Read { path: path.display().to_string(), err }
+}
+
+fn record_error<'p>(path: &'p Path, line: usize, what: &'static str) -> impl FnOnce(serde_json::Error) -> ResumeError + 'p {
+    move |err| ResumeError::Record { path: path.display().to_string(), line, what, err }
+}
+
 /// Complete lines of a JSON-lines file that parse (a torn last line does not); a missing
 /// file is empty.
-fn lines<T: for<'de> Deserialize<'de>>(path: &Path) -> Result<Vec<T>, String> {
+fn lines<T: for<'de> Deserialize<'de>>(path: &Path) -> Result<Vec<T>, ResumeError> {
     let text = match std::fs::read_to_string(path) {
         Ok(t) => t,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(vec![]),
-        Err(e) => return Err(format!("{}: {e}", path.display())),
+        Err(e) => return Err(read_error(path)(e)),
     };
     let complete = match text.rfind('\n') {
         Some(i) => &text[..=i],
@@ -45,26 +62,26 @@ fn lines<T: for<'de> Deserialize<'de>>(path: &Path) -> Result<Vec<T>, String> {
     };
     let mut out = vec![];
     for (n, l) in complete.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
-        out.push(serde_json::from_str(l).map_err(|e| format!("{}:{}: not a record of this tool: {e}", path.display(), n + 1))?);
+        out.push(serde_json::from_str(l).map_err(record_error(path, n + 1, "a record of this tool"))?);
     }
     Ok(out)
 }
 
 /// Every line of a JSON-lines file of findings this run wrote, read line by line (the
 /// file whole would be as large again as its findings).
-pub fn read_all(path: &Path) -> Result<Vec<Finding>, String> {
+pub fn read_all(path: &Path) -> Result<Vec<Finding>, ResumeError> {
     use std::io::BufRead;
-    let file = std::fs::File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let file = std::fs::File::open(path).map_err(read_error(path))?;
     let mut out = vec![];
     for (n, l) in std::io::BufReader::new(file).lines().enumerate() {
-        let l = l.map_err(|e| format!("{}: {e}", path.display()))?;
-        out.push(serde_json::from_str(&l).map_err(|e| format!("{}:{}: not a finding: {e}", path.display(), n + 1))?);
+        let l = l.map_err(read_error(path))?;
+        out.push(serde_json::from_str(&l).map_err(record_error(path, n + 1, "a finding"))?);
     }
     Ok(out)
 }
 
 /// Reads what the run in `dir` finished: its done pages and their findings.
-pub fn read(dir: &Path) -> Result<Previous, String> {
+pub fn read(dir: &Path) -> Result<Previous, ResumeError> {
     let pages: Vec<PageDone> = lines(&dir.join(PROGRESS))?;
     let done: HashSet<&str> = pages.iter().map(|p| p.page.as_str()).collect();
     let findings = lines::<Finding>(&dir.join(FINDINGS))?.into_iter().filter(|f| done.contains(f.page.as_str())).collect();
@@ -92,7 +109,7 @@ mod tests {
         assert_eq!(p.findings.len(), 1);
         assert_eq!(p.findings[0].page, "a.txt");
         std::fs::write(dir.join(FINDINGS), "{\"not\": 1}\n").unwrap();
-        assert!(read(&dir).unwrap_err().contains("findings.jsonl:1"));
+        assert!(read(&dir).unwrap_err().to_string().contains("findings.jsonl:1: not a record of this tool"));
         let _ = std::fs::remove_dir_all(&dir);
     }
 }
