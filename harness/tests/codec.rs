@@ -212,7 +212,7 @@ fn sixty_four_bit_immediates_print_and_assemble() {
     let s = spec::load(&[path]).expect("the MOV.64 page parses");
     let c = Codec::new(&s);
     let arch = spec::Arch(120);
-    let v = s.variant("MOV_R_I").unwrap();
+    let v = s.variant_on(arch, "MOV_R_I").unwrap();
     assert_eq!(v.fields[v.operands[1].value_fields[0].unwrap()].width(), 64);
     // (word, nvdisasm's text), the first from ptxas (float_math.ptx).
     for (hex, text) in [

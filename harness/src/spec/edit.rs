@@ -208,7 +208,9 @@ impl Layout {
         (half * 64..half * 64 + 64)
             .map(|b| match &self.owners[b] {
                 Owner::Fixed(x) => u8::from(*x).to_string(),
-                Owner::Field(id) if b > 0 && self.owners[b - 1] == Owner::Field(*id) => String::new(),
+                // Each half's row names the field at its first cell: the parser does not
+                // continue a field from the bits 0..63 row into the 64..127 row.
+                Owner::Field(id) if b % 64 > 0 && self.owners[b - 1] == Owner::Field(*id) => String::new(),
                 Owner::Field(id) => self.names[*id].clone(),
             })
             .collect::<Vec<_>>()
@@ -408,6 +410,19 @@ mod tests {
 
     /// A row missing below every listed one goes after the table's header, not before it
     /// (the title is followed by a blank line, then the header).
+    #[test]
+    fn a_field_over_bits_63_and_64_is_named_again_at_bit_64() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../corpus/isa/sm90/003_ab0fe5b2f4c60028.txt");
+        let page = crate::spec::parse_page("dfma.txt", &std::fs::read(path).unwrap()).unwrap();
+        let mut layout = Layout::of(&page.variants[0]);
+        let id = layout.names.iter().position(|n| n == "operand 3").unwrap();
+        layout.owners[63] = Owner::Field(id);
+        let (low, high) = (layout.row(0), layout.row(1));
+        assert_eq!(low.split('\t').nth(63), Some("operand 3"));
+        assert_eq!(high.split('\t').next(), Some("operand 3"), "{high}");
+        assert_eq!(high.split('\t').nth(1), Some(""));
+    }
+
     #[test]
     fn a_missing_lowest_row_is_added_after_the_header() {
         let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../corpus/isa/sm90/003_ab0fe5b2f4c60028.txt");

@@ -677,6 +677,11 @@ impl Spec {
     pub fn variant(&self, key: &str) -> Option<&Variant> {
         self.variants().find(|v| v.key == key)
     }
+    /// The variant with key `key` on architecture `arch` (keys are unique per
+    /// architecture).
+    pub fn variant_on(&self, arch: Arch, key: &str) -> Option<&Variant> {
+        self.variants().find(|v| v.arch == arch && v.key == key)
+    }
     /// Every page's warnings, page by page.
     pub fn warnings(&self) -> impl Iterator<Item = &Diagnostic> {
         self.pages.iter().flat_map(|p| p.warnings.iter())
