@@ -418,14 +418,13 @@ impl Run<'_> {
         self.summary.findings = findings;
         let section = summary_section(&self.summary);
         let version = self.nv.version.clone();
-        let written = out
-            .stage(|dir| -> std::io::Result<Vec<PathBuf>> {
-                let w = crate::report::write_reports(dir, &touched, &summaries, &self.summary.findings, &version)?;
-                let md = dir.join("summary.md");
-                let text = std::fs::read_to_string(&md)?.replacen("# SASS encoding validation", "# SASS crosscheck of fuzz corpora", 1);
-                std::fs::write(&md, text + &section)?;
-                Ok(w)
-            })?;
+        let written = out.stage(|dir| -> std::io::Result<Vec<PathBuf>> {
+            let w = crate::report::write_reports(dir, &touched, &summaries, &self.summary.findings, &version)?;
+            let md = dir.join("summary.md");
+            let text = std::fs::read_to_string(&md)?.replacen("# SASS encoding validation", "# SASS crosscheck of fuzz corpora", 1);
+            std::fs::write(&md, text + &section)?;
+            Ok(w)
+        })?;
         files.extend(written);
         self.summary.files = files;
         Ok(self.summary)
@@ -569,7 +568,13 @@ pub fn add_seeds(seeds: &[PathBuf], corpus: &Path) -> Result<Vec<PathBuf>, Cross
 /// relations that need no CPU model (ignored bits, operand forms, reruns) and the models
 /// where there are. `dry_run` builds the plan (patched cubins proven in place by
 /// nvdisasm) under `OUT/exec` and runs nothing; otherwise `time_limit` bounds the run.
-pub fn execute(codec: &crate::codec::Codec, words: &[(Arch, Word)], out: &Path, dry_run: bool, time_limit: Option<u64>) -> Result<PlanSummary, CrosscheckError> {
+pub fn execute(
+    codec: &crate::codec::Codec,
+    words: &[(Arch, Word)],
+    out: &Path,
+    dry_run: bool,
+    time_limit: Option<u64>,
+) -> Result<PlanSummary, CrosscheckError> {
     use crate::oracle::exec::{plan_words, PlanOptions, RunSettings};
     let run = (!dry_run).then(|| RunSettings {
         inputs: 10_240,
