@@ -128,3 +128,45 @@ impl Entry {
         Entry { summary: Summary::of_form(form), vi, omittable }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gen::{random_values, Rng};
+
+    /// The index and the summaries keep the forms a text reads few (their memory, mostly
+    /// not in cache, is the assembler's time): over texts printed of random variants, at
+    /// most 2 forms per text pass the summaries, as the forms' own checks would have
+    /// them (a summary rejects nothing a form accepts). `--nocapture` prints the counts.
+    #[test]
+    fn summaries_leave_few_forms_to_read() {
+        let s = crate::spec::load(&[crate::oracle::tools::repo_root().join("corpus/isa-discovered")]).unwrap();
+        let c = Codec::new(&s);
+        let a = Assembler::new(&c);
+        let mut rng = Rng::new(0x00be_7c4a);
+        // texts, candidates scanned, passing the summary, the tokens, the memory shapes, filled
+        let mut n = [0usize; 6];
+        for _ in 0..4096 {
+            let v = c.variant(rng.below(c.variants().len() as u64) as usize);
+            let text = crate::codec::print(v, &random_values(v, &mut rng)).to_string();
+            let Some(inst) = InstRef::parse(&text) else { continue };
+            let (tokens, candidates) = (a.vocabulary.ids(&inst), a.candidates(v.arch, inst.mnemonic));
+            let summary = Summary::of_text(&inst, &tokens);
+            n[0] += 1;
+            n[1] += candidates.len();
+            for e in candidates {
+                let f = &a.forms[e.vi()];
+                let fills = f.fill(&inst, &tokens).is_ok();
+                let admitted = e.summary.admits(&summary) && (e.summary.packs(&summary) || shape_fits(f.v, f.uniform_guard, &inst));
+                assert!(admitted || !fills, "{text}: the summary of {} rejects it, its form reads it", f.v.key);
+                let tokens_ok = admitted && f.tokens_fit(&inst, &tokens);
+                let mems_ok = tokens_ok && f.mems_fit(&inst);
+                for (k, pass) in [admitted, tokens_ok, mems_ok, fills].into_iter().enumerate() {
+                    n[2 + k] += usize::from(pass);
+                }
+            }
+        }
+        eprintln!("texts {}, candidates {}, past the summary {}, the tokens {}, the memory shapes {}, filled {}", n[0], n[1], n[2], n[3], n[4], n[5]);
+        assert!(n[0] > 3900 && n[2] <= 2 * n[0], "{n:?}");
+    }
+}
