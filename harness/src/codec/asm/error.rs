@@ -114,3 +114,36 @@ impl OperandFault {
 pub(super) fn owned(toks: &[&str]) -> Vec<String> {
     toks.iter().map(|s| s.to_string()).collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::codec::{asm, Codec};
+    use crate::sass::{parse_instruction, parse_mem, parse_operand, MemError, OperandError};
+
+    /// `fill` says which operand fails and why, as a value; the message reads as before.
+    #[test]
+    fn fill_errors_are_typed_and_read_as_before() {
+        let s = crate::spec::load(&[crate::oracle::tools::repo_root().join("corpus/isa")]).unwrap();
+        let c = Codec::new(&s);
+        let v = c.variants().iter().find(|v| v.arch == crate::spec::Arch(90) && v.mnemonic == "DFMA" && v.form == "R,R,R,R").expect("DFMA R,R,R,R");
+        let fill = |t: &str| asm::fill(v, &parse_instruction(t).unwrap());
+        assert!(fill("DFMA R0, R1, R2, R3 ;").is_ok());
+        let e = fill("DFMA R256, R0, R0, R0 ;").unwrap_err();
+        assert!(matches!(&e, FillError::Operand { k: 0, fault: OperandFault::DoesNotFit { shown, width: 8, .. } } if shown == "R256"), "{e:?}");
+        assert!(e.to_string().starts_with("operand 0: R256 does not fit '"), "{e}");
+        assert_eq!(fill("@P9 DFMA R0, R0, R0, R0 ;").unwrap_err(), FillError::NoPredicate(9));
+        assert_eq!(fill("DFMA R0, R0, R0 ;").unwrap_err().to_string(), "3 operands, the form 'R,R,R,R' has 4");
+        let e = fill("DFMA.XYZ R0, R0, R0, R0 ;").unwrap_err();
+        assert!(matches!(&e, FillError::Modifiers(TokensMismatch { found, .. }) if found == &["XYZ"]), "{e:?}");
+        assert!(e.to_string().starts_with("modifiers [\"XYZ\"] do not fit ["), "{e}");
+    }
+
+    #[test]
+    fn parse_errors_are_typed() {
+        assert_eq!(parse_operand(""), Err(OperandError::Empty));
+        assert_eq!(parse_operand("|R1").unwrap_err().to_string(), "unclosed '|' in '|R1'");
+        assert_eq!(parse_mem("desc[R4][R0]"), Err(MemError::NotUniform { space: "desc", inner: "R4".into() }));
+        assert_eq!(parse_mem("cx]UR6][UR1]").unwrap_err().to_string(), "unclosed 'cx['");
+    }
+}
