@@ -7,8 +7,9 @@
 //! - `codec/decode`: `decode` alone, of words encoded beforehand (the decode target);
 //! - `codec/print_assemble`: `print → to_string → assemble` with an [`asm::Assembler`]
 //!   built beforehand, the text direction;
-//! - `codec/assemble`: `assemble` alone, of texts printed beforehand (the target is ≥ 1 M
-//!   instructions per second per core with a whole discovered architecture loaded);
+//! - `codec/assemble`: `Assembler::assemble` alone (the same [`asm::Assembler`], the path to
+//!   use for many texts), of texts printed beforehand (the target is ≥ 1 M instructions
+//!   per second per core with a whole discovered architecture loaded);
 //! - `codec/print`: `print → to_string` alone;
 //! - `codec/print_word`: the same with the stored printing conventions (what `decode` prints);
 //! - `codec/printer`, `codec/printer_word`: `print` and `print_word` through a

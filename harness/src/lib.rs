@@ -33,7 +33,12 @@
 //! [`codec::Printer`] (`Printer::new(&codec)`), whose [`codec::Printer::print_word_into`]
 //! appends the text of one word to a reused `String` without building an
 //! [`sass::Instruction`] (the fast path: what the `discovered/printer_word` bench
-//! measures), and a [`codec::asm::Assembler`], which indexes the variants by mnemonic.
+//! measures), and a [`codec::asm::Assembler`] (`Assembler::new(&codec)`), which indexes
+//! the variants by mnemonic and reads a plain text without allocating: its
+//! [`codec::asm::Assembler::assemble`] is the fast path to assemble many texts (what the
+//! `discovered/assemble` bench measures). Its errors are typed: [`AsmError`], whose
+//! `NoVariant` lists each variant's [`codec::asm::FillError`], and
+//! [`sass::ParseError`] for text that is no instruction.
 //!
 //! The modules follow the pipeline: [`spec`] (pages), [`codec`] (bits, printer,
 //! assembler), [`validate`] (against nvdisasm, through [`oracle`]), [`report`]; see

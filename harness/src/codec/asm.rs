@@ -14,6 +14,7 @@ use std::fmt;
 use text::{InstRef, OperandRef};
 use vocab::{StrMap, Vocabulary, UNLISTED_BIT};
 
+mod error;
 mod fill;
 mod form;
 mod hits;
@@ -24,6 +25,7 @@ mod summary;
 mod text;
 mod vocab;
 
+pub use error::{FillError, OperandFault, TokensMismatch};
 use fill::*;
 use form::*;
 use hits::*;
@@ -158,7 +160,7 @@ fn assemble_as_written(codec: &Codec, arch: Arch, inst: &Instruction, controls_f
 }
 
 /// Field values for `inst` read as variant `v`, control fields zero.
-pub fn fill(v: &Variant, inst: &Instruction) -> Result<Values, String> {
+pub fn fill(v: &Variant, inst: &Instruction) -> Result<Values, FillError> {
     let inst = &InstRef::of(inst);
     let mut vocabulary = Vocabulary::of_text(inst);
     let tokens = vocabulary.ids(inst);

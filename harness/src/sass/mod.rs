@@ -9,7 +9,9 @@ mod print;
 #[cfg(test)]
 mod tests;
 
-pub use parse::{parse_body, parse_float, parse_imm, parse_instruction, parse_int, parse_mem, parse_operand, ParseError, QNAN_BITS, SNAN_BITS};
+pub use parse::{
+    parse_body, parse_float, parse_imm, parse_instruction, parse_int, parse_mem, parse_operand, MemError, OperandError, ParseError, QNAN_BITS, SNAN_BITS,
+};
 pub(crate) use parse::{parse_mem_parts, plain_body, split_operands, split_suffixes};
 pub use print::hex_signed;
 

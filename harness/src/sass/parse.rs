@@ -12,6 +12,74 @@ pub struct ParseError {
     pub message: String,
 }
 
+/// Why an operand's text is not an operand ([`parse_operand`]); each names the operand.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum OperandError {
+    /// No text.
+    #[error("expected an operand, found nothing")]
+    Empty,
+    /// `|R1` without its closing bar.
+    #[error("unclosed '|' in '{0}'")]
+    UnclosedBars(String),
+    /// `|R1.H0|.H1`: suffixes on both sides of the bars.
+    #[error("suffixes both inside and outside '|…|' in '{0}'")]
+    SuffixesInsideAndOutside(String),
+    /// No body reads the text.
+    #[error("cannot read operand '{0}'")]
+    Unreadable(String),
+    /// Text after the operand that is no `.suffix`.
+    #[error("unexpected '{tail}' after operand in '{operand}'")]
+    Trailing {
+        /// What follows the operand.
+        tail: String,
+        /// The operand's whole text.
+        operand: String,
+    },
+    /// `R0..H1`, `R0.`.
+    #[error("empty suffix in '{0}'")]
+    EmptySuffix(String),
+}
+
+/// Why a text is not a memory operand ([`parse_mem`]).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum MemError {
+    /// The space is not followed by one `[…]`.
+    #[error("expected '[…]' after the space, found '{0}'")]
+    NoBrackets(String),
+    /// A bracket inside the address.
+    #[error("unexpected bracket inside '[{0}]'")]
+    NestedBracket(String),
+    /// `[]`.
+    #[error("empty brackets")]
+    EmptyBrackets,
+    /// A component after the immediate, which comes last.
+    #[error("'{0}' follows the immediate")]
+    AfterImmediate(String),
+    /// `[R0.]`, `[R0..64]`.
+    #[error("empty suffix in '{0}'")]
+    EmptySuffix(String),
+    /// A component that is not R, UR and immediate, in that order.
+    #[error("'{0}' is not a register, uniform register or immediate in that order (R+UR+imm)")]
+    Component(String),
+    /// `desc[`, `cx[` or `c[` (the space named) without its `]`.
+    #[error("unclosed '{0}['")]
+    Unclosed(&'static str),
+    /// `desc[R4]`: the space's brackets hold no uniform register.
+    #[error("expected a uniform register in '{space}[{inner}]'")]
+    NotUniform {
+        /// `desc` or `cx`.
+        space: &'static str,
+        /// What the brackets hold.
+        inner: String,
+    },
+    /// `c[UR0]`: no bank number.
+    #[error("expected a bank number in 'c[{0}]'")]
+    Bank(String),
+    /// No space nvdisasm prints.
+    #[error("'{0}' does not start with '[', 'desc[', 'gdesc[', 'idesc[', 'tmem[', 'a[', 'c[' or 'cx['")]
+    Space(String),
+}
+
 fn perr(column: usize, message: impl Into<String>) -> ParseError {
     ParseError { column, message: message.into() }
 }
@@ -90,7 +158,7 @@ pub fn parse_instruction(text: &str) -> Result<Instruction, ParseError> {
             let t = if spaced { std::borrow::Cow::Owned(t.replacen("] [", "][", 1)) } else { std::borrow::Cow::Borrowed(t) };
             match joined_pair(&t) {
                 Some((first, second)) => operands.extend([first, second]),
-                None => operands.push(parse_operand(&t).map_err(|m| perr(at, m))?),
+                None => operands.push(parse_operand(&t).map_err(|e| perr(at, e.to_string()))?),
             }
             c += piece.len() + 1;
         }
@@ -141,9 +209,9 @@ fn last_operand(s: &str) -> &str {
 
 /// Parses one operand as nvdisasm prints it (`-|R2|.H1`, `c[0x0][0x210]`,
 /// `desc[UR4][R2.64+0x10]`); the message says what was expected.
-pub fn parse_operand(t: &str) -> Result<Operand, String> {
+pub fn parse_operand(t: &str) -> Result<Operand, OperandError> {
     if t.is_empty() {
-        return Err("expected an operand, found nothing".into());
+        return Err(OperandError::Empty);
     }
     let mut s = t;
     let mut neg = false;
@@ -162,12 +230,12 @@ pub fn parse_operand(t: &str) -> Result<Operand, String> {
     }
     // The suffixes are `tail` then `after` (`|R1.H1|.reuse`), read as one string.
     let (core, tail, after) = if let Some(r) = s.strip_prefix('|') {
-        let end = r.find('|').ok_or_else(|| format!("unclosed '|' in '{t}'"))?;
+        let end = r.find('|').ok_or_else(|| OperandError::UnclosedBars(t.into()))?;
         abs = true;
         let (inner, inner_sfx) = split_suffixes(&r[..end]);
         let after = &r[end + 1..];
         if !inner_sfx.is_empty() && !after.is_empty() && after != ".reuse" {
-            return Err(format!("suffixes both inside and outside '|…|' in '{t}'"));
+            return Err(OperandError::SuffixesInsideAndOutside(t.into()));
         }
         (inner, inner_sfx, after)
     } else {
@@ -183,7 +251,7 @@ pub fn parse_operand(t: &str) -> Result<Operand, String> {
     let mem = mem.filter(|(b, _)| bare || matches!(b, Body::Mem { space: MemSpace::Named { .. }, .. }));
     let (body, suffixes) = match mem {
         Some(m) => m,
-        None => (parsed.or_else(|| other_body(core)).ok_or_else(|| format!("cannot read operand '{t}'"))?, vec![]),
+        None => (parsed.or_else(|| other_body(core)).ok_or_else(|| OperandError::Unreadable(t.into()))?, vec![]),
     };
     let mut op = Operand { neg, abs, not, body, suffixes, reuse: false, joined: false, after_bars: false };
     // A non-empty `tail` starts with '.', and `after` is empty or `.reuse` when it is not:
@@ -195,14 +263,14 @@ pub fn parse_operand(t: &str) -> Result<Operand, String> {
 }
 
 /// Reads `.A.B.reuse` (`tail`) into `op`'s suffixes and reuse flag; `t` is the operand.
-fn read_suffixes(tail: &str, t: &str, op: &mut Operand) -> Result<(), String> {
+fn read_suffixes(tail: &str, t: &str, op: &mut Operand) -> Result<(), OperandError> {
     if tail.is_empty() {
         return Ok(());
     }
-    let tail = tail.strip_prefix('.').ok_or_else(|| format!("unexpected '{tail}' after operand in '{t}'"))?;
+    let tail = tail.strip_prefix('.').ok_or_else(|| OperandError::Trailing { tail: tail.into(), operand: t.into() })?;
     for sfx in tail.split('.') {
         if sfx.is_empty() {
-            return Err(format!("empty suffix in '{t}'"));
+            return Err(OperandError::EmptySuffix(t.into()));
         }
         if sfx == "reuse" {
             op.reuse = true;
@@ -216,28 +284,28 @@ fn read_suffixes(tail: &str, t: &str, op: &mut Operand) -> Result<(), String> {
 /// A memory operand (`[R2.64+UR4+-0x10]`, `desc[UR4][R2.64]`, `a[UR5+0x4]`,
 /// `c[0x0][R0]`, `cx[UR2][R1+0x8]`): its body and the base register's suffixes.
 /// Components come in nvdisasm's order, register, uniform register, immediate, each once.
-pub fn parse_mem(s: &str) -> Result<(Body, Vec<String>), String> {
+pub fn parse_mem(s: &str) -> Result<(Body, Vec<String>), MemError> {
     let (body, suffixes) = parse_mem_parts(s)?;
     Ok((body, if suffixes.is_empty() { vec![] } else { suffixes.split('.').map(str::to_string).collect() }))
 }
 
 /// [`parse_mem`] without allocating: the base register's suffixes as printed, `64.U32`
 /// (empty for none; never with an empty suffix).
-pub(crate) fn parse_mem_parts(s: &str) -> Result<(Body, &str), String> {
+pub(crate) fn parse_mem_parts(s: &str) -> Result<(Body, &str), MemError> {
     let (space, rest) = mem_space(s)?;
-    let inner = rest.strip_prefix('[').and_then(|r| r.strip_suffix(']')).ok_or_else(|| format!("expected '[…]' after the space, found '{rest}'"))?;
+    let inner = rest.strip_prefix('[').and_then(|r| r.strip_suffix(']')).ok_or_else(|| MemError::NoBrackets(rest.into()))?;
     if inner.contains(['[', ']']) {
-        return Err(format!("unexpected bracket inside '[{inner}]'"));
+        return Err(MemError::NestedBracket(inner.into()));
     }
     if inner.is_empty() {
-        return Err("empty brackets".into());
+        return Err(MemError::EmptyBrackets);
     }
     let (mut reg, mut ureg, mut imm, mut suffixes) = (None, None, None, "");
     // The next component allowed: 0 register, 1 uniform register, 2 immediate, 3 none.
     let mut stage = 0;
     for piece in inner.split('+') {
         if stage > 2 {
-            return Err(format!("'{piece}' follows the immediate"));
+            return Err(MemError::AfterImmediate(piece.into()));
         }
         let (r, sfx) = piece.split_once('.').unwrap_or((piece, ""));
         if let Some(v) = parse_int(piece) {
@@ -250,27 +318,27 @@ pub(crate) fn parse_mem_parts(s: &str) -> Result<(Body, &str), String> {
             reg = Some(n);
             suffixes = sfx;
             if (!sfx.is_empty() && sfx.split('.').any(str::is_empty)) || piece.ends_with('.') {
-                return Err(format!("empty suffix in '{piece}'"));
+                return Err(MemError::EmptySuffix(piece.into()));
             }
             stage = 1;
         } else {
-            return Err(format!("'{piece}' is not a register, uniform register or immediate in that order (R+UR+imm)"));
+            return Err(MemError::Component(piece.into()));
         }
     }
     Ok((Body::mem(space, reg, ureg, imm), suffixes))
 }
 
 /// The space before a memory operand's brackets, and the rest from `[` on.
-fn mem_space(s: &str) -> Result<(MemSpace, &str), String> {
+fn mem_space(s: &str) -> Result<(MemSpace, &str), MemError> {
     // `[…]` at the start of `r`: its contents and the length used.
     fn bracketed(r: &str) -> Option<(&str, usize)> {
         let inner = r.strip_prefix('[')?;
         let end = inner.find(']')?;
         Some((&inner[..end], end + 2))
     }
-    let ureg_in = |r: &'_ str, what: &str| -> Result<(u16, usize), String> {
-        let (u, used) = bracketed(r).ok_or_else(|| format!("unclosed '{what}['"))?;
-        let n = parse_reg_num(u, "UR", "URZ", URZ).ok_or_else(|| format!("expected a uniform register in '{what}[{u}]'"))?;
+    let ureg_in = |r: &'_ str, space: &'static str| -> Result<(u16, usize), MemError> {
+        let (u, used) = bracketed(r).ok_or(MemError::Unclosed(space))?;
+        let n = parse_reg_num(u, "UR", "URZ", URZ).ok_or_else(|| MemError::NotUniform { space, inner: u.into() })?;
         Ok((n, used))
     };
     // `desc[UR4][R2]` has a descriptor space; `desc[UR7]` alone is a descriptor.
@@ -286,8 +354,8 @@ fn mem_space(s: &str) -> Result<(MemSpace, &str), String> {
         return Ok((MemSpace::ConstX { ureg }, &r[used..]));
     }
     if let Some(r) = s.strip_prefix('c') {
-        let (b, used) = bracketed(r).ok_or("unclosed 'c['")?;
-        let bank = parse_int(b).and_then(|v| u32::try_from(v).ok()).ok_or_else(|| format!("expected a bank number in 'c[{b}]'"))?;
+        let (b, used) = bracketed(r).ok_or(MemError::Unclosed("c"))?;
+        let bank = parse_int(b).and_then(|v| u32::try_from(v).ok()).ok_or_else(|| MemError::Bank(b.into()))?;
         return Ok((MemSpace::Const { bank }, &r[used..]));
     }
     if let Some(r) = s.strip_prefix('a') {
@@ -296,7 +364,7 @@ fn mem_space(s: &str) -> Result<(MemSpace, &str), String> {
     if s.starts_with('[') {
         return Ok((MemSpace::Plain, s));
     }
-    Err(format!("'{s}' does not start with '[', 'desc[', 'gdesc[', 'idesc[', 'tmem[', 'a[', 'c[' or 'cx['"))
+    Err(MemError::Space(s.into()))
 }
 
 pub(crate) fn split_suffixes(s: &str) -> (&str, &str) {

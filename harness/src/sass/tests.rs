@@ -192,7 +192,7 @@ fn malformed_memory_operands_say_why_and_stay_verbatim() {
         ("cx]UR6][UR1]", "unclosed 'cx['"),
         ("c]0x0][R1]", "unclosed 'c['"),
     ] {
-        let e = parse_mem(t).unwrap_err();
+        let e = parse_mem(t).unwrap_err().to_string();
         assert!(e.contains(why), "{t}: {e}");
     }
     // In an instruction such a text is kept verbatim, as before memory operands were read.

@@ -1,15 +1,16 @@
 //! Filling a form's fields from a text's operands: immediates, floats, memory operands,
 //! special registers.
 
+use super::error::owned;
 use super::*;
 
 /// An integer immediate as its field's bits: non-negative values must fit the field (`f`,
 /// whose slot is `s`), negative ones its two's complement range.
-pub(super) fn imm_bits(v: &Variant, s: ValueSlot, f: usize, k: usize, value: i128) -> Result<u64, String> {
+pub(super) fn imm_bits(v: &Variant, s: ValueSlot, f: usize, k: usize, value: i128) -> Result<u64, FillError> {
     let (w, max) = (s.width(), s.max);
     let fits = if value >= 0 { value <= i128::from(max) } else { w > 0 && value >= -(1i128 << (w - 1)) };
     if w == 0 || !fits {
-        return Err(format!("operand {k}: {} does not fit '{}' ({w} bits)", sass::hex_signed(value), v.fields[f].name));
+        return Err(OperandFault::DoesNotFit { shown: sass::hex_signed(value), field: v.fields[f].name.clone(), width: w }.at(k));
     }
     Ok(value as u64 & max)
 }
@@ -99,7 +100,7 @@ impl OperandFill<'_> {
 
     /// Sets the operand's `slot`-th value field to `x`; `shown` is the value as written,
     /// for the message (formatted only then).
-    pub(super) fn set(&self, values: &mut Values, slot: usize, x: u64, shown: &dyn fmt::Display) -> Result<(), String> {
+    pub(super) fn set(&self, values: &mut Values, slot: usize, x: u64, shown: &dyn fmt::Display) -> Result<(), FillError> {
         let (v, k) = (self.v, self.k);
         let s = self.op.value[slot];
         if let (Some(plus), Some(f)) = (s.plus, s.field()) {
@@ -108,8 +109,8 @@ impl OperandFill<'_> {
             let (src, name) = (values.get(f), &v.fields[f].name);
             return match crate::spec::Derived::value(plus, src, s.max) {
                 Some(want) if want == x => Ok(()),
-                Some(want) => Err(format!("operand {k}: {shown} is not the register '{name}' gives it ({want}: the source's value + {plus})")),
-                None => Err(format!("operand {k}: the source's value {src} + {plus} passes the zero register (nvdisasm rejects the word)")),
+                Some(want) => Err(OperandFault::NotDerived { shown: shown.to_string(), field: name.clone(), want, plus }.at(k)),
+                None => Err(OperandFault::PassesZero { source_value: src, plus }.at(k)),
             };
         }
         match s.field() {
@@ -117,14 +118,14 @@ impl OperandFill<'_> {
                 values.set(f, x);
                 Ok(())
             }
-            Some(f) => Err(format!("operand {k}: {shown} does not fit '{}' ({} bits)", v.fields[f].name, v.fields[f].width())),
+            Some(f) => Err(OperandFault::DoesNotFit { shown: shown.to_string(), field: v.fields[f].name.clone(), width: v.fields[f].width() }.at(k)),
             None if x == 0 => Ok(()),
-            None => Err(format!("operand {k}: no bits for a non-zero value")),
+            None => Err(OperandFault::NoBits.at(k)),
         }
     }
 
     /// The value fields, from the operand's body (register, immediate, constant, …).
-    pub(super) fn body(&self, o: &OperandRef, values: &mut Values) -> Result<(), String> {
+    pub(super) fn body(&self, o: &OperandRef, values: &mut Values) -> Result<(), FillError> {
         let (v, k, body) = (self.v, self.k, &o.body);
         match (self.op.kind, body) {
             // Registers are checked against the page's field, not the register file: the
@@ -133,28 +134,29 @@ impl OperandFill<'_> {
             (OperandKind::Reg, Body::Reg { n }) => self.set(values, 0, *n as u64, &format_args!("R{n}")),
             (OperandKind::UReg, Body::UReg { n }) => self.set(values, 0, self.ureg_index(*n), body),
             (OperandKind::Imm(m), Body::Imm { value }) => {
-                let f = self.op.value[0].field().ok_or("immediate without bits")?;
-                let x = m.invert(*value).ok_or_else(|| format!("operand {k}: {} is not {}", sass::hex_signed(*value), scale_text(m)))?;
+                let f = self.op.value[0].field().ok_or(FillError::NoBits("immediate"))?;
+                let x = m.invert(*value).ok_or_else(|| OperandFault::NotScaled { value: *value, scale: scale_text(m) }.at(k))?;
                 // nvdisasm never prints this form's immediate negative (its stored
                 // conventions): a negative one is another form's (AL2P R,R,I's, not R,I's).
                 if x < 0 && v.conventions.as_deref().is_some_and(|c| !c.signed_imm && c.signed_imm_by.is_empty()) {
-                    return Err(format!("operand {k}: the form prints its immediate unsigned, not {}", sass::hex_signed(*value)));
+                    return Err(OperandFault::UnsignedImmediate(*value).at(k));
                 }
                 values.set(f, imm_bits(v, self.op.value[0], f, k, x)?);
                 Ok(())
             }
-            (OperandKind::Float(_), Body::Float { value, .. }) => self.set(values, 0, float_bits(self.float_format(), k, *value, o.text)?, &o.text),
+            (OperandKind::Float(_), Body::Float { value, .. }) => {
+                let bits = float_bits(self.float_format(), *value, o.text).map_err(|e| e.at(k))?;
+                self.set(values, 0, bits, &o.text)
+            }
             (OperandKind::Barrier, Body::Barrier { n }) => self.set(values, 0, *n as u64, body),
             (OperandKind::Target(shift), Body::Imm { value }) => {
                 // The inverse of codec::print::target_at_zero, in the signed field.
-                let value = i64::try_from(*value).map_err(|_| format!("operand {k}: target {value:#x} is past 64-bit addresses"))?;
+                let value = i64::try_from(*value).map_err(|_| OperandFault::TargetPast(*value).at(k))?;
                 let w = self.op.value[0].width();
                 let unit = 1i64 << shift;
                 let units = value.wrapping_sub(0x10) / unit;
                 if value.wrapping_sub(0x10) % unit != 0 || w == 0 || w < 64 && (units < -(1i64 << (w - 1)) || units >= 1i64 << (w - 1)) {
-                    return Err(format!(
-                        "operand {k}: target {value:#x} is not 0x10 plus a multiple of {unit} that fits the signed {w}-bit field ({unit}-byte units)"
-                    ));
+                    return Err(OperandFault::Target { value, unit, width: w }.at(k));
                 }
                 self.set(values, 0, (units as u64) & (u64::MAX >> (64 - w)), &format_args!("target {value:#x}"))
             }
@@ -163,14 +165,14 @@ impl OperandFill<'_> {
                 let w = self.op.value[1].width();
                 let units = *offset / 4;
                 if offset % 4 != 0 || w == 0 || units < -(1i64 << (w - 1)) || units >= 1i64 << (w - 1) {
-                    return Err(format!("operand {k}: offset {offset:#x} does not fit: not a multiple of 4 in the signed {w}-bit field (4-byte units)"));
+                    return Err(OperandFault::ConstOffset { offset: *offset, width: w }.at(k));
                 }
                 self.set(values, 0, *bank as u64, &format_args!("bank {bank:#x}"))?;
                 self.set(values, 1, (units as u64) & ((1u64 << w) - 1), &format_args!("offset {offset:#x}"))
             }
             (OperandKind::ConstX, Body::ConstX { ureg, offset }) => {
                 if *offset < 0 || offset % 4 != 0 {
-                    return Err(format!("operand {k}: offset {offset:#x} is not a non-negative multiple of 4"));
+                    return Err(OperandFault::ConstXOffset(*offset).at(k));
                 }
                 self.set(values, 0, self.ureg_index(*ureg), &Body::UReg { n: *ureg })?;
                 self.set(values, 1, (*offset / 4) as u64, &format_args!("offset {offset:#x}"))
@@ -178,24 +180,28 @@ impl OperandFill<'_> {
             (OperandKind::Pred, Body::Pred { n }) | (OperandKind::UPred, Body::UPred { n }) => {
                 if *n > PT {
                     let u = if self.op.kind == OperandKind::UPred { "U" } else { "" };
-                    return Err(format!("operand {k}: predicate {body} does not exist ({u}P0..{u}P6, {u}PT)"));
+                    return Err(OperandFault::NoSuchPredicate { shown: body.to_string(), u }.at(k));
                 }
                 self.set(values, 0, *n as u64, body)
             }
             (OperandKind::Mem(m), body) if body.as_mem().is_some() => self.mem(m, body, values),
-            (kind, _) => Err(format!("operand {k}: expected {}, found '{}'", kind.form_token(), o.full_body())),
+            (kind, _) => Err(OperandFault::Expected { expected: kind.form_token().into_owned(), found: o.full_body().to_string() }.at(k)),
         }
     }
 
     /// A memory operand's fields, once its parts fit the form's shape (see [`mem_fit`]).
-    pub(super) fn mem(&self, m: MemShape, body: &Body, values: &mut Values) -> Result<(), String> {
+    pub(super) fn mem(&self, m: MemShape, body: &Body, values: &mut Values) -> Result<(), FillError> {
         let (v, k) = (self.v, self.k);
-        let Some(parts @ (space, reg, ur, imm)) = body.as_mem() else { return Err(format!("operand {k}: '{body}' is not a memory operand")) };
-        let space_value = mem_fit(m, parts, self.urz).map_err(|e| match e {
-            MemMismatch::Space => format!("operand {k}: expected {}, found '{body}'", m.token()),
-            MemMismatch::Lacks(what) => format!("operand {k}: the form {} has no {what} for '{body}'", m.token()),
-            MemMismatch::UregAlways => format!("operand {k}: the form {} prints its uniform register always, '{body}' has none", m.token()),
-            MemMismatch::Unsigned(x) => format!("operand {k}: the form's offset is unsigned, not {}", sass::hex_signed(x)),
+        let Some(parts @ (space, reg, ur, imm)) = body.as_mem() else { return Err(OperandFault::NotMemory(body.to_string()).at(k)) };
+        let space_value = mem_fit(m, parts, self.urz).map_err(|e| {
+            let (form, found) = (m.token(), body.to_string());
+            match e {
+                MemMismatch::Space => OperandFault::Expected { expected: form, found },
+                MemMismatch::Lacks(what) => OperandFault::MemLacks { form, what, found },
+                MemMismatch::UregAlways => OperandFault::UregAlways { form, found },
+                MemMismatch::Unsigned(x) => OperandFault::UnsignedOffset(x.into()),
+            }
+            .at(k)
         })?;
         for (slot, role) in m.slot_roles().into_iter().enumerate() {
             match role {
@@ -206,11 +212,10 @@ impl OperandFill<'_> {
                     self.set(values, slot, self.ureg_index(n), &Body::UReg { n })?;
                 }
                 MemSlot::Imm => {
-                    let f = self.op.value[slot].field().ok_or("offset without bits")?;
+                    let f = self.op.value[slot].field().ok_or(FillError::NoBits("offset"))?;
                     let scale = ImmMap { shift: m.imm_shift, offset: 0 };
                     let x = imm.unwrap_or(0);
-                    let units =
-                        scale.invert(i128::from(x)).ok_or_else(|| format!("operand {k}: offset {} is not {}", sass::hex_signed(x), scale_text(scale)))?;
+                    let units = scale.invert(i128::from(x)).ok_or_else(|| OperandFault::OffsetNotScaled { value: x.into(), scale: scale_text(scale) }.at(k))?;
                     values.set(f, imm_bits(v, self.op.value[slot], f, k, units)?);
                 }
             }
@@ -219,13 +224,13 @@ impl OperandFill<'_> {
     }
 
     /// The `|…|`, `-` and `~`/`!` flags.
-    pub(super) fn flags(&self, o: &OperandRef, values: &mut Values) -> Result<(), String> {
+    pub(super) fn flags(&self, o: &OperandRef, values: &mut Values) -> Result<(), FillError> {
         let k = self.k;
         let not = if matches!(self.op.kind, OperandKind::Pred | OperandKind::UPred) { "!" } else { "~" };
         for (want, field, what) in [(o.abs, self.op.abs_field, "|…|"), (o.neg, self.op.neg_field, "-"), (o.not, self.op.not_field, not)] {
             match (want, field) {
                 (true, Some(f)) => values.set(f.into(), 1),
-                (true, None) => return Err(format!("operand {k}: the page has no {what} flag for it")),
+                (true, None) => return Err(OperandFault::NoFlag(what).at(k)),
                 _ => {}
             }
         }
@@ -233,7 +238,7 @@ impl OperandFill<'_> {
         let placed = o.abs && !o.suffixes.is_empty() && !matches!(o.body, Body::Mem { .. });
         if placed && o.after_bars != self.op.suffixes_after_bars {
             let (want, got) = if self.op.suffixes_after_bars { ("after", "inside") } else { ("inside", "after") };
-            return Err(format!("operand {k}: nvdisasm prints this operand's suffixes {want} its |…| bars, not {got}"));
+            return Err(OperandFault::SuffixPlace { want, got }.at(k));
         }
         Ok(())
     }
@@ -241,28 +246,29 @@ impl OperandFill<'_> {
 
 /// A floating-point literal as its field's bits: a double's high 32 bits when the variant
 /// takes doubles, an exact fp16 in a 16-bit field, else an exact 32-bit float.
-pub(super) fn float_bits(format: FloatFormat, k: usize, value: f64, text: &str) -> Result<u64, String> {
+pub(super) fn float_bits(format: FloatFormat, value: f64, text: &str) -> Result<u64, OperandFault> {
+    let inexact = |format| OperandFault::NotExact { text: text.to_string(), format };
     // A finite literal too large for f64 parses as infinity: say so, not +INF.
     if value.is_infinite() && !text.contains("INF") {
-        return Err(format!("operand {k}: {text} is out of range for a floating-point literal"));
+        return Err(OperandFault::FloatRange(text.to_string()));
     }
     if format == FloatFormat::Half {
-        return f64_to_half(value).map(u64::from).ok_or_else(|| format!("operand {k}: {text} is not exactly a 16-bit float"));
+        return f64_to_half(value).map(u64::from).ok_or_else(|| inexact("a 16-bit float"));
     }
     if format == FloatFormat::BFloat {
-        return f64_to_bfloat(value).map(u64::from).ok_or_else(|| format!("operand {k}: {text} is not exactly a bfloat16"));
+        return f64_to_bfloat(value).map(u64::from).ok_or_else(|| inexact("a bfloat16"));
     }
     if format == FloatFormat::DoubleHigh {
         let b = value.to_bits();
         if b & 0xffff_ffff != 0 {
-            return Err(format!("operand {k}: {value} needs more than the high 32 bits of a double"));
+            return Err(OperandFault::DoubleHigh(value.to_string()));
         }
         // NaNs come from parse_float with their sign and quiet bit only.
         return Ok(b >> 32);
     }
     let f = value as f32;
     if f as f64 != value && !value.is_nan() {
-        return Err(format!("operand {k}: {text} is not exactly a 32-bit float"));
+        return Err(inexact("a 32-bit float"));
     }
     if value.is_nan() {
         let quiet = value.to_bits() >> 51 & 1 == 1;
@@ -275,31 +281,31 @@ pub(super) fn float_bits(format: FloatFormat, k: usize, value: f64, text: &str) 
 /// How many of `suffixes` are fixed by the form (no field): a memory form's register
 /// suffix (`[R2.64+UR4]`) or an operand's fixed suffixes (`R0.SIGN`); an error when the
 /// text lacks them.
-pub(super) fn fixed_suffix(spec: &OperandSpec, suffixes: &[&str]) -> Result<usize, String> {
+pub(super) fn fixed_suffix(spec: &OperandSpec, suffixes: &[&str]) -> Result<usize, OperandFault> {
     let printed = &spec.fixed_suffixes;
     match spec.kind {
         OperandKind::Mem(MemShape { reg_suffix: Some(fixed), .. }) => match suffixes.first() {
             Some(&s) if s == fixed => Ok(1),
-            _ => Err(format!("the form's register prints '.{fixed}', not {suffixes:?}")),
+            _ => Err(OperandFault::RegisterSuffix { fixed: fixed.to_string(), found: owned(suffixes) }),
         },
         _ if printed.len() <= suffixes.len() && printed.iter().zip(suffixes).all(|(f, s)| f == s) => Ok(printed.len()),
-        _ => Err(format!("the form's operand prints '.{}', not {suffixes:?}", spec.fixed_suffixes.join("."))),
+        _ => Err(OperandFault::FixedSuffix { fixed: spec.fixed_suffixes.join("."), found: owned(suffixes) }),
     }
 }
 
 /// A special register: its name (body and suffixes) is a row of the operand's table.
-pub(super) fn fill_special(v: &Variant, k: usize, o: &OperandRef, tokens: &[&str], spec: &OperandSpec, values: &mut Values) -> Result<(), String> {
+pub(super) fn fill_special(v: &Variant, k: usize, o: &OperandRef, tokens: &[&str], spec: &OperandSpec, values: &mut Values) -> Result<(), FillError> {
     let name = sass::Operand { reuse: false, ..o.to_operand(tokens) }.to_string();
     let Some(&f) = spec.suffix_fields.first() else {
         // No table: the one name the form prints.
         return match &spec.fixed_name {
             Some(n) if *n == name => Ok(()),
-            n => Err(format!("operand {k}: '{name}' is not this form's name '{}'", n.as_deref().unwrap_or(""))),
+            n => Err(OperandFault::NotName { found: name, name: n.clone().unwrap_or_default() }.at(k)),
         };
     };
     let nameless = |r: &&crate::spec::Row| name.is_empty() && r.kind == crate::spec::RowKind::Default;
     let row = v.field_table(f).and_then(|t| t.rows.iter().find(|r| r.name == name || nameless(r)));
-    let row = row.ok_or_else(|| format!("operand {k}: '{name}' is not a name of this form's table"))?;
+    let row = row.ok_or_else(|| OperandFault::NotInTable(name.clone()).at(k))?;
     values.set(f, row.value);
     Ok(())
 }

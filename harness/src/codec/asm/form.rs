@@ -93,7 +93,7 @@ impl<'s> FormOperand<'s> {
 
     /// How many of `toks` are [`FormOperand::fixed`], as [`fixed_suffix`] (`spec` the
     /// operand's) counts them, with its error.
-    pub(super) fn fixed_suffix(&self, spec: &OperandSpec, toks: Toks) -> Result<usize, String> {
+    pub(super) fn fixed_suffix(&self, spec: &OperandSpec, toks: Toks) -> Result<usize, OperandFault> {
         if toks.starts_with(&self.fixed) {
             return Ok(self.fixed.len());
         }
@@ -173,7 +173,7 @@ impl<'s> Form<'s> {
     }
 
     /// Field values for `inst`, whose modifier and suffix token ids are `tokens`.
-    pub(super) fn fill(&self, inst: &InstRef, tokens: &[u32]) -> Result<Values, String> {
+    pub(super) fn fill(&self, inst: &InstRef, tokens: &[u32]) -> Result<Values, FillError> {
         let mut values = Values::zero(self.n_fields);
         self.fill_into(inst, tokens, &mut values)?;
         Ok(values)
@@ -181,11 +181,11 @@ impl<'s> Form<'s> {
 
     /// [`Form::fill`] into `values` (zero, of the variant's length), which are left
     /// partly set on failure: written in place, as moving 328-byte values costs.
-    pub(super) fn fill_into(&self, inst: &InstRef, tokens: &[u32], values: &mut Values) -> Result<(), String> {
+    pub(super) fn fill_into(&self, inst: &InstRef, tokens: &[u32], values: &mut Values) -> Result<(), FillError> {
         let v = self.v;
         self.fill_pred(inst, values)?;
         if inst.operands.len() != self.operands.len() {
-            return Err(format!("{} operands, the form '{}' has {}", inst.operands.len(), v.form, v.operands.len()));
+            return Err(FillError::OperandCount { found: inst.operands.len(), form: v.form.clone(), expected: v.operands.len() });
         }
         let (mods, mut rest) = tokens.split_at(inst.n_modifiers);
         for (k, (o, op)) in inst.operands.iter().zip(&self.operands).enumerate() {
@@ -199,30 +199,30 @@ impl<'s> Form<'s> {
             fill.body(o, values)?;
             fill.flags(o, values)?;
             let toks = Toks { text: inst.suffixes(o), ids };
-            let n = op.fixed_suffix(&v.operands[k], toks).map_err(|e| format!("operand {k}: {e}"))?;
-            op.suffixes.read(v, toks.skip(n), values).map_err(|e| format!("operand {k}: {e}"))?;
+            let n = op.fixed_suffix(&v.operands[k], toks).map_err(|e| e.at(k))?;
+            op.suffixes.read(v, toks.skip(n), values).map_err(|e| OperandFault::from(e).at(k))?;
         }
         self.modifiers.read(v, Toks { text: inst.modifiers(), ids: mods }, values)?;
         Ok(())
     }
 
     /// The guard predicate's field value (`@!P3` → 0b1011; none → PT), range-checked.
-    pub(super) fn fill_pred(&self, inst: &InstRef, values: &mut Values) -> Result<(), String> {
+    pub(super) fn fill_pred(&self, inst: &InstRef, values: &mut Values) -> Result<(), FillError> {
         let v = self.v;
         let x = match &inst.pred {
-            Some(p) if p.index > PT => return Err(format!("predicate P{} does not exist (P0..P6, PT)", p.index)),
+            Some(p) if p.index > PT => return Err(FillError::NoPredicate(p.index)),
             Some(p) if p.uniform != self.uniform_guard => {
-                return Err(format!("this form's guard is {} predicate, not '{p}'", if p.uniform { "a plain" } else { "a uniform" }))
+                return Err(FillError::GuardKind { expected: if p.uniform { "a plain" } else { "a uniform" }, found: p.to_string() })
             }
             Some(p) => p.index as u64 | if p.negated { 8 } else { 0 },
             None => PT as u64,
         };
         if self.pred_fields.is_empty() && x != PT as u64 {
-            return Err("the page has no predicate field for '@…'".into());
+            return Err(FillError::NoGuardField);
         }
         for &(i, max) in &self.pred_fields {
             if x > max {
-                return Err(format!("predicate value {x:#x} does not fit '{}' ({} bits)", v.fields[i].name, v.fields[i].width()));
+                return Err(FillError::GuardTooWide { value: x, field: v.fields[i].name.clone(), width: v.fields[i].width() });
             }
             values.set(i, x);
         }

@@ -1,6 +1,7 @@
 //! Token lists (an instruction's modifiers, an operand's suffixes) read against a form's
 //! slots: fixed tokens, table values and flags.
 
+use super::error::{owned, TokensMismatch};
 use super::vocab::{Vocabulary, UNLISTED_BIT};
 use crate::codec::bits::Values;
 use crate::codec::print::UNLISTED;
@@ -201,7 +202,7 @@ impl<'s> Slots<'s> {
 
     /// Sets the slots' fields from `toks`, which they must read exactly: in nvdisasm's
     /// order if stored, else in page order if possible, else in any order.
-    pub fn read(&self, v: &Variant, toks: Toks, values: &mut Values) -> Result<(), String> {
+    pub fn read(&self, v: &Variant, toks: Toks, values: &mut Values) -> Result<(), TokensMismatch> {
         let n = self.slots.len();
         if self.printed.as_deref().is_some_and(|order| self.read_in(v, order, toks, values)) {
             return Ok(());
@@ -218,8 +219,7 @@ impl<'s> Slots<'s> {
         if n <= 32 && self.read_any(v, 0, toks, values, &mut vec![]) {
             return Ok(());
         }
-        let expect: Vec<String> = self.slots.iter().map(Slot::expected).collect();
-        Err(format!("modifiers {:?} do not fit [{}]", toks.text, expect.join(", ")))
+        Err(TokensMismatch { found: owned(toks.text), expected: self.slots.iter().map(Slot::expected).collect() })
     }
 
     /// Whether the slots not in `used` (bit k: slot k), in some order, read exactly `toks`.
