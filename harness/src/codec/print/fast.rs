@@ -13,7 +13,7 @@
 
 use super::super::bits::Values;
 use super::super::conventions::{barrier_index, opex_index, wait_index, Alias, FormConventions, ImmClass};
-use super::{float_text, target_at_zero, FloatFormat, PrintPlan, Rows, DENSE_ROWS, UNLISTED};
+use super::{float_value, push_float, target_at_zero, FloatFormat, PrintPlan, Rows, DENSE_ROWS, UNLISTED};
 use crate::sass::{Body, Operand, Terminator};
 use crate::spec::{ImmMap, MemShape, ModSlot, OperandKind, OperandSpec, RowKind, Variant};
 use crate::word::Word;
@@ -633,7 +633,10 @@ fn body(f: &Form, o: &FormOperand, values: &Values, signed_imm: bool, out: &mut 
         Kind::Reg => reg(out, fv(0) as u16),
         Kind::UReg => ureg(out, fv(0), f),
         Kind::Imm(m) => push_hex_signed(out, imm_value(o, m, values, signed_imm)),
-        Kind::Float(format) => out.push_str(&float_text(fv(0), format).1),
+        Kind::Float(format) => {
+            let (x, quiet) = float_value(fv(0), format);
+            push_float(x, quiet, out);
+        }
         Kind::Const => constant(out, f, fv(0) as u32, super::signed(fv(1), width(1)) * 4),
         Kind::ConstX => constant_x(out, f, ureg_n(f, fv(0)), (fv(1) * 4) as i64),
         Kind::Pred => pred(out, "P", fv(0) as u8),
