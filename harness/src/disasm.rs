@@ -107,15 +107,24 @@ pub fn infos_of(file: &str, cubin: &[u8], sections: &[CodeSectionWords]) -> Resu
 
 /// One word decoded: its text with targets as absolute addresses, and those targets.
 struct Decoded {
-    inst: Option<Instruction>,
+    inst: Option<Printed>,
     /// (index into `inst.operands`, absolute target).
     targets: Vec<(usize, i128)>,
+}
+
+/// A decoded word's text: an instruction whose branch targets labels may replace, or, for a
+/// form without targets, the text a [`codec::Printer`] wrote (the same text, without
+/// building the instruction).
+enum Printed {
+    Inst(Instruction),
+    Text(String),
 }
 
 /// Prints every code section's instructions to `out`; `infos` (one per section, or none)
 /// give the labels nvdisasm numbers from `.nv.info` and BRX's branch-target annotation.
 pub fn disassemble(codec: &Codec, arch: Arch, sections: &[CodeSectionWords], infos: &[cubin::InfoOffsets], out: &mut impl Write) -> io::Result<DisasmStats> {
-    let decoded: Vec<Vec<Decoded>> = sections.iter().map(|s| decode_section(codec, arch, &s.words)).collect();
+    let printer = codec::Printer::new(codec);
+    let decoded: Vec<Vec<Decoded>> = sections.iter().map(|s| decode_section(&printer, codec, arch, &s.words)).collect();
     let mut labels = number_labels(sections, &decoded);
     for (si, info) in infos.iter().enumerate() {
         for &o in &info.offsets {
@@ -126,8 +135,7 @@ pub fn disassemble(codec: &Codec, arch: Arch, sections: &[CodeSectionWords], inf
     let symbols: Vec<HashMap<u64, &str>> = sections.iter().map(|s| s.symbols.iter().map(|(a, n)| (*a, n.as_str())).collect()).collect();
     let mut stats = DisasmStats { sections: sections.len(), ..Default::default() };
     for (si, (s, ds)) in sections.iter().zip(&decoded).enumerate() {
-        let texts: Vec<String> =
-            ds.iter().map(|d| d.inst.as_ref().map(|i| labelled(i, &d.targets, si, &labels, &symbols[si]).to_string()).unwrap_or_default()).collect();
+        let texts: Vec<String> = ds.iter().map(|d| d.inst.as_ref().map(|p| labelled(p, &d.targets, si, &labels, &symbols[si])).unwrap_or_default()).collect();
         let annotations = annotations(infos.get(si), si, &labels, &texts);
         writeln!(out, "\t.section\t{},\"ax\",@progbits", s.name)?;
         writeln!(out, "{}:", s.name)?;
@@ -196,18 +204,23 @@ fn line(addr: u64, text: &str) -> String {
     format!("        /*{addr:04x}*/{pred:>19}{rest}")
 }
 
-fn decode_section(codec: &Codec, arch: Arch, words: &[Word]) -> Vec<Decoded> {
-    words.iter().enumerate().map(|(i, &w)| decode_word(codec, arch, w, 16 * i as u64)).collect()
+fn decode_section(printer: &codec::Printer, codec: &Codec, arch: Arch, words: &[Word]) -> Vec<Decoded> {
+    words.iter().enumerate().map(|(i, &w)| decode_word(printer, codec, arch, w, 16 * i as u64)).collect()
 }
 
 /// Decodes and prints a word at `addr`, its branch targets made absolute.
-fn decode_word(codec: &Codec, arch: Arch, w: Word, addr: u64) -> Decoded {
+fn decode_word(printer: &codec::Printer, codec: &Codec, arch: Arch, w: Word, addr: u64) -> Decoded {
     let Ok((vi, vals)) = codec.decode(arch, w) else { return Decoded { inst: None, targets: vec![] } };
     let v = codec.variant(vi);
-    let mut inst = codec::print_word(v, &vals, w);
     let form_targets = v.target_operands();
-    if form_targets.is_empty() || codec::conventions::target_is_absolute(&inst.to_string()) {
-        return Decoded { inst: Some(inst), targets: vec![] };
+    if form_targets.is_empty() {
+        let mut text = String::new();
+        printer.print_word_into(vi, &vals, w, &mut text);
+        return Decoded { inst: Some(Printed::Text(text)), targets: vec![] };
+    }
+    let mut inst = printer.print_word(vi, &vals, w);
+    if codec::conventions::target_is_absolute(&inst.to_string()) {
+        return Decoded { inst: Some(Printed::Inst(inst)), targets: vec![] };
     }
     // The codec prints targets as if the word sat at 0; nvdisasm adds the address. Targets
     // count from the end: predicates before them may be left out (`BRA` for `BRA PT, …`).
@@ -220,7 +233,7 @@ fn decode_word(codec: &Codec, arch: Arch, w: Word, addr: u64) -> Decoded {
             targets.push((k, *value));
         }
     }
-    Decoded { inst: Some(inst), targets }
+    Decoded { inst: Some(Printed::Inst(inst)), targets }
 }
 
 /// Label numbers of in-section targets, (section index, address) → N, in order of first
@@ -243,8 +256,12 @@ fn number_labels(sections: &[CodeSectionWords], decoded: &[Vec<Decoded>]) -> Has
     labels
 }
 
-/// `inst` with in-section targets as `` `(SYMBOL)`` or `` `(.L_x_N)``.
-fn labelled(inst: &Instruction, targets: &[(usize, i128)], si: usize, labels: &HashMap<(usize, u64), usize>, symbols: &HashMap<u64, &str>) -> Instruction {
+/// A word's text, its in-section targets as `` `(SYMBOL)`` or `` `(.L_x_N)``.
+fn labelled(p: &Printed, targets: &[(usize, i128)], si: usize, labels: &HashMap<(usize, u64), usize>, symbols: &HashMap<u64, &str>) -> String {
+    let inst = match p {
+        Printed::Text(t) => return t.clone(),
+        Printed::Inst(i) => i,
+    };
     let mut out = inst.clone();
     for &(k, t) in targets {
         let Ok(t) = u64::try_from(t) else { continue };
@@ -255,7 +272,7 @@ fn labelled(inst: &Instruction, targets: &[(usize, i128)], si: usize, labels: &H
         };
         out.operands[k].body = Body::Other { text: format!("`({name})") };
     }
-    out
+    out.to_string()
 }
 
 // ---------------------------------------------------------------------------------------

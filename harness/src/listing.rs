@@ -106,7 +106,7 @@ pub struct DecodeStats {
 /// `WORD  KEY  TEXT` (or `WORD  error: …`) to `out` as it goes; blank lines and `//`
 /// comments are skipped. Lines that are no word go to `on_error` and the run goes on.
 pub fn decode_lines(
-    codec: &Codec,
+    printer: &codec::Printer,
     arch: Arch,
     name: &str,
     input: impl BufRead,
@@ -125,7 +125,7 @@ pub fn decode_lines(
         });
         match word {
             Ok(None) => {}
-            Ok(Some(w)) => decode_one(codec, arch, w, out, &mut stats)?,
+            Ok(Some(w)) => decode_one(printer, arch, w, out, &mut stats)?,
             Err(message) => {
                 stats.bad_lines += 1;
                 on_error(InputError { file: name.to_string(), line, message });
@@ -139,11 +139,16 @@ pub fn decode_lines(
     Ok(stats)
 }
 
-/// Decodes and prints one word.
-pub fn decode_one(codec: &Codec, arch: Arch, w: Word, out: &mut impl Write, stats: &mut DecodeStats) -> io::Result<()> {
+/// Decodes and prints one word (its text through `printer`'s compiled forms).
+pub fn decode_one(printer: &codec::Printer, arch: Arch, w: Word, out: &mut impl Write, stats: &mut DecodeStats) -> io::Result<()> {
     stats.words += 1;
+    let codec = printer.codec();
     match codec.decode(arch, w) {
-        Ok((vi, vals)) => writeln!(out, "{}  {}  {}", w, codec.variant(vi).key, codec::print_word(codec.variant(vi), &vals, w)),
+        Ok((vi, vals)) => {
+            let mut text = String::new();
+            printer.print_word_into(vi, &vals, w, &mut text);
+            writeln!(out, "{}  {}  {}", w, codec.variant(vi).key, text)
+        }
         Err(e) => {
             stats.unmatched += 1;
             writeln!(out, "{w}  error: {e}")

@@ -51,13 +51,24 @@ impl std::fmt::Debug for Values {
 }
 
 /// One contiguous run of a field's bits inside one 64-bit half of the word: value bits
-/// `at..at+len` sit at bits `shift..shift+len` of that half (`mask` = `len` ones).
+/// `at..at+len` sit at bits `shift..shift+len` of that half (`mask` = `len` ones). `flip`:
+/// all ones for an inverted field's run (the word holds the complement of its bits), else
+/// 0; the runs partition the field, so flipping each run flips the field. 16 bytes.
 #[derive(Copy, Clone, Debug)]
 struct Run {
+    mask: u64,
     field: u8,
     shift: u8,
     at: u8,
-    mask: u64,
+    flip: u8,
+}
+
+impl Run {
+    /// The run's bits of `x`, flipped if inverted.
+    #[inline]
+    fn bits(&self, x: u64) -> u64 {
+        (x & self.mask) ^ (self.mask & u64::from(self.flip).wrapping_neg())
+    }
 }
 
 /// A variant's fields as runs, those in the low half of the word first.
@@ -78,7 +89,8 @@ fn runs_of(fields: &[crate::spec::Field]) -> (Vec<Run>, usize) {
             let lo_len = if s < 64 { l.min(64 - s) } else { 0 };
             let push = |to: &mut Vec<Run>, shift: u32, len: u32, at: u32| {
                 let mask = if len >= 64 { u64::MAX } else { (1u64 << len) - 1 };
-                to.push(Run { field: fi as u8, shift: shift as u8, at: at as u8, mask });
+                let flip = u8::from(f.inverted);
+                to.push(Run { mask, field: fi as u8, shift: shift as u8, at: at as u8, flip });
             };
             if lo_len > 0 {
                 push(&mut lo, s, lo_len, at);
@@ -93,6 +105,18 @@ fn runs_of(fields: &[crate::spec::Field]) -> (Vec<Run>, usize) {
     (lo, n_lo)
 }
 
+/// [`Compiled::listed`] of `v`.
+fn listed_values(v: &Variant) -> Box<[(usize, Box<[u64]>)]> {
+    (0..v.fields.len())
+        .filter_map(|f| {
+            let mut values: Vec<u64> = v.field_table(f)?.rows.iter().map(|r| r.value).collect();
+            values.sort_unstable();
+            values.dedup();
+            Some((f, values.into_boxed_slice()))
+        })
+        .collect()
+}
+
 /// What `find` scans: kept apart from the runs so the scan touches little memory.
 #[derive(Copy, Clone)]
 struct Pattern {
@@ -101,17 +125,35 @@ struct Pattern {
     arch: Arch,
 }
 
+/// Where a variant's runs are in [`Codec::runs`]: `start..start + n_lo` in the low half of
+/// the word, then `n_hi` in the high half. Small and `Copy`, so the decode index carries
+/// a copy beside each pattern and decoding reads no per-variant record of its own.
+#[derive(Copy, Clone, Debug)]
+struct Shape {
+    start: u32,
+    n_lo: u8,
+    n_hi: u8,
+    n_fields: u8,
+}
+
+impl Shape {
+    fn lo(self) -> std::ops::Range<usize> {
+        self.start as usize..self.start as usize + usize::from(self.n_lo)
+    }
+    fn hi(self) -> std::ops::Range<usize> {
+        let lo_end = self.start as usize + usize::from(self.n_lo);
+        lo_end..lo_end + usize::from(self.n_hi)
+    }
+}
+
 struct Compiled {
     /// Fixed bits, low and high halves.
     value: [u64; 2],
-    /// Runs of every field; `runs[..n_lo]` lie in the low half, the rest in the high half.
-    runs: Vec<Run>,
-    n_lo: usize,
-    n_fields: usize,
+    shape: Shape,
     maxes: Vec<u64>,
-    /// Inverted fields (see [`crate::spec::Inverted`]): (field, all ones). A value is the
-    /// printed number; the word holds its complement.
-    flips: Vec<(usize, u64)>,
+    /// Each table field with the values its rows list, sorted: what [`Codec::lists`] asks
+    /// (scanning the page's rows took a seventh of the decode bench).
+    listed: Box<[(usize, Box<[u64]>)]>,
 }
 
 /// The codec for a whole spec: precomputed bit runs per field, and the variant table
@@ -120,6 +162,8 @@ pub struct Codec<'s> {
     pub spec: &'s Spec,
     variants: Vec<&'s Variant>,
     compiled: Vec<Compiled>,
+    /// Every variant's runs, one after the other ([`Shape`]).
+    runs: Vec<Run>,
     patterns: Vec<Pattern>,
     /// Each variant's whole fixed mask and value, the bits nvdisasm ignores included: of
     /// several matches, those that match these too come first (see `most_specific`).
@@ -127,43 +171,64 @@ pub struct Codec<'s> {
     index: OpcodeIndex,
 }
 
+/// One candidate of an [`OpcodeIndex`] list: the pattern, its variant and the variant's
+/// [`Shape`], side by side, so that finding and extracting a word reads one list entry
+/// and the runs (each a cache miss on a spec of 3 000 variants).
+#[derive(Copy, Clone)]
+struct Entry {
+    mask: u128,
+    value: u128,
+    vi: u32,
+    shape: Shape,
+}
+
 /// Candidate patterns by architecture and bits 0–11 (the opcode and form bits every
 /// variant fixes), so finding a word's variant scans a handful of patterns, not the
 /// whole architecture. A pattern that leaves some of those bits open is listed under
-/// every value it matches; each list keeps pattern order.
-#[derive(Debug, Default)]
+/// every value it matches; each list keeps pattern order. The lists lie in one array
+/// (`starts[a << 12 | bits]..starts[(a << 12 | bits) + 1]` for the `a`th architecture).
+#[derive(Default)]
 struct OpcodeIndex {
-    archs: Vec<(Arch, Vec<Vec<u32>>)>,
+    archs: Vec<Arch>,
+    starts: Vec<u32>,
+    entries: Vec<Entry>,
 }
 
 const INDEX_BITS: u32 = 12;
 
 impl OpcodeIndex {
-    fn new(patterns: &[Pattern]) -> OpcodeIndex {
+    fn new(patterns: &[Pattern], compiled: &[Compiled]) -> OpcodeIndex {
         let low = (1u128 << INDEX_BITS) - 1;
-        let mut idx = OpcodeIndex::default();
-        for (i, p) in patterns.iter().enumerate() {
-            let pos = match idx.archs.iter().position(|(a, _)| *a == p.arch) {
-                Some(k) => k,
-                None => {
-                    idx.archs.push((p.arch, vec![vec![]; 1 << INDEX_BITS]));
-                    idx.archs.len() - 1
-                }
-            };
-            let (m, v) = (p.mask & low, p.value & low);
-            for (op, list) in idx.archs[pos].1.iter_mut().enumerate() {
-                if op as u128 & m == v {
-                    list.push(i as u32);
-                }
+        let mut archs: Vec<Arch> = vec![];
+        for p in patterns {
+            if !archs.contains(&p.arch) {
+                archs.push(p.arch);
             }
+        }
+        let mut lists: Vec<Vec<Entry>> = vec![vec![]; archs.len() << INDEX_BITS];
+        for (i, (p, c)) in patterns.iter().zip(compiled).enumerate() {
+            let a = archs.iter().position(|&a| a == p.arch).unwrap_or(0);
+            let (m, v) = (p.mask & low, p.value & low);
+            for op in (0..1u128 << INDEX_BITS).filter(|op| op & m == v) {
+                lists[a << INDEX_BITS | op as usize].push(Entry { mask: p.mask, value: p.value, vi: i as u32, shape: c.shape });
+            }
+        }
+        let mut idx = OpcodeIndex { archs, starts: Vec::with_capacity(lists.len() + 1), entries: vec![] };
+        idx.starts.push(0);
+        for l in lists {
+            idx.entries.extend(l);
+            idx.starts.push(idx.entries.len() as u32);
         }
         idx
     }
 
     #[inline]
-    fn candidates(&self, arch: Arch, word: Word) -> &[u32] {
-        match self.archs.iter().find(|(a, _)| *a == arch) {
-            Some((_, lists)) => &lists[(word.0 & ((1 << INDEX_BITS) - 1)) as usize],
+    fn candidates(&self, arch: Arch, word: Word) -> &[Entry] {
+        match self.archs.iter().position(|&a| a == arch) {
+            Some(a) => {
+                let k = a << INDEX_BITS | (word.0 & ((1 << INDEX_BITS) - 1)) as usize;
+                &self.entries[self.starts[k] as usize..self.starts[k + 1] as usize]
+            }
             None => &[],
         }
     }
@@ -191,25 +256,27 @@ pub struct EncodeError {
 impl<'s> Codec<'s> {
     pub fn new(spec: &'s Spec) -> Codec<'s> {
         let variants: Vec<&Variant> = spec.variants().collect();
-        let compiled = variants
+        let mut runs = vec![];
+        let compiled: Vec<Compiled> = variants
             .iter()
             .map(|v| {
-                let (runs, n_lo) = runs_of(&v.fields);
+                let (own, n_lo) = runs_of(&v.fields);
+                // At most 40 fields (`MAX_FIELDS`) of at most 128 bits: under 256 runs per half.
+                let shape = Shape { start: runs.len() as u32, n_lo: n_lo as u8, n_hi: (own.len() - n_lo) as u8, n_fields: v.fields.len() as u8 };
+                runs.extend(own);
                 Compiled {
                     value: [v.fixed_value.0 as u64, (v.fixed_value.0 >> 64) as u64],
-                    runs,
-                    n_lo,
-                    n_fields: v.fields.len(),
+                    shape,
                     maxes: v.fields.iter().map(|f| f.max()).collect(),
-                    flips: v.fields.iter().enumerate().filter(|(_, f)| f.inverted).map(|(i, f)| (i, f.max())).collect(),
+                    listed: listed_values(v),
                 }
             })
             .collect();
         let patterns: Vec<Pattern> =
             variants.iter().map(|v| Pattern { mask: v.fixed_mask.minus(v.ignored).0, value: v.fixed_value.0 & !v.ignored.0, arch: v.arch }).collect();
-        let index = OpcodeIndex::new(&patterns);
+        let index = OpcodeIndex::new(&patterns, &compiled);
         let strict = variants.iter().map(|v| (v.fixed_mask.0, v.fixed_value.0 & v.fixed_mask.0)).collect();
-        Codec { spec, variants, compiled, patterns, strict, index }
+        Codec { spec, variants, compiled, runs, patterns, strict, index }
     }
 
     pub fn variants(&self) -> &[&'s Variant] {
@@ -240,48 +307,34 @@ impl<'s> Codec<'s> {
     #[inline]
     pub fn encode_unchecked(&self, vi: usize, values: &Values) -> Word {
         let c = &self.compiled[vi];
-        if c.flips.is_empty() {
-            return Self::pack(c, values);
-        }
-        let mut raw = *values;
-        for &(f, max) in &c.flips {
-            raw.v[f] = (raw.v[f] & max) ^ max;
-        }
-        Self::pack(c, &raw)
-    }
-
-    /// The word of `values` as the fields' bits hold them.
-    #[inline]
-    fn pack(c: &Compiled, values: &Values) -> Word {
         // Slots past `values.len()` are zero (no constructor writes them), so they add nothing.
         let x = &values.v;
-        let (lo_runs, hi_runs) = c.runs.split_at(c.n_lo);
-        let mut lo = c.value[0];
-        for r in lo_runs {
-            lo |= ((x[r.field as usize] >> r.at) & r.mask) << r.shift;
-        }
-        let mut hi = c.value[1];
-        for r in hi_runs {
-            hi |= ((x[r.field as usize] >> r.at) & r.mask) << r.shift;
-        }
+        let pack = |mut half: u64, runs: &[Run]| {
+            for r in runs {
+                half |= r.bits(x[usize::from(r.field)] >> r.at) << r.shift;
+            }
+            half
+        };
+        let lo = pack(c.value[0], &self.runs[c.shape.lo()]);
+        let hi = pack(c.value[1], &self.runs[c.shape.hi()]);
         Word(lo as u128 | (hi as u128) << 64)
     }
 
     /// Field values of `word` read as variant `vi` (no fixed-bit check).
     #[inline]
     pub fn extract(&self, vi: usize, word: Word) -> Values {
-        let c = &self.compiled[vi];
-        let mut v = Values::zero(c.n_fields);
-        let (lo_runs, hi_runs) = c.runs.split_at(c.n_lo);
+        self.extract_shaped(self.compiled[vi].shape, word)
+    }
+
+    #[inline]
+    fn extract_shaped(&self, shape: Shape, word: Word) -> Values {
+        let mut v = Values::zero(usize::from(shape.n_fields));
         let (lo, hi) = (word.0 as u64, (word.0 >> 64) as u64);
-        for r in lo_runs {
-            v.v[r.field as usize] |= ((lo >> r.shift) & r.mask) << r.at;
+        for r in &self.runs[shape.lo()] {
+            v.v[usize::from(r.field)] |= r.bits(lo >> r.shift) << r.at;
         }
-        for r in hi_runs {
-            v.v[r.field as usize] |= ((hi >> r.shift) & r.mask) << r.at;
-        }
-        for &(f, max) in &c.flips {
-            v.v[f] ^= max;
+        for r in &self.runs[shape.hi()] {
+            v.v[usize::from(r.field)] |= r.bits(hi >> r.shift) << r.at;
         }
         v
     }
@@ -289,17 +342,22 @@ impl<'s> Codec<'s> {
     /// The variant whose fixed bits all match `word`.
     #[inline]
     pub fn find(&self, arch: Arch, word: Word) -> Result<usize, DecodeError> {
-        let mut found = None;
-        for &i in self.index.candidates(arch, word) {
-            let p = &self.patterns[i as usize];
-            if word.0 & p.mask == p.value {
+        self.find_entry(arch, word).map(|(vi, _)| vi)
+    }
+
+    /// [`Codec::find`] with the variant's [`Shape`].
+    #[inline]
+    fn find_entry(&self, arch: Arch, word: Word) -> Result<(usize, Shape), DecodeError> {
+        let mut found: Option<&Entry> = None;
+        for e in self.index.candidates(arch, word) {
+            if word.0 & e.mask == e.value {
                 if found.is_some() {
-                    return self.most_specific(arch, word);
+                    return self.most_specific(arch, word).map(|vi| (vi, self.compiled[vi].shape));
                 }
-                found = Some(i as usize);
+                found = Some(e);
             }
         }
-        found.ok_or_else(|| self.no_match(arch, word))
+        found.map(|e| (e.vi as usize, e.shape)).ok_or_else(|| self.no_match(arch, word))
     }
 
     /// Of several variants that match `word`, the one whose fixed bits include every other
@@ -308,12 +366,16 @@ impl<'s> Codec<'s> {
     /// is more specific are ambiguous.
     #[cold]
     fn most_specific(&self, arch: Arch, word: Word) -> Result<usize, DecodeError> {
-        let all: Vec<usize> =
-            self.index.candidates(arch, word).iter().map(|&i| i as usize).filter(|&i| word.0 & self.patterns[i].mask == self.patterns[i].value).collect();
+        let all: Vec<usize> = self.index.candidates(arch, word).iter().filter(|e| word.0 & e.mask == e.value).map(|e| e.vi as usize).collect();
         // Matches whose ignored bits hold their page's values too come first: a word another
         // form owns is not read as a form that merely ignores where they differ (CCTL's
         // operand-less form ignores bits where CCTL [R+I] has its register).
         let strict: Vec<usize> = all.iter().copied().filter(|&i| word.0 & self.strict[i].0 == self.strict[i].1).collect();
+        // One strict match is the answer whatever the steps below find: `lists` alone costs
+        // more than the rest of a decode.
+        if let [one] = strict[..] {
+            return Ok(one);
+        }
         let (all, mask): (Vec<usize>, &dyn Fn(usize) -> u128) =
             if strict.is_empty() { (all, &|i| self.patterns[i].mask) } else { (strict, &|i| self.strict[i].0) };
         // Then those whose tables list every value the word holds: a table leaves out the
@@ -333,14 +395,13 @@ impl<'s> Codec<'s> {
 
     /// Whether every table field of variant `vi` holds a value its table lists.
     pub fn lists(&self, vi: usize, vals: &Values) -> bool {
-        let v = self.variant(vi);
-        (0..v.fields.len()).all(|f| v.field_table(f).is_none_or(|t| t.row(vals.get(f)).is_some()))
+        self.compiled[vi].listed.iter().all(|(f, values)| values.binary_search(&vals.get(*f)).is_ok())
     }
 
     #[inline]
     pub fn decode(&self, arch: Arch, word: Word) -> Result<(usize, Values), DecodeError> {
-        let vi = self.find(arch, word)?;
-        Ok((vi, self.extract(vi, word)))
+        let (vi, shape) = self.find_entry(arch, word)?;
+        Ok((vi, self.extract_shaped(shape, word)))
     }
 
     #[cold]

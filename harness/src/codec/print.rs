@@ -18,6 +18,7 @@ use crate::spec::{FieldKind, MemImm, MemShape, MemSlot, MemSpaceKind, ModSlot, O
 use crate::word::Word;
 
 mod fast;
+mod float;
 
 pub const UNLISTED: &str = "UNLISTED";
 
@@ -46,7 +47,14 @@ pub fn float_body(format: FloatFormat, bits: u64) -> Body {
 /// An `F` field's value as nvdisasm spells it, and as a double (bits kept: a signalling
 /// NaN stays signalling).
 pub fn float_text(bits: u64, format: FloatFormat) -> (f64, String) {
-    let (value, quiet) = match format {
+    let (value, quiet) = float_value(bits, format);
+    (value, format_float(value, quiet))
+}
+
+/// An `F` field's value as a double (bits kept: a signalling NaN stays signalling) and
+/// whether it is a quiet NaN.
+fn float_value(bits: u64, format: FloatFormat) -> (f64, bool) {
+    match format {
         FloatFormat::DoubleHigh => {
             let b = bits << 32;
             (f64::from_bits(b), b >> 51 & 1 == 1)
@@ -59,8 +67,7 @@ pub fn float_text(bits: u64, format: FloatFormat) -> (f64, String) {
             (if x.is_nan() { nan_f64(b >> 31 == 1, quiet) } else { x as f64 }, quiet)
         }
         FloatFormat::Half => half_to_f64(bits as u16),
-    };
-    (value, format_float(value, quiet))
+    }
 }
 
 /// A NaN double with this sign and quietness.
@@ -125,6 +132,23 @@ pub fn f64_to_half(x: f64) -> Option<u16> {
 /// otherwise `%.20g` (so integers below 1e9 print as integers); `+INF`, `+QNAN`, `+SNAN`,
 /// `-0.0` followed by a space. Every finite spelling parses back to the same value.
 pub fn format_float(x: f64, quiet: bool) -> String {
+    let mut s = String::new();
+    push_float(x, quiet, &mut s);
+    s
+}
+
+/// [`format_float`] appended to `out`: from the exact digits in integer arithmetic
+/// where they fit a `u128` (`float.rs`), else through `fmt`.
+pub fn push_float(x: f64, quiet: bool, out: &mut String) {
+    if x.is_finite() && x != 0.0 && float::push_finite(x, out) {
+        return;
+    }
+    out.push_str(&format_float_fmt(x, quiet));
+}
+
+/// [`format_float`] through `fmt`'s exact mode: for the specials and the digits past a
+/// `u128`, and what the tests compare the integer path with.
+fn format_float_fmt(x: f64, quiet: bool) -> String {
     let sign = if x.is_sign_negative() { '-' } else { '+' };
     if x.is_nan() {
         return format!("{sign}{}NAN ", if quiet { 'Q' } else { 'S' });
@@ -308,6 +332,11 @@ impl<'c, 's> Printer<'c, 's> {
         let plans: Vec<PrintPlan> = codec.variants().iter().map(|v| PrintPlan::new(v, v.conventions.as_deref(), true)).collect();
         let compiled = fast::Compiled::new(codec.variants(), &plans);
         Printer { codec, plans, compiled }
+    }
+
+    /// The codec whose variants it prints.
+    pub fn codec(&self) -> &'c super::Codec<'s> {
+        self.codec
     }
 
     /// [`print_word`] of variant `vi`.
@@ -575,16 +604,44 @@ fn mem_operand(v: &Variant, o: &OperandSpec, m: MemShape, values: &Values, zero_
     let mut op = Operand::new(Body::Imm { value: 0 });
     op.suffixes.extend(m.reg_suffix.map(str::to_string));
     decorate(v, o, values, rows, &mut op);
+    let slot = |k: usize| (slot_value(v, o, values, k), o.value_fields[k].map(|f| v.fields[f].width()).unwrap_or(0));
+    let urz = u64::from(super::conventions::uniform_zero(v.arch));
+    let (body, keep_suffixes) = mem_body(m, slot, urz, !op.suffixes.is_empty(), || zero_offset.unwrap_or_else(|| zero_offset_stands_in(v, o)));
+    if !keep_suffixes {
+        // Suffixes belong to the register (a descriptor's follow its brackets); with none
+        // printed, or RZ standing in for nothing, there is none to carry them.
+        op.suffixes.clear();
+    }
+    op.body = body;
+    op
+}
+
+/// The roles of a memory operand's value slots, in order ([`MemShape::slot_roles`], without
+/// a vector).
+fn mem_roles(m: MemShape) -> impl Iterator<Item = MemSlot> {
+    let space = matches!(m.space, MemSpaceKind::Desc | MemSpaceKind::Const | MemSpaceKind::ConstX);
+    [(space, MemSlot::Space), (m.reg, MemSlot::Reg), (m.ureg, MemSlot::UReg), (m.imm != MemImm::Absent, MemSlot::Imm)]
+        .into_iter()
+        .filter_map(|(on, role)| on.then_some(role))
+}
+
+/// The body a memory operand of shape `m` prints, and whether its suffixes print (the
+/// register carries them, or a descriptor): one function for [`mem_operand`] and the
+/// compiled path (`fast/mem.rs`), so that the two cannot drift. `slot(k)`: value slot
+/// `k`'s value and width; `urz`: the architecture's uniform zero register; `suffixed`:
+/// whether a suffix prints (tables, flags, fixed ones); `zero_offset`:
+/// [`zero_offset_stands_in`], asked only where a lone RZ is left.
+fn mem_body(m: MemShape, slot: impl Fn(usize) -> (u64, u32), urz: u64, suffixed: bool, zero_offset: impl FnOnce() -> bool) -> (Body, bool) {
+    let ureg = |x: u64| if x == urz { crate::sass::URZ } else { x as u16 };
     let (mut space, mut reg, mut ur, mut imm) = (0, None, None, None);
     // The offset's bits, for a signed offset nvdisasm prints unsigned.
     let mut imm_mask = i64::MAX;
-    for (k, role) in m.slot_roles().into_iter().enumerate() {
-        let x = slot_value(v, o, values, k);
-        let width = o.value_fields[k].map(|f| v.fields[f].width()).unwrap_or(0);
+    for (k, role) in mem_roles(m).enumerate() {
+        let (x, width) = slot(k);
         match role {
             MemSlot::Space => space = x,
             MemSlot::Reg => reg = Some(x as u16),
-            MemSlot::UReg => ur = Some(ureg(v, x)),
+            MemSlot::UReg => ur = Some(ureg(x)),
             MemSlot::Imm if m.imm == MemImm::Signed => {
                 imm = Some(signed(x, width) << m.imm_shift);
                 imm_mask = if width + u32::from(m.imm_shift) >= 63 { i64::MAX } else { ((1i64 << width) - 1) << m.imm_shift };
@@ -594,35 +651,30 @@ fn mem_operand(v: &Variant, o: &OperandSpec, m: MemShape, values: &Values, zero_
     }
     let space = match m.space {
         MemSpaceKind::Plain => MemSpace::Plain,
-        MemSpaceKind::Desc => MemSpace::Desc { ureg: ureg(v, space) },
+        MemSpaceKind::Desc => MemSpace::Desc { ureg: ureg(space) },
         MemSpaceKind::Attr => MemSpace::Attr,
         MemSpaceKind::Const => MemSpace::Const { bank: space as u32 },
-        MemSpaceKind::ConstX => MemSpace::ConstX { ureg: ureg(v, space) },
+        MemSpaceKind::ConstX => MemSpace::ConstX { ureg: ureg(space) },
         MemSpaceKind::Named(name) => MemSpace::Named { name },
     };
-    let suffix = match (m.reg_suffix, op.suffixes.is_empty()) {
+    let suffix = match (m.reg_suffix, suffixed) {
         (Some(_), _) => RegSuffix::Form,
-        (None, true) => RegSuffix::None,
-        (None, false) => RegSuffix::Table,
+        (None, false) => RegSuffix::None,
+        (None, true) => RegSuffix::Table,
     };
     // A form that leaves RZ out (`MemShape::reg_elided`) prints it as a register without
     // a suffix would: not at all when another component prints.
     let shown_as = if m.reg_elided { RegSuffix::None } else { suffix };
     let (mut reg, ur, mut imm) = super::conventions::mem_printed(m.space, reg, shown_as, ur, m.ureg_elided, imm);
-    if reg == Some(crate::sass::RZ) && ur.is_none() && imm.is_none() && !m.reg && zero_offset.unwrap_or_else(|| zero_offset_stands_in(v, o)) {
+    if reg == Some(crate::sass::RZ) && ur.is_none() && imm.is_none() && !m.reg && zero_offset() {
         (reg, imm) = (None, Some(0));
     }
     // A left-out URZ still makes the offset relative (`[-0x446bd70c]`, LDCU).
     if super::conventions::mem_offset_unsigned(m.space, reg.is_some(), ur.is_some() || m.ureg_elided) {
         imm = imm.map(|x| x & imm_mask);
     }
-    if !matches!(m.space, MemSpaceKind::Named(_)) && !super::conventions::mem_reg_suffixed(m.space, reg, suffix, ur.is_some()) {
-        // Suffixes belong to the register (a descriptor's follow its brackets); with none
-        // printed, or RZ standing in for nothing, there is none to carry them.
-        op.suffixes.clear();
-    }
-    op.body = Body::mem(space, reg, ur, imm);
-    op
+    let keep_suffixes = matches!(m.space, MemSpaceKind::Named(_)) || super::conventions::mem_reg_suffixed(m.space, reg, suffix, ur.is_some());
+    (Body::mem(space, reg, ur, imm), keep_suffixes)
 }
 
 /// Does a memory operand without a register field print `[0x0]` rather than `[RZ]` when

@@ -17,6 +17,8 @@ pub fn decode(s: &Spec, arch: u32, file: Option<&Path>, words: &[String]) -> Res
     if !c.variants().iter().any(|v| v.arch == a) {
         return Err(format!("the pages have no variant for SM{arch}").into());
     }
+    // Built once: its compiled forms print each word straight into a buffer.
+    let printer = codec::Printer::new(&c);
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
     let mut stats = listing::DecodeStats::default();
@@ -29,7 +31,7 @@ pub fn decode(s: &Spec, arch: u32, file: Option<&Path>, words: &[String]) -> Res
             continue;
         }
         match crate::word::Word::parse_hex(w) {
-            Some(word) => listing::decode_one(&c, a, word, &mut out, &mut stats).map_err(io)?,
+            Some(word) => listing::decode_one(&printer, a, word, &mut out, &mut stats).map_err(io)?,
             None => {
                 stats.bad_lines += 1;
                 report(listing::InputError { file: "argument".into(), line: i + 1, message: format!("'{w}' is not a word of up to 32 hex digits") });
@@ -38,7 +40,7 @@ pub fn decode(s: &Spec, arch: u32, file: Option<&Path>, words: &[String]) -> Res
     }
     for p in inputs {
         let (name, input) = open_input(p)?;
-        let st = listing::decode_lines(&c, a, &name, input, &mut out, &mut report).map_err(|e| format!("{name}: cannot read: {e}"))?;
+        let st = listing::decode_lines(&printer, a, &name, input, &mut out, &mut report).map_err(|e| format!("{name}: cannot read: {e}"))?;
         stats.words += st.words;
         stats.unmatched += st.unmatched;
         stats.bad_lines += st.bad_lines;

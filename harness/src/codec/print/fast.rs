@@ -6,14 +6,14 @@
 //!
 //! It prints exactly what [`super::print_planned`] and the `Display` of its instruction
 //! print (`printer_prints_as_print_word` compares them over every discovered form). What
-//! it does not compile falls back to that path: a form whose conventions add alias
-//! modifiers or name registers `???N`, whose float format depends on its modifiers, or
-//! whose table values pass [`super::DENSE_ROWS`]; per operand, memory and name operands
-//! (printed through [`super::operand`] into the same buffer).
+//! it does not compile falls back to that path: a form whose table values pass
+//! [`super::DENSE_ROWS`]; per word, one an alias of its conventions may apply to or that
+//! names a register `???N`; per operand, name operands (printed through
+//! [`super::operand`] into the same buffer).
 
 use super::super::bits::Values;
 use super::super::conventions::{barrier_index, opex_index, wait_index, Alias, FormConventions, ImmClass};
-use super::{float_text, target_at_zero, FloatFormat, PrintPlan, Rows, DENSE_ROWS, UNLISTED};
+use super::{float_value, push_float, target_at_zero, FloatFormat, PrintPlan, Rows, DENSE_ROWS, UNLISTED};
 use crate::sass::{Body, Operand, Terminator};
 use crate::spec::{ImmMap, MemShape, ModSlot, OperandKind, OperandSpec, RowKind, Variant};
 use crate::word::Word;
@@ -209,6 +209,63 @@ pub(super) struct Form {
     /// The register fields of [`FormConventions::unnamed`]'s operands with their all-ones
     /// value, at which the general path prints (`???255`).
     unnamed: Box<[(u16, u64)]>,
+    /// [`Variant::float_by`], compiled: the first that holds chooses the floats' format.
+    float_by: Box<[FloatBy]>,
+}
+
+/// A float format that a printed modifier token chooses ([`Variant::float_by`]): where
+/// the token prints (always, at some values of a group field, or with a flag set).
+#[derive(Debug)]
+struct FloatBy {
+    format: FloatFormat,
+    always: bool,
+    /// Group fields with the values whose row prints the token, sorted.
+    rows: Box<[(u16, Box<[u64]>)]>,
+    flags: Box<[u16]>,
+}
+
+impl FloatBy {
+    /// `None` (the general path) for a token an unlisted value could print (`UNLISTEDn`).
+    fn new(v: &Variant, token: &str, format: FloatFormat) -> Option<FloatBy> {
+        if token.starts_with(UNLISTED) {
+            return None;
+        }
+        let (mut always, mut rows, mut flags) = (false, vec![], vec![]);
+        for m in &v.modifiers {
+            match m {
+                ModSlot::Fixed { text } => always |= text == token,
+                ModSlot::Flag { field } => {
+                    if v.fields[*field].name == token {
+                        flags.push(*field as u16);
+                    }
+                }
+                ModSlot::Group { field, hidden_zero } => {
+                    // Without a table a group prints `UNLISTEDn` only.
+                    let Some(t) = v.field_table(*field) else { continue };
+                    // A value prints its first row (`Table::row`), a `(default)` one nothing.
+                    let first = |r: &crate::spec::Row| t.row(r.value).is_some_and(|f| std::ptr::eq(f, r));
+                    let mut values: Vec<u64> = t
+                        .rows
+                        .iter()
+                        .filter(|r| first(r) && r.kind != RowKind::Default && r.name.split('.').any(|p| p == token))
+                        .map(|r| r.value)
+                        .filter(|&x| !(*hidden_zero && x == 0))
+                        .collect();
+                    values.sort_unstable();
+                    if !values.is_empty() {
+                        rows.push((*field as u16, values.into_boxed_slice()));
+                    }
+                }
+            }
+        }
+        Some(FloatBy { format, always, rows: rows.into(), flags: flags.into() })
+    }
+
+    /// Does the token print for these values?
+    fn holds(&self, values: &Values) -> bool {
+        let x = |f: u16| values.get(usize::from(f));
+        self.always || self.flags.iter().any(|&f| x(f) != 0) || self.rows.iter().any(|(f, listed)| listed.binary_search(&x(*f)).is_ok())
+    }
 }
 
 /// Where a word's form is on the page, for what the compiled path leaves to the general one
@@ -257,9 +314,10 @@ impl Compiled {
     /// `v` compiled, or `None` where it takes the general path (see the module's docs).
     fn form(&mut self, v: &Variant, plan: &PrintPlan) -> Option<Form> {
         let c = v.conventions.as_deref();
-        if !v.float_by.is_empty() || v.fields.len() > usize::from(u16::MAX) {
+        if v.fields.len() > usize::from(u16::MAX) {
             return None;
         }
+        let float_by = v.float_by.iter().map(|(token, format)| FloatBy::new(v, token, *format)).collect::<Option<_>>()?;
         let mut tables: Vec<TableText> = vec![];
         let mut table_of = |this: &mut Compiled, field: usize| -> Option<u16> {
             let t = this.table(v, field)?;
@@ -298,6 +356,7 @@ impl Compiled {
             signed_by,
             aliases: c.map(|c| c.aliases.clone().into()).unwrap_or_default(),
             unnamed: c.map(|c| unnamed_fields(v, c)).unwrap_or_default(),
+            float_by,
         })
     }
 
@@ -633,7 +692,12 @@ fn body(f: &Form, o: &FormOperand, values: &Values, signed_imm: bool, out: &mut 
         Kind::Reg => reg(out, fv(0) as u16),
         Kind::UReg => ureg(out, fv(0), f),
         Kind::Imm(m) => push_hex_signed(out, imm_value(o, m, values, signed_imm)),
-        Kind::Float(format) => out.push_str(&float_text(fv(0), format).1),
+        Kind::Float(format) => {
+            // The format a printed modifier chooses, else the operand's own.
+            let format = f.float_by.iter().find(|b| b.holds(values)).map_or(format, |b| b.format);
+            let (x, quiet) = float_value(fv(0), format);
+            push_float(x, quiet, out);
+        }
         Kind::Const => constant(out, f, fv(0) as u32, super::signed(fv(1), width(1)) * 4),
         Kind::ConstX => constant_x(out, f, ureg_n(f, fv(0)), (fv(1) * 4) as i64),
         Kind::Pred => pred(out, "P", fv(0) as u8),

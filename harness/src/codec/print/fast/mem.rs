@@ -1,11 +1,10 @@
-//! Memory operands on the compiled path: the components [`super::super::mem_operand`]
-//! works out, and their text as `Operand`'s `Display` writes it, without an `Operand`.
+//! Memory operands on the compiled path: the components [`super::super::mem_body`]
+//! works out (as for the general path), and their text as `Operand`'s `Display` writes it, without an `Operand`.
 
-use super::{constant, constant_x, push_hex_signed, push_ureg, reg, ureg_n, Compiled, Flags, Form, FormOperand};
+use super::{constant, constant_x, push_hex_signed, push_ureg, reg, Compiled, Flags, Form, FormOperand};
 use crate::codec::bits::Values;
-use crate::codec::conventions::{mem_offset_unsigned, mem_printed, mem_reg_suffixed, RegSuffix};
 use crate::sass::{Body, MemSpace};
-use crate::spec::{MemImm, MemShape, MemSlot, MemSpaceKind};
+use crate::spec::MemShape;
 
 /// What a memory operand prints for some values.
 pub(super) struct Parts {
@@ -17,59 +16,14 @@ pub(super) struct Parts {
     pub(super) suffixed: bool,
 }
 
-/// The roles of a memory operand's value slots, in order ([`MemShape::slot_roles`], without
-/// a vector).
-fn roles(m: MemShape) -> impl Iterator<Item = MemSlot> {
-    let space = matches!(m.space, MemSpaceKind::Desc | MemSpaceKind::Const | MemSpaceKind::ConstX);
-    [(space, MemSlot::Space), (m.reg, MemSlot::Reg), (m.ureg, MemSlot::UReg), (m.imm != MemImm::Absent, MemSlot::Imm)]
-        .into_iter()
-        .filter_map(|(on, role)| on.then_some(role))
-}
-
 /// The components printed of memory operand `o` (shape `m`) for `values`, as
-/// `mem_operand` gives them; `flags`: its decorations.
+/// `mem_operand` gives them (both through [`super::super::mem_body`]); `flags`: its
+/// decorations.
 pub(super) fn parts(f: &Form, o: &FormOperand, m: MemShape, zero_offset: bool, values: &Values, flags: Flags) -> Parts {
-    let (mut space, mut reg, mut ur, mut imm) = (0, None, None, None);
-    // The offset's bits, for a signed offset nvdisasm prints unsigned.
-    let mut imm_mask = i64::MAX;
-    for (k, role) in roles(m).enumerate() {
-        let x = o.slots[k].map_or(0, |s| s.value(values));
-        let width = o.slots[k].map_or(0, |s| s.width());
-        match role {
-            MemSlot::Space => space = x,
-            MemSlot::Reg => reg = Some(x as u16),
-            MemSlot::UReg => ur = Some(ureg_n(f, x)),
-            MemSlot::Imm if m.imm == MemImm::Signed => {
-                imm = Some(crate::codec::print::signed(x, width) << m.imm_shift);
-                imm_mask = if width + u32::from(m.imm_shift) >= 63 { i64::MAX } else { ((1i64 << width) - 1) << m.imm_shift };
-            }
-            MemSlot::Imm => imm = Some((x as i64) << m.imm_shift),
-        }
-    }
-    let space = match m.space {
-        MemSpaceKind::Plain => MemSpace::Plain,
-        MemSpaceKind::Desc => MemSpace::Desc { ureg: ureg_n(f, space) },
-        MemSpaceKind::Attr => MemSpace::Attr,
-        MemSpaceKind::Const => MemSpace::Const { bank: space as u32 },
-        MemSpaceKind::ConstX => MemSpace::ConstX { ureg: ureg_n(f, space) },
-        MemSpaceKind::Named(name) => MemSpace::Named { name },
-    };
-    let suffix = match (m.reg_suffix, flags.suffixed) {
-        (Some(_), _) => RegSuffix::Form,
-        (None, false) => RegSuffix::None,
-        (None, true) => RegSuffix::Table,
-    };
-    let shown_as = if m.reg_elided { RegSuffix::None } else { suffix };
-    let (mut reg, ur, mut imm) = mem_printed(m.space, reg, shown_as, ur, m.ureg_elided, imm);
-    if reg == Some(crate::sass::RZ) && ur.is_none() && imm.is_none() && !m.reg && zero_offset {
-        (reg, imm) = (None, Some(0));
-    }
-    if mem_offset_unsigned(m.space, reg.is_some(), ur.is_some() || m.ureg_elided) {
-        imm = imm.map(|x| x & imm_mask);
-    }
-    let keep_suffixes = matches!(m.space, MemSpaceKind::Named(_)) || mem_reg_suffixed(m.space, reg, suffix, ur.is_some());
+    let slot = |k: usize| o.slots[k].map_or((0, 0), |s| (s.value(values), s.width()));
+    let (body, keep_suffixes) = super::super::mem_body(m, slot, f.urz, flags.suffixed, || zero_offset);
     let suffixed = keep_suffixes && (m.reg_suffix.is_some() || flags.suffixed);
-    Parts { body: Body::mem(space, reg, ur, imm), keep_suffixes, suffixed }
+    Parts { body, keep_suffixes, suffixed }
 }
 
 impl Compiled {

@@ -1,0 +1,276 @@
+//! Floats spelled from their exact decimal digits in integer arithmetic: what
+//! [`super::format_float`] prints (nvdisasm's `%.20e` / `%.20g`), without `fmt`'s exact
+//! mode, whose big-number fallback (Dragon4) took a sixth of the compiled printer's time.
+//!
+//! A finite double is `m · 2^k`; with `m` odd, `m · 2^k` (k ≥ 0) or `m · 5^-k` (k < 0,
+//! then times `10^k`) is an integer holding every decimal digit of the value. Where that
+//! integer fits a `u128` (every fp16, every fp32 from 2^-44 up, doubles near 1) the digits
+//! are exact and rounded as `fmt` rounds (half to even); elsewhere `None`, and the caller
+//! formats with `fmt`.
+
+/// Significant digits a `u128` holds at most.
+const MAX_DIGITS: usize = 39;
+
+/// 5^j for j ≤ 55 (5^55 < 2^128).
+const POW5: [u128; 56] = {
+    let mut t = [1u128; 56];
+    let mut j = 1;
+    while j < 56 {
+        t[j] = t[j - 1] * 5;
+        j += 1;
+    }
+    t
+};
+
+/// A value's decimal digits (`d[0]` first, none of them a leading zero) and the power of
+/// ten of the first: the value is `d0.d1d2… · 10^exp`.
+#[derive(Clone, Copy)]
+struct Digits {
+    d: [u8; MAX_DIGITS + 1],
+    len: usize,
+    exp: i32,
+}
+
+impl Digits {
+    /// `|x|`'s exact digits (x finite and non-zero), if its integer fits a `u128`.
+    fn exact(x: f64) -> Option<Digits> {
+        let bits = x.to_bits();
+        let (e, frac) = ((bits >> 52 & 0x7ff) as i32, bits & ((1 << 52) - 1));
+        let (mut m, mut k) = if e == 0 { (frac, -1074) } else { (frac | 1 << 52, e - 1075) };
+        if m == 0 {
+            return None;
+        }
+        let tz = m.trailing_zeros();
+        m >>= tz;
+        k += tz as i32;
+        let (n, ten) = if k >= 0 {
+            // `m` has 64 - lz bits, shifted 64 - lz + k: at most 128.
+            if k > m.leading_zeros() as i32 + 64 {
+                return None;
+            }
+            (u128::from(m) << k, 0)
+        } else {
+            let j = usize::try_from(-k).ok().filter(|&j| j < POW5.len())?;
+            (u128::from(m).checked_mul(POW5[j])?, k)
+        };
+        let mut d = Digits { d: [0; MAX_DIGITS + 1], len: 0, exp: 0 };
+        d.len = write_u128(n, &mut d.d);
+        d.exp = d.len as i32 - 1 + ten;
+        Some(d)
+    }
+
+    /// Rounded to `keep` significant digits (half to even, as `fmt` rounds); a carry out of
+    /// the first digit raises the exponent. `keep` ≥ 1.
+    fn round(&mut self, keep: usize) {
+        if self.len <= keep {
+            return;
+        }
+        let first = self.d[keep];
+        let rest_zero = self.d[keep + 1..self.len].iter().all(|&c| c == 0);
+        let up = first > 5 || (first == 5 && (!rest_zero || self.d[keep - 1] & 1 == 1));
+        self.len = keep;
+        if up {
+            self.increment();
+        }
+    }
+
+    /// Adds one unit in the last kept digit.
+    fn increment(&mut self) {
+        for i in (0..self.len).rev() {
+            if self.d[i] < 9 {
+                self.d[i] += 1;
+                return;
+            }
+            self.d[i] = 0;
+        }
+        // 99…9 + 1: the digits become 10…0, one place up.
+        self.d[0] = 1;
+        self.exp += 1;
+    }
+
+    /// The digit at position `i` (zeros past the end).
+    fn at(&self, i: usize) -> u8 {
+        if i < self.len {
+            self.d[i]
+        } else {
+            0
+        }
+    }
+}
+
+/// `n`'s decimal digits (values 0–9, no leading zero; `0` is one digit) into `out`; their
+/// number. Two `u128` divisions at most, the rest in `u64`.
+fn write_u128(n: u128, out: &mut [u8; MAX_DIGITS + 1]) -> usize {
+    const E19: u128 = 10_000_000_000_000_000_000;
+    let (hi, lo) = (n / E19, (n % E19) as u64);
+    let (top, mid) = ((hi / E19) as u64, (hi % E19) as u64);
+    let mut len = 0;
+    let mut push = |x: u64, width: Option<usize>| {
+        let mut buf = [0u8; 20];
+        let mut i = buf.len();
+        let mut x = x;
+        loop {
+            i -= 1;
+            buf[i] = (x % 10) as u8;
+            x /= 10;
+            if x == 0 && width.is_none_or(|w| buf.len() - i >= w) {
+                break;
+            }
+        }
+        for &c in &buf[i..] {
+            out[len] = c;
+            len += 1;
+        }
+    };
+    if top > 0 {
+        push(top, None);
+        push(mid, Some(19));
+        push(lo, Some(19));
+    } else if hi > 0 {
+        push(mid, None);
+        push(lo, Some(19));
+    } else {
+        push(lo, None);
+    }
+    len
+}
+
+/// [`super::format_float`]'s text for a finite non-zero `x` (no trailing space to add),
+/// appended to `out`; false, with nothing appended, where the digits do not fit.
+pub(super) fn push_finite(x: f64, out: &mut String) -> bool {
+    let Some(mut d) = Digits::exact(x) else { return false };
+    if x.is_sign_negative() {
+        out.push('-');
+    }
+    if x.abs() >= 1e9 {
+        // `%.20e`: 21 digits, all kept.
+        d.round(21);
+        push_sci(&d, 21, out);
+        return true;
+    }
+    // `%.20g`: the exponent after rounding to 20 significant digits picks the style.
+    let mut g = d;
+    g.round(20);
+    if g.exp < -4 {
+        let shown = (0..20).rev().find(|&i| g.at(i) != 0).map_or(1, |i| i + 1);
+        push_sci(&g, shown, out);
+        return true;
+    }
+    // Fixed, with 19 - exp decimals (rounded at that place), trailing zeros cut.
+    let decimals = 19 - g.exp;
+    let keep = d.exp + 1 + decimals;
+    match usize::try_from(keep) {
+        Ok(keep) if keep >= 1 => d.round(keep),
+        // Every digit lies past the last decimal: it rounds to 0 or one unit there (never
+        // met for what `%.20g` prints in fixed style, where the first digit is kept).
+        _ => return false,
+    }
+    push_fixed(&d, decimals, out);
+    true
+}
+
+fn digit(c: u8) -> char {
+    char::from(b'0' + c)
+}
+
+/// `d0.d1…` with `n` digits, then `e+NN` (two digits at least).
+fn push_sci(d: &Digits, n: usize, out: &mut String) {
+    out.push(digit(d.at(0)));
+    if n > 1 {
+        out.push('.');
+        (1..n).for_each(|i| out.push(digit(d.at(i))));
+    }
+    out.push('e');
+    out.push(if d.exp < 0 { '-' } else { '+' });
+    let e = d.exp.unsigned_abs();
+    if e < 10 {
+        out.push('0');
+    }
+    out.push_str(itoa_small(e, &mut [0; 10]));
+}
+
+/// `e` in decimal.
+fn itoa_small(mut e: u32, buf: &mut [u8; 10]) -> &str {
+    let mut i = buf.len();
+    loop {
+        i -= 1;
+        buf[i] = b'0' + (e % 10) as u8;
+        e /= 10;
+        if e == 0 {
+            break;
+        }
+    }
+    std::str::from_utf8(&buf[i..]).unwrap_or_default()
+}
+
+/// The value with `decimals` (> 0) places after the point, trailing zeros and a bare point
+/// cut.
+fn push_fixed(d: &Digits, decimals: i32, out: &mut String) {
+    let start = out.len();
+    if d.exp < 0 {
+        out.push('0');
+    } else {
+        (0..=d.exp as usize).for_each(|i| out.push(digit(d.at(i))));
+    }
+    out.push('.');
+    for p in 1..=decimals {
+        // The digit at 10^-p is digit number exp + p.
+        let i = d.exp + p;
+        out.push(if i < 0 { '0' } else { digit(d.at(i as usize)) });
+    }
+    let kept = out[start..].trim_end_matches('0').trim_end_matches('.').len();
+    out.truncate(start + kept);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{format_float, format_float_fmt};
+    use crate::gen::Rng;
+
+    /// The integer path prints what `fmt`'s exact mode prints, over every fp16, every
+    /// bfloat16, random fp32 and fp64-high bits, and values that round at a tie.
+    #[test]
+    fn exact_digits_print_as_fmt() {
+        let check = |x: f64| {
+            let quiet = x.to_bits() >> 51 & 1 == 1;
+            assert_eq!(format_float(x, quiet), format_float_fmt(x, quiet), "{x:e} ({:#x})", x.to_bits());
+        };
+        for b in 0..=u16::MAX {
+            check(super::super::half_to_f64(b).0);
+            check(f64::from(f32::from_bits(u32::from(b) << 16)));
+        }
+        let mut rng = Rng::new(5);
+        for _ in 0..200_000 {
+            let b = rng.next_u64();
+            check(f64::from(f32::from_bits(b as u32)));
+            check(f64::from_bits(b << 32));
+            check(f64::from_bits(b & 0x000f_ffff_0000_0000 | 0x3ff0_0000_0000_0000));
+        }
+        // Ties: `m · 2^-j` (m odd) has the digits of `m · 5^j`, whose last is 5, so those with
+        // 21 or 22 digits round at a tie; and carries through nines.
+        for j in 1..=55 {
+            for _ in 0..2_000 {
+                let m = (rng.next_u64() >> 40) | 1;
+                check(m as f64 * 2f64.powi(-j));
+            }
+        }
+        let below = |x: f64| f64::from_bits(x.to_bits() - 1);
+        for x in [0.5, 2.5, 9.5e-20, 1e9, below(1e9), 999_999_999.5, 5e-324, f64::MAX, 1e-4, below(1e-4), f64::from_bits(0x3ff0_0000_0000_0001)] {
+            check(x);
+            check(-x);
+        }
+    }
+
+    /// The integer path is taken where the module says (else this tests `fmt` against itself).
+    #[test]
+    fn exact_digits_cover_fp16_and_fp32_from_2_to_the_minus_44() {
+        let mut out = String::new();
+        for b in 1..0x7c00u16 {
+            assert!(super::push_finite(super::super::half_to_f64(b).0, &mut out), "{b:#x}");
+        }
+        for b in [1.0f32, 3.4e38, 2f32.powi(-44), 1.1920929e-7, 0.1, 123456.79] {
+            assert!(super::push_finite(f64::from(b), &mut out), "{b:e}");
+        }
+        assert!(!super::push_finite(f64::from(1e-30f32), &mut out));
+    }
+}
