@@ -19,7 +19,10 @@ QUICK=0
 HUGE_SECONDS=20
 [ "$QUICK" = 1 ] && HUGE_SECONDS=8
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$PWD/target}"
-cargo build --release -q -p sass-harness || exit 1
+# With the examples, as `cargo test` builds it: an example brings in the dev-dependencies,
+# whose features (serde's alloc, similar's inline, …) change the library's build, so a
+# plain `cargo build` after `cargo test` (ci/test.sh) would compile it all again.
+cargo build --release -q -p sass-harness --bins --examples || exit 1
 B="$CARGO_TARGET_DIR/release/sass-harness"
 WORK="$(mktemp -d)"
 cleanup() {
@@ -35,14 +38,14 @@ TOTAL=0
 
 # probe NAME FUNCTION [ARGS]: runs the function (its output kept for a broken probe).
 probe() {
-    local name=$1 log="$WORK/probe-$TOTAL.log"
+    local name=$1 log="$WORK/probe-$TOTAL.log" t=$SECONDS
     shift
     TOTAL=$((TOTAL + 1))
     if ("$@") >"$log" 2>&1; then
         HELD=$((HELD + 1))
-        echo "hold    $name"
+        echo "hold    $name ($((SECONDS - t)) s)"
     else
-        echo "BROKEN  $name"
+        echo "BROKEN  $name ($((SECONDS - t)) s)"
         tail -n 20 "$log" | sed 's/^/        /'
     fi
 }
