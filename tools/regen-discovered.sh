@@ -5,12 +5,12 @@
 # conventions fix stores (conventions.json); stops when fix leaves an error. Usage:
 # tools/regen-discovered.sh 90 [WORK_DIR]  (RANDOM_WORDS: fix's random probe words per
 # variant, default 1000; REUSE_DISCOVERY=1: keep WORK_DIR's discovery, fix and copy again).
-# Needs the release build, the CUDA tools and jq.
+# Needs the release build (BIN: another sass-harness binary), the CUDA tools and jq.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 arch=$1
 work=${2:-/tmp/regen-sm$arch}
-bin=target/release/sass-harness
+bin=${BIN:-target/release/sass-harness}
 export PATH="$PWD/.tools/cuda/nvidia/cu13/bin:$PATH"
 start=$(date +%s)
 if [ -n "${REUSE_DISCOVERY:-}" ] && [ -d "$work/d/pages" ]; then
