@@ -564,3 +564,28 @@ pub(super) fn token_diff(before: Vec<String>, after: Vec<String>) -> Vec<String>
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ins(t: &str) -> Instruction {
+        t.parse().expect("an instruction")
+    }
+
+    /// A flip inside a register the page fixes to the zero register reads as RZ with one bit
+    /// cleared; a flip next to a field a page narrowed reads as a power of two.
+    #[test]
+    fn zero_register_flips_are_told_from_narrowed_fields() {
+        let flip = |base: &str, actual: &str| {
+            let (b, a) = (ins(base), ins(actual));
+            zero_register_flip(&a, &changed(&b, &a))
+        };
+        assert!(flip("@P0 LDS R0, [0x10];", "@P0 LDS R0, [R254+0x10];"));
+        assert!(flip("@P0 LDS R0, [0x10];", "@P0 LDS R0, [R127+0x10];"));
+        assert!(flip("@P0 IADD3 R0, R0, URZ, R0;", "@P0 IADD3 R0, R0, UR62, R0;"));
+        assert!(!flip("@P0 FADD R0, R0, R0;", "@P0 FADD R128, R0, R0;"));
+        assert!(!flip("@P0 FADD R0, R0, R0;", "@P0 FADD R0, R62, R0;"));
+        assert!(!flip("@P0 FADD R0, R0, R0;", "@P0 FADD R0, R0, R0;"));
+    }
+}
