@@ -48,6 +48,14 @@ last=$(ls -d "$work"/f/round-* | sort -V | tail -1)
   jq -r 'select(.severity == "warning")
     | "- `\(.variant)` \(.class)\(if .field then " (\(.field))" else "" end): \(.proposal // "no page edit explains it"); `\(.word)`: page `\(.expected)`, nvdisasm `\(.actual)`"' \
     "$last/findings.jsonl" | sort
+  echo
+  echo "## Forms the pages lack"
+  echo
+  echo "\`missing_form\` notes of the same round: $(grep -c '"class":"missing_form"' "$last/findings.jsonl" || true), one a line: a word this variant excludes (a fixed bit flipped, or a table value it leaves out) that no variant decodes and nvdisasm prints as another form, a seed for the next discovery."
+  echo
+  jq -r 'select(.class == "missing_form")
+    | "- `\(.variant)` bits \(.bits | map(tostring) | join(",")): `\(.word)`: nvdisasm `\(.actual)`"' \
+    "$last/findings.jsonl" | sort
 } > "$dest/SUMMARY.md"
 {
   echo "# Corrections \`fix\` made to the discovered pages"

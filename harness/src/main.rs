@@ -200,9 +200,9 @@ enum Cmd {
         #[arg(long = "opcode", value_delimiter = ',', value_parser = parse_opcode)]
         opcodes: Vec<u16>,
         /// Folders of PTX whose compiled words seed the census (every `*.ptx`, compiled with
-        /// ptxas for --arch), repeatable; default: the real-code kernels and every conversion
-        /// ptxas accepts; `none` for the census alone.
-        #[arg(long, default_values = ["corpus/ptx", "corpus/ptx-cvt"])]
+        /// ptxas for --arch), repeatable (`--ptx corpus/ptx --ptx corpus/ptx-cvt`); `none`
+        /// for the census alone.
+        #[arg(long, default_values = ["corpus/ptx"])]
         ptx: Vec<PathBuf>,
         /// Concurrent solvers sharing nvdisasm batches.
         #[arg(long, default_value_t = 256)]
