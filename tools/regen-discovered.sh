@@ -5,12 +5,12 @@
 # conventions fix stores (conventions.json); stops when fix leaves an error. Usage:
 # tools/regen-discovered.sh 90 [WORK_DIR]  (RANDOM_WORDS: fix's random probe words per
 # variant, default 1000; REUSE_DISCOVERY=1: keep WORK_DIR's discovery, fix and copy again).
-# Needs the release build, the CUDA tools and jq.
+# Needs the release build (BIN: another sass-harness binary), the CUDA tools and jq.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 arch=$1
 work=${2:-/tmp/regen-sm$arch}
-bin=target/release/sass-harness
+bin=${BIN:-target/release/sass-harness}
 export PATH="$PWD/.tools/cuda/nvidia/cu13/bin:$PATH"
 start=$(date +%s)
 if [ -n "${REUSE_DISCOVERY:-}" ] && [ -d "$work/d/pages" ]; then
@@ -47,6 +47,14 @@ last=$(ls -d "$work"/f/round-* | sort -V | tail -1)
   echo
   jq -r 'select(.severity == "warning")
     | "- `\(.variant)` \(.class)\(if .field then " (\(.field))" else "" end): \(.proposal // "no page edit explains it"); `\(.word)`: page `\(.expected)`, nvdisasm `\(.actual)`"' \
+    "$last/findings.jsonl" | sort
+  echo
+  echo "## Forms the pages lack"
+  echo
+  echo "\`missing_form\` notes of the same round: $(grep -c '"class":"missing_form"' "$last/findings.jsonl" || true), one a line: a word this variant excludes (a fixed bit flipped, or a table value it leaves out) that no variant decodes and nvdisasm prints as another form, a seed for the next discovery."
+  echo
+  jq -r 'select(.class == "missing_form")
+    | "- `\(.variant)` bits \(.bits | map(tostring) | join(",")): `\(.word)`: nvdisasm `\(.actual)`"' \
     "$last/findings.jsonl" | sort
 } > "$dest/SUMMARY.md"
 {

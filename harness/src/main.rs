@@ -199,10 +199,11 @@ enum Cmd {
         /// SM90); every form of bits 9–11 is tried. Default: every opcode.
         #[arg(long = "opcode", value_delimiter = ',', value_parser = parse_opcode)]
         opcodes: Vec<u16>,
-        /// PTX whose compiled words seed the census (every `*.ptx`, compiled with ptxas for
-        /// --arch); `none` for the census alone.
-        #[arg(long, default_value = "corpus/ptx")]
-        ptx: PathBuf,
+        /// Folders of PTX whose compiled words seed the census (every `*.ptx`, compiled with
+        /// ptxas for --arch), repeatable (`--ptx corpus/ptx --ptx corpus/ptx-cvt`); `none`
+        /// for the census alone.
+        #[arg(long, default_values = ["corpus/ptx"])]
+        ptx: Vec<PathBuf>,
         /// Concurrent solvers sharing nvdisasm batches.
         #[arg(long, default_value_t = 256)]
         solvers: usize,

@@ -204,10 +204,11 @@ fn reproduce_flags_a_finding_that_does_not_reproduce() {
 /// The committed discovered pages hold on random words: `validate corpus/isa-discovered/smNN
 /// --random 1000` finds no error, and at most this many warnings per architecture, each
 /// listed with its reason at the end of the folder's SUMMARY.md. The goal is 10;
-/// these are the figures reached, measured with nvdisasm 13.5.37 (registers nvdisasm names
-/// `???255` are stored conventions now: 259, 191 and 252 warnings before). What is left: fixed bits that switch to a form discovery
-/// has no page for (`BRA.CONV`, `F2FP…UNPACK_B`), signed offsets with an RZ base
-/// (`[-0x3ca27]`, `a[0x22d]`), `UNLISTEDn` rows that print a modifier and an operand.
+/// these are the figures reached, measured with nvdisasm 13.5.37 (47, 103 and 110 before
+/// words another form owns were judged by that form and forms no variant decodes became
+/// `missing_form` notes). What is left: signed offsets with an RZ base (`[-0x3ca27]`,
+/// `a[0x22d]`), the `IMAD.MOV` alias where nvdisasm prints `IMAD.U32`, operands printed
+/// `???0` or `[RZ]`, and SM100 UREDGR's bit 79 (`.MMIO.SYS`: a scope field the page splits).
 #[test]
 #[ignore = "slow: every discovered page against nvdisasm with 1000 random words a variant (bash ci/test.sh runs the slow set)"]
 fn discovered_pages_hold_on_random_words() {
@@ -232,4 +233,4 @@ fn discovered_pages_hold_on_random_words() {
 }
 
 /// Warnings `discovered_pages_hold_on_random_words` allows on SM90, SM100 and SM120.
-const WARNINGS_LEFT: [usize; 3] = [47, 103, 110];
+const WARNINGS_LEFT: [usize; 3] = [9, 11, 9];

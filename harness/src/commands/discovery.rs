@@ -8,20 +8,14 @@ use crate::spec;
 use std::path::{Path, PathBuf};
 
 /// A whole architecture (or a shard of it) into `opts.out`.
-pub fn discover_arch(mut opts: discover::sweep::Options, ptx: &Path, jobs: Option<usize>) -> Result {
+pub fn discover_arch(mut opts: discover::sweep::Options, ptx: &[PathBuf], jobs: Option<usize>) -> Result {
     let mut nv = nvdisasm()?;
     // Locked before anything is read or written there (census.json, cubins/): a second
     // run into the folder is refused before it can touch the first one's files.
     let _lock = crate::output::OutputDir::lock(&opts.out).map_err(|e| e.to_string())?;
-    if ptx != Path::new("none") && !opts.out.join("census.json").exists() {
-        let ptxas = crate::oracle::tools::locate(crate::oracle::tools::Tool::Ptxas).map_err(|e| e.to_string())?;
-        let cubins = opts.out.join("cubins");
-        std::fs::create_dir_all(&cubins).map_err(|e| format!("{}: {e}", cubins.display()))?;
-        let (seeds, skipped) = crate::realcode::corpus_words(&ptxas, ptx, opts.arch, &cubins)?;
-        for s in skipped {
-            eprintln!("discover {}: {s}", opts.arch);
-        }
-        opts.seeds = seeds;
+    // Seeds only start a census: a census.json already there (an interrupted run) holds them.
+    if !ptx.iter().any(|p| p == Path::new("none")) && !opts.out.join("census.json").exists() {
+        opts.seeds = ptx_seeds(&opts, ptx)?;
     }
     if let Some(j) = jobs {
         nv.jobs = j.max(1);
@@ -42,6 +36,23 @@ pub fn discover_arch(mut opts: discover::sweep::Options, ptx: &Path, jobs: Optio
         opts.out.join("summary.md").display()
     );
     Ok(())
+}
+
+/// The words ptxas writes for every folder of `ptx`, in the order given (each folder's
+/// files sorted), so the census's seeds, and the forms it finds first, are deterministic.
+fn ptx_seeds(opts: &discover::sweep::Options, ptx: &[PathBuf]) -> Result<Vec<crate::word::Word>> {
+    let ptxas = crate::oracle::tools::locate(crate::oracle::tools::Tool::Ptxas).map_err(|e| e.to_string())?;
+    let cubins = opts.out.join("cubins");
+    std::fs::create_dir_all(&cubins).map_err(|e| format!("{}: {e}", cubins.display()))?;
+    let mut seeds = vec![];
+    for dir in ptx {
+        let (words, skipped) = crate::realcode::corpus_words(&ptxas, dir, opts.arch, &cubins)?;
+        for s in skipped {
+            eprintln!("discover {}: {s}", opts.arch);
+        }
+        seeds.extend(words);
+    }
+    Ok(seeds)
 }
 
 /// Rediscovers hand-written pages; lists where they differ from nvdisasm.

@@ -134,6 +134,7 @@ pub fn class_description(c: Class) -> &'static str {
         Class::Legality => "nvdisasm rejects (or prints nothing for) a word the page describes.",
         Class::Unexpressible => "nvdisasm accepts a word the page cannot express (a fixed bit that selects a meaning).",
         Class::FixedIgnored => "A bit the page calls fixed changes nothing nvdisasm prints.",
+        Class::MissingForm => "A word this form excludes prints as a form no variant of the spec decodes (a coverage gap).",
         Class::Syntax => "Same meaning, different text (spacing, float spelling, modifier order).",
     }
 }
@@ -174,8 +175,17 @@ pub struct NoteLine {
 
 /// The order of a note line's clauses: what nvdisasm ignores, then what it rejects, then
 /// the rest, spelling last.
-const NOTE_ORDER: [Class; 8] =
-    [Class::FixedIgnored, Class::Legality, Class::Unexpressible, Class::Interaction, Class::FlagOperand, Class::FieldBits, Class::TableRow, Class::Syntax];
+const NOTE_ORDER: [Class; 9] = [
+    Class::FixedIgnored,
+    Class::Legality,
+    Class::MissingForm,
+    Class::Unexpressible,
+    Class::Interaction,
+    Class::FlagOperand,
+    Class::FieldBits,
+    Class::TableRow,
+    Class::Syntax,
+];
 
 /// The notes among `findings`, one line per variant (variants in order of first appearance):
 /// one clause per class in `NOTE_ORDER`, bits grouped by what nvdisasm does, e.g.
@@ -218,6 +228,7 @@ fn note_clause(c: Class, fs: &[&Finding]) -> String {
         Class::TableRow => "table rows differ",
         Class::FlagOperand => "flags apply to another operand",
         Class::Unexpressible => "nvdisasm accepts words the page cannot express",
+        Class::MissingForm => "words it excludes are forms the spec lacks",
     };
     let subject = if !fields.is_empty() && c != Class::FixedIgnored {
         Some(format!("field{} {}", if fields.len() == 1 { "" } else { "s" }, fields.join(", ")))

@@ -380,6 +380,12 @@ pub fn triage(page: &Page, v: &Variant, obs: &[(Word, &Outcome)], learned: Optio
     for f in findings.iter_mut().filter(|f| f.variant == v.key) {
         f.severity = if is_note(f, v) { Severity::Note } else { Severity::Warning };
     }
+    mark_corrected(page, v, obs, learned, findings);
+    missing_forms_are_notes(v, findings);
+}
+
+/// Makes each warning of `v` that a verified page edit explains an error with that edit.
+fn mark_corrected(page: &Page, v: &Variant, obs: &[(Word, &Outcome)], learned: Option<&FormConventions>, findings: &mut [Finding]) {
     // The page as written, parsed once: the starting point of every edit and the judge of
     // what disagreed.
     let Some(original) = std::fs::read_to_string(&page.file).ok().and_then(|t| Version::parse(&page.file, t)) else { return };
@@ -402,6 +408,14 @@ pub fn triage(page: &Page, v: &Variant, obs: &[(Word, &Outcome)], learned: Optio
         if let Some(k) = kept.iter().zip(&judges).find(|(_, j)| j.as_ref().is_some_and(|j| explained(j.verdict(w, &o)))).map(|(k, _)| k) {
             mark_error(f, k);
         }
+    }
+}
+
+/// A form the spec lacks that no page edit explained is a coverage gap, not a page
+/// mistake: a note (it was a warning only so that the corrections were tried on it).
+fn missing_forms_are_notes(v: &Variant, findings: &mut [Finding]) {
+    for f in findings.iter_mut().filter(|f| f.variant == v.key && f.class == Class::MissingForm && f.severity == Severity::Warning) {
+        f.severity = Severity::Note;
     }
 }
 

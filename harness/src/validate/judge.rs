@@ -34,6 +34,21 @@ pub(super) struct Analysis<'a> {
     /// nvdisasm's conventions for this form, learned at the start of the run.
     pub(super) learned: Option<&'a FormConventions>,
     pub(super) fixed: &'a FixedIndex,
+    /// The whole spec and every variant's conventions: which form a word that is not this
+    /// one's belongs to, and what that form prints.
+    pub(super) codec: &'a Codec<'a>,
+    pub(super) all_learned: &'a [Option<&'a FormConventions>],
+}
+
+/// Who the codec gives a word this variant does not describe to.
+#[derive(Copy, Clone, PartialEq, Eq)]
+pub(super) enum Claim {
+    /// Another variant, which prints nvdisasm's text: that form's word, nothing to report.
+    Prints,
+    /// Another variant that prints something else (its own probes judge it), or several.
+    Differs,
+    /// No variant: a form the spec lacks.
+    Nobody,
 }
 
 /// Which printed element does page operand `po` show as?
@@ -126,6 +141,9 @@ impl<'a> Analysis<'a> {
         if self.another_form(p, values) {
             return Judged::Agree(word_bits);
         }
+        if let Some(j) = self.unlisted_other_form(p, values, o, base_actual, word_bits) {
+            return j;
+        }
         // Fixed-bit flips: the page predicts "not this variant".
         if let Kind::Fixed { bit } = p.kind {
             return self.judge_fixed(p.word, bit, o, base_actual, word_bits);
@@ -157,14 +175,91 @@ impl<'a> Analysis<'a> {
         set && self.fixed.more_specific(self.v.arch, p.word, self.v.fixed_mask.0)
     }
 
+    /// Which variant the codec gives `word` to (not this one: a fixed bit or an unlisted
+    /// table value excludes it), and whether that variant prints nvdisasm's text.
+    pub(super) fn claim(&self, word: Word, actual: &Instruction) -> Claim {
+        match self.codec.decode(self.v.arch, word) {
+            // The codec gives a word to this form only when no other form lists its values.
+            Ok((vi, _)) if self.codec.variant(vi).key == self.v.key => Claim::Nobody,
+            Ok((vi, vals)) => {
+                let other = self.codec.variant(vi);
+                let shown = codec::print_with(other, &vals, self.all_learned[vi].map(|c| (c, word)));
+                if compare(&shown, actual) != Verdict::Differ {
+                    Claim::Prints
+                } else {
+                    Claim::Differs
+                }
+            }
+            Err(codec::DecodeError::NoMatch { .. }) => Claim::Nobody,
+            Err(_) => Claim::Differs,
+        }
+    }
+
+    /// Every modifier token this form can print: its heading's, its modifier groups' rows,
+    /// its modifier flags', and those nvdisasm prints for its zero word (an operand's
+    /// suffix rows, `INVALID1` of `R0.INVALID1`, are no modifiers).
+    fn vocabulary(&self, base: &Instruction) -> std::collections::HashSet<String> {
+        let v = self.v;
+        let groups = (0..v.fields.len()).filter(|&f| matches!(v.fields[f].kind, FieldKind::Group { .. })).filter_map(|f| v.field_table(f));
+        let rows = groups.flat_map(|t| t.rows.iter().map(|r| r.name.as_str()));
+        let flags = v.fields.iter().filter_map(|f| match &f.kind {
+            FieldKind::Flag { name, role: FlagRole::Modifier, .. } => Some(name.as_str()),
+            _ => None,
+        });
+        let heading = v.modifiers.iter().filter_map(|m| match m {
+            crate::spec::ModSlot::Fixed { text } => Some(text.as_str()),
+            _ => None,
+        });
+        let zero = base.modifiers.iter().map(String::as_str);
+        rows.chain(flags).chain(heading).chain(zero).flat_map(|t| t.split('.')).map(str::to_string).collect()
+    }
+
+    /// Does nvdisasm's text show another form than this one: a modifier no row, flag or
+    /// heading of this form prints (`.CONV`, `.U16` on an `.S64`-only form)?
+    fn beyond_form(&self, base: &Instruction, actual: &Instruction) -> bool {
+        let known = self.vocabulary(base);
+        actual.modifiers.iter().flat_map(|m| m.split('.')).any(|t| !t.is_empty() && !known.contains(t))
+    }
+
+    /// A word of a form the spec lacks: nvdisasm's text, for discovery to seed it.
+    fn missing_form(&self, word: Word, bits: Vec<u8>, expected: String, o: &Outcome, how: &str) -> Judged {
+        let why = format!("no form of the spec decodes this word ({how}): nvdisasm prints another form, a seed for discovery");
+        Judged::Found(Box::new(self.finding(Class::MissingForm, None, bits, word, expected, outcome_text(o), Some(why))))
+    }
+
+    /// A table value the page leaves out (`UNLISTEDn`) that nvdisasm prints with other
+    /// operands (`CCTL.WB [RZ]` from the operand-less CCTL): another form's word, which
+    /// that form's page describes, or a form the spec lacks. `None`: judge it as a row.
+    pub(super) fn unlisted_other_form(&self, p: &Probe, values: &Values, o: &Outcome, base: Option<&Instruction>, word_bits: u128) -> Option<Judged> {
+        let fields = match p.kind {
+            Kind::Field { field, .. } => vec![field],
+            Kind::Pair { a, b } => vec![a, b],
+            _ => return None,
+        };
+        let unlisted = |&f: &usize| self.v.field_table(f).is_some_and(|t| t.row(values.get(f)).is_none());
+        let field = fields.iter().copied().find(unlisted)?;
+        let (actual, base) = (printed(o)?, base?);
+        if kinds(&actual) == kinds(base) {
+            return None;
+        }
+        match self.claim(p.word, &actual) {
+            Claim::Prints => Some(Judged::Agree(word_bits)),
+            Claim::Nobody => {
+                let how = format!("'{}' = {:#b}, which the page leaves out", self.v.fields[field].name, values.get(field));
+                let bits = fields.iter().flat_map(|&f| self.bits_of(f, values.get(f))).collect();
+                Some(self.missing_form(p.word, bits, self.predict(values, p.word).to_string(), o, &how))
+            }
+            Claim::Differs => None,
+        }
+    }
+
     /// A flipped fixed bit: opcode (another form or instruction, as the page says), a bit
-    /// nvdisasm ignores, or a meaning the page cannot express.
+    /// nvdisasm ignores, a form the spec lacks, or a meaning the page cannot express.
     pub(super) fn judge_fixed(&self, word: Word, bit: u8, o: &Outcome, base_actual: Option<&Instruction>, word_bits: u128) -> Judged {
         let v = self.v;
         let note = if v.inferred.contains(bit) { " (the page dropped this cell; it was inferred as 0)" } else { "" };
         let Some(actual) = printed(o) else { return Judged::Agree(word_bits) };
         let Some(base) = base_actual else { return Judged::Agree(0) };
-        let kinds = |i: &Instruction| i.operands.iter().map(|o| std::mem::discriminant(&o.body)).collect::<Vec<_>>();
         if actual.mnemonic != base.mnemonic || kinds(&actual) != kinds(base) || self.fixed.unique(v.arch, word) {
             return Judged::Agree(word_bits);
         }
@@ -174,13 +269,28 @@ impl<'a> Analysis<'a> {
         if ch.is_empty() && v.ignored.contains(bit) {
             return Judged::Agree(word_bits);
         }
-        let (class, proposal) = if ch.is_empty() {
-            (Class::FixedIgnored, ignored_proposal(v, &[bit]))
-        } else {
-            let what: Vec<String> = ch.iter().map(|c| describe_element(v, c)).collect();
-            (Class::Unexpressible, format!("bit {bit} is not fixed: it changes {}{note}", what.join(", ")))
-        };
-        Judged::Found(Box::new(self.finding(class, None, vec![bit], word, expected, outcome_text(o), Some(proposal))))
+        if ch.is_empty() {
+            return Judged::Found(Box::new(self.finding(
+                Class::FixedIgnored,
+                None,
+                vec![bit],
+                word,
+                expected,
+                outcome_text(o),
+                Some(ignored_proposal(v, &[bit])),
+            )));
+        }
+        // The bit selects another form: the page is right that the word is not its own.
+        let claim = self.claim(word, &actual);
+        if claim == Claim::Prints {
+            return Judged::Agree(word_bits);
+        }
+        if claim == Claim::Nobody && (self.beyond_form(base, &actual) || zero_register_flip(&actual, &ch)) {
+            return self.missing_form(word, vec![bit], expected, o, &format!("bit {bit} flipped"));
+        }
+        let what: Vec<String> = ch.iter().map(|c| describe_element(v, c)).collect();
+        let proposal = format!("bit {bit} is not fixed: it changes {}{note}", what.join(", "));
+        Judged::Found(Box::new(self.finding(Class::Unexpressible, None, vec![bit], word, expected, outcome_text(o), Some(proposal))))
     }
 
     /// nvdisasm rejected the word or printed nothing for it.
@@ -400,6 +510,27 @@ impl<'a> Analysis<'a> {
     }
 }
 
+/// Does a changed element show a zero register with one bit cleared (`R254`, `R127`,
+/// `UR62`)? Then the page fixes that register to RZ or URZ, as a form nvdisasm names for
+/// the zero register (`a[uI]`) does, and the flip is the general form's word. A field a
+/// page narrowed by a fixed 0 bit reads `R128` instead: the base word's other bits are 0.
+fn zero_register_flip(actual: &Instruction, changed: &[String]) -> bool {
+    let one_off = |n: u32, zero: u32| n < zero && (n ^ zero).is_power_of_two();
+    changed.iter().filter_map(|el| element_value(actual, el)).any(|t| {
+        // URZ is UR63 on SM90 (6 bits), UR255 later; RZ is R255.
+        t.split(|c: char| !c.is_ascii_alphanumeric()).any(|tok| match (tok.strip_prefix("UR"), tok.strip_prefix('R')) {
+            (Some(n), _) => n.parse().is_ok_and(|n| one_off(n, 0xff) || one_off(n, 0x3f)),
+            (_, Some(n)) => n.parse().is_ok_and(|n| one_off(n, 0xff)),
+            _ => false,
+        })
+    })
+}
+
+/// The kinds of an instruction's operands, in order: a form's shape.
+fn kinds(i: &Instruction) -> Vec<std::mem::Discriminant<crate::sass::Body>> {
+    i.operands.iter().map(|o| std::mem::discriminant(&o.body)).collect()
+}
+
 /// What a fixed_ignored note proposes for `bits` (each flipped alone printed the zero
 /// word's text), naming those whose cell the page dropped.
 pub(super) fn ignored_proposal(v: &Variant, bits: &[u8]) -> String {
@@ -432,4 +563,29 @@ pub(super) fn token_diff(before: Vec<String>, after: Vec<String>) -> Vec<String>
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ins(t: &str) -> Instruction {
+        t.parse().expect("an instruction")
+    }
+
+    /// A flip inside a register the page fixes to the zero register reads as RZ with one bit
+    /// cleared; a flip next to a field a page narrowed reads as a power of two.
+    #[test]
+    fn zero_register_flips_are_told_from_narrowed_fields() {
+        let flip = |base: &str, actual: &str| {
+            let (b, a) = (ins(base), ins(actual));
+            zero_register_flip(&a, &changed(&b, &a))
+        };
+        assert!(flip("@P0 LDS R0, [0x10];", "@P0 LDS R0, [R254+0x10];"));
+        assert!(flip("@P0 LDS R0, [0x10];", "@P0 LDS R0, [R127+0x10];"));
+        assert!(flip("@P0 IADD3 R0, R0, URZ, R0;", "@P0 IADD3 R0, R0, UR62, R0;"));
+        assert!(!flip("@P0 FADD R0, R0, R0;", "@P0 FADD R128, R0, R0;"));
+        assert!(!flip("@P0 FADD R0, R0, R0;", "@P0 FADD R0, R62, R0;"));
+        assert!(!flip("@P0 FADD R0, R0, R0;", "@P0 FADD R0, R0, R0;"));
+    }
 }

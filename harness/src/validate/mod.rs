@@ -428,7 +428,14 @@ impl<'a> Group<'a> {
     }
 
     fn analysis(&self, vi: usize) -> Analysis<'_> {
-        Analysis { nv_tool: &self.nv.version, v: self.codec.variant(vi), learned: self.learned[vi], fixed: &self.fixed }
+        Analysis {
+            nv_tool: &self.nv.version,
+            v: self.codec.variant(vi),
+            learned: self.learned[vi],
+            fixed: &self.fixed,
+            codec: self.codec,
+            all_learned: &self.learned,
+        }
     }
 
     /// What the page predicts for `word` of variant `vi` (values read off the word).
