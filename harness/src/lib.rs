@@ -54,6 +54,8 @@
 pub mod budget;
 #[forbid(unsafe_code)]
 pub mod check;
+// Every public item documented, and kept so.
+#[warn(missing_docs)]
 #[forbid(unsafe_code)]
 pub mod codec;
 #[allow(unsafe_code)]

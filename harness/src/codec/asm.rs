@@ -33,15 +33,33 @@ pub use index::Assembler;
 use omitted::*;
 use summary::*;
 
+/// Why a text does not assemble to one word.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum AsmError {
+    /// The text is not an instruction's syntax.
     #[error("cannot read the text: {0}")]
     Syntax(#[from] sass::ParseError),
+    /// No form of the mnemonic reads the text.
     #[error("no {arch} variant of '{mnemonic}' takes these operands{detail}")]
-    NoVariant { arch: Arch, mnemonic: String, detail: String },
+    NoVariant {
+        /// The architecture asked for.
+        arch: Arch,
+        /// The text's mnemonic.
+        mnemonic: String,
+        /// Why each form of the mnemonic does not read it ([`FillError`]s, in codec order),
+        /// as ` (…; …)`, or empty when the spec has no form of it.
+        detail: String,
+    },
     /// Two encodings print this text (nvdisasm's printing loses the bits that differ).
     #[error("'{text}' reads as several different words ({keys:?})")]
-    Ambiguous { text: String, keys: Vec<String>, words: Vec<Word> },
+    Ambiguous {
+        /// The text.
+        text: String,
+        /// The keys of the variants it reads as, one per word.
+        keys: Vec<String>,
+        /// The words.
+        words: Vec<Word>,
+    },
 }
 
 /// Assembles `text` for `arch`; control fields are copied from `controls_from`.

@@ -3,9 +3,11 @@
 use crate::spec::{Arch, Spec, Variant};
 use crate::word::{BitSet, Word};
 
-/// Field values of one variant, in `Variant::fields` order.
+/// The most fields a variant may have (the page parser refuses more), so that [`Values`]
+/// lives inline, with no allocation per decoded word.
 pub const MAX_FIELDS: usize = 40;
 
+/// Field values of one variant, in `Variant::fields` order.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub struct Values {
     len: u8,
@@ -13,31 +15,38 @@ pub struct Values {
 }
 
 impl Values {
+    /// `n` fields, each 0. Panics past [`MAX_FIELDS`].
     #[inline]
     pub fn zero(n: usize) -> Values {
         assert!(n <= MAX_FIELDS, "variants have at most {MAX_FIELDS} fields (checked by the page parser)");
         Values { len: n as u8, v: [0; MAX_FIELDS] }
     }
+    /// How many fields.
     #[inline]
     pub fn len(&self) -> usize {
         self.len as usize
     }
+    /// Whether there are no fields.
     #[inline]
     pub fn is_empty(&self) -> bool {
         self.len == 0
     }
+    /// The values, field by field.
     #[inline]
     pub fn as_slice(&self) -> &[u64] {
         &self.v[..self.len as usize]
     }
+    /// The values, field by field, to change.
     #[inline]
     pub fn as_mut_slice(&mut self) -> &mut [u64] {
         &mut self.v[..self.len as usize]
     }
+    /// Field `i`'s value. Panics past [`Values::len`].
     #[inline]
     pub fn get(&self, i: usize) -> u64 {
         self.as_slice()[i]
     }
+    /// Sets field `i` to `x` (not checked against the field's width: [`Codec::encode`] does).
     #[inline]
     pub fn set(&mut self, i: usize, x: u64) {
         self.as_mut_slice()[i] = x;
@@ -159,6 +168,7 @@ struct Compiled {
 /// The codec for a whole spec: precomputed bit runs per field, and the variant table
 /// decode matches against.
 pub struct Codec<'s> {
+    /// The spec the codec was built from.
     pub spec: &'s Spec,
     variants: Vec<&'s Variant>,
     compiled: Vec<Compiled>,
@@ -234,26 +244,54 @@ impl OpcodeIndex {
     }
 }
 
+/// Why a word does not decode.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum DecodeError {
+    /// No variant's fixed bits match the word.
     #[error("no {arch} variant matches {word}; nearest is {nearest} (fixed bits {differ:?} differ)")]
-    NoMatch { arch: Arch, word: Word, nearest: String, differ: BitSet },
+    NoMatch {
+        /// The architecture asked for.
+        arch: Arch,
+        /// The word.
+        word: Word,
+        /// The key of the variant whose fixed bits differ in the fewest places.
+        nearest: String,
+        /// Those bits.
+        differ: BitSet,
+    },
+    /// The spec has no variant of that architecture.
     #[error("no variant for {arch} in the spec")]
-    NoArch { arch: Arch },
+    NoArch {
+        /// The architecture asked for.
+        arch: Arch,
+    },
+    /// Several variants match, none more specific than the others (a page mistake).
     #[error("{word} matches several variants: {keys:?}")]
-    Ambiguous { word: Word, keys: Vec<String> },
+    Ambiguous {
+        /// The word.
+        word: Word,
+        /// The keys of the variants that match.
+        keys: Vec<String>,
+    },
 }
 
+/// A field value wider than the field.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("{key}: field '{field}' value {value:#x} does not fit its {width} bits")]
 pub struct EncodeError {
+    /// The variant's key.
     pub key: String,
+    /// The field's name.
     pub field: String,
+    /// The value given.
     pub value: u64,
+    /// The field's width in bits.
     pub width: u32,
 }
 
 impl<'s> Codec<'s> {
+    /// Builds the codec for every variant of `spec` (all architectures): each field's bit
+    /// runs and the opcode index decode looks words up in.
     pub fn new(spec: &'s Spec) -> Codec<'s> {
         let variants: Vec<&Variant> = spec.variants().collect();
         let mut runs = vec![];
@@ -279,14 +317,18 @@ impl<'s> Codec<'s> {
         Codec { spec, variants, compiled, runs, patterns, strict, index }
     }
 
+    /// Every variant, in the order variant indices (`vi`) count.
     pub fn variants(&self) -> &[&'s Variant] {
         &self.variants
     }
 
+    /// The index of the variant with this key (of this architecture, when given; else the
+    /// first architecture that has it).
     pub fn index_of(&self, key: &str, arch: Option<Arch>) -> Option<usize> {
         self.variants.iter().position(|v| v.key == key && arch.map(|a| a == v.arch).unwrap_or(true))
     }
 
+    /// Variant `i` ([`Codec::variants`] order).
     pub fn variant(&self, i: usize) -> &'s Variant {
         self.variants[i]
     }
@@ -398,6 +440,8 @@ impl<'s> Codec<'s> {
         self.compiled[vi].listed.iter().all(|(f, values)| values.binary_search(&vals.get(*f)).is_ok())
     }
 
+    /// The variant of `arch` whose fixed bits `word` matches (the most specific one, where
+    /// several do), with its field values.
     #[inline]
     pub fn decode(&self, arch: Arch, word: Word) -> Result<(usize, Values), DecodeError> {
         let (vi, shape) = self.find_entry(arch, word)?;

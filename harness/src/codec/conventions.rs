@@ -90,8 +90,11 @@ pub fn mem_printed(
 /// with a table's after it), or a table's only (`.X4`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RegSuffix {
+    /// No suffix.
     None,
+    /// The form's own suffix (`.64`, `.U32`), maybe with a table's after it.
     Form,
+    /// A table's suffix only (`.X4`).
     Table,
 }
 

@@ -20,6 +20,8 @@ use crate::word::Word;
 mod fast;
 mod float;
 
+/// How a table value the page does not list prints: `UNLISTED` and the value
+/// (`UNLISTED5`), so that the text shows it and nvdisasm's rejection reads as a finding.
 pub const UNLISTED: &str = "UNLISTED";
 
 /// Tokens a table value prints (empty for `(default)`).
@@ -39,6 +41,8 @@ pub fn float_format(v: &Variant, o: &OperandSpec, modifiers: &[String]) -> Float
     v.float_format(o, modifiers)
 }
 
+/// The operand body of a float field holding `bits` in `format`: its value and the text
+/// nvdisasm spells it with.
 pub fn float_body(format: FloatFormat, bits: u64) -> Body {
     let (value, text) = float_text(bits, format);
     Body::Float { value, text }
@@ -195,6 +199,9 @@ fn distilled_const_spaced(v: &Variant) -> bool {
     v.distilled.contains("] [")
 }
 
+/// What the page alone predicts nvdisasm prints for `values` of `v`: no stored
+/// conventions, so no `.reuse`, no terminator rule, page modifier order ([`print_word`]
+/// uses them).
 pub fn print(v: &Variant, values: &Values) -> Instruction {
     print_with(v, values, None)
 }
@@ -328,6 +335,8 @@ pub struct Printer<'c, 's> {
 }
 
 impl<'c, 's> Printer<'c, 's> {
+    /// Compiles every form of `codec`, which costs far more than printing one word: build
+    /// one and print many words with it.
     pub fn new(codec: &'c super::Codec<'s>) -> Printer<'c, 's> {
         let plans: Vec<PrintPlan> = codec.variants().iter().map(|v| PrintPlan::new(v, v.conventions.as_deref(), true)).collect();
         let compiled = fast::Compiled::new(codec.variants(), &plans);

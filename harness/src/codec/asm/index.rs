@@ -26,6 +26,8 @@ pub struct Assembler<'c, 's> {
 pub(super) type ByMnemonic = StrMap<Vec<Entry>>;
 
 impl<'c, 's> Assembler<'c, 's> {
+    /// Indexes every form of `codec` by architecture and mnemonic (build one and assemble
+    /// many texts with it).
     pub fn new(codec: &'c Codec<'s>) -> Assembler<'c, 's> {
         let mut vocabulary = Vocabulary::All(StrMap::default());
         let forms: Vec<Form> = codec.variants().iter().map(|v| Form::new(v, &mut vocabulary)).collect();
