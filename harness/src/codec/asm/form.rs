@@ -13,8 +13,8 @@ pub(super) struct Form<'s> {
     /// The predicate fields with their largest values.
     pub(super) pred_fields: SmallVec<[(usize, u64); 1]>,
     pub(super) uniform_guard: bool,
-    /// The bits of the control fields (a text does not say them; see [`assemble`]).
-    pub(super) control_bits: u128,
+    /// How its filled fields make a word (the codec's runs, kept here).
+    pub(super) layout: Layout,
     /// The instruction's modifiers, in page order.
     pub(super) modifiers: Slots<'s>,
     pub(super) operands: Vec<FormOperand<'s>>,
@@ -138,7 +138,7 @@ impl<'s> Form<'s> {
             urz: crate::codec::conventions::uniform_zero(v.arch) as u64,
             pred_fields: (0..v.fields.len()).filter(|&i| v.fields[i].kind == FieldKind::Pred).map(|i| (i, v.fields[i].max())).collect(),
             uniform_guard: guard_is_uniform(v),
-            control_bits: v.fields.iter().filter(|f| f.is_control()).flat_map(|f| &f.bits).fold(0, |m, &b| m | 1u128 << b),
+            layout: Layout::new(v),
             modifiers: Slots::new(modifiers).printed_in(printed_order(v)),
             operands,
         }
