@@ -19,6 +19,7 @@ mod fill;
 mod form;
 mod hits;
 mod index;
+mod layout;
 mod omitted;
 mod slots;
 mod summary;
@@ -30,6 +31,7 @@ use fill::*;
 use form::*;
 use hits::*;
 pub use index::Assembler;
+use layout::Layout;
 use omitted::*;
 use summary::*;
 
@@ -167,13 +169,13 @@ fn assemble_as_written(codec: &Codec, arch: Arch, inst: &Instruction, controls_f
         .filter(|&&vi| shape_fits(codec.variant(vi), guard_is_uniform(codec.variant(vi)), inst))
         .map(|&vi| (vi, Form::new(codec.variant(vi), &mut vocabulary)))
         .collect();
-    let mut hits = hits(codec, fitting.iter().map(|(vi, f)| (*vi, f)).filter(|(_, f)| f.tokens_fit(inst, &tokens)), inst, &tokens, controls_from);
+    let mut hits = hits(fitting.iter().map(|(vi, f)| (*vi, f)).filter(|(_, f)| f.tokens_fit(inst, &tokens)), inst, &tokens, controls_from);
     let longer: Vec<(usize, Form)> = candidates
         .iter()
         .filter(|&&vi| codec.variant(vi).operands.len() > inst.operands.len())
         .map(|&vi| (vi, Form::new(codec.variant(vi), &mut vocabulary)))
         .collect();
-    omitted_pt_hits(codec, longer.iter().map(|(vi, f)| (*vi, f)), inst, &tokens, controls_from, &mut hits);
+    omitted_pt_hits(longer.iter().map(|(vi, f)| (*vi, f)), inst, &tokens, controls_from, &mut hits);
     outcome(codec, hits, arch, inst, || candidates.iter().filter_map(|&vi| Form::new(codec.variant(vi), &mut vocabulary).reason(inst, &tokens)).collect())
 }
 

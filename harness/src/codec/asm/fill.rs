@@ -77,6 +77,9 @@ pub(super) struct OperandFill<'a> {
     pub(super) modifiers: &'a [&'a str],
     /// The architecture's `URZ` index.
     pub(super) urz: u64,
+    /// [`Form::unsigned_imm`] and [`Form::float_by`].
+    pub(super) unsigned_imm: bool,
+    pub(super) float_by: bool,
 }
 
 impl OperandFill<'_> {
@@ -92,6 +95,9 @@ impl OperandFill<'_> {
     /// [`Variant::float_format`] for borrowed modifiers: the first that names a format,
     /// else the operand's own.
     pub(super) fn float_format(&self) -> FloatFormat {
+        if !self.float_by {
+            return self.op.float;
+        }
         match self.v.float_by.iter().find(|(m, _)| self.modifiers.contains(&m.as_str())) {
             Some((_, f)) => *f,
             None => self.op.float,
@@ -138,7 +144,7 @@ impl OperandFill<'_> {
                 let x = m.invert(*value).ok_or_else(|| OperandFault::NotScaled { value: *value, scale: scale_text(m) }.at(k))?;
                 // nvdisasm never prints this form's immediate negative (its stored
                 // conventions): a negative one is another form's (AL2P R,R,I's, not R,I's).
-                if x < 0 && v.conventions.as_deref().is_some_and(|c| !c.signed_imm && c.signed_imm_by.is_empty()) {
+                if x < 0 && self.unsigned_imm {
                     return Err(OperandFault::UnsignedImmediate(*value).at(k));
                 }
                 values.set(f, imm_bits(v, self.op.value[0], f, k, x)?);

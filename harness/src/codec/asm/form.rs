@@ -13,8 +13,13 @@ pub(super) struct Form<'s> {
     /// The predicate fields with their largest values.
     pub(super) pred_fields: SmallVec<[(usize, u64); 1]>,
     pub(super) uniform_guard: bool,
-    /// The bits of the control fields (a text does not say them; see [`assemble`]).
-    pub(super) control_bits: u128,
+    /// Whether nvdisasm never prints its immediates negative (its stored conventions), and
+    /// whether a modifier may choose its float format ([`Variant::float_by`]): kept here,
+    /// as reading them from the variant is a cache miss.
+    pub(super) unsigned_imm: bool,
+    pub(super) float_by: bool,
+    /// How its filled fields make a word (the codec's runs, kept here).
+    pub(super) layout: Layout,
     /// The instruction's modifiers, in page order.
     pub(super) modifiers: Slots<'s>,
     pub(super) operands: Vec<FormOperand<'s>>,
@@ -92,12 +97,13 @@ impl<'s> FormOperand<'s> {
     }
 
     /// How many of `toks` are [`FormOperand::fixed`], as [`fixed_suffix`] (`spec` the
-    /// operand's) counts them, with its error.
-    pub(super) fn fixed_suffix(&self, spec: &OperandSpec, toks: Toks) -> Result<usize, OperandFault> {
+    /// operand's, read only when the ids do not settle it: the page is mostly not in cache)
+    /// counts them, with its error.
+    pub(super) fn fixed_suffix(&self, spec: impl FnOnce() -> &'s OperandSpec, toks: Toks) -> Result<usize, OperandFault> {
         if toks.starts_with(&self.fixed) {
             return Ok(self.fixed.len());
         }
-        fixed_suffix(spec, toks.text)
+        fixed_suffix(spec(), toks.text)
     }
 }
 
@@ -138,7 +144,9 @@ impl<'s> Form<'s> {
             urz: crate::codec::conventions::uniform_zero(v.arch) as u64,
             pred_fields: (0..v.fields.len()).filter(|&i| v.fields[i].kind == FieldKind::Pred).map(|i| (i, v.fields[i].max())).collect(),
             uniform_guard: guard_is_uniform(v),
-            control_bits: v.fields.iter().filter(|f| f.is_control()).flat_map(|f| &f.bits).fold(0, |m, &b| m | 1u128 << b),
+            unsigned_imm: v.conventions.as_deref().is_some_and(|c| !c.signed_imm && c.signed_imm_by.is_empty()),
+            float_by: !v.float_by.is_empty(),
+            layout: Layout::new(v),
             modifiers: Slots::new(modifiers).printed_in(printed_order(v)),
             operands,
         }
@@ -195,11 +203,11 @@ impl<'s> Form<'s> {
                 fill_special(v, k, o, &inst.tokens, &v.operands[k], values)?;
                 continue;
             }
-            let fill = OperandFill { v, k, op, modifiers: inst.modifiers(), urz: self.urz };
+            let fill = OperandFill { v, k, op, modifiers: inst.modifiers(), urz: self.urz, unsigned_imm: self.unsigned_imm, float_by: self.float_by };
             fill.body(o, values)?;
             fill.flags(o, values)?;
             let toks = Toks { text: inst.suffixes(o), ids };
-            let n = op.fixed_suffix(&v.operands[k], toks).map_err(|e| e.at(k))?;
+            let n = op.fixed_suffix(|| &v.operands[k], toks).map_err(|e| e.at(k))?;
             op.suffixes.read(v, toks.skip(n), values).map_err(|e| OperandFault::from(e).at(k))?;
         }
         self.modifiers.read(v, Toks { text: inst.modifiers(), ids: mods }, values)?;

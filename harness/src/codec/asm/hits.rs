@@ -5,14 +5,12 @@ use super::*;
 
 /// The distinct words `inst` assembles to as each of `forms` (codec order), with their
 /// variants.
-pub(super) fn hits<'f, 's: 'f>(codec: &Codec, forms: impl Iterator<Item = (usize, &'f Form<'s>)>, inst: &InstRef, tokens: &[u32], controls_from: Word) -> Hits {
+pub(super) fn hits<'f, 's: 'f>(forms: impl Iterator<Item = (usize, &'f Form<'s>)>, inst: &InstRef, tokens: &[u32], controls_from: Word) -> Hits {
     let mut hits = Hits { first: None, more: vec![] };
     for (vi, form) in forms {
         let mut values = Values::zero(form.n_fields);
         if form.fill_into(inst, tokens, &mut values).is_ok() {
-            // Control fields are zero in `values`: their bits come straight from `controls_from`.
-            let own = codec.encode_unchecked(vi, &values).0 & !form.control_bits;
-            hits.add(vi, Word(own | controls_from.0 & form.control_bits));
+            hits.add(vi, form.layout.encode(&values, controls_from));
         }
     }
     hits
@@ -24,7 +22,6 @@ pub(super) fn hits<'f, 's: 'f>(codec: &Codec, forms: impl Iterator<Item = (usize
 /// text, as the assembler does not know which forms leave them out. Token ids stay
 /// valid: the operands put back have no suffixes.
 pub(super) fn omitted_pt_hits<'f, 's: 'f>(
-    codec: &Codec,
     forms: impl Iterator<Item = (usize, &'f Form<'s>)>,
     inst: &InstRef,
     tokens: &[u32],
@@ -39,7 +36,7 @@ pub(super) fn omitted_pt_hits<'f, 's: 'f>(
         for &(vi, form) in &forms {
             for read in with_omitted(form.v, inst, general).into_iter().flatten() {
                 if shape_fits(form.v, form.uniform_guard, &read) && form.tokens_fit(&read, tokens) {
-                    let found = self::hits(codec, std::iter::once((vi, form)), &read, tokens, controls_from);
+                    let found = self::hits(std::iter::once((vi, form)), &read, tokens, controls_from);
                     for (vj, w) in found.first.into_iter().chain(found.more) {
                         hits.add(vj, w);
                     }

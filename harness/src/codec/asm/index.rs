@@ -97,9 +97,9 @@ impl<'c, 's> Assembler<'c, 's> {
             .map(|e| (e, &self.forms[e.vi()]))
             .filter(|(e, f)| (e.summary.packs(&text) || shape_fits(f.v, f.uniform_guard, inst)) && f.tokens_fit(inst, &tokens) && f.mems_fit(inst))
             .map(|(e, f)| (e.vi(), f));
-        let mut hits = hits(self.codec, fitting, inst, &tokens, controls_from);
+        let mut hits = hits(fitting, inst, &tokens, controls_from);
         let longer = candidates.iter().filter(|e| e.summary.may_omit(&text, e.omittable)).map(|e| (e.vi(), &self.forms[e.vi()]));
-        omitted_pt_hits(self.codec, longer, inst, &tokens, controls_from, &mut hits);
+        omitted_pt_hits(longer, inst, &tokens, controls_from, &mut hits);
         let reasons = || if explain { candidates.iter().filter_map(|e| self.forms[e.vi()].reason(inst, &tokens)).collect() } else { vec![] };
         outcome(self.codec, hits, arch, inst, reasons)
     }

@@ -6,10 +6,10 @@ use super::vocab::{Vocabulary, UNLISTED_BIT};
 use crate::codec::bits::Values;
 use crate::codec::print::UNLISTED;
 use crate::spec::{RowKind, Table, Variant};
-use smallvec::SmallVec;
 
-/// One place in a token list: a fixed token, a table's value (its row's name, one token
-/// per `.`-separated part) or a flag's name; each token with its [`Vocabulary`] id.
+/// One place in a token list as [`Slots::new`] takes it: a fixed token, a table's value
+/// (its row's name, one token per `.`-separated part) or a flag's name; each token with
+/// its [`Vocabulary`] id. [`Slots::new`] packs a list of them into a few arrays.
 pub(super) enum Slot<'s> {
     Fixed {
         text: &'s str,
@@ -35,12 +35,52 @@ pub(super) enum Slot<'s> {
 
 /// A table row as a [`Slot`] reads it: its first token's id kept with it, as a text's first
 /// token picks the rows to try (and most rows have one token: then the rest is not read).
+/// 16 bytes: a slot's rows are scanned.
+#[derive(Clone, Copy)]
 pub(super) struct Row {
     value: u64,
     first: u32,
-    /// Where its token ids start in the slot's `ids`, and how many.
-    start: usize,
-    n: usize,
+    /// Where its token ids start in the ids (the slot's while built, then the [`Slots`]'),
+    /// and how many.
+    start: u16,
+    n: u16,
+}
+
+/// What reading a slot needs, packed (24 bytes): the slots of a list lie together, and
+/// their rows and token ids in two more arrays, so that reading a form's modifiers touches
+/// a few cache lines (most texts meet forms not read lately, whose memory is not in cache).
+#[derive(Clone, Copy)]
+struct Packed {
+    kind: Kind,
+    hidden_zero: bool,
+    field: u16,
+    /// A fixed token's or a flag's id.
+    id: u32,
+    /// A table's rows in [`Slots::rows`].
+    rows: (u16, u16),
+    /// A table's default row's value, if it has one (`has_default`; not an `Option`,
+    /// which would take 8 bytes more).
+    default: u64,
+    has_default: bool,
+}
+
+const _: () = assert!(std::mem::size_of::<Packed>() <= 24 && std::mem::size_of::<Row>() <= 16);
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Fixed,
+    Table,
+    /// A field without its table: no text reads as it.
+    Dead,
+    Flag,
+}
+
+/// What only messages and `UNLISTED` values read of a slot, kept apart from [`Packed`].
+#[derive(Clone, Copy)]
+struct Cold<'s> {
+    /// A fixed token or a flag's name.
+    text: &'s str,
+    table: Option<&'s Table>,
 }
 
 /// Tokens as text and as [`Vocabulary`] ids (without [`UNLISTED_BIT`], equal ids are equal
@@ -75,7 +115,7 @@ impl<'s> Slot<'s> {
             let start = ids.len();
             ids.extend(r.name.split('.').map(|t| vocabulary.intern(t)));
             // `split` yields at least one token.
-            rows.push(Row { value: r.value, first: ids[start], start, n: ids.len() - start });
+            rows.push(Row { value: r.value, first: ids[start], start: small(start), n: small(ids.len() - start) });
         }
         // Grouped by first token (a text's first token picks its group), most tokens first.
         rows.sort_by_key(|r| (r.first, std::cmp::Reverse(r.n)));
@@ -90,107 +130,112 @@ impl<'s> Slot<'s> {
         let name = v.fields[field].name.as_str();
         Slot::Flag { field, name, id: vocabulary.intern(name) }
     }
-
-    /// What the slot looks like in a message.
-    fn expected(&self) -> String {
-        match self {
-            Slot::Fixed { text, .. } => text.to_string(),
-            Slot::Table { table, .. } => table.map(|t| t.title.clone()).unwrap_or_default(),
-            Slot::Flag { name, .. } => format!("[{name}]"),
-        }
-    }
-
-    /// Tries each way the slot can read tokens at `toks[0..]`, longest first: sets its
-    /// field and asks `rest` about the remaining tokens, until `rest` says yes.
-    fn try_each(&self, v: &Variant, toks: Toks, values: &mut Values, rest: &mut dyn FnMut(Toks, &mut Values) -> bool) -> bool {
-        let mut take = |set: Option<(usize, u64)>, used: usize, values: &mut Values| {
-            if let Some((f, x)) = set {
-                values.set(f, x);
-            }
-            rest(toks.skip(used), values)
-        };
-        match self {
-            Slot::Fixed { id, .. } => toks.starts_with(&[*id]) && take(None, 1, values),
-            Slot::Flag { field, id, .. } => (toks.starts_with(&[*id]) && take(Some((*field, 1)), 1, values)) || take(Some((*field, 0)), 0, values),
-            Slot::Table { field, hidden_zero, table: Some(t), rows, ids, default } => {
-                let first = toks.ids.first().map(|&t| t & !UNLISTED_BIT);
-                let from = rows.partition_point(|r| Some(r.first) < first);
-                for r in rows[from..].iter().take_while(|r| Some(r.first) == first) {
-                    // The group's rows start with the text's first token.
-                    if (r.n == 1 || toks.starts_with(&ids[r.start..r.start + r.n])) && take(Some((*field, r.value)), r.n, values) {
-                        return true;
-                    }
-                }
-                let unlisted = toks.text.first().and_then(|t| t.strip_prefix(UNLISTED)).and_then(|n| n.parse::<u64>().ok());
-                if let Some(x) = unlisted {
-                    if t.row(x).is_none() && x <= v.fields[*field].max() && take(Some((*field, x)), 1, values) {
-                        return true;
-                    }
-                }
-                (*hidden_zero && take(Some((*field, 0)), 0, values)) || default.is_some_and(|d| take(Some((*field, d)), 0, values))
-            }
-            Slot::Table { table: None, .. } => false,
-        }
-    }
 }
 
-/// A token list's slots, and the tokens they can read (for a quick rejection).
+/// `n` as a `u16`: a slot list has far fewer rows, tokens and fields.
+fn small(n: usize) -> u16 {
+    u16::try_from(n).expect("a slot list has fewer than 2^16 rows and tokens")
+}
+
+/// A token list's slots packed (see [`Packed`]), and the tokens they can read (for a quick
+/// rejection).
 pub(super) struct Slots<'s> {
-    pub slots: Vec<Slot<'s>>,
-    /// The ids of every token some slot reads, sorted, then those of the tokens that must
-    /// appear (fixed slots): one list, inline when short (most are), as a quick rejection
-    /// should not wait for memory elsewhere.
-    ids: SmallVec<[u32; 6]>,
-    /// Where the required ids start in `ids`.
-    n_vocabulary: usize,
+    slots: Box<[Packed]>,
+    cold: Box<[Cold<'s>]>,
+    /// Every table's rows, each table's together.
+    rows: Box<[Row]>,
+    /// The ids of every token some slot reads, sorted; then those of the tokens that must
+    /// appear (fixed slots); then the rows' token ids; then the order nvdisasm prints the
+    /// slots in, where it differs from the page's (the form's stored conventions: tried
+    /// first, as two slots may read the same token). One array: a form's memory together.
+    ids: Box<[u32]>,
+    /// Where the required ids, the rows' ids and the printed order start in `ids`.
+    n_vocabulary: u16,
+    rows_at: u16,
+    printed_at: u16,
     /// Whether `UNLISTED<n>` tokens may read (a slot has a table).
     unlisted: bool,
     /// Whether some slot reads nothing at all (a field without its table).
     dead: bool,
-    /// The order nvdisasm prints the slots in, where it differs from the page's (the
-    /// form's stored conventions): tried first, as two slots may read the same token.
-    printed: Option<Box<[usize]>>,
 }
 
 impl<'s> Slots<'s> {
-    pub fn new(slots: Vec<Slot<'s>>) -> Slots<'s> {
-        let (mut vocabulary, mut required) = (vec![], vec![]);
+    pub fn new(list: Vec<Slot<'s>>) -> Slots<'s> {
+        let (mut vocabulary, mut required, mut row_ids) = (vec![], vec![], vec![]);
+        let (mut slots, mut cold, mut rows) = (vec![], vec![], vec![]);
         let (mut unlisted, mut dead) = (false, false);
-        for s in &slots {
+        for s in list {
+            let mut p = Packed { kind: Kind::Fixed, hidden_zero: false, field: 0, id: 0, rows: (0, 0), default: 0, has_default: false };
+            let mut c = Cold { text: "", table: None };
             match s {
-                Slot::Fixed { id, .. } => {
-                    vocabulary.push(*id);
-                    required.push(*id);
+                Slot::Fixed { text, id } => {
+                    vocabulary.push(id);
+                    required.push(id);
+                    (p.id, c.text) = (id, text);
                 }
-                Slot::Flag { id, .. } => vocabulary.push(*id),
-                Slot::Table { table: Some(_), ids, .. } => {
-                    unlisted = true;
-                    vocabulary.extend(ids);
+                Slot::Flag { field, name, id } => {
+                    vocabulary.push(id);
+                    (p.kind, p.field, p.id, c.text) = (Kind::Flag, small(field), id, name);
                 }
-                Slot::Table { table: None, .. } => dead = true,
+                Slot::Table { field, hidden_zero, table, rows: table_rows, ids, default } => {
+                    match table {
+                        Some(_) => unlisted = true,
+                        None => dead = true,
+                    }
+                    vocabulary.extend(&ids);
+                    let (first_row, base) = (rows.len(), row_ids.len());
+                    rows.extend(table_rows.iter().map(|r| Row { start: small(base + usize::from(r.start)), ..*r }));
+                    row_ids.extend(ids);
+                    let kind = if table.is_some() { Kind::Table } else { Kind::Dead };
+                    let span = (small(first_row), small(rows.len()));
+                    p = Packed { kind, hidden_zero, field: small(field), id: 0, rows: span, default: default.unwrap_or(0), has_default: default.is_some() };
+                    c.table = table;
+                }
             }
+            slots.push(p);
+            cold.push(c);
         }
         vocabulary.sort_unstable();
         vocabulary.dedup();
-        let n_vocabulary = vocabulary.len();
-        Slots { slots, ids: vocabulary.into_iter().chain(required).collect(), n_vocabulary, unlisted, dead, printed: None }
+        let (n_vocabulary, rows_at) = (small(vocabulary.len()), small(vocabulary.len() + required.len()));
+        // Row starts count from the rows' ids, which follow the vocabulary and required ids.
+        for r in &mut rows {
+            r.start += rows_at;
+        }
+        let printed_at = small(usize::from(rows_at) + row_ids.len());
+        let ids = vocabulary.into_iter().chain(required).chain(row_ids).collect();
+        let (slots, cold, rows) = (slots.into(), cold.into(), rows.into());
+        Slots { slots, cold, rows, ids, n_vocabulary, rows_at, printed_at, unlisted, dead }
     }
 
     /// These slots, read first in `order` (a permutation of their indices: nvdisasm's
     /// print order); the identity changes nothing.
     pub fn printed_in(mut self, order: Vec<usize>) -> Slots<'s> {
         if order.iter().enumerate().any(|(i, &k)| i != k) {
-            self.printed = Some(order.into_boxed_slice());
+            let mut ids = self.ids.into_vec();
+            ids.extend(order.iter().map(|&k| u32::from(small(k))));
+            self.ids = ids.into();
         }
         self
     }
 
+    /// Whether there are no slots.
+    pub fn is_empty(&self) -> bool {
+        self.slots.is_empty()
+    }
+
     pub fn vocabulary(&self) -> &[u32] {
-        &self.ids[..self.n_vocabulary]
+        &self.ids[..usize::from(self.n_vocabulary)]
     }
 
     pub fn required(&self) -> &[u32] {
-        &self.ids[self.n_vocabulary..]
+        &self.ids[usize::from(self.n_vocabulary)..usize::from(self.rows_at)]
+    }
+
+    /// nvdisasm's order of the slots, where it is not the page's.
+    fn printed(&self) -> Option<&[u32]> {
+        let order = &self.ids[usize::from(self.printed_at)..];
+        (!order.is_empty()).then_some(order)
     }
 
     /// False only where [`Slots::read`] fails: a token no slot reads, a fixed token
@@ -200,15 +245,62 @@ impl<'s> Slots<'s> {
         !self.dead && tokens.iter().all(known) && self.required().iter().all(|&r| tokens.iter().any(|&t| t & !UNLISTED_BIT == r))
     }
 
+    /// What slot `k` looks like in a message.
+    fn expected(&self, k: usize) -> String {
+        let c = &self.cold[k];
+        match self.slots[k].kind {
+            Kind::Fixed => c.text.to_string(),
+            Kind::Table | Kind::Dead => c.table.map(|t| t.title.clone()).unwrap_or_default(),
+            Kind::Flag => format!("[{}]", c.text),
+        }
+    }
+
+    /// Tries each way slot `k` can read tokens at `toks[0..]`, longest first: sets its
+    /// field and asks `rest` about the remaining tokens, until `rest` says yes.
+    fn try_each(&self, k: usize, v: &Variant, toks: Toks, values: &mut Values, rest: &mut dyn FnMut(Toks, &mut Values) -> bool) -> bool {
+        let s = self.slots[k];
+        let field = usize::from(s.field);
+        let mut take = |set: Option<u64>, used: usize, values: &mut Values| {
+            if let Some(x) = set {
+                values.set(field, x);
+            }
+            rest(toks.skip(used), values)
+        };
+        match s.kind {
+            Kind::Fixed => toks.starts_with(&[s.id]) && take(None, 1, values),
+            Kind::Flag => (toks.starts_with(&[s.id]) && take(Some(1), 1, values)) || take(Some(0), 0, values),
+            Kind::Table => {
+                let rows = &self.rows[usize::from(s.rows.0)..usize::from(s.rows.1)];
+                let first = toks.ids.first().map(|&t| t & !UNLISTED_BIT);
+                let from = rows.partition_point(|r| Some(r.first) < first);
+                for r in rows[from..].iter().take_while(|r| Some(r.first) == first) {
+                    // The group's rows start with the text's first token.
+                    let (start, n) = (usize::from(r.start), usize::from(r.n));
+                    if (n == 1 || toks.starts_with(&self.ids[start..start + n])) && take(Some(r.value), n, values) {
+                        return true;
+                    }
+                }
+                let unlisted = toks.text.first().and_then(|t| t.strip_prefix(UNLISTED)).and_then(|n| n.parse::<u64>().ok());
+                if let (Some(x), Some(t)) = (unlisted, self.cold[k].table) {
+                    if t.row(x).is_none() && x <= v.fields[field].max() && take(Some(x), 1, values) {
+                        return true;
+                    }
+                }
+                (s.hidden_zero && take(Some(0), 0, values)) || (s.has_default && take(Some(s.default), 0, values))
+            }
+            Kind::Dead => false,
+        }
+    }
+
     /// Sets the slots' fields from `toks`, which they must read exactly: in nvdisasm's
     /// order if stored, else in page order if possible, else in any order.
     pub fn read(&self, v: &Variant, toks: Toks, values: &mut Values) -> Result<(), TokensMismatch> {
         let n = self.slots.len();
-        if self.printed.as_deref().is_some_and(|order| self.read_in(v, order, toks, values)) {
+        if self.printed().is_some_and(|order| self.read_in(v, order, toks, values)) {
             return Ok(());
         }
         let page_order =
-            if n <= IN_ORDER.len() { self.read_in(v, &IN_ORDER[..n], toks, values) } else { self.read_in(v, &(0..n).collect::<Vec<_>>(), toks, values) };
+            if n <= IN_ORDER.len() { self.read_in(v, &IN_ORDER[..n], toks, values) } else { self.read_in(v, &(0..n as u32).collect::<Vec<_>>(), toks, values) };
         if page_order {
             return Ok(());
         }
@@ -219,7 +311,7 @@ impl<'s> Slots<'s> {
         if n <= 32 && self.read_any(v, 0, toks, values, &mut vec![]) {
             return Ok(());
         }
-        Err(TokensMismatch { found: owned(toks.text), expected: self.slots.iter().map(Slot::expected).collect() })
+        Err(TokensMismatch { found: owned(toks.text), expected: (0..n).map(|k| self.expected(k)).collect() })
     }
 
     /// Whether the slots not in `used` (bit k: slot k), in some order, read exactly `toks`.
@@ -232,7 +324,7 @@ impl<'s> Slots<'s> {
         let n = self.slots.len();
         let free = (0..n).filter(|&k| used >> k & 1 == 0);
         if toks.ids.is_empty() {
-            return free.into_iter().all(|k| self.slots[k].try_each(v, toks, values, &mut |_, _| true));
+            return free.into_iter().all(|k| self.try_each(k, v, toks, values, &mut |_, _| true));
         }
         let state = (used, toks.ids.len());
         if failed.contains(&state) {
@@ -240,7 +332,7 @@ impl<'s> Slots<'s> {
         }
         for k in free {
             let mut next = |left: Toks, values: &mut Values| left.ids.len() < toks.ids.len() && self.read_any(v, used | 1 << k, left, values, failed);
-            if self.slots[k].try_each(v, toks, values, &mut next) {
+            if self.try_each(k, v, toks, values, &mut next) {
                 return true;
             }
         }
@@ -249,18 +341,18 @@ impl<'s> Slots<'s> {
     }
 
     /// Whether the slots, in `order`, read exactly `toks`.
-    fn read_in(&self, v: &Variant, order: &[usize], toks: Toks, values: &mut Values) -> bool {
+    fn read_in(&self, v: &Variant, order: &[u32], toks: Toks, values: &mut Values) -> bool {
         let Some((&first, rest)) = order.split_first() else { return toks.ids.is_empty() };
-        self.slots[first].try_each(v, toks, values, &mut |left, values| self.read_in(v, rest, left, values))
+        self.try_each(first as usize, v, toks, values, &mut |left, values| self.read_in(v, rest, left, values))
     }
 }
 
 /// `0, 1, 2, …`: the page's order of up to 32 slots, without building it.
-const IN_ORDER: [usize; 32] = {
+const IN_ORDER: [u32; 32] = {
     let mut a = [0; 32];
     let mut i = 0;
     while i < 32 {
-        a[i] = i;
+        a[i] = i as u32;
         i += 1;
     }
     a
