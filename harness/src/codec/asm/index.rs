@@ -171,4 +171,34 @@ mod tests {
         eprintln!("texts {}, candidates {}, past the summary {}, the tokens {}, the memory shapes {}, filled {}", n[0], n[1], n[2], n[3], n[4], n[5]);
         assert!(n[0] > 3900 && n[2] <= 2 * n[0], "{n:?}");
     }
+
+    /// A modifier table of more rows than 16 bits count (a 16-bit field may list 65 536
+    /// values; a hostile page may list more) is packed and read: the slots' offsets are
+    /// `u32` (with `u16`, `Assembler::new` panicked).
+    #[test]
+    fn a_table_of_more_than_65_536_rows_is_read() {
+        use crate::spec::{FieldKind, Row, RowKind, TableId};
+        let mut s = crate::spec::load(&[crate::oracle::tools::repo_root().join("corpus/isa")]).unwrap();
+        let v = s
+            .pages
+            .iter_mut()
+            .flat_map(|p| p.variants.iter_mut())
+            .find(|v| v.fields.iter().any(|f| matches!(f.kind, FieldKind::Group { .. })))
+            .expect("a seed variant with a modifier group");
+        let f = v.fields.iter().position(|f| matches!(f.kind, FieldKind::Group { .. })).unwrap();
+        let FieldKind::Group { group } = v.fields[f].kind else { unreachable!() };
+        let t = v.tables.iter_mut().find(|t| t.id == TableId::Group { group }).expect("the group's table");
+        let (width, line) = (t.width, t.line);
+        t.rows = (0..70_000u64).map(|i| Row { value: i % (1 << width), name: format!("X{i}"), kind: RowKind::Named, line }).collect();
+        let (key, arch) = (v.key.clone(), v.arch);
+        let c = Codec::new(&s);
+        let a = Assembler::new(&c);
+        let vi = c.index_of(&key, Some(arch)).unwrap();
+        let text = crate::codec::print(c.variant(vi), &Values::zero(c.variant(vi).fields.len())).to_string();
+        assert!(text.contains(".X0"), "{text}");
+        let mut want = Values::zero(c.variant(vi).fields.len());
+        want.set(f, 69_999 % (1 << width));
+        let got = a.assemble(arch, &text.replacen(".X0", ".X69999", 1), Word(0)).unwrap();
+        assert_eq!(got, (vi, c.encode(vi, &want).unwrap()), "{text}");
+    }
 }

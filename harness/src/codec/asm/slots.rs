@@ -35,15 +35,15 @@ pub(super) enum Slot<'s> {
 
 /// A table row as a [`Slot`] reads it: its first token's id kept with it, as a text's first
 /// token picks the rows to try (and most rows have one token: then the rest is not read).
-/// 16 bytes: a slot's rows are scanned.
+/// 24 bytes: a slot's rows are scanned.
 #[derive(Clone, Copy)]
 pub(super) struct Row {
     value: u64,
     first: u32,
     /// Where its token ids start in the ids (the slot's while built, then the [`Slots`]'),
     /// and how many.
-    start: u16,
-    n: u16,
+    start: u32,
+    n: u32,
 }
 
 /// What reading a slot needs, packed (24 bytes): the slots of a list lie together, and
@@ -53,18 +53,19 @@ pub(super) struct Row {
 struct Packed {
     kind: Kind,
     hidden_zero: bool,
-    field: u16,
+    /// Under [`crate::codec::bits::MAX_FIELDS`], which the page parser holds variants to.
+    field: u8,
     /// A fixed token's or a flag's id.
     id: u32,
     /// A table's rows in [`Slots::rows`].
-    rows: (u16, u16),
+    rows: (u32, u32),
     /// A table's default row's value, if it has one (`has_default`; not an `Option`,
     /// which would take 8 bytes more).
     default: u64,
     has_default: bool,
 }
 
-const _: () = assert!(std::mem::size_of::<Packed>() <= 24 && std::mem::size_of::<Row>() <= 16);
+const _: () = assert!(std::mem::size_of::<Packed>() <= 24 && std::mem::size_of::<Row>() <= 24);
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Kind {
@@ -115,7 +116,7 @@ impl<'s> Slot<'s> {
             let start = ids.len();
             ids.extend(r.name.split('.').map(|t| vocabulary.intern(t)));
             // `split` yields at least one token.
-            rows.push(Row { value: r.value, first: ids[start], start: small(start), n: small(ids.len() - start) });
+            rows.push(Row { value: r.value, first: ids[start], start: index(start), n: index(ids.len() - start) });
         }
         // Grouped by first token (a text's first token picks its group), most tokens first.
         rows.sort_by_key(|r| (r.first, std::cmp::Reverse(r.n)));
@@ -132,9 +133,16 @@ impl<'s> Slot<'s> {
     }
 }
 
-/// `n` as a `u16`: a slot list has far fewer rows, tokens and fields.
-fn small(n: usize) -> u16 {
-    u16::try_from(n).expect("a slot list has fewer than 2^16 rows and tokens")
+/// `n` as a `u32`: a slot list comes from one variant of one page, whose text
+/// ([`crate::spec::MAX_PAGE_BYTES`]) holds far fewer rows and tokens. (`u16` would not
+/// do: a hostile page may give one table 2^16 rows.)
+fn index(n: usize) -> u32 {
+    u32::try_from(n).expect("a page of at most 4 MiB has fewer than 2^32 rows and tokens")
+}
+
+/// A field's index as [`Packed`] keeps it.
+fn field_index(field: usize) -> u8 {
+    u8::try_from(field).expect("variants have at most MAX_FIELDS fields (checked by the page parser)")
 }
 
 /// A token list's slots packed (see [`Packed`]), and the tokens they can read (for a quick
@@ -150,9 +158,9 @@ pub(super) struct Slots<'s> {
     /// first, as two slots may read the same token). One array: a form's memory together.
     ids: Box<[u32]>,
     /// Where the required ids, the rows' ids and the printed order start in `ids`.
-    n_vocabulary: u16,
-    rows_at: u16,
-    printed_at: u16,
+    n_vocabulary: u32,
+    rows_at: u32,
+    printed_at: u32,
     /// Whether `UNLISTED<n>` tokens may read (a slot has a table).
     unlisted: bool,
     /// Whether some slot reads nothing at all (a field without its table).
@@ -175,7 +183,7 @@ impl<'s> Slots<'s> {
                 }
                 Slot::Flag { field, name, id } => {
                     vocabulary.push(id);
-                    (p.kind, p.field, p.id, c.text) = (Kind::Flag, small(field), id, name);
+                    (p.kind, p.field, p.id, c.text) = (Kind::Flag, field_index(field), id, name);
                 }
                 Slot::Table { field, hidden_zero, table, rows: table_rows, ids, default } => {
                     match table {
@@ -184,11 +192,19 @@ impl<'s> Slots<'s> {
                     }
                     vocabulary.extend(&ids);
                     let (first_row, base) = (rows.len(), row_ids.len());
-                    rows.extend(table_rows.iter().map(|r| Row { start: small(base + usize::from(r.start)), ..*r }));
+                    rows.extend(table_rows.iter().map(|r| Row { start: index(base) + r.start, ..*r }));
                     row_ids.extend(ids);
                     let kind = if table.is_some() { Kind::Table } else { Kind::Dead };
-                    let span = (small(first_row), small(rows.len()));
-                    p = Packed { kind, hidden_zero, field: small(field), id: 0, rows: span, default: default.unwrap_or(0), has_default: default.is_some() };
+                    let span = (index(first_row), index(rows.len()));
+                    p = Packed {
+                        kind,
+                        hidden_zero,
+                        field: field_index(field),
+                        id: 0,
+                        rows: span,
+                        default: default.unwrap_or(0),
+                        has_default: default.is_some(),
+                    };
                     c.table = table;
                 }
             }
@@ -197,12 +213,12 @@ impl<'s> Slots<'s> {
         }
         vocabulary.sort_unstable();
         vocabulary.dedup();
-        let (n_vocabulary, rows_at) = (small(vocabulary.len()), small(vocabulary.len() + required.len()));
+        let (n_vocabulary, rows_at) = (index(vocabulary.len()), index(vocabulary.len() + required.len()));
         // Row starts count from the rows' ids, which follow the vocabulary and required ids.
         for r in &mut rows {
             r.start += rows_at;
         }
-        let printed_at = small(usize::from(rows_at) + row_ids.len());
+        let printed_at = rows_at + index(row_ids.len());
         let ids = vocabulary.into_iter().chain(required).chain(row_ids).collect();
         let (slots, cold, rows) = (slots.into(), cold.into(), rows.into());
         Slots { slots, cold, rows, ids, n_vocabulary, rows_at, printed_at, unlisted, dead }
@@ -213,7 +229,7 @@ impl<'s> Slots<'s> {
     pub fn printed_in(mut self, order: Vec<usize>) -> Slots<'s> {
         if order.iter().enumerate().any(|(i, &k)| i != k) {
             let mut ids = self.ids.into_vec();
-            ids.extend(order.iter().map(|&k| u32::from(small(k))));
+            ids.extend(order.iter().map(|&k| index(k)));
             self.ids = ids.into();
         }
         self
@@ -225,16 +241,16 @@ impl<'s> Slots<'s> {
     }
 
     pub fn vocabulary(&self) -> &[u32] {
-        &self.ids[..usize::from(self.n_vocabulary)]
+        &self.ids[..self.n_vocabulary as usize]
     }
 
     pub fn required(&self) -> &[u32] {
-        &self.ids[usize::from(self.n_vocabulary)..usize::from(self.rows_at)]
+        &self.ids[self.n_vocabulary as usize..self.rows_at as usize]
     }
 
     /// nvdisasm's order of the slots, where it is not the page's.
     fn printed(&self) -> Option<&[u32]> {
-        let order = &self.ids[usize::from(self.printed_at)..];
+        let order = &self.ids[self.printed_at as usize..];
         (!order.is_empty()).then_some(order)
     }
 
@@ -270,12 +286,12 @@ impl<'s> Slots<'s> {
             Kind::Fixed => toks.starts_with(&[s.id]) && take(None, 1, values),
             Kind::Flag => (toks.starts_with(&[s.id]) && take(Some(1), 1, values)) || take(Some(0), 0, values),
             Kind::Table => {
-                let rows = &self.rows[usize::from(s.rows.0)..usize::from(s.rows.1)];
+                let rows = &self.rows[s.rows.0 as usize..s.rows.1 as usize];
                 let first = toks.ids.first().map(|&t| t & !UNLISTED_BIT);
                 let from = rows.partition_point(|r| Some(r.first) < first);
                 for r in rows[from..].iter().take_while(|r| Some(r.first) == first) {
                     // The group's rows start with the text's first token.
-                    let (start, n) = (usize::from(r.start), usize::from(r.n));
+                    let (start, n) = (r.start as usize, r.n as usize);
                     if (n == 1 || toks.starts_with(&self.ids[start..start + n])) && take(Some(r.value), n, values) {
                         return true;
                     }
