@@ -136,3 +136,66 @@ fn unnamed_registers_print_and_assemble_offline() {
         assert_eq!(back, w, "{text}");
     }
 }
+
+/// Offsets beside an RZ base that nvdisasm spells against the fixed rules (`offset beside
+/// RZ` in the stored conventions): printed as nvdisasm 13.5.37 prints these words
+/// (validate's random words; SM90 ALD's from a crosscheck run), signed where a lone offset
+/// is otherwise an unsigned address, unsigned where the page's offset is signed, and an
+/// attribute offset's low 10 bits. A signed or unsigned spelling assembles back to the
+/// word; the low bits to a word that prints the same text (the high bits clear).
+#[test]
+fn offsets_beside_rz_print_and_assemble_offline() {
+    #[rustfmt::skip]
+    let cases = [
+        (100, "280a700008080000f9ba300000ff0fae", "@P0 LDGSTS.E.BYPASS.EF [-0x645d], [R0.64+UR0], P0 ;", true),
+        (100, "080c2800000000008c592900ff00083b", "@P0 LDSM.16.M88 R0, [-0x73a6d7] ;", true),
+        (100, "100fcc0000000000e6af4e00ff000844", "@P0 STSM.16.M88 [-0x1950b2], R0 ;", true),
+        (90, "200f8800080000ff003896c000000582", "@P0 LDC.U8 R0, cx[UR0][0xe25b] ;", true),
+        (90, "00000000000010000007ff00ff000321", "@P0 ALD.P R0, a[0x3ff], ???0 ;", false),
+    ];
+    for (arch, hex, text, exact) in cases {
+        let s = spec::load(&[repo_root().join(format!("corpus/isa-discovered/sm{arch}"))]).unwrap();
+        let (c, arch) = (Codec::new(&s), Arch(arch));
+        let w = sass_harness::word::Word::parse_hex(hex).unwrap();
+        let (vi, vals) = c.decode(arch, w).unwrap();
+        assert_eq!(sass_harness::codec::print_word(c.variant(vi), &vals, w).to_string(), text);
+        let (bi, back) = sass_harness::codec::assemble(&c, arch, text, w).unwrap_or_else(|e| panic!("{text}: {e}"));
+        if exact {
+            assert_eq!(back, w, "{text}");
+        } else {
+            assert_ne!(back, w, "{text}: the high bits are not in the text");
+            assert_eq!(sass_harness::codec::print_word(c.variant(bi), &c.extract(bi, back), back).to_string(), text);
+        }
+        assert_eq!(sass_harness::codec::print::lossless(c.variant(vi), &vals), exact, "{text}");
+    }
+}
+
+/// A wrong `offset beside RZ` (SM90 STSM's, which nvdisasm prints signed: `[-0x4ae48a]`)
+/// is an error whose correction, the learned spelling, `fix` writes back.
+#[test]
+fn a_wrong_offset_beside_rz_is_an_error_that_fix_undoes() {
+    let src = repo_root().join("corpus/isa-discovered/sm90");
+    let dir = scratch("conv-rz");
+    std::fs::copy(src.join("stsm.txt"), dir.join("stsm.txt")).unwrap();
+    let original = ConventionsFile::from_text("original", &std::fs::read(src.join(FILE_NAME)).unwrap()).unwrap();
+    let key = "STSM_M_R_I_R";
+    let stored = original.forms[&format!("SM90 {key}")].clone();
+    assert_eq!(stored.rz_offsets, vec![(0, "signed".to_string())], "the committed spelling");
+    let mut mutated = original.clone();
+    mutated.forms.get_mut(&format!("SM90 {key}")).unwrap().rz_offsets = vec![(0, "unsigned".into())];
+    std::fs::write(dir.join(FILE_NAME), mutated.to_text()).unwrap();
+
+    let s = spec::load(std::slice::from_ref(&dir)).unwrap();
+    let c = Codec::new(&s);
+    let nv = nvdisasm();
+    let opts = validate::Options { random_per_variant: 20, ..Default::default() };
+    let (_, findings) = validate::validate_page(&s.pages[0], &c, &nv, &opts).unwrap();
+    let undoes = |e: &Edit| matches!(e, Edit::Conventions { variant, form, .. } if variant == key && *form == stored);
+    let found =
+        findings.iter().find(|f| f.variant == key && f.severity == Severity::Error && f.correction.as_ref().is_some_and(|c| c.edits.iter().any(undoes)));
+    let errors: Vec<_> = findings.iter().filter(|f| f.severity == Severity::Error).map(|f| (&f.variant, &f.expected, &f.actual)).collect();
+    assert!(found.is_some(), "no error whose correction undoes it; errors: {errors:?}");
+    let fixed = sass_harness::fix::correct_conventions(&s, &findings).unwrap();
+    assert_eq!(fixed[&dir].forms[&format!("SM90 {key}")], stored);
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -206,9 +206,11 @@ fn reproduce_flags_a_finding_that_does_not_reproduce() {
 /// listed with its reason at the end of the folder's SUMMARY.md. The goal is 10;
 /// these are the figures reached, measured with nvdisasm 13.5.37 (47, 103 and 110 before
 /// words another form owns were judged by that form and forms no variant decodes became
-/// `missing_form` notes). What is left: signed offsets with an RZ base (`[-0x3ca27]`,
-/// `a[0x22d]`), the `IMAD.MOV` alias where nvdisasm prints `IMAD.U32`, operands printed
-/// `???0` or `[RZ]`, and SM100 UREDGR's bit 79 (`.MMIO.SYS`: a scope field the page splits).
+/// `missing_form` notes; 9, 11 and 9 before memory offsets beside RZ were stored, `offset
+/// beside RZ`). What is left: AL2P's immediate beside an RZ register operand (`0x350` for
+/// `-0xb0`), the `IMAD.MOV` alias where nvdisasm prints `IMAD.U32`, operands printed `???0`
+/// or `[RZ]`, SM120 AST's bit 66 and SM100 UREDGR's bit 79 (`.MMIO.SYS`: a scope field the
+/// page splits).
 #[test]
 #[ignore = "slow: every discovered page against nvdisasm with 1000 random words a variant (bash ci/test.sh runs the slow set)"]
 fn discovered_pages_hold_on_random_words() {
@@ -233,4 +235,4 @@ fn discovered_pages_hold_on_random_words() {
 }
 
 /// Warnings `discovered_pages_hold_on_random_words` allows on SM90, SM100 and SM120.
-const WARNINGS_LEFT: [usize; 3] = [9, 11, 9];
+const WARNINGS_LEFT: [usize; 3] = [5, 5, 5];

@@ -12,7 +12,7 @@
 //! not list print as `UNLISTED<n>`.
 
 use super::bits::Values;
-use super::conventions::{FormConventions, RegSuffix, SlotId};
+use super::conventions::{FormConventions, OffsetSpelling, RegSuffix, SlotId};
 use crate::sass::{Body, Instruction, MemSpace, Operand, Predicate};
 use crate::spec::{FieldKind, MemImm, MemShape, MemSlot, MemSpaceKind, ModSlot, OperandKind, OperandSpec, Row, RowKind, Table, Variant};
 use crate::word::Word;
@@ -402,6 +402,9 @@ fn print_planned(v: &Variant, plan: &PrintPlan, values: &Values, learned: Option
     let signed_imm = learned.is_some_and(|(c, _)| signed_imm(values, c, &plan.signed_by));
     let mut operands: Vec<Operand> =
         v.operands.iter().enumerate().map(|(k, o)| operand(v, o, values, signed_imm, &modifiers, plan.zero_offset.as_ref().map(|z| z[k]), rows)).collect();
+    if let Some((c, _)) = learned {
+        respell_rz_offsets(v, plan, values, c, rows, &mut operands);
+    }
     for (op, spec) in operands.iter_mut().zip(&v.operands) {
         op.joined = spec.joined;
     }
@@ -425,6 +428,17 @@ fn print_planned(v: &Variant, plan: &PrintPlan, values: &Values, learned: Option
         operands.remove(k);
     }
     Instruction { pred, mnemonic: v.mnemonic.clone(), modifiers, operands, terminator, const_spaced: plan.const_spaced }
+}
+
+/// The memory operands of [`FormConventions::rz_offsets`], printed again with their
+/// stored offset spelling (it matters only where their base register is RZ).
+fn respell_rz_offsets(v: &Variant, plan: &PrintPlan, values: &Values, c: &FormConventions, rows: Rows, operands: &mut [Operand]) {
+    for &(k, spelling) in &c.rz_offsets {
+        let (Some(o), Some(op)) = (v.operands.get(k), operands.get_mut(k)) else { continue };
+        if let OperandKind::Mem(m) = o.kind {
+            *op = mem_operand(v, o, m, values, plan.zero_offset.as_ref().map(|z| z[k]), rows, Some(spelling));
+        }
+    }
 }
 
 /// The operands of [`FormConventions::unnamed`] whose register is all ones: nvdisasm names
@@ -569,7 +583,7 @@ fn operand(v: &Variant, o: &OperandSpec, values: &Values, signed_imm: bool, modi
         OperandKind::ConstX => Body::ConstX { ureg: ureg(v, fv(0)), offset: (fv(1) * 4) as i64 },
         OperandKind::Pred => Body::Pred { n: fv(0) as u8 },
         OperandKind::UPred => Body::UPred { n: fv(0) as u8 },
-        OperandKind::Mem(m) => return mem_operand(v, o, m, values, zero_offset, rows),
+        OperandKind::Mem(m) => return mem_operand(v, o, m, values, zero_offset, rows, None),
         OperandKind::Barrier => Body::Barrier { n: fv(0) as u8 },
         // The name is the row of the operand's table: body and suffixes as nvdisasm's text.
         OperandKind::Special | OperandKind::Name => {
@@ -609,13 +623,21 @@ fn decorate(v: &Variant, o: &OperandSpec, values: &Values, rows: Rows, op: &mut 
 
 /// A memory operand: each page operand fills its component; nvdisasm leaves some out
 /// (`conventions::mem_printed`). The register's fixed suffix comes before any table's.
-fn mem_operand(v: &Variant, o: &OperandSpec, m: MemShape, values: &Values, zero_offset: Option<bool>, rows: Rows) -> Operand {
+fn mem_operand(
+    v: &Variant,
+    o: &OperandSpec,
+    m: MemShape,
+    values: &Values,
+    zero_offset: Option<bool>,
+    rows: Rows,
+    rz_offset: Option<OffsetSpelling>,
+) -> Operand {
     let mut op = Operand::new(Body::Imm { value: 0 });
     op.suffixes.extend(m.reg_suffix.map(str::to_string));
     decorate(v, o, values, rows, &mut op);
     let slot = |k: usize| (slot_value(v, o, values, k), o.value_fields[k].map(|f| v.fields[f].width()).unwrap_or(0));
     let urz = u64::from(super::conventions::uniform_zero(v.arch));
-    let (body, keep_suffixes) = mem_body(m, slot, urz, !op.suffixes.is_empty(), || zero_offset.unwrap_or_else(|| zero_offset_stands_in(v, o)));
+    let (body, keep_suffixes) = mem_body(m, slot, urz, !op.suffixes.is_empty(), || zero_offset.unwrap_or_else(|| zero_offset_stands_in(v, o)), rz_offset);
     if !keep_suffixes {
         // Suffixes belong to the register (a descriptor's follow its brackets); with none
         // printed, or RZ standing in for nothing, there is none to carry them.
@@ -640,11 +662,19 @@ fn mem_roles(m: MemShape) -> impl Iterator<Item = MemSlot> {
 /// `k`'s value and width; `urz`: the architecture's uniform zero register; `suffixed`:
 /// whether a suffix prints (tables, flags, fixed ones); `zero_offset`:
 /// [`zero_offset_stands_in`], asked only where a lone RZ is left.
-fn mem_body(m: MemShape, slot: impl Fn(usize) -> (u64, u32), urz: u64, suffixed: bool, zero_offset: impl FnOnce() -> bool) -> (Body, bool) {
+fn mem_body(
+    m: MemShape,
+    slot: impl Fn(usize) -> (u64, u32),
+    urz: u64,
+    suffixed: bool,
+    zero_offset: impl FnOnce() -> bool,
+    rz_offset: Option<OffsetSpelling>,
+) -> (Body, bool) {
     let ureg = |x: u64| if x == urz { crate::sass::URZ } else { x as u16 };
     let (mut space, mut reg, mut ur, mut imm) = (0, None, None, None);
     // The offset's bits, for a signed offset nvdisasm prints unsigned.
     let mut imm_mask = i64::MAX;
+    let mut raw_imm = None;
     for (k, role) in mem_roles(m).enumerate() {
         let (x, width) = slot(k);
         match role {
@@ -654,9 +684,19 @@ fn mem_body(m: MemShape, slot: impl Fn(usize) -> (u64, u32), urz: u64, suffixed:
             MemSlot::Imm if m.imm == MemImm::Signed => {
                 imm = Some(signed(x, width) << m.imm_shift);
                 imm_mask = if width + u32::from(m.imm_shift) >= 63 { i64::MAX } else { ((1i64 << width) - 1) << m.imm_shift };
+                raw_imm = Some((x, width));
             }
-            MemSlot::Imm => imm = Some((x as i64) << m.imm_shift),
+            MemSlot::Imm => {
+                imm = Some((x as i64) << m.imm_shift);
+                raw_imm = Some((x, width));
+            }
         }
+    }
+    // The form's stored spelling beside an RZ base (`FormConventions::rz_offsets`) replaces
+    // the fixed rules below.
+    let spelled = rz_offset.filter(|_| reg == Some(crate::sass::RZ)).zip(raw_imm);
+    if let Some((s, (x, width))) = spelled {
+        imm = Some(s.value(x, width, m.imm_shift));
     }
     let space = match m.space {
         MemSpaceKind::Plain => MemSpace::Plain,
@@ -679,7 +719,7 @@ fn mem_body(m: MemShape, slot: impl Fn(usize) -> (u64, u32), urz: u64, suffixed:
         (reg, imm) = (None, Some(0));
     }
     // A left-out URZ still makes the offset relative (`[-0x446bd70c]`, LDCU).
-    if super::conventions::mem_offset_unsigned(m.space, reg.is_some(), ur.is_some() || m.ureg_elided) {
+    if spelled.is_none() && super::conventions::mem_offset_unsigned(m.space, reg.is_some(), ur.is_some() || m.ureg_elided) {
         imm = imm.map(|x| x & imm_mask);
     }
     let keep_suffixes = matches!(m.space, MemSpaceKind::Named(_)) || super::conventions::mem_reg_suffixed(m.space, reg, suffix, ur.is_some());
@@ -720,6 +760,7 @@ fn signed(x: u64, width: u32) -> i64 {
 pub fn lossless(v: &Variant, values: &Values) -> bool {
     let mods = || modifiers(v, values, None, Rows(None));
     injective(v)
+        && !rz_offset_cut(v, values)
         && (0..v.fields.len()).all(|f| v.field_table(f).is_none_or(|t| t.row(values.get(f)).is_some()))
         && v.operands.iter().all(|o| {
             !o.kind.is_float()
@@ -730,6 +771,21 @@ pub fn lossless(v: &Variant, values: &Values) -> bool {
                     })
                     .unwrap_or(true)
         })
+}
+
+/// Does a stored offset spelling beside RZ print only the low bits of these values'
+/// offset ([`OffsetSpelling::Bits`]: `a[0x22d]` for 0x62d and 0x22d alike)?
+fn rz_offset_cut(v: &Variant, values: &Values) -> bool {
+    let Some(c) = v.conventions.as_deref() else { return false };
+    c.rz_offsets.iter().any(|&(k, s)| {
+        let Some(o) = v.operands.get(k) else { return false };
+        let (OperandKind::Mem(m), OffsetSpelling::Bits(_)) = (o.kind, s) else { return false };
+        let field = |role: MemSlot| m.slot_roles().iter().position(|r| *r == role).and_then(|i| o.value_fields.get(i).copied().flatten());
+        let (Some(r), Some(f)) = (field(MemSlot::Reg), field(MemSlot::Imm)) else { return false };
+        let x = values.get(f);
+        values.get(r) == u64::from(crate::sass::RZ)
+            && s.value(x, v.fields[f].width(), m.imm_shift) != OffsetSpelling::Unsigned.value(x, v.fields[f].width(), m.imm_shift)
+    })
 }
 
 /// Does this variant print every value distinctly (so text → word is exact)? Each name a

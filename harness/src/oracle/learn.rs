@@ -8,7 +8,7 @@ use crate::codec::conventions::{self as conv, Conventions, ConventionsFile, Form
 use crate::codec::print::{row_tokens, slot_id};
 use crate::codec::{Codec, Values};
 use crate::sass::{self, Instruction, Terminator};
-use crate::spec::{ModSlot, OperandKind, RowKind, Variant};
+use crate::spec::{MemSlot, ModSlot, OperandKind, RowKind, Variant};
 use crate::word::Word;
 
 /// The probe words of one variant, in the order [`FormConventions`] reads them back.
@@ -27,6 +27,9 @@ struct Plan {
     /// print it?), and per memory operand with a register, that register all ones (does it
     /// print `???255`?).
     single_operands: Vec<usize>,
+    /// Then one word per memory operand with a register and an offset, both all ones (how
+    /// does the offset print beside RZ?).
+    rz_offsets: Vec<usize>,
     /// Last: the alias probes, the first of them the base the others are compared with.
     aliases: Vec<AliasProbe>,
     alias_regs: Vec<usize>,
@@ -86,11 +89,13 @@ fn plan(codec: &Codec, vi: usize) -> Plan {
         }
         words.push(codec.encode_unchecked(vi, &vals));
     }
+    let rz_offsets: Vec<usize> = (0..v.operands.len()).filter(|&k| rz_offset_values(v, k).is_some()).collect();
+    words.extend(rz_offsets.iter().filter_map(|&k| rz_offset_values(v, k)).map(|vals| codec.encode_unchecked(vi, &vals)));
     let (alias_regs, aliases) = alias_probes(v);
     for a in &aliases {
         words.push(codec.encode_unchecked(vi, &alias_values(v, a)));
     }
-    Plan { vi, words, order_slots, has_imm: imm.is_some(), imm_by_group, space_probes, single_operands, aliases, alias_regs }
+    Plan { vi, words, order_slots, has_imm: imm.is_some(), imm_by_group, space_probes, single_operands, rz_offsets, aliases, alias_regs }
 }
 
 /// The harness's base values with every operand the page leaves out at zero set to 1
@@ -182,6 +187,47 @@ fn probed_field(v: &Variant, k: usize) -> Option<usize> {
     }
 }
 
+/// The field of memory operand `k`'s slot of role `role`, if it has one.
+fn mem_field(v: &Variant, k: usize, role: MemSlot) -> Option<usize> {
+    let o = &v.operands[k];
+    let OperandKind::Mem(m) = o.kind else { return None };
+    o.value_fields.get(m.slot_roles().iter().position(|r| *r == role)?).copied().flatten()
+}
+
+/// The values of the probe that shows how memory operand `k`'s offset prints beside RZ
+/// ([`FormConventions::rz_offsets`]): its register and offset all ones, the rest shown;
+/// `None` for an operand without both.
+fn rz_offset_values(v: &Variant, k: usize) -> Option<Values> {
+    // A memory operand's register field (`register_field` gives a plain register's too).
+    let (reg, imm) = (v.operands[k].register_field()?, mem_field(v, k, MemSlot::Imm)?);
+    let mut vals = shown_values(v);
+    vals.set(reg, v.fields[reg].max());
+    vals.set(imm, v.fields[imm].max());
+    Some(vals)
+}
+
+/// The spellings the [`rz_offset_values`] probes show where they differ from the page's
+/// printing (the fixed rules): each printed operand's offset, read as
+/// [`conv::OffsetSpelling::of_all_ones`].
+fn rz_offset_reads(v: &Variant, operands: &[usize], outs: &[Outcome]) -> Vec<(usize, conv::OffsetSpelling)> {
+    let offset = |i: &Instruction, k: usize| -> Option<i64> {
+        let (_, _, _, imm) = i.operands.get(k).filter(|_| i.operands.len() == v.operands.len())?.body.as_mem()?;
+        imm
+    };
+    let mut out = vec![];
+    for (&k, o) in operands.iter().zip(outs) {
+        let (Some(i), Some(vals), Some(f)) = (printed(o), rz_offset_values(v, k), mem_field(v, k, MemSlot::Imm)) else { continue };
+        let (Some(p), OperandKind::Mem(m)) = (offset(&i, k), v.operands[k].kind) else { continue };
+        if i.mnemonic != v.mnemonic || offset(&crate::codec::print(v, &vals), k) == Some(p) {
+            continue;
+        }
+        if let Some(s) = conv::OffsetSpelling::of_all_ones(p, v.fields[f].width(), m.imm_shift) {
+            out.push((k, s));
+        }
+    }
+    out
+}
+
 /// Does printed operand `k` of `i` (a [`single_operands`] probe's text, every operand
 /// printed) name its all-ones register `???N` rather than the zero register?
 fn prints_unnamed(v: &Variant, k: usize, i: &Instruction) -> bool {
@@ -256,8 +302,10 @@ fn read(v: &Variant, p: &Plan, outs: &[Outcome]) -> FormConventions {
             Some(conv::Alias { regs: p.alias_regs.clone(), rz: a.rz.clone(), imm: a.imm, token, at })
         })
         .collect();
-    let single_at = alias_at.saturating_sub(p.single_operands.len());
-    let (omitted, unnamed) = all_ones_reads(v, &p.single_operands, &outs[single_at..alias_at]);
+    let rz_at = alias_at.saturating_sub(p.rz_offsets.len());
+    let rz_offsets = rz_offset_reads(v, &p.rz_offsets, &outs[rz_at..alias_at]);
+    let single_at = rz_at.saturating_sub(p.single_operands.len());
+    let (omitted, unnamed) = all_ones_reads(v, &p.single_operands, &outs[single_at..rz_at]);
     let space_at = single_at.saturating_sub(p.space_probes.len());
     let semicolon = |o: &Outcome| printed(o).is_some_and(|i| i.terminator == Terminator::Semicolon);
     let space_bits = if semicolon(&outs[0]) {
@@ -276,6 +324,7 @@ fn read(v: &Variant, p: &Plan, outs: &[Outcome]) -> FormConventions {
         signed_imm_by,
         omitted,
         unnamed,
+        rz_offsets,
         aliases,
         space_bits,
     }

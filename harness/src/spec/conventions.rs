@@ -91,6 +91,13 @@ pub struct FormConventions {
     /// nvdisasm prints `???255` where other forms print `RZ` (SM100 `CCTLT.IVTH ???255`,
     /// `[???255.64+UR0]` in ATOM, the texture forms' sources).
     pub unnamed: Vec<usize>,
+    /// The page's memory operands (printed operand indices) whose offset, beside a base
+    /// register at all ones (RZ), nvdisasm spells otherwise than the fixed rules say
+    /// ([`crate::codec::conventions::mem_offset_unsigned`]): SM100 LDGSTS `[-0x645d]` and
+    /// LDSM/STSM signed where a lone offset is otherwise an unsigned address, LDC
+    /// `cx[UR0][0xe25b]` unsigned, AST/ALD `a[0x22d]` its low 10 bits. Forms that follow
+    /// the fixed rules have no entry.
+    pub rz_offsets: Vec<(usize, OffsetSpelling)>,
     /// Modifiers nvdisasm adds for some operand values (`IMAD.MOV.U32 R0, RZ, RZ, R1` for
     /// the page's `IMAD.U32`; `IMAD.IADD R0, R1, 0x1, R2`, `IMAD.SHL R0, R1, 0x4, RZ`).
     pub aliases: Vec<Alias>,
@@ -111,6 +118,61 @@ pub enum ImmClass {
     PowerOfTwo(u8),
     /// Any other value, negative ones included.
     Other,
+}
+
+/// How an offset's field prints ([`FormConventions::rz_offsets`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum OffsetSpelling {
+    /// Two's complement of the field's width (`[-0x645d]`).
+    Signed,
+    /// The field's bits, unsigned (`cx[UR0][0xe25b]`).
+    Unsigned,
+    /// The low `n` bits of the (scaled) field, unsigned: nvdisasm's attribute offsets
+    /// beside RZ (`a[0x22d]` for the 11-bit field 0x62d: 10 bits).
+    Bits(u8),
+}
+
+impl OffsetSpelling {
+    /// The offset printed for field value `x` of `width` bits, scaled by `2^shift`.
+    pub fn value(self, x: u64, width: u32, shift: u8) -> i64 {
+        let scaled = |v: i64| v.checked_shl(u32::from(shift)).unwrap_or(0);
+        match self {
+            OffsetSpelling::Signed if width > 0 && width < 64 && x >> (width - 1) & 1 == 1 => scaled(x as i64 - (1i64 << width)),
+            OffsetSpelling::Signed | OffsetSpelling::Unsigned => scaled(x as i64),
+            OffsetSpelling::Bits(n) => scaled(x as i64) & ((1i64 << n.min(62)) - 1),
+        }
+    }
+
+    /// Which spelling printed `printed` for the field value all ones (`width` bits, scaled
+    /// by `2^shift`): -1 is signed, all ones unsigned, `2^n - 1` (scaled) the low `n` bits.
+    pub fn of_all_ones(printed: i64, width: u32, shift: u8) -> Option<OffsetSpelling> {
+        let ones = if width >= 64 { u64::MAX } else { (1u64 << width) - 1 };
+        let candidates = [OffsetSpelling::Signed, OffsetSpelling::Unsigned].into_iter().chain((1..width.min(62) as u8 + shift).map(OffsetSpelling::Bits));
+        candidates.into_iter().find(|s| s.value(ones, width, shift) == printed)
+    }
+
+    /// `signed`, `unsigned` or `N bits`.
+    pub fn token(self) -> String {
+        match self {
+            OffsetSpelling::Signed => "signed".into(),
+            OffsetSpelling::Unsigned => "unsigned".into(),
+            OffsetSpelling::Bits(n) => format!("{n} bits"),
+        }
+    }
+
+    /// Reads [`OffsetSpelling::token`]'s spelling.
+    pub fn parse(t: &str) -> Result<OffsetSpelling, StoredError> {
+        match t {
+            "signed" => Ok(OffsetSpelling::Signed),
+            "unsigned" => Ok(OffsetSpelling::Unsigned),
+            _ => t
+                .strip_suffix(" bits")
+                .and_then(|n| n.parse::<u8>().ok())
+                .filter(|&n| (1..63).contains(&n))
+                .map(OffsetSpelling::Bits)
+                .ok_or_else(|| bad(format!("'{t}'"), "not signed, unsigned or N bits (1..62)")),
+        }
+    }
 }
 
 impl ImmClass {
@@ -336,6 +398,10 @@ pub struct StoredForm {
     /// Printed operands whose all-ones register prints `???N`, not the zero register.
     #[serde(default, rename = "unnamed at all ones", skip_serializing_if = "Vec::is_empty")]
     pub unnamed: Vec<usize>,
+    /// `[printed operand, spelling]`: memory operands whose offset beside an RZ base
+    /// prints `signed`, `unsigned` or its low `N bits`, against the fixed rules.
+    #[serde(default, rename = "offset beside RZ", skip_serializing_if = "Vec::is_empty")]
+    pub rz_offsets: Vec<(usize, String)>,
     /// The modifiers nvdisasm adds for some operand values.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub aliases: Vec<StoredAlias>,
@@ -542,6 +608,7 @@ impl StoredControl {
             signed_imm_by: vec![],
             omitted: vec![],
             unnamed: vec![],
+            rz_offsets: vec![],
             aliases: vec![],
             space_bits: vec![],
         })
@@ -558,6 +625,7 @@ impl StoredForm {
             signed_by: c.signed_imm_by.iter().filter(|(_, _, s)| *s != c.signed_imm).copied().collect(),
             omitted: c.omitted.clone(),
             unnamed: c.unnamed.clone(),
+            rz_offsets: c.rz_offsets.iter().map(|&(k, s)| (k, s.token())).collect(),
             aliases: c
                 .aliases
                 .iter()
@@ -579,6 +647,11 @@ impl StoredForm {
                 Ok(Alias { regs: a.regs.clone(), rz: a.rz.clone(), imm, token: a.token.clone(), at: a.at })
             })
             .collect::<Result<_, StoredError>>()?;
+        let rz_offsets = self
+            .rz_offsets
+            .iter()
+            .map(|(k, t)| Ok((*k, OffsetSpelling::parse(t).map_err(|e| bad("offset beside RZ", e.to_string()))?)))
+            .collect::<Result<_, StoredError>>()?;
         let space_bits = parse_ranges(&self.space_bits, 128).map_err(|e| bad("space bits", e.to_string()))?.into_iter().map(|b| b as u8).collect();
         Ok(FormConventions {
             modifier_order,
@@ -586,6 +659,7 @@ impl StoredForm {
             signed_imm_by: self.signed_by.clone(),
             omitted: self.omitted.clone(),
             unnamed: self.unnamed.clone(),
+            rz_offsets,
             aliases,
             space_bits,
             ..c
@@ -711,6 +785,7 @@ mod tests {
             signed_imm_by: vec![(84, 1, false)],
             omitted: vec![1],
             unnamed: vec![2],
+            rz_offsets: vec![(0, OffsetSpelling::Signed), (1, OffsetSpelling::Bits(10))],
             aliases: vec![Alias { regs: vec![1, 2], rz: vec![1], imm: Some((3, ImmClass::PowerOfTwo(2))), token: "SHL".into(), at: 0 }],
             space_bits: vec![102, 103],
         }
@@ -728,6 +803,31 @@ mod tests {
         assert_eq!(back, f);
         assert_eq!(back.read_forms().unwrap()["SM90 DFMA_R_R_I_R"], c);
         assert!(text.contains("\".--------------- .+++++++++++.... 1\""), "{text}");
+    }
+
+    /// nvdisasm 13.5's offsets beside RZ: SM100 LDGSTS's 20-bit 0xf9ba3 as `-0x645d`, LDC's
+    /// 16-bit 0xe25b unsigned, AST's 11-bit 0x62d as `0x22d` (its low 10 bits); each
+    /// spelling is read back from the all-ones probe and its token.
+    #[test]
+    fn offset_spellings_print_read_back_and_are_learned_from_all_ones() {
+        assert_eq!(OffsetSpelling::Signed.value(0xf9ba3, 20, 0), -0x645d);
+        assert_eq!(OffsetSpelling::Signed.value(0x79ba3, 20, 0), 0x79ba3);
+        assert_eq!(OffsetSpelling::Unsigned.value(0xe25b, 16, 0), 0xe25b);
+        assert_eq!(OffsetSpelling::Bits(10).value(0x62d, 11, 0), 0x22d);
+        assert_eq!(OffsetSpelling::Signed.value(0x7ff, 11, 2), -4);
+        for (printed, width, shift, s) in [
+            (-1, 20, 0, OffsetSpelling::Signed),
+            (0xffff, 16, 0, OffsetSpelling::Unsigned),
+            (0x3ff, 11, 0, OffsetSpelling::Bits(10)),
+            (-4, 11, 2, OffsetSpelling::Signed),
+            (0x1ffc, 11, 2, OffsetSpelling::Unsigned),
+            (0xffc, 11, 2, OffsetSpelling::Bits(12)),
+        ] {
+            assert_eq!(OffsetSpelling::of_all_ones(printed, width, shift), Some(s), "{printed:#x}");
+            assert_eq!(OffsetSpelling::parse(&s.token()).unwrap(), s);
+        }
+        assert_eq!(OffsetSpelling::of_all_ones(0x3fe, 11, 0), None);
+        assert!(OffsetSpelling::parse("10 bytes").unwrap_err().to_string().contains("N bits"));
     }
 
     #[test]

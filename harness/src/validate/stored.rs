@@ -13,7 +13,7 @@ use crate::word::Word;
 use std::collections::BTreeMap;
 
 /// The kinds of convention a finding names, each replaced on its own to find its evidence.
-const KINDS: [&str; 7] = [
+const KINDS: [&str; 8] = [
     "control bits (legality, .reuse, terminator)",
     "modifier order",
     "immediate signedness",
@@ -21,6 +21,7 @@ const KINDS: [&str; 7] = [
     "alias modifiers",
     "space bits",
     "registers printed ???255",
+    "offsets beside RZ",
 ];
 
 /// The kind of a form with no stored conventions (a note).
@@ -45,7 +46,8 @@ fn with_kind(stored: &FormConventions, learned: &FormConventions, k: usize) -> F
         3 => c.omitted = learned.omitted.clone(),
         4 => c.aliases = learned.aliases.clone(),
         5 => c.space_bits = learned.space_bits.clone(),
-        _ => c.unnamed = learned.unnamed.clone(),
+        6 => c.unnamed = learned.unnamed.clone(),
+        _ => c.rz_offsets = learned.rz_offsets.clone(),
     }
     c
 }
@@ -72,7 +74,8 @@ impl AsStored {
             3 => a.omitted == b.omitted,
             4 => a.aliases == b.aliases,
             5 => a.space_bits == b.space_bits,
-            _ => a.unnamed == b.unnamed,
+            6 => a.unnamed == b.unnamed,
+            _ => a.rz_offsets == b.rz_offsets,
         }
     }
 }

@@ -12,7 +12,7 @@
 //! [`super::operand`] into the same buffer).
 
 use super::super::bits::Values;
-use super::super::conventions::{barrier_index, opex_index, wait_index, Alias, FormConventions, ImmClass};
+use super::super::conventions::{barrier_index, opex_index, wait_index, Alias, FormConventions, ImmClass, OffsetSpelling};
 use super::{float_value, push_float, target_at_zero, FloatFormat, PrintPlan, Rows, DENSE_ROWS, UNLISTED};
 use crate::sass::{Body, Operand, Terminator};
 use crate::spec::{ImmMap, MemShape, ModSlot, OperandKind, OperandSpec, RowKind, Variant};
@@ -180,6 +180,8 @@ struct FormOperand {
     zero_omitted: bool,
     /// In the stored conventions' `omitted`.
     omitted: bool,
+    /// Its stored offset spelling beside RZ ([`FormConventions::rz_offsets`]).
+    rz_offset: Option<OffsetSpelling>,
 }
 
 /// A compiled form.
@@ -336,7 +338,9 @@ impl Compiled {
         for (k, o) in v.operands.iter().enumerate() {
             let suffix_tables = o.suffix_fields.iter().map(|&f| Some((f as u16, table_of(self, f)?))).collect::<Option<_>>()?;
             let omitted = c.is_some_and(|c| c.omitted.contains(&k));
-            operands.push(self.operand(v, o, suffix_tables, omitted, plan.zero_offset.as_ref().map(|z| z[k]))?);
+            let mut op = self.operand(v, o, suffix_tables, omitted, plan.zero_offset.as_ref().map(|z| z[k]))?;
+            op.rz_offset = c.and_then(|c| c.rz_offsets.iter().find(|(at, _)| *at == k)).map(|&(_, s)| s);
+            operands.push(op);
         }
         let mnemonic = self.text(&[&v.mnemonic], false);
         let signed_by = c.map(|c| c.signed_imm_by.iter().zip(plan.signed_by.iter()).map(|(&(_, x, s), &f)| (f, x, s)).collect()).unwrap_or_default();
@@ -424,6 +428,7 @@ impl Compiled {
             single,
             zero_omitted: o.zero_omitted,
             omitted,
+            rz_offset: None,
         })
     }
 }
@@ -478,7 +483,7 @@ impl Compiled {
             }
             let flags = self.flags(f, o, values);
             if let Kind::Mem(m, zero_offset) = o.kind {
-                let parts = mem::parts(f, o, m, zero_offset, values, flags);
+                let parts = mem::parts(f, o, m, zero_offset, values, flags, learned.is_some());
                 if gone(o, values, Flags { suffixed: parts.suffixed, ..flags }, learned.is_some()) {
                     continue;
                 }

@@ -19,9 +19,11 @@ pub(super) struct Parts {
 /// The components printed of memory operand `o` (shape `m`) for `values`, as
 /// `mem_operand` gives them (both through [`super::super::mem_body`]); `flags`: its
 /// decorations.
-pub(super) fn parts(f: &Form, o: &FormOperand, m: MemShape, zero_offset: bool, values: &Values, flags: Flags) -> Parts {
+/// `learned`: printing with the stored conventions, whose offset spelling beside RZ
+/// ([`FormOperand::rz_offset`]) then applies.
+pub(super) fn parts(f: &Form, o: &FormOperand, m: MemShape, zero_offset: bool, values: &Values, flags: Flags, learned: bool) -> Parts {
     let slot = |k: usize| o.slots[k].map_or((0, 0), |s| (s.value(values), s.width()));
-    let (body, keep_suffixes) = super::super::mem_body(m, slot, f.urz, flags.suffixed, || zero_offset);
+    let (body, keep_suffixes) = super::super::mem_body(m, slot, f.urz, flags.suffixed, || zero_offset, o.rz_offset.filter(|_| learned));
     let suffixed = keep_suffixes && (m.reg_suffix.is_some() || flags.suffixed);
     Parts { body, keep_suffixes, suffixed }
 }
