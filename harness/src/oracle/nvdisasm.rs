@@ -174,6 +174,29 @@ impl Nvdisasm {
     /// Like [`Nvdisasm::disassemble`], with word `i` at address `base + 16 * i`
     /// (`nvdisasm --base-address`).
     pub fn disassemble_at(&self, arch: &str, base: u64, words: &[Word]) -> Result<Vec<Outcome>, NvdisasmError> {
+        self.each_chunk(arch, base, words, |b, stem| self.run_chunk(b, stem))
+    }
+
+    /// One nvdisasm run per chunk of `words` (word `i` at `base + 16 i`, chunked as
+    /// [`Nvdisasm::disassemble_at`] chunks them): per word, its outcome where that run
+    /// settles it (a word it names illegal; every word of a chunk it prints), `None` where
+    /// the word is to be sent again, the settled ones replaced by NOPs ([`nop`]): what
+    /// `disassemble_at`'s next round would send, so that a caller can send it with other
+    /// words and save that round's process starts. A chunk nvdisasm rejects without naming
+    /// an address is settled whole, as `disassemble_at` settles it.
+    pub fn screen(&self, arch: &str, base: u64, words: &[Word]) -> Result<Vec<Option<Outcome>>, NvdisasmError> {
+        self.each_chunk(arch, base, words, |b, stem| self.screen_chunk(b, stem))
+    }
+
+    /// `run` on each chunk of `words` (at most [`MAX_CHUNK`], at least `min_chunk` words,
+    /// as many as `jobs` at once), the results in word order.
+    fn each_chunk<T: Send>(
+        &self,
+        arch: &str,
+        base: u64,
+        words: &[Word],
+        run: impl Fn(&Batch, &Path) -> Result<Vec<T>, NvdisasmError> + Sync,
+    ) -> Result<Vec<T>, NvdisasmError> {
         if words.is_empty() {
             return Ok(vec![]);
         }
@@ -181,7 +204,7 @@ impl Nvdisasm {
         let chunk = words.len().div_ceil(jobs).max(self.min_chunk.max(1)).min(MAX_CHUNK);
         let chunks: Vec<&[Word]> = words.chunks(chunk).collect();
         let dir = TempDir::new()?;
-        let results: Vec<Mutex<Option<ChunkResult>>> = chunks.iter().map(|_| Mutex::new(None)).collect();
+        let results: Vec<Mutex<Option<Result<Vec<T>, NvdisasmError>>>> = chunks.iter().map(|_| Mutex::new(None)).collect();
         let next = AtomicUsize::new(0);
         std::thread::scope(|s| {
             for _ in 0..jobs.min(chunks.len()) {
@@ -191,7 +214,7 @@ impl Nvdisasm {
                         break;
                     }
                     let batch = Batch { arch, base: base.wrapping_add((i * chunk) as u64 * 16), words: chunks[i] };
-                    let out = self.run_chunk(&batch, &dir.path.join(format!("chunk{i}")));
+                    let out = run(&batch, &dir.path.join(format!("chunk{i}")));
                     *results[i].lock().unwrap_or_else(|e| e.into_inner()) = Some(out);
                 });
             }
@@ -205,6 +228,22 @@ impl Nvdisasm {
             }
         }
         Ok(out)
+    }
+
+    /// [`Nvdisasm::screen`] of one chunk: its first round of [`Nvdisasm::run_rounds`].
+    fn screen_chunk(&self, b: &Batch, file_stem: &Path) -> Result<Vec<Option<Outcome>>, NvdisasmError> {
+        let mut state = ChunkState::new(b.words, nop(b.arch));
+        match self.run_round_retrying(b, b.words, &file_stem.with_extension("round0.bin")) {
+            Ok((Some(stdout), ..)) => Ok(state.finish(b, &stdout).map_err(|f| self.error(b, false, f))?.into_iter().map(Some).collect()),
+            Ok((None, reported, stderr)) => {
+                state.replace_illegal(reported, &stderr, &b.base).map_err(|f| self.error(b, false, f))?;
+                Ok(state.done)
+            }
+            Err(NvdisasmError::Batch { fault, .. }) if matches!(*fault, BatchFault::Unaddressed { .. }) => {
+                Ok(self.run_chunk(b, file_stem)?.into_iter().map(Some).collect())
+            }
+            Err(e) => Err(e),
+        }
     }
 
     fn error(&self, b: &Batch, retried: bool, fault: BatchFault) -> NvdisasmError {
@@ -303,8 +342,6 @@ fn only_unaddressed_illegal(stderr: &str) -> bool {
     let mut lines = stderr.lines().map(str::trim).filter(|l| !l.is_empty()).peekable();
     lines.peek().is_some() && lines.all(|l| l.trim_start_matches("nvdisasm error").trim_start().trim_start_matches(':').trim() == UNADDRESSED)
 }
-
-type ChunkResult = Result<Vec<Outcome>, NvdisasmError>;
 
 /// One chunk of words and where it sits.
 struct Batch<'a> {

@@ -61,13 +61,21 @@ struct Judge<'a> {
     vi: usize,
     base: Option<&'a Instruction>,
     learned: Option<&'a FormConventions>,
+    /// The variant's print plan, built once (every probe word of the variant is judged).
+    plan: codec::PrintPlan,
 }
 
 impl<'a> Judge<'a> {
     fn new(version: &'a Version, key: &str, base: Option<&'a Instruction>, learned: Option<&'a FormConventions>) -> Option<Judge<'a>> {
         let codec = Codec::new(&version.spec);
         let vi = codec.index_of(key, None)?;
-        Some(Judge { codec, vi, base, learned })
+        let plan = codec::PrintPlan::new(codec.variant(vi), learned, true);
+        Some(Judge { codec, vi, base, learned, plan })
+    }
+
+    /// What the version predicts for `word` of its variant `v`.
+    fn expect(&self, v: &Variant, word: Word) -> Instruction {
+        codec::print_with_plan(v, &self.plan, &self.codec.extract(self.vi, word), self.learned.map(|c| (c, word)))
     }
 
     fn verdict(&self, word: Word, o: &Outcome) -> V {
@@ -80,8 +88,7 @@ impl<'a> Judge<'a> {
         let Some(actual) = actual else { return V::Other };
         match self.codec.find(v.arch, word) {
             Ok(vi) if vi == self.vi => {
-                let values = self.codec.extract(vi, word);
-                let expected = codec::print_with(v, &values, self.learned.map(|c| (c, word)));
+                let expected = self.expect(v, word);
                 match compare(&expected, actual) {
                     Verdict::Agree => V::Agree,
                     Verdict::Syntax(_) => V::Other,
@@ -92,8 +99,7 @@ impl<'a> Judge<'a> {
             // A word the page cannot express. With its fixed bits restored it is one the
             // page describes: printing that word's text means the bits are ignored.
             Err(_) if self.codec.find(v.arch, restore_fixed(v, word)) == Ok(self.vi) => {
-                let w2 = restore_fixed(v, word);
-                let expected = codec::print_with(v, &self.codec.extract(self.vi, w2), self.learned.map(|c| (c, w2)));
+                let expected = self.expect(v, restore_fixed(v, word));
                 if compare(&expected, actual) == Verdict::Differ {
                     V::Differ
                 } else {

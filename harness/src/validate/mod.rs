@@ -310,8 +310,9 @@ fn validate_group(
     let vis: Vec<usize> = pages.iter().flat_map(|p| &p.variants).filter_map(|v| index.get(&(v.arch, v.key.as_str())).copied()).collect();
     let mut st = GroupState::new(structured_runs(pages, codec));
     clock.phase(&format!("{} structured probes built", st.runs.iter().map(|r| r.probes.len()).sum::<usize>()));
-    let (conv, shown, seen) = first::first_batch(codec, nv, &clock.arch, &vis, &mut st)?;
-    clock.phase(&format!("conventions of {} forms learned; structured probes disassembled", conv.len()));
+    let first::Learned { conv, shown, seen, random } = first::first_batch(codec, nv, &clock.arch, &vis, &mut st, opts)?;
+    let with = if random.is_some() { " and kept random" } else { "" };
+    clock.phase(&format!("conventions of {} forms learned; structured{with} probes disassembled", conv.len()));
     let cx = Group {
         codec,
         nv,
@@ -320,11 +321,12 @@ fn validate_group(
         // Each variant's learned conventions, looked up once (not once per probe).
         learned: codec.variants().iter().map(|v| conv.get(v.arch, &v.key)).collect(),
         fixed: FixedIndex::new(codec),
+        // Predictions with the learned conventions, each form's plan built once.
+        printer: codec::Printer::with(codec, codec.variants().iter().map(|v| conv.get(v.arch, &v.key)).collect()),
     };
     let (stored, cands) = std::thread::scope(|s| {
         let stored = s.spawn(|| stored::check(nv, codec, &conv, &shown, &seen));
-        add_random(&mut st.runs, &mut st.outs, codec, &conv, opts);
-        let cands = cx.random_batch(&mut st, &conv);
+        let cands = cx.random_batch(&mut st, &conv, random);
         (stored.join().unwrap_or_else(|p| std::panic::resume_unwind(p)), cands)
     });
     let (stored, cands) = (stored?, cands?);
@@ -365,6 +367,7 @@ struct Group<'a> {
     clock: Clock,
     learned: Vec<Option<&'a FormConventions>>,
     fixed: FixedIndex,
+    printer: codec::Printer<'a, 'a>,
 }
 
 /// Which variants' fixed bits a word matches, by architecture and fixed-bit mask: what
@@ -428,19 +431,12 @@ impl<'a> Group<'a> {
     }
 
     fn analysis(&self, vi: usize) -> Analysis<'_> {
-        Analysis {
-            nv_tool: &self.nv.version,
-            v: self.codec.variant(vi),
-            learned: self.learned[vi],
-            fixed: &self.fixed,
-            codec: self.codec,
-            all_learned: &self.learned,
-        }
+        Analysis { nv_tool: &self.nv.version, v: self.codec.variant(vi), vi, printer: &self.printer, fixed: &self.fixed, codec: self.codec }
     }
 
     /// What the page predicts for `word` of variant `vi` (values read off the word).
     fn predict(&self, vi: usize, vals: &Values, word: Word) -> Instruction {
-        codec::print_with(self.codec.variant(vi), vals, self.learned[vi].map(|c| (c, word)))
+        self.printer.print_word(vi, vals, word)
     }
 
     /// nvdisasm's outcomes for `words`, word `i` at address `base + 16 i` and of variant
@@ -454,12 +450,19 @@ impl<'a> Group<'a> {
 
     /// Batch one: the random probes, judged; their disagreements become candidates, one
     /// per (variant, changed elements), in page, variant and disagreement order.
-    fn random_batch(&self, st: &mut GroupState, conv: &Conventions) -> Result<Vec<Candidate>, NvdisasmError> {
+    /// `sent`: their outcomes, when they rode with the first batch ([`first::first_batch`]).
+    fn random_batch(&self, st: &mut GroupState, conv: &Conventions, sent: Option<Vec<Outcome>>) -> Result<Vec<Candidate>, NvdisasmError> {
         let random: Vec<&Probe> = st.runs.iter().flat_map(|r| &r.probes).filter(|p| p.kind == Kind::Random).collect();
-        let (words, vis): (Vec<Word>, Vec<usize>) = random.iter().map(|p| (p.word, p.vi)).unzip();
-        let mut random_outs = self.disassemble(0, &words, &vis)?;
+        let mut random_outs = match sent {
+            Some(outs) => outs,
+            None => {
+                let (words, vis): (Vec<Word>, Vec<usize>) = random.iter().map(|p| (p.word, p.vi)).unzip();
+                let outs = self.disassemble(0, &words, &vis)?;
+                self.phase(&format!("{} random probes disassembled", random.len()));
+                outs
+            }
+        };
         random_outs.resize_with(random.len(), missing_outcome);
-        self.phase(&format!("{} random probes disassembled", random.len()));
         let mut judged = self.judge_random(&random, &random_outs).into_iter().zip(random_outs);
         let mut cands = Candidates::default();
         for (ri, run) in st.runs.iter().enumerate() {
@@ -762,7 +765,9 @@ fn structured_probes(codec: &Codec, vi: usize) -> Vec<Probe> {
 
 /// Random words of one variant: listed values, and control bits nvdisasm accepts for
 /// this form (learned), so that `.reuse`, barriers and the terminator are checked too,
-/// when the page calls every bit 105–125 a control field.
+/// when the page calls every bit 105–125 a control field. Two alike make the same words
+/// from the same stream.
+#[derive(PartialEq)]
 struct RandomWords {
     vi: usize,
     legal: Vec<usize>,
