@@ -533,6 +533,29 @@ mod tests {
         assert_eq!(out[5], printed("@P0 DFMA R3, R0, R0, R0 ;"));
     }
 
+    /// A screen settles the words its run names illegal and, where nothing is illegal,
+    /// every word; the words it leaves, sent again with NOPs for the settled ones (in any
+    /// batch), print as `disassemble` prints them.
+    #[test]
+    fn a_screen_settles_the_illegal_words_and_the_rest_print_as_disassembled() {
+        let d = nv();
+        let all_ones = Word(u128::MAX);
+        let words = [dfma(1, 0), all_ones, dfma(2, 0), all_ones, dfma(3, 0)];
+        let screened = d.screen("SM90", 0, &words).unwrap();
+        let settled: Vec<bool> = screened.iter().map(Option::is_some).collect();
+        assert_eq!(settled, [false, true, false, true, false]);
+        let full = d.dis("SM90", &words);
+        assert_eq!(screened[1].as_ref(), Some(&full[1]));
+        let again: Vec<Word> = words.iter().zip(&screened).map(|(&w, s)| if s.is_some() { nop("SM90") } else { w }).collect();
+        let mut with_more = again.clone();
+        with_more.extend([dfma(4, 0); 3]);
+        let outs = d.dis("SM90", &with_more);
+        let merged: Vec<Outcome> = screened.into_iter().zip(outs).map(|(s, o)| s.unwrap_or(o)).collect();
+        assert_eq!(merged, full);
+        let clean = d.screen("SM90", 0, &[dfma(1, 0), dfma(2, 0)]).unwrap();
+        assert_eq!(clean, vec![Some(printed("@P0 DFMA R1, R0, R0, R0 ;")), Some(printed("@P0 DFMA R2, R0, R0, R0 ;"))]);
+    }
+
     #[test]
     fn words_rejected_without_an_address_are_found_by_halving() {
         // nvdisasm 13.5 rejects these SM100 words (opcode 0, bit 74 or 76) with a bare

@@ -655,13 +655,28 @@ impl<'a> Group<'a> {
         }
     }
 
+    /// Triage's verified edits of each variant of `run` (as in `run.vis`), worked out on
+    /// `nv.jobs` threads, each a contiguous share of the variants: each is judged on all
+    /// its probe words, and this is the group's last step, so a core would idle.
+    fn prepare_triage(&self, run: &PageRun, outs: &[Outcome]) -> Vec<correct::Prepared> {
+        let prepare = |vi: usize| {
+            let obs: Vec<(Word, &Outcome)> = run.probes.iter().zip(outs).filter(|(p, _)| p.vi == vi).map(|(p, o)| (p.word, o)).collect();
+            correct::prepare(run.page, self.codec.variant(vi), &obs, self.learned[vi])
+        };
+        let share = run.vis.len().div_ceil(self.nv.jobs.max(1)).max(1);
+        std::thread::scope(|s| {
+            let shares: Vec<_> = run.vis.chunks(share).map(|vis| s.spawn(move || vis.iter().map(|&vi| prepare(vi)).collect::<Vec<_>>())).collect();
+            shares.into_iter().flat_map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p))).collect()
+        })
+    }
+
     /// Per page: merged findings, their severities and corrections, and the summaries.
     fn finish(&self, st: GroupState, stored: &BTreeMap<String, Vec<Finding>>, done: &mut impl FnMut(&Page, Vec<VariantSummary>, Vec<Finding>)) {
         for (ri, run) in st.runs.into_iter().enumerate() {
             let mut findings = merge(run.raw.clone());
-            for &vi in &run.vis {
-                let obs: Vec<(Word, &Outcome)> = run.probes.iter().zip(&st.outs[ri]).filter(|(p, _)| p.vi == vi).map(|(p, o)| (p.word, o)).collect();
-                correct::triage(run.page, self.codec.variant(vi), &obs, self.learned[vi], &mut findings);
+            let prepared = self.prepare_triage(&run, &st.outs[ri]);
+            for (&vi, prepared) in run.vis.iter().zip(&prepared) {
+                correct::apply(prepared, self.codec.variant(vi), self.learned[vi], &mut findings);
             }
             findings.extend(stored.get(&run.page.file).cloned().unwrap_or_default());
             let summaries = run.vis.iter().map(|&vi| run.summary(self.codec.variant(vi), vi, &findings)).collect();
