@@ -204,7 +204,7 @@ impl Nvdisasm {
         let chunk = words.len().div_ceil(jobs).max(self.min_chunk.max(1)).min(MAX_CHUNK);
         let chunks: Vec<&[Word]> = words.chunks(chunk).collect();
         let dir = TempDir::new()?;
-        let results: Vec<Mutex<Option<Result<Vec<T>, NvdisasmError>>>> = chunks.iter().map(|_| Mutex::new(None)).collect();
+        let results: Vec<Mutex<Option<ChunkResult<T>>>> = chunks.iter().map(|_| Mutex::new(None)).collect();
         let next = AtomicUsize::new(0);
         std::thread::scope(|s| {
             for _ in 0..jobs.min(chunks.len()) {
@@ -342,6 +342,10 @@ fn only_unaddressed_illegal(stderr: &str) -> bool {
     let mut lines = stderr.lines().map(str::trim).filter(|l| !l.is_empty()).peekable();
     lines.peek().is_some() && lines.all(|l| l.trim_start_matches("nvdisasm error").trim_start().trim_start_matches(':').trim() == UNADDRESSED)
 }
+
+/// What a chunk gave: per word, an outcome ([`Nvdisasm::disassemble_at`]) or what a
+/// screen settled ([`Nvdisasm::screen`]).
+type ChunkResult<T> = Result<Vec<T>, NvdisasmError>;
 
 /// One chunk of words and where it sits.
 struct Batch<'a> {

@@ -17,9 +17,12 @@ pub(super) struct Learned {
     pub(super) random: Option<Vec<Outcome>>,
 }
 
+/// Probes by (page run, probe index).
+type At = Vec<(usize, usize)>;
+
 /// The structured probes of `st` that nvdisasm may reject, and the others, by (run,
 /// probe), in probe order (random probes left out).
-fn doubtful_and_legal(codec: &Codec, st: &GroupState) -> (Vec<(usize, usize)>, Vec<(usize, usize)>) {
+fn doubtful_and_legal(codec: &Codec, st: &GroupState) -> (At, At) {
     let (mut doubtful, mut legal) = (vec![], vec![]);
     for (ri, run) in st.runs.iter().enumerate() {
         for (pi, p) in run.probes.iter().enumerate().filter(|(_, p)| p.kind != Kind::Random) {
@@ -104,11 +107,13 @@ pub(super) fn first_batch(codec: &Codec, nv: &Nvdisasm, arch: &str, vis: &[usize
     Ok(Learned { conv, shown, seen, random })
 }
 
+/// The outcomes of the first batch's parts, and of the random words if they were sent.
+type Second = (Vec<Vec<Outcome>>, Option<Vec<Outcome>>);
+
 /// The first run's words again (those it settled as NOPs, at the same addresses), then
 /// the kept random words of `st`: one batch, with no word the first run named illegal.
 /// The outcomes of `first`'s parts (as [`split`] gives them) and the random words' (in
 /// probe order, targets rewritten), or none where the first run settled every word.
-#[allow(clippy::type_complexity)]
 fn second_round(
     codec: &Codec,
     nv: &Nvdisasm,
@@ -116,7 +121,7 @@ fn second_round(
     st: &GroupState,
     first: &[(&[Word], Option<&[usize]>)],
     screened: Vec<Option<Outcome>>,
-) -> Result<(Vec<Vec<Outcome>>, Option<Vec<Outcome>>), NvdisasmError> {
+) -> Result<Second, NvdisasmError> {
     if screened.iter().all(Option::is_some) {
         return Ok((split(codec, 0, first, screened.into_iter().flatten().collect()), None));
     }
