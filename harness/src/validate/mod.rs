@@ -293,9 +293,11 @@ fn arch_groups(spec: &crate::spec::Spec) -> Vec<Vec<&Page>> {
 /// the learning words with the structured probes (neither needs conventions; the
 /// learning words' opex sweep has illegal words, as have fixed-bit flips, group pairs
 /// and INVALID rows, so they share the two runs); then the random probes (their control
-/// bits come from the conventions; nearly always legal: one run), judged, while the
-/// stored conventions are checked on the learning words' outcomes; then the minimization
-/// of the random disagreements, while the structured probes are judged.
+/// bits come from the conventions; nearly always legal: one run), which ride with the
+/// second of those runs (the first run's illegal words tell the legal control values,
+/// see [`first::first_batch`]), judged, while the stored conventions are checked on the
+/// learning words' outcomes; then the minimization of the random disagreements, while
+/// the structured probes are judged; last, triage on `nv.jobs` threads.
 fn validate_group(
     pages: &[&Page],
     codec: &Codec,
