@@ -74,22 +74,57 @@ pub fn changed(a: &Instruction, b: &Instruction) -> Vec<String> {
     }
     for (k, x) in a.operands.iter().enumerate() {
         let y = b.operands.get(k);
-        for part in parts(x) {
-            let same = y.is_some_and(|y| parts(y).contains(part) && part_eq(x, y, part));
+        for &part in kinds(x) {
+            let same = y.is_some_and(|y| kinds(y).contains(&part) && part_eq(x, y, part));
             if !same {
-                out.push(format!("op{k}.{part}"));
+                out.push(format!("op{k}.{}", part.name()));
             }
         }
     }
     for (k, y) in b.operands.iter().enumerate() {
         let x = a.operands.get(k);
-        for part in parts(y) {
-            if !x.is_some_and(|x| parts(x).contains(part)) {
-                out.push(format!("op{k}.{part}"));
+        for &part in kinds(y) {
+            if !x.is_some_and(|x| kinds(x).contains(&part)) {
+                out.push(format!("op{k}.{}", part.name()));
             }
         }
     }
     out
+}
+
+/// An operand's element, as [`parts`] names it: compared by kind, not by name (this
+/// runs for every word judged).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Part {
+    Body,
+    Bank,
+    Offset,
+    Neg,
+    Abs,
+    Not,
+    Sfx,
+}
+
+impl Part {
+    fn name(self) -> &'static str {
+        match self {
+            Part::Body => "body",
+            Part::Bank => "bank",
+            Part::Offset => "offset",
+            Part::Neg => "neg",
+            Part::Abs => "abs",
+            Part::Not => "not",
+            Part::Sfx => "sfx",
+        }
+    }
+}
+
+/// [`parts`] as [`Part`]s, in the same order.
+fn kinds(o: &Operand) -> &'static [Part] {
+    match o.body {
+        Body::Const { .. } | Body::ConstX { .. } => &[Part::Bank, Part::Offset, Part::Neg, Part::Abs, Part::Not, Part::Sfx],
+        _ => &[Part::Body, Part::Neg, Part::Abs, Part::Not, Part::Sfx],
+    }
 }
 
 /// The element names of an operand, as [`elements`] gives them.
@@ -101,22 +136,22 @@ fn parts(o: &Operand) -> &'static [&'static str] {
 }
 
 /// Whether element `part` has the same canonical value in both (see [`elements`]).
-fn part_eq(x: &Operand, y: &Operand, part: &str) -> bool {
+fn part_eq(x: &Operand, y: &Operand, part: Part) -> bool {
     match part {
-        "neg" => x.neg == y.neg,
-        "abs" => x.abs == y.abs,
-        "not" => x.not == y.not,
-        "sfx" => x.suffixes == y.suffixes,
-        "bank" => match (&x.body, &y.body) {
+        Part::Neg => x.neg == y.neg,
+        Part::Abs => x.abs == y.abs,
+        Part::Not => x.not == y.not,
+        Part::Sfx => x.suffixes == y.suffixes,
+        Part::Bank => match (&x.body, &y.body) {
             (Body::Const { bank: p, .. }, Body::Const { bank: q, .. }) => p == q,
             (Body::ConstX { ureg: p, .. }, Body::ConstX { ureg: q, .. }) => p == q,
             _ => false,
         },
-        "offset" => match (&x.body, &y.body) {
+        Part::Offset => match (&x.body, &y.body) {
             (Body::Const { offset: p, .. } | Body::ConstX { offset: p, .. }, Body::Const { offset: q, .. } | Body::ConstX { offset: q, .. }) => p == q,
             _ => false,
         },
-        _ => match (&x.body, &y.body) {
+        Part::Body => match (&x.body, &y.body) {
             // Every NaN is one value; otherwise the exact bits (-0.0 is not 0.0).
             (Body::Float { value: p, .. }, Body::Float { value: q, .. }) => (p.is_nan() && q.is_nan()) || p.to_bits() == q.to_bits(),
             (p, q) => p == q,

@@ -236,3 +236,31 @@ fn discovered_pages_hold_on_random_words() {
 
 /// Warnings `discovered_pages_hold_on_random_words` allows on SM90, SM100 and SM120.
 const WARNINGS_LEFT: [usize; 3] = [5, 5, 5];
+
+/// The random words ride with the first batch's second run, their control bits drawn from
+/// a guess made from the first run alone (`Lesson::guess`: a sweep word it does not name
+/// illegal is legal). On the seed pages the guess is what the learned conventions read
+/// (where they differ, validation makes the words again: correct, a run dearer).
+#[test]
+fn the_first_runs_illegal_words_tell_the_legal_control_values() {
+    let (s, nv) = (corpus(), nvdisasm());
+    let c = Codec::new(&s);
+    let all: Vec<usize> = (0..c.variants().len()).collect();
+    for lesson in sass_harness::oracle::learn::lessons(&c, &all) {
+        let arch = lesson.arch.nvdisasm_name();
+        let words = lesson.words();
+        let screened = nv.screen(&arch, 0, &words).unwrap();
+        assert!(screened.iter().any(Option::is_some) && screened.iter().any(Option::is_none), "{arch}: the sweeps have illegal words and legal ones");
+        let legal = |i: usize| {
+            screened[i].as_ref().is_none_or(|o| matches!(o, sass_harness::oracle::nvdisasm::Outcome::Printed { text } if sass::parse_instruction(text).is_ok()))
+        };
+        let guess = lesson.guess(&c, legal);
+        let mut learned = Default::default();
+        lesson.read(&c, &nv.disassemble(&arch, &words).unwrap(), &mut learned);
+        for v in c.variants().iter().filter(|v| v.arch == lesson.arch) {
+            let (g, l) = (guess.get(v.arch, &v.key).unwrap(), learned.get(v.arch, &v.key).unwrap());
+            assert_eq!((g.legal_opex(), g.legal_barriers()), (l.legal_opex(), l.legal_barriers()), "{arch} {}", v.key);
+            assert!(!l.legal_opex().is_empty() && l.legal_opex().len() < 512, "{arch} {}: some opex values legal, some not", v.key);
+        }
+    }
+}

@@ -219,6 +219,12 @@ pub fn print_with(v: &Variant, values: &Values, learned: Option<(&FormConvention
     print_planned(v, &PrintPlan::new(v, learned.map(|l| l.0), false), values, learned)
 }
 
+/// [`print_with`] along a plan built once for `v` and `learned`'s conventions
+/// (`PrintPlan::new(v, conventions, _)`): for many words of one form.
+pub fn print_with_plan(v: &Variant, plan: &PrintPlan, values: &Values, learned: Option<(&FormConventions, Word)>) -> Instruction {
+    print_planned(v, plan, values, learned)
+}
+
 /// What printing a form reads of its page and conventions besides the field values,
 /// worked out once: most words meet forms not printed lately, whose page data (fields,
 /// strings, each its own allocation) is not in cache, so a [`Printer`] keeps this small
@@ -328,6 +334,8 @@ impl PrintPlan {
 /// [`print_word`] and [`print()`] for many words.
 pub struct Printer<'c, 's> {
     codec: &'c super::Codec<'s>,
+    /// Each variant's conventions: stored ([`Printer::new`]) or given ([`Printer::with`]).
+    conventions: Vec<Option<&'c FormConventions>>,
     /// One per codec variant.
     plans: Vec<PrintPlan>,
     /// The forms compiled to print straight into a buffer ([`Printer::print_word_into`]).
@@ -338,9 +346,16 @@ impl<'c, 's> Printer<'c, 's> {
     /// Compiles every form of `codec`, which costs far more than printing one word: build
     /// one and print many words with it.
     pub fn new(codec: &'c super::Codec<'s>) -> Printer<'c, 's> {
-        let plans: Vec<PrintPlan> = codec.variants().iter().map(|v| PrintPlan::new(v, v.conventions.as_deref(), true)).collect();
-        let compiled = fast::Compiled::new(codec.variants(), &plans);
-        Printer { codec, plans, compiled }
+        Printer::with(codec, codec.variants().iter().map(|v| v.conventions.as_deref()).collect())
+    }
+
+    /// A printer with `conventions` (one per codec variant) in place of the stored ones:
+    /// its `print_word` is then [`print_with`] with those (what a validation predicts
+    /// with what it learned).
+    pub fn with(codec: &'c super::Codec<'s>, conventions: Vec<Option<&'c FormConventions>>) -> Printer<'c, 's> {
+        let plans: Vec<PrintPlan> = codec.variants().iter().zip(&conventions).map(|(v, &c)| PrintPlan::new(v, c, true)).collect();
+        let compiled = fast::Compiled::new(codec.variants(), &plans, &conventions);
+        Printer { codec, conventions, plans, compiled }
     }
 
     /// The codec whose variants it prints.
@@ -351,7 +366,7 @@ impl<'c, 's> Printer<'c, 's> {
     /// [`print_word`] of variant `vi`.
     pub fn print_word(&self, vi: usize, values: &Values, word: Word) -> Instruction {
         let v = self.codec.variant(vi);
-        print_planned(v, &self.plans[vi], values, v.conventions.as_deref().map(|c| (c, word)))
+        print_planned(v, &self.plans[vi], values, self.conventions[vi].map(|c| (c, word)))
     }
 
     /// [`print()`] of variant `vi`: the page's printing, no stored conventions.
@@ -382,7 +397,7 @@ impl<'c, 's> Printer<'c, 's> {
             }
         }
         let v = self.codec.variant(vi);
-        let learned = word.and_then(|w| Some((v.conventions.as_deref()?, w)));
+        let learned = word.and_then(|w| Some((self.conventions[vi]?, w)));
         use std::fmt::Write;
         // Writing to a String cannot fail.
         let _ = write!(out, "{}", print_planned(v, &self.plans[vi], values, learned));

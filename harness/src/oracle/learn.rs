@@ -423,6 +423,43 @@ impl Lesson {
         self.plans.iter().flat_map(|p| p.words.iter().copied()).collect()
     }
 
+    /// What [`Lesson::read`] will make of the opex and barrier sweeps when word `i` of
+    /// [`Lesson::words`] prints where `legal(i)`, known before the texts are: conventions
+    /// holding only those (every other convention empty), for generating words early
+    /// (the validator's random words; it checks the guess against what it reads).
+    pub fn guess(&self, codec: &Codec, legal: impl Fn(usize) -> bool) -> Conventions {
+        let mut out = Conventions::default();
+        let mut at = 0;
+        for p in &self.plans {
+            let v = codec.variant(p.vi);
+            let opex = (0..conv::OPEX_VALUES).map(|i| legal(at + i).then_some(0)).collect();
+            let barrier_legal = (conv::OPEX_VALUES..WAIT_AT).map(|i| legal(at + i)).collect();
+            let c = FormConventions {
+                opex,
+                opex_semicolon: vec![],
+                terminator: vec![],
+                barrier_legal,
+                wait_semicolon: vec![],
+                modifier_order: vec![],
+                signed_imm: false,
+                signed_imm_by: vec![],
+                omitted: vec![],
+                unnamed: vec![],
+                aliases: vec![],
+                space_bits: vec![],
+            };
+            out.insert(v.arch, &v.key, c);
+            at += p.words.len();
+        }
+        for &(vi, model) in &self.same_as {
+            let (v, m) = (codec.variant(vi), codec.variant(model));
+            if let Some(c) = out.get(m.arch, &m.key).cloned() {
+                out.insert(v.arch, &v.key, c);
+            }
+        }
+        out
+    }
+
     /// Reads nvdisasm's outcomes of [`Lesson::words`] into `out`.
     pub fn read(&self, codec: &Codec, outs: &[Outcome], out: &mut Conventions) {
         let mut at = 0;

@@ -174,6 +174,29 @@ impl Nvdisasm {
     /// Like [`Nvdisasm::disassemble`], with word `i` at address `base + 16 * i`
     /// (`nvdisasm --base-address`).
     pub fn disassemble_at(&self, arch: &str, base: u64, words: &[Word]) -> Result<Vec<Outcome>, NvdisasmError> {
+        self.each_chunk(arch, base, words, |b, stem| self.run_chunk(b, stem))
+    }
+
+    /// One nvdisasm run per chunk of `words` (word `i` at `base + 16 i`, chunked as
+    /// [`Nvdisasm::disassemble_at`] chunks them): per word, its outcome where that run
+    /// settles it (a word it names illegal; every word of a chunk it prints), `None` where
+    /// the word is to be sent again, the settled ones replaced by NOPs ([`nop`]): what
+    /// `disassemble_at`'s next round would send, so that a caller can send it with other
+    /// words and save that round's process starts. A chunk nvdisasm rejects without naming
+    /// an address is settled whole, as `disassemble_at` settles it.
+    pub fn screen(&self, arch: &str, base: u64, words: &[Word]) -> Result<Vec<Option<Outcome>>, NvdisasmError> {
+        self.each_chunk(arch, base, words, |b, stem| self.screen_chunk(b, stem))
+    }
+
+    /// `run` on each chunk of `words` (at most [`MAX_CHUNK`], at least `min_chunk` words,
+    /// as many as `jobs` at once), the results in word order.
+    fn each_chunk<T: Send>(
+        &self,
+        arch: &str,
+        base: u64,
+        words: &[Word],
+        run: impl Fn(&Batch, &Path) -> Result<Vec<T>, NvdisasmError> + Sync,
+    ) -> Result<Vec<T>, NvdisasmError> {
         if words.is_empty() {
             return Ok(vec![]);
         }
@@ -181,7 +204,7 @@ impl Nvdisasm {
         let chunk = words.len().div_ceil(jobs).max(self.min_chunk.max(1)).min(MAX_CHUNK);
         let chunks: Vec<&[Word]> = words.chunks(chunk).collect();
         let dir = TempDir::new()?;
-        let results: Vec<Mutex<Option<ChunkResult>>> = chunks.iter().map(|_| Mutex::new(None)).collect();
+        let results: Vec<Mutex<Option<ChunkResult<T>>>> = chunks.iter().map(|_| Mutex::new(None)).collect();
         let next = AtomicUsize::new(0);
         std::thread::scope(|s| {
             for _ in 0..jobs.min(chunks.len()) {
@@ -191,7 +214,7 @@ impl Nvdisasm {
                         break;
                     }
                     let batch = Batch { arch, base: base.wrapping_add((i * chunk) as u64 * 16), words: chunks[i] };
-                    let out = self.run_chunk(&batch, &dir.path.join(format!("chunk{i}")));
+                    let out = run(&batch, &dir.path.join(format!("chunk{i}")));
                     *results[i].lock().unwrap_or_else(|e| e.into_inner()) = Some(out);
                 });
             }
@@ -205,6 +228,22 @@ impl Nvdisasm {
             }
         }
         Ok(out)
+    }
+
+    /// [`Nvdisasm::screen`] of one chunk: its first round of [`Nvdisasm::run_rounds`].
+    fn screen_chunk(&self, b: &Batch, file_stem: &Path) -> Result<Vec<Option<Outcome>>, NvdisasmError> {
+        let mut state = ChunkState::new(b.words, nop(b.arch));
+        match self.run_round_retrying(b, b.words, &file_stem.with_extension("round0.bin")) {
+            Ok((Some(stdout), ..)) => Ok(state.finish(b, &stdout).map_err(|f| self.error(b, false, f))?.into_iter().map(Some).collect()),
+            Ok((None, reported, stderr)) => {
+                state.replace_illegal(reported, &stderr, &b.base).map_err(|f| self.error(b, false, f))?;
+                Ok(state.done)
+            }
+            Err(NvdisasmError::Batch { fault, .. }) if matches!(*fault, BatchFault::Unaddressed { .. }) => {
+                Ok(self.run_chunk(b, file_stem)?.into_iter().map(Some).collect())
+            }
+            Err(e) => Err(e),
+        }
     }
 
     fn error(&self, b: &Batch, retried: bool, fault: BatchFault) -> NvdisasmError {
@@ -304,7 +343,9 @@ fn only_unaddressed_illegal(stderr: &str) -> bool {
     lines.peek().is_some() && lines.all(|l| l.trim_start_matches("nvdisasm error").trim_start().trim_start_matches(':').trim() == UNADDRESSED)
 }
 
-type ChunkResult = Result<Vec<Outcome>, NvdisasmError>;
+/// What a chunk gave: per word, an outcome ([`Nvdisasm::disassemble_at`]) or what a
+/// screen settled ([`Nvdisasm::screen`]).
+type ChunkResult<T> = Result<Vec<T>, NvdisasmError>;
 
 /// One chunk of words and where it sits.
 struct Batch<'a> {
@@ -494,6 +535,29 @@ mod tests {
         assert_eq!(out[0], printed("@P0 DFMA R1, R0, R0, R0 ;"));
         assert_eq!(out[2], printed("@P0 DFMA R2, R0, R0, R0 ;"));
         assert_eq!(out[5], printed("@P0 DFMA R3, R0, R0, R0 ;"));
+    }
+
+    /// A screen settles the words its run names illegal and, where nothing is illegal,
+    /// every word; the words it leaves, sent again with NOPs for the settled ones (in any
+    /// batch), print as `disassemble` prints them.
+    #[test]
+    fn a_screen_settles_the_illegal_words_and_the_rest_print_as_disassembled() {
+        let d = nv();
+        let all_ones = Word(u128::MAX);
+        let words = [dfma(1, 0), all_ones, dfma(2, 0), all_ones, dfma(3, 0)];
+        let screened = d.screen("SM90", 0, &words).unwrap();
+        let settled: Vec<bool> = screened.iter().map(Option::is_some).collect();
+        assert_eq!(settled, [false, true, false, true, false]);
+        let full = d.dis("SM90", &words);
+        assert_eq!(screened[1].as_ref(), Some(&full[1]));
+        let again: Vec<Word> = words.iter().zip(&screened).map(|(&w, s)| if s.is_some() { nop("SM90") } else { w }).collect();
+        let mut with_more = again.clone();
+        with_more.extend([dfma(4, 0); 3]);
+        let outs = d.dis("SM90", &with_more);
+        let merged: Vec<Outcome> = screened.into_iter().zip(outs).map(|(s, o)| s.unwrap_or(o)).collect();
+        assert_eq!(merged, full);
+        let clean = d.screen("SM90", 0, &[dfma(1, 0), dfma(2, 0)]).unwrap();
+        assert_eq!(clean, vec![Some(printed("@P0 DFMA R1, R0, R0, R0 ;")), Some(printed("@P0 DFMA R2, R0, R0, R0 ;"))]);
     }
 
     #[test]

@@ -61,13 +61,21 @@ struct Judge<'a> {
     vi: usize,
     base: Option<&'a Instruction>,
     learned: Option<&'a FormConventions>,
+    /// The variant's print plan, built once (every probe word of the variant is judged).
+    plan: codec::PrintPlan,
 }
 
 impl<'a> Judge<'a> {
     fn new(version: &'a Version, key: &str, base: Option<&'a Instruction>, learned: Option<&'a FormConventions>) -> Option<Judge<'a>> {
         let codec = Codec::new(&version.spec);
         let vi = codec.index_of(key, None)?;
-        Some(Judge { codec, vi, base, learned })
+        let plan = codec::PrintPlan::new(codec.variant(vi), learned, true);
+        Some(Judge { codec, vi, base, learned, plan })
+    }
+
+    /// What the version predicts for `word` of its variant `v`.
+    fn expect(&self, v: &Variant, word: Word) -> Instruction {
+        codec::print_with_plan(v, &self.plan, &self.codec.extract(self.vi, word), self.learned.map(|c| (c, word)))
     }
 
     fn verdict(&self, word: Word, o: &Outcome) -> V {
@@ -80,8 +88,7 @@ impl<'a> Judge<'a> {
         let Some(actual) = actual else { return V::Other };
         match self.codec.find(v.arch, word) {
             Ok(vi) if vi == self.vi => {
-                let values = self.codec.extract(vi, word);
-                let expected = codec::print_with(v, &values, self.learned.map(|c| (c, word)));
+                let expected = self.expect(v, word);
                 match compare(&expected, actual) {
                     Verdict::Agree => V::Agree,
                     Verdict::Syntax(_) => V::Other,
@@ -92,8 +99,7 @@ impl<'a> Judge<'a> {
             // A word the page cannot express. With its fixed bits restored it is one the
             // page describes: printing that word's text means the bits are ignored.
             Err(_) if self.codec.find(v.arch, restore_fixed(v, word)) == Ok(self.vi) => {
-                let w2 = restore_fixed(v, word);
-                let expected = codec::print_with(v, &self.codec.extract(self.vi, w2), self.learned.map(|c| (c, w2)));
+                let expected = self.expect(v, restore_fixed(v, word));
                 if compare(&expected, actual) == Verdict::Differ {
                     V::Differ
                 } else {
@@ -377,21 +383,45 @@ struct Kept {
 /// Gives every finding of variant `v` its severity, and errors their verified correction.
 /// `obs` are the variant's probe words with nvdisasm's outcomes, the zero word first.
 pub fn triage(page: &Page, v: &Variant, obs: &[(Word, &Outcome)], learned: Option<&FormConventions>, findings: &mut [Finding]) {
+    apply(&prepare(page, v, obs, learned), v, learned, findings);
+}
+
+/// What [`triage`] works out for a variant before it reads the findings: the page as
+/// written and the kept edits, each verified on every probe word of the variant (most of
+/// triage's time), so that several variants' can be worked out at once.
+pub struct Prepared {
+    edits: Option<(Version, Vec<Kept>)>,
+    /// nvdisasm's text of the zero word, parsed.
+    base: Option<Instruction>,
+}
+
+/// [`triage`]'s first half: the verified edits of variant `v` (see [`Prepared`]).
+pub fn prepare(page: &Page, v: &Variant, obs: &[(Word, &Outcome)], learned: Option<&FormConventions>) -> Prepared {
+    // The page as written, parsed once: the starting point of every edit and the judge of
+    // what disagreed.
+    let original = std::fs::read_to_string(&page.file).ok().and_then(|t| Version::parse(&page.file, t));
+    let edits = original.and_then(|original| {
+        let kept = corrections(page, v, &original, obs, learned)?;
+        Some((original, kept))
+    });
+    Prepared { edits, base: obs.first().and_then(|(_, o)| printed(o)) }
+}
+
+/// [`triage`]'s second half: the severities of `v`'s findings, with `prepared`'s edits
+/// (worked out with the same `learned` conventions).
+pub fn apply(prepared: &Prepared, v: &Variant, learned: Option<&FormConventions>, findings: &mut [Finding]) {
     for f in findings.iter_mut().filter(|f| f.variant == v.key) {
         f.severity = if is_note(f, v) { Severity::Note } else { Severity::Warning };
     }
-    mark_corrected(page, v, obs, learned, findings);
+    mark_corrected(prepared, v, learned, findings);
     missing_forms_are_notes(v, findings);
 }
 
 /// Makes each warning of `v` that a verified page edit explains an error with that edit.
-fn mark_corrected(page: &Page, v: &Variant, obs: &[(Word, &Outcome)], learned: Option<&FormConventions>, findings: &mut [Finding]) {
-    // The page as written, parsed once: the starting point of every edit and the judge of
-    // what disagreed.
-    let Some(original) = std::fs::read_to_string(&page.file).ok().and_then(|t| Version::parse(&page.file, t)) else { return };
-    let Some(kept) = corrections(page, v, &original, obs, learned) else { return };
-    let base = obs.first().and_then(|(_, o)| printed(o));
-    let judge0 = Judge::new(&original, &v.key, base.as_ref(), learned);
+fn mark_corrected(prepared: &Prepared, v: &Variant, learned: Option<&FormConventions>, findings: &mut [Finding]) {
+    let Some((original, kept)) = &prepared.edits else { return };
+    let base = &prepared.base;
+    let judge0 = Judge::new(original, &v.key, base.as_ref(), learned);
     let judges: Vec<Option<Judge>> = kept.iter().map(|k| Judge::new(&k.version, &v.key, base.as_ref(), learned)).collect();
     let zero_fixed = kept.iter().find(|k| matches!(k.correction.edits.as_slice(), [Edit::FixedBit { .. }]));
     for f in findings.iter_mut().filter(|f| f.variant == v.key && f.severity == Severity::Warning) {

@@ -6,47 +6,76 @@ use super::*;
 use crate::oracle::learn::Lesson;
 
 /// What the first batch gives: the learned conventions, the words that check the
-/// stored ones ([`stored::to_show`]) and what nvdisasm printed for those of them it was
-/// sent (the rest of the learning outcomes are dropped here).
-pub(super) type Learned = (Conventions, Vec<Shown>, Seen);
+/// stored ones ([`stored::to_show`]), what nvdisasm printed for those of them it was
+/// sent (the rest of the learning outcomes are dropped here), and the kept random
+/// words' outcomes in probe order when they rode with the batch's second round (else
+/// the random batch sends them).
+pub(super) struct Learned {
+    pub(super) conv: Conventions,
+    pub(super) shown: Vec<Shown>,
+    pub(super) seen: Seen,
+    pub(super) random: Option<Vec<Outcome>>,
+}
 
-/// Sends the learning words of `vis` (one architecture, `arch`) and the structured
-/// probes of `st` (outcomes into `st.outs`, each variant's base word's parsed into its
-/// run's `base_actual`). The learning words go first, at address 0 on, as
-/// [`crate::oracle::learn::learn`] sends them. From [`APART_FROM`] words on, the probes
-/// nvdisasm should accept go to runs of their own: a run with one illegal word in it runs
-/// twice (the first run only names the illegal words), and the learning words' opex
-/// sweep has illegal words, as have the probes nvdisasm may reject.
-pub(super) fn first_batch(codec: &Codec, nv: &Nvdisasm, arch: &str, vis: &[usize], st: &mut GroupState) -> Result<Learned, NvdisasmError> {
-    let lesson = vis.first().map(|&vi| Lesson::new(codec, vis, codec.variant(vi).arch));
-    let learn_words = lesson.as_ref().map(Lesson::words).unwrap_or_default();
-    let (mut legal, mut doubtful) = (vec![], vec![]);
+/// Probes by (page run, probe index).
+type At = Vec<(usize, usize)>;
+
+/// The structured probes of `st` that nvdisasm may reject, and the others, by (run,
+/// probe), in probe order (random probes left out).
+fn doubtful_and_legal(codec: &Codec, st: &GroupState) -> (At, At) {
+    let (mut doubtful, mut legal) = (vec![], vec![]);
     for (ri, run) in st.runs.iter().enumerate() {
-        for (pi, p) in run.probes.iter().enumerate() {
+        for (pi, p) in run.probes.iter().enumerate().filter(|(_, p)| p.kind != Kind::Random) {
             if may_be_rejected(codec, p) { &mut doubtful } else { &mut legal }.push((ri, pi));
         }
     }
-    let words =
-        |at: &[(usize, usize)]| -> (Vec<Word>, Vec<usize>) { at.iter().map(|&(ri, pi)| (st.runs[ri].probes[pi].word, st.runs[ri].probes[pi].vi)).unzip() };
-    let (legal_words, legal_vis) = words(&legal);
-    let (doubtful_words, doubtful_vis) = words(&doubtful);
+    (doubtful, legal)
+}
+
+/// The words and variants of the probes at `at`.
+fn words_at(st: &GroupState, at: &[(usize, usize)]) -> (Vec<Word>, Vec<usize>) {
+    at.iter().map(|&(ri, pi)| (st.runs[ri].probes[pi].word, st.runs[ri].probes[pi].vi)).unzip()
+}
+
+/// Sends the learning words of `vis` (one architecture, `arch`) and the structured
+/// probes of `st` (outcomes into `st.outs`, each variant's base word's parsed into its
+/// run's `base_actual`), and adds the kept random words to `st` ([`add_random`]). The
+/// learning words go first, at address 0 on, as [`crate::oracle::learn::learn`] sends
+/// them. From [`APART_FROM`] words on, the probes nvdisasm should accept go to runs of
+/// their own: a run with one illegal word in it runs twice (the first run only names the
+/// illegal words), and the learning words' opex sweep has illegal words, as have the
+/// probes nvdisasm may reject. That second run carries the random words: their control
+/// bits come from the opex and barrier sweeps' legality, which the first run tells
+/// ([`Lesson::guess`]); should the texts read otherwise, they are made again and the
+/// random batch sends them.
+pub(super) fn first_batch(codec: &Codec, nv: &Nvdisasm, arch: &str, vis: &[usize], st: &mut GroupState, opts: &Options) -> Result<Learned, NvdisasmError> {
+    let lesson = vis.first().map(|&vi| Lesson::new(codec, vis, codec.variant(vi).arch));
+    let learn_words = lesson.as_ref().map(Lesson::words).unwrap_or_default();
+    let (doubtful, legal) = doubtful_and_legal(codec, st);
+    let (legal_words, legal_vis) = words_at(st, &legal);
+    let (doubtful_words, doubtful_vis) = words_at(st, &doubtful);
     let parts =
         [(learn_words.as_slice(), None), (doubtful_words.as_slice(), Some(doubtful_vis.as_slice())), (legal_words.as_slice(), Some(legal_vis.as_slice()))];
-    let mut outs = if legal_words.len() >= APART_FROM {
-        let base = 16 * (learn_words.len() + doubtful_words.len()) as u64;
-        let (first, legal_outs) = std::thread::scope(|s| {
-            let legal_outs = s.spawn(|| send(codec, nv, arch, base, &parts[2..]));
-            let first = send(codec, nv, arch, 0, &parts[..2]);
-            (first, legal_outs.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
-        });
-        let mut outs = first?;
-        outs.extend(legal_outs?);
-        outs
-    } else {
-        send(codec, nv, arch, 0, &parts)?
+    let apart = legal_words.len() >= APART_FROM;
+    let first = if apart { &parts[..2] } else { &parts[..] };
+    let (screened, legal_outs) = std::thread::scope(|s| {
+        let legal_outs = apart.then(|| s.spawn(|| send(codec, nv, arch, 16 * (learn_words.len() + doubtful_words.len()) as u64, &parts[2..])));
+        let screened = nv.screen(arch, 0, &first.iter().flat_map(|(w, _)| w.iter().copied()).collect::<Vec<_>>());
+        (screened, legal_outs.map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p))).transpose())
+    });
+    let (screened, legal_outs) = (screened?, legal_outs?);
+    // Guessed conventions while some words are still to print; the learned ones otherwise.
+    let guess = match (&lesson, screened.iter().any(Option::is_none)) {
+        (Some(l), true) => Some(l.guess(codec, |i| screened.get(i).and_then(Option::as_ref).is_none_or(|o| printed(o).is_some()))),
+        _ => None,
+    };
+    if let Some(g) = &guess {
+        add_random(&mut st.runs, &mut st.outs, codec, g, opts);
     }
-    .into_iter();
+    let (outs, random) = second_round(codec, nv, arch, st, first, screened)?;
+    let mut outs = outs.into_iter().chain(legal_outs.into_iter().flatten());
     let learned = outs.next().unwrap_or_default();
+    let (doubtful, legal) = doubtful_and_legal(codec, st);
     for (&(ri, pi), o) in doubtful.iter().chain(&legal).zip(outs.flatten()) {
         st.outs[ri][pi] = o;
     }
@@ -59,19 +88,90 @@ pub(super) fn first_batch(codec: &Codec, nv: &Nvdisasm, arch: &str, vis: &[usize
     if let Some(l) = &lesson {
         l.read(codec, &learned, &mut conv);
     }
+    let random = match guess {
+        Some(g) if guessed_alike(codec, st, &g, &conv) => random,
+        Some(_) => {
+            // The guess made other words than the conventions make: these go.
+            strip_random(st);
+            add_random(&mut st.runs, &mut st.outs, codec, &conv, opts);
+            None
+        }
+        None => {
+            add_random(&mut st.runs, &mut st.outs, codec, &conv, opts);
+            None
+        }
+    };
     let shown = stored::to_show(codec, vis, &conv);
     let wanted: std::collections::HashSet<Word> = shown.iter().map(Shown::word).collect();
     let seen = (0u64..).zip(learn_words).zip(learned).filter(|((_, w), _)| wanted.contains(w)).map(|((i, w), o)| (w, (16 * i, o))).collect();
-    Ok((conv, shown, seen))
+    Ok(Learned { conv, shown, seen, random })
+}
+
+/// The outcomes of the first batch's parts, and of the random words if they were sent.
+type Second = (Vec<Vec<Outcome>>, Option<Vec<Outcome>>);
+
+/// The first run's words again (those it settled as NOPs, at the same addresses), then
+/// the kept random words of `st`: one batch, with no word the first run named illegal.
+/// The outcomes of `first`'s parts (as [`split`] gives them) and the random words' (in
+/// probe order, targets rewritten), or none where the first run settled every word.
+fn second_round(
+    codec: &Codec,
+    nv: &Nvdisasm,
+    arch: &str,
+    st: &GroupState,
+    first: &[(&[Word], Option<&[usize]>)],
+    screened: Vec<Option<Outcome>>,
+) -> Result<Second, NvdisasmError> {
+    if screened.iter().all(Option::is_some) {
+        return Ok((split(codec, 0, first, screened.into_iter().flatten().collect()), None));
+    }
+    let nop = crate::oracle::nvdisasm::nop(arch);
+    let words = first.iter().flat_map(|(w, _)| w.iter().copied());
+    let mut all: Vec<Word> = words.zip(&screened).map(|(w, s)| if s.is_some() { nop } else { w }).collect();
+    let n = all.len();
+    let (random, random_vis): (Vec<Word>, Vec<usize>) =
+        st.runs.iter().flat_map(|r| &r.probes).filter(|p| p.kind == Kind::Random).map(|p| (p.word, p.vi)).unzip();
+    all.extend(&random);
+    let mut outs = nv.disassemble_at(arch, 0, &all)?;
+    outs.resize_with(all.len(), missing_outcome);
+    let mut random_outs = outs.split_off(n);
+    targets_at_zero(codec, 16 * n as u64, &mut random_outs, &random_vis);
+    let firsts = screened.into_iter().zip(outs).map(|(s, o)| s.unwrap_or(o)).collect();
+    Ok((split(codec, 0, first, firsts), (!random.is_empty()).then_some(random_outs)))
+}
+
+/// Did the guessed conventions give every variant of `st` the random words the learned
+/// ones give (the same control values to draw from)?
+fn guessed_alike(codec: &Codec, st: &GroupState, guess: &Conventions, learned: &Conventions) -> bool {
+    st.runs.iter().flat_map(|r| &r.vis).all(|&vi| {
+        let v = codec.variant(vi);
+        RandomWords::new(codec, vi, guess.get(v.arch, &v.key)) == RandomWords::new(codec, vi, learned.get(v.arch, &v.key))
+    })
+}
+
+/// `st` without its random probes (and their outcomes).
+fn strip_random(st: &mut GroupState) {
+    for (run, outs) in st.runs.iter_mut().zip(&mut st.outs) {
+        let keep: Vec<bool> = run.probes.iter().map(|p| p.kind != Kind::Random).collect();
+        let mut k = keep.iter();
+        run.probes.retain(|_| *k.next().unwrap_or(&true));
+        let mut k = keep.iter();
+        outs.retain(|_| *k.next().unwrap_or(&true));
+    }
 }
 
 /// Sends `parts` (words, and their variants: `None` for learning words, whose outcomes
-/// stay as printed) as one nvdisasm batch from address `base`; the outcomes per part,
-/// branch targets of the others rewritten as at address 0 ([`targets_at_zero`]).
+/// stay as printed) as one nvdisasm batch from address `base`; the outcomes per part
+/// ([`split`]).
 fn send(codec: &Codec, nv: &Nvdisasm, arch: &str, base: u64, parts: &[(&[Word], Option<&[usize]>)]) -> Result<Vec<Vec<Outcome>>, NvdisasmError> {
     let all: Vec<Word> = parts.iter().flat_map(|(w, _)| w.iter().copied()).collect();
-    let mut outs = nv.disassemble_at(arch, base, &all)?;
-    outs.resize_with(all.len(), missing_outcome);
+    Ok(split(codec, base, parts, nv.disassemble_at(arch, base, &all)?))
+}
+
+/// `outs`, the outcomes of `parts` sent as one batch from address `base`, per part,
+/// branch targets of the parts with variants rewritten as at address 0 ([`targets_at_zero`]).
+fn split(codec: &Codec, base: u64, parts: &[(&[Word], Option<&[usize]>)], mut outs: Vec<Outcome>) -> Vec<Vec<Outcome>> {
+    outs.resize_with(parts.iter().map(|(w, _)| w.len()).sum(), missing_outcome);
     let mut at = base;
     let mut rest = outs.into_iter();
     let mut out = vec![];
@@ -83,7 +183,7 @@ fn send(codec: &Codec, nv: &Nvdisasm, arch: &str, base: u64, parts: &[(&[Word], 
         at = at.wrapping_add(16 * words.len() as u64);
         out.push(part);
     }
-    Ok(out)
+    out
 }
 
 /// Could nvdisasm reject this structured probe? Fixed-bit flips, pairs of groups,

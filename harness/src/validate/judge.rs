@@ -31,13 +31,14 @@ pub(super) struct Seen<'s> {
 pub(super) struct Analysis<'a> {
     pub(super) nv_tool: &'a str,
     pub(super) v: &'a Variant,
-    /// nvdisasm's conventions for this form, learned at the start of the run.
-    pub(super) learned: Option<&'a FormConventions>,
+    /// The variant's codec index.
+    pub(super) vi: usize,
+    /// Every variant's prediction with the conventions learned at the start of the run:
+    /// this form's, and what the form a word that is not this one's belongs to prints.
+    pub(super) printer: &'a codec::Printer<'a, 'a>,
     pub(super) fixed: &'a FixedIndex,
-    /// The whole spec and every variant's conventions: which form a word that is not this
-    /// one's belongs to, and what that form prints.
+    /// The whole spec: which form a word that is not this one's belongs to.
     pub(super) codec: &'a Codec<'a>,
-    pub(super) all_learned: &'a [Option<&'a FormConventions>],
 }
 
 /// Who the codec gives a word this variant does not describe to.
@@ -121,23 +122,26 @@ impl<'a> Analysis<'a> {
 
     /// What the page predicts nvdisasm prints for `word`.
     pub(super) fn predict(&self, values: &Values, word: Word) -> Instruction {
-        codec::print_with(self.v, values, self.learned.map(|c| (c, word)))
+        self.printer.print_word(self.vi, values, word)
     }
 
     pub(super) fn judge(&self, p: &Probe, values: &Values, o: &Outcome, base_actual: Option<&Instruction>) -> Judged {
-        let expected = self.predict(values, p.word);
-        let exp_text = expected.to_string();
         let word_bits: u128 = match &p.kind {
             Kind::Field { field, value } => self.bits_of(*field, *value).iter().fold(0u128, |a, &b| a | 1u128 << b),
             Kind::Fixed { bit } => 1u128 << bit,
             _ => 0,
         };
-        // Fast path: nvdisasm printed exactly the predicted text (no parse needed).
+        // Fast path: nvdisasm printed exactly the predicted text (no parse needed), the
+        // text printed straight into a buffer (the `Printer`'s text is the predicted
+        // instruction's, `print_word_into` as `print_word(..).to_string()`).
         if let (Outcome::Printed { text }, false) = (o, matches!(p.kind, Kind::Fixed { .. })) {
-            if *text == exp_text {
+            let mut exp = String::with_capacity(text.len());
+            self.printer.print_word_into(self.vi, values, p.word, &mut exp);
+            if *text == exp {
                 return Judged::Agree(word_bits);
             }
         }
+        let expected = self.predict(values, p.word);
         if self.another_form(p, values) {
             return Judged::Agree(word_bits);
         }
@@ -148,7 +152,7 @@ impl<'a> Analysis<'a> {
         if let Kind::Fixed { bit } = p.kind {
             return self.judge_fixed(p.word, bit, o, base_actual, word_bits);
         }
-        let Some(actual) = printed(o) else { return self.judge_unprinted(p, o, exp_text, word_bits) };
+        let Some(actual) = printed(o) else { return self.judge_unprinted(p, o, expected.to_string(), word_bits) };
         match compare(&expected, &actual) {
             Verdict::Agree => Judged::Agree(word_bits),
             Verdict::Syntax(what) => {
@@ -182,8 +186,7 @@ impl<'a> Analysis<'a> {
             // The codec gives a word to this form only when no other form lists its values.
             Ok((vi, _)) if self.codec.variant(vi).key == self.v.key => Claim::Nobody,
             Ok((vi, vals)) => {
-                let other = self.codec.variant(vi);
-                let shown = codec::print_with(other, &vals, self.all_learned[vi].map(|c| (c, word)));
+                let shown = self.printer.print_word(vi, &vals, word);
                 if compare(&shown, actual) != Verdict::Differ {
                     Claim::Prints
                 } else {

@@ -293,9 +293,11 @@ fn arch_groups(spec: &crate::spec::Spec) -> Vec<Vec<&Page>> {
 /// the learning words with the structured probes (neither needs conventions; the
 /// learning words' opex sweep has illegal words, as have fixed-bit flips, group pairs
 /// and INVALID rows, so they share the two runs); then the random probes (their control
-/// bits come from the conventions; nearly always legal: one run), judged, while the
-/// stored conventions are checked on the learning words' outcomes; then the minimization
-/// of the random disagreements, while the structured probes are judged.
+/// bits come from the conventions; nearly always legal: one run), which ride with the
+/// second of those runs (the first run's illegal words tell the legal control values,
+/// see [`first::first_batch`]), judged, while the stored conventions are checked on the
+/// learning words' outcomes; then the minimization of the random disagreements, while
+/// the structured probes are judged; last, triage on `nv.jobs` threads.
 fn validate_group(
     pages: &[&Page],
     codec: &Codec,
@@ -310,8 +312,9 @@ fn validate_group(
     let vis: Vec<usize> = pages.iter().flat_map(|p| &p.variants).filter_map(|v| index.get(&(v.arch, v.key.as_str())).copied()).collect();
     let mut st = GroupState::new(structured_runs(pages, codec));
     clock.phase(&format!("{} structured probes built", st.runs.iter().map(|r| r.probes.len()).sum::<usize>()));
-    let (conv, shown, seen) = first::first_batch(codec, nv, &clock.arch, &vis, &mut st)?;
-    clock.phase(&format!("conventions of {} forms learned; structured probes disassembled", conv.len()));
+    let first::Learned { conv, shown, seen, random } = first::first_batch(codec, nv, &clock.arch, &vis, &mut st, opts)?;
+    let with = if random.is_some() { " and kept random" } else { "" };
+    clock.phase(&format!("conventions of {} forms learned; structured{with} probes disassembled", conv.len()));
     let cx = Group {
         codec,
         nv,
@@ -320,11 +323,12 @@ fn validate_group(
         // Each variant's learned conventions, looked up once (not once per probe).
         learned: codec.variants().iter().map(|v| conv.get(v.arch, &v.key)).collect(),
         fixed: FixedIndex::new(codec),
+        // Predictions with the learned conventions, each form's plan built once.
+        printer: codec::Printer::with(codec, codec.variants().iter().map(|v| conv.get(v.arch, &v.key)).collect()),
     };
     let (stored, cands) = std::thread::scope(|s| {
         let stored = s.spawn(|| stored::check(nv, codec, &conv, &shown, &seen));
-        add_random(&mut st.runs, &mut st.outs, codec, &conv, opts);
-        let cands = cx.random_batch(&mut st, &conv);
+        let cands = cx.random_batch(&mut st, &conv, random);
         (stored.join().unwrap_or_else(|p| std::panic::resume_unwind(p)), cands)
     });
     let (stored, cands) = (stored?, cands?);
@@ -365,6 +369,7 @@ struct Group<'a> {
     clock: Clock,
     learned: Vec<Option<&'a FormConventions>>,
     fixed: FixedIndex,
+    printer: codec::Printer<'a, 'a>,
 }
 
 /// Which variants' fixed bits a word matches, by architecture and fixed-bit mask: what
@@ -428,19 +433,12 @@ impl<'a> Group<'a> {
     }
 
     fn analysis(&self, vi: usize) -> Analysis<'_> {
-        Analysis {
-            nv_tool: &self.nv.version,
-            v: self.codec.variant(vi),
-            learned: self.learned[vi],
-            fixed: &self.fixed,
-            codec: self.codec,
-            all_learned: &self.learned,
-        }
+        Analysis { nv_tool: &self.nv.version, v: self.codec.variant(vi), vi, printer: &self.printer, fixed: &self.fixed, codec: self.codec }
     }
 
     /// What the page predicts for `word` of variant `vi` (values read off the word).
     fn predict(&self, vi: usize, vals: &Values, word: Word) -> Instruction {
-        codec::print_with(self.codec.variant(vi), vals, self.learned[vi].map(|c| (c, word)))
+        self.printer.print_word(vi, vals, word)
     }
 
     /// nvdisasm's outcomes for `words`, word `i` at address `base + 16 i` and of variant
@@ -454,12 +452,19 @@ impl<'a> Group<'a> {
 
     /// Batch one: the random probes, judged; their disagreements become candidates, one
     /// per (variant, changed elements), in page, variant and disagreement order.
-    fn random_batch(&self, st: &mut GroupState, conv: &Conventions) -> Result<Vec<Candidate>, NvdisasmError> {
+    /// `sent`: their outcomes, when they rode with the first batch ([`first::first_batch`]).
+    fn random_batch(&self, st: &mut GroupState, conv: &Conventions, sent: Option<Vec<Outcome>>) -> Result<Vec<Candidate>, NvdisasmError> {
         let random: Vec<&Probe> = st.runs.iter().flat_map(|r| &r.probes).filter(|p| p.kind == Kind::Random).collect();
-        let (words, vis): (Vec<Word>, Vec<usize>) = random.iter().map(|p| (p.word, p.vi)).unzip();
-        let mut random_outs = self.disassemble(0, &words, &vis)?;
+        let mut random_outs = match sent {
+            Some(outs) => outs,
+            None => {
+                let (words, vis): (Vec<Word>, Vec<usize>) = random.iter().map(|p| (p.word, p.vi)).unzip();
+                let outs = self.disassemble(0, &words, &vis)?;
+                self.phase(&format!("{} random probes disassembled", random.len()));
+                outs
+            }
+        };
         random_outs.resize_with(random.len(), missing_outcome);
-        self.phase(&format!("{} random probes disassembled", random.len()));
         let mut judged = self.judge_random(&random, &random_outs).into_iter().zip(random_outs);
         let mut cands = Candidates::default();
         for (ri, run) in st.runs.iter().enumerate() {
@@ -652,13 +657,28 @@ impl<'a> Group<'a> {
         }
     }
 
+    /// Triage's verified edits of each variant of `run` (as in `run.vis`), worked out on
+    /// `nv.jobs` threads, each a contiguous share of the variants: each is judged on all
+    /// its probe words, and this is the group's last step, so a core would idle.
+    fn prepare_triage(&self, run: &PageRun, outs: &[Outcome]) -> Vec<correct::Prepared> {
+        let prepare = |vi: usize| {
+            let obs: Vec<(Word, &Outcome)> = run.probes.iter().zip(outs).filter(|(p, _)| p.vi == vi).map(|(p, o)| (p.word, o)).collect();
+            correct::prepare(run.page, self.codec.variant(vi), &obs, self.learned[vi])
+        };
+        let share = run.vis.len().div_ceil(self.nv.jobs.max(1)).max(1);
+        std::thread::scope(|s| {
+            let shares: Vec<_> = run.vis.chunks(share).map(|vis| s.spawn(move || vis.iter().map(|&vi| prepare(vi)).collect::<Vec<_>>())).collect();
+            shares.into_iter().flat_map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p))).collect()
+        })
+    }
+
     /// Per page: merged findings, their severities and corrections, and the summaries.
     fn finish(&self, st: GroupState, stored: &BTreeMap<String, Vec<Finding>>, done: &mut impl FnMut(&Page, Vec<VariantSummary>, Vec<Finding>)) {
         for (ri, run) in st.runs.into_iter().enumerate() {
             let mut findings = merge(run.raw.clone());
-            for &vi in &run.vis {
-                let obs: Vec<(Word, &Outcome)> = run.probes.iter().zip(&st.outs[ri]).filter(|(p, _)| p.vi == vi).map(|(p, o)| (p.word, o)).collect();
-                correct::triage(run.page, self.codec.variant(vi), &obs, self.learned[vi], &mut findings);
+            let prepared = self.prepare_triage(&run, &st.outs[ri]);
+            for (&vi, prepared) in run.vis.iter().zip(&prepared) {
+                correct::apply(prepared, self.codec.variant(vi), self.learned[vi], &mut findings);
             }
             findings.extend(stored.get(&run.page.file).cloned().unwrap_or_default());
             let summaries = run.vis.iter().map(|&vi| run.summary(self.codec.variant(vi), vi, &findings)).collect();
@@ -762,7 +782,9 @@ fn structured_probes(codec: &Codec, vi: usize) -> Vec<Probe> {
 
 /// Random words of one variant: listed values, and control bits nvdisasm accepts for
 /// this form (learned), so that `.reuse`, barriers and the terminator are checked too,
-/// when the page calls every bit 105–125 a control field.
+/// when the page calls every bit 105–125 a control field. Two alike make the same words
+/// from the same stream.
+#[derive(PartialEq)]
 struct RandomWords {
     vi: usize,
     legal: Vec<usize>,

@@ -278,12 +278,13 @@ pub(super) struct Page<'a> {
 }
 
 impl Compiled {
-    pub(super) fn new(variants: &[&Variant], plans: &[PrintPlan]) -> Compiled {
+    /// `conventions`: each variant's (its stored ones, or those a validation learned).
+    pub(super) fn new(variants: &[&Variant], plans: &[PrintPlan], conventions: &[Option<&FormConventions>]) -> Compiled {
         let mut c = Compiled { texts: String::new(), forms: Vec::with_capacity(variants.len()), controls: vec![] };
         let mut controls = std::collections::HashMap::new();
-        for (v, plan) in variants.iter().zip(plans) {
-            let mut f = c.form(v, plan);
-            if let (Some(f), Some(conventions)) = (&mut f, v.conventions.as_deref()) {
+        for ((v, plan), &conventions) in variants.iter().zip(plans).zip(conventions) {
+            let mut f = c.form(v, plan, conventions);
+            if let (Some(f), Some(conventions)) = (&mut f, conventions) {
                 let control = Control::new(conventions);
                 let n = controls.len();
                 let at = *controls.entry(control.clone()).or_insert(n);
@@ -314,8 +315,7 @@ impl Compiled {
     }
 
     /// `v` compiled, or `None` where it takes the general path (see the module's docs).
-    fn form(&mut self, v: &Variant, plan: &PrintPlan) -> Option<Form> {
-        let c = v.conventions.as_deref();
+    fn form(&mut self, v: &Variant, plan: &PrintPlan, c: Option<&FormConventions>) -> Option<Form> {
         if v.fields.len() > usize::from(u16::MAX) {
             return None;
         }
