@@ -445,6 +445,7 @@ impl Lesson {
                 signed_imm_by: vec![],
                 omitted: vec![],
                 unnamed: vec![],
+                rz_offsets: vec![],
                 aliases: vec![],
                 space_bits: vec![],
             };
