@@ -434,21 +434,7 @@ impl Lesson {
             let v = codec.variant(p.vi);
             let opex = (0..conv::OPEX_VALUES).map(|i| legal(at + i).then_some(0)).collect();
             let barrier_legal = (conv::OPEX_VALUES..WAIT_AT).map(|i| legal(at + i)).collect();
-            let c = FormConventions {
-                opex,
-                opex_semicolon: vec![],
-                terminator: vec![],
-                barrier_legal,
-                wait_semicolon: vec![],
-                modifier_order: vec![],
-                signed_imm: false,
-                signed_imm_by: vec![],
-                omitted: vec![],
-                unnamed: vec![],
-                rz_offsets: vec![],
-                aliases: vec![],
-                space_bits: vec![],
-            };
+            let c = FormConventions::controls_only(opex, vec![], vec![], barrier_legal, vec![]);
             out.insert(v.arch, &v.key, c);
             at += p.words.len();
         }

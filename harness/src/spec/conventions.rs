@@ -247,6 +247,34 @@ pub enum SlotId {
 }
 
 impl FormConventions {
+    /// Conventions holding only what the control-field sweeps tell (opex, barriers,
+    /// terminators, wait masks), every per-form convention empty: a stored `control`
+    /// entry as read, and the validator's early guess ([`crate::oracle::learn::Lesson::guess`]).
+    /// One constructor, so that a new convention kind is added in one place.
+    pub fn controls_only(
+        opex: Vec<Option<u8>>,
+        opex_semicolon: Vec<bool>,
+        terminator: Vec<Terminator>,
+        barrier_legal: Vec<bool>,
+        wait_semicolon: Vec<bool>,
+    ) -> FormConventions {
+        FormConventions {
+            opex,
+            opex_semicolon,
+            terminator,
+            barrier_legal,
+            wait_semicolon,
+            modifier_order: vec![],
+            signed_imm: false,
+            signed_imm_by: vec![],
+            omitted: vec![],
+            unnamed: vec![],
+            rz_offsets: vec![],
+            aliases: vec![],
+            space_bits: vec![],
+        }
+    }
+
     /// Is this word's control combination one nvdisasm accepts?
     pub fn legal(&self, w: Word) -> bool {
         self.opex.get(opex_index(w)).is_some_and(Option::is_some)
@@ -597,21 +625,7 @@ impl StoredControl {
         let terminator = semi.iter().map(|&s| if s { Terminator::Semicolon } else { Terminator::SpaceSemicolon }).collect();
         let wait = set("semicolon wait", &self.semicolon_wait, WAIT_VALUES)?;
         let opex_semicolon = set("semicolon opex", &self.semicolon_opex, OPEX_VALUES)?;
-        Ok(FormConventions {
-            opex,
-            opex_semicolon,
-            terminator,
-            barrier_legal,
-            wait_semicolon: wait,
-            modifier_order: vec![],
-            signed_imm: false,
-            signed_imm_by: vec![],
-            omitted: vec![],
-            unnamed: vec![],
-            rz_offsets: vec![],
-            aliases: vec![],
-            space_bits: vec![],
-        })
+        Ok(FormConventions::controls_only(opex, opex_semicolon, terminator, barrier_legal, wait))
     }
 }
 
