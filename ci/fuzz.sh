@@ -16,6 +16,12 @@
 # memory bug): its -Zsanitizer flag is let through the stable compiler with
 # RUSTC_BOOTSTRAP=1 (cargo-fuzz treats that as nightly). FUZZ_TOOLCHAIN=+nightly uses
 # nightly instead.
+# No comparison tracing by default (cargo fuzz --no-trace-compares): an input names its
+# values through mode bytes and raw fields (docs/testing.md, Inputs), not magic numbers a
+# comparison would reveal; the hooks cost a third of an exec and a 60 s run reaches the
+# same coverage without them. FUZZ_TRACE_COMPARES=1 puts them back.
+# libFuzzer runs with -reduce_inputs=0 unless told otherwise: inputs are a few dozen
+# bytes, and each reduction rewrites a corpus file (a quarter of a short run's time).
 # SASS_HARNESS_FUZZ_SPEC=dir1:dir2 fuzzes other page folders (default: corpus/isa-discovered
 # and corpus/isa, every architecture).
 #
@@ -29,7 +35,7 @@
 # in-memory corpus is those two folders. FUZZ_MIN_COVERAGE=99 makes a lower count fail.
 #
 # The same run by hand, from the repository root:
-#   cargo fuzz run -s none roundtrip fuzz/target/corpus/roundtrip corpus/fuzz/roundtrip -- -max_total_time=60
+#   cargo fuzz run -s none --no-trace-compares roundtrip fuzz/target/corpus/roundtrip corpus/fuzz/roundtrip -- -max_total_time=60 -reduce_inputs=0
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -54,6 +60,12 @@ if [[ -n ${FUZZ_TOOLCHAIN:-} ]]; then
     toolchain=("$FUZZ_TOOLCHAIN")
 fi
 sanitizer=${FUZZ_SANITIZER:-none}
+build_flags=(-s "$sanitizer")
+if [[ ${FUZZ_TRACE_COMPARES:-0} != 1 ]]; then
+    build_flags+=(--no-trace-compares)
+fi
+# The caller's -reduce_inputs wins (libFuzzer takes the last of a flag given twice).
+fuzzer_flags=(-reduce_inputs=0)
 if [[ $sanitizer != none ]] && ! rustc "${toolchain[@]}" -V | grep -q -- -nightly; then
     export RUSTC_BOOTSTRAP=1
 fi
@@ -75,7 +87,7 @@ for t in $targets; do
     echo "== fuzz $t for ${seconds}s (sanitizer: $sanitizer)"
     # The fuzz crate is its own workspace and builds into fuzz/target: a CARGO_TARGET_DIR
     # set for the main workspace would rebuild every crate with sanitizer flags there.
-    if ! env -u CARGO_TARGET_DIR cargo "${toolchain[@]}" fuzz run -s "$sanitizer" "$t" "fuzz/target/corpus/$t" "corpus/fuzz/$t" -- -max_total_time="$seconds" "$@"; then
+    if ! env -u CARGO_TARGET_DIR cargo "${toolchain[@]}" fuzz run "${build_flags[@]}" "$t" "fuzz/target/corpus/$t" "corpus/fuzz/$t" -- -max_total_time="$seconds" "${fuzzer_flags[@]}" "$@"; then
         echo "== fuzz $t: crashed or failed (inputs in fuzz/artifacts/$t)" >&2
         failed+=("$t")
     fi
