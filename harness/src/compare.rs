@@ -178,7 +178,11 @@ pub fn element_value(i: &Instruction, name: &str) -> Option<String> {
 }
 
 pub fn compare(expected: &Instruction, actual: &Instruction) -> Verdict {
-    let ch = changed(expected, actual);
+    compare_changed(expected, actual, &changed(expected, actual))
+}
+
+/// [`compare`] given `ch`, [`changed`]`(expected, actual)` (for a caller that keeps it).
+pub fn compare_changed(expected: &Instruction, actual: &Instruction, ch: &[String]) -> Verdict {
     if !ch.is_empty() {
         // Suffix order alone?
         if ch.iter().all(|c| c.ends_with(".sfx")) {

@@ -72,19 +72,64 @@ pub fn distilled_values(v: &Variant) -> Values {
 /// exists; control fields keep their [`base_values`] (nvdisasm rejects most control-bit
 /// combinations: see [`crate::codec::conventions`]).
 pub fn random_listed_values(v: &Variant, rng: &mut Rng) -> Values {
-    let mut vals = random_values(v, rng);
-    let base = base_values(v);
-    for (i, f) in v.fields.iter().enumerate() {
-        if f.is_control() {
-            vals.set(i, base.get(i));
-        } else if let Some(t) = v.field_table(i) {
-            let rows: Vec<u64> = t.rows.iter().filter(|r| !matches!(r.kind, crate::spec::RowKind::Invalid)).map(|r| r.value).collect();
-            if !rows.is_empty() {
-                vals.set(i, rows[rng.below(rows.len() as u64) as usize]);
+    ListedValues::new(v).draw(v, rng)
+}
+
+/// [`random_listed_values`] for many words of one variant: the base values and each
+/// table's listed rows worked out once (not once a word). Draws the same values from the
+/// same stream.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ListedValues {
+    base: Values,
+    /// Per field.
+    picks: Vec<Pick>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+enum Pick {
+    /// Any value of the field's width.
+    Any,
+    /// The base value (a control field).
+    Base,
+    /// One of these rows (a table's rows but `INVALID` ones).
+    Rows(Vec<u64>),
+}
+
+impl ListedValues {
+    pub fn new(v: &Variant) -> ListedValues {
+        let picks = v
+            .fields
+            .iter()
+            .enumerate()
+            .map(|(i, f)| match v.field_table(i) {
+                _ if f.is_control() => Pick::Base,
+                Some(t) => {
+                    let rows: Vec<u64> = t.rows.iter().filter(|r| !matches!(r.kind, crate::spec::RowKind::Invalid)).map(|r| r.value).collect();
+                    if rows.is_empty() {
+                        Pick::Any
+                    } else {
+                        Pick::Rows(rows)
+                    }
+                }
+                None => Pick::Any,
+            })
+            .collect();
+        ListedValues { base: base_values(v), picks }
+    }
+
+    /// One draw for `v` (the variant it was made for).
+    pub fn draw(&self, v: &Variant, rng: &mut Rng) -> Values {
+        // Every field draws first (as `random_values`), then each table field its row.
+        let mut vals = random_values(v, rng);
+        for (i, pick) in self.picks.iter().enumerate() {
+            match pick {
+                Pick::Any => {}
+                Pick::Base => vals.set(i, self.base.get(i)),
+                Pick::Rows(rows) => vals.set(i, rows[rng.below(rows.len() as u64) as usize]),
             }
         }
+        vals
     }
-    vals
 }
 
 #[cfg(test)]

@@ -7,4 +7,4 @@ pub mod print;
 
 pub use asm::{assemble, AsmError};
 pub use bits::{Codec, DecodeError, Values, MAX_FIELDS};
-pub use print::{print, print_with, print_with_plan, print_word, PrintPlan, Printer};
+pub use print::{print, print_with, print_with_plan, print_word, FormPrinter, PrintPlan, Printer};

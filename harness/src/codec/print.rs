@@ -404,6 +404,44 @@ impl<'c, 's> Printer<'c, 's> {
     }
 }
 
+/// One form's [`Printer`]: its plan and compiled form for given conventions, built once,
+/// for many words of that form (a page version under judgement has its own variant, and
+/// compiling its whole codec would cost more than its words).
+pub struct FormPrinter<'c> {
+    conventions: Option<&'c FormConventions>,
+    plan: PrintPlan,
+    compiled: fast::Compiled,
+}
+
+impl<'c> FormPrinter<'c> {
+    /// `v`'s printer with `conventions` (as [`print_with`] prints with them).
+    pub fn new(v: &Variant, conventions: Option<&'c FormConventions>) -> FormPrinter<'c> {
+        let plan = PrintPlan::new(v, conventions, true);
+        let compiled = fast::Compiled::new(&[v], std::slice::from_ref(&plan), &[conventions]);
+        FormPrinter { conventions, plan, compiled }
+    }
+
+    /// [`print_with`] of `word` (its values `values`) with the printer's conventions;
+    /// `v` must be the variant it was built for.
+    pub fn print_word(&self, v: &Variant, values: &Values, word: Word) -> Instruction {
+        print_planned(v, &self.plan, values, self.conventions.map(|c| (c, word)))
+    }
+
+    /// [`FormPrinter::print_word`]'s text appended to `out`, written straight into it
+    /// where the form compiles.
+    pub fn print_word_into(&self, v: &Variant, values: &Values, word: Word, out: &mut String) {
+        let page = || fast::Page { v, plan: &self.plan };
+        if let Some(Some(f)) = self.compiled.forms.first() {
+            if self.compiled.print(f, page, values, Some(word).filter(|_| f.has_conventions()), out) {
+                return;
+            }
+        }
+        use std::fmt::Write;
+        // Writing to a String cannot fail.
+        let _ = write!(out, "{}", self.print_word(v, values, word));
+    }
+}
+
 /// [`print_with`] along `plan` (built for `v` and `learned`'s conventions; a plan's learned
 /// order is read only with them).
 fn print_planned(v: &Variant, plan: &PrintPlan, values: &Values, learned: Option<(&FormConventions, Word)>) -> Instruction {

@@ -60,66 +60,123 @@ struct Judge<'a> {
     codec: Codec<'a>,
     vi: usize,
     base: Option<&'a Instruction>,
-    learned: Option<&'a FormConventions>,
-    /// The variant's print plan, built once (every probe word of the variant is judged).
-    plan: codec::PrintPlan,
+    /// The variant's printing with the learned conventions, built once (every probe word
+    /// of the variant is judged).
+    printer: codec::FormPrinter<'a>,
+}
+
+/// nvdisasm's text of an observed word, parsed only when a verdict needs more than the
+/// text: most words of a version print it exactly.
+struct Seen<'o> {
+    text: Option<&'o str>,
+    parsed: std::cell::OnceCell<Option<Instruction>>,
+}
+
+impl<'o> Seen<'o> {
+    fn new(o: &'o Outcome) -> Seen<'o> {
+        let text = match o {
+            Outcome::Printed { text } => Some(text.as_str()),
+            _ => None,
+        };
+        Seen { text, parsed: std::cell::OnceCell::new() }
+    }
+
+    fn parsed(&self) -> Option<&Instruction> {
+        self.parsed.get_or_init(|| self.text.and_then(|t| sass::parse_instruction(t).ok())).as_ref()
+    }
 }
 
 impl<'a> Judge<'a> {
     fn new(version: &'a Version, key: &str, base: Option<&'a Instruction>, learned: Option<&'a FormConventions>) -> Option<Judge<'a>> {
         let codec = Codec::new(&version.spec);
         let vi = codec.index_of(key, None)?;
-        let plan = codec::PrintPlan::new(codec.variant(vi), learned, true);
-        Some(Judge { codec, vi, base, learned, plan })
+        let printer = codec::FormPrinter::new(codec.variant(vi), learned);
+        Some(Judge { codec, vi, base, printer })
     }
 
     /// What the version predicts for `word` of its variant `v`.
     fn expect(&self, v: &Variant, word: Word) -> Instruction {
-        codec::print_with_plan(v, &self.plan, &self.codec.extract(self.vi, word), self.learned.map(|c| (c, word)))
+        self.printer.print_word(v, &self.codec.extract(self.vi, word), word)
+    }
+
+    /// Does the version predict exactly nvdisasm's `text` for `word` of its variant `v`?
+    /// (The printed text is the predicted instruction's: equal texts compare alike.)
+    fn prints(&self, v: &Variant, word: Word, text: &str) -> bool {
+        let mut out = String::with_capacity(text.len());
+        self.printer.print_word_into(v, &self.codec.extract(self.vi, word), word, &mut out);
+        out == text
     }
 
     fn verdict(&self, word: Word, o: &Outcome) -> V {
-        self.verdict_of(word, printed(o).as_ref())
+        self.verdict_of(word, &Seen::new(o))
     }
 
-    /// The verdict on `word` whose nvdisasm text parsed to `actual` (`None`: not printed).
-    fn verdict_of(&self, word: Word, actual: Option<&Instruction>) -> V {
+    /// The verdict on `word`, of which nvdisasm printed `seen`.
+    fn verdict_of(&self, word: Word, seen: &Seen) -> V {
         let v = self.codec.variant(self.vi);
-        let Some(actual) = actual else { return V::Other };
+        let Some(text) = seen.text else { return V::Other };
         match self.codec.find(v.arch, word) {
+            Ok(vi) if vi == self.vi && self.prints(v, word, text) => V::Agree,
             Ok(vi) if vi == self.vi => {
-                let expected = self.expect(v, word);
-                match compare(&expected, actual) {
+                let Some(actual) = seen.parsed() else { return V::Other };
+                match compare(&self.expect(v, word), actual) {
                     Verdict::Agree => V::Agree,
                     Verdict::Syntax(_) => V::Other,
                     Verdict::Differ => V::Differ,
                 }
             }
             Ok(_) => V::Other,
-            // A word the page cannot express. With its fixed bits restored it is one the
-            // page describes: printing that word's text means the bits are ignored.
-            Err(_) if self.codec.find(v.arch, restore_fixed(v, word)) == Ok(self.vi) => {
-                let expected = self.expect(v, restore_fixed(v, word));
-                if compare(&expected, actual) == Verdict::Differ {
-                    V::Differ
-                } else {
-                    V::Ignored
-                }
-            }
-            // Evidence against the page when it prints this variant's instruction with a
-            // changed operand.
-            Err(_) => match self.base {
-                Some(b) if same_shape(b, actual) && !changed(b, actual).is_empty() => V::Differ,
-                Some(b) if same_shape(b, actual) => V::Ignored,
-                _ => V::Other,
-            },
+            Err(_) => self.verdict_elsewhere(v, word, seen),
         }
     }
 
-    /// The verdicts on `obs`, whose texts parsed to `parsed` (parsed once for every
-    /// version judged: parsing was most of the judging).
-    fn verdicts(&self, obs: &[(Word, &Outcome)], parsed: &[Option<Instruction>]) -> Vec<V> {
-        obs.iter().zip(parsed).map(|((w, _), a)| self.verdict_of(*w, a.as_ref())).collect()
+    /// The verdict on `word`, which the version cannot express.
+    fn verdict_elsewhere(&self, v: &Variant, word: Word, seen: &Seen) -> V {
+        let Some(actual) = seen.parsed() else { return V::Other };
+        // With its fixed bits restored it is one the page describes: printing that word's
+        // text means the bits are ignored.
+        let restored = restore_fixed(v, word);
+        if self.codec.find(v.arch, restored) == Ok(self.vi) {
+            return if compare(&self.expect(v, restored), actual) == Verdict::Differ { V::Differ } else { V::Ignored };
+        }
+        match self.base {
+            // Evidence against the page when it prints this variant's instruction with a
+            // changed operand.
+            Some(b) if same_shape(b, actual) && !changed(b, actual).is_empty() => V::Differ,
+            Some(b) if same_shape(b, actual) => V::Ignored,
+            _ => V::Other,
+        }
+    }
+
+    /// Is this version an edit to keep, against the `current` verdicts on `obs`: does it
+    /// explain some words that differed (its fixes), and make none that agreed differ?
+    /// Then its fixes and verdicts on every word. The words that agreed are judged first
+    /// and the first regression ends it: most candidate edits break many words.
+    fn weigh(&self, obs: &[(Word, &Outcome)], seen: &[Seen], current: &[V]) -> Option<(usize, Vec<V>)> {
+        let mut next: Vec<Option<V>> = vec![None; obs.len()];
+        let (agreed, differed): (Vec<usize>, Vec<usize>) =
+            (0..obs.len()).filter(|&i| matches!(current[i], V::Agree | V::Differ)).partition(|&i| current[i] == V::Agree);
+        for i in agreed {
+            let n = *next[i].insert(self.verdict_of(obs[i].0, &seen[i]));
+            if n == V::Differ {
+                return None;
+            }
+        }
+        let mut fixes = 0;
+        for i in differed {
+            fixes += usize::from(explained(*next[i].insert(self.verdict_of(obs[i].0, &seen[i]))));
+        }
+        if fixes == 0 {
+            return None;
+        }
+        let next = next.into_iter().zip(obs.iter().zip(seen)).map(|(n, ((w, _), s))| n.unwrap_or_else(|| self.verdict_of(*w, s))).collect();
+        Some((fixes, next))
+    }
+
+    /// The verdicts on `obs`, nvdisasm's texts as `seen` (each parsed at most once for
+    /// every version judged).
+    fn verdicts(&self, obs: &[(Word, &Outcome)], seen: &[Seen]) -> Vec<V> {
+        obs.iter().zip(seen).map(|((w, _), s)| self.verdict_of(*w, s)).collect()
     }
 }
 
@@ -383,7 +440,14 @@ struct Kept {
 /// Gives every finding of variant `v` its severity, and errors their verified correction.
 /// `obs` are the variant's probe words with nvdisasm's outcomes, the zero word first.
 pub fn triage(page: &Page, v: &Variant, obs: &[(Word, &Outcome)], learned: Option<&FormConventions>, findings: &mut [Finding]) {
-    apply(&prepare(page, v, obs, learned), v, learned, findings);
+    let prepared = warned(v, findings).then(|| prepare(page, v, obs, learned));
+    apply(prepared.as_ref(), v, learned, findings);
+}
+
+/// Will [`apply`] leave a finding of `v` a warning, before corrections? Only then can a
+/// page edit make one an error: without one, [`prepare`]'s work would be thrown away.
+pub fn warned(v: &Variant, findings: &[Finding]) -> bool {
+    findings.iter().any(|f| f.variant == v.key && !is_note(f, v))
 }
 
 /// What [`triage`] works out for a variant before it reads the findings: the page as
@@ -409,11 +473,14 @@ pub fn prepare(page: &Page, v: &Variant, obs: &[(Word, &Outcome)], learned: Opti
 
 /// [`triage`]'s second half: the severities of `v`'s findings, with `prepared`'s edits
 /// (worked out with the same `learned` conventions).
-pub fn apply(prepared: &Prepared, v: &Variant, learned: Option<&FormConventions>, findings: &mut [Finding]) {
+/// `prepared`: none where [`warned`] says no finding of `v` stays a warning.
+pub fn apply(prepared: Option<&Prepared>, v: &Variant, learned: Option<&FormConventions>, findings: &mut [Finding]) {
     for f in findings.iter_mut().filter(|f| f.variant == v.key) {
         f.severity = if is_note(f, v) { Severity::Note } else { Severity::Warning };
     }
-    mark_corrected(prepared, v, learned, findings);
+    if let Some(prepared) = prepared {
+        mark_corrected(prepared, v, learned, findings);
+    }
     missing_forms_are_notes(v, findings);
 }
 
@@ -524,7 +591,7 @@ fn corrections(page: &Page, v: &Variant, original: &Version, obs: &[(Word, &Outc
     cands.extend(table_candidates(v, &codec, vi, &by_word));
     cands.extend(merge_candidates(v, &codec, vi, &by_word));
     let judge0 = Judge::new(original, &v.key, Some(&base), learned)?;
-    let parsed: Vec<Option<Instruction>> = obs.iter().map(|(_, o)| printed(o)).collect();
+    let seen: Vec<Seen> = obs.iter().map(|(_, o)| Seen::new(o)).collect();
     // The verdicts of the page as it is, worked out when a candidate needs them.
     let mut current: Option<Vec<V>> = None;
     let mut edits: Vec<Edit> = vec![];
@@ -534,16 +601,12 @@ fn corrections(page: &Page, v: &Variant, original: &Version, obs: &[(Word, &Outc
         let all: Vec<Edit> = edits.iter().chain(&cand).cloned().collect();
         let Ok(text) = edit::apply(&original.text, original.page(), &all) else { continue };
         let Some(version) = Version::parse(&page.file, text) else { continue };
-        let Some(next) = Judge::new(&version, &v.key, Some(&base), learned).map(|j| j.verdicts(obs, &parsed)) else { continue };
-        let current = current.get_or_insert_with(|| judge0.verdicts(obs, &parsed));
-        let fixes = current.iter().zip(&next).filter(|(a, b)| **a == V::Differ && explained(**b)).count();
-        let regressions = current.iter().zip(&next).filter(|(a, b)| **a == V::Agree && **b == V::Differ).count();
-        if fixes == 0 || regressions > 0 {
-            continue;
-        }
+        let Some(judge) = Judge::new(&version, &v.key, Some(&base), learned) else { continue };
+        let current = current.get_or_insert_with(|| judge0.verdicts(obs, &seen));
+        let Some((fixes, next)) = judge.weigh(obs, &seen, current) else { continue };
         let diff = unified_diff(&page.file, &prev_text, &version.text);
         prev_text = version.text.clone();
-        let correction = Correction { edits: cand.clone(), fixes, regressions, probes: obs.len(), diff };
+        let correction = Correction { edits: cand.clone(), fixes, regressions: 0, probes: obs.len(), diff };
         edits.extend(cand);
         *current = next;
         kept.push(Kept { version, correction });

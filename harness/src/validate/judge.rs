@@ -153,7 +153,10 @@ impl<'a> Analysis<'a> {
             return self.judge_fixed(p.word, bit, o, base_actual, word_bits);
         }
         let Some(actual) = printed(o) else { return self.judge_unprinted(p, o, expected.to_string(), word_bits) };
-        match compare(&expected, &actual) {
+        // A random word's differences are what its minimization looks for.
+        let ch = changed(&expected, &actual);
+        match compare_changed(&expected, &actual, &ch) {
+            Verdict::Differ if p.kind == Kind::Random => Judged::Minimize(ch),
             Verdict::Agree => Judged::Agree(word_bits),
             Verdict::Syntax(what) => {
                 let bits = match &p.kind {
@@ -339,7 +342,7 @@ impl<'a> Analysis<'a> {
         base_actual: Option<&Instruction>,
     ) -> Judged {
         let v = self.v;
-        let exp_text = expected.to_string();
+        let exp_text = || expected.to_string();
         match p.kind {
             Kind::Field { field, value } => Judged::Found(Box::new(self.field_finding(field, value, p.word, expected, actual, base_actual, o))),
             Kind::Pair { a, b } => {
@@ -348,13 +351,13 @@ impl<'a> Analysis<'a> {
                 bits.sort_unstable();
                 let (na, nb) = (&v.fields[a].name, &v.fields[b].name);
                 let why = format!("fields interact: '{na}' and '{nb}' together print what the page does not predict");
-                let mut f = self.finding(Class::Interaction, Some(a), bits, p.word, exp_text, outcome_text(o), Some(why));
+                let mut f = self.finding(Class::Interaction, Some(a), bits, p.word, exp_text(), outcome_text(o), Some(why));
                 f.field = Some(format!("{na} + {nb}"));
                 Judged::Found(Box::new(f))
             }
             Kind::Base => {
                 let why = "the distilled line does not match nvdisasm for the zero word".to_string();
-                Judged::Found(Box::new(self.finding(Class::FieldBits, None, vec![], p.word, exp_text, outcome_text(o), Some(why))))
+                Judged::Found(Box::new(self.finding(Class::FieldBits, None, vec![], p.word, exp_text(), outcome_text(o), Some(why))))
             }
             Kind::Random => Judged::Minimize(changed(expected, actual)),
             Kind::Fixed { .. } => unreachable!("fixed-bit probes are judged by judge_fixed"),

@@ -18,8 +18,8 @@ pub mod stored;
 
 use crate::codec::conventions::{self as conv_rules, Conventions, FormConventions};
 use crate::codec::{self, Codec, Values};
-use crate::compare::{changed, compare, element_value, Verdict};
-use crate::gen::{random_listed_values, Rng};
+use crate::compare::{changed, compare, compare_changed, element_value, Verdict};
+use crate::gen::{ListedValues, Rng};
 use crate::oracle::nvdisasm::{Nvdisasm, NvdisasmError, Outcome};
 use crate::sass::{self, Instruction};
 use crate::spec::{FieldKind, FlagRole, Page, RowKind, Variant};
@@ -657,28 +657,48 @@ impl<'a> Group<'a> {
         }
     }
 
-    /// Triage's verified edits of each variant of `run` (as in `run.vis`), worked out on
-    /// `nv.jobs` threads, each a contiguous share of the variants: each is judged on all
-    /// its probe words, and this is the group's last step, so a core would idle.
-    fn prepare_triage(&self, run: &PageRun, outs: &[Outcome]) -> Vec<correct::Prepared> {
+    /// Triage's verified edits of the variants of `run` that `wanted` names (as in
+    /// `run.vis`; the others get none), worked out on `nv.jobs` threads, each taking the
+    /// next variant left: each is judged on all its probe words (variants differ a lot in
+    /// cost), and this is the group's last step, so a core would idle.
+    fn prepare_triage(&self, run: &PageRun, outs: &[Outcome], wanted: &[bool]) -> Vec<Option<correct::Prepared>> {
         let prepare = |vi: usize| {
             let obs: Vec<(Word, &Outcome)> = run.probes.iter().zip(outs).filter(|(p, _)| p.vi == vi).map(|(p, o)| (p.word, o)).collect();
             correct::prepare(run.page, self.codec.variant(vi), &obs, self.learned[vi])
         };
-        let share = run.vis.len().div_ceil(self.nv.jobs.max(1)).max(1);
-        std::thread::scope(|s| {
-            let shares: Vec<_> = run.vis.chunks(share).map(|vis| s.spawn(move || vis.iter().map(|&vi| prepare(vi)).collect::<Vec<_>>())).collect();
-            shares.into_iter().flat_map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p))).collect()
-        })
+        let todo: Vec<usize> = (0..run.vis.len()).filter(|&k| wanted[k]).collect();
+        let next = std::sync::atomic::AtomicUsize::new(0);
+        let mut done: Vec<(usize, correct::Prepared)> = std::thread::scope(|s| {
+            let workers: Vec<_> = (0..self.nv.jobs.clamp(1, todo.len().max(1)))
+                .map(|_| {
+                    s.spawn(|| {
+                        let mut mine = vec![];
+                        while let Some(&k) = todo.get(next.fetch_add(1, std::sync::atomic::Ordering::Relaxed)) {
+                            mine.push((k, prepare(run.vis[k])));
+                        }
+                        mine
+                    })
+                })
+                .collect();
+            workers.into_iter().flat_map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p))).collect()
+        });
+        let mut out: Vec<Option<correct::Prepared>> = run.vis.iter().map(|_| None).collect();
+        for (k, p) in done.drain(..) {
+            out[k] = Some(p);
+        }
+        out
     }
 
     /// Per page: merged findings, their severities and corrections, and the summaries.
+    /// Corrections are worked out only for the variants with a warning (an edit can only
+    /// turn a warning into an error).
     fn finish(&self, st: GroupState, stored: &BTreeMap<String, Vec<Finding>>, done: &mut impl FnMut(&Page, Vec<VariantSummary>, Vec<Finding>)) {
         for (ri, run) in st.runs.into_iter().enumerate() {
             let mut findings = merge(run.raw.clone());
-            let prepared = self.prepare_triage(&run, &st.outs[ri]);
+            let wanted: Vec<bool> = run.vis.iter().map(|&vi| correct::warned(self.codec.variant(vi), &findings)).collect();
+            let prepared = self.prepare_triage(&run, &st.outs[ri], &wanted);
             for (&vi, prepared) in run.vis.iter().zip(&prepared) {
-                correct::apply(prepared, self.codec.variant(vi), self.learned[vi], &mut findings);
+                correct::apply(prepared.as_ref(), self.codec.variant(vi), self.learned[vi], &mut findings);
             }
             findings.extend(stored.get(&run.page.file).cloned().unwrap_or_default());
             let summaries = run.vis.iter().map(|&vi| run.summary(self.codec.variant(vi), vi, &findings)).collect();
@@ -787,6 +807,7 @@ fn structured_probes(codec: &Codec, vi: usize) -> Vec<Probe> {
 #[derive(PartialEq)]
 struct RandomWords {
     vi: usize,
+    listed: ListedValues,
     legal: Vec<usize>,
     barriers: Vec<usize>,
 }
@@ -796,11 +817,11 @@ impl RandomWords {
         let learned = learned.filter(|_| controls_cover_105_125(codec.variant(vi)));
         let legal = learned.map(|c| c.legal_opex()).unwrap_or_default();
         let barriers = learned.map(|c| c.legal_barriers()).unwrap_or_default();
-        RandomWords { vi, legal, barriers }
+        RandomWords { vi, listed: ListedValues::new(codec.variant(vi)), legal, barriers }
     }
 
     fn word(&self, codec: &Codec, rng: &mut Rng) -> Word {
-        let vals = random_listed_values(codec.variant(self.vi), rng);
+        let vals = self.listed.draw(codec.variant(self.vi), rng);
         let mut word = codec.encode_unchecked(self.vi, &vals);
         if !self.legal.is_empty() && !self.barriers.is_empty() {
             word = conv_rules::with_opex(word, self.legal[rng.below(self.legal.len() as u64) as usize]);
