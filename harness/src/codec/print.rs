@@ -905,8 +905,9 @@ mod tests {
         }
     }
 
-    /// A [`super::Printer`]'s plans print what the page and conventions do, word for word,
-    /// over every form of the whole discovered spec (random values, control bits included).
+    /// A [`super::Printer`]'s plans, and each form's [`super::FormPrinter`], print what the
+    /// page and conventions do, word for word, over every form of the whole discovered spec
+    /// (random values, control bits included).
     #[test]
     fn printer_prints_as_print_word() {
         let root = crate::oracle::tools::repo_root();
@@ -917,6 +918,7 @@ mod tests {
         let (mut buf, mut stored) = (String::new(), 0);
         for (vi, v) in codec.variants().iter().enumerate() {
             stored += usize::from(v.conventions.is_some());
+            let form = super::FormPrinter::new(v, v.conventions.as_deref());
             for i in 0..48 {
                 let mut values = crate::gen::random_values(v, &mut rng);
                 // A third with fields at 0, 1 or all ones: zero registers, `PT`, operands
@@ -928,7 +930,12 @@ mod tests {
                 let w = codec.encode_unchecked(vi, &values);
                 buf.clear();
                 printer.print_word_into(vi, &values, w, &mut buf);
-                assert_eq!(buf, super::print_word(v, &values, w).to_string(), "{}", v.key);
+                let want = super::print_word(v, &values, w).to_string();
+                assert_eq!(buf, want, "{}", v.key);
+                buf.clear();
+                form.print_word_into(v, &values, w, &mut buf);
+                assert_eq!(buf, want, "{} (FormPrinter)", v.key);
+                assert_eq!(form.print_word(v, &values, w).to_string(), want, "{} (FormPrinter)", v.key);
                 buf.clear();
                 printer.print_into(vi, &values, &mut buf);
                 assert_eq!(buf, super::print(v, &values).to_string(), "{}", v.key);
