@@ -163,7 +163,7 @@ fn parse_pred(rest: &str) -> Option<(Option<Predicate>, &str)> {
     let Some(p) = rest.strip_prefix('@') else { return Some((None, rest)) };
     let (negated, p) = p.strip_prefix('!').map_or((false, p), |q| (true, q));
     let end = find_space(p)?;
-    let (index, uniform) = match sass::plain_body(&p[..end])? {
+    let (index, uniform) = match quick_body(&p[..end]).or_else(|| sass::plain_body(&p[..end]))? {
         Body::Pred { n } => (n, false),
         Body::UPred { n } => (n, true),
         _ => return None,
@@ -232,7 +232,7 @@ fn parse_operand<'t>(t: &'t str, tokens: &mut SmallVec<[&'t str; 12]>) -> Option
 /// An operand's body and text, a memory operand's register suffixes pushed to `tokens`;
 /// `bare`: the operand has no suffixes after it.
 fn body<'t>(core: &'t str, bare: bool, tokens: &mut SmallVec<[&'t str; 12]>) -> Option<(Body, &'t str)> {
-    let parsed = sass::plain_body(core);
+    let parsed = quick_body(core).or_else(|| sass::plain_body(core));
     let mem = if parsed.is_none() && core.contains('[') { sass::parse_mem_parts(core).ok() } else { None };
     // Only a descriptor carries suffixes after its brackets (`gdesc[UR12].B_KEEP`).
     if let Some((b, sfx)) = mem.filter(|(b, _)| bare || matches!(b, Body::Mem { space: MemSpace::Named { .. }, .. })) {
@@ -248,6 +248,37 @@ fn body<'t>(core: &'t str, bare: bool, tokens: &mut SmallVec<[&'t str; 12]>) -> 
         None if !core.is_empty() && core.chars().all(|c| !c.is_whitespace() && c != ',') => Some((Body::Other { text: String::new() }, core)),
         None => None,
     }
+}
+
+/// [`sass::plain_body`] of the commonest bodies, read byte by byte: a register, a
+/// predicate, a hex immediate (`plain_body` tries each kind's prefix in turn); `None`
+/// leaves the rest, and any spelling it doubts, to `plain_body`.
+fn quick_body(s: &str) -> Option<Body> {
+    match s.as_bytes() {
+        b"RZ" => Some(Body::Reg { n: sass::RZ }),
+        b"URZ" => Some(Body::UReg { n: sass::URZ }),
+        b"PT" => Some(Body::Pred { n: 7 }),
+        b"UPT" => Some(Body::UPred { n: 7 }),
+        [b'R', d @ ..] => register_number(d).map(|n| Body::Reg { n }),
+        [b'U', b'R', d @ ..] => register_number(d).map(|n| Body::UReg { n }),
+        // As `plain_body` reads them: the number as a `u16`, then cast.
+        [b'P', d @ ..] => register_number(d).map(|n| Body::Pred { n: n as u8 }),
+        [b'U', b'P', d @ ..] => register_number(d).map(|n| Body::UPred { n: n as u8 }),
+        // No register, predicate, barrier or constant starts so: `plain_body` reads an
+        // immediate or nothing.
+        [b'0', b'x', ..] | [b'-', b'0', b'x', ..] => sass::parse_imm(s).map(|value| Body::Imm { value }),
+        _ => None,
+    }
+}
+
+/// A register's decimal number as `sass::parse_reg_num` reads it: digits, no leading
+/// zero, at most `u16::MAX`.
+fn register_number(d: &[u8]) -> Option<u16> {
+    if d.is_empty() || d.len() > 5 || !d.iter().all(u8::is_ascii_digit) || (d.len() > 1 && d[0] == b'0') {
+        return None;
+    }
+    let n = d.iter().fold(0u32, |n, &c| n * 10 + u32::from(c - b'0'));
+    u16::try_from(n).ok()
 }
 
 /// Reads `.A.B.reuse` into `tokens` and `reuse`; `None` where the full parser errs.
