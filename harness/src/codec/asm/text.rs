@@ -133,7 +133,7 @@ impl<'t> InstRef<'t> {
         };
         let (pred, rest) = parse_pred(trim_start(body))?;
         let op_end = find_space(rest).unwrap_or(rest.len());
-        let mut parts = rest[..op_end].split('.');
+        let mut parts = dots(&rest[..op_end]);
         let mnemonic = parts.next().filter(|m| !m.is_empty() && m.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'))?;
         let mut tokens: SmallVec<[&'t str; 12]> = parts.collect();
         if tokens.iter().any(|m| m.is_empty()) {
@@ -225,7 +225,7 @@ fn parse_operand<'t>(t: &'t str, tokens: &mut SmallVec<[&'t str; 12]>) -> Option
     let mut reuse = false;
     read_suffixes(tail, tokens, &mut reuse)?;
     read_suffixes(after, tokens, &mut reuse)?;
-    let after_bars = after.split('.').any(|x| !x.is_empty() && x != "reuse");
+    let after_bars = !after.is_empty() && dots(after).any(|x| !x.is_empty() && x != "reuse");
     Some(OperandRef { neg, abs, not, body, text, suffixes: start..tokens.len(), reuse, joined: false, after_bars })
 }
 
@@ -237,7 +237,7 @@ fn body<'t>(core: &'t str, bare: bool, tokens: &mut SmallVec<[&'t str; 12]>) -> 
     // Only a descriptor carries suffixes after its brackets (`gdesc[UR12].B_KEEP`).
     if let Some((b, sfx)) = mem.filter(|(b, _)| bare || matches!(b, Body::Mem { space: MemSpace::Named { .. }, .. })) {
         if !sfx.is_empty() {
-            tokens.extend(sfx.split('.'));
+            tokens.extend(dots(sfx));
         }
         return Some((b, ""));
     }
@@ -281,12 +281,31 @@ fn register_number(d: &[u8]) -> Option<u16> {
     u16::try_from(n).ok()
 }
 
+/// `s.split('.')` by a byte scan: a text's dotted runs are short, and `split`'s
+/// searcher costs more to set up than the scan.
+fn dots(s: &str) -> impl Iterator<Item = &str> {
+    let mut rest = Some(s);
+    std::iter::from_fn(move || {
+        let r = rest?;
+        match r.bytes().position(|b| b == b'.') {
+            Some(i) => {
+                rest = Some(&r[i + 1..]);
+                Some(&r[..i])
+            }
+            None => {
+                rest = None;
+                Some(r)
+            }
+        }
+    })
+}
+
 /// Reads `.A.B.reuse` into `tokens` and `reuse`; `None` where the full parser errs.
 fn read_suffixes<'t>(tail: &'t str, tokens: &mut SmallVec<[&'t str; 12]>, reuse: &mut bool) -> Option<()> {
     if tail.is_empty() {
         return Some(());
     }
-    for sfx in tail.strip_prefix('.')?.split('.') {
+    for sfx in dots(tail.strip_prefix('.')?) {
         match sfx {
             "" => return None,
             "reuse" => *reuse = true,
