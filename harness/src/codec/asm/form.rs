@@ -27,6 +27,9 @@ pub(super) struct Form<'s> {
     /// [`Form::fixed`]): kept out of the operands, so that those stay small.
     value_slots: Box<[ValueSlot]>,
     fixed_ids: Box<[u32]>,
+    /// The operands [`with_omitted`] may put back, with what they print: without and
+    /// with `general` (see [`omitted_candidates`]); worked out once, as they read the page.
+    pub(super) omitted: [Box<[(usize, Body)]>; 2],
 }
 
 /// Where an operand's value slots or fixed suffix ids are in its form's.
@@ -195,6 +198,7 @@ impl<'s> Form<'s> {
             operands,
             value_slots: pools.0.into(),
             fixed_ids: pools.1.into(),
+            omitted: [omitted_candidates(v, false), omitted_candidates(v, true)],
         }
     }
 
@@ -310,15 +314,27 @@ impl<'s> Form<'s> {
 /// False only where [`Form::fill`] fails on the guard's kind (`uniform_guard`: the
 /// variant's), the number of operands or an operand's kind or flags.
 pub(super) fn shape_fits(v: &Variant, uniform_guard: bool, inst: &InstRef) -> bool {
+    let flags = |o: &OperandSpec| [o.abs_field.is_some(), o.neg_field.is_some(), o.not_field.is_some()];
     inst.pred.as_ref().is_none_or(|p| p.uniform == uniform_guard)
         && inst.operands.len() == v.operands.len()
-        && inst.operands.iter().zip(&v.operands).all(|(o, spec)| operand_may_fit(o, spec))
+        && inst.operands.iter().zip(&v.operands).all(|(o, spec)| operand_may_fit(o, spec.kind, flags(spec)))
 }
 
-/// False only where [`OperandFill`] fails on the operand's kind or flags.
-pub(super) fn operand_may_fit(o: &OperandRef, spec: &OperandSpec) -> bool {
+impl Form<'_> {
+    /// [`shape_fits`] for this form, read from the form (not the page, mostly not in cache).
+    pub(super) fn shape_fits(&self, inst: &InstRef) -> bool {
+        let flags = |o: &FormOperand| [o.abs_field.is_some(), o.neg_field.is_some(), o.not_field.is_some()];
+        inst.pred.as_ref().is_none_or(|p| p.uniform == self.uniform_guard)
+            && inst.operands.len() == self.operands.len()
+            && inst.operands.iter().zip(&self.operands).all(|(o, op)| operand_may_fit(o, op.kind, flags(op)))
+    }
+}
+
+/// False only where [`OperandFill`] fails on the operand's kind or flags: the form's
+/// operand is of `kind`, with fields for `|…|`, `-` and `~`/`!` where `flags` says so.
+pub(super) fn operand_may_fit(o: &OperandRef, kind: OperandKind, flags: [bool; 3]) -> bool {
     let kind_ok = matches!(
-        (spec.kind, &o.body),
+        (kind, &o.body),
         (OperandKind::Reg, Body::Reg { .. })
             | (OperandKind::UReg, Body::UReg { .. })
             | (OperandKind::Imm(_), Body::Imm { .. })
@@ -330,6 +346,7 @@ pub(super) fn operand_may_fit(o: &OperandRef, spec: &OperandSpec) -> bool {
             | (OperandKind::Target(_), Body::Imm { .. })
             | (OperandKind::Barrier, Body::Barrier { .. })
             | (OperandKind::Special | OperandKind::Name, Body::Other { .. })
-    ) || matches!(spec.kind, OperandKind::Mem(_)) && o.body.as_mem().is_some();
-    kind_ok && (!o.abs || spec.abs_field.is_some()) && (!o.neg || spec.neg_field.is_some()) && (!o.not || spec.not_field.is_some())
+    ) || matches!(kind, OperandKind::Mem(_)) && o.body.as_mem().is_some();
+    let [abs, neg, not] = flags;
+    kind_ok && (!o.abs || abs) && (!o.neg || neg) && (!o.not || not)
 }
