@@ -73,6 +73,8 @@ pub(super) struct OperandFill<'a> {
     pub(super) v: &'a Variant,
     pub(super) k: usize,
     pub(super) op: &'a FormOperand<'a>,
+    /// The operand's value slots ([`Form::value`]).
+    pub(super) value: &'a [ValueSlot],
     /// The instruction's modifiers: one may choose a float immediate's format.
     pub(super) modifiers: &'a [&'a str],
     /// The architecture's `URZ` index.
@@ -108,7 +110,7 @@ impl OperandFill<'_> {
     /// for the message (formatted only then).
     pub(super) fn set(&self, values: &mut Values, slot: usize, x: u64, shown: &dyn fmt::Display) -> Result<(), FillError> {
         let (v, k) = (self.v, self.k);
-        let s = self.op.value[slot];
+        let s = self.value[slot];
         if let (Some(plus), Some(f)) = (s.plus, s.field()) {
             // A derived register has no bits: it must be what its source (set before it,
             // earlier in print order) prints it as.
@@ -140,14 +142,14 @@ impl OperandFill<'_> {
             (OperandKind::Reg, Body::Reg { n }) => self.set(values, 0, *n as u64, &format_args!("R{n}")),
             (OperandKind::UReg, Body::UReg { n }) => self.set(values, 0, self.ureg_index(*n), body),
             (OperandKind::Imm(m), Body::Imm { value }) => {
-                let f = self.op.value[0].field().ok_or(FillError::NoBits("immediate"))?;
+                let f = self.value[0].field().ok_or(FillError::NoBits("immediate"))?;
                 let x = m.invert(*value).ok_or_else(|| OperandFault::NotScaled { value: *value, scale: scale_text(m) }.at(k))?;
                 // nvdisasm never prints this form's immediate negative (its stored
                 // conventions): a negative one is another form's (AL2P R,R,I's, not R,I's).
                 if x < 0 && self.unsigned_imm {
                     return Err(OperandFault::UnsignedImmediate(*value).at(k));
                 }
-                values.set(f, imm_bits(v, self.op.value[0], f, k, x)?);
+                values.set(f, imm_bits(v, self.value[0], f, k, x)?);
                 Ok(())
             }
             (OperandKind::Float(_), Body::Float { value, .. }) => {
@@ -158,7 +160,7 @@ impl OperandFill<'_> {
             (OperandKind::Target(shift), Body::Imm { value }) => {
                 // The inverse of codec::print::target_at_zero, in the signed field.
                 let value = i64::try_from(*value).map_err(|_| OperandFault::TargetPast(*value).at(k))?;
-                let w = self.op.value[0].width();
+                let w = self.value[0].width();
                 let unit = 1i64 << shift;
                 let units = value.wrapping_sub(0x10) / unit;
                 if value.wrapping_sub(0x10) % unit != 0 || w == 0 || w < 64 && (units < -(1i64 << (w - 1)) || units >= 1i64 << (w - 1)) {
@@ -168,7 +170,7 @@ impl OperandFill<'_> {
             }
             (OperandKind::Const, Body::Const { bank, offset }) => {
                 // The offset field is signed (see codec::print).
-                let w = self.op.value[1].width();
+                let w = self.value[1].width();
                 let units = *offset / 4;
                 if offset % 4 != 0 || w == 0 || units < -(1i64 << (w - 1)) || units >= 1i64 << (w - 1) {
                     return Err(OperandFault::ConstOffset { offset: *offset, width: w }.at(k));
@@ -218,11 +220,11 @@ impl OperandFill<'_> {
                     self.set(values, slot, self.ureg_index(n), &Body::UReg { n })?;
                 }
                 MemSlot::Imm => {
-                    let f = self.op.value[slot].field().ok_or(FillError::NoBits("offset"))?;
+                    let f = self.value[slot].field().ok_or(FillError::NoBits("offset"))?;
                     let scale = ImmMap { shift: m.imm_shift, offset: 0 };
                     let x = imm.unwrap_or(0);
                     let units = scale.invert(i128::from(x)).ok_or_else(|| OperandFault::OffsetNotScaled { value: x.into(), scale: scale_text(scale) }.at(k))?;
-                    values.set(f, imm_bits(v, self.op.value[slot], f, k, units)?);
+                    values.set(f, imm_bits(v, self.value[slot], f, k, units)?);
                 }
             }
         }

@@ -22,27 +22,47 @@ pub(super) struct Form<'s> {
     pub(super) layout: Layout,
     /// The instruction's modifiers, in page order.
     pub(super) modifiers: Slots<'s>,
-    pub(super) operands: Vec<FormOperand<'s>>,
+    pub(super) operands: Box<[FormOperand<'s>]>,
+    /// Every operand's value slots and fixed suffix ids (see [`Form::value`] and
+    /// [`Form::fixed`]): kept out of the operands, so that those stay small.
+    value_slots: Box<[ValueSlot]>,
+    fixed_ids: Box<[u32]>,
+    /// The operands [`with_omitted`] may put back, with what they print: without and
+    /// with `general` (see [`omitted_candidates`]); worked out once, as they read the page.
+    pub(super) omitted: [Box<[(usize, Body)]>; 2],
+}
+
+/// Where an operand's value slots or fixed suffix ids are in its form's.
+#[derive(Clone, Copy)]
+pub(super) struct Span {
+    start: u32,
+    len: u32,
 }
 
 /// An operand as the assembler reads text against it: what filling it reads of its
-/// [`OperandSpec`] and fields, kept together. (The spec's lie in several allocations, and
-/// most texts meet variants not read lately, whose memory is not in cache.)
+/// [`OperandSpec`] and fields, kept together and small (64 bytes, asserted below: a text's
+/// candidate forms, mostly not in cache, are read operand by operand; the spec's operands
+/// lie in several allocations).
 pub(super) struct FormOperand<'s> {
     pub(super) kind: OperandKind,
-    /// [`OperandSpec::value_fields`], with their widths and [`OperandSpec::derived`].
-    pub(super) value: SmallVec<[ValueSlot; 4]>,
+    /// [`OperandSpec::value_fields`], with their widths and [`OperandSpec::derived`] (see
+    /// [`Form::value`]).
+    value: Span,
     pub(super) abs_field: Option<Field>,
     pub(super) neg_field: Option<Field>,
     pub(super) not_field: Option<Field>,
     pub(super) suffixes_after_bars: bool,
     /// A float operand's format when no modifier names one (see [`OperandFill::float_format`]).
     pub(super) float: FloatFormat,
-    /// Ids of the suffixes the form prints before those its fields read (see [`fixed_suffix`]).
-    pub(super) fixed: SmallVec<[u32; 2]>,
-    /// Its suffixes: operand-modifier tables in order, then selector flags.
-    pub(super) suffixes: Slots<'s>,
+    /// Ids of the suffixes the form prints before those its fields read (see
+    /// [`fixed_suffix`] and [`Form::fixed`]).
+    fixed: Span,
+    /// Its suffixes: operand-modifier tables in order, then selector flags; `None` for
+    /// none (most operands: the slots are kept out of line).
+    suffixes: Option<Box<Slots<'s>>>,
 }
+
+const _: () = assert!(std::mem::size_of::<FormOperand>() <= 64);
 
 /// A value slot of an operand: its field (none: no bits), the field's width and largest
 /// value, and for a derived register what it adds to its source.
@@ -69,7 +89,8 @@ impl ValueSlot {
 pub(super) type Field = u16;
 
 impl<'s> FormOperand<'s> {
-    pub(super) fn new<'a>(v: &'s Variant, o: &'s OperandSpec, vocabulary: &mut Vocabulary<'a>) -> FormOperand<'s>
+    /// Operand `o` of `v`, its value slots and fixed suffix ids pushed to `pools`'.
+    pub(super) fn new<'a>(v: &'s Variant, o: &'s OperandSpec, vocabulary: &mut Vocabulary<'a>, pools: &mut (Vec<ValueSlot>, Vec<u32>)) -> FormOperand<'s>
     where
         's: 'a,
     {
@@ -83,27 +104,52 @@ impl<'s> FormOperand<'s> {
             OperandKind::Mem(MemShape { reg_suffix: Some(fixed), .. }) => vec![fixed],
             _ => o.fixed_suffixes.iter().map(String::as_str).collect(),
         };
+        let value = Span::push(&mut pools.0, o.value_fields.iter().enumerate().map(slot));
+        let fixed = Span::push(&mut pools.1, fixed.into_iter().map(|t| vocabulary.intern(t)));
         FormOperand {
             kind: o.kind,
-            value: o.value_fields.iter().enumerate().map(slot).collect(),
+            value,
             abs_field: o.abs_field.map(|f| f as Field),
             neg_field: o.neg_field.map(|f| f as Field),
             not_field: o.not_field.map(|f| f as Field),
             suffixes_after_bars: o.suffixes_after_bars,
             float: v.float_format(o, &[]),
-            fixed: fixed.into_iter().map(|t| vocabulary.intern(t)).collect(),
-            suffixes: Slots::new(slots),
+            fixed,
+            suffixes: (!slots.is_empty()).then(|| Box::new(Slots::new(slots))),
         }
     }
 
-    /// How many of `toks` are [`FormOperand::fixed`], as [`fixed_suffix`] (`spec` the
-    /// operand's, read only when the ids do not settle it: the page is mostly not in cache)
-    /// counts them, with its error.
-    pub(super) fn fixed_suffix(&self, spec: impl FnOnce() -> &'s OperandSpec, toks: Toks) -> Result<usize, OperandFault> {
-        if toks.starts_with(&self.fixed) {
-            return Ok(self.fixed.len());
+    /// Whether it has suffix slots.
+    pub(super) fn has_suffix_slots(&self) -> bool {
+        self.suffixes.is_some()
+    }
+
+    /// [`Slots::may_read`] of its suffix slots (none read no tokens).
+    pub(super) fn suffixes_may_read(&self, ids: &[u32]) -> bool {
+        self.suffixes.as_ref().map_or(ids.is_empty(), |s| s.may_read(ids))
+    }
+
+    /// [`Slots::read`] of its suffix slots (none read no tokens).
+    pub(super) fn read_suffixes(&self, v: &Variant, toks: Toks, values: &mut Values) -> Result<(), TokensMismatch> {
+        match &self.suffixes {
+            Some(s) => s.read(v, toks, values),
+            None if toks.ids.is_empty() => Ok(()),
+            None => Err(TokensMismatch { found: error::owned(toks.text), expected: vec![] }),
         }
-        fixed_suffix(spec(), toks.text)
+    }
+}
+
+impl Span {
+    /// Pushes `items` to `pool`: where they are.
+    fn push<T>(pool: &mut Vec<T>, items: impl IntoIterator<Item = T>) -> Span {
+        let start = pool.len();
+        pool.extend(items);
+        let at = |n: usize| u32::try_from(n).expect("a page of at most 4 MiB has fewer than 2^32 operand fields and suffixes");
+        Span { start: at(start), len: at(pool.len() - start) }
+    }
+
+    fn of<T>(self, pool: &[T]) -> &[T] {
+        &pool[self.start as usize..][..self.len as usize]
     }
 }
 
@@ -137,7 +183,8 @@ impl<'s> Form<'s> {
                 ModSlot::Flag { field } => Slot::flag(v, *field, vocabulary),
             })
             .collect();
-        let operands = v.operands.iter().map(|o| FormOperand::new(v, o, vocabulary)).collect();
+        let mut pools = (vec![], vec![]);
+        let operands = v.operands.iter().map(|o| FormOperand::new(v, o, vocabulary, &mut pools)).collect();
         Form {
             v,
             n_fields: v.fields.len(),
@@ -149,7 +196,31 @@ impl<'s> Form<'s> {
             layout: Layout::new(v),
             modifiers: Slots::new(modifiers).printed_in(printed_order(v)),
             operands,
+            value_slots: pools.0.into(),
+            fixed_ids: pools.1.into(),
+            omitted: [omitted_candidates(v, false), omitted_candidates(v, true)],
         }
+    }
+
+    /// Operand `op`'s value slots (`op` one of [`Form::operands`]).
+    pub(super) fn value(&self, op: &FormOperand) -> &[ValueSlot] {
+        op.value.of(&self.value_slots)
+    }
+
+    /// The ids of operand `op`'s fixed suffixes (see [`FormOperand::fixed`]).
+    pub(super) fn fixed(&self, op: &FormOperand) -> &[u32] {
+        op.fixed.of(&self.fixed_ids)
+    }
+
+    /// How many of `toks` are operand `k`'s fixed suffixes, as [`fixed_suffix`] (the
+    /// spec's operand, read only when the ids do not settle it: the page is mostly not in
+    /// cache) counts them, with its error.
+    pub(super) fn fixed_suffix(&self, k: usize, toks: Toks) -> Result<usize, OperandFault> {
+        let fixed = self.fixed(&self.operands[k]);
+        if toks.starts_with(fixed) {
+            return Ok(fixed.len());
+        }
+        fixed_suffix(&self.v.operands[k], toks.text)
     }
 
     /// False only where [`Form::fill`] fails on the modifier and suffix tokens (`tokens`:
@@ -161,7 +232,8 @@ impl<'s> Form<'s> {
                 let (ids, after) = rest.split_at(o.suffixes.len());
                 rest = after;
                 // A special register's suffix is part of its name (see `fill_special`).
-                op.kind.is_named() || Toks { text: inst.suffixes(o), ids }.starts_with(&op.fixed) && op.suffixes.may_read(&ids[op.fixed.len()..])
+                let fixed = self.fixed(op);
+                op.kind.is_named() || Toks { text: inst.suffixes(o), ids }.starts_with(fixed) && op.suffixes_may_read(&ids[fixed.len()..])
             })
     }
 
@@ -203,12 +275,13 @@ impl<'s> Form<'s> {
                 fill_special(v, k, o, &inst.tokens, &v.operands[k], values)?;
                 continue;
             }
-            let fill = OperandFill { v, k, op, modifiers: inst.modifiers(), urz: self.urz, unsigned_imm: self.unsigned_imm, float_by: self.float_by };
+            let (value, modifiers) = (self.value(op), inst.modifiers());
+            let fill = OperandFill { v, k, op, value, modifiers, urz: self.urz, unsigned_imm: self.unsigned_imm, float_by: self.float_by };
             fill.body(o, values)?;
             fill.flags(o, values)?;
             let toks = Toks { text: inst.suffixes(o), ids };
-            let n = op.fixed_suffix(|| &v.operands[k], toks).map_err(|e| e.at(k))?;
-            op.suffixes.read(v, toks.skip(n), values).map_err(|e| OperandFault::from(e).at(k))?;
+            let n = self.fixed_suffix(k, toks).map_err(|e| e.at(k))?;
+            op.read_suffixes(v, toks.skip(n), values).map_err(|e| OperandFault::from(e).at(k))?;
         }
         self.modifiers.read(v, Toks { text: inst.modifiers(), ids: mods }, values)?;
         Ok(())
@@ -241,15 +314,27 @@ impl<'s> Form<'s> {
 /// False only where [`Form::fill`] fails on the guard's kind (`uniform_guard`: the
 /// variant's), the number of operands or an operand's kind or flags.
 pub(super) fn shape_fits(v: &Variant, uniform_guard: bool, inst: &InstRef) -> bool {
+    let flags = |o: &OperandSpec| [o.abs_field.is_some(), o.neg_field.is_some(), o.not_field.is_some()];
     inst.pred.as_ref().is_none_or(|p| p.uniform == uniform_guard)
         && inst.operands.len() == v.operands.len()
-        && inst.operands.iter().zip(&v.operands).all(|(o, spec)| operand_may_fit(o, spec))
+        && inst.operands.iter().zip(&v.operands).all(|(o, spec)| operand_may_fit(o, spec.kind, flags(spec)))
 }
 
-/// False only where [`OperandFill`] fails on the operand's kind or flags.
-pub(super) fn operand_may_fit(o: &OperandRef, spec: &OperandSpec) -> bool {
+impl Form<'_> {
+    /// [`shape_fits`] for this form, read from the form (not the page, mostly not in cache).
+    pub(super) fn shape_fits(&self, inst: &InstRef) -> bool {
+        let flags = |o: &FormOperand| [o.abs_field.is_some(), o.neg_field.is_some(), o.not_field.is_some()];
+        inst.pred.as_ref().is_none_or(|p| p.uniform == self.uniform_guard)
+            && inst.operands.len() == self.operands.len()
+            && inst.operands.iter().zip(&self.operands).all(|(o, op)| operand_may_fit(o, op.kind, flags(op)))
+    }
+}
+
+/// False only where [`OperandFill`] fails on the operand's kind or flags: the form's
+/// operand is of `kind`, with fields for `|…|`, `-` and `~`/`!` where `flags` says so.
+pub(super) fn operand_may_fit(o: &OperandRef, kind: OperandKind, flags: [bool; 3]) -> bool {
     let kind_ok = matches!(
-        (spec.kind, &o.body),
+        (kind, &o.body),
         (OperandKind::Reg, Body::Reg { .. })
             | (OperandKind::UReg, Body::UReg { .. })
             | (OperandKind::Imm(_), Body::Imm { .. })
@@ -261,6 +346,7 @@ pub(super) fn operand_may_fit(o: &OperandRef, spec: &OperandSpec) -> bool {
             | (OperandKind::Target(_), Body::Imm { .. })
             | (OperandKind::Barrier, Body::Barrier { .. })
             | (OperandKind::Special | OperandKind::Name, Body::Other { .. })
-    ) || matches!(spec.kind, OperandKind::Mem(_)) && o.body.as_mem().is_some();
-    kind_ok && (!o.abs || spec.abs_field.is_some()) && (!o.neg || spec.neg_field.is_some()) && (!o.not || spec.not_field.is_some())
+    ) || matches!(kind, OperandKind::Mem(_)) && o.body.as_mem().is_some();
+    let [abs, neg, not] = flags;
+    kind_ok && (!o.abs || abs) && (!o.neg || neg) && (!o.not || not)
 }

@@ -95,7 +95,7 @@ impl<'c, 's> Assembler<'c, 's> {
             .iter()
             .filter(|e| e.summary.admits(&text))
             .map(|e| (e, &self.forms[e.vi()]))
-            .filter(|(e, f)| (e.summary.packs(&text) || shape_fits(f.v, f.uniform_guard, inst)) && f.tokens_fit(inst, &tokens) && f.mems_fit(inst))
+            .filter(|(e, f)| (e.summary.packs(&text) || f.shape_fits(inst)) && f.tokens_fit(inst, &tokens) && f.mems_fit(inst))
             .map(|(e, f)| (e.vi(), f));
         let mut hits = hits(fitting, inst, &tokens, controls_from);
         let longer = candidates.iter().filter(|e| e.summary.may_omit(&text, e.omittable)).map(|e| (e.vi(), &self.forms[e.vi()]));

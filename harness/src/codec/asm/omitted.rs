@@ -5,31 +5,28 @@ use super::*;
 /// Highest predicate index (`PT`); the predicate field holds it and a negation bit above.
 pub(super) const PT: u8 = 7;
 
-/// The readings of `inst` as variant `v`: as written (`None`), or, when it has fewer
+/// The readings of `inst` as `form`'s variant: as written (`None`), or, when it has fewer
 /// operands than the form, with the missing ones taken for operands that nvdisasm leaves
 /// out at all ones (`IADD3 R0, R1, R2, RZ` for two PT; `BAR.SYNC 0x0` for an RZ): `P`/`UP`
 /// operands and those the page says are left out at zero (`BRX R6` for `BRX PT, R6 0x0`),
 /// or with `general` also `R`, `UR` and `I` operands of one field (those the form's stored
 /// conventions leave out, where it has them); one reading per choice of which: two
 /// encodings may print alike.
-pub(super) fn with_omitted<'t>(v: &Variant, inst: &InstRef<'t>, general: bool) -> Vec<Option<InstRef<'t>>> {
-    let missing = v.operands.len().saturating_sub(inst.operands.len());
+pub(super) fn with_omitted<'t>(form: &Form, inst: &InstRef<'t>, general: bool) -> Vec<Option<InstRef<'t>>> {
+    let n = form.operands.len();
+    let missing = n.saturating_sub(inst.operands.len());
     if missing == 0 {
         return vec![None];
     }
-    // The stored conventions name the operands nvdisasm leaves out; without them, any
-    // that may be.
-    let stored = |k: usize| v.conventions.as_deref().is_none_or(|c| c.omitted.contains(&k));
-    let cands: Vec<(usize, Body)> =
-        (0..v.operands.len()).filter_map(|k| omitted_body(v, k, false).or_else(|| omitted_body(v, k, general).filter(|_| stored(k))).map(|b| (k, b))).collect();
+    let cands = &form.omitted[usize::from(general)];
     let mut out = vec![];
     for mask in 0u32..1 << cands.len().min(8) {
         if mask.count_ones() as usize != missing {
             continue;
         }
         let mut given = inst.operands.iter();
-        let mut operands = SmallVec::with_capacity(v.operands.len());
-        for k in 0..v.operands.len() {
+        let mut operands = SmallVec::with_capacity(n);
+        for k in 0..n {
             match cands.iter().position(|(p, _)| *p == k).filter(|i| mask >> i & 1 == 1) {
                 Some(i) => operands.push(OperandRef::new(cands[i].1.clone())),
                 None => operands.extend(given.next().cloned()),
@@ -41,6 +38,14 @@ pub(super) fn with_omitted<'t>(v: &Variant, inst: &InstRef<'t>, general: bool) -
         out.push(None);
     }
     out
+}
+
+/// The operands of `v` that [`with_omitted`] may put back (with `general`, also those
+/// left out at all ones that the stored conventions name; without them, any that may
+/// be), with what each prints then, in operand order.
+pub(super) fn omitted_candidates(v: &Variant, general: bool) -> Box<[(usize, Body)]> {
+    let stored = |k: usize| v.conventions.as_deref().is_none_or(|c| c.omitted.contains(&k));
+    (0..v.operands.len()).filter_map(|k| omitted_body(v, k, false).or_else(|| omitted_body(v, k, general).filter(|_| stored(k))).map(|b| (k, b))).collect()
 }
 
 /// What operand `k` of `v` prints at the value it is left out at, if it may be left out

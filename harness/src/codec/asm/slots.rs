@@ -235,11 +235,6 @@ impl<'s> Slots<'s> {
         self
     }
 
-    /// Whether there are no slots.
-    pub fn is_empty(&self) -> bool {
-        self.slots.is_empty()
-    }
-
     pub fn vocabulary(&self) -> &[u32] {
         &self.ids[..self.n_vocabulary as usize]
     }

@@ -85,7 +85,7 @@ impl Summary {
         let ops = &f.v.operands;
         let flags = |(i, o): (usize, &OperandSpec)| flag_bits(o.abs_field.is_some(), o.neg_field.is_some(), o.not_field.is_some()) << (3 * i);
         // An operand reads suffix tokens with its slots, as fixed suffixes or as part of a name.
-        let suffixed = |(i, op): (usize, &FormOperand)| u64::from(!op.suffixes.is_empty() || !op.fixed.is_empty() || op.kind.is_named()) << (SUFFIXED + i);
+        let suffixed = |(i, op): (usize, &FormOperand)| u64::from(op.has_suffix_slots() || !f.fixed(op).is_empty() || op.kind.is_named()) << (SUFFIXED + i);
         let shape = (ops.len() <= PACKED).then(|| Shape {
             kinds: ops.iter().enumerate().fold(0, |k, (i, o)| k | kind_code(o.kind) << (4 * i)),
             wild: ops.iter().enumerate().fold(0, |k, (i, o)| k | (u64::from(matches!(o.kind, OperandKind::Mem(_))) * 0xf) << (4 * i)),

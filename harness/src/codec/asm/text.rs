@@ -133,7 +133,7 @@ impl<'t> InstRef<'t> {
         };
         let (pred, rest) = parse_pred(trim_start(body))?;
         let op_end = find_space(rest).unwrap_or(rest.len());
-        let mut parts = rest[..op_end].split('.');
+        let mut parts = dots(&rest[..op_end]);
         let mnemonic = parts.next().filter(|m| !m.is_empty() && m.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'))?;
         let mut tokens: SmallVec<[&'t str; 12]> = parts.collect();
         if tokens.iter().any(|m| m.is_empty()) {
@@ -163,7 +163,7 @@ fn parse_pred(rest: &str) -> Option<(Option<Predicate>, &str)> {
     let Some(p) = rest.strip_prefix('@') else { return Some((None, rest)) };
     let (negated, p) = p.strip_prefix('!').map_or((false, p), |q| (true, q));
     let end = find_space(p)?;
-    let (index, uniform) = match sass::plain_body(&p[..end])? {
+    let (index, uniform) = match quick_body(&p[..end]).or_else(|| sass::plain_body(&p[..end]))? {
         Body::Pred { n } => (n, false),
         Body::UPred { n } => (n, true),
         _ => return None,
@@ -225,19 +225,19 @@ fn parse_operand<'t>(t: &'t str, tokens: &mut SmallVec<[&'t str; 12]>) -> Option
     let mut reuse = false;
     read_suffixes(tail, tokens, &mut reuse)?;
     read_suffixes(after, tokens, &mut reuse)?;
-    let after_bars = after.split('.').any(|x| !x.is_empty() && x != "reuse");
+    let after_bars = !after.is_empty() && dots(after).any(|x| !x.is_empty() && x != "reuse");
     Some(OperandRef { neg, abs, not, body, text, suffixes: start..tokens.len(), reuse, joined: false, after_bars })
 }
 
 /// An operand's body and text, a memory operand's register suffixes pushed to `tokens`;
 /// `bare`: the operand has no suffixes after it.
 fn body<'t>(core: &'t str, bare: bool, tokens: &mut SmallVec<[&'t str; 12]>) -> Option<(Body, &'t str)> {
-    let parsed = sass::plain_body(core);
+    let parsed = quick_body(core).or_else(|| sass::plain_body(core));
     let mem = if parsed.is_none() && core.contains('[') { sass::parse_mem_parts(core).ok() } else { None };
     // Only a descriptor carries suffixes after its brackets (`gdesc[UR12].B_KEEP`).
     if let Some((b, sfx)) = mem.filter(|(b, _)| bare || matches!(b, Body::Mem { space: MemSpace::Named { .. }, .. })) {
         if !sfx.is_empty() {
-            tokens.extend(sfx.split('.'));
+            tokens.extend(dots(sfx));
         }
         return Some((b, ""));
     }
@@ -250,12 +250,62 @@ fn body<'t>(core: &'t str, bare: bool, tokens: &mut SmallVec<[&'t str; 12]>) -> 
     }
 }
 
+/// [`sass::plain_body`] of the commonest bodies, read byte by byte: a register, a
+/// predicate, a hex immediate (`plain_body` tries each kind's prefix in turn); `None`
+/// leaves the rest, and any spelling it doubts, to `plain_body`.
+fn quick_body(s: &str) -> Option<Body> {
+    match s.as_bytes() {
+        b"RZ" => Some(Body::Reg { n: sass::RZ }),
+        b"URZ" => Some(Body::UReg { n: sass::URZ }),
+        b"PT" => Some(Body::Pred { n: 7 }),
+        b"UPT" => Some(Body::UPred { n: 7 }),
+        [b'R', d @ ..] => register_number(d).map(|n| Body::Reg { n }),
+        [b'U', b'R', d @ ..] => register_number(d).map(|n| Body::UReg { n }),
+        // As `plain_body` reads them: the number as a `u16`, then cast.
+        [b'P', d @ ..] => register_number(d).map(|n| Body::Pred { n: n as u8 }),
+        [b'U', b'P', d @ ..] => register_number(d).map(|n| Body::UPred { n: n as u8 }),
+        // No register, predicate, barrier or constant starts so: `plain_body` reads an
+        // immediate or nothing.
+        [b'0', b'x', ..] | [b'-', b'0', b'x', ..] => sass::parse_imm(s).map(|value| Body::Imm { value }),
+        _ => None,
+    }
+}
+
+/// A register's decimal number as `sass::parse_reg_num` reads it: digits, no leading
+/// zero, at most `u16::MAX`.
+fn register_number(d: &[u8]) -> Option<u16> {
+    if d.is_empty() || d.len() > 5 || !d.iter().all(u8::is_ascii_digit) || (d.len() > 1 && d[0] == b'0') {
+        return None;
+    }
+    let n = d.iter().fold(0u32, |n, &c| n * 10 + u32::from(c - b'0'));
+    u16::try_from(n).ok()
+}
+
+/// `s.split('.')` by a byte scan: a text's dotted runs are short, and `split`'s
+/// searcher costs more to set up than the scan.
+fn dots(s: &str) -> impl Iterator<Item = &str> {
+    let mut rest = Some(s);
+    std::iter::from_fn(move || {
+        let r = rest?;
+        match r.bytes().position(|b| b == b'.') {
+            Some(i) => {
+                rest = Some(&r[i + 1..]);
+                Some(&r[..i])
+            }
+            None => {
+                rest = None;
+                Some(r)
+            }
+        }
+    })
+}
+
 /// Reads `.A.B.reuse` into `tokens` and `reuse`; `None` where the full parser errs.
 fn read_suffixes<'t>(tail: &'t str, tokens: &mut SmallVec<[&'t str; 12]>, reuse: &mut bool) -> Option<()> {
     if tail.is_empty() {
         return Some(());
     }
-    for sfx in tail.strip_prefix('.')?.split('.') {
+    for sfx in dots(tail.strip_prefix('.')?) {
         match sfx {
             "" => return None,
             "reuse" => *reuse = true,
