@@ -226,6 +226,10 @@ enum Cmd {
         /// Words to validate (spread over the variants).
         #[arg(long, default_value_t = 50_000)]
         words: usize,
+        /// Pairs of runs (nvdisasm alone, then the validation) on the same words; with
+        /// more than one, the ratios' medians and ranges follow.
+        #[arg(long, default_value_t = 1)]
+        repeat: usize,
     },
     /// Predict what a word writes (CPU reference semantics): `model --arch 90 WORD R2=0x… …`
     /// or `--batch FILE` of JSON lines `{"word":…,"inputs":{…}}` (`-` for stdin).
@@ -355,7 +359,7 @@ fn run(cmd: Cmd) -> Result {
             None => Err("discover needs --arch or --from".into()),
         },
         Cmd::Merge { shards, out } => discovery::merge(&shards, &out),
-        Cmd::Bench { pages: p, words } => pages::bench(&load(&p.paths, p.strict)?, words),
+        Cmd::Bench { pages: p, words, repeat } => pages::bench(&load(&p.paths, p.strict)?, words, repeat),
         Cmd::Exec(_) | Cmd::ExecWorker(_) | Cmd::Crosscheck(_) => Err("exec and crosscheck are handled before run".into()),
         Cmd::Model { arch, spec: sp, batch, args } => words::model(&load_spec(&sp)?, spec::Arch(arch), batch.as_deref(), &args),
     }

@@ -8,6 +8,7 @@ use crate::gen::{random_values, Rng};
 use crate::output::OutputDir;
 use crate::spec::{self, Spec};
 use crate::validate::{self, Finding, VariantSummary};
+use crate::word::Word;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -202,7 +203,10 @@ pub fn conventions(s: &Spec, check: bool) -> Result {
     Ok(())
 }
 
-pub fn bench(s: &Spec, words: usize) -> Result {
+/// `repeat` pairs of runs, nvdisasm alone then the validation, on the same words: each
+/// pair's lines, then with more than one the medians and ranges of the two ratios (this
+/// machine's nvdisasm CPU for the same words varies by a quarter between runs).
+pub fn bench(s: &Spec, words: usize, repeat: usize) -> Result {
     let nv = nvdisasm()?;
     let c = Codec::new(s);
     // The same words both ways: the validator's probes (structured and seeded random).
@@ -211,19 +215,42 @@ pub fn bench(s: &Spec, words: usize) -> Result {
     // The baseline holds every probe word at once, not a slice at a time.
     let need = (per as u64).saturating_mul(c.variants().len() as u64).saturating_mul(validate::BYTES_PER_PROBE);
     crate::budget::Budget::from_env()?.check(&format!("bench --words {words}"), need, "lower --words or raise the budget")?;
-    // nvdisasm alone first, on exactly the words and batches the validator sends first.
     let vis: Vec<usize> = (0..c.variants().len()).collect();
     let conv = crate::oracle::learn::learn(&nv, &c, &vis).map_err(|e| e.to_string())?;
     let batches = validate::probe_words(s, &c, &conv, &opts);
+    let mut ratios: Vec<(f64, Option<f64>)> = vec![];
+    for _ in 0..repeat.max(1) {
+        ratios.push(bench_pair(s, &c, &nv, &opts, &batches)?);
+    }
+    if ratios.len() > 1 {
+        let wall: Vec<f64> = ratios.iter().map(|r| r.0).collect();
+        println!("ratio over {} pairs: median {}", ratios.len(), median_range(wall));
+        let cpu: Vec<f64> = ratios.iter().filter_map(|r| r.1).collect();
+        if !cpu.is_empty() {
+            println!("CPU ratio over {} pairs: median {}", cpu.len(), median_range(cpu));
+        }
+    }
+    Ok(())
+}
+
+/// One pair: nvdisasm alone on exactly the words and batches the validator sends first,
+/// then the whole validation; their lines printed, and the (wall, CPU) ratios.
+fn bench_pair(
+    s: &Spec,
+    c: &Codec,
+    nv: &crate::oracle::nvdisasm::Nvdisasm,
+    opts: &validate::Options,
+    batches: &[(String, Vec<Word>, Vec<Word>)],
+) -> Result<(f64, Option<f64>)> {
     let t0 = Usage::now();
-    let alone_words = validate::disassemble_only(&nv, &batches).map_err(|e| e.to_string())?;
+    let alone_words = validate::disassemble_only(nv, batches).map_err(|e| e.to_string())?;
     let alone = t0.since();
     // The whole validation: the same nvdisasm work plus comparing, attributing,
     // minimizing (more nvdisasm runs) and merging.
     eprintln!("validation phases (per architecture, from its start):");
     let t1 = Usage::now();
     let mut checked = 0;
-    validate::validate_pages(s, &c, &nv, &opts, |_, sums, _| checked += sums.iter().map(|x| x.words).sum::<usize>()).map_err(|e| e.to_string())?;
+    validate::validate_pages(s, c, nv, opts, |_, sums, _| checked += sums.iter().map(|x| x.words).sum::<usize>()).map_err(|e| e.to_string())?;
     let harness = t1.since();
     if checked != alone_words {
         return Err(format!("internal: validation checked {checked} words, the baseline disassembled {alone_words}").into());
@@ -231,12 +258,23 @@ pub fn bench(s: &Spec, words: usize) -> Result {
     println!("words: {checked} on {} cores (nvdisasm {})", nv.jobs, nv.version);
     println!("nvdisasm alone:   {:.2} s ({:.0} words/s); {}", alone.wall, checked as f64 / alone.wall, alone.cpu_line());
     println!("harness validate: {:.2} s ({:.0} words/s); {}", harness.wall, checked as f64 / harness.wall, harness.cpu_line());
-    println!("ratio (harness throughput / nvdisasm throughput): {:.2}", alone.wall / harness.wall);
-    if let (Some(a), Some(h)) = (alone.cpu(), harness.cpu()) {
+    let ratio = alone.wall / harness.wall;
+    println!("ratio (harness throughput / nvdisasm throughput): {ratio:.2}");
+    let cpu_ratio = alone.cpu().zip(harness.cpu()).map(|(a, h)| (a.0 + a.1) / (h.0 + h.1));
+    if let Some(r) = cpu_ratio {
         // What a machine with cores to spare cannot hide: all CPU spent, both ways.
-        println!("CPU ratio (nvdisasm-alone CPU / validation CPU, ours and nvdisasm's): {:.2}", (a.0 + a.1) / (h.0 + h.1));
+        println!("CPU ratio (nvdisasm-alone CPU / validation CPU, ours and nvdisasm's): {r:.2}");
     }
-    Ok(())
+    Ok((ratio, cpu_ratio))
+}
+
+/// `0.88 (0.74–1.04)`: the median (the lower middle one of an even count) and the range.
+fn median_range(mut xs: Vec<f64>) -> String {
+    xs.sort_by(f64::total_cmp);
+    match (xs.first(), xs.get((xs.len().saturating_sub(1)) / 2), xs.last()) {
+        (Some(lo), Some(mid), Some(hi)) => format!("{mid:.2} ({lo:.2}–{hi:.2})"),
+        _ => "none".to_string(),
+    }
 }
 
 /// Wall time, CPU time (this process; its finished children, nvdisasm) and nvdisasm
@@ -293,4 +331,14 @@ fn cpu_seconds() -> Option<(f64, f64)> {
 #[cfg(not(unix))]
 fn cpu_seconds() -> Option<(f64, f64)> {
     None
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn median_range_takes_the_lower_middle_and_the_extremes() {
+        assert_eq!(super::median_range(vec![0.9, 0.7, 1.1]), "0.90 (0.70–1.10)");
+        assert_eq!(super::median_range(vec![0.8, 0.6, 1.0, 0.9]), "0.80 (0.60–1.00)");
+        assert_eq!(super::median_range(vec![]), "none");
+    }
 }
