@@ -156,7 +156,6 @@ impl<'a> Analysis<'a> {
         // A random word's differences are what its minimization looks for.
         let ch = changed(&expected, &actual);
         match compare_changed(&expected, &actual, &ch) {
-            Verdict::Differ if p.kind == Kind::Random => Judged::Minimize(ch),
             Verdict::Agree => Judged::Agree(word_bits),
             Verdict::Syntax(what) => {
                 let bits = match &p.kind {
@@ -165,7 +164,7 @@ impl<'a> Analysis<'a> {
                 };
                 Judged::Syntax { what, bits }
             }
-            Verdict::Differ => self.judge_differ(p, values, o, &expected, &actual, base_actual),
+            Verdict::Differ => self.judge_differ(p, values, o, &expected, &actual, ch, base_actual),
         }
     }
 
@@ -331,7 +330,9 @@ impl<'a> Analysis<'a> {
         Judged::Found(Box::new(self.finding(Class::Legality, Some(field), self.bits_of(field, value), p.word, exp_text, outcome_text(o), Some(why))))
     }
 
-    /// nvdisasm printed another meaning than the page predicts.
+    /// nvdisasm printed another meaning than the page predicts; `ch`: [`changed`] of the two
+    /// (a random word's minimization looks for it).
+    #[allow(clippy::too_many_arguments)]
     pub(super) fn judge_differ(
         &self,
         p: &Probe,
@@ -339,6 +340,7 @@ impl<'a> Analysis<'a> {
         o: &Outcome,
         expected: &Instruction,
         actual: &Instruction,
+        ch: Vec<String>,
         base_actual: Option<&Instruction>,
     ) -> Judged {
         let v = self.v;
@@ -359,7 +361,7 @@ impl<'a> Analysis<'a> {
                 let why = "the distilled line does not match nvdisasm for the zero word".to_string();
                 Judged::Found(Box::new(self.finding(Class::FieldBits, None, vec![], p.word, exp_text(), outcome_text(o), Some(why))))
             }
-            Kind::Random => Judged::Minimize(changed(expected, actual)),
+            Kind::Random => Judged::Minimize(ch),
             Kind::Fixed { .. } => unreachable!("fixed-bit probes are judged by judge_fixed"),
         }
     }

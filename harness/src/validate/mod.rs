@@ -12,6 +12,7 @@ mod first;
 mod judge;
 mod limits;
 mod minimize;
+mod random;
 pub mod reproduce;
 pub mod resume;
 pub mod stored;
@@ -19,7 +20,7 @@ pub mod stored;
 use crate::codec::conventions::{self as conv_rules, Conventions, FormConventions};
 use crate::codec::{self, Codec, Values};
 use crate::compare::{changed, compare, compare_changed, element_value, Verdict};
-use crate::gen::{ListedValues, Rng};
+use crate::gen::Rng;
 use crate::oracle::nvdisasm::{Nvdisasm, NvdisasmError, Outcome};
 use crate::sass::{self, Instruction};
 use crate::spec::{FieldKind, FlagRole, Page, RowKind, Variant};
@@ -29,6 +30,7 @@ use judge::*;
 use limits::*;
 pub use limits::{check_budget, peak_bytes, BYTES_PER_PROBE, KEEP_RANDOM, RANDOM_SLICE};
 use minimize::*;
+use random::{add_random, RandomStream, RandomWords};
 use std::collections::BTreeMap;
 
 #[derive(Clone, Debug)]
@@ -206,27 +208,6 @@ fn structured_runs<'p>(pages: &[&'p Page], codec: &Codec) -> Vec<PageRun<'p>> {
             }
         })
         .collect()
-}
-
-/// Each variant's kept random words after its structured probes (from the page's seeded
-/// stream, variant after variant: the words of one pass that built both), with `outs`
-/// (the outcomes so far, by probe) moved along; a random word's outcome is still to come.
-fn add_random(runs: &mut [PageRun], outs: &mut [Vec<Outcome>], codec: &Codec, conv: &Conventions, opts: &Options) {
-    for (run, outs) in runs.iter_mut().zip(outs) {
-        let mut rng = Rng::new(opts.seed ^ (run.page.arch.0 as u64) << 32);
-        let mut old = std::mem::take(&mut run.probes).into_iter().zip(std::mem::take(outs));
-        for (&vi, &n) in run.vis.iter().zip(&run.structured) {
-            for (p, o) in old.by_ref().take(n) {
-                run.probes.push(p);
-                outs.push(o);
-            }
-            let gen = RandomWords::new(codec, vi, conv.get(codec.variant(vi).arch, &codec.variant(vi).key));
-            for _ in 0..opts.random_per_variant.min(KEEP_RANDOM) {
-                run.probes.push(Probe { vi, word: gen.word(codec, &mut rng), kind: Kind::Random });
-                outs.push(Outcome::Silent);
-            }
-        }
-    }
 }
 
 /// Codec indices by architecture and key, built once ([`Codec::index_of`] scans every
@@ -800,76 +781,6 @@ fn structured_probes(codec: &Codec, vi: usize) -> Vec<Probe> {
     out
 }
 
-/// Random words of one variant: listed values, and control bits nvdisasm accepts for
-/// this form (learned), so that `.reuse`, barriers and the terminator are checked too,
-/// when the page calls every bit 105–125 a control field. Two alike make the same words
-/// from the same stream.
-#[derive(PartialEq)]
-struct RandomWords {
-    vi: usize,
-    listed: ListedValues,
-    legal: Vec<usize>,
-    barriers: Vec<usize>,
-}
-
-impl RandomWords {
-    fn new(codec: &Codec, vi: usize, learned: Option<&FormConventions>) -> Self {
-        let learned = learned.filter(|_| controls_cover_105_125(codec.variant(vi)));
-        let legal = learned.map(|c| c.legal_opex()).unwrap_or_default();
-        let barriers = learned.map(|c| c.legal_barriers()).unwrap_or_default();
-        RandomWords { vi, listed: ListedValues::new(codec.variant(vi)), legal, barriers }
-    }
-
-    fn word(&self, codec: &Codec, rng: &mut Rng) -> Word {
-        let vals = self.listed.draw(codec.variant(self.vi), rng);
-        let mut word = codec.encode_unchecked(self.vi, &vals);
-        if !self.legal.is_empty() && !self.barriers.is_empty() {
-            word = conv_rules::with_opex(word, self.legal[rng.below(self.legal.len() as u64) as usize]);
-            word = conv_rules::with_barriers(word, self.barriers[rng.below(self.barriers.len() as u64) as usize]);
-        }
-        word
-    }
-}
-
-/// The random words past [`KEEP_RANDOM`] of each variant of a group of pages, made a
-/// slice at a time: variant after variant in page order, each from its own seeded
-/// stream (the page's stream gives the kept words, as it did before words were
-/// streamed, so a run with `--random` up to `KEEP_RANDOM` sends the same words).
-struct RandomStream {
-    /// (page run, generator, its stream, words still to make).
-    todo: std::collections::VecDeque<(usize, RandomWords, Rng, usize)>,
-}
-
-impl RandomStream {
-    fn new(runs: &[PageRun], codec: &Codec, conv: &Conventions, opts: &Options) -> Self {
-        let extra = opts.random_per_variant.saturating_sub(KEEP_RANDOM);
-        let mut todo = std::collections::VecDeque::new();
-        for (ri, run) in runs.iter().enumerate().filter(|_| extra > 0) {
-            for (k, &vi) in run.vis.iter().enumerate() {
-                let v = codec.variant(vi);
-                let seed = opts.seed ^ (run.page.arch.0 as u64) << 32 ^ STREAM_SALT ^ (k as u64 + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15);
-                todo.push_back((ri, RandomWords::new(codec, vi, conv.get(v.arch, &v.key)), Rng::new(seed), extra));
-            }
-        }
-        RandomStream { todo }
-    }
-
-    /// Up to `n` more words, with their page run; empty when every word was made.
-    fn slice(&mut self, codec: &Codec, n: usize) -> Vec<(usize, Probe)> {
-        let mut out = Vec::with_capacity(n.min(RANDOM_SLICE));
-        while out.len() < n {
-            let Some((ri, gen, rng, left)) = self.todo.front_mut() else { break };
-            let take = (*left).min(n - out.len());
-            out.extend((0..take).map(|_| (*ri, Probe { vi: gen.vi, word: gen.word(codec, rng), kind: Kind::Random })));
-            *left -= take;
-            if *left == 0 {
-                self.todo.pop_front();
-            }
-        }
-        out
-    }
-}
-
 /// Every pair of modifier-group fields with every pair of non-zero values (tables of up to
 /// 256 value pairs): the evidence for groups that are one field in truth.
 pub(crate) fn group_pairs(v: &Variant) -> Vec<(usize, usize, u64, u64)> {
@@ -889,12 +800,6 @@ pub(crate) fn group_pairs(v: &Variant) -> Vec<(usize, usize, u64, u64)> {
         }
     }
     out
-}
-
-/// Does the page call every bit 105–125 part of a control field?
-fn controls_cover_105_125(v: &Variant) -> bool {
-    let m = v.fields.iter().filter(|f| f.is_control()).fold(crate::word::BitSet::EMPTY, |a, f| a.union(f.mask()));
-    (105..=125).all(|b| m.contains(b))
 }
 
 /// Merges findings that say the same thing: same variant, class, field and proposal.
