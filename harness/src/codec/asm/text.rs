@@ -366,6 +366,43 @@ mod tests {
         assert!(fast * 10 >= total * 9, "{fast} of {total} printed texts read fast");
     }
 
+    /// The byte-by-byte bodies are `plain_body`'s where they read one, at the edges too
+    /// (widths, leading zeros, index past the predicates, bare prefixes).
+    #[test]
+    fn quick_bodies_are_plain_bodies() {
+        let edges = [
+            "RZ",
+            "URZ",
+            "PT",
+            "UPT",
+            "R0",
+            "R255",
+            "R65535",
+            "R65536",
+            "R01",
+            "R",
+            "UR63",
+            "UR0x1",
+            "P6",
+            "P8",
+            "P300",
+            "UP7",
+            "0x0",
+            "-0x1f",
+            "0x",
+            "-0x",
+            "0xffffffffffffffffff",
+        ];
+        let mut read = 0;
+        for t in edges {
+            if let Some(b) = quick_body(t) {
+                assert_eq!(Some(b), sass::plain_body(t), "{t}");
+                read += 1;
+            }
+        }
+        assert!(read >= 12, "{read} of {} read byte by byte", edges.len());
+    }
+
     #[test]
     fn specials_spaces_and_errors_are_left_to_the_full_parser() {
         for t in [
