@@ -77,7 +77,7 @@ pub fn changed(a: &Instruction, b: &Instruction) -> Vec<String> {
         for &part in kinds(x) {
             let same = y.is_some_and(|y| kinds(y).contains(&part) && part_eq(x, y, part));
             if !same {
-                out.push(format!("op{k}.{}", part.name()));
+                out.push(element(k, part));
             }
         }
     }
@@ -85,11 +85,25 @@ pub fn changed(a: &Instruction, b: &Instruction) -> Vec<String> {
         let x = a.operands.get(k);
         for &part in kinds(y) {
             if !x.is_some_and(|x| kinds(x).contains(&part)) {
-                out.push(format!("op{k}.{}", part.name()));
+                out.push(element(k, part));
             }
         }
     }
     out
+}
+
+/// `op{k}.{part}`, without `format!`'s machinery (a differing word names several).
+fn element(k: usize, part: Part) -> String {
+    let mut s = String::with_capacity(16);
+    s.push_str("op");
+    if k >= 10 {
+        s.push_str(&k.to_string());
+    } else {
+        s.push(char::from(b'0' + k as u8));
+    }
+    s.push('.');
+    s.push_str(part.name());
+    s
 }
 
 /// An operand's element, as [`parts`] names it: compared by kind, not by name (this

@@ -57,8 +57,10 @@ pub fn parse_listing(stdout: &str) -> Vec<(u64, String, Option<Word>)> {
     // Index into `out` of an instruction whose low half came on its own line and whose
     // high half is expected on the very next line.
     let mut awaiting_high: Option<(usize, u64)> = None;
+    // ASCII trims: nvdisasm pads its lines with blanks to align the hex comments (some
+    // 100 in a big batch), and `str::trim` decodes each as a char.
     for line in stdout.lines() {
-        let t = line.trim();
+        let t = line.trim_ascii();
         if let Some(v) = comment_only(t) {
             if let Some((k, low)) = awaiting_high.take() {
                 out[k].2 = Some(Word(((v as u128) << 64) | low as u128));
@@ -70,7 +72,7 @@ pub fn parse_listing(stdout: &str) -> Vec<(u64, String, Option<Word>)> {
             continue;
         };
         let (body, low) = split_hex_comment(rest);
-        let text = body.trim();
+        let text = body.trim_ascii();
         if text.is_empty() || text.starts_with('.') {
             continue;
         }
@@ -110,8 +112,8 @@ fn normalise_text(text: &str) -> String {
 fn address_prefix(t: &str) -> Option<(u64, &str)> {
     let inner = t.strip_prefix("/*")?;
     let end = inner.find("*/")?;
-    let a = inner[..end].trim();
-    if a.is_empty() || !a.chars().all(|c| c.is_ascii_hexdigit()) {
+    let a = inner[..end].trim_ascii();
+    if a.is_empty() || !a.bytes().all(|c| c.is_ascii_hexdigit()) {
         return None;
     }
     Some((u64::from_str_radix(a, 16).ok()?, &inner[end + 2..]))
@@ -119,7 +121,7 @@ fn address_prefix(t: &str) -> Option<(u64, &str)> {
 
 /// A trimmed line that is only `/* 0x0123… */`.
 fn comment_only(t: &str) -> Option<u64> {
-    let inner = t.strip_prefix("/*")?.strip_suffix("*/")?.trim();
+    let inner = t.strip_prefix("/*")?.strip_suffix("*/")?.trim_ascii();
     let h = inner.strip_prefix("0x")?;
     if h.is_empty() || h.len() > 16 || !h.chars().all(|c| c.is_ascii_hexdigit()) {
         return None;
@@ -130,7 +132,7 @@ fn comment_only(t: &str) -> Option<u64> {
 /// `text ;      /* 0x… */` → (`text ;      `, Some(low)); without a trailing hex comment,
 /// (rest, None).
 fn split_hex_comment(rest: &str) -> (&str, Option<u64>) {
-    let r = rest.trim_end();
+    let r = rest.trim_ascii_end();
     if let Some(pos) = r.rfind("/*") {
         if let Some(v) = comment_only(&r[pos..]) {
             return (&r[..pos], Some(v));

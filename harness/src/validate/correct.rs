@@ -66,11 +66,18 @@ struct Judge<'a> {
 }
 
 /// nvdisasm's text of an observed word, parsed only when a verdict needs more than the
-/// text: most words of a version print it exactly.
+/// text: most words of a version print it exactly. The verdicts of the last few versions'
+/// predicted texts that differed from it are kept: most candidate edits leave most words'
+/// texts as the page as written prints them, and the predicted instruction a verdict
+/// compares is the one that prints as its text.
 struct Seen<'o> {
     text: Option<&'o str>,
     parsed: std::cell::OnceCell<Option<Instruction>>,
+    judged: std::cell::RefCell<Vec<(Box<str>, V)>>,
 }
+
+/// How many predicted texts a [`Seen`] keeps verdicts for.
+const JUDGED_TEXTS: usize = 4;
 
 impl<'o> Seen<'o> {
     fn new(o: &'o Outcome) -> Seen<'o> {
@@ -78,11 +85,26 @@ impl<'o> Seen<'o> {
             Outcome::Printed { text } => Some(text.as_str()),
             _ => None,
         };
-        Seen { text, parsed: std::cell::OnceCell::new() }
+        Seen { text, parsed: std::cell::OnceCell::new(), judged: Default::default() }
     }
 
     fn parsed(&self) -> Option<&Instruction> {
         self.parsed.get_or_init(|| self.text.and_then(|t| sass::parse_instruction(t).ok())).as_ref()
+    }
+
+    /// The verdict on a prediction printed as `predicted`, judged once per text.
+    fn verdict(&self, predicted: &str, judge: impl FnOnce(&Instruction) -> V) -> V {
+        if let Some((_, v)) = self.judged.borrow().iter().find(|(t, _)| &**t == predicted) {
+            return *v;
+        }
+        let Some(actual) = self.parsed() else { return V::Other };
+        let v = judge(actual);
+        let mut judged = self.judged.borrow_mut();
+        if judged.len() == JUDGED_TEXTS {
+            judged.remove(0);
+        }
+        judged.push((predicted.into(), v));
+        v
     }
 }
 
@@ -99,31 +121,30 @@ impl<'a> Judge<'a> {
         self.printer.print_word(v, &self.codec.extract(self.vi, word), word)
     }
 
-    /// Does the version predict exactly nvdisasm's `text` for `word` of its variant `v`?
-    /// (The printed text is the predicted instruction's: equal texts compare alike.)
-    fn prints(&self, v: &Variant, word: Word, text: &str) -> bool {
-        let mut out = String::with_capacity(text.len());
-        self.printer.print_word_into(v, &self.codec.extract(self.vi, word), word, &mut out);
-        out == text
-    }
-
     fn verdict(&self, word: Word, o: &Outcome) -> V {
         self.verdict_of(word, &Seen::new(o))
     }
 
-    /// The verdict on `word`, of which nvdisasm printed `seen`.
+    /// The verdict on `word`, of which nvdisasm printed `seen`. The prediction is printed
+    /// as text first: the same text as nvdisasm's agrees (the printed text is the
+    /// predicted instruction's: equal texts compare alike), and another text is compared
+    /// once per `seen` ([`Seen::verdict`]).
     fn verdict_of(&self, word: Word, seen: &Seen) -> V {
         let v = self.codec.variant(self.vi);
         let Some(text) = seen.text else { return V::Other };
         match self.codec.find(v.arch, word) {
-            Ok(vi) if vi == self.vi && self.prints(v, word, text) => V::Agree,
             Ok(vi) if vi == self.vi => {
-                let Some(actual) = seen.parsed() else { return V::Other };
-                match compare(&self.expect(v, word), actual) {
+                let values = self.codec.extract(self.vi, word);
+                let mut predicted = String::with_capacity(text.len());
+                self.printer.print_word_into(v, &values, word, &mut predicted);
+                if predicted == text {
+                    return V::Agree;
+                }
+                seen.verdict(&predicted, |actual| match compare(&self.printer.print_word(v, &values, word), actual) {
                     Verdict::Agree => V::Agree,
                     Verdict::Syntax(_) => V::Other,
                     Verdict::Differ => V::Differ,
-                }
+                })
             }
             Ok(_) => V::Other,
             Err(_) => self.verdict_elsewhere(v, word, seen),
@@ -150,24 +171,30 @@ impl<'a> Judge<'a> {
 
     /// Is this version an edit to keep, against the `current` verdicts on `obs`: does it
     /// explain some words that differed (its fixes), and make none that agreed differ?
-    /// Then its fixes and verdicts on every word. The words that agreed are judged first
-    /// and the first regression ends it: most candidate edits break many words.
+    /// Then its fixes and verdicts on every word. The words that agreed and those that
+    /// differed are judged in turn, so that either way of failing ends it early: the
+    /// first regression, or the last differing word with nothing fixed (an edit that
+    /// fixes nothing is often judged on a few differing words against some 10 000 that
+    /// agreed).
     fn weigh(&self, obs: &[(Word, &Outcome)], seen: &[Seen], current: &[V]) -> Option<(usize, Vec<V>)> {
         let mut next: Vec<Option<V>> = vec![None; obs.len()];
         let (agreed, differed): (Vec<usize>, Vec<usize>) =
             (0..obs.len()).filter(|&i| matches!(current[i], V::Agree | V::Differ)).partition(|&i| current[i] == V::Agree);
-        for i in agreed {
-            let n = *next[i].insert(self.verdict_of(obs[i].0, &seen[i]));
-            if n == V::Differ {
+        if differed.is_empty() {
+            return None;
+        }
+        let mut verdict = |i: usize| *next[i].insert(self.verdict_of(obs[i].0, &seen[i]));
+        let mut fixes = 0;
+        for k in 0..agreed.len().max(differed.len()) {
+            if agreed.get(k).is_some_and(|&i| verdict(i) == V::Differ) {
                 return None;
             }
-        }
-        let mut fixes = 0;
-        for i in differed {
-            fixes += usize::from(explained(*next[i].insert(self.verdict_of(obs[i].0, &seen[i]))));
-        }
-        if fixes == 0 {
-            return None;
+            if let Some(&i) = differed.get(k) {
+                fixes += usize::from(explained(verdict(i)));
+            }
+            if k + 1 == differed.len() && fixes == 0 {
+                return None;
+            }
         }
         let next = next.into_iter().zip(obs.iter().zip(seen)).map(|(n, ((w, _), s))| n.unwrap_or_else(|| self.verdict_of(*w, s))).collect();
         Some((fixes, next))
