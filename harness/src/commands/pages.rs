@@ -284,6 +284,7 @@ struct Usage {
     wall: Instant,
     cpu: Option<(f64, f64)>,
     runs: usize,
+    sent: usize,
 }
 
 /// What a [`Usage`] measured between two moments.
@@ -291,16 +292,22 @@ struct Spent {
     wall: f64,
     cpu: Option<(f64, f64)>,
     runs: usize,
+    sent: usize,
 }
 
 impl Usage {
     fn now() -> Usage {
-        Usage { wall: Instant::now(), cpu: cpu_seconds(), runs: crate::oracle::nvdisasm::processes_started() }
+        Usage { wall: Instant::now(), cpu: cpu_seconds(), runs: crate::oracle::nvdisasm::processes_started(), sent: crate::oracle::nvdisasm::words_sent() }
     }
 
     fn since(&self) -> Spent {
         let cpu = self.cpu.zip(cpu_seconds()).map(|(a, b)| (b.0 - a.0, b.1 - a.1));
-        Spent { wall: self.wall.elapsed().as_secs_f64(), cpu, runs: crate::oracle::nvdisasm::processes_started() - self.runs }
+        Spent {
+            wall: self.wall.elapsed().as_secs_f64(),
+            cpu,
+            runs: crate::oracle::nvdisasm::processes_started() - self.runs,
+            sent: crate::oracle::nvdisasm::words_sent() - self.sent,
+        }
     }
 }
 
@@ -311,7 +318,7 @@ impl Spent {
 
     fn cpu_line(&self) -> String {
         let cpu = self.cpu.map(|(own, nv)| format!("CPU: harness {own:.2} s, nvdisasm {nv:.2} s; ")).unwrap_or_default();
-        format!("{cpu}{} nvdisasm runs", self.runs)
+        format!("{cpu}{} nvdisasm runs of {} words", self.runs, self.sent)
     }
 }
 

@@ -57,9 +57,18 @@ const VERSION_TIMEOUT: Duration = Duration::from_secs(30);
 /// what the benchmark reports per phase.
 static STARTED: AtomicUsize = AtomicUsize::new(0);
 
+/// Words (sentinels included) given to those processes: nvdisasm's time is about linear
+/// in them, so the benchmark reports them beside the process starts.
+static SENT: AtomicUsize = AtomicUsize::new(0);
+
 /// nvdisasm processes this process started for batches so far.
 pub fn processes_started() -> usize {
     STARTED.load(Ordering::Relaxed)
+}
+
+/// Words this process gave nvdisasm in those batches so far.
+pub fn words_sent() -> usize {
+    SENT.load(Ordering::Relaxed)
 }
 
 /// The NOP used as filler and sentinel: `NOP;` with the control bits ptxas gives its
@@ -312,6 +321,7 @@ impl Nvdisasm {
         std::fs::write(file, &bytes).map_err(|e| BatchFault::Write { path: file.to_path_buf(), err: e.to_string() })?;
         let mut cmd = Command::new(&self.path);
         STARTED.fetch_add(1, Ordering::Relaxed);
+        SENT.fetch_add(words.len() + 1, Ordering::Relaxed);
         cmd.arg("-b").arg(b.arch).arg("-hex").arg("--base-address").arg(format!("{:#x}", b.base)).arg(file);
         let run = process::run(&mut cmd, &Limits::with_timeout(self.timeout));
         let _ = std::fs::remove_file(file);
