@@ -1,0 +1,107 @@
+//! The assembler's results over many texts, for comparing two builds, and its bench loop
+//! alone, for valgrind.
+//!
+//!     cargo run --release --example asm_equiv -- dump PER_VARIANT > results.txt
+//!     valgrind --tool=cachegrind target/release/examples/asm_equiv passes N
+//!
+//! `dump`: for every variant of `corpus/isa-discovered`, `PER_VARIANT` random words, each
+//! printed plainly and with its stored conventions, and each print mutated once (a byte
+//! dropped, doubled or changed): one line per text, the text and a hash of
+//! `Assembler::assemble`'s result (its `Debug`, messages included). Two builds whose dumps
+//! are equal gave byte-identical results on those texts.
+//!
+//! `passes N`: the bench's `discovered/assemble` texts (4 096 from its seed), assembled
+//! `N` times; the difference of two runs' counts over their difference in passes is the
+//! cost per pass without the set-up.
+
+use sass_harness::codec::{self, asm, Codec};
+use sass_harness::gen::{random_values, Rng};
+use sass_harness::spec;
+use std::io::Write;
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let n: usize = args.get(2).and_then(|a| a.parse().ok()).expect("usage: asm_equiv dump PER_VARIANT | passes N");
+    let s = spec::load(&[sass_harness::oracle::tools::repo_root().join("corpus/isa-discovered")]).expect("pages parse");
+    let c = Codec::new(&s);
+    let a = asm::Assembler::new(&c);
+    match args[1].as_str() {
+        "dump" => dump(&c, &a, n),
+        "passes" => passes(&c, &a, n),
+        other => panic!("unknown mode {other}"),
+    }
+}
+
+/// FNV-1a, 64 bits: stable across builds (std's hashers are not promised to be).
+fn fnv(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3))
+}
+
+/// `text` with one byte dropped, doubled or changed (ASCII kept, so it stays a `str`).
+fn mutate(text: &str, rng: &mut Rng) -> String {
+    let mut b = text.as_bytes().to_vec();
+    if b.is_empty() {
+        return String::new();
+    }
+    let at = rng.below(b.len() as u64) as usize;
+    const BYTES: &[u8] = b"0123456789abcdefxRUPZT.,[]|-!~+ ";
+    match rng.below(3) {
+        0 => drop(b.remove(at)),
+        1 => b.insert(at, b[at]),
+        _ => b[at] = BYTES[rng.below(BYTES.len() as u64) as usize],
+    }
+    String::from_utf8(b).unwrap_or_default()
+}
+
+fn dump(c: &Codec, a: &asm::Assembler, per_variant: usize) {
+    let mut rng = Rng::new(0x5eed_a55e);
+    let out = std::io::stdout();
+    let mut out = std::io::BufWriter::new(out.lock());
+    let mut n = 0usize;
+    for vi in 0..c.variants().len() {
+        let v = c.variant(vi);
+        for _ in 0..per_variant {
+            let vals = random_values(v, &mut rng);
+            let w = c.encode_unchecked(vi, &vals);
+            let plain = codec::print(v, &vals).to_string();
+            let stored = codec::print_word(v, &vals, w).to_string();
+            let (m1, m2) = (mutate(&plain, &mut rng), mutate(&stored, &mut rng));
+            for t in [plain, stored, m1, m2] {
+                let got = format!("{:?}", a.assemble(v.arch, &t, w));
+                writeln!(out, "{t}\t{:016x}", fnv(got.as_bytes())).unwrap();
+                n += 1;
+            }
+        }
+    }
+    out.flush().unwrap();
+    eprintln!("{n} texts");
+}
+
+/// The bench's draw: its inputs are drawn after its 4 096 bit-direction inputs, from the
+/// same seed.
+fn passes(c: &Codec, a: &asm::Assembler, n: usize) {
+    let mut rng = Rng::new(0x00be_7c4a);
+    let nv = c.variants().len() as u64;
+    let mut draw = || {
+        let vi = rng.below(nv) as usize;
+        (vi, random_values(c.variant(vi), &mut rng))
+    };
+    for _ in 0..4096 {
+        let _ = draw();
+    }
+    let texts: Vec<_> = (0..4096)
+        .map(|_| {
+            let (vi, vals) = draw();
+            (c.variant(vi).arch, c.encode_unchecked(vi, &vals), codec::print(c.variant(vi), &vals).to_string())
+        })
+        .collect();
+    let mut acc = 0u128;
+    for _ in 0..n {
+        for (arch, w, t) in std::hint::black_box(&texts) {
+            if let Ok((_, w2)) = a.assemble(*arch, t, *w) {
+                acc ^= w2.0;
+            }
+        }
+    }
+    eprintln!("{} texts x {n}, {acc:x}", texts.len());
+}
