@@ -202,6 +202,17 @@ impl<'s> Form<'s> {
         }
     }
 
+    /// A load from each of its parts (its own lines, its operands, each slot list's
+    /// arrays), for the caller to pass to [`std::hint::black_box`]: a text's candidate
+    /// forms are mostly not in cache, and their loads, issued together here, wait for
+    /// memory at once rather than one after another as reading the form reaches each part.
+    pub(super) fn warm(&self) -> u64 {
+        let ops = self.operands.iter().fold(0, |x, o| x ^ u64::from(o.value.start) ^ o.suffixes.as_ref().map_or(0, |s| s.touch()));
+        let parts = self.value_slots.first().map_or(0, |s| s.max) ^ self.fixed_ids.first().map_or(0, |&i| u64::from(i));
+        let own = self.n_fields as u64 ^ self.layout.control_bits as u64 ^ self.omitted[0].len() as u64 ^ self.omitted[1].len() as u64;
+        ops ^ parts ^ own ^ self.modifiers.touch()
+    }
+
     /// Operand `op`'s value slots (`op` one of [`Form::operands`]).
     pub(super) fn value(&self, op: &FormOperand) -> &[ValueSlot] {
         op.value.of(&self.value_slots)

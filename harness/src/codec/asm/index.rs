@@ -91,15 +91,17 @@ impl<'c, 's> Assembler<'c, 's> {
         let candidates = self.candidates(arch, inst.mnemonic);
         let tokens = self.vocabulary.ids(inst);
         let text = Summary::of_text(inst, &tokens);
-        let fitting = candidates
-            .iter()
-            .filter(|e| e.summary.admits(&text))
-            .map(|e| (e, &self.forms[e.vi()]))
+        let admitted: SmallVec<[(&Entry, &Form); 4]> = candidates.iter().filter(|e| e.summary.admits(&text)).map(|e| (e, &self.forms[e.vi()])).collect();
+        let longer: SmallVec<[(usize, &Form); 4]> =
+            candidates.iter().filter(|e| e.summary.may_omit(&text, e.omittable)).map(|e| (e.vi(), &self.forms[e.vi()])).collect();
+        // Every form the text may read, fetched at once (see `Form::warm`).
+        std::hint::black_box(admitted.iter().map(|(_, f)| f.warm()).chain(longer.iter().map(|(_, f)| f.warm())).fold(0, |x, w| x ^ w));
+        let fitting = admitted
+            .into_iter()
             .filter(|(e, f)| (e.summary.packs(&text) || f.shape_fits(inst)) && f.tokens_fit(inst, &tokens) && f.mems_fit(inst))
             .map(|(e, f)| (e.vi(), f));
         let mut hits = hits(fitting, inst, &tokens, controls_from);
-        let longer = candidates.iter().filter(|e| e.summary.may_omit(&text, e.omittable)).map(|e| (e.vi(), &self.forms[e.vi()]));
-        omitted_pt_hits(longer, inst, &tokens, controls_from, &mut hits);
+        omitted_pt_hits(longer.into_iter(), inst, &tokens, controls_from, &mut hits);
         let reasons = || if explain { candidates.iter().filter_map(|e| self.forms[e.vi()].reason(inst, &tokens)).collect() } else { vec![] };
         outcome(self.codec, hits, arch, inst, reasons)
     }

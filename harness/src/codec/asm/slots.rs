@@ -249,6 +249,16 @@ impl<'s> Slots<'s> {
         (!order.is_empty()).then_some(order)
     }
 
+    /// A load from each of the first [`TOUCHED`] cache lines' worth of each of its arrays,
+    /// for [`super::Form::warm`] (a table may have thousands of rows, of which a text
+    /// reads a few).
+    pub fn touch(&self) -> u64 {
+        let slots = self.slots.iter().step_by(LINE / std::mem::size_of::<Packed>()).take(TOUCHED).fold(0, |x, s| x ^ u64::from(s.id));
+        let rows = self.rows.iter().step_by(LINE / std::mem::size_of::<Row>()).take(TOUCHED).fold(0, |x, r| x ^ r.value);
+        let ids = self.ids.iter().step_by(LINE / 4).take(TOUCHED).fold(0, |x, &i| x ^ u64::from(i));
+        slots ^ rows ^ ids
+    }
+
     /// False only where [`Slots::read`] fails: a token no slot reads, a fixed token
     /// missing, or a slot that reads nothing.
     pub fn may_read(&self, tokens: &[u32]) -> bool {
@@ -357,6 +367,11 @@ impl<'s> Slots<'s> {
         self.try_each(first as usize, v, toks, values, &mut |left, values| self.read_in(v, rest, left, values))
     }
 }
+
+/// A cache line's bytes.
+const LINE: usize = 64;
+/// How many lines of an array [`Slots::touch`] loads at most.
+const TOUCHED: usize = 4;
 
 /// `0, 1, 2, …`: the page's order of up to 32 slots, without building it.
 const IN_ORDER: [u32; 32] = {
