@@ -21,15 +21,26 @@ use std::io::Write;
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
-    let n: usize = args.get(2).and_then(|a| a.parse().ok()).expect("usage: asm_equiv dump PER_VARIANT | passes N");
-    let s = spec::load(&[sass_harness::oracle::tools::repo_root().join("corpus/isa-discovered")]).expect("pages parse");
+    let (Some(mode), Some(n)) = (args.get(1), args.get(2).and_then(|a| a.parse::<usize>().ok())) else { usage() };
+    let s = match spec::load(&[sass_harness::oracle::tools::repo_root().join("corpus/isa-discovered")]) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("asm_equiv: {e}");
+            std::process::exit(1)
+        }
+    };
     let c = Codec::new(&s);
     let a = asm::Assembler::new(&c);
-    match args[1].as_str() {
+    match mode.as_str() {
         "dump" => dump(&c, &a, n),
         "passes" => passes(&c, &a, n),
-        other => panic!("unknown mode {other}"),
+        _ => usage(),
     }
+}
+
+fn usage() -> ! {
+    eprintln!("usage: asm_equiv dump PER_VARIANT | passes N");
+    std::process::exit(2)
 }
 
 /// FNV-1a, 64 bits: stable across builds (std's hashers are not promised to be).
@@ -53,7 +64,17 @@ fn mutate(text: &str, rng: &mut Rng) -> String {
     String::from_utf8(b).unwrap_or_default()
 }
 
+/// Stops quietly when stdout goes away (`| head`), as a filter should.
 fn dump(c: &Codec, a: &asm::Assembler, per_variant: usize) {
+    if let Err(e) = try_dump(c, a, per_variant) {
+        if e.kind() != std::io::ErrorKind::BrokenPipe {
+            eprintln!("asm_equiv: {e}");
+            std::process::exit(1);
+        }
+    }
+}
+
+fn try_dump(c: &Codec, a: &asm::Assembler, per_variant: usize) -> std::io::Result<()> {
     let mut rng = Rng::new(0x5eed_a55e);
     let out = std::io::stdout();
     let mut out = std::io::BufWriter::new(out.lock());
@@ -68,13 +89,14 @@ fn dump(c: &Codec, a: &asm::Assembler, per_variant: usize) {
             let (m1, m2) = (mutate(&plain, &mut rng), mutate(&stored, &mut rng));
             for t in [plain, stored, m1, m2] {
                 let got = format!("{:?}", a.assemble(v.arch, &t, w));
-                writeln!(out, "{t}\t{:016x}", fnv(got.as_bytes())).unwrap();
+                writeln!(out, "{t}\t{:016x}", fnv(got.as_bytes()))?;
                 n += 1;
             }
         }
     }
-    out.flush().unwrap();
+    out.flush()?;
     eprintln!("{n} texts");
+    Ok(())
 }
 
 /// The bench's draw: its inputs are drawn after its 4 096 bit-direction inputs, from the
