@@ -633,6 +633,7 @@ fn corrections(page: &Page, v: &Variant, original: &Version, obs: &[(Word, &Outc
         let Some((fixes, next)) = judge.weigh(obs, &seen, current) else { continue };
         let diff = unified_diff(&page.file, &prev_text, &version.text);
         prev_text = version.text.clone();
+        // `weigh` keeps no edit under which a word that agreed differs.
         let correction = Correction { edits: cand.clone(), fixes, regressions: 0, probes: obs.len(), diff };
         edits.extend(cand);
         *current = next;

@@ -649,7 +649,7 @@ impl<'a> Group<'a> {
         };
         let todo: Vec<usize> = (0..run.vis.len()).filter(|&k| wanted[k]).collect();
         let next = std::sync::atomic::AtomicUsize::new(0);
-        let mut done: Vec<(usize, correct::Prepared)> = std::thread::scope(|s| {
+        let done: Vec<(usize, correct::Prepared)> = std::thread::scope(|s| {
             let workers: Vec<_> = (0..self.nv.jobs.clamp(1, todo.len().max(1)))
                 .map(|_| {
                     s.spawn(|| {
@@ -664,7 +664,7 @@ impl<'a> Group<'a> {
             workers.into_iter().flat_map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p))).collect()
         });
         let mut out: Vec<Option<correct::Prepared>> = run.vis.iter().map(|_| None).collect();
-        for (k, p) in done.drain(..) {
+        for (k, p) in done {
             out[k] = Some(p);
         }
         out

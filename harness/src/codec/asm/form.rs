@@ -325,20 +325,24 @@ impl<'s> Form<'s> {
 /// False only where [`Form::fill`] fails on the guard's kind (`uniform_guard`: the
 /// variant's), the number of operands or an operand's kind or flags.
 pub(super) fn shape_fits(v: &Variant, uniform_guard: bool, inst: &InstRef) -> bool {
-    let flags = |o: &OperandSpec| [o.abs_field.is_some(), o.neg_field.is_some(), o.not_field.is_some()];
-    inst.pred.as_ref().is_none_or(|p| p.uniform == uniform_guard)
-        && inst.operands.len() == v.operands.len()
-        && inst.operands.iter().zip(&v.operands).all(|(o, spec)| operand_may_fit(o, spec.kind, flags(spec)))
+    let ops = v.operands.iter().map(|o| (o.kind, [o.abs_field.is_some(), o.neg_field.is_some(), o.not_field.is_some()]));
+    fits_shape(inst, uniform_guard, v.operands.len(), ops)
 }
 
 impl Form<'_> {
     /// [`shape_fits`] for this form, read from the form (not the page, mostly not in cache).
     pub(super) fn shape_fits(&self, inst: &InstRef) -> bool {
-        let flags = |o: &FormOperand| [o.abs_field.is_some(), o.neg_field.is_some(), o.not_field.is_some()];
-        inst.pred.as_ref().is_none_or(|p| p.uniform == self.uniform_guard)
-            && inst.operands.len() == self.operands.len()
-            && inst.operands.iter().zip(&self.operands).all(|(o, op)| operand_may_fit(o, op.kind, flags(op)))
+        let ops = self.operands.iter().map(|o| (o.kind, [o.abs_field.is_some(), o.neg_field.is_some(), o.not_field.is_some()]));
+        fits_shape(inst, self.uniform_guard, self.operands.len(), ops)
     }
+}
+
+/// [`shape_fits`] against `n` operands, each of a kind and with the `|…|`, `-` and `~`/`!`
+/// fields `ops` gives.
+fn fits_shape(inst: &InstRef, uniform_guard: bool, n: usize, mut ops: impl Iterator<Item = (OperandKind, [bool; 3])>) -> bool {
+    inst.pred.as_ref().is_none_or(|p| p.uniform == uniform_guard)
+        && inst.operands.len() == n
+        && inst.operands.iter().zip(&mut ops).all(|(o, (kind, flags))| operand_may_fit(o, kind, flags))
 }
 
 /// False only where [`OperandFill`] fails on the operand's kind or flags: the form's

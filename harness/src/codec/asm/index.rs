@@ -161,7 +161,7 @@ mod tests {
             for e in candidates {
                 let f = &a.forms[e.vi()];
                 let fills = f.fill(&inst, &tokens).is_ok();
-                let admitted = e.summary.admits(&summary) && (e.summary.packs(&summary) || shape_fits(f.v, f.uniform_guard, &inst));
+                let admitted = e.summary.admits(&summary) && (e.summary.packs(&summary) || f.shape_fits(&inst));
                 assert!(admitted || !fills, "{text}: the summary of {} rejects it, its form reads it", f.v.key);
                 let tokens_ok = admitted && f.tokens_fit(&inst, &tokens);
                 let mems_ok = tokens_ok && f.mems_fit(&inst);

@@ -253,9 +253,11 @@ impl<'s> Slots<'s> {
     /// for [`super::Form::warm`] (a table may have thousands of rows, of which a text
     /// reads a few).
     pub fn touch(&self) -> u64 {
-        let slots = self.slots.iter().step_by(LINE / std::mem::size_of::<Packed>()).take(TOUCHED).fold(0, |x, s| x ^ u64::from(s.id));
-        let rows = self.rows.iter().step_by(LINE / std::mem::size_of::<Row>()).take(TOUCHED).fold(0, |x, r| x ^ r.value);
-        let ids = self.ids.iter().step_by(LINE / 4).take(TOUCHED).fold(0, |x, &i| x ^ u64::from(i));
+        // One element a line (every element, should one outgrow a line).
+        let every = |size: usize| (LINE / size).max(1);
+        let slots = self.slots.iter().step_by(every(std::mem::size_of::<Packed>())).take(TOUCHED).fold(0, |x, s| x ^ u64::from(s.id));
+        let rows = self.rows.iter().step_by(every(std::mem::size_of::<Row>())).take(TOUCHED).fold(0, |x, r| x ^ r.value);
+        let ids = self.ids.iter().step_by(every(std::mem::size_of::<u32>())).take(TOUCHED).fold(0, |x, &i| x ^ u64::from(i));
         slots ^ rows ^ ids
     }
 
