@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{nvdisasm as nv, root, scratch};
+use common::{nvdisasm_keeping_replies as nv, root, scratch};
 use sass_harness::discover::{self, page};
 use sass_harness::oracle::nvdisasm::{Nvdisasm, Outcome};
 use sass_harness::spec::{self, Variant};

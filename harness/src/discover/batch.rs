@@ -68,16 +68,22 @@ impl<'a> Batcher<'a> {
         (s.batches, s.words)
     }
 
-    /// Sends every pending request as one batch per architecture and files the replies.
+    /// Sends every pending request as one batch per architecture and files the replies;
+    /// a request the inner source kept a reply to is answered with it, not sent.
     fn flush(&self, requests: Vec<(u64, Arch, Vec<Word>)>) -> Vec<(u64, Reply)> {
+        let kept = self.inner.replies();
+        let mut replies = vec![];
         let mut by_arch: Vec<(Arch, Requests)> = vec![];
         for (t, arch, words) in requests {
+            if let Some(r) = kept.and_then(|k| k.get(&arch.nvdisasm_name(), &words)) {
+                replies.push((t, Ok(r)));
+                continue;
+            }
             match by_arch.iter_mut().find(|(a, _)| *a == arch) {
                 Some((_, v)) => v.push((t, words)),
                 None => by_arch.push((arch, vec![(t, words)])),
             }
         }
-        let mut replies = vec![];
         for (arch, reqs) in by_arch {
             let all: Vec<Word> = reqs.iter().flat_map(|(_, w)| w.iter().copied()).collect();
             match self.inner.outcomes_at(arch, &all) {
@@ -85,7 +91,11 @@ impl<'a> Batcher<'a> {
                     let mut it = out.into_iter();
                     let mut at = base;
                     for (t, w) in reqs {
-                        replies.push((t, Ok((at, it.by_ref().take(w.len()).collect()))));
+                        let part: Vec<Outcome> = it.by_ref().take(w.len()).collect();
+                        if let Some(k) = kept {
+                            k.put(&arch.nvdisasm_name(), &w, (at, part.clone()));
+                        }
+                        replies.push((t, Ok((at, part))));
                         at = at.wrapping_add(16 * w.len() as u64);
                     }
                 }
@@ -132,6 +142,7 @@ impl Source for Batcher<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::oracle::replies::Replies;
     use std::sync::atomic::{AtomicUsize, Ordering};
 
     /// Echoes each word's low bits as text and counts calls.
@@ -169,5 +180,39 @@ mod tests {
         let calls = echo.0.load(Ordering::SeqCst);
         assert!(calls < 40, "{calls} calls for 40 requests: nothing was merged");
         assert_eq!(b.totals().1, (1..=8).sum::<usize>() * 5);
+    }
+
+    /// An echo that keeps its replies, as nvdisasm does in the test binaries.
+    struct Keeping(Echo, Replies);
+
+    impl Source for Keeping {
+        fn outcomes(&self, arch: Arch, words: &[Word]) -> Result<Vec<Outcome>, DiscoverError> {
+            self.0.outcomes(arch, words)
+        }
+
+        fn outcomes_at(&self, arch: Arch, words: &[Word]) -> Result<(u64, Vec<Outcome>), DiscoverError> {
+            Ok((0x100, self.outcomes(arch, words)?))
+        }
+
+        fn replies(&self) -> Option<&Replies> {
+            Some(&self.1)
+        }
+    }
+
+    /// A request asked again is answered from the kept reply, at the address it was
+    /// printed at, without reaching the source; another architecture's is not.
+    #[test]
+    fn a_request_asked_again_is_answered_from_the_kept_reply() {
+        let src = Keeping(Echo(AtomicUsize::new(0)), Replies::default());
+        let b = Batcher::new(&src);
+        let (one, two) = (vec![Word(1), Word(2)], vec![Word(3)]);
+        let first = b.outcomes_at(Arch(90), &one).unwrap();
+        assert_eq!(first.0, 0x100);
+        assert_eq!(b.outcomes_at(Arch(90), &two).unwrap().0, 0x100);
+        assert_eq!(b.outcomes_at(Arch(90), &one).unwrap(), first);
+        assert_eq!(src.0 .0.load(Ordering::SeqCst), 2, "the repeated request reached the source");
+        b.outcomes_at(Arch(100), &one).unwrap();
+        assert_eq!(src.0 .0.load(Ordering::SeqCst), 3);
+        assert_eq!(src.1.hits(), 1);
     }
 }

@@ -33,6 +33,7 @@ pub mod swap;
 pub mod sweep;
 
 use crate::oracle::nvdisasm::{Nvdisasm, Outcome};
+use crate::oracle::replies::Replies;
 use crate::spec::{Arch, OperandKind};
 use crate::word::Word;
 use probe::{Effect, Seed};
@@ -238,11 +239,20 @@ pub trait Source: Sync {
     fn outcomes_at(&self, arch: Arch, words: &[Word]) -> Result<(u64, Vec<Outcome>), DiscoverError> {
         Ok((0, self.outcomes(arch, words)?))
     }
+    /// The replies it keeps, if it keeps any: a [`batch::Batcher`] answers a request
+    /// from them before merging the rest (see [`Replies`]).
+    fn replies(&self) -> Option<&Replies> {
+        None
+    }
 }
 
 impl Source for Nvdisasm {
     fn outcomes(&self, arch: Arch, words: &[Word]) -> Result<Vec<Outcome>, DiscoverError> {
         self.disassemble(&arch.nvdisasm_name(), words).map_err(|e| DiscoverError::Tool(e.to_string()))
+    }
+
+    fn replies(&self) -> Option<&Replies> {
+        self.replies.as_deref()
     }
 }
 

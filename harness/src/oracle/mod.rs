@@ -7,4 +7,5 @@ pub mod listing;
 pub mod nvdisasm;
 pub mod process;
 pub mod ptxas;
+pub mod replies;
 pub mod tools;

@@ -28,11 +28,12 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use super::listing::{parse_errors, parse_listing};
 use super::process::{self, describe_status, excerpt, Limits, ProcessError};
+use super::replies::Replies;
 use super::tools::{self, Tool, ToolError, ToolVersion};
 use crate::word::Word;
 
@@ -152,6 +153,10 @@ pub struct Nvdisasm {
     pub timeout: Duration,
     /// Fewest words per process ([`MIN_CHUNK`]; lowered by tests to force many chunks).
     pub min_chunk: usize,
+    /// Replies kept across calls, shared by clones: a request asked again is answered
+    /// without a process (see [`Replies`]). `None` ([`Nvdisasm::locate`]'s): every
+    /// request runs nvdisasm. The test binaries that rediscover the same words keep them.
+    pub replies: Option<Arc<Replies>>,
 }
 
 impl Nvdisasm {
@@ -163,7 +168,7 @@ impl Nvdisasm {
         let timeout = process::timeout_from_env().map_err(ToolError::Setting)?;
         let v = tools::version(Tool::Nvdisasm, &path, VERSION_TIMEOUT.min(timeout.max(Duration::from_secs(5))))?;
         let jobs = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
-        Ok(Nvdisasm { path, version: v.line, version_number: v.number, jobs, timeout, min_chunk: MIN_CHUNK })
+        Ok(Nvdisasm { path, version: v.line, version_number: v.number, jobs, timeout, min_chunk: MIN_CHUNK, replies: None })
     }
 
     /// A warning when this nvdisasm is not the pinned version ([`tools::PINNED_VERSION`]).
@@ -183,7 +188,15 @@ impl Nvdisasm {
     /// Like [`Nvdisasm::disassemble`], with word `i` at address `base + 16 * i`
     /// (`nvdisasm --base-address`).
     pub fn disassemble_at(&self, arch: &str, base: u64, words: &[Word]) -> Result<Vec<Outcome>, NvdisasmError> {
-        self.each_chunk(arch, base, words, |b, stem| self.run_chunk(b, stem))
+        let kept = self.replies.as_deref();
+        if let Some((_, outs)) = kept.and_then(|r| r.get(arch, words)).filter(|(at, _)| *at == base) {
+            return Ok(outs);
+        }
+        let outs = self.each_chunk(arch, base, words, |b, stem| self.run_chunk(b, stem))?;
+        if let Some(r) = kept {
+            r.put(arch, words, (base, outs.clone()));
+        }
+        Ok(outs)
     }
 
     /// One nvdisasm run per chunk of `words` (word `i` at `base + 16 i`, chunked as

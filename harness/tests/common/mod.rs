@@ -7,6 +7,7 @@
 
 use sass_harness::oracle::nvdisasm::Nvdisasm;
 use sass_harness::oracle::ptxas;
+use sass_harness::oracle::replies::Replies;
 use sass_harness::oracle::tools::{self, Tool};
 use sass_harness::spec;
 use std::path::{Path, PathBuf};
@@ -33,6 +34,16 @@ pub fn discovered() -> spec::Spec {
 /// nvdisasm, as the oracle.
 pub fn nvdisasm() -> Nvdisasm {
     Nvdisasm::locate().unwrap_or_else(|e| panic!("nvdisasm is required ({INSTALL}): {e}"))
+}
+
+/// nvdisasm, as the oracle, answering a request asked before in this test binary from
+/// its reply (every clone shares one [`Replies`]): for the binaries whose tests ask the
+/// same requests again (discover.rs's discoveries rediscover the same seeds and census).
+/// What the tests check is unchanged: a word's outcome depends on the word and its
+/// address alone.
+pub fn nvdisasm_keeping_replies() -> Nvdisasm {
+    static NV: std::sync::OnceLock<Nvdisasm> = std::sync::OnceLock::new();
+    NV.get_or_init(|| Nvdisasm { replies: Some(std::sync::Arc::new(Replies::default())), ..nvdisasm() }).clone()
 }
 
 /// nvdisasm's path.
