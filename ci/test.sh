@@ -18,13 +18,27 @@ cargo clippy --workspace --release --all-targets -- -D warnings
 # stable toolchain. Then `cargo fuzz run roundtrip` as written, with AddressSanitizer, on
 # stable (RUSTC_BOOTSTRAP=1 lets its -Zsanitizer flag through, as in ci/fuzz.sh; `-s none`
 # needs nothing), over the whole spec the targets fuzz (docs/testing.md).
-step the fuzz crate
-# Clippy only type-checks: CUSTOM_LIBFUZZER_PATH (read by libfuzzer-sys's build script)
-# names an archive that is never linked, so the check skips compiling libFuzzer's C++
-# (42 → 28 CPU s); `cargo fuzz run` below builds and links the real one.
-(cd fuzz && CUSTOM_LIBFUZZER_PATH=/nonexistent/libfuzzer.a cargo clippy --all-targets -- -D warnings)
-command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --version 0.13.2 --locked
-RUSTC_BOOTSTRAP=1 cargo fuzz run roundtrip -- -runs=5000 -seed=1
+# It runs in the background, in its own target folder, while the tests below run: the test
+# stage keeps about one core and a quarter busy (its longest binary, discover.rs, is one
+# chain of nvdisasm runs), so the fuzz stage's ~4.5 min fit beside it. Its output is
+# printed, and its status checked, after the tests.
+fuzz_stage() {
+    cd fuzz || return
+    # Clippy only type-checks: CUSTOM_LIBFUZZER_PATH (read by libfuzzer-sys's build script)
+    # names an archive that is never linked, so the check skips compiling libFuzzer's C++
+    # (42 → 28 CPU s); `cargo fuzz run` below builds and links the real one.
+    CUSTOM_LIBFUZZER_PATH=/nonexistent/libfuzzer.a cargo clippy --all-targets -- -D warnings || return
+    command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --version 0.13.2 --locked || return
+    RUSTC_BOOTSTRAP=1 cargo fuzz run roundtrip -- -runs=5000 -seed=1
+}
+export -f fuzz_stage
+step the fuzz crate, in the background
+fuzz_log=$(mktemp)
+# Its own process group (setsid), so that an early exit stops cargo and the fuzzer too; it
+# writes the second it ended beside its log.
+setsid -w bash -c 'fuzz_stage; s=$?; date +%s >"$1.end"; exit $s' _ "$fuzz_log" >"$fuzz_log" 2>&1 &
+fuzz_pid=$!
+trap 'kill -- -"$fuzz_pid" 2>/dev/null; rm -f "$fuzz_log" "$fuzz_log.end"' EXIT
 # The codec-only library (no cudarc) keeps building and stays clippy-clean. Clippy
 # type-checks every target of it; a `cargo build` on top would only add code generation
 # that the default build below does for the same code.
@@ -39,7 +53,15 @@ RUSTDOCFLAGS="-D warnings" cargo doc --no-deps -p sass-harness
 # the longest first: most slow tests are one chain of nvdisasm runs on one core. ptxas's
 # cubins are cached under target/ (keyed by PTX, ptxas and -arch).
 step every test: the fast and the slow set
-bash ci/tests.sh --include-ignored
+tests_status=0
+bash ci/tests.sh --include-ignored || tests_status=$?
+step the fuzz crate: waiting for it
+fuzz_status=0
+wait "$fuzz_pid" || fuzz_status=$?
+echo "== ci/test.sh: the fuzz crate: $([ "$fuzz_status" = 0 ] && echo ok || echo "FAILED (exit $fuzz_status)"), ended at $(($(cat "$fuzz_log.end" 2>/dev/null || date +%s) - t0)) s; its output:"
+cat "$fuzz_log"
+[ "$tests_status" = 0 ] || { echo "ci/test.sh: the tests failed" >&2; exit "$tests_status"; }
+[ "$fuzz_status" = 0 ] || { echo "ci/test.sh: the fuzz crate failed" >&2; exit "$fuzz_status"; }
 # The quick chaos probes (limits, disk full, read-only, tool faults, locks, SIGINT; ~20 s):
 # what a user's machine does to a run, from outside. The nightly workflow runs them all.
 step the quick chaos probes
