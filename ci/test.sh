@@ -18,9 +18,10 @@ cargo clippy --workspace --release --all-targets -- -D warnings
 # stable toolchain. Then `cargo fuzz run roundtrip` as written, with AddressSanitizer, on
 # stable (RUSTC_BOOTSTRAP=1 lets its -Zsanitizer flag through, as in ci/fuzz.sh; `-s none`
 # needs nothing), over the whole spec the targets fuzz (docs/testing.md).
-# It runs in the background, in its own target folder, while the tests below run: the test
-# stage keeps about one core and a quarter busy (its longest binary, discover.rs, is one
-# chain of nvdisasm runs), so the fuzz stage's ~4.5 min fit beside it. Its output is
+# It runs in the background, in its own target folder, while the codec-only check, the
+# test build and the tests run: alone, the test stage kept about 1.25 of the two cores
+# busy (its longest binary, discover.rs, is mostly one chain of nvdisasm runs). With it
+# beside them, .ci/run keeps both cores busy (docs/testing.md, Times). Its output is
 # printed, and its status checked, after the tests.
 fuzz_stage() {
     cd fuzz || return
@@ -38,7 +39,7 @@ fuzz_log=$(mktemp)
 # writes the second it ended beside its log.
 setsid -w bash -c 'fuzz_stage; s=$?; date +%s >"$1.end"; exit $s' _ "$fuzz_log" >"$fuzz_log" 2>&1 &
 fuzz_pid=$!
-trap 'kill -- -"$fuzz_pid" 2>/dev/null; rm -f "$fuzz_log" "$fuzz_log.end"' EXIT
+trap 'kill -- -"$fuzz_pid" 2>/dev/null || kill "$fuzz_pid" 2>/dev/null || true; rm -f "$fuzz_log" "$fuzz_log.end"' EXIT
 # The codec-only library (no cudarc) keeps building and stays clippy-clean. Clippy
 # type-checks every target of it; a `cargo build` on top would only add code generation
 # that the default build below does for the same code.
