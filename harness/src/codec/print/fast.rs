@@ -776,20 +776,38 @@ fn pred(out: &mut String, prefix: &str, n: u8) {
     }
 }
 
-/// `x` in decimal, without `fmt`.
-fn push_dec(out: &mut String, mut x: u64) {
-    let mut buf = [0u8; 20];
+/// `x` in decimal, without `fmt`: register numbers and the like (below 1000) digit by
+/// digit, the rest through a buffer. Each digit is pushed as a `char` (ASCII), so no
+/// UTF-8 check of a buffer is made.
+fn push_dec(out: &mut String, x: u64) {
+    let digit = |d: u64| char::from(b'0' + (d % 10) as u8);
+    if x < 10 {
+        out.push(digit(x));
+    } else if x < 100 {
+        out.push(digit(x / 10));
+        out.push(digit(x));
+    } else if x < 1000 {
+        out.push(digit(x / 100));
+        out.push(digit(x / 10));
+        out.push(digit(x));
+    } else {
+        push_digits(out, u128::from(x), 10);
+    }
+}
+
+/// `x` in base `radix` (10 or 16, lower-case), most significant digit first.
+fn push_digits(out: &mut String, mut x: u128, radix: u128) {
+    let mut buf = [0u8; 40];
     let mut i = buf.len();
     loop {
         i -= 1;
-        buf[i] = b'0' + (x % 10) as u8;
-        x /= 10;
+        buf[i] = b"0123456789abcdef"[(x % radix) as usize];
+        x /= radix;
         if x == 0 {
             break;
         }
     }
-    // ASCII digits.
-    out.push_str(std::str::from_utf8(&buf[i..]).unwrap_or_default());
+    out.extend(buf[i..].iter().map(|&b| char::from(b)));
 }
 
 /// [`crate::sass::hex_signed`] appended, without `fmt`: `0x10`, `-0x8`.
@@ -797,24 +815,49 @@ fn push_hex_signed(out: &mut String, v: i128) {
     if v < 0 {
         out.push('-');
     }
-    let mut x = v.unsigned_abs();
-    let mut buf = [0u8; 32];
-    let mut i = buf.len();
-    loop {
-        i -= 1;
-        buf[i] = b"0123456789abcdef"[(x & 15) as usize];
-        x >>= 4;
-        if x == 0 {
-            break;
-        }
-    }
     out.push_str("0x");
-    out.push_str(std::str::from_utf8(&buf[i..]).unwrap_or_default());
+    match u64::try_from(v.unsigned_abs()) {
+        // Most immediates fit 64 bits: shifts of a u64, not u128 divisions.
+        Ok(mut x) => {
+            let mut buf = [0u8; 16];
+            let mut i = buf.len();
+            loop {
+                i -= 1;
+                buf[i] = b"0123456789abcdef"[(x & 15) as usize];
+                x >>= 4;
+                if x == 0 {
+                    break;
+                }
+            }
+            out.extend(buf[i..].iter().map(|&b| char::from(b)));
+        }
+        Err(_) => push_digits(out, v.unsigned_abs(), 16),
+    }
 }
 
 impl Form {
     /// Whether the form has stored conventions (then it has a control table).
     pub(super) fn has_conventions(&self) -> bool {
         self.control.is_some()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The digit pushers write what `fmt` writes, at each arm's edges.
+    #[test]
+    fn numbers_print_as_fmt_prints_them() {
+        for x in [0u64, 7, 9, 10, 42, 99, 100, 255, 999, 1000, 65_535, u64::MAX] {
+            let mut s = String::new();
+            push_dec(&mut s, x);
+            assert_eq!(s, x.to_string());
+        }
+        for v in [0i128, 1, -8, 0x10, 0xffff_ffff, i128::from(u64::MAX), i128::from(u64::MAX) + 1, -i128::from(u64::MAX) - 1, i128::MAX, i128::MIN] {
+            let mut s = String::new();
+            push_hex_signed(&mut s, v);
+            assert_eq!(s, crate::sass::hex_signed(v), "{v}");
+        }
     }
 }
