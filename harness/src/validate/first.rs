@@ -110,8 +110,11 @@ pub(super) fn first_batch(codec: &Codec, nv: &Nvdisasm, arch: &str, vis: &[usize
 /// The outcomes of the first batch's parts, and of the random words if they were sent.
 type Second = (Vec<Vec<Outcome>>, Option<Vec<Outcome>>);
 
-/// The first run's words again (those it settled as NOPs, at the same addresses), then
-/// the kept random words of `st`: one batch, with no word the first run named illegal.
+/// The first run's words again, then the kept random words of `st`: one batch, with no
+/// word the first run named illegal. The places of the words the first run settled go to
+/// random words (NOPs once those run out): the first run's other words keep their
+/// addresses, and nvdisasm is sent no word for nothing (a word's outcome depends on the
+/// word and its address alone; random words' targets are rewritten as at address 0).
 /// The outcomes of `first`'s parts (as [`split`] gives them) and the random words' (in
 /// probe order, targets rewritten), or none where the first run settled every word.
 fn second_round(
@@ -125,19 +128,45 @@ fn second_round(
     if screened.iter().all(Option::is_some) {
         return Ok((split(codec, 0, first, screened.into_iter().flatten().collect()), None));
     }
-    let nop = crate::oracle::nvdisasm::nop(arch);
-    let words = first.iter().flat_map(|(w, _)| w.iter().copied());
-    let mut all: Vec<Word> = words.zip(&screened).map(|(w, s)| if s.is_some() { nop } else { w }).collect();
-    let n = all.len();
     let (random, random_vis): (Vec<Word>, Vec<usize>) =
         st.runs.iter().flat_map(|r| &r.probes).filter(|p| p.kind == Kind::Random).map(|p| (p.word, p.vi)).unzip();
-    all.extend(&random);
+    let words: Vec<Word> = first.iter().flat_map(|(w, _)| w.iter().copied()).collect();
+    let (all, at) = fill_settled(&words, &screened, &random, crate::oracle::nvdisasm::nop(arch));
     let mut outs = nv.disassemble_at(arch, 0, &all)?;
     outs.resize_with(all.len(), missing_outcome);
-    let mut random_outs = outs.split_off(n);
-    targets_at_zero(codec, 16 * n as u64, &mut random_outs, &random_vis);
+    let mut random_outs = Vec::with_capacity(random.len());
+    for (&i, &vi) in at.iter().zip(&random_vis) {
+        let mut o = std::mem::replace(&mut outs[i], missing_outcome());
+        target_at_zero(codec, 16 * i as u64, &mut o, vi);
+        random_outs.push(o);
+    }
+    outs.truncate(words.len());
     let firsts = screened.into_iter().zip(outs).map(|(s, o)| s.unwrap_or(o)).collect();
     Ok((split(codec, 0, first, firsts), (!random.is_empty()).then_some(random_outs)))
+}
+
+/// The second round's batch: `words` with each place `screened` settled given to the next
+/// of `random` (a `nop` once they run out), then the random words left; and each random
+/// word's place in it.
+fn fill_settled(words: &[Word], screened: &[Option<Outcome>], random: &[Word], nop: Word) -> (Vec<Word>, Vec<usize>) {
+    let mut all = Vec::with_capacity(words.len().max(screened.len()) + random.len());
+    let mut at = Vec::with_capacity(random.len());
+    let mut next = random.iter();
+    for (&w, s) in words.iter().zip(screened) {
+        if s.is_none() {
+            all.push(w);
+        } else if let Some(&r) = next.next() {
+            at.push(all.len());
+            all.push(r);
+        } else {
+            all.push(nop);
+        }
+    }
+    for &r in next {
+        at.push(all.len());
+        all.push(r);
+    }
+    (all, at)
 }
 
 /// Did the guessed conventions give every variant of `st` the random words the learned
@@ -196,5 +225,25 @@ fn may_be_rejected(codec: &Codec, p: &Probe) -> bool {
             v.fields[field].is_control() || v.field_table(field).is_some_and(|t| t.row(value).is_none_or(|r| r.kind == RowKind::Invalid))
         }
         Kind::Base | Kind::Random => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn settled_places_go_to_random_words_then_nops() {
+        let w = |x: u128| Word(x);
+        let settled = || Some(Outcome::Silent);
+        // Words 1 and 3 were settled by the first run: random words take their places,
+        // the third random word follows; with one random word the second place is a NOP.
+        let (words, screened) = ([w(10), w(11), w(12), w(13)], [None, settled(), None, settled()]);
+        let (all, at) = fill_settled(&words, &screened, &[w(90), w(91), w(92)], w(0));
+        assert_eq!(all, [w(10), w(90), w(12), w(91), w(92)]);
+        assert_eq!(at, [1, 3, 4]);
+        let (all, at) = fill_settled(&words, &screened, &[w(90)], w(0));
+        assert_eq!(all, [w(10), w(90), w(12), w(0)]);
+        assert_eq!(at, [1]);
     }
 }

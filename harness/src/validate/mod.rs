@@ -84,13 +84,17 @@ struct Probe {
 /// absolute (a flip that turns `RET.REL` into `RET.ABS`).
 fn targets_at_zero(codec: &Codec, base: u64, outs: &mut [Outcome], vis: &[usize]) {
     for (i, (o, &vi)) in outs.iter_mut().zip(vis).enumerate() {
-        let v = codec.variant(vi);
-        let targets = v.target_operands();
-        if let (Outcome::Printed { text }, false) = (o, targets.is_empty()) {
-            if conv_rules::target_is_absolute(text) {
-                continue;
-            }
-            *text = conv_rules::target_at_zero(text, &targets, v.operands.len(), base.wrapping_add(16 * i as u64));
+        target_at_zero(codec, base.wrapping_add(16 * i as u64), o, vi);
+    }
+}
+
+/// [`targets_at_zero`] for one outcome, of a word of variant `vi` at address `addr`.
+fn target_at_zero(codec: &Codec, addr: u64, o: &mut Outcome, vi: usize) {
+    let v = codec.variant(vi);
+    let targets = v.target_operands();
+    if let (Outcome::Printed { text }, false) = (o, targets.is_empty()) {
+        if !conv_rules::target_is_absolute(text) {
+            *text = conv_rules::target_at_zero(text, &targets, v.operands.len(), addr);
         }
     }
 }
