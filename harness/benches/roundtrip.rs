@@ -10,6 +10,8 @@
 //! - `codec/assemble`: `Assembler::assemble` alone (the same [`asm::Assembler`], the path to
 //!   use for many texts), of texts printed beforehand (the target is ≥ 1 M instructions
 //!   per second per core with a whole discovered architecture loaded);
+//! - `codec/parse`: `sass::parse_instruction` of those texts (how the validator reads
+//!   nvdisasm's lines);
 //! - `codec/print`: `print → to_string` alone;
 //! - `codec/print_word`: the same with the stored printing conventions (what `decode` prints);
 //! - `codec/printer`, `codec/printer_word`: `print` and `print_word` through a
@@ -147,6 +149,16 @@ fn bench_spec<M: Measurement + 'static>(cr: &mut Criterion<M>, group: &str, page
                 }
             }
             acc
+        })
+    });
+    // Reading texts back as the validator reads nvdisasm's: `sass::parse_instruction`.
+    g.bench_function("parse", |b| {
+        b.iter(|| {
+            let mut n = 0;
+            for t in black_box(&printed) {
+                n += sass_harness::sass::parse_instruction(t).map_or(0, |i| i.operands.len());
+            }
+            n
         })
     });
     g.bench_function("print", |b| {
