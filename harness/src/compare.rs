@@ -7,7 +7,7 @@
 
 use crate::sass::{Body, Instruction, Operand, Terminator};
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Verdict {
     Agree,
     /// Same meaning, different text: what differs.

@@ -39,6 +39,26 @@ fn printed(o: &Outcome) -> Option<Instruction> {
     }
 }
 
+/// A probe word of the variant as triage reads it: the word, nvdisasm's outcome, and,
+/// where judging it compared the page's prediction with nvdisasm's text (a random word
+/// whose text differed), that comparison's verdict: the page as written is judged the
+/// same way here, so its verdict on the word is read, not worked out again (the parse
+/// and comparison were most of triage's time).
+pub struct Observed<'o> {
+    pub word: Word,
+    pub outcome: &'o Outcome,
+    pub compared: Option<Verdict>,
+}
+
+/// The verdict of [`Judge::verdict_of`] on a comparison that gave `v`.
+fn of_comparison(v: Verdict) -> V {
+    match v {
+        Verdict::Agree => V::Agree,
+        Verdict::Syntax(_) => V::Other,
+        Verdict::Differ => V::Differ,
+    }
+}
+
 /// A version of the page, parsed, with the variant under judgement.
 struct Version {
     spec: Spec,
@@ -63,6 +83,8 @@ struct Judge<'a> {
     /// The variant's printing with the learned conventions, built once (every probe word
     /// of the variant is judged).
     printer: codec::FormPrinter<'a>,
+    /// This is the page as written, whose comparisons judging kept ([`Observed`]).
+    as_written: bool,
 }
 
 /// nvdisasm's text of an observed word, parsed only when a verdict needs more than the
@@ -74,6 +96,8 @@ struct Seen<'o> {
     text: Option<&'o str>,
     parsed: std::cell::OnceCell<Option<Instruction>>,
     judged: std::cell::RefCell<Vec<(Box<str>, V)>>,
+    /// The page as written's verdict, where judging kept it ([`Observed::compared`]).
+    as_written: Option<V>,
 }
 
 /// How many predicted texts a [`Seen`] keeps verdicts for.
@@ -85,7 +109,11 @@ impl<'o> Seen<'o> {
             Outcome::Printed { text } => Some(text.as_str()),
             _ => None,
         };
-        Seen { text, parsed: std::cell::OnceCell::new(), judged: Default::default() }
+        Seen { text, parsed: std::cell::OnceCell::new(), judged: Default::default(), as_written: None }
+    }
+
+    fn observed(o: &Observed<'o>) -> Seen<'o> {
+        Seen { as_written: o.compared.map(of_comparison), ..Seen::new(o.outcome) }
     }
 
     fn parsed(&self) -> Option<&Instruction> {
@@ -99,6 +127,11 @@ impl<'o> Seen<'o> {
         }
         let Some(actual) = self.parsed() else { return V::Other };
         let v = judge(actual);
+        self.keep(predicted, v)
+    }
+
+    /// Keeps `v` as the verdict on `predicted`.
+    fn keep(&self, predicted: &str, v: V) -> V {
         let mut judged = self.judged.borrow_mut();
         if judged.len() == JUDGED_TEXTS {
             judged.remove(0);
@@ -113,7 +146,12 @@ impl<'a> Judge<'a> {
         let codec = Codec::new(&version.spec);
         let vi = codec.index_of(key, None)?;
         let printer = codec::FormPrinter::new(codec.variant(vi), learned);
-        Some(Judge { codec, vi, base, printer })
+        Some(Judge { codec, vi, base, printer, as_written: false })
+    }
+
+    /// This judge, of the page as written: it reads the verdicts judging kept.
+    fn of_page_as_written(self) -> Judge<'a> {
+        Judge { as_written: true, ..self }
     }
 
     /// What the version predicts for `word` of its variant `v`.
@@ -139,6 +177,9 @@ impl<'a> Judge<'a> {
                 self.printer.print_word_into(v, &values, word, &mut predicted);
                 if predicted == text {
                     return V::Agree;
+                }
+                if let (true, Some(v)) = (self.as_written, seen.as_written) {
+                    return seen.keep(&predicted, v);
                 }
                 seen.verdict(&predicted, |actual| match compare(&self.printer.print_word(v, &values, word), actual) {
                     Verdict::Agree => V::Agree,
@@ -176,14 +217,14 @@ impl<'a> Judge<'a> {
     /// first regression, or the last differing word with nothing fixed (an edit that
     /// fixes nothing is often judged on a few differing words against some 10 000 that
     /// agreed).
-    fn weigh(&self, obs: &[(Word, &Outcome)], seen: &[Seen], current: &[V]) -> Option<(usize, Vec<V>)> {
+    fn weigh(&self, obs: &[Observed], seen: &[Seen], current: &[V]) -> Option<(usize, Vec<V>)> {
         let mut next: Vec<Option<V>> = vec![None; obs.len()];
         let (agreed, differed): (Vec<usize>, Vec<usize>) =
             (0..obs.len()).filter(|&i| matches!(current[i], V::Agree | V::Differ)).partition(|&i| current[i] == V::Agree);
         if differed.is_empty() {
             return None;
         }
-        let mut verdict = |i: usize| *next[i].insert(self.verdict_of(obs[i].0, &seen[i]));
+        let mut verdict = |i: usize| *next[i].insert(self.verdict_of(obs[i].word, &seen[i]));
         let mut fixes = 0;
         for k in 0..agreed.len().max(differed.len()) {
             if agreed.get(k).is_some_and(|&i| verdict(i) == V::Differ) {
@@ -196,14 +237,14 @@ impl<'a> Judge<'a> {
                 return None;
             }
         }
-        let next = next.into_iter().zip(obs.iter().zip(seen)).map(|(n, ((w, _), s))| n.unwrap_or_else(|| self.verdict_of(*w, s))).collect();
+        let next = next.into_iter().zip(obs.iter().zip(seen)).map(|(n, (o, s))| n.unwrap_or_else(|| self.verdict_of(o.word, s))).collect();
         Some((fixes, next))
     }
 
     /// The verdicts on `obs`, nvdisasm's texts as `seen` (each parsed at most once for
     /// every version judged).
-    fn verdicts(&self, obs: &[(Word, &Outcome)], seen: &[Seen]) -> Vec<V> {
-        obs.iter().zip(seen).map(|((w, _), s)| self.verdict_of(*w, s)).collect()
+    fn verdicts(&self, obs: &[Observed], seen: &[Seen]) -> Vec<V> {
+        obs.iter().zip(seen).map(|(o, s)| self.verdict_of(o.word, s)).collect()
     }
 }
 
@@ -466,7 +507,7 @@ struct Kept {
 
 /// Gives every finding of variant `v` its severity, and errors their verified correction.
 /// `obs` are the variant's probe words with nvdisasm's outcomes, the zero word first.
-pub fn triage(page: &Page, v: &Variant, obs: &[(Word, &Outcome)], learned: Option<&FormConventions>, findings: &mut [Finding]) {
+pub fn triage(page: &Page, v: &Variant, obs: &[Observed], learned: Option<&FormConventions>, findings: &mut [Finding]) {
     let prepared = warned(v, findings).then(|| prepare(page, v, obs, learned));
     apply(prepared.as_ref(), v, learned, findings);
 }
@@ -487,7 +528,7 @@ pub struct Prepared {
 }
 
 /// [`triage`]'s first half: the verified edits of variant `v` (see [`Prepared`]).
-pub fn prepare(page: &Page, v: &Variant, obs: &[(Word, &Outcome)], learned: Option<&FormConventions>) -> Prepared {
+pub fn prepare(page: &Page, v: &Variant, obs: &[Observed], learned: Option<&FormConventions>) -> Prepared {
     // The page as written, parsed once: the starting point of every edit and the judge of
     // what disagreed.
     let original = std::fs::read_to_string(&page.file).ok().and_then(|t| Version::parse(&page.file, t));
@@ -495,7 +536,7 @@ pub fn prepare(page: &Page, v: &Variant, obs: &[(Word, &Outcome)], learned: Opti
         let kept = corrections(page, v, &original, obs, learned)?;
         Some((original, kept))
     });
-    Prepared { edits, base: obs.first().and_then(|(_, o)| printed(o)) }
+    Prepared { edits, base: obs.first().and_then(|o| printed(o.outcome)) }
 }
 
 /// [`triage`]'s second half: the severities of `v`'s findings, with `prepared`'s edits
@@ -582,9 +623,9 @@ impl Kept {
 
 /// When nvdisasm rejects the variant's zero word: the fixed bit whose flip makes it print
 /// the page's distilled line exactly (an opcode bit the page writes wrong).
-fn fixed_bit_correction(page: &Page, v: &Variant, original: &Version, obs: &[(Word, &Outcome)]) -> Option<Kept> {
-    let by_word: HashMap<Word, &Outcome> = obs.iter().map(|(w, o)| (*w, *o)).collect();
-    let base_word = obs.first()?.0;
+fn fixed_bit_correction(page: &Page, v: &Variant, original: &Version, obs: &[Observed]) -> Option<Kept> {
+    let by_word: HashMap<Word, &Outcome> = obs.iter().map(|o| (o.word, o.outcome)).collect();
+    let base_word = obs.first()?.word;
     let bit = v
         .fixed_mask
         .iter()
@@ -601,24 +642,24 @@ fn fixed_bit_correction(page: &Page, v: &Variant, original: &Version, obs: &[(Wo
 }
 
 /// The kept edits of one variant, each applied on top of those before it.
-fn corrections(page: &Page, v: &Variant, original: &Version, obs: &[(Word, &Outcome)], learned: Option<&FormConventions>) -> Option<Vec<Kept>> {
-    let Some(base) = obs.first().and_then(|(_, o)| printed(o)) else {
+fn corrections(page: &Page, v: &Variant, original: &Version, obs: &[Observed], learned: Option<&FormConventions>) -> Option<Vec<Kept>> {
+    let Some(base) = obs.first().and_then(|o| printed(o.outcome)) else {
         return Some(fixed_bit_correction(page, v, original, obs).into_iter().collect());
     };
-    let by_word: HashMap<Word, &Outcome> = obs.iter().map(|(w, o)| (*w, *o)).collect();
+    let by_word: HashMap<Word, &Outcome> = obs.iter().map(|o| (o.word, o.outcome)).collect();
     let codec = Codec::new(&original.spec);
     let vi = codec.index_of(&v.key, None)?;
     // The whole layout repair first, then each of its edits alone (one wrong part must not
     // sink the rest), then the tables.
-    let layout = layout_candidate(v, &by_word, obs[0].0, &base);
+    let layout = layout_candidate(v, &by_word, obs[0].word, &base);
     let mut cands = vec![layout.clone()];
     if layout.len() > 1 {
         cands.extend(layout.into_iter().map(|e| vec![e]));
     }
     cands.extend(table_candidates(v, &codec, vi, &by_word));
     cands.extend(merge_candidates(v, &codec, vi, &by_word));
-    let judge0 = Judge::new(original, &v.key, Some(&base), learned)?;
-    let seen: Vec<Seen> = obs.iter().map(|(_, o)| Seen::new(o)).collect();
+    let judge0 = Judge::new(original, &v.key, Some(&base), learned)?.of_page_as_written();
+    let seen: Vec<Seen> = obs.iter().map(Seen::observed).collect();
     // The verdicts of the page as it is, worked out when a candidate needs them.
     let mut current: Option<Vec<V>> = None;
     let mut edits: Vec<Edit> = vec![];

@@ -126,6 +126,14 @@ impl<'a> Analysis<'a> {
     }
 
     pub(super) fn judge(&self, p: &Probe, values: &Values, o: &Outcome, base_actual: Option<&Instruction>) -> Judged {
+        self.judge_compared(p, values, o, base_actual).0
+    }
+
+    /// [`Analysis::judge`], and the verdict of comparing the page's prediction with
+    /// nvdisasm's parsed text where that was worked out (a text that differs from the
+    /// predicted one): what triage's judgement of the page as written would work out again
+    /// (see `correct::Observed`).
+    pub(super) fn judge_compared(&self, p: &Probe, values: &Values, o: &Outcome, base_actual: Option<&Instruction>) -> (Judged, Option<Verdict>) {
         let word_bits: u128 = match &p.kind {
             Kind::Field { field, value } => self.bits_of(*field, *value).iter().fold(0u128, |a, &b| a | 1u128 << b),
             Kind::Fixed { bit } => 1u128 << bit,
@@ -138,24 +146,25 @@ impl<'a> Analysis<'a> {
             let mut exp = String::with_capacity(text.len());
             self.printer.print_word_into(self.vi, values, p.word, &mut exp);
             if *text == exp {
-                return Judged::Agree(word_bits);
+                return (Judged::Agree(word_bits), None);
             }
         }
         let expected = self.predict(values, p.word);
         if self.another_form(p, values) {
-            return Judged::Agree(word_bits);
+            return (Judged::Agree(word_bits), None);
         }
         if let Some(j) = self.unlisted_other_form(p, values, o, base_actual, word_bits) {
-            return j;
+            return (j, None);
         }
         // Fixed-bit flips: the page predicts "not this variant".
         if let Kind::Fixed { bit } = p.kind {
-            return self.judge_fixed(p.word, bit, o, base_actual, word_bits);
+            return (self.judge_fixed(p.word, bit, o, base_actual, word_bits), None);
         }
-        let Some(actual) = printed(o) else { return self.judge_unprinted(p, o, expected.to_string(), word_bits) };
+        let Some(actual) = printed(o) else { return (self.judge_unprinted(p, o, expected.to_string(), word_bits), None) };
         // A random word's differences are what its minimization looks for.
         let ch = changed(&expected, &actual);
-        match compare_changed(&expected, &actual, &ch) {
+        let verdict = compare_changed(&expected, &actual, &ch);
+        let judged = match verdict {
             Verdict::Agree => Judged::Agree(word_bits),
             Verdict::Syntax(what) => {
                 let bits = match &p.kind {
@@ -165,7 +174,8 @@ impl<'a> Analysis<'a> {
                 Judged::Syntax { what, bits }
             }
             Verdict::Differ => self.judge_differ(p, values, o, &expected, &actual, ch, base_actual),
-        }
+        };
+        (judged, Some(verdict))
     }
 
     /// Does the probe set a table value the table leaves out, in a word that a more

@@ -133,6 +133,9 @@ struct PageRun<'p> {
     /// Syntax findings of streamed random words (past [`KEEP_RANDOM`]): per variant and
     /// difference, the first word's finding with every such word's occurrence.
     streamed_syntax: Vec<(usize, &'static str, Finding)>,
+    /// By probe index, the kept random words whose text differed from the predicted one:
+    /// the verdict of comparing the two (triage reads it, see `correct::Observed`).
+    compared: BTreeMap<usize, Verdict>,
 }
 
 /// A variant's words, agreeing words, and the bits probes confirmed and findings dispute.
@@ -209,6 +212,7 @@ fn structured_runs<'p>(pages: &[&'p Page], codec: &Codec) -> Vec<PageRun<'p>> {
                 raw: vec![],
                 base_actual: BTreeMap::new(),
                 streamed_syntax: vec![],
+                compared: BTreeMap::new(),
             }
         })
         .collect()
@@ -450,35 +454,40 @@ impl<'a> Group<'a> {
             }
         };
         random_outs.resize_with(random.len(), missing_outcome);
+        let kept = random.len();
         let mut judged = self.judge_random(&random, &random_outs).into_iter().zip(random_outs);
         let mut cands = Candidates::default();
-        for (ri, run) in st.runs.iter().enumerate() {
+        for (ri, run) in st.runs.iter_mut().enumerate() {
             for (pi, p) in run.probes.iter().enumerate().filter(|(_, p)| p.kind == Kind::Random) {
-                let Some(((j, values), o)) = judged.next() else { break };
+                let Some(((j, values, compared), o)) = judged.next() else { break };
                 if let (Judged::Minimize(elems), Some(values)) = (&j, values) {
                     cands.add(ri, p.vi, *values, elems, &o);
+                }
+                if let Some(v) = compared {
+                    run.compared.insert(pi, v);
                 }
                 st.verdicts[ri].insert(pi, j);
                 st.outs[ri][pi] = o;
             }
         }
-        self.random_stream(st, conv, &mut cands, 16 * random.len() as u64)?;
+        self.random_stream(st, conv, &mut cands, 16 * kept as u64)?;
         let mut cands = cands.all;
         cands.sort_by(|a, b| (a.run, a.vi, &a.want).cmp(&(b.run, b.vi, &b.want)));
         self.phase(&format!("random probes judged; {} disagreements to minimize", cands.len()));
         Ok(cands)
     }
 
-    /// Each random probe's verdict (and its values, for a disagreement to minimize),
-    /// judged on `nv.jobs` threads, each a contiguous share: in probe order, as one thread
-    /// would give them.
-    fn judge_random(&self, random: &[&Probe], outs: &[Outcome]) -> Vec<(Judged, Option<Box<Values>>)> {
+    /// Each random probe's verdict (and its values, for a disagreement to minimize, and
+    /// the comparison's verdict where its text differed from the predicted one), judged on
+    /// `nv.jobs` threads, each a contiguous share: in probe order, as one thread would give
+    /// them.
+    fn judge_random(&self, random: &[&Probe], outs: &[Outcome]) -> Vec<(Judged, Option<Box<Values>>, Option<Verdict>)> {
         let share = random.len().div_ceil(self.nv.jobs.max(1)).max(1);
         let judge = |p: &Probe, o: &Outcome| {
             let values = self.codec.extract(p.vi, p.word);
-            let j = self.analysis(p.vi).judge(p, &values, o, None);
+            let (j, compared) = self.analysis(p.vi).judge_compared(p, &values, o, None);
             let keep = matches!(j, Judged::Minimize(_)).then(|| Box::new(values));
-            (j, keep)
+            (j, keep, compared)
         };
         std::thread::scope(|s| {
             let shares: Vec<_> = random
@@ -648,7 +657,10 @@ impl<'a> Group<'a> {
     /// cost), and this is the group's last step, so a core would idle.
     fn prepare_triage(&self, run: &PageRun, outs: &[Outcome], wanted: &[bool]) -> Vec<Option<correct::Prepared>> {
         let prepare = |vi: usize| {
-            let obs: Vec<(Word, &Outcome)> = run.probes.iter().zip(outs).filter(|(p, _)| p.vi == vi).map(|(p, o)| (p.word, o)).collect();
+            let obs: Vec<correct::Observed> = (run.probes.iter().zip(outs).enumerate())
+                .filter(|(_, (p, _))| p.vi == vi)
+                .map(|(pi, (p, o))| correct::Observed { word: p.word, outcome: o, compared: run.compared.get(&pi).copied() })
+                .collect();
             correct::prepare(run.page, self.codec.variant(vi), &obs, self.learned[vi])
         };
         let todo: Vec<usize> = (0..run.vis.len()).filter(|&k| wanted[k]).collect();
