@@ -298,11 +298,16 @@ hostile_corpus() {
 }
 # ------------------------------------------------------------------------------------
 
-# tests TARGET [FILTER...]: the tests of TARGET (`lib` or an integration test) whose
-# names hold a FILTER (all without one) run, at least one, and pass.
+# tests TARGET [FILTER...]: the tests of TARGET (`lib` or a module of the integration
+# suite, harness/tests/suite) whose names hold a FILTER (the whole module without one; a
+# suite filter starts with the module, `cli::resume`, since libtest matches a filter
+# anywhere in `MODULE::NAME`) run, at least one, and pass.
 tests() {
-    local target=(--test "$1") out
-    [ "$1" = lib ] && target=(--lib)
+    local target=(--lib) out
+    if [ "$1" != lib ]; then
+        target=(--test suite)
+        [ $# = 1 ] && set -- "$1" "$1::"
+    fi
     shift
     out=$(cargo test --release -q -p sass-harness "${target[@]}" -- "$@" 2>&1)
     echo "$out" | tail -n 30
@@ -328,7 +333,7 @@ probe "crosscheck on a hostile corpus: each file replayed, skipped or reported" 
 if [ "$QUICK" = 0 ]; then
     probe "10 million words on stdin to decode: bounded memory" decode_ten_million_words
     probe "tests: memory budget, PTX targets, discover killed and rerun (reliability)" tests reliability
-    probe "tests: tool faults, hangs, lock + SIGINT, resume (cli)" tests cli tool_faults hung locked resume
+    probe "tests: tool faults, hangs, lock + SIGINT, resume (cli)" tests cli cli::tool_faults cli::a_hung cli::output_folder_is_locked cli::resume
     probe "tests: nvdisasm timeouts, crashes, retries, floods" tests lib oracle::nvdisasm::tests
     probe "tests: process groups killed on timeout, pipes held" tests lib oracle::process
     probe "tests: ptxas hung, refusals; tool version probe times out" tests lib hung_ptxas refusals version_probe_times_out

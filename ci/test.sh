@@ -49,8 +49,8 @@ cargo clippy -p sass-harness --release --no-default-features --all-targets -- -D
 RUSTDOCFLAGS="-D warnings" cargo doc --no-deps -p sass-harness
 # Every test: the fast set (`cargo test` alone) and the slow set (`#[ignore = "slow: …"]`:
 # whole-ISA checks, every hold-out variant rediscovered; docs/testing.md lists it), in
-# one pass so CI skips nothing and a test binary's shared set-up (discover.rs's census,
-# validate.rs's validation) is taken once. ci/tests.sh runs two test binaries at a time,
+# one pass so CI skips nothing and a module's shared set-up (discover's census,
+# validate's validation) is taken once. ci/tests.sh runs two test modules at a time,
 # the longest first: most slow tests are one chain of nvdisasm runs on one core. ptxas's
 # cubins are cached under target/ (keyed by PTX, ptxas and -arch).
 step every test: the fast and the slow set

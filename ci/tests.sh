@@ -1,34 +1,41 @@
 #!/usr/bin/env bash
-# Runs the test binaries of `cargo test --workspace --release` several at a time (TEST_JOBS,
-# default 2), the longest first, instead of one after another: most slow tests are one
-# chain of nvdisasm/ptxas runs that keeps one core busy, so one binary at a time leaves
-# the other core idle (docs/testing.md, Times). Every target `cargo test` runs is run:
-# the library's and the program's unit tests, each file of harness/tests, the doc tests.
+# Runs the tests of `cargo test --workspace --release` several at a time (TEST_JOBS, default
+# 2), the longest first, instead of one after another: most slow tests are one chain of
+# nvdisasm/ptxas runs that keeps one core busy, so one at a time leaves the other core
+# idle (docs/testing.md, Times). Every test `cargo test` runs is run: the library's and the
+# program's unit tests, each module of the integration suite (harness/tests/suite, one
+# binary: `--test suite -- MODULE::`), the doc tests.
 #
 #   bash ci/tests.sh                      # the fast set (what `cargo test` runs)
 #   bash ci/tests.sh --include-ignored    # the fast and the slow set, in one pass
 #   bash ci/tests.sh --ignored            # the slow set
 #
-# Arguments go to every test binary. Each binary's output is printed whole when it ends;
-# the script fails when one fails (after all ran), naming it. One file's tests alone:
-# `cargo test --release --test NAME` (docs/testing.md).
+# Arguments go to every test run. Each run's output is printed whole when it ends; the
+# script fails when one fails (after all ran), naming it. One module's tests alone:
+# `cargo test --release --test suite -- discover::` (docs/testing.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # Build every test target once (examples too, as `cargo test` does), then only run.
 cargo test --workspace --release --no-run -q
-# Longest first (CPU seconds measured with this script; docs/testing.md), then the rest
-# alphabetically.
+# The suite's modules, longest first (CPU seconds measured with this script;
+# docs/testing.md), then the rest alphabetically; each must be declared in main.rs.
 first=(discover validate crosscheck reliability exec precision offline relations)
+suite=harness/tests/suite
+modules=()
+for m in "${first[@]}"; do
+    if [ -f "$suite/$m.rs" ]; then modules+=("$m"); fi
+done
+for f in "$suite"/*.rs; do
+    m=$(basename "$f" .rs)
+    [ "$m" = main ] && continue
+    grep -qx "mod $m;" "$suite/main.rs" || { echo "ci/tests.sh: $f is not a module of $suite/main.rs: its tests would never run" >&2; exit 1; }
+    [[ " ${first[*]} " == *" $m "* ]] || modules+=("$m")
+done
 targets=()
-for t in "${first[@]}"; do
-    if [ -f "harness/tests/$t.rs" ]; then targets+=("--test $t"); fi
+for m in "${modules[@]}"; do
+    targets+=("--test suite -- $m::")
 done
-targets+=(--lib)
-for f in harness/tests/*.rs; do
-    t=$(basename "$f" .rs)
-    [[ " ${first[*]} " == *" $t "* ]] || targets+=("--test $t")
-done
-targets+=("--bin sass-harness" --doc)
+targets+=(--lib "--bin sass-harness" --doc)
 logs=$(mktemp -d)
 trap 'rm -rf "$logs"' EXIT
 export TESTS_LOGS=$logs
@@ -39,8 +46,11 @@ run_one() {
     log="$TESTS_LOGS/$(echo "$sel" | tr -c 'a-z0-9\n' _).log"
     # Wall and CPU seconds (user + system, child processes such as nvdisasm included).
     local TIMEFORMAT="%0R s, CPU %0U + %0S s" took
-    # shellcheck disable=SC2086 # $sel is "--test NAME": two words.
-    took=$({ time cargo test --release -q -p sass-harness $sel -- "$@" >"$log" 2>&1 || echo "status $?" >"$log.status"; } 2>&1)
+    # A module's selection already holds the `--` (`--test suite -- NAME::`).
+    local sep=--
+    [[ "$sel" == *" -- "* ]] && sep=
+    # shellcheck disable=SC2086 # $sel is "--test suite -- NAME::": several words.
+    took=$({ time cargo test --release -q -p sass-harness $sel $sep "$@" >"$log" 2>&1 || echo "status $?" >"$log.status"; } 2>&1)
     [ -e "$log.status" ] && status=$(cut -d' ' -f2 "$log.status")
     {
         flock 9

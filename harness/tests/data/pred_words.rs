@@ -1,5 +1,5 @@
 /// Words of the predicate pages (tests/data/preds) and nvdisasm 13.5.37's text for each:
-/// tests/codec.rs prints and assembles them, tests/discover.rs asks nvdisasm.
+/// tests/suite/codec.rs prints and assembles them, tests/suite/discover.rs asks nvdisasm.
 pub const PRED_WORDS: &[(&str, &str)] = &[
     ("@P0 ISETP.F.U32.AND P0, P0, R0, R0, P0;", "0000000000000000000000000000020c"),
     ("@!P3 ISETP.GE.AND P1, PT, R5, RZ, !PT;", "0000000007f26200000000ff0500b20c"),

@@ -2,7 +2,7 @@
 //! against nvdisasm): solving a variant from its page's zero word must give the page's
 //! layout, tables and distilled line back.
 
-mod common;
+use crate::common;
 
 use common::{nvdisasm_keeping_replies as nv, root, scratch};
 use sass_harness::discover::{self, page};
@@ -189,7 +189,7 @@ fn discovers_a_holdout_variant_from_its_zero_word() {
     rediscover(&nv, "sm90/ffma.txt", "FFMA_R_R_I_I_R");
 }
 
-include!("data/pred_words.rs");
+include!("../data/pred_words.rs");
 
 /// `P`/`UP` operands and `cNOT` (`!P4`, `!UPT`, `~R7`): the pages in tests/data/preds come
 /// back from their zero words, and nvdisasm prints the codec test's words as it expects.

@@ -3,7 +3,7 @@
 //! seeds' known mistakes are errors and `fix` output validates with none left. These tests
 //! need nvdisasm (`bash ci/install-cuda-tools.sh`) and fail, not skip, without it.
 
-mod common;
+use crate::common;
 
 use common::{nvdisasm, ptxas, root};
 use sass_harness::codec::Codec;

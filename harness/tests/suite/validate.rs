@@ -1,7 +1,7 @@
 //! Validation against nvdisasm. These tests need nvdisasm and ptxas (installed by
 //! `bash ci/install-cuda-tools.sh`) and fail, not skip, when they are missing.
 
-mod common;
+use crate::common;
 
 use common::{corpus, nvdisasm};
 use sass_harness::codec::{self, Codec};

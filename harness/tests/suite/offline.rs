@@ -5,7 +5,7 @@
 //! Needs ptxas and nvdisasm (`bash ci/install-cuda-tools.sh`): without them these tests
 //! fail, they do not skip.
 
-mod common;
+use crate::common;
 
 use sass_harness::codec::Codec;
 use sass_harness::oracle::ptxas::{self, Target};

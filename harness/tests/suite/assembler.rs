@@ -3,7 +3,7 @@
 //! text is lossless), and the indexed [`Assembler`] answers exactly as [`asm::assemble`],
 //! which screens candidates differently, on those texts and on altered ones.
 
-mod common;
+use crate::common;
 
 use common::discovered;
 use sass_harness::codec::asm::{self, AsmError, Assembler};

@@ -1,6 +1,6 @@
 //! The `sass-harness` program as a user meets it: exit statuses, messages, pipes.
 
-mod common;
+use crate::common;
 
 use common::{bin, root};
 use std::io::Read;

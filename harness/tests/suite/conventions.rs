@@ -1,7 +1,7 @@
 //! The printing conventions stored beside the pages (`conventions.json`): checked by
 //! validation against nvdisasm, corrected by `fix`. Needs nvdisasm (fails without it).
 
-mod common;
+use crate::common;
 
 use common::{nvdisasm, root as repo_root, scratch};
 use sass_harness::codec::Codec;

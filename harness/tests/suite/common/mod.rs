@@ -1,9 +1,6 @@
-//! What the test binaries share: the repository and its corpora, the NVIDIA tools (a test
+//! What the test modules share: the repository and its corpora, the NVIDIA tools (a test
 //! that needs one fails without it, with the command that installs it), fresh scratch
-//! folders and the program itself. `mod common;` in a test file brings them in.
-
-// Each test binary uses some of these, none uses all.
-#![allow(dead_code)]
+//! folders and the program itself. `use crate::common;` in a test module brings them in.
 
 use sass_harness::oracle::nvdisasm::Nvdisasm;
 use sass_harness::oracle::ptxas;

@@ -1,7 +1,7 @@
 //! Reliability at the edges (issue 23): bounded memory for any request, per-target PTX
 //! compilation, interrupted discovery. Each test runs the program as a user would.
 
-mod common;
+use crate::common;
 
 use std::path::PathBuf;
 use std::process::{Command, Output};
@@ -37,25 +37,41 @@ fn spawn_under_ulimit(args: &str) -> std::process::Child {
     Command::new("bash").args(["-c", &script]).stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::piped()).spawn().unwrap()
 }
 
-/// Waits for `child` with wait4: its exit status and its peak resident memory in bytes
-/// (the child's own, not this test process's other children's).
+/// Waits for `child`: its output and its peak resident memory in bytes, the high-water
+/// mark of the program's own address space (`VmHWM`), read every 10 ms while it runs.
+/// Not wait4's `ru_maxrss`: a child spawned with vfork (as `Command` spawns) starts from
+/// its parent's high-water mark, and this test process is large when the whole suite
+/// runs in it; the program's own mark starts afresh at its exec.
 fn wait_with_peak(mut child: std::process::Child) -> (Output, u64) {
     use std::io::Read;
+    let pid = child.id();
     let (mut out, mut err) = (vec![], vec![]);
     let (mut so, mut se) = (child.stdout.take().unwrap(), child.stderr.take().unwrap());
     let t = std::thread::spawn(move || {
         let _ = se.read_to_end(&mut err);
         err
     });
+    let sampler = std::thread::spawn(move || {
+        let mut peak = 0u64;
+        // Until the program has let go of its memory (the line goes) or is gone.
+        while let Some(kb) = std::fs::read_to_string(format!("/proc/{pid}/status")).ok().and_then(|s| vm_hwm_kb(&s)) {
+            peak = peak.max(kb * 1024);
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        peak
+    });
     so.read_to_end(&mut out).unwrap();
     let err = t.join().unwrap();
-    let mut status = 0;
-    // SAFETY: rusage is plain data wait4 fills in; the pid is our own unwaited child.
-    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
-    let pid = unsafe { libc::wait4(child.id() as i32, &mut status, 0, &mut ru) };
-    assert_eq!(pid, child.id() as i32, "wait4");
-    use std::os::unix::process::ExitStatusExt;
-    (Output { status: std::process::ExitStatus::from_raw(status), stdout: out, stderr: err }, ru.ru_maxrss as u64 * 1024)
+    // The sampler ends when the program has exited (a zombie has no `VmHWM`), before it is
+    // reaped here: its pid cannot be another process's yet.
+    let peak = sampler.join().unwrap();
+    let status = child.wait().unwrap();
+    (Output { status, stdout: out, stderr: err }, peak)
+}
+
+/// The `VmHWM:` line of a `/proc/PID/status` text, in kB.
+fn vm_hwm_kb(status: &str) -> Option<u64> {
+    status.lines().find_map(|l| l.strip_prefix("VmHWM:"))?.trim().strip_suffix("kB")?.trim().parse().ok()
 }
 
 /// `--random` past a slice streams: SM90's 9 variants with `--random 40000` hold about
@@ -69,7 +85,10 @@ fn random_words_past_a_slice_stream_in_bounded_memory_under_ulimit() {
     let (o, peak) = wait_with_peak(child);
     let (err, out) = (stderr(&o), String::from_utf8_lossy(&o.stdout).into_owned());
     assert!(o.status.success(), "{err}");
+    // A peak of almost nothing would be a sampler that never saw the program.
+    assert!(peak > 16 << 20, "peak RSS {} MiB: the program was not measured", peak >> 20);
     assert!(peak < 256 << 20, "peak RSS {} MiB, above the 256 MiB budget", peak >> 20);
+    eprintln!("peak RSS {} MiB", peak >> 20);
     let words: usize = out.split("validated 9 variants: ").nth(1).and_then(|r| r.split(' ').next()).and_then(|n| n.parse().ok()).unwrap_or(0);
     assert!(words > 9 * 40_000, "every random word judged: {out}");
     let _ = std::fs::remove_dir_all(&dir);
@@ -81,6 +100,7 @@ fn random_words_past_a_slice_stream_in_bounded_memory_under_ulimit() {
 /// budget too small for even one slice is refused before any work; a small request
 /// under the same limit succeeds.
 #[test]
+#[ignore = "slow: watches a huge validation on both cores for 15 s, as the quick chaos probe does (bash ci/test.sh runs the slow set)"]
 fn a_huge_random_runs_in_bounded_memory_under_ulimit_and_a_budget_below_one_slice_is_refused() {
     let dir = scratch("ulimit");
     let mut child = spawn_under_ulimit(&format!("validate corpus/isa --random 100000000 --out '{}'", dir.join("big").display()));

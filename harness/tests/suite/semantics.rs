@@ -346,7 +346,7 @@ use sass_harness::semantics::{predict, Inputs, Loc};
 use sass_harness::spec::Arch;
 use sass_harness::word::Word;
 
-mod common;
+use crate::common;
 use common::corpus;
 
 /// Assemble `text`, then predict its single output from `inputs`.

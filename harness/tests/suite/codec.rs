@@ -1,4 +1,4 @@
-mod common;
+use crate::common;
 
 use common::{corpus, root};
 use sass_harness::check::roundtrip;
@@ -159,7 +159,7 @@ fn predicate_operands_and_cnot_print_and_assemble() {
     }
 }
 
-include!("data/pred_words.rs");
+include!("../data/pred_words.rs");
 
 /// A page's `floats:` line: the modifier it names chooses its `F` operands' format. FMUL's
 /// R,R,F variant (a discovered SM90 page) told that `.M2` takes a double's high half prints

@@ -2,7 +2,7 @@
 //! protocol with fake devices, exit 3 without a driver; and the one GPU test, which says
 //! why it skipped, or fails when `SASS_HARNESS_REQUIRE_GPU=1`.
 
-mod common;
+use crate::common;
 
 use sass_harness::codec::Codec;
 use sass_harness::oracle::exec::{Batch, Executor};

@@ -3,7 +3,7 @@
 //! - `print_<INSTRUCTION>_<ARCH>`: per variant, the printed text of the zero word and of 20
 //!   seeded random words (`<32-hex word>  <text>` lines).
 //!
-//! Update with `INSTA_UPDATE=always cargo test --test snapshots` (or `cargo insta test`),
+//! Update with `INSTA_UPDATE=always cargo test --release --test suite -- snapshots::` (or `cargo insta test`),
 //! review the diff, commit. `CI=true` makes a missing or changed snapshot fail.
 
 use sass_harness::codec::{self, Codec, Values};
