@@ -5,13 +5,12 @@
 
 use super::bits::{Codec, Values};
 use super::print::{f64_to_bfloat, f64_to_half, guard_is_uniform, FloatFormat};
-use crate::sass::{self, Body, Instruction, MemSpace};
+use crate::sass::{self, Body, InstRef, Instruction, MemSpace, OperandRef};
 use crate::spec::{Arch, FieldKind, ImmMap, MemImm, MemShape, MemSlot, MemSpaceKind, ModSlot, OperandKind, OperandSpec, Variant};
 use crate::word::Word;
 use slots::{Slot, Slots, Toks};
 use smallvec::SmallVec;
 use std::fmt;
-use text::{InstRef, OperandRef};
 use vocab::{StrMap, Vocabulary, UNLISTED_BIT};
 
 mod error;
@@ -23,7 +22,6 @@ mod layout;
 mod omitted;
 mod slots;
 mod summary;
-mod text;
 mod vocab;
 
 pub use error::{FillError, OperandFault, TokensMismatch};

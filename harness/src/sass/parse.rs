@@ -93,6 +93,17 @@ impl std::str::FromStr for Instruction {
 
 /// Parses one instruction as nvdisasm prints it (without address or encoding comments).
 pub fn parse_instruction(text: &str) -> Result<Instruction, ParseError> {
+    // A plain text (nearly every one nvdisasm or the printer makes) is read in one pass
+    // over borrowed tokens, as the full parser reads it (`quick`'s tests), then copied.
+    match InstRef::parse(text) {
+        Some(i) => Ok(i.to_instruction()),
+        None => parse_full(text),
+    }
+}
+
+/// [`parse_instruction`] without the one-pass reading: every text, and what is wrong
+/// with one that is no instruction.
+pub(crate) fn parse_full(text: &str) -> Result<Instruction, ParseError> {
     let trimmed_end = text.trim_end();
     let (body, terminator) = match trimmed_end.strip_suffix(';') {
         // A float special ends the operands with a space of its own (`+INF ;` has the

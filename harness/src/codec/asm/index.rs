@@ -53,11 +53,11 @@ impl<'c, 's> Assembler<'c, 's> {
     /// Same result as [`assemble`].
     pub fn assemble(&self, arch: Arch, text: &str, controls_from: Word) -> Result<(usize, Word), AsmError> {
         // A plain text is read without allocating; the full parser reads the rest. The
-        // fast reading is the full parser's (`text`'s tests): a text it reads that does not
+        // fast reading is the full parser's (`sass::quick`'s tests): a text it reads that does not
         // assemble as written goes straight to the other readings, not parsed again.
         match &InstRef::parse(text) {
             Some(inst) => self.assemble_ref(arch, inst, controls_from, false).or_else(|_| self.reread(arch, &inst.to_instruction(), inst, controls_from)),
-            None => self.assemble_inst(arch, &sass::parse_instruction(text)?, controls_from),
+            None => self.assemble_inst(arch, &sass::parse_full(text)?, controls_from),
         }
     }
 

@@ -1,7 +1,7 @@
 //! Token ids: the names a form reads and a text's tokens as integers, looked up once.
 
-use super::text::InstRef;
 use crate::codec::print::UNLISTED;
+use crate::sass::InstRef;
 use std::collections::HashMap;
 
 /// Ids of modifier and suffix tokens, so that a text's tokens are looked up once and each

@@ -1,6 +1,7 @@
-//! The assembler's view of a text: an instruction whose modifiers and suffixes borrow
-//! from the text, read without allocating when the text is plain (as the printer makes
-//! them), else from a parsed [`Instruction`].
+//! An instruction whose modifiers and suffixes borrow from the text, read without
+//! allocating when the text is plain (as the printer and nvdisasm make them), else from a
+//! parsed [`Instruction`]: the assembler's view of a text, and the first try of
+//! [`sass::parse_instruction`].
 
 use crate::sass::{self, Body, Instruction, MemSpace, Operand, Predicate, Terminator};
 use smallvec::SmallVec;
@@ -8,7 +9,7 @@ use std::ops::Range;
 
 /// An instruction as [`Instruction`], its tokens borrowed.
 #[derive(Clone, Debug, PartialEq)]
-pub(super) struct InstRef<'t> {
+pub(crate) struct InstRef<'t> {
     pub pred: Option<Predicate>,
     pub mnemonic: &'t str,
     /// The modifiers, then each operand's suffixes in turn (see [`OperandRef::suffixes`]).
@@ -21,7 +22,7 @@ pub(super) struct InstRef<'t> {
 
 /// An operand as [`Operand`], its text and suffixes borrowed.
 #[derive(Clone, Debug, PartialEq)]
-pub(super) struct OperandRef<'t> {
+pub(crate) struct OperandRef<'t> {
     pub neg: bool,
     pub abs: bool,
     pub not: bool,
@@ -114,7 +115,7 @@ impl<'t> InstRef<'t> {
         }
     }
 
-    /// `text` read as [`sass::parse_instruction`] reads it, for a plain text; `None` for
+    /// `text` read as [`sass::parse_full`] reads it, for a plain text; `None` for
     /// the rest (an error, a float special, a spaced constant, operands joined by a space,
     /// a predicate or operand the parser reads otherwise), which the caller parses in full.
     pub fn parse(text: &'t str) -> Option<InstRef<'t>> {
@@ -323,7 +324,7 @@ mod tests {
 
     /// The fast reading is the full parser's, or none; `Some(true)` when it read the text.
     fn agrees(t: &str) -> Option<bool> {
-        let full = sass::parse_instruction(t);
+        let full = sass::parse_full(t);
         let fast = InstRef::parse(t);
         match &full {
             Ok(full) => {
