@@ -182,7 +182,7 @@ mod tests {
         assert_eq!(b.totals().1, (1..=8).sum::<usize>() * 5);
     }
 
-    /// An echo that keeps its replies, as nvdisasm does in the test binaries.
+    /// An echo that keeps its replies, as nvdisasm does in the test suite.
     struct Keeping(Echo, Replies);
 
     impl Source for Keeping {

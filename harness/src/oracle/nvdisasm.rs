@@ -155,7 +155,7 @@ pub struct Nvdisasm {
     pub min_chunk: usize,
     /// Replies kept across calls, shared by clones: a request asked again is answered
     /// without a process (see [`Replies`]). `None` ([`Nvdisasm::locate`]'s): every
-    /// request runs nvdisasm. The test binaries that rediscover the same words keep them.
+    /// request runs nvdisasm. The tests that rediscover the same words keep them.
     pub replies: Option<Arc<Replies>>,
 }
 

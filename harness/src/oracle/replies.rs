@@ -1,6 +1,6 @@
 //! nvdisasm's replies to whole requests, kept so that a request asked again is answered
-//! without a process: a test binary's discoveries rediscover words that other tests of
-//! the same binary asked about already (the same seeds, the same census), and each
+//! without a process: the test suite's discoveries rediscover words that other tests
+//! asked about already (the same seeds, the same census), and each
 //! nvdisasm process costs about 0.25 s of CPU before its first word, as much as some
 //! 20 000 words. A word's outcome depends on the word, the architecture and the address
 //! it is printed at alone, which the harness relies on elsewhere too (the minimization's

@@ -2,6 +2,7 @@
 //! committed roundtrip corpus replays clean; hostile corpora are skipped line by line;
 //! `--exec` without a GPU is exit 3. Needs nvdisasm (`bash ci/install-cuda-tools.sh`).
 
+use crate::common;
 use sass_harness::codec::Codec;
 use sass_harness::fuzz::{load_spec, Input};
 use sass_harness::gen::{distilled_values, random_listed_values, Rng};
@@ -20,10 +21,7 @@ fn bin() -> Command {
 }
 
 fn scratch(tag: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("sass-harness-xcheck-{tag}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+    common::scratch(&format!("xcheck-{tag}"))
 }
 
 fn text(o: &Output) -> String {

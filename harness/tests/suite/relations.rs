@@ -2,6 +2,7 @@
 //! values that make a pair's inputs equal, ignored-bit and operand-form words proven in
 //! place by nvdisasm, and `plan_words` (the seam `crosscheck` calls) with fake devices.
 
+use crate::common;
 use sass_harness::codec::Codec;
 use sass_harness::oracle::exec::{plan_words, PlanOptions, RunSettings};
 use sass_harness::oracle::gpu::cli::read_plan;
@@ -16,10 +17,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 fn scratch(tag: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("sass-harness-rel-{tag}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+    common::scratch(&format!("relations-{tag}"))
 }
 
 fn pages(names: &[&str]) -> spec::Spec {

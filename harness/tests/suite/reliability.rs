@@ -107,7 +107,7 @@ fn a_huge_random_runs_in_bounded_memory_under_ulimit_and_a_budget_below_one_slic
     std::thread::sleep(std::time::Duration::from_secs(15));
     let status = std::fs::read_to_string(format!("/proc/{}/status", child.id())).unwrap_or_default();
     assert!(child.try_wait().unwrap().is_none(), "ended within 15 s: {status}");
-    let hwm: u64 = status.lines().find_map(|l| l.strip_prefix("VmHWM:")).and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok()).unwrap();
+    let hwm = vm_hwm_kb(&status).unwrap_or_else(|| panic!("no VmHWM after 15 s: {status}"));
     // SAFETY: kill with our own child's pid.
     unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
     let (o, _) = wait_with_peak(child);

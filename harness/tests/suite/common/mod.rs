@@ -33,9 +33,9 @@ pub fn nvdisasm() -> Nvdisasm {
     Nvdisasm::locate().unwrap_or_else(|e| panic!("nvdisasm is required ({INSTALL}): {e}"))
 }
 
-/// nvdisasm, as the oracle, answering a request asked before in this test binary from
-/// its reply (every clone shares one [`Replies`]): for the binaries whose tests ask the
-/// same requests again (discover.rs's discoveries rediscover the same seeds and census).
+/// nvdisasm, as the oracle, answering a request asked before in this test process from
+/// its reply (every clone shares one [`Replies`]): for the tests that ask the same
+/// requests again (`discover`'s discoveries rediscover the same seeds and census).
 /// What the tests check is unchanged: a word's outcome depends on the word and its
 /// address alone.
 pub fn nvdisasm_keeping_replies() -> Nvdisasm {
@@ -62,9 +62,13 @@ pub fn ptxas_cache() -> PathBuf {
     Path::new(env!("CARGO_TARGET_TMPDIR")).join("ptxas-cache")
 }
 
-/// A fresh, empty folder `sass-harness-<tag>-<pid>` under the system's temp folder.
+/// A fresh, empty folder `sass-harness-<tag>-<pid>-<n>` under the system's temp folder,
+/// `n` counting the calls: every module's tests run in this one process, so two tests
+/// that pick the same tag still get folders of their own.
 pub fn scratch(tag: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("sass-harness-{tag}-{}", std::process::id()));
+    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let d = std::env::temp_dir().join(format!("sass-harness-{tag}-{}-{n}", std::process::id()));
     let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(&d).unwrap_or_else(|e| panic!("{}: {e}", d.display()));
     d
