@@ -5,7 +5,7 @@
 //! so a disagreement can be pinned to the operand or modifier it touches. `.reuse` is a
 //! control field nvdisasm prints only in some combinations: a difference in it is syntax.
 
-use crate::sass::{Body, Instruction, Operand, Terminator};
+use crate::sass::{Body, InstRef, Instruction, Operand, Predicate, Terminator};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Verdict {
@@ -59,37 +59,169 @@ fn canonical_body(b: &Body) -> String {
 /// modifiers are merely reordered is pinned to the operands alone. Structural (no text
 /// is built): this runs for every disagreeing word.
 pub fn changed(a: &Instruction, b: &Instruction) -> Vec<String> {
+    changed_of(a, b)
+}
+
+/// [`changed`] of instructions owned or read from a text as borrowed tokens (nvdisasm's
+/// text then needs no copy: [`InstRef::parse`]).
+pub(crate) fn changed_of(a: &impl Compared, b: &impl Compared) -> Vec<String> {
     let mut out: Vec<String> = vec![];
-    if a.mnemonic != b.mnemonic {
+    if a.mnemonic() != b.mnemonic() {
         out.push("mnemonic".into());
     }
-    if a.pred != b.pred {
+    if a.pred() != b.pred() {
         out.push("pred".into());
     }
-    if !same_set(&a.modifiers, &b.modifiers) {
+    if !a.modifiers().same_set(b.modifiers()) {
         out.push("mods".into());
     }
-    if a.operands.len() != b.operands.len() {
+    let (na, nb) = (a.n_operands(), b.n_operands());
+    if na != nb {
         out.push("arity".into());
     }
-    for (k, x) in a.operands.iter().enumerate() {
-        let y = b.operands.get(k);
-        for &part in kinds(x) {
-            let same = y.is_some_and(|y| kinds(y).contains(&part) && part_eq(x, y, part));
+    for k in 0..na {
+        let x = a.operand(k);
+        let y = (k < nb).then(|| b.operand(k));
+        for &part in kinds(x.body) {
+            let same = y.is_some_and(|y| kinds(y.body).contains(&part) && part_eq(&x, &y, part));
             if !same {
                 out.push(element(k, part));
             }
         }
     }
-    for (k, y) in b.operands.iter().enumerate() {
-        let x = a.operands.get(k);
-        for &part in kinds(y) {
-            if !x.is_some_and(|x| kinds(x).contains(&part)) {
+    for k in 0..nb {
+        let y = b.operand(k);
+        for &part in kinds(y.body) {
+            if !(k < na && kinds(a.operand(k).body).contains(&part)) {
                 out.push(element(k, part));
             }
         }
     }
     out
+}
+
+/// Modifiers or suffixes, owned or borrowed.
+#[derive(Clone, Copy)]
+pub(crate) enum Tokens<'a> {
+    Owned(&'a [String]),
+    Borrowed(&'a [&'a str]),
+}
+
+impl<'a> Tokens<'a> {
+    fn len(self) -> usize {
+        match self {
+            Tokens::Owned(t) => t.len(),
+            Tokens::Borrowed(t) => t.len(),
+        }
+    }
+
+    fn iter(self) -> impl Iterator<Item = &'a str> {
+        (0..self.len()).map(move |i| match self {
+            Tokens::Owned(t) => t[i].as_str(),
+            Tokens::Borrowed(t) => t[i],
+        })
+    }
+
+    fn same(self, other: Tokens) -> bool {
+        self.len() == other.len() && self.iter().zip(other.iter()).all(|(x, y)| x == y)
+    }
+
+    /// The same tokens, in any order.
+    fn same_set(self, other: Tokens) -> bool {
+        if self.len() != other.len() {
+            return false;
+        }
+        if self.same(other) {
+            return true;
+        }
+        let mut x: Vec<&str> = self.iter().collect();
+        let mut y: Vec<&str> = other.iter().collect();
+        x.sort();
+        y.sort();
+        x == y
+    }
+}
+
+/// An operand as comparing reads it; `text` is a float's or a verbatim body's spelling.
+#[derive(Clone, Copy)]
+pub(crate) struct OperandView<'a> {
+    neg: bool,
+    abs: bool,
+    not: bool,
+    reuse: bool,
+    body: &'a Body,
+    text: &'a str,
+    suffixes: Tokens<'a>,
+}
+
+/// What comparing reads of an instruction: an owned [`Instruction`] or an [`InstRef`]
+/// borrowed from a text, so that either side is compared without a copy.
+pub(crate) trait Compared {
+    fn mnemonic(&self) -> &str;
+    fn pred(&self) -> Option<&Predicate>;
+    fn modifiers(&self) -> Tokens<'_>;
+    fn n_operands(&self) -> usize;
+    /// Operand `k` (below [`Compared::n_operands`]).
+    fn operand(&self, k: usize) -> OperandView<'_>;
+    fn terminator(&self) -> Terminator;
+}
+
+impl Compared for Instruction {
+    fn mnemonic(&self) -> &str {
+        &self.mnemonic
+    }
+
+    fn pred(&self) -> Option<&Predicate> {
+        self.pred.as_ref()
+    }
+
+    fn modifiers(&self) -> Tokens<'_> {
+        Tokens::Owned(&self.modifiers)
+    }
+
+    fn n_operands(&self) -> usize {
+        self.operands.len()
+    }
+
+    fn operand(&self, k: usize) -> OperandView<'_> {
+        let o = &self.operands[k];
+        let text = match &o.body {
+            Body::Float { text, .. } | Body::Other { text } => text.as_str(),
+            _ => "",
+        };
+        OperandView { neg: o.neg, abs: o.abs, not: o.not, reuse: o.reuse, body: &o.body, text, suffixes: Tokens::Owned(&o.suffixes) }
+    }
+
+    fn terminator(&self) -> Terminator {
+        self.terminator
+    }
+}
+
+impl Compared for InstRef<'_> {
+    fn mnemonic(&self) -> &str {
+        self.mnemonic
+    }
+
+    fn pred(&self) -> Option<&Predicate> {
+        self.pred.as_ref()
+    }
+
+    fn modifiers(&self) -> Tokens<'_> {
+        Tokens::Borrowed(InstRef::modifiers(self))
+    }
+
+    fn n_operands(&self) -> usize {
+        self.operands.len()
+    }
+
+    fn operand(&self, k: usize) -> OperandView<'_> {
+        let o = &self.operands[k];
+        OperandView { neg: o.neg, abs: o.abs, not: o.not, reuse: o.reuse, body: &o.body, text: o.text, suffixes: Tokens::Borrowed(self.suffixes(o)) }
+    }
+
+    fn terminator(&self) -> Terminator {
+        self.terminator
+    }
 }
 
 /// `op{k}.{part}`, without `format!`'s machinery (a differing word names several).
@@ -134,8 +266,8 @@ impl Part {
 }
 
 /// [`parts`] as [`Part`]s, in the same order.
-fn kinds(o: &Operand) -> &'static [Part] {
-    match o.body {
+fn kinds(body: &Body) -> &'static [Part] {
+    match body {
         Body::Const { .. } | Body::ConstX { .. } => &[Part::Bank, Part::Offset, Part::Neg, Part::Abs, Part::Not, Part::Sfx],
         _ => &[Part::Body, Part::Neg, Part::Abs, Part::Not, Part::Sfx],
     }
@@ -150,41 +282,29 @@ fn parts(o: &Operand) -> &'static [&'static str] {
 }
 
 /// Whether element `part` has the same canonical value in both (see [`elements`]).
-fn part_eq(x: &Operand, y: &Operand, part: Part) -> bool {
+fn part_eq(x: &OperandView, y: &OperandView, part: Part) -> bool {
     match part {
         Part::Neg => x.neg == y.neg,
         Part::Abs => x.abs == y.abs,
         Part::Not => x.not == y.not,
-        Part::Sfx => x.suffixes == y.suffixes,
-        Part::Bank => match (&x.body, &y.body) {
+        Part::Sfx => x.suffixes.same(y.suffixes),
+        Part::Bank => match (x.body, y.body) {
             (Body::Const { bank: p, .. }, Body::Const { bank: q, .. }) => p == q,
             (Body::ConstX { ureg: p, .. }, Body::ConstX { ureg: q, .. }) => p == q,
             _ => false,
         },
-        Part::Offset => match (&x.body, &y.body) {
+        Part::Offset => match (x.body, y.body) {
             (Body::Const { offset: p, .. } | Body::ConstX { offset: p, .. }, Body::Const { offset: q, .. } | Body::ConstX { offset: q, .. }) => p == q,
             _ => false,
         },
-        Part::Body => match (&x.body, &y.body) {
+        Part::Body => match (x.body, y.body) {
             // Every NaN is one value; otherwise the exact bits (-0.0 is not 0.0).
             (Body::Float { value: p, .. }, Body::Float { value: q, .. }) => (p.is_nan() && q.is_nan()) || p.to_bits() == q.to_bits(),
+            // A borrowed verbatim body's text is the view's (`InstRef` leaves it out).
+            (Body::Other { .. }, Body::Other { .. }) => x.text == y.text,
             (p, q) => p == q,
         },
     }
-}
-
-fn same_set(a: &[String], b: &[String]) -> bool {
-    if a.len() != b.len() {
-        return false;
-    }
-    if a == b {
-        return true;
-    }
-    let mut x: Vec<&String> = a.iter().collect();
-    let mut y: Vec<&String> = b.iter().collect();
-    x.sort();
-    y.sort();
-    x == y
 }
 
 pub fn element_value(i: &Instruction, name: &str) -> Option<String> {
@@ -197,30 +317,34 @@ pub fn compare(expected: &Instruction, actual: &Instruction) -> Verdict {
 
 /// [`compare`] given `ch`, [`changed`]`(expected, actual)` (for a caller that keeps it).
 pub fn compare_changed(expected: &Instruction, actual: &Instruction, ch: &[String]) -> Verdict {
+    compare_changed_of(expected, actual, ch)
+}
+
+/// [`compare_changed`] of instructions owned or borrowed ([`Compared`]).
+pub(crate) fn compare_changed_of(expected: &impl Compared, actual: &impl Compared, ch: &[String]) -> Verdict {
+    let n = expected.n_operands().min(actual.n_operands());
+    let pairs = || (0..n).map(|k| (expected.operand(k), actual.operand(k)));
     if !ch.is_empty() {
         // Suffix order alone?
-        if ch.iter().all(|c| c.ends_with(".sfx")) {
-            let same = expected.operands.iter().zip(&actual.operands).all(|(x, y)| same_set(&x.suffixes, &y.suffixes));
-            if same {
-                return Verdict::Syntax("suffix order");
-            }
+        if ch.iter().all(|c| c.ends_with(".sfx")) && pairs().all(|(x, y)| x.suffixes.same_set(y.suffixes)) {
+            return Verdict::Syntax("suffix order");
         }
         return Verdict::Differ;
     }
-    if expected.modifiers != actual.modifiers {
+    if !expected.modifiers().same(actual.modifiers()) {
         return Verdict::Syntax("modifier order");
     }
     // Same meaning, same order: the text can still differ in a float's spelling or in
     // the terminator's spacing (`.reuse` is not compared; everything else is structure).
-    let spelled_alike = expected.operands.iter().zip(&actual.operands).all(|(x, y)| match (&x.body, &y.body) {
-        (Body::Float { text: p, .. }, Body::Float { text: q, .. }) => p == q,
+    let spelled_alike = pairs().all(|(x, y)| match (x.body, y.body) {
+        (Body::Float { .. }, Body::Float { .. }) => x.text == y.text,
         _ => true,
     });
-    let reuse_alike = expected.operands.iter().zip(&actual.operands).all(|(x, y)| x.reuse == y.reuse);
-    match (spelled_alike, expected.terminator == actual.terminator) {
+    let reuse_alike = pairs().all(|(x, y)| x.reuse == y.reuse);
+    match (spelled_alike, expected.terminator() == actual.terminator()) {
         (true, true) if !reuse_alike => Verdict::Syntax("reuse flags"),
         (true, true) => Verdict::Agree,
-        (true, false) if expected.terminator != Terminator::Missing => Verdict::Syntax("terminator spacing"),
+        (true, false) if expected.terminator() != Terminator::Missing => Verdict::Syntax("terminator spacing"),
         _ => Verdict::Syntax("number spelling"),
     }
 }

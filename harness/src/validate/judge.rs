@@ -2,6 +2,8 @@
 //! bits a disagreement is attributed to, and the page edit proposed for it.
 
 use super::*;
+use crate::compare::{changed_of, compare_changed_of};
+use crate::sass::InstRef;
 
 /// A probe's verdict. Random probes' verdicts are kept from batch one to the judging of
 /// all (hundreds of thousands in a slice by default): the finding is boxed to keep them
@@ -150,6 +152,13 @@ impl<'a> Analysis<'a> {
             }
         }
         let expected = self.predict(values, p.word);
+        if let (Kind::Random, Outcome::Printed { text }) = (&p.kind, o) {
+            // Most disagreeing words are random ones: nvdisasm's text read as borrowed
+            // tokens (no copy), compared as the path below compares it.
+            if let Some(actual) = InstRef::parse(text) {
+                return self.judge_random_text(&expected, &actual);
+            }
+        }
         if self.another_form(p, values) {
             return (Judged::Agree(word_bits), None);
         }
@@ -174,6 +183,20 @@ impl<'a> Analysis<'a> {
                 Judged::Syntax { what, bits }
             }
             Verdict::Differ => self.judge_differ(p, values, o, &expected, &actual, ch, base_actual),
+        };
+        (judged, Some(verdict))
+    }
+
+    /// A random word's verdict, nvdisasm's text read as `actual`: as the general path
+    /// judges it (no other form, no fixed bit: its differences are what minimization
+    /// looks for).
+    fn judge_random_text(&self, expected: &Instruction, actual: &InstRef) -> (Judged, Option<Verdict>) {
+        let ch = changed_of(expected, actual);
+        let verdict = compare_changed_of(expected, actual, &ch);
+        let judged = match verdict {
+            Verdict::Agree => Judged::Agree(0),
+            Verdict::Syntax(what) => Judged::Syntax { what, bits: vec![] },
+            Verdict::Differ => Judged::Minimize(ch),
         };
         (judged, Some(verdict))
     }

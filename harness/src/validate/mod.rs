@@ -133,9 +133,10 @@ struct PageRun<'p> {
     /// Syntax findings of streamed random words (past [`KEEP_RANDOM`]): per variant and
     /// difference, the first word's finding with every such word's occurrence.
     streamed_syntax: Vec<(usize, &'static str, Finding)>,
-    /// By probe index, the kept random words whose text differed from the predicted one:
-    /// the verdict of comparing the two (triage reads it, see `correct::Observed`).
-    compared: BTreeMap<usize, Verdict>,
+    /// By probe index (none past the last one set), for the kept random words whose text
+    /// differed from the predicted one: the verdict of comparing the two (triage reads
+    /// it, see `correct::Observed`). A vector: one slot per probe, set once per word.
+    compared: Vec<Option<Verdict>>,
 }
 
 /// A variant's words, agreeing words, and the bits probes confirmed and findings dispute.
@@ -212,7 +213,7 @@ fn structured_runs<'p>(pages: &[&'p Page], codec: &Codec) -> Vec<PageRun<'p>> {
                 raw: vec![],
                 base_actual: BTreeMap::new(),
                 streamed_syntax: vec![],
-                compared: BTreeMap::new(),
+                compared: vec![],
             }
         })
         .collect()
@@ -322,15 +323,20 @@ fn validate_group(
     });
     let (stored, cands) = (stored?, cands?);
     let mut shrink = Minimizer { cx: &cx, cands, rounds: opts.minimize_rounds, round: 0, singles: true };
-    std::thread::scope(|s| {
-        let judged = s.spawn(|| cx.judge_all(&mut st));
+    // While the minimization waits on nvdisasm: the structured probes judged, then triage
+    // of the variants their findings already warn about (see `Group::finish`).
+    let early = std::thread::scope(|s| {
+        let judged = s.spawn(|| {
+            cx.judge_all(&mut st);
+            cx.prepare_warned(&st, |_, _| false)
+        });
         let minimized = cx.minimize(&mut shrink);
-        judged.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
-        minimized
+        let early = judged.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
+        minimized.map(|()| early)
     })?;
     cx.clock.phase("structured probes judged; minimized");
     cx.add_minimized(&mut st, shrink.cands);
-    cx.finish(st, &stored, &mut done);
+    cx.finish(st, &stored, early, &mut done);
     cx.clock.phase("merged and reported");
     Ok(())
 }
@@ -401,17 +407,17 @@ impl FixedIndex {
 }
 
 /// What it writes: per page the probes, their outcomes, and the verdicts of the random
-/// probes (judged in batch one) by probe index.
+/// probes (judged in batch one) by probe index (`None` for the others).
 struct GroupState<'p> {
     runs: Vec<PageRun<'p>>,
     outs: Vec<Vec<Outcome>>,
-    verdicts: Vec<BTreeMap<usize, Judged>>,
+    verdicts: Vec<Vec<Option<Judged>>>,
 }
 
 impl<'p> GroupState<'p> {
     fn new(runs: Vec<PageRun<'p>>) -> Self {
         let outs = runs.iter().map(|r| vec![Outcome::Silent; r.probes.len()]).collect();
-        let verdicts = runs.iter().map(|_| BTreeMap::new()).collect();
+        let verdicts = runs.iter().map(|_| vec![]).collect();
         GroupState { runs, outs, verdicts }
     }
 }
@@ -458,15 +464,16 @@ impl<'a> Group<'a> {
         let mut judged = self.judge_random(&random, &random_outs).into_iter().zip(random_outs);
         let mut cands = Candidates::default();
         for (ri, run) in st.runs.iter_mut().enumerate() {
+            let verdicts = &mut st.verdicts[ri];
+            verdicts.resize_with(run.probes.len(), || None);
+            run.compared.resize(run.probes.len(), None);
             for (pi, p) in run.probes.iter().enumerate().filter(|(_, p)| p.kind == Kind::Random) {
                 let Some(((j, values, compared), o)) = judged.next() else { break };
                 if let (Judged::Minimize(elems), Some(values)) = (&j, values) {
                     cands.add(ri, p.vi, *values, elems, &o);
                 }
-                if let Some(v) = compared {
-                    run.compared.insert(pi, v);
-                }
-                st.verdicts[ri].insert(pi, j);
+                run.compared[pi] = compared;
+                verdicts[pi] = Some(j);
                 st.outs[ri][pi] = o;
             }
         }
@@ -559,11 +566,12 @@ impl<'a> Group<'a> {
                     add_streamed(&mut run.raw, &mut syntax_seen, &mut streamed, run.probes[pi - 1].vi);
                 }
                 let o = &st.outs[ri][pi];
-                let values = self.codec.extract(p.vi, p.word);
+                // Extracted only where needed: most probes were judged in batch one.
+                let values = || self.codec.extract(p.vi, p.word);
                 let a = self.analysis(p.vi);
-                let j = match st.verdicts[ri].remove(&pi) {
+                let j = match st.verdicts[ri].get_mut(pi).and_then(Option::take) {
                     Some(j) => j,
-                    None => a.judge(p, &values, o, run.base_actual.get(&p.vi).and_then(Option::as_ref)),
+                    None => a.judge(p, &values(), o, run.base_actual.get(&p.vi).and_then(Option::as_ref)),
                 };
                 let t = &mut run.tallies[run.vis.iter().position(|&x| x == p.vi).expect("a variant of the page")];
                 t.words += 1;
@@ -595,7 +603,7 @@ impl<'a> Group<'a> {
                             Some(&i) => run.raw[i].add_occurrence(bits),
                             None => {
                                 syntax_seen.insert((p.vi, what), run.raw.len());
-                                run.raw.push(a.syntax_finding(&values, p.word, o, what, bits));
+                                run.raw.push(a.syntax_finding(&values(), p.word, o, what, bits));
                             }
                         }
                     }
@@ -659,7 +667,7 @@ impl<'a> Group<'a> {
         let prepare = |vi: usize| {
             let obs: Vec<correct::Observed> = (run.probes.iter().zip(outs).enumerate())
                 .filter(|(_, (p, _))| p.vi == vi)
-                .map(|(pi, (p, o))| correct::Observed { word: p.word, outcome: o, compared: run.compared.get(&pi).copied() })
+                .map(|(pi, (p, o))| correct::Observed { word: p.word, outcome: o, compared: run.compared.get(pi).copied().flatten() })
                 .collect();
             correct::prepare(run.page, self.codec.variant(vi), &obs, self.learned[vi])
         };
@@ -686,14 +694,38 @@ impl<'a> Group<'a> {
         out
     }
 
+    /// Per page run, triage prepared for each variant its findings so far warn about
+    /// (`None` for the others, and for those `skip(run, k)` names: prepared already).
+    /// [`correct::prepare`] reads the probes and outcomes alone, not the findings, so it
+    /// gives the same whenever it runs.
+    fn prepare_warned(&self, st: &GroupState, skip: impl Fn(usize, usize) -> bool) -> Vec<Vec<Option<correct::Prepared>>> {
+        (st.runs.iter().enumerate())
+            .map(|(ri, run)| {
+                let findings = merge(run.raw.clone());
+                let wanted: Vec<bool> = run.vis.iter().enumerate().map(|(k, &vi)| !skip(ri, k) && correct::warned(self.codec.variant(vi), &findings)).collect();
+                self.prepare_triage(run, &st.outs[ri], &wanted)
+            })
+            .collect()
+    }
+
     /// Per page: merged findings, their severities and corrections, and the summaries.
     /// Corrections are worked out only for the variants with a warning (an edit can only
-    /// turn a warning into an error).
-    fn finish(&self, st: GroupState, stored: &BTreeMap<String, Vec<Finding>>, done: &mut impl FnMut(&Page, Vec<VariantSummary>, Vec<Finding>)) {
-        for (ri, run) in st.runs.into_iter().enumerate() {
+    /// turn a warning into an error); `early` holds those prepared while the minimization
+    /// ran ([`Group::prepare_warned`]), the rest are prepared here.
+    fn finish(
+        &self,
+        st: GroupState,
+        stored: &BTreeMap<String, Vec<Finding>>,
+        mut early: Vec<Vec<Option<correct::Prepared>>>,
+        done: &mut impl FnMut(&Page, Vec<VariantSummary>, Vec<Finding>),
+    ) {
+        let late = self.prepare_warned(&st, |ri, k| early.get(ri).is_some_and(|e| e.get(k).is_some_and(Option::is_some)));
+        for ((ri, run), late) in st.runs.into_iter().enumerate().zip(late) {
             let mut findings = merge(run.raw.clone());
             let wanted: Vec<bool> = run.vis.iter().map(|&vi| correct::warned(self.codec.variant(vi), &findings)).collect();
-            let prepared = self.prepare_triage(&run, &st.outs[ri], &wanted);
+            let mut early = early.get_mut(ri).map(std::mem::take).unwrap_or_default();
+            let prepared: Vec<Option<correct::Prepared>> =
+                (late.into_iter().enumerate()).map(|(k, l)| if wanted[k] { l.or_else(|| early.get_mut(k).and_then(Option::take)) } else { None }).collect();
             for (&vi, prepared) in run.vis.iter().zip(&prepared) {
                 correct::apply(prepared.as_ref(), self.codec.variant(vi), self.learned[vi], &mut findings);
             }
@@ -709,15 +741,18 @@ impl<'a> Group<'a> {
 #[derive(Default)]
 struct Candidates {
     all: Vec<Candidate>,
-    by_key: std::collections::HashMap<(usize, usize, Vec<String>), usize>,
+    /// Per (page run, variant), its candidates in `all` (a few: one per set of changed
+    /// elements), so that a word that adds to one allocates nothing.
+    by_variant: std::collections::HashMap<(usize, usize), Vec<usize>>,
 }
 
 impl Candidates {
     fn add(&mut self, run: usize, vi: usize, values: Values, want: &[String], o: &Outcome) {
-        match self.by_key.get(&(run, vi, want.to_vec())) {
+        let mine = self.by_variant.entry((run, vi)).or_default();
+        match mine.iter().find(|&&ci| self.all[ci].want == want) {
             Some(&ci) => self.all[ci].count += 1,
             None => {
-                self.by_key.insert((run, vi, want.to_vec()), self.all.len());
+                mine.push(self.all.len());
                 self.all.push(Candidate { run, vi, values, want: want.to_vec(), count: 1, outcome: o.clone() });
             }
         }

@@ -5,8 +5,11 @@
 //! A finite double is `m · 2^k`; with `m` odd, `m · 2^k` (k ≥ 0) or `m · 5^-k` (k < 0,
 //! then times `10^k`) is an integer holding every decimal digit of the value. Where that
 //! integer fits a `u128` (every fp16, every fp32 from 2^-44 up, doubles near 1) the digits
-//! are exact and rounded as `fmt` rounds (half to even); elsewhere `None`, and the caller
-//! formats with `fmt`.
+//! are exact and rounded as `fmt` rounds (half to even). Below 10^22 otherwise (every
+//! other fp32, small doubles), `floor(x · 10^p) = m · 5^p · 2^(k+p)` for a `p` that gives
+//! it some 23 digits is worked out in a small big number, and whether anything was cut
+//! below it: its digits then round as the exact value's. Elsewhere (doubles past 2^128)
+//! `None`, and the caller formats with `fmt`.
 
 /// Significant digits a `u128` holds at most.
 const MAX_DIGITS: usize = 39;
@@ -59,6 +62,37 @@ impl Digits {
         Some(d)
     }
 
+    /// `|x|`'s first 23 or 24 digits, and a digit 1 after them where the exact value has
+    /// more (nonzero) digits: rounding at the 22nd digit or before then rounds as the exact
+    /// value rounds. For `|x|` below 10^22 (x finite and non-zero).
+    fn scaled(x: f64) -> Option<Digits> {
+        let bits = x.to_bits();
+        let (e, frac) = ((bits >> 52 & 0x7ff) as i32, bits & ((1 << 52) - 1));
+        let (m, k) = if e == 0 { (frac, -1074) } else { (frac | 1 << 52, e - 1075) };
+        if m == 0 {
+            return None;
+        }
+        // |x| lies in [2^top, 2^(top + 1)); its power of ten is `est` or `est + 1`
+        // (78913 / 2^18 is log10(2) from below, to within 2^-20).
+        let top = k + 63 - m.leading_zeros() as i32;
+        let est = (top * 78913) >> 18;
+        let p = 22 - est;
+        if p < 0 {
+            return None;
+        }
+        // floor(x · 10^p) = (m · 5^p) · 2^(k + p), in [10^22, 10^24).
+        let big = Big::times_pow5(m, p as u32);
+        let (n, cut) = big.shifted(k + p)?;
+        let mut d = Digits { d: [0; MAX_DIGITS + 1], len: 0, exp: 0 };
+        d.len = write_u128(n, &mut d.d);
+        d.exp = d.len as i32 - 1 - p;
+        if cut {
+            d.d[d.len] = 1;
+            d.len += 1;
+        }
+        Some(d)
+    }
+
     /// Rounded to `keep` significant digits (half to even, as `fmt` rounds); a carry out of
     /// the first digit raises the exponent. `keep` ≥ 1.
     fn round(&mut self, keep: usize) {
@@ -95,6 +129,67 @@ impl Digits {
         } else {
             0
         }
+    }
+}
+
+/// A non-negative integer of up to 16 64-bit limbs, least significant first: enough for
+/// `m · 5^p` with `m < 2^53` and `p ≤ 22 + 324` (some 860 bits).
+struct Big {
+    limbs: [u64; 16],
+    len: usize,
+}
+
+impl Big {
+    /// `m · 5^p`.
+    fn times_pow5(m: u64, p: u32) -> Big {
+        // 5^27 is the largest power of five below 2^64.
+        const POW5_27: u64 = 7_450_580_596_923_828_125;
+        let mut b = Big { limbs: [0; 16], len: 1 };
+        b.limbs[0] = m;
+        for _ in 0..p / 27 {
+            b.times(POW5_27);
+        }
+        b.times(POW5[(p % 27) as usize] as u64);
+        b
+    }
+
+    fn times(&mut self, f: u64) {
+        let mut carry = 0u128;
+        for l in &mut self.limbs[..self.len] {
+            let x = u128::from(*l) * u128::from(f) + carry;
+            *l = x as u64;
+            carry = x >> 64;
+        }
+        if carry > 0 {
+            self.limbs[self.len] = carry as u64;
+            self.len += 1;
+        }
+    }
+
+    /// `self · 2^s` as a `u128` (its integer part), and whether a nonzero fraction was
+    /// cut; `None` past a `u128`.
+    fn shifted(&self, s: i32) -> Option<(u128, bool)> {
+        let limbs = &self.limbs[..self.len];
+        if s >= 0 {
+            let n = match limbs {
+                [a] => u128::from(*a),
+                [a, b] => u128::from(*b) << 64 | u128::from(*a),
+                _ => return None,
+            };
+            return (n.leading_zeros() as i32 > s).then(|| (n << s, false));
+        }
+        let r = s.unsigned_abs() as usize;
+        let (whole, bits) = (r / 64, r % 64);
+        let limb = |i: usize| limbs.get(i).copied().map_or(0, u128::from);
+        // Three limbs from `whole` on hold the 128 bits kept (and `bits` more, cut).
+        let window = limb(whole) | limb(whole + 1) << 64;
+        let above = limb(whole + 2);
+        if limbs.len() > whole + 3 || above >> bits != 0 {
+            return None;
+        }
+        let n = window >> bits | if bits > 0 { above << (128 - bits) } else { 0 };
+        let cut = limbs[..whole.min(limbs.len())].iter().any(|&l| l != 0) || window & ((1u128 << bits) - 1) != 0;
+        Some((n, cut))
     }
 }
 
@@ -138,7 +233,7 @@ fn write_u128(n: u128, out: &mut [u8; MAX_DIGITS + 1]) -> usize {
 /// [`super::format_float`]'s text for a finite non-zero `x` (no trailing space to add),
 /// appended to `out`; false, with nothing appended, where the digits do not fit.
 pub(super) fn push_finite(x: f64, out: &mut String) -> bool {
-    let Some(mut d) = Digits::exact(x) else { return false };
+    let Some(mut d) = Digits::exact(x).or_else(|| Digits::scaled(x)) else { return false };
     if x.is_sign_negative() {
         out.push('-');
     }
@@ -271,6 +366,37 @@ mod tests {
         for b in [1.0f32, 3.4e38, 2f32.powi(-44), 1.1920929e-7, 0.1, 123456.79] {
             assert!(super::push_finite(f64::from(b), &mut out), "{b:e}");
         }
-        assert!(!super::push_finite(f64::from(1e-30f32), &mut out));
+        // Below 2^-44 and every subnormal too (through `Digits::scaled`); past 2^128 not.
+        for x in [f64::from(1e-30f32), f64::from(f32::from_bits(1)), 5e-324, 1e-300, 9.999e21] {
+            assert!(super::push_finite(x, &mut out), "{x:e}");
+        }
+        assert!(!super::push_finite(1e39, &mut out));
+    }
+
+    /// The scaled path (below 2^-44, beyond a `u128` of digits) prints what `fmt` prints:
+    /// every fp32 exponent down to the subnormals, random small doubles, subnormal doubles
+    /// and the values that round at a tie or carry there.
+    #[test]
+    fn scaled_digits_print_as_fmt() {
+        let check = |x: f64| {
+            let quiet = x.to_bits() >> 51 & 1 == 1;
+            assert_eq!(format_float(x, quiet), format_float_fmt(x, quiet), "{x:e} ({:#x})", x.to_bits());
+        };
+        let mut rng = Rng::new(11);
+        for _ in 0..100_000 {
+            let b = rng.next_u64();
+            // fp32 below 2^-44: exponent field 0..=82, any mantissa.
+            check(f64::from(f32::from_bits((b as u32 % (83 << 23)) | (b >> 63 << 31) as u32)));
+            // Doubles from 2^-1074 to 10^22, exponent uniform.
+            let e = (b >> 52) % (1023 + 73);
+            check(f64::from_bits(e << 52 | b & ((1 << 52) - 1)));
+        }
+        // Numbers whose digits carry through nines or stop at a 5 (m · 2^-j, small m).
+        for j in 56..=1074 {
+            for m in [1u64, 3, 5, 999, (1 << 53) - 1] {
+                // In two steps: `2f64.powi(-j)` alone underflows to 0 for large `j`.
+                check(m as f64 * 2f64.powi(-(j / 2)) * 2f64.powi(-(j - j / 2)));
+            }
+        }
     }
 }
