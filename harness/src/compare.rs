@@ -393,4 +393,36 @@ mod tests {
         assert!(changed(&n1, &n2).is_empty());
         assert_eq!(changed(&p("DFMA R0, R0, R0, 0 ;").unwrap(), &p("DFMA R0, R0, R0, -0 ;").unwrap()), vec!["op3.body"]);
     }
+
+    /// A text read as borrowed tokens compares as its parsed instruction does: every pair
+    /// of these texts, the second side owned or borrowed (floats, memory operands,
+    /// constants, suffixes, predicates, modifiers in another order).
+    #[test]
+    fn borrowed_texts_compare_as_parsed_ones() {
+        let texts = [
+            "@P0 DFMA R0, R0, R0, R0 ;",
+            "@P0 DFMA R0, R0, R0, R0;",
+            "@!P1 DFMA R0, R0.reuse, R0, R0 ;",
+            "DFMA R0, R0, R0, 1.5 ;",
+            "DFMA R0, R0, R0, 1.50000000000000000001 ;",
+            "DFMA R0, -R1.H1, |R2|, c[0x1][0x4] ;",
+            "DFMA R0, R1.H1, R2, c[0x0][-0x8000] ;",
+            "FHFMA.RP.BF16 R0, R0, UR255, R0 ;",
+            "FHFMA.BF16.RP R0, R0, URZ, R0 ;",
+            "LDG.E.64 R2, desc[UR4][R2.64+0x10] ;",
+            "LDG.E.64 R2, desc[UR4][R2.64+0x20] ;",
+            "HADD2 R0, R1.H0_H0, -R2.H1_H1 ;",
+            "HADD2 R0, R1.H1_H1, -R2.H0_H0 ;",
+            "ISETP.GE.AND P0, PT, R1, 0x10, PT ;",
+        ];
+        for a in texts {
+            let a = p(a).unwrap();
+            for b in texts {
+                let (owned, borrowed) = (p(b).unwrap(), InstRef::parse(b).unwrap_or_else(|| panic!("{b}")));
+                let ch = changed(&a, &owned);
+                assert_eq!(changed_of(&a, &borrowed), ch, "{a} / {b}");
+                assert_eq!(compare_changed_of(&a, &borrowed, &ch), compare_changed(&a, &owned, &ch), "{a} / {b}");
+            }
+        }
+    }
 }
