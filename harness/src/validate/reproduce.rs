@@ -2,9 +2,11 @@
 //! not print `actual` again is not worth trusting, so the validator checks its own output.
 
 use super::finding::{outcome_text, Finding, ILLEGAL_PREFIX};
-use crate::oracle::nvdisasm::{Nvdisasm, NvdisasmError};
+use crate::oracle::nvdisasm::{Nvdisasm, NvdisasmError, Outcome};
 use crate::spec::Arch;
+use crate::word::Word;
 use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// A finding whose word printed something else on the re-run.
 #[derive(Clone, Debug, PartialEq)]
@@ -14,22 +16,22 @@ pub struct Mismatch {
 }
 
 /// Disassembles the findings' words again (per architecture, one batch of those it rejected
-/// and one of the rest) and returns those whose outcome is not their `actual`; a malformed
-/// word is a mismatch too.
+/// and one of the rest, `nv.jobs` batches at once) and returns those whose outcome is not their
+/// `actual`; a malformed word is a mismatch too.
 pub fn reproduce(nv: &Nvdisasm, findings: &[Finding]) -> Result<Vec<Mismatch>, NvdisasmError> {
     let mut by_arch: BTreeMap<Arch, Vec<usize>> = BTreeMap::new();
     for (i, f) in findings.iter().enumerate() {
         by_arch.entry(f.arch).or_default().push(i);
     }
     let mut out = vec![];
+    // The words whose finding says nvdisasm rejects them go in a batch of their own: an
+    // nvdisasm run with an illegal word runs twice (the first run only names them), the
+    // others' runs then run once.
+    let mut batches: Vec<(Arch, Vec<usize>, Vec<Word>)> = vec![];
     for (arch, idx) in by_arch {
-        // The words whose finding says nvdisasm rejects them go in a batch of their own:
-        // an nvdisasm run with an illegal word runs twice (the first run only names them),
-        // the others' runs then run once.
         let (rejected, printed): (Vec<usize>, Vec<usize>) = idx.into_iter().partition(|&i| findings[i].actual.starts_with(ILLEGAL_PREFIX));
         for part in [printed, rejected] {
-            let mut ok = vec![];
-            let mut words = vec![];
+            let (mut ok, mut words) = (vec![], vec![]);
             for i in part {
                 match findings[i].word() {
                     Some(w) => {
@@ -39,16 +41,43 @@ pub fn reproduce(nv: &Nvdisasm, findings: &[Finding]) -> Result<Vec<Mismatch>, N
                     None => out.push(Mismatch { index: i, got: "<not 32 hex digits>".into() }),
                 }
             }
-            for (k, (i, o)) in ok.into_iter().zip(nv.disassemble(&arch.nvdisasm_name(), &words)?).enumerate() {
-                let got = outcome_text(&o);
-                if got != findings[i].actual && !same_at_zero(&got, &findings[i].actual, 16 * k as u64) {
-                    out.push(Mismatch { index: i, got });
-                }
+            batches.push((arch, ok, words));
+        }
+    }
+    for ((_, ok, _), outs) in batches.iter().zip(disassemble_all(nv, &batches)?) {
+        for (k, (&i, o)) in ok.iter().zip(outs).enumerate() {
+            let got = outcome_text(&o);
+            if got != findings[i].actual && !same_at_zero(&got, &findings[i].actual, 16 * k as u64) {
+                out.push(Mismatch { index: i, got });
             }
         }
     }
     out.sort_by_key(|m| m.index);
     Ok(out)
+}
+
+/// Each batch's outcomes, `nv.jobs` batches at a time: each is a process start or two of
+/// its own and this is a run's last step (one after another, a run of two architectures
+/// waited on four starts in a row).
+fn disassemble_all(nv: &Nvdisasm, batches: &[(Arch, Vec<usize>, Vec<Word>)]) -> Result<Vec<Vec<Outcome>>, NvdisasmError> {
+    let next = AtomicUsize::new(0);
+    let mut done: Vec<(usize, Result<Vec<Outcome>, NvdisasmError>)> = std::thread::scope(|s| {
+        let workers: Vec<_> = (0..nv.jobs.clamp(1, batches.len().max(1)))
+            .map(|_| {
+                s.spawn(|| {
+                    let mut mine = vec![];
+                    loop {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        let Some((arch, _, words)) = batches.get(i) else { return mine };
+                        mine.push((i, nv.disassemble(&arch.nvdisasm_name(), words)));
+                    }
+                })
+            })
+            .collect();
+        workers.into_iter().flat_map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p))).collect()
+    });
+    done.sort_by_key(|(i, _)| *i);
+    done.into_iter().map(|(_, r)| r).collect()
 }
 
 /// Does `got`, printed at `addr`, read as `actual` once the immediates that are `addr` more
