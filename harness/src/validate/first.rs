@@ -136,8 +136,8 @@ fn second_round(
     outs.resize_with(all.len(), missing_outcome);
     let mut random_outs = Vec::with_capacity(random.len());
     for (&i, &vi) in at.iter().zip(&random_vis) {
-        // A placeholder that allocates nothing: the first run settled this place, so
-        // what is left here is never read.
+        // A placeholder that allocates nothing: a random word's place is one the first
+        // run settled or lies past the first run's words, so it is never read again.
         let mut o = std::mem::replace(&mut outs[i], Outcome::Silent);
         target_at_zero(codec, 16 * i as u64, &mut o, vi);
         random_outs.push(o);
