@@ -16,8 +16,8 @@ pub struct Mismatch {
 }
 
 /// Disassembles the findings' words again (per architecture, one batch of those it rejected
-/// and one of the rest, `nv.jobs` batches at once) and returns those whose outcome is not their
-/// `actual`; a malformed word is a mismatch too.
+/// and one of the rest; `nv.jobs` batches at once) and returns those whose outcome is not
+/// their `actual`; a malformed word is a mismatch too.
 pub fn reproduce(nv: &Nvdisasm, findings: &[Finding]) -> Result<Vec<Mismatch>, NvdisasmError> {
     let mut by_arch: BTreeMap<Arch, Vec<usize>> = BTreeMap::new();
     for (i, f) in findings.iter().enumerate() {
