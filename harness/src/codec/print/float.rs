@@ -7,7 +7,7 @@
 //! integer fits a `u128` (every fp16, every fp32 from 2^-44 up, doubles near 1) the digits
 //! are exact and rounded as `fmt` rounds (half to even). Below 10^22 otherwise (every
 //! other fp32, small doubles), `floor(x · 10^p) = m · 5^p · 2^(k+p)` for a `p` that gives
-//! it some 23 digits is worked out in a small big number, and whether anything was cut
+//! it 22 to 24 digits is worked out in a small big number, and whether anything was cut
 //! below it: its digits then round as the exact value's. Elsewhere (doubles past 2^128)
 //! `None`, and the caller formats with `fmt`.
 
@@ -62,8 +62,8 @@ impl Digits {
         Some(d)
     }
 
-    /// `|x|`'s first 23 or 24 digits, and a digit 1 after them where the exact value has
-    /// more (nonzero) digits: rounding at the 22nd digit or before then rounds as the exact
+    /// `|x|`'s first 22 to 24 digits, and a digit 1 after them where the exact value has
+    /// more (nonzero) digits: rounding at the 21st digit or before then rounds as the exact
     /// value rounds. For `|x|` below 10^22 (x finite and non-zero).
     fn scaled(x: f64) -> Option<Digits> {
         let bits = x.to_bits();
@@ -72,15 +72,15 @@ impl Digits {
         if m == 0 {
             return None;
         }
-        // |x| lies in [2^top, 2^(top + 1)); its power of ten is `est` or `est + 1`
-        // (78913 / 2^18 is log10(2) from below, to within 2^-20).
+        // |x| lies in [2^top, 2^(top + 1)); its power of ten is `est - 1`, `est` or
+        // `est + 1` (78913 / 2^18 is log10(2) from below, to within 2^-24).
         let top = k + 63 - m.leading_zeros() as i32;
         let est = (top * 78913) >> 18;
         let p = 22 - est;
         if p < 0 {
             return None;
         }
-        // floor(x · 10^p) = (m · 5^p) · 2^(k + p), in [10^22, 10^24).
+        // floor(x · 10^p) = (m · 5^p) · 2^(k + p), in [10^21, 10^24).
         let big = Big::times_pow5(m, p as u32);
         let (n, cut) = big.shifted(k + p)?;
         let mut d = Digits { d: [0; MAX_DIGITS + 1], len: 0, exp: 0 };
