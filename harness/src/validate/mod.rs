@@ -328,7 +328,7 @@ fn validate_group(
     let early = std::thread::scope(|s| {
         let judged = s.spawn(|| {
             cx.judge_all(&mut st);
-            cx.prepare_warned(&st, |_, _| false)
+            cx.prepare_warned(&st)
         });
         let minimized = cx.minimize(&mut shrink);
         let early = judged.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
@@ -695,14 +695,13 @@ impl<'a> Group<'a> {
     }
 
     /// Per page run, triage prepared for each variant its findings so far warn about
-    /// (`None` for the others, and for those `skip(run, k)` names: prepared already).
-    /// [`correct::prepare`] reads the probes and outcomes alone, not the findings, so it
-    /// gives the same whenever it runs.
-    fn prepare_warned(&self, st: &GroupState, skip: impl Fn(usize, usize) -> bool) -> Vec<Vec<Option<correct::Prepared>>> {
+    /// (`None` for the others). [`correct::prepare`] reads the probes and outcomes alone,
+    /// not the findings, so it gives the same whenever it runs.
+    fn prepare_warned(&self, st: &GroupState) -> Vec<Vec<Option<correct::Prepared>>> {
         (st.runs.iter().enumerate())
             .map(|(ri, run)| {
                 let findings = merge(run.raw.clone());
-                let wanted: Vec<bool> = run.vis.iter().enumerate().map(|(k, &vi)| !skip(ri, k) && correct::warned(self.codec.variant(vi), &findings)).collect();
+                let wanted: Vec<bool> = run.vis.iter().map(|&vi| correct::warned(self.codec.variant(vi), &findings)).collect();
                 self.prepare_triage(run, &st.outs[ri], &wanted)
             })
             .collect()
@@ -719,14 +718,15 @@ impl<'a> Group<'a> {
         mut early: Vec<Vec<Option<correct::Prepared>>>,
         done: &mut impl FnMut(&Page, Vec<VariantSummary>, Vec<Finding>),
     ) {
-        let late = self.prepare_warned(&st, |ri, k| early.get(ri).is_some_and(|e| e.get(k).is_some_and(Option::is_some)));
-        for ((ri, run), late) in st.runs.into_iter().enumerate().zip(late) {
+        for (ri, run) in st.runs.iter().enumerate() {
             let mut findings = merge(run.raw.clone());
             let wanted: Vec<bool> = run.vis.iter().map(|&vi| correct::warned(self.codec.variant(vi), &findings)).collect();
             let mut early = early.get_mut(ri).map(std::mem::take).unwrap_or_default();
-            let prepared: Vec<Option<correct::Prepared>> =
-                (late.into_iter().enumerate()).map(|(k, l)| if wanted[k] { l.or_else(|| early.get_mut(k).and_then(Option::take)) } else { None }).collect();
-            for (&vi, prepared) in run.vis.iter().zip(&prepared) {
+            early.resize_with(run.vis.len(), || None);
+            let need: Vec<bool> = wanted.iter().zip(&early).map(|(&w, e)| w && e.is_none()).collect();
+            let late = self.prepare_triage(run, &st.outs[ri], &need);
+            for (k, (&vi, late)) in run.vis.iter().zip(late).enumerate() {
+                let prepared = if wanted[k] { early[k].take().or(late) } else { None };
                 correct::apply(prepared.as_ref(), self.codec.variant(vi), self.learned[vi], &mut findings);
             }
             findings.extend(stored.get(&run.page.file).cloned().unwrap_or_default());
