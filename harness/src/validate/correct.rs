@@ -40,10 +40,10 @@ fn printed(o: &Outcome) -> Option<Instruction> {
 }
 
 /// A probe word of the variant as triage reads it: the word, nvdisasm's outcome, and,
-/// where judging it compared the page's prediction with nvdisasm's text (a random word
-/// whose text differed), that comparison's verdict: the page as written is judged the
-/// same way here, so its verdict on the word is read, not worked out again (the parse
-/// and comparison were most of triage's time).
+/// where judging it compared the page's prediction with nvdisasm's text (a random
+/// word), that comparison's verdict (`Agree` where the texts were the same): the page as
+/// written is judged the same way here, so its verdict on the word is read, not worked
+/// out again (printing, parsing and comparing were most of triage's time).
 pub struct Observed<'o> {
     pub word: Word,
     pub outcome: &'o Outcome,
@@ -172,6 +172,12 @@ impl<'a> Judge<'a> {
         let Some(text) = seen.text else { return V::Other };
         match self.codec.find(v.arch, word) {
             Ok(vi) if vi == self.vi => {
+                // Judging found the page as written's text the same as nvdisasm's, or
+                // one that compares alike: agreed, not printed again (a word whose text
+                // compared otherwise is printed below, its verdict kept by that text).
+                if let (true, Some(V::Agree)) = (self.as_written, seen.as_written) {
+                    return V::Agree;
+                }
                 let values = self.codec.extract(self.vi, word);
                 let mut predicted = String::with_capacity(text.len());
                 self.printer.print_word_into(v, &values, word, &mut predicted);

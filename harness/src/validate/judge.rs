@@ -132,9 +132,9 @@ impl<'a> Analysis<'a> {
     }
 
     /// [`Analysis::judge`], and the verdict of comparing the page's prediction with
-    /// nvdisasm's parsed text where that was worked out (a text that differs from the
-    /// predicted one): what triage's judgement of the page as written would work out again
-    /// (see `correct::Observed`).
+    /// nvdisasm's text where that was worked out (`Agree` where the texts are the same,
+    /// else the parsed texts' comparison): what triage's judgement of the page as written
+    /// would work out again (see `correct::Observed`).
     pub(super) fn judge_compared(&self, p: &Probe, values: &Values, o: &Outcome, base_actual: Option<&Instruction>) -> (Judged, Option<Verdict>) {
         let word_bits: u128 = match &p.kind {
             Kind::Field { field, value } => self.bits_of(*field, *value).iter().fold(0u128, |a, &b| a | 1u128 << b),
@@ -148,7 +148,7 @@ impl<'a> Analysis<'a> {
             let mut exp = String::with_capacity(text.len());
             self.printer.print_word_into(self.vi, values, p.word, &mut exp);
             if *text == exp {
-                return (Judged::Agree(word_bits), None);
+                return (Judged::Agree(word_bits), Some(Verdict::Agree));
             }
         }
         let expected = self.predict(values, p.word);

@@ -468,9 +468,9 @@ impl<'a> Group<'a> {
             verdicts.resize_with(run.probes.len(), || None);
             run.compared.resize(run.probes.len(), None);
             for (pi, p) in run.probes.iter().enumerate().filter(|(_, p)| p.kind == Kind::Random) {
-                let Some(((j, values, compared), o)) = judged.next() else { break };
-                if let (Judged::Minimize(elems), Some(values)) = (&j, values) {
-                    cands.add(ri, p.vi, *values, elems, &o);
+                let Some(((j, compared), o)) = judged.next() else { break };
+                if let Judged::Minimize(elems) = &j {
+                    cands.add(ri, p.vi, || self.codec.extract(p.vi, p.word), elems, &o);
                 }
                 run.compared[pi] = compared;
                 verdicts[pi] = Some(j);
@@ -484,18 +484,12 @@ impl<'a> Group<'a> {
         Ok(cands)
     }
 
-    /// Each random probe's verdict (and its values, for a disagreement to minimize, and
-    /// the comparison's verdict where its text differed from the predicted one), judged on
-    /// `nv.jobs` threads, each a contiguous share: in probe order, as one thread would give
-    /// them.
-    fn judge_random(&self, random: &[&Probe], outs: &[Outcome]) -> Vec<(Judged, Option<Box<Values>>, Option<Verdict>)> {
+    /// Each random probe's verdict and its comparison's ([`judge::Analysis::judge_compared`]),
+    /// judged on `nv.jobs` threads, each a contiguous share: in probe order, as one thread
+    /// would give them.
+    fn judge_random(&self, random: &[&Probe], outs: &[Outcome]) -> Vec<(Judged, Option<Verdict>)> {
         let share = random.len().div_ceil(self.nv.jobs.max(1)).max(1);
-        let judge = |p: &Probe, o: &Outcome| {
-            let values = self.codec.extract(p.vi, p.word);
-            let (j, compared) = self.analysis(p.vi).judge_compared(p, &values, o, None);
-            let keep = matches!(j, Judged::Minimize(_)).then(|| Box::new(values));
-            (j, keep, compared)
-        };
+        let judge = |p: &Probe, o: &Outcome| self.analysis(p.vi).judge_compared(p, &self.codec.extract(p.vi, p.word), o, None);
         std::thread::scope(|s| {
             let shares: Vec<_> = random
                 .chunks(share)
@@ -540,7 +534,7 @@ impl<'a> Group<'a> {
                 t.agreeing += 1;
                 t.verified |= bits;
             }
-            Judged::Minimize(elems) => cands.add(ri, p.vi, values, &elems, &o),
+            Judged::Minimize(elems) => cands.add(ri, p.vi, || values, &elems, &o),
             Judged::Syntax { what, bits } => {
                 t.dispute(&bits);
                 match run.streamed_syntax.iter_mut().find(|(vi, w, _)| *vi == p.vi && *w == what) {
@@ -747,13 +741,16 @@ struct Candidates {
 }
 
 impl Candidates {
-    fn add(&mut self, run: usize, vi: usize, values: Values, want: &[String], o: &Outcome) {
+    /// A disagreement of variant `vi` on `want`; `values` (extracted again: most words
+    /// add to a candidate already there, and half a seed run's words disagree) only for
+    /// a new candidate.
+    fn add(&mut self, run: usize, vi: usize, values: impl FnOnce() -> Values, want: &[String], o: &Outcome) {
         let mine = self.by_variant.entry((run, vi)).or_default();
         match mine.iter().find(|&&ci| self.all[ci].want == want) {
             Some(&ci) => self.all[ci].count += 1,
             None => {
                 mine.push(self.all.len());
-                self.all.push(Candidate { run, vi, values, want: want.to_vec(), count: 1, outcome: o.clone() });
+                self.all.push(Candidate { run, vi, values: values(), want: want.to_vec(), count: 1, outcome: o.clone() });
             }
         }
     }
