@@ -195,14 +195,15 @@ pub(crate) fn split_operands(s: &str) -> impl Iterator<Item = &str> {
         if done {
             return None;
         }
-        // Brackets and commas are ASCII: bytes suffice.
-        for (i, &b) in s.as_bytes().iter().enumerate().skip(start) {
+        // Brackets and commas are ASCII: bytes suffice. From `start` on, not skipped to
+        // (`skip` walks the bytes before it again for every piece).
+        for (k, &b) in s.as_bytes()[start..].iter().enumerate() {
             match b {
                 b'[' => depth += 1,
                 b']' => depth -= 1,
                 b',' if depth == 0 => {
-                    let piece = &s[start..i];
-                    start = i + 1;
+                    let piece = &s[start..start + k];
+                    start += k + 1;
                     return Some(piece);
                 }
                 _ => {}
@@ -487,6 +488,13 @@ fn parse_known_body(s: &str) -> Option<Body> {
 
 /// [`parse_known_body`] without allocating: a float's `text` is left empty (it is `s`,
 /// with a space after a special's spelling).
+/// `r.split_once("][")` by a byte scan (a `&str` pattern sets up a searcher first, which
+/// costs more than these short texts' scan).
+fn split_brackets(r: &str) -> Option<(&str, &str)> {
+    let i = r.as_bytes().windows(2).position(|w| w == b"][")?;
+    Some((&r[..i], &r[i + 2..]))
+}
+
 pub(crate) fn plain_body(s: &str) -> Option<Body> {
     if s.is_empty() {
         return None;
@@ -507,13 +515,13 @@ pub(crate) fn plain_body(s: &str) -> Option<Body> {
         return Some(Body::Barrier { n: n.parse().ok()? });
     }
     if let Some(r) = s.strip_prefix("cx[") {
-        let (u, rest) = r.split_once("][")?;
+        let (u, rest) = split_brackets(r)?;
         let off = rest.strip_suffix(']')?;
         let ureg = parse_reg_num(u, "UR", "URZ", URZ)?;
         return Some(Body::ConstX { ureg, offset: parse_int(off)? });
     }
     if let Some(r) = s.strip_prefix("c[") {
-        let (b, rest) = r.split_once("][")?;
+        let (b, rest) = split_brackets(r)?;
         let off = rest.strip_suffix(']')?;
         let bank = u32::try_from(parse_int(b)?).ok()?;
         return Some(Body::Const { bank, offset: parse_int(off)? });
