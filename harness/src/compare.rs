@@ -15,32 +15,94 @@ pub enum Verdict {
     Differ,
 }
 
-/// Element name → canonical value text.
-pub fn elements(i: &Instruction) -> Vec<(String, String)> {
+/// A part of an instruction that comparing tells apart, and that a disagreement is
+/// pinned to. Its name (`Display`) is what reports and proposals show: `mnemonic`,
+/// `pred`, `mods`, `arity`, `op2.body`, `op3.sfx`, …
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Element {
+    Mnemonic,
+    Pred,
+    /// The modifiers, as a set (their order alone is syntax).
+    Mods,
+    /// The number of operands.
+    Arity,
+    /// Part `part` of operand `k`.
+    Operand {
+        k: usize,
+        part: Part,
+    },
+    /// No element of a text: nvdisasm rejects a word the page describes.
+    Legality,
+}
+
+impl Element {
+    /// A difference in operand suffixes (`op1.sfx`)?
+    pub fn is_suffix(self) -> bool {
+        matches!(self, Element::Operand { part: Part::Sfx, .. })
+    }
+
+    /// The operand it belongs to, if any.
+    pub fn operand(self) -> Option<usize> {
+        match self {
+            Element::Operand { k, .. } => Some(k),
+            _ => None,
+        }
+    }
+}
+
+impl std::fmt::Display for Element {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        match self {
+            Element::Mnemonic => f.write_str("mnemonic"),
+            Element::Pred => f.write_str("pred"),
+            Element::Mods => f.write_str("mods"),
+            Element::Arity => f.write_str("arity"),
+            Element::Operand { k, part } => write!(f, "op{k}.{}", part.name()),
+            Element::Legality => f.write_str("<legality>"),
+        }
+    }
+}
+
+/// Ordered by name, as the names were sorted when elements were strings (`op10.body`
+/// before `op2.body`): the order disagreements are minimized and reported in.
+impl Ord for Element {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.to_string().cmp(&other.to_string())
+    }
+}
+
+impl PartialOrd for Element {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+/// Each element → canonical value text.
+pub fn elements(i: &Instruction) -> Vec<(Element, String)> {
     let mut out = vec![
-        ("mnemonic".to_string(), i.mnemonic.clone()),
-        ("pred".to_string(), i.pred.as_ref().map(|p| p.to_string()).unwrap_or_default()),
-        ("mods".to_string(), i.modifiers.join(".")),
-        ("arity".to_string(), i.operands.len().to_string()),
+        (Element::Mnemonic, i.mnemonic.clone()),
+        (Element::Pred, i.pred.as_ref().map(|p| p.to_string()).unwrap_or_default()),
+        (Element::Mods, i.modifiers.join(".")),
+        (Element::Arity, i.operands.len().to_string()),
     ];
     for (k, o) in i.operands.iter().enumerate() {
-        for part in parts(o) {
-            out.push((format!("op{k}.{part}"), part_text(o, part)));
+        for &part in kinds(&o.body) {
+            out.push((Element::Operand { k, part }, part_text(o, part)));
         }
     }
     out
 }
 
-/// The canonical text of one element of an operand (a name from [`parts`]).
-fn part_text(o: &Operand, part: &str) -> String {
+/// The canonical text of one part of an operand.
+fn part_text(o: &Operand, part: Part) -> String {
     match (part, &o.body) {
-        ("neg", _) => o.neg.to_string(),
-        ("abs", _) => o.abs.to_string(),
-        ("not", _) => o.not.to_string(),
-        ("sfx", _) => o.suffixes.join("."),
-        ("bank", Body::Const { bank, .. }) => format!("{bank:#x}"),
-        ("bank", Body::ConstX { ureg, .. }) => Body::UReg { n: *ureg }.to_string(),
-        ("offset", Body::Const { offset, .. } | Body::ConstX { offset, .. }) => crate::sass::hex_signed(*offset),
+        (Part::Neg, _) => o.neg.to_string(),
+        (Part::Abs, _) => o.abs.to_string(),
+        (Part::Not, _) => o.not.to_string(),
+        (Part::Sfx, _) => o.suffixes.join("."),
+        (Part::Bank, Body::Const { bank, .. }) => format!("{bank:#x}"),
+        (Part::Bank, Body::ConstX { ureg, .. }) => Body::UReg { n: *ureg }.to_string(),
+        (Part::Offset, Body::Const { offset, .. } | Body::ConstX { offset, .. }) => crate::sass::hex_signed(*offset),
         (_, b) => canonical_body(b),
     }
 }
@@ -53,31 +115,31 @@ fn canonical_body(b: &Body) -> String {
     }
 }
 
-/// Names of elements whose values differ between `a` and `b`, in [`elements`] order: `a`'s
+/// The elements whose values differ between `a` and `b`, in [`elements`] order: `a`'s
 /// elements first, then those only `b` has. Modifiers count as a set: their order alone
 /// is syntax ([`compare`] reports it), so a word whose operands differ and whose
 /// modifiers are merely reordered is pinned to the operands alone. Structural (no text
 /// is built): this runs for every disagreeing word.
-pub fn changed(a: &Instruction, b: &Instruction) -> Vec<String> {
+pub fn changed(a: &Instruction, b: &Instruction) -> Vec<Element> {
     changed_of(a, b)
 }
 
 /// [`changed`] of instructions owned or read from a text as borrowed tokens (nvdisasm's
 /// text then needs no copy: [`InstRef::parse`]).
-pub(crate) fn changed_of(a: &impl Compared, b: &impl Compared) -> Vec<String> {
-    let mut out: Vec<String> = vec![];
+pub(crate) fn changed_of(a: &impl Compared, b: &impl Compared) -> Vec<Element> {
+    let mut out: Vec<Element> = vec![];
     if a.mnemonic() != b.mnemonic() {
-        out.push("mnemonic".into());
+        out.push(Element::Mnemonic);
     }
     if a.pred() != b.pred() {
-        out.push("pred".into());
+        out.push(Element::Pred);
     }
     if !a.modifiers().same_set(b.modifiers()) {
-        out.push("mods".into());
+        out.push(Element::Mods);
     }
     let (na, nb) = (a.n_operands(), b.n_operands());
     if na != nb {
-        out.push("arity".into());
+        out.push(Element::Arity);
     }
     for k in 0..na {
         let x = a.operand(k);
@@ -85,7 +147,7 @@ pub(crate) fn changed_of(a: &impl Compared, b: &impl Compared) -> Vec<String> {
         for &part in kinds(x.body) {
             let same = y.is_some_and(|y| kinds(y.body).contains(&part) && part_eq(&x, &y, part));
             if !same {
-                out.push(element(k, part));
+                out.push(Element::Operand { k, part });
             }
         }
     }
@@ -93,7 +155,7 @@ pub(crate) fn changed_of(a: &impl Compared, b: &impl Compared) -> Vec<String> {
         let y = b.operand(k);
         for &part in kinds(y.body) {
             if !(k < na && kinds(a.operand(k).body).contains(&part)) {
-                out.push(element(k, part));
+                out.push(Element::Operand { k, part });
             }
         }
     }
@@ -224,24 +286,9 @@ impl Compared for InstRef<'_> {
     }
 }
 
-/// `op{k}.{part}`, without `format!`'s machinery (a differing word names several).
-fn element(k: usize, part: Part) -> String {
-    let mut s = String::with_capacity(16);
-    s.push_str("op");
-    if k >= 10 {
-        s.push_str(&k.to_string());
-    } else {
-        s.push(char::from(b'0' + k as u8));
-    }
-    s.push('.');
-    s.push_str(part.name());
-    s
-}
-
-/// An operand's element, as [`parts`] names it: compared by kind, not by name (this
-/// runs for every word judged).
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Part {
+/// A part of an operand, as [`Element::Operand`] names it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Part {
     Body,
     Bank,
     Offset,
@@ -252,7 +299,7 @@ enum Part {
 }
 
 impl Part {
-    fn name(self) -> &'static str {
+    pub fn name(self) -> &'static str {
         match self {
             Part::Body => "body",
             Part::Bank => "bank",
@@ -265,19 +312,11 @@ impl Part {
     }
 }
 
-/// [`parts`] as [`Part`]s, in the same order.
+/// The parts of an operand with this body, in [`elements`] order.
 fn kinds(body: &Body) -> &'static [Part] {
     match body {
         Body::Const { .. } | Body::ConstX { .. } => &[Part::Bank, Part::Offset, Part::Neg, Part::Abs, Part::Not, Part::Sfx],
         _ => &[Part::Body, Part::Neg, Part::Abs, Part::Not, Part::Sfx],
-    }
-}
-
-/// The element names of an operand, as [`elements`] gives them.
-fn parts(o: &Operand) -> &'static [&'static str] {
-    match o.body {
-        Body::Const { .. } | Body::ConstX { .. } => &["bank", "offset", "neg", "abs", "not", "sfx"],
-        _ => &["body", "neg", "abs", "not", "sfx"],
     }
 }
 
@@ -307,8 +346,9 @@ fn part_eq(x: &OperandView, y: &OperandView, part: Part) -> bool {
     }
 }
 
-pub fn element_value(i: &Instruction, name: &str) -> Option<String> {
-    elements(i).into_iter().find(|(n, _)| n == name).map(|(_, v)| v)
+/// The canonical value text of element `el` of `i`, if `i` has it.
+pub fn element_value(i: &Instruction, el: Element) -> Option<String> {
+    elements(i).into_iter().find(|(n, _)| *n == el).map(|(_, v)| v)
 }
 
 pub fn compare(expected: &Instruction, actual: &Instruction) -> Verdict {
@@ -316,17 +356,17 @@ pub fn compare(expected: &Instruction, actual: &Instruction) -> Verdict {
 }
 
 /// [`compare`] given `ch`, [`changed`]`(expected, actual)` (for a caller that keeps it).
-pub fn compare_changed(expected: &Instruction, actual: &Instruction, ch: &[String]) -> Verdict {
+pub fn compare_changed(expected: &Instruction, actual: &Instruction, ch: &[Element]) -> Verdict {
     compare_changed_of(expected, actual, ch)
 }
 
 /// [`compare_changed`] of instructions owned or borrowed ([`Compared`]).
-pub(crate) fn compare_changed_of(expected: &impl Compared, actual: &impl Compared, ch: &[String]) -> Verdict {
+pub(crate) fn compare_changed_of(expected: &impl Compared, actual: &impl Compared, ch: &[Element]) -> Verdict {
     let n = expected.n_operands().min(actual.n_operands());
     let pairs = || (0..n).map(|k| (expected.operand(k), actual.operand(k)));
     if !ch.is_empty() {
         // Suffix order alone?
-        if ch.iter().all(|c| c.ends_with(".sfx")) && pairs().all(|(x, y)| x.suffixes.same_set(y.suffixes)) {
+        if ch.iter().all(|c| c.is_suffix()) && pairs().all(|(x, y)| x.suffixes.same_set(y.suffixes)) {
             return Verdict::Syntax("suffix order");
         }
         return Verdict::Differ;
@@ -366,32 +406,51 @@ mod tests {
         assert_eq!(compare(&p("I2F.A.B R0 ;").unwrap(), &p("I2F.B.A R0 ;").unwrap()), Verdict::Syntax("modifier order"));
         let c = p("DFMA R0, R0, R0, c[0x1][0x0] ;").unwrap();
         let d = p("DFMA R0, R0, R0, c[0x0][-0x8000] ;").unwrap();
-        assert_eq!(changed(&c, &d), vec!["op3.bank", "op3.offset"]);
+        assert_eq!(names(changed(&c, &d)), ["op3.bank", "op3.offset"]);
         // Reordered modifiers are syntax; with a changed operand only the operand counts.
         let m = p("FHFMA.RP.BF16 R0, R0, UR255, R0 ;").unwrap();
         let n = p("FHFMA.BF16.RP R0, R0, URZ, R0 ;").unwrap();
-        assert_eq!(changed(&m, &n), vec!["op2.body"]);
+        assert_eq!(names(changed(&m, &n)), ["op2.body"]);
         assert_eq!(compare(&m, &n), Verdict::Differ);
-        assert_eq!(changed(&m, &p("FHFMA.RP R0, R0, UR255, R0 ;").unwrap()), vec!["mods"]);
+        assert_eq!(changed(&m, &p("FHFMA.RP R0, R0, UR255, R0 ;").unwrap()), [Element::Mods]);
         assert_eq!(compare(&m, &p("FHFMA.BF16.RP R0, R0, UR255, R0 ;").unwrap()), Verdict::Syntax("modifier order"));
         // Operands that change kind or appear on one side only name every element.
         let r = p("DFMA R0, -R1.H1, R2 ;").unwrap();
         let q = p("DFMA R0, c[0x1][0x4], R2, R3 ;").unwrap();
         assert_eq!(
-            changed(&r, &q),
-            vec!["arity", "op1.body", "op1.neg", "op1.sfx", "op1.bank", "op1.offset", "op3.body", "op3.neg", "op3.abs", "op3.not", "op3.sfx"]
+            names(changed(&r, &q)),
+            ["arity", "op1.body", "op1.neg", "op1.sfx", "op1.bank", "op1.offset", "op3.body", "op3.neg", "op3.abs", "op3.not", "op3.sfx"]
         );
         // changed() and elements() name the same elements; element_value reads them.
-        let names: Vec<String> = elements(&r).into_iter().chain(elements(&q)).map(|(n, _)| n).collect();
-        assert!(changed(&r, &q).iter().all(|c| names.contains(c)));
-        assert_eq!(element_value(&q, "op1.bank").as_deref(), Some("0x1"));
-        assert_eq!(element_value(&q, "op1.offset").as_deref(), Some("0x4"));
-        assert_eq!(element_value(&r, "op1.sfx").as_deref(), Some("H1"));
+        let all: Vec<Element> = elements(&r).into_iter().chain(elements(&q)).map(|(n, _)| n).collect();
+        assert!(changed(&r, &q).iter().all(|c| all.contains(c)));
+        let op1 = |part| Element::Operand { k: 1, part };
+        assert_eq!(element_value(&q, op1(Part::Bank)).as_deref(), Some("0x1"));
+        assert_eq!(element_value(&q, op1(Part::Offset)).as_deref(), Some("0x4"));
+        assert_eq!(element_value(&r, op1(Part::Sfx)).as_deref(), Some("H1"));
         // Every NaN is one value; -0.0 is not 0.0.
         let n1 = p("DFMA R0, R0, R0, +QNAN ;").unwrap();
         let n2 = p("DFMA R0, R0, R0, -QNAN ;").unwrap();
         assert!(changed(&n1, &n2).is_empty());
-        assert_eq!(changed(&p("DFMA R0, R0, R0, 0 ;").unwrap(), &p("DFMA R0, R0, R0, -0 ;").unwrap()), vec!["op3.body"]);
+        assert_eq!(names(changed(&p("DFMA R0, R0, R0, 0 ;").unwrap(), &p("DFMA R0, R0, R0, -0 ;").unwrap())), ["op3.body"]);
+    }
+
+    fn names(els: Vec<Element>) -> Vec<String> {
+        els.iter().map(Element::to_string).collect()
+    }
+
+    /// Elements sort as their names do (`op10.body` before `op2.body`, `<legality>`
+    /// first), and every part of operand 0 is named once.
+    #[test]
+    fn elements_sort_by_name() {
+        let op = |k, part| Element::Operand { k, part };
+        let mut els = vec![Element::Pred, op(2, Part::Body), op(10, Part::Body), Element::Legality, Element::Mods, Element::Arity, Element::Mnemonic];
+        els.sort();
+        assert_eq!(names(els), ["<legality>", "arity", "mnemonic", "mods", "op10.body", "op2.body", "pred"]);
+        let parts = [Part::Body, Part::Bank, Part::Offset, Part::Neg, Part::Abs, Part::Not, Part::Sfx];
+        let named: std::collections::HashSet<String> = parts.iter().map(|&part| op(0, part).to_string()).collect();
+        assert_eq!(named.len(), parts.len());
+        assert!(op(3, Part::Sfx).is_suffix() && !op(3, Part::Neg).is_suffix());
     }
 
     /// A text read as borrowed tokens compares as its parsed instruction does: every pair

@@ -3,7 +3,7 @@
 
 use crate::codec::conventions::target_at_zero;
 use crate::codec::{print_word, Codec};
-use crate::compare::{changed, compare, Verdict};
+use crate::compare::{changed, compare, Element, Part, Verdict};
 use crate::oracle::nvdisasm::Outcome;
 use crate::spec::conventions::barrier_index;
 use crate::spec::{Arch, FieldKind};
@@ -145,31 +145,33 @@ fn differ(codec: &Codec, vi: usize, word: Word, expected: &str, actual: String) 
         }
         Verdict::Differ => {
             let elements = changed(&exp, &act);
-            let first = elements.first().map(String::as_str).unwrap_or("");
-            let class = class_of(first);
-            let field = field_of(v, first);
+            let (class, field) = match elements.first() {
+                Some(&first) => (class_of(first), field_of(v, first)),
+                None => (Class::FieldBits, None),
+            };
+            let elements = elements.iter().map(Element::to_string).collect();
             Disagreement { class, severity: Severity::Warning, elements, field, expected: expected.into(), actual }
         }
     }
 }
 
 /// The class an element's difference suggests.
-fn class_of(element: &str) -> Class {
-    match element.rsplit('.').next() {
-        _ if element == "mods" => Class::TableRow,
-        _ if element == "mnemonic" || element == "arity" => Class::Interaction,
-        Some("neg" | "abs" | "not" | "sfx") => Class::FlagOperand,
+fn class_of(element: Element) -> Class {
+    match element {
+        Element::Mods => Class::TableRow,
+        Element::Mnemonic | Element::Arity => Class::Interaction,
+        Element::Operand { part: Part::Neg | Part::Abs | Part::Not | Part::Sfx, .. } => Class::FlagOperand,
         _ => Class::FieldBits,
     }
 }
 
 /// The field behind an element: the guard's, or the first value field of operand `k`.
-fn field_of(v: &crate::spec::Variant, element: &str) -> Option<usize> {
-    if element == "pred" {
-        return v.fields.iter().position(|f| f.kind == FieldKind::Pred);
+fn field_of(v: &crate::spec::Variant, element: Element) -> Option<usize> {
+    match element {
+        Element::Pred => v.fields.iter().position(|f| f.kind == FieldKind::Pred),
+        Element::Operand { k, .. } => v.operands.get(k)?.value_fields.iter().flatten().copied().next(),
+        _ => None,
     }
-    let k: usize = element.strip_prefix("op")?.split('.').next()?.parse().ok()?;
-    v.operands.get(k)?.value_fields.iter().flatten().copied().next()
 }
 
 #[cfg(test)]
@@ -178,10 +180,10 @@ mod tests {
 
     #[test]
     fn elements_map_to_classes() {
-        assert_eq!(class_of("mods"), Class::TableRow);
-        assert_eq!(class_of("op2.neg"), Class::FlagOperand);
-        assert_eq!(class_of("op0.body"), Class::FieldBits);
-        assert_eq!(class_of("mnemonic"), Class::Interaction);
+        assert_eq!(class_of(Element::Mods), Class::TableRow);
+        assert_eq!(class_of(Element::Operand { k: 2, part: Part::Neg }), Class::FlagOperand);
+        assert_eq!(class_of(Element::Operand { k: 0, part: Part::Body }), Class::FieldBits);
+        assert_eq!(class_of(Element::Mnemonic), Class::Interaction);
     }
 
     #[test]

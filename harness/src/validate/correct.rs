@@ -10,7 +10,7 @@ use super::finding::{Class, Correction, Finding, Severity};
 use crate::codec::conventions::FormConventions;
 use crate::codec::print::row_tokens;
 use crate::codec::{self, Codec};
-use crate::compare::{changed, compare, Verdict};
+use crate::compare::{changed, compare, Element, Part, Verdict};
 use crate::oracle::nvdisasm::Outcome;
 use crate::sass::{self, Instruction};
 use crate::spec::edit::{self, Edit};
@@ -288,7 +288,7 @@ fn effect(v: &Variant, base: &Instruction, actual: &Instruction) -> Option<Effec
     }
     let ch = changed(base, actual);
     let [el] = ch.as_slice() else { return if ch.is_empty() { Some(Effect::Ignored) } else { None } };
-    if el == "mods" {
+    if *el == Element::Mods {
         let new = minus(&actual.modifiers, &base.modifiers);
         let lists =
             |fi: usize| v.field_table(fi).is_some_and(|t| t.rows.iter().any(|r| !new.is_empty() && new.iter().all(|x| r.tokens().contains(&x.as_str()))));
@@ -298,16 +298,15 @@ fn effect(v: &Variant, base: &Instruction, actual: &Instruction) -> Option<Effec
             _ => None,
         };
     }
-    let (op, part) = el.split_once('.')?;
-    let k: usize = op.strip_prefix("op")?.parse().ok()?;
+    let Element::Operand { k, part } = *el else { return None };
     let o = v.operands.get(k)?;
     match part {
-        "body" | "bank" => o.page_operands.first().map(|&po| Effect::Value(po)),
-        "offset" => o.page_operands.get(1).map(|&po| Effect::Value(po)),
-        "neg" => Some(Effect::Flag("cNEG")),
-        "abs" => Some(Effect::Flag("cABS")),
-        "not" => Some(Effect::Flag("cNOT")),
-        _ => None,
+        Part::Body | Part::Bank => o.page_operands.first().map(|&po| Effect::Value(po)),
+        Part::Offset => o.page_operands.get(1).map(|&po| Effect::Value(po)),
+        Part::Neg => Some(Effect::Flag("cNEG")),
+        Part::Abs => Some(Effect::Flag("cABS")),
+        Part::Not => Some(Effect::Flag("cNOT")),
+        Part::Sfx => None,
     }
 }
 

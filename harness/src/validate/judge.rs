@@ -2,7 +2,7 @@
 //! bits a disagreement is attributed to, and the page edit proposed for it.
 
 use super::*;
-use crate::compare::{changed_of, compare_changed_of};
+use crate::compare::{changed_of, compare_changed_of, Element, Part};
 use crate::sass::InstRef;
 
 /// A probe's verdict. Random probes' verdicts are kept from batch one to the judging of
@@ -18,7 +18,7 @@ pub(super) enum Judged {
         bits: Vec<u8>,
     },
     /// A random word that disagrees on these elements: minimize before reporting.
-    Minimize(Vec<String>),
+    Minimize(Vec<Element>),
 }
 
 /// What a single-field probe showed: the page's text, nvdisasm's, the zero word's, and
@@ -27,7 +27,7 @@ pub(super) struct Seen<'s> {
     expected: &'s Instruction,
     actual: &'s Instruction,
     base: Option<&'s Instruction>,
-    changes: Vec<String>,
+    changes: Vec<Element>,
 }
 
 pub(super) struct Analysis<'a> {
@@ -55,33 +55,35 @@ pub(super) enum Claim {
 }
 
 /// Which printed element does page operand `po` show as?
-pub(super) fn element_of_page_operand(v: &Variant, po: usize) -> Option<String> {
+pub(super) fn element_of_page_operand(v: &Variant, po: usize) -> Option<Element> {
     v.operands.iter().enumerate().find_map(|(k, o)| {
         let i = o.page_operands.iter().position(|&x| x == po)?;
-        Some(match (o.kind, i) {
-            (crate::spec::OperandKind::Const | crate::spec::OperandKind::ConstX, 0) => format!("op{k}.bank"),
-            (crate::spec::OperandKind::Const | crate::spec::OperandKind::ConstX, _) => format!("op{k}.offset"),
-            _ => format!("op{k}.body"),
-        })
+        let part = match (o.kind, i) {
+            (crate::spec::OperandKind::Const | crate::spec::OperandKind::ConstX, 0) => Part::Bank,
+            (crate::spec::OperandKind::Const | crate::spec::OperandKind::ConstX, _) => Part::Offset,
+            _ => Part::Body,
+        };
+        Some(Element::Operand { k, part })
     })
 }
 
-/// Describes an element for a proposal (`op3.offset` → `operand 4 (offset)`).
-pub(super) fn describe_element(v: &Variant, el: &str) -> String {
-    let Some((op, part)) = el.split_once('.') else { return el.to_string() };
-    let Some(k) = op.strip_prefix("op").and_then(|k| k.parse::<usize>().ok()) else { return el.to_string() };
+/// Describes an element for a proposal (`op3.offset` → `operand 4 (offset)`, numbered as
+/// the page numbers its operands).
+pub(super) fn describe_element(v: &Variant, el: Element) -> String {
+    let Element::Operand { k, part } = el else { return el.to_string() };
     let Some(o) = v.operands.get(k) else { return el.to_string() };
     let po = match part {
-        "offset" => o.page_operands.last().copied(),
+        Part::Offset => o.page_operands.last().copied(),
         _ => o.page_operands.first().copied(),
     }
     .unwrap_or(k);
     match part {
-        "body" | "bank" | "offset" => format!("operand {po}{}", if part == "body" { String::new() } else { format!(" ({part})") }),
-        "neg" => format!("cNEG of operand {po}"),
-        "abs" => format!("cABS of operand {po}"),
-        "sfx" => format!("a suffix of operand {po}"),
-        other => format!("operand {po} {other}"),
+        Part::Body => format!("operand {po}"),
+        Part::Bank | Part::Offset => format!("operand {po} ({})", part.name()),
+        Part::Neg => format!("cNEG of operand {po}"),
+        Part::Abs => format!("cABS of operand {po}"),
+        Part::Sfx => format!("a suffix of operand {po}"),
+        Part::Not => format!("operand {po} not"),
     }
 }
 
@@ -301,7 +303,7 @@ impl<'a> Analysis<'a> {
         if actual.mnemonic != base.mnemonic || kinds(&actual) != kinds(base) || self.fixed.unique(v.arch, word) {
             return Judged::Agree(word_bits);
         }
-        let ch: Vec<String> = changed(base, &actual);
+        let ch: Vec<Element> = changed(base, &actual);
         let expected = format!("not {} (bit {bit} is fixed {})", v.key, v.fixed_value.bit(bit) as u8);
         // A bit the page marks as ignored (`ignored bits:`) agrees when nvdisasm ignores it.
         if ch.is_empty() && v.ignored.contains(bit) {
@@ -326,7 +328,7 @@ impl<'a> Analysis<'a> {
         if claim == Claim::Nobody && (self.beyond_form(base, &actual) || zero_register_flip(&actual, &ch)) {
             return self.missing_form(word, vec![bit], expected, o, &format!("bit {bit} flipped"));
         }
-        let what: Vec<String> = ch.iter().map(|c| describe_element(v, c)).collect();
+        let what: Vec<String> = ch.iter().map(|&c| describe_element(v, c)).collect();
         let proposal = format!("bit {bit} is not fixed: it changes {}{note}", what.join(", "));
         Judged::Found(Box::new(self.finding(Class::Unexpressible, None, vec![bit], word, expected, outcome_text(o), Some(proposal))))
     }
@@ -336,7 +338,7 @@ impl<'a> Analysis<'a> {
         let v = self.v;
         let Kind::Field { field, value } = p.kind else {
             if p.kind == Kind::Random {
-                return Judged::Minimize(vec!["<legality>".into()]);
+                return Judged::Minimize(vec![Element::Legality]);
             }
             return Judged::Found(Box::new(self.finding(Class::Legality, None, vec![], p.word, exp_text, outcome_text(o), None)));
         };
@@ -373,7 +375,7 @@ impl<'a> Analysis<'a> {
         o: &Outcome,
         expected: &Instruction,
         actual: &Instruction,
-        ch: Vec<String>,
+        ch: Vec<Element>,
         base_actual: Option<&Instruction>,
     ) -> Judged {
         let v = self.v;
@@ -443,17 +445,16 @@ impl<'a> Analysis<'a> {
                 (token_diff(seen.base.map(|b| b.modifiers.clone()).unwrap_or_default(), seen.actual.modifiers.clone()), "modifiers".to_string())
             }
             _ => {
-                let el = seen.changes.iter().find(|c| c.ends_with(".sfx")).cloned();
+                let el = seen.changes.iter().copied().find(|c| c.is_suffix());
                 let toks = el
-                    .as_ref()
                     .and_then(|e| element_value(seen.actual, e))
                     .map(|s| s.split('.').filter(|x| !x.is_empty()).map(str::to_string).collect())
                     .unwrap_or_default();
-                (toks, el.unwrap_or_default())
+                (toks, el.map(|e| e.to_string()).unwrap_or_default())
             }
         };
         let name = if new_tokens.is_empty() { "(default)".to_string() } else { new_tokens.join(".") };
-        let others: Vec<String> = seen.changes.iter().filter(|c| *c != "mods" && !c.ends_with(".sfx")).map(|c| describe_element(v, c)).collect();
+        let others: Vec<String> = seen.changes.iter().filter(|c| **c != Element::Mods && !c.is_suffix()).map(|&c| describe_element(v, c)).collect();
         let w = t.width as usize;
         if others.is_empty() {
             let missing = if t.row(value).is_none() { " (row missing from the page)" } else { "" };
@@ -467,7 +468,7 @@ impl<'a> Analysis<'a> {
     pub(super) fn flag_proposal(&self, fi: usize, bit: u8, seen: &Seen) -> String {
         let v = self.v;
         let FieldKind::Flag { role, name, .. } = &v.fields[fi].kind else { unreachable!("flag field") };
-        let act_desc: Vec<String> = seen.changes.iter().map(|c| describe_element(v, c)).collect();
+        let act_desc: Vec<String> = seen.changes.iter().map(|&c| describe_element(v, c)).collect();
         if seen.changes.is_empty() {
             format!("'{name}' at bit {bit}: nvdisasm prints no change")
         } else if *role == FlagRole::Modifier {
@@ -475,7 +476,7 @@ impl<'a> Analysis<'a> {
             format!("bit {bit} prints {} (page: .{name})", if toks.is_empty() { act_desc.join(", ") } else { format!(".{}", toks.join(".")) })
         } else {
             let base_pred = codec::print(v, &crate::gen::base_values(v));
-            let page: Vec<String> = changed(&base_pred, seen.expected).iter().map(|c| describe_element(v, c)).collect();
+            let page: Vec<String> = changed(&base_pred, seen.expected).into_iter().map(|c| describe_element(v, c)).collect();
             format!("bit {bit} is {} (page: '{name}' of {})", act_desc.join(" and "), page.join(", "))
         }
     }
@@ -487,15 +488,15 @@ impl<'a> Analysis<'a> {
         let bit = bit.filter(|_| value.is_power_of_two())?;
         let own = match &f.kind {
             FieldKind::Operand { page_operand } => element_of_page_operand(v, *page_operand),
-            FieldKind::Pred => Some("pred".to_string()),
+            FieldKind::Pred => Some(Element::Pred),
             _ => None,
         };
-        let act_desc: Vec<String> = seen.changes.iter().map(|c| describe_element(v, c)).collect();
+        let act_desc: Vec<String> = seen.changes.iter().map(|&c| describe_element(v, c)).collect();
         Some(match own {
             _ if seen.changes.is_empty() => format!("bit {bit}: nvdisasm ignores it; '{}' does not include it", f.name),
-            Some(el) if seen.changes == [el.clone()] => {
-                let got = element_value(seen.actual, &el).unwrap_or_default();
-                format!("bit {bit} of '{}' prints {got} where the page predicts {}", f.name, element_value(seen.expected, &el).unwrap_or_default())
+            Some(el) if seen.changes == [el] => {
+                let got = element_value(seen.actual, el).unwrap_or_default();
+                format!("bit {bit} of '{}' prints {got} where the page predicts {}", f.name, element_value(seen.expected, el).unwrap_or_default())
             }
             _ => format!("bit {bit} belongs to {} (page: '{}')", act_desc.join(" and "), f.name),
         })
@@ -534,7 +535,7 @@ impl<'a> Analysis<'a> {
             None => "together they are rejected though each alone is accepted".to_string(),
             Some(a) => {
                 let ch = base.map(|b| changed(b, a)).unwrap_or_default();
-                format!("together they print {}", ch.iter().map(|c| describe_element(v, c)).collect::<Vec<_>>().join(", "))
+                format!("together they print {}", ch.into_iter().map(|c| describe_element(v, c)).collect::<Vec<_>>().join(", "))
             }
         };
         let mut f = self.finding(
@@ -555,9 +556,9 @@ impl<'a> Analysis<'a> {
 /// `UR62`)? Then the page fixes that register to RZ or URZ, as a form nvdisasm names for
 /// the zero register (`a[uI]`) does, and the flip is the general form's word. A field a
 /// page narrowed by a fixed 0 bit reads `R128` instead: the base word's other bits are 0.
-fn zero_register_flip(actual: &Instruction, changed: &[String]) -> bool {
+fn zero_register_flip(actual: &Instruction, changed: &[Element]) -> bool {
     let one_off = |n: u32, zero: u32| n < zero && (n ^ zero).is_power_of_two();
-    changed.iter().filter_map(|el| element_value(actual, el)).any(|t| {
+    changed.iter().filter_map(|&el| element_value(actual, el)).any(|t| {
         // URZ is UR63 on SM90 (6 bits), UR255 later; RZ is R255.
         t.split(|c: char| !c.is_ascii_alphanumeric()).any(|tok| match (tok.strip_prefix("UR"), tok.strip_prefix('R')) {
             (Some(n), _) => n.parse().is_ok_and(|n| one_off(n, 0xff) || one_off(n, 0x3f)),

@@ -30,9 +30,9 @@ pub(super) struct Minimizer<'c> {
 }
 
 impl Minimizer<'_> {
-    pub(super) fn disagrees(&self, vi: usize, vals: &Values, out: &Outcome, want: &[String]) -> bool {
+    pub(super) fn disagrees(&self, vi: usize, vals: &Values, out: &Outcome, want: &[Element]) -> bool {
         match printed(out) {
-            None => want == ["<legality>".to_string()],
+            None => want == [Element::Legality],
             Some(a) => {
                 let w = self.cx.codec.encode_unchecked(vi, vals);
                 let exp = self.cx.predict(vi, vals, w);

@@ -19,7 +19,7 @@ pub mod stored;
 
 use crate::codec::conventions::{self as conv_rules, Conventions, FormConventions};
 use crate::codec::{self, Codec, Values};
-use crate::compare::{changed, compare, compare_changed, element_value, Verdict};
+use crate::compare::{changed, compare, compare_changed, element_value, Element, Verdict};
 use crate::gen::Rng;
 use crate::oracle::nvdisasm::{Nvdisasm, NvdisasmError, Outcome};
 use crate::sass::{self, Instruction};
@@ -744,7 +744,7 @@ impl Candidates {
     /// A disagreement of variant `vi` on `want`; `values` (extracted again: most words
     /// add to a candidate already there, and half a seed run's words disagree) only for
     /// a new candidate.
-    fn add(&mut self, run: usize, vi: usize, values: impl FnOnce() -> Values, want: &[String], o: &Outcome) {
+    fn add(&mut self, run: usize, vi: usize, values: impl FnOnce() -> Values, want: &[Element], o: &Outcome) {
         let mine = self.by_variant.entry((run, vi)).or_default();
         match mine.iter().find(|&&ci| self.all[ci].want == want) {
             Some(&ci) => self.all[ci].count += 1,
@@ -782,7 +782,7 @@ struct Candidate {
     vi: usize,
     values: Values,
     /// The disagreement to keep: the changed elements, or `<legality>`.
-    want: Vec<String>,
+    want: Vec<Element>,
     count: usize,
     outcome: Outcome,
 }
