@@ -20,15 +20,19 @@ pub enum Verdict {
 /// `pred`, `mods`, `arity`, `op2.body`, `op3.sfx`, …
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Element {
+    /// The mnemonic.
     Mnemonic,
+    /// The guard predicate.
     Pred,
     /// The modifiers, as a set (their order alone is syntax).
     Mods,
     /// The number of operands.
     Arity,
-    /// Part `part` of operand `k`.
+    /// Part `part` of operand `k` (counted as printed, from 0).
     Operand {
+        /// The printed operand.
         k: usize,
+        /// Which part of it.
         part: Part,
     },
     /// No element of a text: nvdisasm rejects a word the page describes.
@@ -39,14 +43,6 @@ impl Element {
     /// A difference in operand suffixes (`op1.sfx`)?
     pub fn is_suffix(self) -> bool {
         matches!(self, Element::Operand { part: Part::Sfx, .. })
-    }
-
-    /// The operand it belongs to, if any.
-    pub fn operand(self) -> Option<usize> {
-        match self {
-            Element::Operand { k, .. } => Some(k),
-            _ => None,
-        }
     }
 }
 
@@ -299,6 +295,7 @@ pub enum Part {
 }
 
 impl Part {
+    /// The part's name in an element's (`op2.body`).
     pub fn name(self) -> &'static str {
         match self {
             Part::Body => "body",

@@ -486,8 +486,6 @@ fn parse_known_body(s: &str) -> Option<Body> {
     }
 }
 
-/// [`parse_known_body`] without allocating: a float's `text` is left empty (it is `s`,
-/// with a space after a special's spelling).
 /// `r.split_once("][")` by a byte scan (a `&str` pattern sets up a searcher first, which
 /// costs more than these short texts' scan).
 fn split_brackets(r: &str) -> Option<(&str, &str)> {
@@ -495,6 +493,8 @@ fn split_brackets(r: &str) -> Option<(&str, &str)> {
     Some((&r[..i], &r[i + 2..]))
 }
 
+/// [`parse_known_body`] without allocating: a float's `text` is left empty (it is `s`,
+/// with a space after a special's spelling).
 pub(crate) fn plain_body(s: &str) -> Option<Body> {
     if s.is_empty() {
         return None;
