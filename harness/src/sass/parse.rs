@@ -380,7 +380,8 @@ fn mem_space(s: &str) -> Result<(MemSpace, &str), MemError> {
 }
 
 pub(crate) fn split_suffixes(s: &str) -> (&str, &str) {
-    if looks_numeric(s) {
+    // No dot, no suffix (most operands): found by `memchr`, before the checks below.
+    if !s.as_bytes().contains(&b'.') || looks_numeric(s) {
         // Floats contain '.', and never carry suffixes in nvdisasm's output.
         return (s, "");
     }
