@@ -28,7 +28,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 use super::listing::{parse_errors, parse_listing};
@@ -226,27 +226,16 @@ impl Nvdisasm {
         let chunk = words.len().div_ceil(jobs).max(self.min_chunk.max(1)).min(MAX_CHUNK);
         let chunks: Vec<&[Word]> = words.chunks(chunk).collect();
         let dir = TempDir::new()?;
-        let results: Vec<Mutex<Option<ChunkResult<T>>>> = chunks.iter().map(|_| Mutex::new(None)).collect();
-        let next = AtomicUsize::new(0);
-        std::thread::scope(|s| {
-            for _ in 0..jobs.min(chunks.len()) {
-                s.spawn(|| loop {
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    if i >= chunks.len() {
-                        break;
-                    }
-                    let batch = Batch { arch, base: base.wrapping_add((i * chunk) as u64 * 16), words: chunks[i] };
-                    let out = run(&batch, &dir.path.join(format!("chunk{i}")));
-                    *results[i].lock().unwrap_or_else(|e| e.into_inner()) = Some(out);
-                });
-            }
+        let results = process::in_parallel(jobs, chunks.len(), |i| {
+            let batch = Batch { arch, base: base.wrapping_add((i * chunk) as u64 * 16), words: chunks[i] };
+            run(&batch, &dir.path.join(format!("chunk{i}")))
         });
         let mut out = Vec::with_capacity(words.len());
         for (r, c) in results.into_iter().zip(&chunks) {
-            match r.into_inner().unwrap_or_else(|e| e.into_inner()) {
-                Some(Ok(v)) if v.len() == c.len() => out.extend(v),
-                Some(Err(e)) => return Err(e),
-                _ => return Err(self.error(&Batch { arch, base, words: c }, false, BatchFault::NoResult)),
+            match r {
+                Ok(v) if v.len() == c.len() => out.extend(v),
+                Err(e) => return Err(e),
+                Ok(_) => return Err(self.error(&Batch { arch, base, words: c }, false, BatchFault::NoResult)),
             }
         }
         Ok(out)
@@ -365,10 +354,6 @@ fn only_unaddressed_illegal(stderr: &str) -> bool {
     let mut lines = stderr.lines().map(str::trim).filter(|l| !l.is_empty()).peekable();
     lines.peek().is_some() && lines.all(|l| l.trim_start_matches("nvdisasm error").trim_start().trim_start_matches(':').trim() == UNADDRESSED)
 }
-
-/// What a chunk gave: per word, an outcome ([`Nvdisasm::disassemble_at`]) or what a
-/// screen settled ([`Nvdisasm::screen`]).
-type ChunkResult<T> = Result<Vec<T>, NvdisasmError>;
 
 /// One chunk of words and where it sits.
 struct Batch<'a> {

@@ -174,6 +174,32 @@ pub fn run(cmd: &mut Command, limits: &Limits) -> Result<Output, ProcessError> {
     Ok(Output { status, stdout, stderr })
 }
 
+/// `f(0)`, …, `f(n - 1)` on up to `jobs` threads, each taking the next index when it is
+/// free (one call is typically an external process), the results in index order. A
+/// panic in `f` is raised again here.
+pub fn in_parallel<R: Send>(jobs: usize, n: usize, f: impl Fn(usize) -> R + Sync) -> Vec<R> {
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let mut done: Vec<(usize, R)> = std::thread::scope(|s| {
+        let workers: Vec<_> = (0..jobs.clamp(1, n.max(1)))
+            .map(|_| {
+                s.spawn(|| {
+                    let mut mine = vec![];
+                    loop {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        if i >= n {
+                            return mine;
+                        }
+                        mine.push((i, f(i)));
+                    }
+                })
+            })
+            .collect();
+        workers.into_iter().flat_map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p))).collect()
+    });
+    done.sort_by_key(|(i, _)| *i);
+    done.into_iter().map(|(_, r)| r).collect()
+}
+
 /// Reads a pipe on a detached thread, up to `limit` bytes; past it, raises `flood`.
 fn reader<R: Read + Send + 'static>(pipe: Option<R>, limit: usize, flood: Arc<AtomicBool>) -> Receiver<Read_> {
     let (tx, rx) = mpsc::channel();
@@ -297,6 +323,21 @@ pub fn describe_status(st: &ExitStatus) -> String {
 
 #[cfg(test)]
 mod tests {
+
+    /// Every index once, results in index order whatever thread ran each, and with more
+    /// jobs than items or none at all.
+    #[test]
+    fn in_parallel_gives_results_in_index_order() {
+        for jobs in [0, 1, 3, 64] {
+            let out = in_parallel(jobs, 50, |i| {
+                std::thread::sleep(Duration::from_micros((50 - i as u64) * 10));
+                i * i
+            });
+            assert_eq!(out, (0..50).map(|i| i * i).collect::<Vec<_>>(), "jobs {jobs}");
+        }
+        assert!(in_parallel(4, 0, |i| i).is_empty());
+    }
+
     use super::*;
 
     fn sh(script: &str) -> Command {

@@ -6,7 +6,6 @@ use crate::oracle::nvdisasm::{Nvdisasm, NvdisasmError, Outcome};
 use crate::spec::Arch;
 use crate::word::Word;
 use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// A finding whose word printed something else on the re-run.
 #[derive(Clone, Debug, PartialEq)]
@@ -60,24 +59,7 @@ pub fn reproduce(nv: &Nvdisasm, findings: &[Finding]) -> Result<Vec<Mismatch>, N
 /// its own and this is a run's last step (one after another, a run of two architectures
 /// waited on four starts in a row).
 fn disassemble_all(nv: &Nvdisasm, batches: &[(Arch, Vec<usize>, Vec<Word>)]) -> Result<Vec<Vec<Outcome>>, NvdisasmError> {
-    let next = AtomicUsize::new(0);
-    let mut done: Vec<(usize, Result<Vec<Outcome>, NvdisasmError>)> = std::thread::scope(|s| {
-        let workers: Vec<_> = (0..nv.jobs.clamp(1, batches.len().max(1)))
-            .map(|_| {
-                s.spawn(|| {
-                    let mut mine = vec![];
-                    loop {
-                        let i = next.fetch_add(1, Ordering::Relaxed);
-                        let Some((arch, _, words)) = batches.get(i) else { return mine };
-                        mine.push((i, nv.disassemble(&arch.nvdisasm_name(), words)));
-                    }
-                })
-            })
-            .collect();
-        workers.into_iter().flat_map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p))).collect()
-    });
-    done.sort_by_key(|(i, _)| *i);
-    done.into_iter().map(|(_, r)| r).collect()
+    crate::oracle::process::in_parallel(nv.jobs, batches.len(), |i| nv.disassemble(&batches[i].0.nvdisasm_name(), &batches[i].2)).into_iter().collect()
 }
 
 /// Does `got`, printed at `addr`, read as `actual` once the immediates that are `addr` more
