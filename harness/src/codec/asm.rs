@@ -139,7 +139,8 @@ fn unaliased<'s>(
 ) -> Option<Result<(usize, Word), AsmError>> {
     let mut tried: Vec<Instruction> = vec![];
     for v in candidates {
-        let Some(c) = v.conventions.as_deref() else { continue };
+        // Most forms have no alias that applies: no copy of the text for them.
+        let Some(c) = v.conventions.as_deref().filter(|c| c.has_alias_in(inst)) else { continue };
         let u = c.unalias(inst);
         if u.modifiers == inst.modifiers || tried.contains(&u) {
             continue;

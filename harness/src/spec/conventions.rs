@@ -308,6 +308,12 @@ impl FormConventions {
         }
     }
 
+    /// Whether [`FormConventions::unalias`] takes a modifier out of `inst` (an alias
+    /// applies and its token is there): a cheap look before the copy.
+    pub fn has_alias_in(&self, inst: &crate::sass::Instruction) -> bool {
+        self.aliases.iter().any(|a| inst.modifiers.contains(&a.token) && a.applies(&inst.operands))
+    }
+
     /// nvdisasm's text `inst` without the alias modifiers: what the page's assembler reads.
     pub fn unalias(&self, inst: &crate::sass::Instruction) -> crate::sass::Instruction {
         let mut out = inst.clone();

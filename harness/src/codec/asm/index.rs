@@ -56,7 +56,7 @@ impl<'c, 's> Assembler<'c, 's> {
         // fast reading is the full parser's (`sass::quick`'s tests): a text it reads that does not
         // assemble as written goes straight to the other readings, not parsed again.
         match &InstRef::parse(text) {
-            Some(inst) => self.assemble_ref(arch, inst, controls_from, false).or_else(|_| self.reread(arch, &inst.to_instruction(), inst, controls_from)),
+            Some(inst) => self.assemble_ref(arch, inst, controls_from, false).or_else(|e| self.reread(arch, &inst.to_instruction(), inst, controls_from, e)),
             None => self.assemble_inst(arch, &sass::parse_full(text)?, controls_from),
         }
     }
@@ -64,19 +64,23 @@ impl<'c, 's> Assembler<'c, 's> {
     /// Same result as [`assemble_inst`].
     pub fn assemble_inst(&self, arch: Arch, inst: &Instruction, controls_from: Word) -> Result<(usize, Word), AsmError> {
         let view = &InstRef::of(inst);
-        self.assemble_ref(arch, view, controls_from, false).or_else(|_| self.reread(arch, inst, view, controls_from))
+        self.assemble_ref(arch, view, controls_from, false).or_else(|e| self.reread(arch, inst, view, controls_from, e))
     }
 
-    /// For `inst` (`view` its view), which gives no single word as written: its readings
-    /// without alias modifiers and with unnamed registers, else the error as written, with
-    /// why each variant fails (worked out only then: most texts that fail as written read
-    /// as an alias).
-    fn reread(&self, arch: Arch, inst: &Instruction, view: &InstRef, controls_from: Word) -> Result<(usize, Word), AsmError> {
+    /// For `inst` (`view` its view), which gives no single word as written (`first`, the
+    /// error as written without its detail): its readings without alias modifiers and with
+    /// unnamed registers, else the error as written, with why each variant fails (worked
+    /// out only then: most texts that fail as written read as an alias). An ambiguity is
+    /// `first` itself: only a [`AsmError::NoVariant`] has a detail to work out.
+    fn reread(&self, arch: Arch, inst: &Instruction, view: &InstRef, controls_from: Word, first: AsmError) -> Result<(usize, Word), AsmError> {
         // The index's candidates: a scan of every variant reads thousands not in cache.
         let candidates = self.candidates(arch, &inst.mnemonic).iter().map(|e| self.codec.variant(e.vi()));
         let again = |u: &Instruction| self.assemble_ref(arch, &InstRef::of(u), controls_from, false);
         let found = unaliased(self.codec, candidates, inst, again).or_else(|| unnamed(self.codec, inst, again));
-        found.unwrap_or_else(|| self.assemble_ref(arch, view, controls_from, true))
+        found.unwrap_or_else(|| match first {
+            AsmError::NoVariant { .. } => self.assemble_ref(arch, view, controls_from, true),
+            e => Err(e),
+        })
     }
 
     /// The index's entries for `arch` and `mnemonic`, in codec order.
