@@ -8,8 +8,8 @@
 //! are exact and rounded as `fmt` rounds (half to even). Below 10^22 otherwise (every
 //! other fp32, small doubles), `floor(x · 10^p) = m · 5^p · 2^(k+p)` for a `p` that gives
 //! it 22 to 24 digits is worked out in a small big number, and whether anything was cut
-//! below it: its digits then round as the exact value's. Elsewhere (doubles past 2^128)
-//! `None`, and the caller formats with `fmt`.
+//! below it: its digits then round as the exact value's. Past 2^128 (doubles), the integer
+//! `m · 2^k` is divided by 10^9 until it fits a `u128`, noting whether anything was cut.
 
 /// Significant digits a `u128` holds at most.
 const MAX_DIGITS: usize = 39;
@@ -86,6 +86,35 @@ impl Digits {
         let mut d = Digits { d: [0; MAX_DIGITS + 1], len: 0, exp: 0 };
         d.len = write_u128(n, &mut d.d);
         d.exp = d.len as i32 - 1 - p;
+        if cut {
+            d.d[d.len] = 1;
+            d.len += 1;
+        }
+        Some(d)
+    }
+
+    /// `|x|`'s first 30 to 39 digits, and a digit 1 after them where the exact value has
+    /// more (nonzero) digits, as [`Digits::scaled`] gives them. For `|x|` of 2^128 and up,
+    /// an integer `m · 2^k` of up to 1 024 bits: divided by 10^9 until it fits a `u128`.
+    fn large(x: f64) -> Option<Digits> {
+        let bits = x.to_bits();
+        let (e, frac) = ((bits >> 52 & 0x7ff) as i32, bits & ((1 << 52) - 1));
+        let k = e - 1075;
+        if e == 0x7ff || k <= 0 {
+            return None;
+        }
+        let mut big = Big32::shifted(frac | 1 << 52, k.unsigned_abs());
+        let (mut ten, mut cut) = (0, false);
+        // Past 4 limbs it is 2^128 or more; divided once more, still 2^128 / 10^9 or more:
+        // 30 digits at least, of which `%.20e` reads 22.
+        while big.len > 4 {
+            cut |= big.div_1e9() != 0;
+            ten += 9;
+        }
+        let n = big.limbs[..big.len].iter().rev().fold(0u128, |n, &l| n << 32 | u128::from(l));
+        let mut d = Digits { d: [0; MAX_DIGITS + 1], len: 0, exp: 0 };
+        d.len = write_u128(n, &mut d.d);
+        d.exp = d.len as i32 - 1 + ten;
         if cut {
             d.d[d.len] = 1;
             d.len += 1;
@@ -193,6 +222,47 @@ impl Big {
     }
 }
 
+/// A non-negative integer of up to 32 32-bit limbs, least significant first: a double of
+/// 2^128 and up, `m · 2^k` with `m < 2^53` and `53 + k ≤ 1 024`. In 32-bit limbs, so that
+/// dividing by 10^9 takes `u64` arithmetic by a constant (a multiply), not a `u128` division.
+struct Big32 {
+    limbs: [u32; 32],
+    len: usize,
+}
+
+impl Big32 {
+    /// `m · 2^k` (`m < 2^53`, `k ≤ 971`).
+    fn shifted(m: u64, k: u32) -> Big32 {
+        let mut b = Big32 { limbs: [0; 32], len: 0 };
+        let (at, bits) = ((k / 32) as usize, k % 32);
+        // `m << bits` has at most 53 + 31 bits: three limbs.
+        let wide = u128::from(m) << bits;
+        for i in 0..3 {
+            let limb = (wide >> (32 * i)) as u32;
+            if limb != 0 && at + i < b.limbs.len() {
+                b.limbs[at + i] = limb;
+                b.len = at + i + 1;
+            }
+        }
+        b
+    }
+
+    /// Divides by 10^9; the remainder.
+    fn div_1e9(&mut self) -> u32 {
+        const E9: u64 = 1_000_000_000;
+        let mut rem = 0u64;
+        for l in self.limbs[..self.len].iter_mut().rev() {
+            let cur = rem << 32 | u64::from(*l);
+            *l = (cur / E9) as u32;
+            rem = cur % E9;
+        }
+        while self.len > 0 && self.limbs[self.len - 1] == 0 {
+            self.len -= 1;
+        }
+        rem as u32
+    }
+}
+
 /// `n`'s decimal digits (values 0–9, no leading zero; `0` is one digit) into `out`; their
 /// number. Two `u128` divisions at most, the rest in `u64`.
 fn write_u128(n: u128, out: &mut [u8; MAX_DIGITS + 1]) -> usize {
@@ -233,7 +303,7 @@ fn write_u128(n: u128, out: &mut [u8; MAX_DIGITS + 1]) -> usize {
 /// [`super::format_float`]'s text for a finite non-zero `x` (no trailing space to add),
 /// appended to `out`; false, with nothing appended, where the digits do not fit.
 pub(super) fn push_finite(x: f64, out: &mut String) -> bool {
-    let Some(mut d) = Digits::exact(x).or_else(|| Digits::scaled(x)) else { return false };
+    let Some(mut d) = Digits::exact(x).or_else(|| Digits::scaled(x)).or_else(|| Digits::large(x)) else { return false };
     if x.is_sign_negative() {
         out.push('-');
     }
@@ -366,11 +436,78 @@ mod tests {
         for b in [1.0f32, 3.4e38, 2f32.powi(-44), 1.1920929e-7, 0.1, 123456.79] {
             assert!(super::push_finite(f64::from(b), &mut out), "{b:e}");
         }
-        // Below 2^-44 and every subnormal too (through `Digits::scaled`); past 2^128 not.
-        for x in [f64::from(1e-30f32), f64::from(f32::from_bits(1)), 5e-324, 1e-300, 9.999e21] {
+        // Below 2^-44 and every subnormal too (through `Digits::scaled`), and past 2^128
+        // (through `Digits::large`): every finite double.
+        for x in [f64::from(1e-30f32), f64::from(f32::from_bits(1)), 5e-324, 1e-300, 9.999e21, 1e39, f64::MAX] {
             assert!(super::push_finite(x, &mut out), "{x:e}");
         }
-        assert!(!super::push_finite(1e39, &mut out));
+    }
+
+    /// The large path's digits are the exact integer's, read from an independent big
+    /// integer (`num-bigint`): its first digits, and a last digit 1 exactly where the
+    /// digits it dropped are not all zero (that `1` decides ties at the 22nd digit).
+    #[test]
+    fn large_digits_are_the_integers_digits() {
+        let mut rng = Rng::new(17);
+        let mut cut = 0;
+        for i in 0..20_000 {
+            let b = rng.next_u64();
+            // Exponent field 1151 (2^128) to 2046. Every tenth is a multiple of 5^18 just
+            // past 2^128: one division by 10^9 leaves nothing, as 10^9 divides it.
+            let x = if i % 10 == 0 {
+                let m = 3_814_697_265_625u64 * (1181 + b % 1180);
+                f64::from_bits((1151 + (b >> 60) % 8) << 52 | m & ((1 << 52) - 1))
+            } else {
+                f64::from_bits((1151 + (b >> 52) % (2047 - 1151)) << 52 | b & ((1 << 52) - 1))
+            };
+            let (m, k) = (x.to_bits() & ((1 << 52) - 1) | 1 << 52, (x.to_bits() >> 52) as i32 - 1075);
+            let exact = (num_bigint::BigUint::from(m) << k as usize).to_string();
+            let d = super::Digits::large(x).expect("a double past 2^128");
+            assert_eq!(d.exp as usize, exact.len() - 1, "{x:e}");
+            let dropped = &exact.as_bytes()[d.len.min(exact.len())..];
+            let (kept, sticky) = if d.len > exact.len() || dropped.iter().any(|&c| c != b'0') { (d.len - 1, true) } else { (d.len, false) };
+            let digits: String = d.d[..kept].iter().map(|&c| char::from(b'0' + c)).collect();
+            assert!(exact.starts_with(&digits) && kept >= 30, "{x:e}: {digits} of {exact}");
+            let rest = &exact.as_bytes()[kept..];
+            assert_eq!(sticky, rest.iter().any(|&c| c != b'0'), "{x:e}: {digits} of {exact}");
+            cut += usize::from(!sticky);
+        }
+        assert!(cut > 0, "no value whose dropped digits are all zero");
+    }
+
+    /// The large path (doubles of 2^128 and up, beyond a `u128`) prints what `fmt` prints:
+    /// random doubles over every exponent from 2^128 up, both sides of 2^128, of powers of
+    /// ten, and of the largest double, and values whose digits carry through nines or stop
+    /// at a 5.
+    #[test]
+    fn large_digits_print_as_fmt() {
+        let check = |x: f64| {
+            assert_eq!(format_float(x, false), format_float_fmt(x, false), "{x:e} ({:#x})", x.to_bits());
+            assert_eq!(format_float(-x, false), format_float_fmt(-x, false), "{:e}", -x);
+        };
+        let mut rng = Rng::new(13);
+        for _ in 0..100_000 {
+            let b = rng.next_u64();
+            // Exponent field 1151 (2^128) to 2046 (the largest), any mantissa.
+            let e = 1151 + (b >> 52) % (2047 - 1151);
+            check(f64::from_bits(e << 52 | b & ((1 << 52) - 1)));
+        }
+        let near = |x: f64| [f64::from_bits(x.to_bits() - 1), x, f64::from_bits(x.to_bits() + 1)];
+        for p in 38..=308 {
+            near(10f64.powi(p)).into_iter().for_each(check);
+        }
+        for x in [2f64.powi(128), f64::MAX / 2.0, 2f64.powi(1000), 3.4e38, 1e39] {
+            near(x).into_iter().for_each(check);
+        }
+        check(f64::MAX);
+        for j in 128..=1023 {
+            for m in [1u64, 3, 5, 999, (1 << 53) - 1] {
+                let x = m as f64 * 2f64.powi(j);
+                if x.is_finite() {
+                    check(x);
+                }
+            }
+        }
     }
 
     /// The scaled path (below 2^-44, beyond a `u128` of digits) prints what `fmt` prints:
