@@ -10,9 +10,11 @@
 //! `Assembler::assemble`'s result (its `Debug`, messages included). Two builds whose dumps
 //! are equal gave byte-identical results on those texts.
 //!
-//! `passes N`: the bench's `discovered/assemble` texts (4 096 from its seed), assembled
-//! `N` times; the difference of two runs' counts over their difference in passes is the
-//! cost per pass without the set-up.
+//! `passes N [REPEAT]`: the bench's `discovered/assemble` texts (4 096 from its seed),
+//! assembled `N` times; the difference of two runs' counts over their difference in passes
+//! is the cost per pass without the set-up. With `REPEAT`, each text is assembled that
+//! many times in a row: its forms and code are then in cache after the first, so the time
+//! against a plain run's (the same number of assemblies) tells what cold memory costs.
 
 use sass_harness::codec::{self, asm, Codec};
 use sass_harness::gen::{random_values, Rng};
@@ -22,6 +24,11 @@ use std::io::Write;
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let (Some(mode), Some(n)) = (args.get(1), args.get(2).and_then(|a| a.parse::<usize>().ok())) else { usage() };
+    let repeat = match args.get(3).map(|a| a.parse::<usize>()) {
+        None => 1,
+        Some(Ok(r)) if mode == "passes" && r > 0 => r,
+        Some(_) => usage(),
+    };
     let s = match spec::load(&[sass_harness::oracle::tools::repo_root().join("corpus/isa-discovered")]) {
         Ok(s) => s,
         Err(e) => {
@@ -33,13 +40,13 @@ fn main() {
     let a = asm::Assembler::new(&c);
     match mode.as_str() {
         "dump" => dump(&c, &a, n),
-        "passes" => passes(&c, &a, n),
+        "passes" => passes(&c, &a, n, repeat),
         _ => usage(),
     }
 }
 
 fn usage() -> ! {
-    eprintln!("usage: asm_equiv dump PER_VARIANT | passes N");
+    eprintln!("usage: asm_equiv dump PER_VARIANT | passes N [REPEAT]");
     std::process::exit(2)
 }
 
@@ -100,8 +107,8 @@ fn try_dump(c: &Codec, a: &asm::Assembler, per_variant: usize) -> std::io::Resul
 }
 
 /// The bench's draw: its inputs are drawn after its 4 096 bit-direction inputs, from the
-/// same seed.
-fn passes(c: &Codec, a: &asm::Assembler, n: usize) {
+/// same seed. Each text `repeat` times in a row.
+fn passes(c: &Codec, a: &asm::Assembler, n: usize, repeat: usize) {
     let mut rng = Rng::new(0x00be_7c4a);
     let nv = c.variants().len() as u64;
     let mut draw = || {
@@ -120,10 +127,12 @@ fn passes(c: &Codec, a: &asm::Assembler, n: usize) {
     let mut acc = 0u128;
     for _ in 0..n {
         for (arch, w, t) in std::hint::black_box(&texts) {
-            if let Ok((_, w2)) = a.assemble(*arch, t, *w) {
-                acc ^= w2.0;
+            for _ in 0..repeat {
+                if let Ok((_, w2)) = a.assemble(*arch, std::hint::black_box(t), *w) {
+                    acc ^= w2.0;
+                }
             }
         }
     }
-    eprintln!("{} texts x {n}, {acc:x}", texts.len());
+    eprintln!("{} texts x {n} x {repeat}, {acc:x}", texts.len());
 }
