@@ -323,6 +323,7 @@ pub fn describe_status(st: &ExitStatus) -> String {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
 
     /// Every index once, results in index order whatever thread ran each, and with more
     /// jobs than items or none at all.
@@ -337,8 +338,6 @@ mod tests {
         }
         assert!(in_parallel(4, 0, |i| i).is_empty());
     }
-
-    use super::*;
 
     fn sh(script: &str) -> Command {
         let mut c = Command::new("/bin/sh");
