@@ -20,6 +20,10 @@ cargo test --workspace --release --no-run -q
 # The suite's modules, longest first (CPU seconds measured with this script;
 # docs/testing.md), then the rest alphabetically; each must be declared in main.rs.
 first=(discover validate crosscheck reliability exec precision offline relations)
+# Modules whose tests mostly wait on chains of nvdisasm runs that share processes (their
+# oracle merges the requests of threads side by side: oracle/merge.rs): all their tests
+# run at once, not one per core (docs/testing.md, Times).
+export WIDE_MODULES="discover"
 suite=harness/tests/suite
 modules=()
 for m in "${first[@]}"; do
@@ -49,6 +53,8 @@ run_one() {
     # A module's selection already holds the `--` (`--test suite -- NAME::`).
     local sep=--
     [[ "$sel" == *" -- "* ]] && sep=
+    local m=${sel##* -- }
+    [[ " $WIDE_MODULES " == *" ${m%::} "* ]] && export RUST_TEST_THREADS=${RUST_TEST_THREADS:-64}
     # shellcheck disable=SC2086 # $sel is "--test suite -- NAME::": several words.
     took=$({ time cargo test --release -q -p sass-harness $sel $sep "$@" >"$log" 2>&1 || echo "status $?" >"$log.status"; } 2>&1)
     [ -e "$log.status" ] && status=$(cut -d' ' -f2 "$log.status")

@@ -251,6 +251,10 @@ impl Source for Nvdisasm {
         self.disassemble(&arch.nvdisasm_name(), words).map_err(|e| DiscoverError::Tool(e.to_string()))
     }
 
+    fn outcomes_at(&self, arch: Arch, words: &[Word]) -> Result<(u64, Vec<Outcome>), DiscoverError> {
+        self.disassemble_anywhere(&arch.nvdisasm_name(), words).map_err(|e| DiscoverError::Tool(e.to_string()))
+    }
+
     fn replies(&self) -> Option<&Replies> {
         self.replies.as_deref()
     }

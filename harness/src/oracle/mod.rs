@@ -4,6 +4,7 @@ pub mod exec;
 pub mod gpu;
 pub mod learn;
 pub mod listing;
+pub mod merge;
 pub mod nvdisasm;
 pub mod process;
 pub mod ptxas;

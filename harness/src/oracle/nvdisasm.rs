@@ -32,6 +32,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::listing::{parse_errors, parse_listing};
+use super::merge::Merger;
 use super::process::{self, describe_status, excerpt, Limits, ProcessError};
 use super::replies::Replies;
 use super::tools::{self, Tool, ToolError, ToolVersion};
@@ -105,6 +106,10 @@ pub enum NvdisasmError {
     TempDir { dir: PathBuf, err: String },
     #[error("{tool} -b {arch}, batch of {words} words at {base:#x} (first word {first}){}: {fault}", if *.retried { ", tried twice" } else { "" })]
     Batch { tool: PathBuf, arch: String, words: usize, first: Word, base: u64, retried: bool, fault: Box<BatchFault> },
+    /// The error of a run merged with other threads' requests ([`Merger`]), which each
+    /// of them gets.
+    #[error(transparent)]
+    Merged(Arc<NvdisasmError>),
 }
 
 /// What went wrong with one batch.
@@ -157,6 +162,10 @@ pub struct Nvdisasm {
     /// without a process (see [`Replies`]). `None` ([`Nvdisasm::locate`]'s): every
     /// request runs nvdisasm. The tests that rediscover the same words keep them.
     pub replies: Option<Arc<Replies>>,
+    /// Where requests of several threads that accept any address wait to share one run,
+    /// shared by clones (see [`Merger`] and [`Nvdisasm::disassemble_anywhere`]). `None`
+    /// ([`Nvdisasm::locate`]'s): each request runs alone.
+    pub merger: Option<Arc<Merger>>,
 }
 
 impl Nvdisasm {
@@ -168,7 +177,7 @@ impl Nvdisasm {
         let timeout = process::timeout_from_env().map_err(ToolError::Setting)?;
         let v = tools::version(Tool::Nvdisasm, &path, VERSION_TIMEOUT.min(timeout.max(Duration::from_secs(5))))?;
         let jobs = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
-        Ok(Nvdisasm { path, version: v.line, version_number: v.number, jobs, timeout, min_chunk: MIN_CHUNK, replies: None })
+        Ok(Nvdisasm { path, version: v.line, version_number: v.number, jobs, timeout, min_chunk: MIN_CHUNK, replies: None, merger: None })
     }
 
     /// A warning when this nvdisasm is not the pinned version ([`tools::PINNED_VERSION`]).
@@ -197,6 +206,27 @@ impl Nvdisasm {
             r.put(arch, words, (base, outs.clone()));
         }
         Ok(outs)
+    }
+
+    /// Like [`Nvdisasm::disassemble`], at an address of this oracle's choosing, given with
+    /// the outcomes (word `i` at it plus `16 i`): for callers that read PC-relative targets
+    /// relative to it, or not at all. A kept reply ([`Replies`]) answers at whatever
+    /// address it was printed at; with a [`Merger`], the words go in one run with the
+    /// requests of other threads.
+    pub fn disassemble_anywhere(&self, arch: &str, words: &[Word]) -> Result<(u64, Vec<Outcome>), NvdisasmError> {
+        let kept = self.replies.as_deref();
+        if let Some(r) = kept.and_then(|r| r.get(arch, words)) {
+            return Ok(r);
+        }
+        let Some(m) = self.merger.as_deref().filter(|_| !words.is_empty()) else {
+            return Ok((0, self.disassemble(arch, words)?));
+        };
+        let reply = m.ask(arch, words, |a, all| self.each_chunk(a, 0, all, |b, stem| self.run_chunk(b, stem)));
+        let (base, outs) = reply.map_err(NvdisasmError::Merged)?;
+        if let Some(r) = kept {
+            r.put(arch, words, (base, outs.clone()));
+        }
+        Ok((base, outs))
     }
 
     /// One nvdisasm run per chunk of `words` (word `i` at `base + 16 i`, chunked as

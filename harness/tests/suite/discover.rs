@@ -4,7 +4,7 @@
 
 use crate::common;
 
-use common::{nvdisasm_keeping_replies as nv, root, scratch};
+use common::{each_at_once, map_at_once, nvdisasm_keeping_replies as nv, root, scratch};
 use sass_harness::discover::{self, page};
 use sass_harness::oracle::nvdisasm::{Nvdisasm, Outcome};
 use sass_harness::spec::{self, Variant};
@@ -197,9 +197,9 @@ include!("../data/pred_words.rs");
 #[ignore = "slow: 28 s of discovery against nvdisasm at load 12 on 2 cores (bash ci/test.sh runs the slow set)"]
 fn discovers_predicate_operands_and_cnot() {
     let nv = nv();
-    for (file, key) in [("isetp.txt", "ISETP_P_P_R_R_P"), ("plop3.txt", "PLOP3_P_P_P_P_UP_I_I"), ("popc.txt", "POPC_R_R")] {
+    each_at_once(&[("isetp.txt", "ISETP_P_P_R_R_P"), ("plop3.txt", "PLOP3_P_P_P_P_UP_I_I"), ("popc.txt", "POPC_R_R")], |(file, key)| {
         rediscover_in(&nv, "harness/tests/data/preds", file, key);
-    }
+    });
     let words: Vec<Word> = PRED_WORDS.iter().map(|(_, h)| Word::parse_hex(h).unwrap()).collect();
     let got = nv.disassemble("SM90", &words).unwrap();
     for ((text, hex), o) in PRED_WORDS.iter().zip(got) {
@@ -317,11 +317,12 @@ fn split_operand_suffixes_and_suffixed_rz_print_like_nvdisasm() {
     assert!(d.notes.is_empty(), "{:?}", d.notes);
 }
 
-/// Every variant of every hold-out page (about two minutes on two cores).
+/// Every variant of every hold-out page, all at once: their requests share nvdisasm runs
+/// ([`nv`]'s merger), so the threads save process starts, not only cores.
 #[test]
 #[ignore = "slow: every hold-out variant rediscovered (bash ci/test.sh runs the slow set)"]
 fn discovers_every_holdout_variant() {
-    let nv = nv();
+    let mut todo = vec![];
     for arch in ["sm90", "sm100"] {
         let dir = root().join("corpus/isa-correct").join(arch);
         for e in std::fs::read_dir(&dir).unwrap() {
@@ -332,11 +333,12 @@ fn discovers_every_holdout_variant() {
             }
             let file = format!("{arch}/{}", path.file_name().unwrap().to_string_lossy());
             let p = spec::parse_page(&file, &std::fs::read(&path).unwrap()).unwrap();
-            for v in &p.variants {
-                rediscover(&nv, &file, &v.key);
-            }
+            todo.extend(p.variants.iter().map(|v| (file.clone(), v.key.clone())));
         }
     }
+    assert!(todo.len() >= 43, "{} hold-out variants", todo.len());
+    let nv = nv();
+    each_at_once(&todo, |(file, key)| rediscover(&nv, file, key));
 }
 
 /// A whole-architecture sweep restricted to one opcode (DFMA on SM90): its page holds the
@@ -878,7 +880,7 @@ fn derived_registers_are_solved_printed_and_assembled() {
         (100, "000fc0000b9818080000001002127dae", "operand 3 = operand 1 + 1", "LDGSTS.E.BYPASS.128 [R18+UR9], desc[UR9][R2.64+0x10], PT;"),
         (100, "000fc0000800000000000000000003b2", "operand 4 = operand 3 + 2", "SYNCS.CAS.64 UR4, [URZ], UR254, URZ;"),
     ];
-    for (arch, seed, derived, wrong) in cases {
+    each_at_once(&cases, |&(arch, seed, derived, wrong)| {
         let d = discover::discover(&nv, spec::Arch(arch), Word::parse_hex(seed).unwrap()).unwrap();
         assert!(d.notes.is_empty(), "{seed}: {:?}", d.notes);
         let text = page::render(&d.mnemonic, None, std::slice::from_ref(&d));
@@ -912,20 +914,17 @@ fn derived_registers_are_solved_printed_and_assembled() {
         assert!(illegal < 10, "{illegal} illegal words");
         let e = asm::assemble(&c, spec::Arch(arch), wrong, Word(0)).unwrap_err().to_string();
         assert!(e.contains("is not the register") || e.contains("passes the zero register"), "{wrong}: {e}");
-    }
+    });
 }
 
 /// Pages for `seeds` (census seeds on `arch`, one page per instruction), solved clean.
 fn solved_spec(nv: &Nvdisasm, arch: spec::Arch, seeds: &[(&str, &str)]) -> spec::Spec {
-    let pages = seeds
-        .iter()
-        .map(|(name, hex)| {
-            let d = discover::discover(nv, arch, Word::parse_hex(hex).unwrap()).unwrap();
-            assert!(d.notes.is_empty(), "{name}: {:?}", d.notes);
-            let text = page::render(name, None, std::slice::from_ref(&d));
-            spec::parse_page(&format!("{name}.txt"), text.as_bytes()).unwrap()
-        })
-        .collect();
+    let pages = map_at_once(seeds, |(name, hex)| {
+        let d = discover::discover(nv, arch, Word::parse_hex(hex).unwrap()).unwrap();
+        assert!(d.notes.is_empty(), "{name}: {:?}", d.notes);
+        let text = page::render(name, None, std::slice::from_ref(&d));
+        spec::parse_page(&format!("{name}.txt"), text.as_bytes()).unwrap()
+    });
     spec::Spec { pages }
 }
 
@@ -997,7 +996,7 @@ fn one_hot_pairs_whose_zero_is_illegal_or_another_form_are_groups() {
             vec!["000fe20000000a000000001f000f7308", "000e620000000a001000001f000a7308"],
         ),
     ];
-    for (arch, name, seed, bits, rows, words) in &cases {
+    each_at_once(&cases, |(arch, name, seed, bits, rows, words)| {
         let d = solves_and_prints(&nv, *arch, name, seed, words);
         // The group may hold more bits (F2F's rounding joins the type where they clash).
         let g = d.fields.iter().find(|f| bits.iter().all(|b| f.bits.contains(b))).unwrap_or_else(|| panic!("{name} SM{arch}: no group at {bits:?}"));
@@ -1009,7 +1008,7 @@ fn one_hot_pairs_whose_zero_is_illegal_or_another_form_are_groups() {
         // Values outside the seed's form (F2F's `00`, MUFU's fp32) are left out.
         assert!(table.len() < 1 << g.bits.len(), "{name} SM{arch}: {table:?}");
         assert!(d.distilled.contains(&format!(".{}", rows[0].1)), "{name} SM{arch}: {}", d.distilled);
-    }
+    });
 }
 
 /// A bit whose flip alone is another form pairs with a modifier bit: F2I.F64's type field is
@@ -1237,18 +1236,17 @@ fn operands_left_out_at_zero_are_solved_printed_and_assembled() {
         ),
         ("BPT", "000fc00000300000000000040000795c", "left out at zero: operand 0", ["000fc00000300000000000040000795c", "000fc00000300000000000000000795c"]),
     ];
-    for arch in [90, 100, 120].map(spec::Arch) {
-        for (name, seed, line, words) in cases {
-            let d = discover::discover(&nv, arch, Word::parse_hex(seed).unwrap()).unwrap();
-            assert!(d.notes.is_empty(), "{arch} {name}: {:?}", d.notes);
-            let text = page::render(name, None, std::slice::from_ref(&d));
-            assert!(text.contains(&format!("\n{line}\n")), "{arch} {name}:\n{text}");
-            let p = spec::parse_page("p.txt", text.as_bytes()).unwrap_or_else(|e| panic!("{arch} {name}: {e}\n{text}"));
-            let spec = spec::Spec { pages: vec![p] };
-            let c = sass_harness::codec::Codec::new(&spec);
-            real_words_print_and_assemble_on(&nv, &c, arch, &words.map(|h| Word::parse_hex(h).unwrap()));
-        }
-    }
+    let all: Vec<_> = [90, 100, 120].into_iter().flat_map(|a| cases.map(|c| (spec::Arch(a), c))).collect();
+    each_at_once(&all, |&(arch, (name, seed, line, words))| {
+        let d = discover::discover(&nv, arch, Word::parse_hex(seed).unwrap()).unwrap();
+        assert!(d.notes.is_empty(), "{arch} {name}: {:?}", d.notes);
+        let text = page::render(name, None, std::slice::from_ref(&d));
+        assert!(text.contains(&format!("\n{line}\n")), "{arch} {name}:\n{text}");
+        let p = spec::parse_page("p.txt", text.as_bytes()).unwrap_or_else(|e| panic!("{arch} {name}: {e}\n{text}"));
+        let spec = spec::Spec { pages: vec![p] };
+        let c = sass_harness::codec::Codec::new(&spec);
+        real_words_print_and_assemble_on(&nv, &c, arch, &words.map(|h| Word::parse_hex(h).unwrap()));
+    });
 }
 
 /// HGMMA's last operand, `gsb0`, is a name whose field prints `gsb0` at 0, `INVALIDn` up
@@ -1387,7 +1385,7 @@ fn inverted_predicates_are_solved_printed_and_assembled() {
         (100, "000fc0000b80000000000002ff44797e", "inverted: operand 5", 87),
         (120, "000fc0000b80000000000002ff44797e", "inverted: operand 5", 87),
     ];
-    for (arch, seed, line, at) in cases {
+    each_at_once(&cases, |&(arch, seed, line, at)| {
         let arch = spec::Arch(arch);
         let seed = Word::parse_hex(seed).unwrap();
         let d = discover::discover(&nv, arch, seed).unwrap();
@@ -1404,7 +1402,7 @@ fn inverted_predicates_are_solved_printed_and_assembled() {
         let c = sass_harness::codec::Codec::new(&spec);
         let words: Vec<Word> = (0..16u128).map(|x| Word(seed.0 & !(0xf << at) | x << at)).collect();
         real_words_print_and_assemble_on(&nv, &c, arch, &words);
-    }
+    });
 }
 
 /// Memory registers left out at RZ: SM100/SM120 `LDG.256`'s `[R6.64+UR2]` prints
@@ -1418,7 +1416,7 @@ fn registers_left_out_at_rz_are_solved_and_printed() {
     use sass_harness::codec::{self, asm};
     let nv = nv();
     let (ra64, rarz) = (Word::parse_hex("000fc0000b800800000000020644797e").unwrap(), Word::parse_hex("000fc0000b80000000000002ff44797e").unwrap());
-    for arch in [100, 120].map(spec::Arch) {
+    each_at_once(&[100, 120].map(spec::Arch), |&arch| {
         let ds: Vec<discover::Discovered> = [ra64, rarz].iter().map(|&w| discover::discover(&nv, arch, w).unwrap()).collect();
         assert!(ds.iter().all(|d| d.notes.is_empty()), "{arch}: {:?}", ds.iter().map(|d| &d.notes).collect::<Vec<_>>());
         let text = page::render("LDG", None, &ds);
@@ -1439,7 +1437,7 @@ fn registers_left_out_at_rz_are_solved_and_printed() {
             assert_eq!(codec::print_with(c.variant(bi), &again, conv.get(arch, &c.variant(bi).key).map(|l| (l, back))).to_string(), text, "{arch} {back}");
             assert_eq!(back == *w, !text.contains("[UR"), "{arch}: {text} reads as {back}");
         }
-    }
+    });
 }
 
 /// A register that may not be RZ: SM100/SM120 `LDG.256`/`STG.256` with a descriptor
@@ -1456,36 +1454,35 @@ fn registers_illegal_at_rz_are_solved_and_predicted() {
         ("LDG", "000fc0000fffff00000000000000797e", "illegal at all ones: operand 3"),
         ("STG", "000fc0000fffff00000000000000797f", "illegal at all ones: operand 1"),
     ];
-    for arch in [100, 120].map(spec::Arch) {
-        for (name, seed, line) in cases {
-            let d = discover::discover(&nv, arch, Word::parse_hex(seed).unwrap()).unwrap();
-            assert!(d.notes.is_empty(), "{arch} {name}: {:?}", d.notes);
-            let text = page::render(name, None, std::slice::from_ref(&d));
-            assert!(text.contains(&format!("\n{line}\n")), "{arch} {name}:\n{text}");
-            let spec = spec::Spec { pages: vec![spec::parse_page("p.txt", text.as_bytes()).unwrap_or_else(|e| panic!("{arch} {name}: {e}"))] };
-            let c = codec::Codec::new(&spec);
-            let v = c.variant(0);
-            let f = v.fields.iter().position(|f| f.illegal_at_all_ones).unwrap_or_else(|| panic!("{arch} {name}: no field marked"));
-            assert_eq!(v.fields.iter().filter(|f| f.illegal_at_all_ones).count(), 1);
-            assert!(v.value_illegal(f, 0xff) && !v.value_illegal(f, 0xfe) && !v.value_illegal(f, 0));
-            // The distilled values with the register at RZ, R254 and R2.
-            let words: Vec<Word> = [0xff, 0xfe, 2]
-                .iter()
-                .map(|&x| {
-                    let mut vals: Values = sass_harness::gen::base_values(v);
-                    vals.set(f, x);
-                    c.encode(0, &vals).unwrap()
-                })
-                .collect();
-            let outs = nv.disassemble(&arch.nvdisasm_name(), &words).unwrap();
-            assert!(matches!(outs[0], Outcome::Illegal { .. }), "{arch} {name}: RZ prints {:?}", outs[0]);
-            let conv = sass_harness::oracle::learn::learn(&nv, &c, &[0]).unwrap();
-            for (w, o) in words[1..].iter().zip(&outs[1..]) {
-                let Outcome::Printed { text } = o else { panic!("{arch} {name} {w}: {o:?}") };
-                let (vi, vals) = c.decode(arch, *w).unwrap();
-                let ours = codec::print_with(c.variant(vi), &vals, conv.get(arch, &v.key).map(|l| (l, *w))).to_string();
-                assert_eq!(discover::probe::raw_operands(&ours), discover::probe::raw_operands(text), "{arch} {w}");
-            }
+    let all: Vec<_> = [100, 120].into_iter().flat_map(|a| cases.map(|c| (spec::Arch(a), c))).collect();
+    each_at_once(&all, |&(arch, (name, seed, line))| {
+        let d = discover::discover(&nv, arch, Word::parse_hex(seed).unwrap()).unwrap();
+        assert!(d.notes.is_empty(), "{arch} {name}: {:?}", d.notes);
+        let text = page::render(name, None, std::slice::from_ref(&d));
+        assert!(text.contains(&format!("\n{line}\n")), "{arch} {name}:\n{text}");
+        let spec = spec::Spec { pages: vec![spec::parse_page("p.txt", text.as_bytes()).unwrap_or_else(|e| panic!("{arch} {name}: {e}"))] };
+        let c = codec::Codec::new(&spec);
+        let v = c.variant(0);
+        let f = v.fields.iter().position(|f| f.illegal_at_all_ones).unwrap_or_else(|| panic!("{arch} {name}: no field marked"));
+        assert_eq!(v.fields.iter().filter(|f| f.illegal_at_all_ones).count(), 1);
+        assert!(v.value_illegal(f, 0xff) && !v.value_illegal(f, 0xfe) && !v.value_illegal(f, 0));
+        // The distilled values with the register at RZ, R254 and R2.
+        let words: Vec<Word> = [0xff, 0xfe, 2]
+            .iter()
+            .map(|&x| {
+                let mut vals: Values = sass_harness::gen::base_values(v);
+                vals.set(f, x);
+                c.encode(0, &vals).unwrap()
+            })
+            .collect();
+        let outs = nv.disassemble(&arch.nvdisasm_name(), &words).unwrap();
+        assert!(matches!(outs[0], Outcome::Illegal { .. }), "{arch} {name}: RZ prints {:?}", outs[0]);
+        let conv = sass_harness::oracle::learn::learn(&nv, &c, &[0]).unwrap();
+        for (w, o) in words[1..].iter().zip(&outs[1..]) {
+            let Outcome::Printed { text } = o else { panic!("{arch} {name} {w}: {o:?}") };
+            let (vi, vals) = c.decode(arch, *w).unwrap();
+            let ours = codec::print_with(c.variant(vi), &vals, conv.get(arch, &v.key).map(|l| (l, *w))).to_string();
+            assert_eq!(discover::probe::raw_operands(&ours), discover::probe::raw_operands(text), "{arch} {w}");
         }
-    }
+    });
 }

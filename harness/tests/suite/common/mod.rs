@@ -2,6 +2,7 @@
 //! that needs one fails without it, with the command that installs it), fresh scratch
 //! folders and the program itself. `use crate::common;` in a test module brings them in.
 
+use sass_harness::oracle::merge::Merger;
 use sass_harness::oracle::nvdisasm::Nvdisasm;
 use sass_harness::oracle::ptxas;
 use sass_harness::oracle::replies::Replies;
@@ -9,6 +10,7 @@ use sass_harness::oracle::tools::{self, Tool};
 use sass_harness::spec;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::Arc;
 
 /// What a test says when a tool it needs is missing.
 pub const INSTALL: &str = "bash ci/install-cuda-tools.sh";
@@ -36,11 +38,30 @@ pub fn nvdisasm() -> Nvdisasm {
 /// nvdisasm, as the oracle, answering a request asked before in this test process from
 /// its reply (every clone shares one [`Replies`]): for the tests that ask the same
 /// requests again (`discover`'s discoveries rediscover the same seeds and census).
-/// What the tests check is unchanged: a word's outcome depends on the word and its
-/// address alone.
+/// Requests that accept any address (discovery's) wait while a run is under way and go
+/// together in the next ([`Merger`]): the discoveries of tests side by side share process
+/// starts. What the tests check is unchanged: a word's outcome depends on the word and
+/// its address alone.
 pub fn nvdisasm_keeping_replies() -> Nvdisasm {
     static NV: std::sync::OnceLock<Nvdisasm> = std::sync::OnceLock::new();
-    NV.get_or_init(|| Nvdisasm { replies: Some(std::sync::Arc::new(Replies::default())), ..nvdisasm() }).clone()
+    NV.get_or_init(|| Nvdisasm { replies: Some(Arc::new(Replies::default())), merger: Some(Arc::new(Merger::new(1))), ..nvdisasm() }).clone()
+}
+
+/// `f` of every item, each in a thread of its own, all at once, in the items' order:
+/// cases that each wait on a chain of nvdisasm runs (discoveries) then share the runs of
+/// [`nvdisasm_keeping_replies`]'s merger. A case that panics fails the caller, its
+/// message printed as it happens.
+pub fn map_at_once<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    std::thread::scope(|s| {
+        let f = &f;
+        let threads: Vec<_> = items.iter().map(|it| s.spawn(move || f(it))).collect();
+        threads.into_iter().map(|t| t.join().unwrap_or_else(|p| std::panic::resume_unwind(p))).collect()
+    })
+}
+
+/// [`map_at_once`] for cases that return nothing.
+pub fn each_at_once<T: Sync>(items: &[T], f: impl Fn(&T) + Sync) {
+    map_at_once(items, f);
 }
 
 /// nvdisasm's path.
