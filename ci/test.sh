@@ -45,8 +45,10 @@ trap 'kill -- -"$fuzz_pid" 2>/dev/null || kill "$fuzz_pid" 2>/dev/null || true; 
 # that the default build below does for the same code.
 step the codec-only library and the docs
 cargo clippy -p sass-harness --release --no-default-features --all-targets -- -D warnings
-# The library's documentation builds without a warning (broken or private links).
-RUSTDOCFLAGS="-D warnings" cargo doc --no-deps -p sass-harness
+# The library's documentation builds without a warning (broken or private links). With
+# --release it reads the dependencies' metadata the release clippy checks above wrote,
+# instead of checking them again in the dev profile (13.5 → 7.5 s, 23 → 12 CPU s).
+RUSTDOCFLAGS="-D warnings" cargo doc --release --no-deps -p sass-harness
 # Every test: the fast set (`cargo test` alone) and the slow set (`#[ignore = "slow: …"]`:
 # whole-ISA checks, every hold-out variant rediscovered; docs/testing.md lists it), in
 # one pass so CI skips nothing and a module's shared set-up (discover's census,
