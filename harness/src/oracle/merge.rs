@@ -84,16 +84,38 @@ impl Merger {
                 s.running += 1;
                 s.runs += 1;
                 s.requests += requests.len();
+                let mut flight = InFlight { m: self, tickets: requests.iter().map(|r| r.0).collect(), replies: None };
                 drop(s);
-                let replies = run_merged(requests, &run);
+                flight.replies = Some(run_merged(requests, &run));
+                drop(flight);
                 s = self.lock();
-                s.running -= 1;
-                s.done.extend(replies);
-                self.wake.notify_all();
                 continue;
             }
             s = self.wake.wait(s).unwrap_or_else(|e| e.into_inner());
         }
+    }
+}
+
+/// A merged run under way. Dropped, it files the run's replies and wakes the waiting
+/// threads; should the run have panicked, each of its requests gets an error instead, so
+/// that no thread waits for ever on a reply that will not come.
+struct InFlight<'m> {
+    m: &'m Merger,
+    tickets: Vec<u64>,
+    replies: Option<Vec<(u64, Reply)>>,
+}
+
+impl Drop for InFlight<'_> {
+    fn drop(&mut self) {
+        let replies = self.replies.take().unwrap_or_else(|| {
+            let e = Arc::new(NvdisasmError::Internal("a merged nvdisasm run panicked".into()));
+            self.tickets.iter().map(|&t| (t, Err(e.clone()))).collect()
+        });
+        let mut s = self.m.lock();
+        s.running -= 1;
+        s.done.extend(replies);
+        drop(s);
+        self.m.wake.notify_all();
     }
 }
 
@@ -121,7 +143,10 @@ fn run_merged(requests: Vec<Request>, run: &impl Fn(&str, &[Word]) -> Result<Vec
             }
             // The runner's outcomes always match its words; a mismatch is its bug, not a
             // reason to hand a request some other word's outcome.
-            Ok(out) => panic!("a merged nvdisasm run gave {} outcomes for {} words", out.len(), all.len()),
+            Ok(out) => {
+                let e = Arc::new(NvdisasmError::Internal(format!("a merged nvdisasm run gave {} outcomes for {} words", out.len(), all.len())));
+                replies.extend(reqs.into_iter().map(|(t, _)| (t, Err(e.clone()))));
+            }
             Err(e) => {
                 let e = Arc::new(e);
                 replies.extend(reqs.into_iter().map(|(t, _)| (t, Err(e.clone()))));
@@ -187,6 +212,16 @@ mod tests {
         assert_eq!(by[&0].as_ref().unwrap(), &(0, vec![Outcome::Printed { text: "1 at 0x0".into() }]));
         assert_eq!(by[&2].as_ref().unwrap(), &(16, vec![Outcome::Printed { text: "4 at 0x10".into() }]));
         assert!(by[&1].as_ref().unwrap_err().to_string().contains("/nowhere"));
+    }
+
+    #[test]
+    fn a_run_that_panics_gives_its_requests_an_error_and_the_next_run_goes() {
+        let m = Merger::new(1);
+        let failed = std::thread::scope(|s| s.spawn(|| m.ask("SM90", &[Word(1)], |_, _| panic!("boom"))).join());
+        assert!(failed.is_err(), "the asking thread panics with its runner");
+        assert_eq!(m.ask("SM90", &[Word(2)], |_, w| Ok(echo(w))).unwrap(), (0, echo(&[Word(2)])));
+        let r = run_merged(vec![(0, "SM90".into(), vec![Word(1), Word(2)])], &|_: &str, _: &[Word]| Ok(vec![]));
+        assert!(r[0].1.as_ref().unwrap_err().to_string().contains("0 outcomes for 2 words"), "{r:?}");
     }
 
     #[test]

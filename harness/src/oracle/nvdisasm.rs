@@ -110,6 +110,9 @@ pub enum NvdisasmError {
     /// of them gets.
     #[error(transparent)]
     Merged(Arc<NvdisasmError>),
+    /// A broken invariant of the harness itself, never nvdisasm's doing.
+    #[error("internal: {0}")]
+    Internal(String),
 }
 
 /// What went wrong with one batch.
