@@ -219,7 +219,13 @@ mod tests {
         let m = Merger::new(1);
         let failed = std::thread::scope(|s| s.spawn(|| m.ask("SM90", &[Word(1)], |_, _| panic!("boom"))).join());
         assert!(failed.is_err(), "the asking thread panics with its runner");
-        assert_eq!(m.ask("SM90", &[Word(2)], |_, w| Ok(echo(w))).unwrap(), (0, echo(&[Word(2)])));
+        // Without the guard the next request would wait for ever: a failure, not a hang.
+        let m = Arc::new(m);
+        let (tx, rx) = std::sync::mpsc::channel();
+        let m2 = Arc::clone(&m);
+        std::thread::spawn(move || tx.send(m2.ask("SM90", &[Word(2)], |_, w| Ok(echo(w))).map_err(|e| e.to_string())));
+        let next = rx.recv_timeout(std::time::Duration::from_secs(30)).expect("the run after a panic never went");
+        assert_eq!(next.unwrap(), (0, echo(&[Word(2)])));
         let r = run_merged(vec![(0, "SM90".into(), vec![Word(1), Word(2)])], &|_: &str, _: &[Word]| Ok(vec![]));
         assert!(r[0].1.as_ref().unwrap_err().to_string().contains("0 outcomes for 2 words"), "{r:?}");
     }
