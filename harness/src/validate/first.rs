@@ -7,14 +7,23 @@ use crate::oracle::learn::Lesson;
 
 /// What the first batch gives: the learned conventions, the words that check the
 /// stored ones ([`stored::to_show`]), what nvdisasm printed for those of them it was
-/// sent (the rest of the learning outcomes are dropped here), and the kept random
-/// words' outcomes in probe order when they rode with the batch's second round (else
-/// the random batch sends them).
+/// sent (the rest of the learning outcomes are dropped here), and the outcomes of the
+/// kept random words that rode with the batch's second round (else the random batch
+/// sends them).
 pub(super) struct Learned {
     pub(super) conv: Conventions,
     pub(super) shown: Vec<Shown>,
     pub(super) seen: Seen,
-    pub(super) random: Option<Vec<Outcome>>,
+    pub(super) random: Option<Sent>,
+}
+
+/// What nvdisasm printed for the kept random words, by random probe (in probe order;
+/// `None`: not sent yet, see [`Group::random_batch`]), and the address the next word
+/// goes at.
+#[derive(Default)]
+pub(super) struct Sent {
+    pub(super) outs: Vec<Option<Outcome>>,
+    pub(super) next_at: u64,
 }
 
 /// Probes by (page run, probe index).
@@ -47,8 +56,17 @@ fn words_at(st: &GroupState, at: &[(usize, usize)]) -> (Vec<Word>, Vec<usize>) {
 /// probes nvdisasm may reject. That second run carries the random words: their control
 /// bits come from the opex and barrier sweeps' legality, which the first run tells
 /// ([`Lesson::guess`]); should the texts read otherwise, they are made again and the
-/// random batch sends them.
-pub(super) fn first_batch(codec: &Codec, nv: &Nvdisasm, arch: &str, vis: &[usize], st: &mut GroupState, opts: &Options) -> Result<Learned, NvdisasmError> {
+/// random batch sends them. `hold_back`: the last of each variant's random words do not
+/// ride it (see [`second_round`]).
+pub(super) fn first_batch(
+    codec: &Codec,
+    nv: &Nvdisasm,
+    arch: &str,
+    vis: &[usize],
+    st: &mut GroupState,
+    opts: &Options,
+    hold_back: bool,
+) -> Result<Learned, NvdisasmError> {
     let lesson = vis.first().map(|&vi| Lesson::new(codec, vis, codec.variant(vi).arch));
     let learn_words = lesson.as_ref().map(Lesson::words).unwrap_or_default();
     let (doubtful, legal) = doubtful_and_legal(codec, st);
@@ -72,7 +90,7 @@ pub(super) fn first_batch(codec: &Codec, nv: &Nvdisasm, arch: &str, vis: &[usize
     if let Some(g) = &guess {
         add_random(&mut st.runs, &mut st.outs, codec, g, opts);
     }
-    let (outs, random) = second_round(codec, nv, arch, st, first, screened)?;
+    let (outs, random) = second_round(codec, nv, arch, st, first, screened, hold_back)?;
     let mut outs = outs.into_iter().chain(legal_outs.into_iter().flatten());
     let learned = outs.next().unwrap_or_default();
     let (doubtful, legal) = doubtful_and_legal(codec, st);
@@ -107,8 +125,8 @@ pub(super) fn first_batch(codec: &Codec, nv: &Nvdisasm, arch: &str, vis: &[usize
     Ok(Learned { conv, shown, seen, random })
 }
 
-/// The outcomes of the first batch's parts, and of the random words if they were sent.
-type Second = (Vec<Vec<Outcome>>, Option<Vec<Outcome>>);
+/// The outcomes of the first batch's parts, and of the random words sent.
+type Second = (Vec<Vec<Outcome>>, Option<Sent>);
 
 /// The first run's words again, then the kept random words of `st`: one batch, with no
 /// word the first run named illegal. The places of the words the first run settled go to
@@ -117,6 +135,9 @@ type Second = (Vec<Vec<Outcome>>, Option<Vec<Outcome>>);
 /// word and its address alone; random words' targets are rewritten as at address 0).
 /// The outcomes of `first`'s parts (as [`split`] gives them) and the random words' (in
 /// probe order, targets rewritten), or none where the first run settled every word.
+/// `hold_back`: the last of each variant's random words do not ride ([`ridden`]); they
+/// wait for the random batch's second run, which carries the minimization's first round
+/// (see [`Group::random_batch`]).
 fn second_round(
     codec: &Codec,
     nv: &Nvdisasm,
@@ -124,27 +145,49 @@ fn second_round(
     st: &GroupState,
     first: &[(&[Word], Option<&[usize]>)],
     screened: Vec<Option<Outcome>>,
+    hold_back: bool,
 ) -> Result<Second, NvdisasmError> {
     if screened.iter().all(Option::is_some) {
         return Ok((split(codec, 0, first, screened.into_iter().flatten().collect()), None));
     }
-    let (random, random_vis): (Vec<Word>, Vec<usize>) =
-        st.runs.iter().flat_map(|r| &r.probes).filter(|p| p.kind == Kind::Random).map(|p| (p.word, p.vi)).unzip();
+    let probes: Vec<&Probe> = st.runs.iter().flat_map(|r| &r.probes).filter(|p| p.kind == Kind::Random).collect();
+    let ride: Vec<usize> = match hold_back {
+        true => ridden(&probes).iter().enumerate().filter(|(_, &f)| f).map(|(k, _)| k).collect(),
+        false => (0..probes.len()).collect(),
+    };
+    let random: Vec<Word> = ride.iter().map(|&k| probes[k].word).collect();
     let words: Vec<Word> = first.iter().flat_map(|(w, _)| w.iter().copied()).collect();
     let (all, at) = fill_settled(&words, &screened, &random, crate::oracle::nvdisasm::nop(arch));
     let mut outs = nv.disassemble_at(arch, 0, &all)?;
     outs.resize_with(all.len(), missing_outcome);
-    let mut random_outs = Vec::with_capacity(random.len());
-    for (&i, &vi) in at.iter().zip(&random_vis) {
+    let mut random_outs = vec![None; probes.len()];
+    for (&i, &k) in at.iter().zip(&ride) {
         // A placeholder that allocates nothing: a random word's place is one the first
         // run settled or lies past the first run's words, so it is never read again.
         let mut o = std::mem::replace(&mut outs[i], Outcome::Silent);
-        target_at_zero(codec, 16 * i as u64, &mut o, vi);
-        random_outs.push(o);
+        target_at_zero(codec, 16 * i as u64, &mut o, probes[k].vi);
+        random_outs[k] = Some(o);
     }
     outs.truncate(words.len());
     let firsts = screened.into_iter().zip(outs).map(|(s, o)| s.unwrap_or(o)).collect();
-    Ok((split(codec, 0, first, firsts), (!random.is_empty()).then_some(random_outs)))
+    let sent = Sent { outs: random_outs, next_at: 16 * all.len() as u64 };
+    Ok((split(codec, 0, first, firsts), (!probes.is_empty()).then_some(sent)))
+}
+
+/// Which of the kept random probes (in probe order) a group sends first when it sends
+/// them in two runs: all but the last [`HELD_BACK`]th of each variant's (of each stretch
+/// of one variant's; all of a stretch shorter than that). Both runs sample every variant, a disagreement's first word (the
+/// one minimized) is most often in the first, and the second stays small: an illegal
+/// word among its minimization words makes nvdisasm run all of it again, and each
+/// variant's words are one stretch in the first run, so a variant whose random words are
+/// often illegal (discovered pages have such) reruns few of the first run's chunks.
+pub(super) fn ridden(random: &[&Probe]) -> Vec<bool> {
+    let mut first = Vec::with_capacity(random.len());
+    for stretch in random.chunk_by(|a, b| a.vi == b.vi) {
+        let now = stretch.len() - stretch.len() / HELD_BACK;
+        first.extend((0..stretch.len()).map(|k| k < now));
+    }
+    first
 }
 
 /// The second round's batch: `words` with each place `screened` settled given to the next
@@ -247,5 +290,22 @@ mod tests {
         let (all, at) = fill_settled(&words, &screened, &[w(90)], w(0));
         assert_eq!(all, [w(10), w(90), w(12), w(0)]);
         assert_eq!(at, [1]);
+    }
+
+    #[test]
+    fn the_first_run_takes_all_but_the_last_32nd_of_each_variants_random_words() {
+        assert_eq!(HELD_BACK, 32);
+        // Per stretch of one variant's words: how many ride, how many are held back.
+        let counts = |vis: &[usize]| {
+            let probes: Vec<Probe> = vis.iter().map(|&vi| Probe { vi, word: Word(0), kind: Kind::Random }).collect();
+            let ridden = ridden(&probes.iter().collect::<Vec<_>>());
+            let stretches = vis.chunk_by(|a, b| a == b).scan(0, |at, s| {
+                *at += s.len();
+                Some(&ridden[*at - s.len()..*at])
+            });
+            stretches.map(|r| (r.iter().filter(|&&x| x).count(), r.iter().rev().take_while(|&&x| !x).count())).collect::<Vec<_>>()
+        };
+        assert_eq!(counts(&[[0; 64].as_slice(), &[1; 31], &[2; 100], &[0; 32]].concat()), [(62, 2), (31, 0), (97, 3), (31, 1)]);
+        assert_eq!(counts(&[]), []);
     }
 }

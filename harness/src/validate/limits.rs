@@ -15,6 +15,11 @@ pub(super) const APART_FROM: usize = 50_000;
 /// ~10 µs a word, about a third of what the starts of a batch of their own cost.
 pub(super) const AHEAD_UP_TO: usize = 8_192;
 
+/// A group that sends its kept random words in two runs (see `Group::random_batch`) holds
+/// back this share of each variant's for the second, which carries the minimization's
+/// first round (see `first::ridden`).
+pub(super) const HELD_BACK: usize = 32;
+
 /// Slices validated at once: one's judging (one core) overlaps another's nvdisasm runs.
 pub(super) const SLICES_AT_ONCE: usize = 2;
 

@@ -6,6 +6,9 @@ use super::*;
 /// A minimization try: candidate, values, and the field it drops when it is an "all but one".
 pub(super) type Try = (usize, Values, Option<usize>);
 
+/// Minimization outcomes by (variant, word).
+pub(super) type Known = std::collections::HashMap<(usize, Word), Outcome>;
+
 /// Most fields a candidate may have for every triple of them to be tried in one batch.
 pub(super) const TRIPLES_UP_TO: usize = 12;
 
@@ -89,6 +92,24 @@ impl Minimizer<'_> {
             return vec![];
         }
         (0..self.cands.len()).filter(|&ci| self.fields_of(self.cands[ci].vi, &self.cands[ci].values).len() > 1).flat_map(|ci| self.wider_tries(ci)).collect()
+    }
+
+    /// [`Self::wider_all`] where it is at most [`AHEAD_UP_TO`] words: sent with the
+    /// singles (else each candidate's wider tries wait for its singles' outcomes).
+    pub(super) fn ahead(&self) -> Vec<Try> {
+        let ahead = self.wider_all();
+        if ahead.len() <= AHEAD_UP_TO {
+            ahead
+        } else {
+            vec![]
+        }
+    }
+
+    /// The first batch [`Group::minimize`] sends: the singles and [`Self::ahead`].
+    pub(super) fn first_round(&self) -> Vec<Try> {
+        let mut tries = self.first_tries();
+        tries.extend(self.ahead());
+        tries
     }
 
     /// Each pair, triple and "all but one" of candidate `ci`'s fields, smallest subsets

@@ -114,7 +114,7 @@ fn printed(o: &Outcome) -> Option<Instruction> {
 /// Validates one page (see [`validate_pages`]).
 pub fn validate_page(page: &Page, codec: &Codec, nv: &Nvdisasm, opts: &Options) -> Result<(Vec<VariantSummary>, Vec<Finding>), NvdisasmError> {
     let mut out = (vec![], vec![]);
-    validate_group(&[page], codec, nv, opts, |_, s, f| out = (s, f))?;
+    validate_group(&[page], codec, nv, opts, false, |_, s, f| out = (s, f))?;
     Ok(out)
 }
 
@@ -228,7 +228,9 @@ fn variant_index<'c>(codec: &Codec<'c>) -> std::collections::HashMap<(crate::spe
 /// nvdisasm alone on `batches` (from [`probe_words`]): architectures at once, in each
 /// the random batch, then the structured one (which validation sends with its learning
 /// words, before the random one): the benchmark's baseline. Returns the number of words
-/// disassembled.
+/// disassembled. The random batch goes in `nv.jobs` runs; validation, with as many
+/// architectures at once as cores, sends it in two, one after the other, the second
+/// carrying the minimization's first round (see `Group::random_batch`).
 pub fn disassemble_only(nv: &Nvdisasm, batches: &[(String, Vec<Word>, Vec<Word>)]) -> Result<usize, NvdisasmError> {
     std::thread::scope(|s| {
         let hs: Vec<_> = batches
@@ -293,6 +295,7 @@ fn validate_group(
     codec: &Codec,
     nv: &Nvdisasm,
     opts: &Options,
+    shared: bool,
     mut done: impl FnMut(&Page, Vec<VariantSummary>, Vec<Finding>),
 ) -> Result<(), NvdisasmError> {
     let Some(first) = pages.first() else { return Ok(()) };
@@ -302,12 +305,23 @@ fn validate_group(
     let vis: Vec<usize> = pages.iter().flat_map(|p| &p.variants).filter_map(|v| index.get(&(v.arch, v.key.as_str())).copied()).collect();
     let mut st = GroupState::new(structured_runs(pages, codec));
     clock.phase(&format!("{} structured probes built", st.runs.iter().map(|r| r.probes.len()).sum::<usize>()));
-    let first::Learned { conv, shown, seen, random } = first::first_batch(codec, nv, &clock.arch, &vis, &mut st, opts)?;
-    let with = if random.is_some() { " and kept random" } else { "" };
+    // Each core runs a group already: this group's batches go in as few processes as
+    // hold them, one core each, and the random words in two of them (see
+    // `Group::random_batch`).
+    let fewest = Nvdisasm { min_chunk: crate::oracle::nvdisasm::MAX_CHUNK, ..nv.clone() };
+    let send = if shared { &fewest } else { nv };
+    let first::Learned { conv, shown, seen, random } = first::first_batch(codec, send, &clock.arch, &vis, &mut st, opts, shared)?;
+    let with = match &random {
+        Some(r) if r.outs.iter().any(Option::is_none) => " and most kept random",
+        Some(_) => " and kept random",
+        None => "",
+    };
     clock.phase(&format!("conventions of {} forms learned; structured{with} probes disassembled", conv.len()));
     let cx = Group {
         codec,
         nv,
+        send,
+        shared,
         opts,
         clock,
         // Each variant's learned conventions, looked up once (not once per probe).
@@ -316,9 +330,11 @@ fn validate_group(
         // Predictions with the learned conventions, each form's plan built once.
         printer: codec::Printer::with(codec, codec.variants().iter().map(|v| conv.get(v.arch, &v.key)).collect()),
     };
+    // Minimization outcomes sent ahead, by (variant, word).
+    let mut known = Known::new();
     let (stored, cands) = std::thread::scope(|s| {
-        let stored = s.spawn(|| stored::check(nv, codec, &conv, &shown, &seen));
-        let cands = cx.random_batch(&mut st, &conv, random);
+        let stored = s.spawn(|| stored::check(send, codec, &conv, &shown, &seen));
+        let cands = cx.random_batch(&mut st, &conv, random, &mut known);
         (stored.join().unwrap_or_else(|p| std::panic::resume_unwind(p)), cands)
     });
     let (stored, cands) = (stored?, cands?);
@@ -330,7 +346,7 @@ fn validate_group(
             cx.judge_all(&mut st);
             cx.prepare_warned(&st)
         });
-        let minimized = cx.minimize(&mut shrink);
+        let minimized = cx.minimize(&mut shrink, known);
         let early = judged.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
         minimized.map(|()| early)
     })?;
@@ -359,7 +375,15 @@ impl Clock {
 /// What a group's validation reads: the tools, the options and what was learned.
 struct Group<'a> {
     codec: &'a Codec<'a>,
+    /// The tool as configured: its version, and `jobs`, the threads judging takes.
     nv: &'a Nvdisasm,
+    /// The tool the group's runs go to: `nv`, or `nv` in as few processes as hold a
+    /// batch (`shared`).
+    send: &'a Nvdisasm,
+    /// Every core runs a group already (see [`validate_pages`]): the kept random words go
+    /// in two runs, one after the other, the second carrying the minimization's first
+    /// round (see [`Group::random_batch`]).
+    shared: bool,
     opts: &'a Options,
     clock: Clock,
     learned: Vec<Option<&'a FormConventions>>,
@@ -440,28 +464,49 @@ impl<'a> Group<'a> {
     /// `vis[i]`, with branch targets rewritten as at address 0 (how the codec prints them),
     /// unless the text's target is absolute (a flip that turns `RET.REL` into `RET.ABS`).
     fn disassemble(&self, base: u64, words: &[Word], vis: &[usize]) -> Result<Vec<Outcome>, NvdisasmError> {
-        let mut outs = self.nv.disassemble_at(&self.clock.arch, base, words)?;
+        let mut outs = self.send.disassemble_at(&self.clock.arch, base, words)?;
         targets_at_zero(self.codec, base, &mut outs, vis);
         Ok(outs)
     }
 
-    /// Batch one: the random probes, judged; their disagreements become candidates, one
-    /// per (variant, changed elements), in page, variant and disagreement order.
-    /// `sent`: their outcomes, when they rode with the first batch ([`first::first_batch`]).
-    fn random_batch(&self, st: &mut GroupState, conv: &Conventions, sent: Option<Vec<Outcome>>) -> Result<Vec<Candidate>, NvdisasmError> {
+    /// Batch one: the kept random probes, judged; their disagreements become candidates,
+    /// one per (variant, changed elements), in page, variant and disagreement order.
+    /// `sent`: the outcomes of those that rode with the first batch ([`first::first_batch`]).
+    /// A `shared` group sends the kept ones in two runs (or more where they exceed
+    /// [`MAX_CHUNK`](crate::oracle::nvdisasm::MAX_CHUNK) words), one after the other: all
+    /// but the last [`HELD_BACK`]th of each variant's ([`first::ridden`], or those that
+    /// rode with the first batch), judged, then the others with the minimization's first
+    /// round for the candidates seen so far, its outcomes into `known`. Two runs of random
+    /// words, as nvdisasm alone sends them on two cores, and none for the minimization's
+    /// first round (a process start is some 0.25 s of CPU) unless a disagreement first
+    /// shows among the words held back. The second run is small because an illegal word
+    /// in it (a minimization try, a random word) makes nvdisasm run all of it again.
+    fn random_batch(&self, st: &mut GroupState, conv: &Conventions, sent: Option<first::Sent>, known: &mut Known) -> Result<Vec<Candidate>, NvdisasmError> {
         let random: Vec<&Probe> = st.runs.iter().flat_map(|r| &r.probes).filter(|p| p.kind == Kind::Random).collect();
-        let mut random_outs = match sent {
-            Some(outs) => outs,
-            None => {
-                let (words, vis): (Vec<Word>, Vec<usize>) = random.iter().map(|p| (p.word, p.vi)).unzip();
-                let outs = self.disassemble(0, &words, &vis)?;
-                self.phase(&format!("{} random probes disassembled", random.len()));
-                outs
-            }
-        };
-        random_outs.resize_with(random.len(), missing_outcome);
+        let first::Sent { outs: mut random_outs, mut next_at } = sent.unwrap_or_default();
+        random_outs.resize_with(random.len(), || None);
+        if random_outs.iter().all(Option::is_none) {
+            let now = if self.shared { first::ridden(&random) } else { vec![true; random.len()] };
+            let now: Vec<usize> = (0..random.len()).filter(|&k| now[k]).collect();
+            self.send_random(&random, &now, &mut random_outs, 0, &[])?;
+            next_at = 16 * now.len() as u64;
+            self.phase(&format!("{} random probes disassembled", now.len()));
+        }
+        let mut judged = self.judge_sent(&random, &random_outs, vec![]);
+        let later: Vec<usize> = (0..random.len()).filter(|&k| random_outs[k].is_none()).collect();
+        if !later.is_empty() {
+            let tries = if self.shared { self.tries_ahead(st, &judged, &random_outs) } else { vec![] };
+            let tried = self.send_random(&random, &later, &mut random_outs, next_at, &tries)?;
+            self.phase(&format!("{} random probes and {} minimization words disassembled", later.len(), tries.len()));
+            known.extend(tries.into_iter().zip(tried));
+            judged = self.judge_sent(&random, &random_outs, judged);
+        }
+        // Every probe has its outcome and verdict now (a missing outcome says so).
+        random_outs.iter_mut().filter(|o| o.is_none()).for_each(|o| *o = Some(missing_outcome()));
+        let judged = self.judge_sent(&random, &random_outs, judged).into_iter().flatten();
+        let random_outs = random_outs.into_iter().flatten();
         let kept = random.len();
-        let mut judged = self.judge_random(&random, &random_outs).into_iter().zip(random_outs);
+        let mut judged = judged.zip(random_outs);
         let mut cands = Candidates::default();
         for (ri, run) in st.runs.iter_mut().enumerate() {
             let verdicts = &mut st.verdicts[ri];
@@ -484,18 +529,69 @@ impl<'a> Group<'a> {
         Ok(cands)
     }
 
+    /// Sends the random probes `which` (indices into `random`), then the words `extra`
+    /// (variant, word), from address `base`: their outcomes into `outs`, and `extra`'s
+    /// returned.
+    fn send_random(
+        &self,
+        random: &[&Probe],
+        which: &[usize],
+        outs: &mut [Option<Outcome>],
+        base: u64,
+        extra: &[(usize, Word)],
+    ) -> Result<Vec<Outcome>, NvdisasmError> {
+        let (words, vis): (Vec<Word>, Vec<usize>) = which.iter().map(|&k| (random[k].word, random[k].vi)).chain(extra.iter().map(|&(vi, w)| (w, vi))).unzip();
+        let mut got = self.disassemble(base, &words, &vis)?;
+        got.resize_with(words.len(), missing_outcome);
+        let tried = got.split_off(which.len());
+        for (&k, o) in which.iter().zip(got) {
+            outs[k] = Some(o);
+        }
+        Ok(tried)
+    }
+
+    /// `judged` (by random probe) with a verdict for each probe of `random` that has an
+    /// outcome and none yet.
+    fn judge_sent(
+        &self,
+        random: &[&Probe],
+        outs: &[Option<Outcome>],
+        mut judged: Vec<Option<(Judged, Option<Verdict>)>>,
+    ) -> Vec<Option<(Judged, Option<Verdict>)>> {
+        judged.resize_with(random.len(), || None);
+        let todo: Vec<usize> = (0..random.len()).filter(|&k| judged[k].is_none() && outs[k].is_some()).collect();
+        let pairs: Vec<(&Probe, &Outcome)> = todo.iter().filter_map(|&k| Some((random[k], outs[k].as_ref()?))).collect();
+        for (&k, j) in todo.iter().zip(self.judge_random(&pairs)) {
+            judged[k] = Some(j);
+        }
+        judged
+    }
+
+    /// The minimization's first round ([`Minimizer::first_round`]) for the candidates
+    /// among the judged kept random probes (`outs` their outcomes): (variant, word) of
+    /// each try. `minimize` asks the same of them whatever the other probes show, as long
+    /// as none of those comes first in probe order.
+    fn tries_ahead(&self, st: &GroupState, judged: &[Option<(Judged, Option<Verdict>)>], outs: &[Option<Outcome>]) -> Vec<(usize, Word)> {
+        let mut cands = Candidates::default();
+        let random = st.runs.iter().enumerate().flat_map(|(ri, r)| r.probes.iter().filter(|p| p.kind == Kind::Random).map(move |p| (ri, p)));
+        for (((ri, p), j), o) in random.zip(judged).zip(outs) {
+            if let (Some((Judged::Minimize(elems), _)), Some(o)) = (j, o) {
+                cands.add(ri, p.vi, || self.codec.extract(p.vi, p.word), elems, o);
+            }
+        }
+        let shrink = Minimizer { cx: self, cands: cands.all, rounds: self.opts.minimize_rounds, round: 0, singles: true };
+        let tries = shrink.first_round();
+        shrink.vis(&tries).into_iter().zip(shrink.words(&tries)).collect()
+    }
+
     /// Each random probe's verdict and its comparison's ([`judge::Analysis::judge_compared`]),
     /// judged on `nv.jobs` threads, each a contiguous share: in probe order, as one thread
     /// would give them.
-    fn judge_random(&self, random: &[&Probe], outs: &[Outcome]) -> Vec<(Judged, Option<Verdict>)> {
+    fn judge_random(&self, random: &[(&Probe, &Outcome)]) -> Vec<(Judged, Option<Verdict>)> {
         let share = random.len().div_ceil(self.nv.jobs.max(1)).max(1);
         let judge = |p: &Probe, o: &Outcome| self.analysis(p.vi).judge_compared(p, &self.codec.extract(p.vi, p.word), o, None);
         std::thread::scope(|s| {
-            let shares: Vec<_> = random
-                .chunks(share)
-                .zip(outs.chunks(share))
-                .map(|(ps, os)| s.spawn(move || ps.iter().zip(os).map(|(p, o)| judge(p, o)).collect::<Vec<_>>()))
-                .collect();
+            let shares: Vec<_> = random.chunks(share).map(|ps| s.spawn(move || ps.iter().map(|(p, o)| judge(p, o)).collect::<Vec<_>>())).collect();
             shares.into_iter().flat_map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p))).collect()
         })
     }
@@ -621,12 +717,11 @@ impl<'a> Group<'a> {
     /// The wider tries of every candidate ride with the singles when they are fewer than
     /// [`AHEAD_UP_TO`] words: cheaper than the process starts of a batch of their own,
     /// which any candidate no single field explains would need.
-    fn minimize(&self, shrink: &mut Minimizer) -> Result<(), NvdisasmError> {
+    /// `known`: outcomes by (variant, word), some sent ahead (nvdisasm's answer does not
+    /// depend on the batch); words not in it go in one run per round.
+    fn minimize(&self, shrink: &mut Minimizer, mut known: Known) -> Result<(), NvdisasmError> {
         let mut tries = shrink.first_tries();
-        let ahead = shrink.wider_all();
-        let mut ahead = if ahead.len() <= AHEAD_UP_TO { ahead } else { vec![] };
-        // Outcomes by (variant, word): nvdisasm's answer does not depend on the batch.
-        let mut known: std::collections::HashMap<(usize, Word), Outcome> = std::collections::HashMap::new();
+        let mut ahead = shrink.ahead();
         while !tries.is_empty() {
             let all: Vec<Try> = tries.iter().cloned().chain(std::mem::take(&mut ahead)).collect();
             let (words, vis) = (shrink.words(&all), shrink.vis(&all));
@@ -885,16 +980,19 @@ pub fn validate_pages(
     mut done: impl FnMut(&Page, Vec<VariantSummary>, Vec<Finding>),
 ) -> Result<(), NvdisasmError> {
     let all = all_slices(spec, opts);
+    let at_once = SLICES_AT_ONCE.min(all.len());
+    // As many slices at once as cores: each slice's runs go one at a time.
+    let shared = at_once >= nv.jobs.max(1);
     let (next, failed) = (std::sync::atomic::AtomicUsize::new(0), std::sync::atomic::AtomicBool::new(false));
     let (tx, rx) = std::sync::mpsc::channel();
     std::thread::scope(|s| {
-        let handles: Vec<_> = (0..SLICES_AT_ONCE.min(all.len()))
+        let handles: Vec<_> = (0..at_once)
             .map(|_| {
                 let (tx, all, next, failed) = (tx.clone(), &all, &next, &failed);
                 s.spawn(move || -> Result<(), NvdisasmError> {
                     use std::sync::atomic::Ordering::Relaxed;
                     while let Some(slice) = all.get(next.fetch_add(1, Relaxed)).filter(|_| !failed.load(Relaxed)) {
-                        let r = validate_group(slice, codec, nv, opts, |p, sums, finds| {
+                        let r = validate_group(slice, codec, nv, opts, shared, |p, sums, finds| {
                             let i = spec.pages.iter().position(|q| std::ptr::eq(q, p));
                             let _ = tx.send((i, sums, finds));
                         });

@@ -264,3 +264,30 @@ fn the_first_runs_illegal_words_tell_the_legal_control_values() {
         }
     }
 }
+
+/// Two architectures on two cores: each group's runs go one at a time, and the second
+/// half of its random words carries the minimization's first round. With cores to spare
+/// (4 jobs) each batch is spread over them and the minimization sends its own. Both find
+/// the same, minimized words included (a minimization outcome filed under the wrong
+/// word changes which word a finding shows).
+#[test]
+fn the_minimization_riding_with_the_random_words_finds_the_same() {
+    let (s, nv) = (corpus(), nvdisasm());
+    let c = Codec::new(&s);
+    let opts = validate::Options { random_per_variant: 600, ..Default::default() };
+    let findings = |jobs| {
+        let nv = sass_harness::oracle::nvdisasm::Nvdisasm { jobs, ..nv.clone() };
+        let mut all = vec![];
+        validate::validate_pages(&s, &c, &nv, &opts, |_, _, f| all.extend(f)).unwrap_or_else(|e| panic!("{e}"));
+        let mut lines: Vec<String> = all.iter().map(|f| serde_json::to_string(f).unwrap()).collect();
+        lines.sort();
+        lines
+    };
+    let (spread, riding) = std::thread::scope(|s| {
+        let spread = s.spawn(|| findings(4));
+        (spread.join().unwrap(), findings(2))
+    });
+    assert!(riding.len() > 50, "the seed pages have real mistakes; only {} findings", riding.len());
+    let only = |a: &[String], b: &[String]| a.iter().filter(|l| !b.contains(l)).take(3).cloned().collect::<Vec<_>>();
+    assert!(spread == riding, "spread over the cores only: {:#?}\nriding only: {:#?}", only(&spread, &riding), only(&riding, &spread));
+}
