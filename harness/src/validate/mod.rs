@@ -289,7 +289,9 @@ fn arch_groups(spec: &crate::spec::Spec) -> Vec<Vec<&Page>> {
 /// second of those runs (the first run's illegal words tell the legal control values,
 /// see [`first::first_batch`]), judged, while the stored conventions are checked on the
 /// learning words' outcomes; then the minimization of the random disagreements, while
-/// the structured probes are judged; last, triage on `nv.jobs` threads.
+/// the structured probes are judged; last, triage on `nv.jobs` threads. `shared`: each
+/// core runs a group already; the minimization's first batch then rides with a second
+/// run of random words (see [`Group::random_batch`]).
 fn validate_group(
     pages: &[&Page],
     codec: &Codec,
