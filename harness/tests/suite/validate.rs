@@ -265,11 +265,12 @@ fn the_first_runs_illegal_words_tell_the_legal_control_values() {
     }
 }
 
-/// Two architectures on two cores: each group's runs go one at a time, and the second
-/// half of its random words carries the minimization's first round. With cores to spare
-/// (4 jobs) each batch is spread over them and the minimization sends its own. Both find
-/// the same, minimized words included (a minimization outcome filed under the wrong
-/// word changes which word a finding shows).
+/// Two architectures on two cores (2 jobs): each group sends its batches in as few
+/// processes as hold them, and the last 32nd of each variant's random words goes in a
+/// run of its own with the minimization's first round. With cores to spare (4 jobs) each
+/// batch is spread over them and the minimization sends its own. Both find the same,
+/// minimized words included (a minimization outcome filed under the wrong word changes
+/// which word a finding shows).
 #[test]
 fn the_minimization_riding_with_the_random_words_finds_the_same() {
     let (s, nv) = (corpus(), nvdisasm());
