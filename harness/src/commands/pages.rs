@@ -233,7 +233,8 @@ pub fn bench(s: &Spec, words: usize, repeat: usize) -> Result {
     Ok(())
 }
 
-/// One pair: nvdisasm alone on exactly the words and batches the validator sends first,
+/// One pair: nvdisasm alone on exactly the words the validator sends first (per
+/// architecture, the random words in `jobs` runs, the structured ones in one batch),
 /// then the whole validation; their lines printed, and the (wall, CPU) ratios.
 fn bench_pair(
     s: &Spec,
