@@ -176,11 +176,12 @@ fn second_round(
 
 /// Which of the kept random probes (in probe order) a group sends first when it sends
 /// them in two runs: all but the last [`HELD_BACK`]th of each variant's (of each stretch
-/// of one variant's; all of a stretch shorter than that). Both runs sample every variant, a disagreement's first word (the
-/// one minimized) is most often in the first, and the second stays small: an illegal
-/// word among its minimization words makes nvdisasm run all of it again, and each
-/// variant's words are one stretch in the first run, so a variant whose random words are
-/// often illegal (discovered pages have such) reruns few of the first run's chunks.
+/// of one variant's; all of a stretch shorter than that). Both runs sample every
+/// variant, a disagreement's first word (the one minimized) is most often in the first,
+/// and the second stays small: an illegal word among its minimization words makes
+/// nvdisasm run all of it again, and each variant's words are one stretch in the first
+/// run, so a variant whose random words are often illegal (discovered pages have such)
+/// reruns few of the first run's chunks.
 pub(super) fn ridden(random: &[&Probe]) -> Vec<bool> {
     let mut first = Vec::with_capacity(random.len());
     for stretch in random.chunk_by(|a, b| a.vi == b.vi) {
