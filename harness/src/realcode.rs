@@ -152,30 +152,59 @@ pub fn run(codec: &Codec, nv: &Nvdisasm, ptxas_path: &Path, ptx_dir: &Path, out_
     let conv = if unstored.is_empty() { Conventions::default() } else { crate::oracle::learn::learn(nv, codec, &unstored)? };
     let mut tally = Tally { codec, conv, rep: RealCodeReport::default() };
     let mut rules = TargetRules::default();
+    let mut pending = Pending::default();
     for f in &files {
         let text = std::fs::read_to_string(f).map_err(|source| RealCodeError::File { path: f.clone(), source })?;
         for &arch in &archs {
-            let ws = match rules.words(ptxas_path, f, &text, arch, out_dir)? {
+            let words = match rules.words(ptxas_path, f, &text, arch, out_dir)? {
                 Ok(ws) => ws,
                 Err(skip) => {
                     tally.rep.skipped.push(skip);
                     continue;
                 }
             };
-            tally.rep.kernels += 1;
-            tally.rep.words += ws.len();
-            let outs = nv.disassemble(&arch.nvdisasm_name(), &ws)?;
-            let kernel = format!("{} ({})", f.file_name().unwrap_or_default().to_string_lossy(), arch);
-            let covered = tally.rep.covered;
-            for (i, (w, o)) in ws.iter().zip(outs).enumerate() {
-                tally.word(&kernel, arch, *w, o, 16 * i as u64)?;
+            let name = format!("{} ({})", f.file_name().unwrap_or_default().to_string_lossy(), arch);
+            pending.words += words.len();
+            pending.kernels.push(Kernel { name, arch, words });
+            if pending.words >= BATCH_WORDS {
+                tally.kernels(nv, std::mem::take(&mut pending))?;
             }
-            let a = tally.rep.by_arch.entry(arch.to_string()).or_default();
-            a.0 += ws.len();
-            a.1 += tally.rep.covered - covered;
         }
     }
+    tally.kernels(nv, pending)?;
     Ok(tally.rep)
+}
+
+/// Words of compiled kernels an nvdisasm run takes at most (more only when one kernel
+/// has more): a run costs about a quarter of a second of CPU before its first word, so
+/// the kernels of an architecture go together (one run per file and architecture made
+/// the corpus's 46 kernels 12 s of nvdisasm), in bounded memory.
+const BATCH_WORDS: usize = 100_000;
+
+/// One file's code for one architecture.
+struct Kernel {
+    /// `file.ptx (SM90)`, as the report names it.
+    name: String,
+    arch: Arch,
+    words: Vec<Word>,
+}
+
+/// An uncovered example's word, disassembled away from its place in its kernel.
+#[derive(Clone)]
+struct Moved {
+    /// Its place in [`RealCodeReport::uncovered_examples`].
+    example: usize,
+    arch: Arch,
+    /// Its index in its kernel.
+    index: usize,
+    word: Word,
+}
+
+/// Kernels compiled and not yet disassembled, in compile order, and their words.
+#[derive(Default)]
+struct Pending {
+    kernels: Vec<Kernel>,
+    words: usize,
 }
 
 /// Every instruction word ptxas emits for the `*.ptx` files of `ptx_dir` on `arch`, and
@@ -223,6 +252,94 @@ struct Tally<'a> {
 }
 
 impl Tally<'_> {
+    /// Checks `pending`'s kernels in their order, each architecture's words disassembled
+    /// in one request, each kernel's word `i` at the address it has there (which only
+    /// branch targets show: [`crate::codec::conventions::target_at_zero`] takes it out).
+    fn kernels(&mut self, nv: &Nvdisasm, pending: Pending) -> Result<(), RealCodeError> {
+        let mut archs: Vec<Arch> = pending.kernels.iter().map(|k| k.arch).collect();
+        archs.sort();
+        archs.dedup();
+        // Per architecture, nvdisasm's outcomes in kernel order; each kernel takes its own.
+        let mut outcomes = std::collections::BTreeMap::new();
+        for arch in archs {
+            let words: Vec<Word> = pending.kernels.iter().filter(|k| k.arch == arch).flat_map(|k| k.words.iter().copied()).collect();
+            outcomes.insert(arch, (0u64, nv.disassemble(&arch.nvdisasm_name(), &words)?.into_iter()));
+        }
+        let mut moved = vec![];
+        for k in pending.kernels {
+            self.rep.kernels += 1;
+            self.rep.words += k.words.len();
+            let (at, outs) = outcomes.get_mut(&k.arch).expect("every kernel's architecture was disassembled");
+            let covered = self.rep.covered;
+            for ((i, w), o) in k.words.iter().enumerate().zip(outs.by_ref()) {
+                let examples = self.rep.uncovered_examples.len();
+                self.word(&k.name, k.arch, *w, o, 16 * *at)?;
+                if self.rep.uncovered_examples.len() > examples && i as u64 != *at {
+                    moved.push(Moved { example: examples, arch: k.arch, index: i, word: *w });
+                }
+                *at += 1;
+            }
+            let a = self.rep.by_arch.entry(k.arch.to_string()).or_default();
+            a.0 += k.words.len();
+            a.1 += self.rep.covered - covered;
+        }
+        let past = 16 * outcomes.values().map(|(at, _)| *at).max().unwrap_or(0);
+        self.reread_examples(nv, moved, past)
+    }
+
+    /// An uncovered word's example shows nvdisasm's text as a listing of its kernel does,
+    /// branch targets included, but it was disassembled further into its architecture's
+    /// request (whose words end before address `past`). The `moved` words are read once
+    /// more at other addresses, past those: a text that stays the same does not depend on
+    /// the address; the others (branches) are read again at their place in their kernel.
+    fn reread_examples(&mut self, nv: &Nvdisasm, moved: Vec<Moved>, past: u64) -> Result<(), RealCodeError> {
+        let mut archs: Vec<Arch> = moved.iter().map(|m| m.arch).collect();
+        archs.sort();
+        archs.dedup();
+        let mut placed = vec![];
+        for arch in archs {
+            let of_arch: Vec<Moved> = moved.iter().filter(|m| m.arch == arch).cloned().collect();
+            let words: Vec<Word> = of_arch.iter().map(|m| m.word).collect();
+            let outs = nv.disassemble_at(&arch.nvdisasm_name(), past, &words)?;
+            for (m, o) in of_arch.into_iter().zip(outs) {
+                let same = matches!(o, Outcome::Printed { text } if text == self.rep.uncovered_examples[m.example].nvdisasm);
+                if !same {
+                    placed.push(m);
+                }
+            }
+        }
+        self.read_in_place(nv, placed)
+    }
+
+    /// Reads each `moved` word at its place in its kernel, among NOPs; a place holds one
+    /// word a run, so words at the same place go in rounds.
+    fn read_in_place(&mut self, nv: &Nvdisasm, mut left: Vec<Moved>) -> Result<(), RealCodeError> {
+        while let Some(arch) = left.first().map(|m| m.arch) {
+            let (mut round, mut rest): (Vec<Moved>, Vec<Moved>) = (vec![], vec![]);
+            for m in left {
+                let taken = round.iter().any(|r| r.index == m.index);
+                if m.arch == arch && !taken {
+                    round.push(m)
+                } else {
+                    rest.push(m)
+                }
+            }
+            let name = arch.nvdisasm_name();
+            let mut words = vec![crate::oracle::nvdisasm::nop(&name); round.iter().map(|m| m.index + 1).max().unwrap_or(0)];
+            for m in &round {
+                words[m.index] = m.word;
+            }
+            let outs = nv.disassemble(&name, &words)?;
+            for m in round {
+                if let Some(Outcome::Printed { text }) = outs.get(m.index) {
+                    self.rep.uncovered_examples[m.example].nvdisasm = text.clone();
+                }
+            }
+            left = rest;
+        }
+        Ok(())
+    }
+
     /// Checks compiled word `w` of `kernel` at `addr`, which nvdisasm printed as `o`, if the
     /// spec covers it.
     fn word(&mut self, kernel: &str, arch: Arch, w: Word, o: Outcome, addr: u64) -> Result<(), RealCodeError> {
