@@ -141,6 +141,11 @@ impl TargetRules {
     }
 }
 
+/// Compiles every `*.ptx` of `ptx_dir` with ptxas for each architecture of `codec`
+/// (cubins into `out_dir`; files ptxas refuses for an architecture are skipped), has
+/// nvdisasm disassemble the words, an architecture's kernels together, and checks each
+/// word the spec covers both ways: printed as nvdisasm prints it, and nvdisasm's text
+/// assembled back to it.
 pub fn run(codec: &Codec, nv: &Nvdisasm, ptxas_path: &Path, ptx_dir: &Path, out_dir: &Path) -> Result<RealCodeReport, RealCodeError> {
     let files = ptx_files(ptx_dir)?;
     let mut archs: Vec<Arch> = codec.variants().iter().map(|v| v.arch).collect();
