@@ -139,12 +139,14 @@ fn real_code_corpus_roundtrips() {
 
 /// The run disassembles an architecture's kernels together, so a word's address there is
 /// not its address in its kernel: the uncovered words' examples that name a branch target
-/// still show what nvdisasm prints for their kernel alone (at the first place of their
-/// word in it), as a listing of the kernel does.
+/// still show what nvdisasm prints for their kernel alone, as a listing of the kernel
+/// does. (Examples are kept in word order, so a kernel's n-th example of a word is the
+/// word's n-th place in it.)
 fn examples_read_as_in_their_kernel(report: &sass_harness::realcode::RealCodeReport, dir: &std::path::Path) {
     let (nv, ptxas) = (nvdisasm(), common::ptxas());
     let mut rules = sass_harness::realcode::TargetRules::default();
     let mut kernels = std::collections::HashMap::new();
+    let mut seen: std::collections::HashMap<(&str, &str), usize> = std::collections::HashMap::new();
     let mut checked = 0;
     let branch = |t: &str| ["BRA ", "BSSY", "CALL.", "@P0 BRA", "@!P0 BRA"].iter().any(|m| t.starts_with(m));
     // Four kernels' branches (each kernel alone is a run of its own).
@@ -162,7 +164,9 @@ fn examples_read_as_in_their_kernel(report: &sass_harness::realcode::RealCodeRep
             let alone = nv.disassemble(&arch.nvdisasm_name(), &words).unwrap();
             (words, alone)
         });
-        let at = words.iter().position(|w| w.hex() == e.word).expect("the example's word is the kernel's");
+        let nth = seen.entry((&e.kernel, &e.word)).or_default();
+        let at = words.iter().enumerate().filter(|(_, w)| w.hex() == e.word).nth(*nth).expect("the example's word is the kernel's").0;
+        *nth += 1;
         assert_eq!(alone[at], sass_harness::oracle::nvdisasm::Outcome::Printed { text: e.nvdisasm.clone() }, "{e:?}");
         checked += 1;
     }
