@@ -195,7 +195,6 @@ struct Kernel {
 }
 
 /// An uncovered example's word, disassembled away from its place in its kernel.
-#[derive(Clone)]
 struct Moved {
     /// Its place in [`RealCodeReport::uncovered_examples`].
     example: usize,
@@ -261,13 +260,13 @@ impl Tally<'_> {
     /// in one request, each kernel's word `i` at the address it has there (which only
     /// branch targets show: [`crate::codec::conventions::target_at_zero`] takes it out).
     fn kernels(&mut self, nv: &Nvdisasm, pending: Pending) -> Result<(), RealCodeError> {
-        let mut archs: Vec<Arch> = pending.kernels.iter().map(|k| k.arch).collect();
-        archs.sort();
-        archs.dedup();
+        let mut words: std::collections::BTreeMap<Arch, Vec<Word>> = std::collections::BTreeMap::new();
+        for k in &pending.kernels {
+            words.entry(k.arch).or_default().extend(&k.words);
+        }
         // Per architecture, nvdisasm's outcomes in kernel order; each kernel takes its own.
         let mut outcomes = std::collections::BTreeMap::new();
-        for arch in archs {
-            let words: Vec<Word> = pending.kernels.iter().filter(|k| k.arch == arch).flat_map(|k| k.words.iter().copied()).collect();
+        for (arch, words) in words {
             outcomes.insert(arch, (0u64, nv.disassemble(&arch.nvdisasm_name(), &words)?.into_iter()));
         }
         let mut moved = vec![];
@@ -298,12 +297,12 @@ impl Tally<'_> {
     /// more at other addresses, past those: a text that stays the same does not depend on
     /// the address; the others (branches) are read again at their place in their kernel.
     fn reread_examples(&mut self, nv: &Nvdisasm, moved: Vec<Moved>, past: u64) -> Result<(), RealCodeError> {
-        let mut archs: Vec<Arch> = moved.iter().map(|m| m.arch).collect();
-        archs.sort();
-        archs.dedup();
+        let mut by_arch: std::collections::BTreeMap<Arch, Vec<Moved>> = std::collections::BTreeMap::new();
+        for m in moved {
+            by_arch.entry(m.arch).or_default().push(m);
+        }
         let mut placed = vec![];
-        for arch in archs {
-            let of_arch: Vec<Moved> = moved.iter().filter(|m| m.arch == arch).cloned().collect();
+        for (arch, of_arch) in by_arch {
             let words: Vec<Word> = of_arch.iter().map(|m| m.word).collect();
             let outs = nv.disassemble_at(&arch.nvdisasm_name(), past, &words)?;
             for (m, o) in of_arch.into_iter().zip(outs) {
