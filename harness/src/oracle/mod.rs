@@ -1,5 +1,6 @@
 //! Oracles: external judges of what a word means.
 
+pub mod cache;
 pub mod exec;
 pub mod gpu;
 pub mod learn;

@@ -31,6 +31,7 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
+use super::cache;
 use super::listing::{parse_errors, parse_listing};
 use super::merge::Merger;
 use super::process::{self, describe_status, excerpt, Limits, ProcessError};
@@ -52,6 +53,9 @@ pub const MIN_CHUNK: usize = 16_384;
 pub const MAX_ROUNDS: usize = 6;
 /// Default wall-clock limit per nvdisasm process (see [`process::timeout_from_env`]).
 pub const DEFAULT_TIMEOUT: Duration = process::DEFAULT_TIMEOUT;
+/// Most words of a run whose reply [`Nvdisasm::cache`] keeps (a listing is some 200 bytes
+/// a word: at most about 3 MB an entry).
+pub const CACHE_MAX_WORDS: usize = MIN_CHUNK;
 /// Limit for `nvdisasm --version`, which answers at once.
 const VERSION_TIMEOUT: Duration = Duration::from_secs(30);
 
@@ -169,6 +173,12 @@ pub struct Nvdisasm {
     /// shared by clones (see [`Merger`] and [`Nvdisasm::disassemble_anywhere`]). `None`
     /// ([`Nvdisasm::locate`]'s): each request runs alone.
     pub merger: Option<Arc<Merger>>,
+    /// A folder where each run's reply is kept on disk for the next identical run (same
+    /// binary, version, architecture, base address and words), by this or another
+    /// process ([`crate::oracle::cache`]); runs of more than [`CACHE_MAX_WORDS`] words
+    /// are not kept. `None` ([`Nvdisasm::locate`]'s): every run starts nvdisasm. The
+    /// test suite keeps one under the target folder.
+    pub cache: Option<PathBuf>,
 }
 
 impl Nvdisasm {
@@ -180,7 +190,7 @@ impl Nvdisasm {
         let timeout = process::timeout_from_env().map_err(ToolError::Setting)?;
         let v = tools::version(Tool::Nvdisasm, &path, VERSION_TIMEOUT.min(timeout.max(Duration::from_secs(5))))?;
         let jobs = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
-        Ok(Nvdisasm { path, version: v.line, version_number: v.number, jobs, timeout, min_chunk: MIN_CHUNK, replies: None, merger: None })
+        Ok(Nvdisasm { path, version: v.line, version_number: v.number, jobs, timeout, min_chunk: MIN_CHUNK, replies: None, merger: None, cache: None })
     }
 
     /// A warning when this nvdisasm is not the pinned version ([`tools::PINNED_VERSION`]).
@@ -346,21 +356,25 @@ impl Nvdisasm {
         }
     }
 
-    /// Writes `words` and the sentinel to `file`, runs nvdisasm on it and returns its
-    /// listing, or the illegal words it named (offsets from the batch's base).
+    /// Writes `words` and the sentinel to `file`, runs nvdisasm on it (or takes its kept
+    /// reply) and returns its listing, or the illegal words it named (offsets from the
+    /// batch's base).
     fn run_round(&self, b: &Batch, words: &[Word], file: &Path) -> Result<RoundResult, BatchFault> {
         let mut bytes = Vec::with_capacity((words.len() + 1) * 16);
         for w in words.iter().chain(std::iter::once(&nop(b.arch))) {
             bytes.extend_from_slice(&w.to_le_bytes());
         }
-        std::fs::write(file, &bytes).map_err(|e| BatchFault::Write { path: file.to_path_buf(), err: e.to_string() })?;
-        let mut cmd = Command::new(&self.path);
-        STARTED.fetch_add(1, Ordering::Relaxed);
-        SENT.fetch_add(words.len() + 1, Ordering::Relaxed);
-        cmd.arg("-b").arg(b.arch).arg("-hex").arg("--base-address").arg(format!("{:#x}", b.base)).arg(file);
-        let run = process::run(&mut cmd, &Limits::with_timeout(self.timeout));
-        let _ = std::fs::remove_file(file);
-        let run = run?;
+        let kept = self.cache.as_deref().filter(|_| words.len() <= CACHE_MAX_WORDS).and_then(|dir| kept_reply(dir, self, b, &bytes));
+        let run = match kept.as_ref().and_then(|k| k.read().as_deref().and_then(Ran::from_bytes)) {
+            Some(ran) => ran,
+            None => {
+                let ran = self.start(b, &bytes, file)?;
+                if let Some(k) = &kept {
+                    ran.keep(k);
+                }
+                ran
+            }
+        };
         // Without a copy when it is UTF-8 (a listing is some 20 MB per 100 000 words).
         let text = |bytes: Vec<u8>| String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
         let (stdout, stderr) = (text(run.stdout), text(run.stderr));
@@ -377,6 +391,76 @@ impl Nvdisasm {
         }
         Ok((None, reported, stderr))
     }
+
+    /// Writes `bytes` to `file` and runs nvdisasm on it at the batch's base address.
+    fn start(&self, b: &Batch, bytes: &[u8], file: &Path) -> Result<Ran, BatchFault> {
+        std::fs::write(file, bytes).map_err(|e| BatchFault::Write { path: file.to_path_buf(), err: e.to_string() })?;
+        let mut cmd = Command::new(&self.path);
+        STARTED.fetch_add(1, Ordering::Relaxed);
+        SENT.fetch_add(bytes.len() / 16, Ordering::Relaxed);
+        cmd.arg("-b").arg(b.arch).arg("-hex").arg("--base-address").arg(format!("{:#x}", b.base)).arg(file);
+        let run = process::run(&mut cmd, &Limits::with_timeout(self.timeout));
+        let _ = std::fs::remove_file(file);
+        let run = run?;
+        Ok(Ran { status: run.status, stdout: run.stdout, stderr: run.stderr })
+    }
+}
+
+/// What one nvdisasm run gave: its exit status and output.
+struct Ran {
+    status: std::process::ExitStatus,
+    stdout: Vec<u8>,
+    stderr: Vec<u8>,
+}
+
+impl Ran {
+    /// Keeps a run that ended with nvdisasm's own status (0: a listing, 1: illegal words);
+    /// a crash, a kill or another status is a fault to meet again, not a reply.
+    fn keep(&self, entry: &cache::Entry) {
+        if let Some(code @ (0 | 1)) = self.status.code() {
+            let mut bytes = format!("status {code}\nstdout {}\n", self.stdout.len()).into_bytes();
+            bytes.extend_from_slice(&self.stdout);
+            bytes.extend_from_slice(&self.stderr);
+            entry.write(&bytes);
+        }
+    }
+
+    /// A kept run, as [`Ran::keep`] wrote it.
+    fn from_bytes(bytes: &[u8]) -> Option<Ran> {
+        let mut parts = bytes.splitn(3, |&c| c == b'\n');
+        let code: i32 = std::str::from_utf8(parts.next()?.strip_prefix(b"status ")?).ok()?.parse().ok()?;
+        let len: usize = std::str::from_utf8(parts.next()?.strip_prefix(b"stdout ")?).ok()?.parse().ok()?;
+        let rest = parts.next()?;
+        let (stdout, stderr) = (rest.get(..len)?, rest.get(len..)?);
+        Some(Ran { status: exit_status(code)?, stdout: stdout.to_vec(), stderr: stderr.to_vec() })
+    }
+}
+
+#[cfg(unix)]
+fn exit_status(code: i32) -> Option<std::process::ExitStatus> {
+    use std::os::unix::process::ExitStatusExt;
+    Some(std::process::ExitStatus::from_raw((code & 0xff) << 8))
+}
+
+#[cfg(not(unix))]
+fn exit_status(_code: i32) -> Option<std::process::ExitStatus> {
+    None
+}
+
+/// The cache entry of a run of `bytes` on the batch's architecture and base address, when
+/// the tool's binary can be named.
+fn kept_reply(dir: &Path, nv: &Nvdisasm, b: &Batch, bytes: &[u8]) -> Option<cache::Entry> {
+    let mut key = format!(
+        "nvdisasm {}\n--version: {}\n-b {} -hex --base-address {:#x}\ninput ({} bytes):\n",
+        cache::tool_stamp(&nv.path)?,
+        nv.version,
+        b.arch,
+        b.base,
+        bytes.len()
+    )
+    .into_bytes();
+    key.extend_from_slice(bytes);
+    Some(cache::Entry::new(dir, &format!("-{}", b.arch), key))
 }
 
 /// The message of a word nvdisasm rejected without naming its address.
@@ -765,6 +849,45 @@ mod tests {
             let _ = std::fs::remove_dir_all(dir);
         }
         assert!(t.elapsed() < Duration::from_secs(30), "{:?}", t.elapsed());
+    }
+
+    /// A kept reply answers the same run (binary, architecture, base, words) without a
+    /// process, and gives what the process gave: a listing, and illegal words found in
+    /// rounds. Another base or word runs nvdisasm again; a crash is never kept.
+    #[test]
+    fn kept_replies_answer_only_the_same_run() {
+        let real = nv().path;
+        let (mut d, dir) = fake("nvd-cache", "");
+        let log = dir.join("runs.log");
+        let script = format!("#!/bin/sh\necho \"$*\" >> {l}\nexec {r} \"$@\"\n", l = log.display(), r = real.display());
+        std::fs::write(&d.path, script).unwrap();
+        d.cache = Some(dir.join("cache"));
+        let runs = || std::fs::read_to_string(&log).map_or(0, |t| t.lines().count());
+        let illegal = Word(u128::MAX);
+        let words = [dfma(5, 0), illegal, dfma(6, 0)];
+        let first = d.disassemble("SM90", &words).unwrap();
+        assert!(matches!(first[1], Outcome::Illegal { .. }), "{first:?}");
+        let started = runs();
+        assert_eq!(d.disassemble("SM90", &words).unwrap(), first);
+        assert_eq!(runs(), started, "the same run again starts no process");
+        assert_eq!(d.disassemble_at("SM90", 0x100, &words).unwrap(), first);
+        assert!(runs() > started, "another base address runs nvdisasm");
+        let again = runs();
+        d.disassemble("SM90", &[dfma(5, 0), dfma(7, 0)]).unwrap();
+        assert!(runs() > again, "other words run nvdisasm");
+        // A stand-in that crashes once: its crash is retried, never kept.
+        let once = dir.join("crashed");
+        let crash = format!(
+            "#!/bin/sh\necho \"$*\" >> {l}\nif [ ! -e {o} ]; then touch {o}; kill -SEGV $$; fi\nexec {r} \"$@\"\n",
+            l = log.display(),
+            o = once.display(),
+            r = real.display()
+        );
+        std::fs::write(&d.path, crash).unwrap();
+        let before = runs();
+        assert_eq!(d.dis("SM90", &[dfma(8, 0)]), vec![printed("@P0 DFMA R8, R0, R0, R0 ;")]);
+        assert_eq!(runs(), before + 2, "the crash and its retry");
+        let _ = std::fs::remove_dir_all(dir);
     }
 
     #[test]

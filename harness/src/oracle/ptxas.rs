@@ -205,11 +205,11 @@ pub fn compile_within(ptxas: &Path, ptx: &Path, arch: &str, out_dir: &Path, time
 /// by [`cache::set_dir`] or the variable [`cache::DIR_VAR`]; without either, nothing is
 /// cached. A test suite compiles `corpus/ptx` in several tests; each pays ptxas once.
 pub mod cache {
+    use super::super::cache::{tool_stamp, Entry as Stored};
     use super::super::process::{self, Limits};
     use std::collections::HashMap;
     use std::path::{Path, PathBuf};
     use std::process::Command;
-    use std::sync::atomic::{AtomicUsize, Ordering};
     use std::sync::{Mutex, OnceLock};
 
     /// Environment variable: the cache folder, when [`set_dir`] was not called.
@@ -241,14 +241,9 @@ pub mod cache {
         v
     }
 
-    /// One compile's place in the cache. The file name is a hash of what decides ptxas's
-    /// output (its version, the `-arch`, the PTX bytes); the `.key` file beside the cubin
-    /// holds all of it, compared byte for byte on a hit, so a hash collision is a miss.
-    pub struct Entry {
-        cubin: PathBuf,
-        key_file: PathBuf,
-        key: Vec<u8>,
-    }
+    /// One compile's place in the cache: keyed by ptxas's binary and version, the `-arch`
+    /// and the PTX bytes (see [`crate::oracle::cache`]).
+    pub struct Entry(Stored);
 
     impl Entry {
         /// The entry for compiling `ptx` for `arch` with `ptxas`, when a cache folder is
@@ -257,53 +252,24 @@ pub mod cache {
             let dir = dir()?;
             let text = std::fs::read(ptx).ok()?;
             let version = version(ptxas, timeout)?;
-            // The binary itself too (a stand-in that prints the real version is another tool).
-            let exe = std::fs::canonicalize(ptxas).ok()?;
-            let meta = std::fs::metadata(&exe).ok()?;
-            let stamp = meta.modified().ok()?.duration_since(std::time::UNIX_EPOCH).ok()?.as_nanos();
-            let mut key = format!("ptxas {} ({} bytes, modified {stamp} ns)\n", exe.display(), meta.len()).into_bytes();
+            let mut key = format!("ptxas {}\n", tool_stamp(ptxas)?).into_bytes();
             key.extend(format!("--version:\n{version}\n-arch={arch}\nPTX ({} bytes):\n", text.len()).into_bytes());
             key.extend_from_slice(&text);
-            let name = format!("{:016x}-{arch}", fnv1a(&key));
-            Some(Entry { cubin: dir.join(format!("{name}.cubin")), key_file: dir.join(format!("{name}.key")), key })
+            Some(Entry(Stored::new(&dir, &format!("-{arch}"), key)))
         }
 
-        /// Copies the cached cubin to `out` on a hit (the key matches and the cubin is
+        /// Writes the cached cubin to `out` on a hit (the key matches and the cubin is
         /// there); false on a miss.
         pub fn restore(&self, out: &Path) -> bool {
-            let hit = std::fs::read(&self.key_file).is_ok_and(|k| k == self.key);
-            hit && std::fs::copy(&self.cubin, out).is_ok_and(|n| n > 0)
+            self.0.read().is_some_and(|cubin| !cubin.is_empty() && std::fs::write(out, cubin).is_ok())
         }
 
-        /// Keeps `cubin` (what ptxas just wrote): the cubin first, then its key, each by a
-        /// rename, so a reader never sees a key without its whole cubin. Failing to cache
-        /// is not an error of the compile.
+        /// Keeps `cubin` (what ptxas just wrote).
         pub fn store(&self, cubin: &Path) {
-            let Some(dir) = self.cubin.parent() else { return };
-            let _ = std::fs::create_dir_all(dir);
             if let Ok(bytes) = std::fs::read(cubin) {
-                if write_atomic(&self.cubin, &bytes) {
-                    write_atomic(&self.key_file, &self.key);
-                }
+                self.0.write(&bytes);
             }
         }
-    }
-
-    /// `bytes` to `path` through a temporary unique to this process and call (tests in
-    /// one process compile the same file at once).
-    fn write_atomic(path: &Path, bytes: &[u8]) -> bool {
-        static N: AtomicUsize = AtomicUsize::new(0);
-        let tmp = path.with_extension(format!("tmp-{}-{}", std::process::id(), N.fetch_add(1, Ordering::Relaxed)));
-        let ok = std::fs::write(&tmp, bytes).is_ok() && std::fs::rename(&tmp, path).is_ok();
-        if !ok {
-            let _ = std::fs::remove_file(&tmp);
-        }
-        ok
-    }
-
-    /// 64-bit FNV-1a: a file name, not a proof (the key is compared in full).
-    fn fnv1a(bytes: &[u8]) -> u64 {
-        bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3))
     }
 
     #[cfg(test)]
@@ -352,7 +318,7 @@ pub mod cache {
             assert_eq!((compiles(&dir), std::fs::read_to_string(&changed).unwrap().contains("two")), (3, true), "another PTX text");
             // The entry's key no longer says what it was compiled from: a miss.
             let e = Entry::for_compile(&fake, &ptx, "sm_90", std::time::Duration::from_secs(10)).unwrap();
-            std::fs::write(&e.key_file, b"something else").unwrap();
+            std::fs::write(&e.0.key_file, b"something else").unwrap();
             out("e", "sm_90");
             assert_eq!(compiles(&dir), 4, "a key that does not match");
             let _ = std::fs::remove_dir_all(&dir);

@@ -30,9 +30,13 @@ pub fn discovered() -> spec::Spec {
     spec::load(&[root().join("corpus/isa-discovered")]).unwrap_or_else(|e| panic!("corpus/isa-discovered: {e}"))
 }
 
-/// nvdisasm, as the oracle.
+/// nvdisasm, as the oracle, its replies kept under the target folder (`nvdisasm-cache`)
+/// for the next identical run, by any test of this run or of a later one: the same
+/// binary, architecture, base address and words (`Nvdisasm::cache`). Each run costs
+/// about 0.25 s of CPU to start; the fast set starts some 230.
 pub fn nvdisasm() -> Nvdisasm {
-    Nvdisasm::locate().unwrap_or_else(|e| panic!("nvdisasm is required ({INSTALL}): {e}"))
+    let nv = Nvdisasm::locate().unwrap_or_else(|e| panic!("nvdisasm is required ({INSTALL}): {e}"));
+    Nvdisasm { cache: Some(Path::new(env!("CARGO_TARGET_TMPDIR")).join("nvdisasm-cache")), ..nv }
 }
 
 /// nvdisasm, as the oracle, answering a request asked before in this test process from
