@@ -8,9 +8,8 @@ use std::path::Path;
 use std::process::Stdio;
 
 fn temp_page(name: &str, text: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("sass-harness-cli-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let p = dir.join(name);
+    static DIR: std::sync::OnceLock<std::path::PathBuf> = std::sync::OnceLock::new();
+    let p = DIR.get_or_init(|| common::scratch("cli")).join(name);
     std::fs::write(&p, text).unwrap();
     p
 }
@@ -268,7 +267,8 @@ fn output_folder_is_locked_and_sigint_cleans_up() {
 /// says INCOMPLETE until the reports are in place.
 #[test]
 fn resume_finishes_an_interrupted_run_with_the_same_findings() {
-    let dir = std::env::temp_dir().join(format!("sass-harness-cli-resume-{}", std::process::id()));
+    // A path of its own, not yet there: the run makes it.
+    let dir = common::scratch("cli-resume");
     let _ = std::fs::remove_dir_all(&dir);
     let run = |extra: &[&str]| {
         let out = bin().args(["validate", "corpus/isa", "--random", "30", "--out"]).arg(&dir).args(extra).output().unwrap();

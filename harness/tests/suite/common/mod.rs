@@ -90,13 +90,39 @@ pub fn ptxas_cache() -> PathBuf {
 /// A fresh, empty folder `sass-harness-<tag>-<pid>-<n>` under the system's temp folder,
 /// `n` counting the calls: every module's tests run in this one process, so two tests
 /// that pick the same tag still get folders of their own.
+///
+/// The folders stay after the run (a failing test's files are there to read); the first
+/// call of a run removes those of earlier runs whose process has ended.
 pub fn scratch(tag: &str) -> PathBuf {
     static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    static SWEPT: std::sync::Once = std::sync::Once::new();
+    SWEPT.call_once(remove_scratch_of_ended_runs);
     let n = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let d = std::env::temp_dir().join(format!("sass-harness-{tag}-{}-{n}", std::process::id()));
     let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(&d).unwrap_or_else(|e| panic!("{}: {e}", d.display()));
     d
+}
+
+/// Removes the `sass-harness-<tag>-<pid>-<n>` folders of [`scratch`] whose process no
+/// longer runs (no `/proc/<pid>`; where there is no `/proc`, nothing is removed).
+fn remove_scratch_of_ended_runs() {
+    if !Path::new("/proc/self").exists() {
+        return;
+    }
+    let Ok(entries) = std::fs::read_dir(std::env::temp_dir()) else { return };
+    for e in entries.flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        let Some(rest) = name.strip_prefix("sass-harness-") else { continue };
+        let mut parts = rest.rsplitn(3, '-');
+        let (n, pid, tag) = (parts.next(), parts.next(), parts.next());
+        let ours = n.is_some_and(|n| n.parse::<u64>().is_ok()) && tag.is_some_and(|t| !t.is_empty());
+        if let Some(pid) = pid.filter(|_| ours).and_then(|p| p.parse::<u32>().ok()) {
+            if !Path::new("/proc").join(pid.to_string()).exists() {
+                let _ = std::fs::remove_dir_all(e.path());
+            }
+        }
+    }
 }
 
 /// The program, run from the repository's root.
