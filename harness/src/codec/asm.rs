@@ -75,7 +75,7 @@ pub fn assemble(codec: &Codec, arch: Arch, text: &str, controls_from: Word) -> R
 pub fn assemble_inst(codec: &Codec, arch: Arch, inst: &Instruction, controls_from: Word) -> Result<(usize, Word), AsmError> {
     let first = assemble_as_written(codec, arch, inst, controls_from);
     if first.is_err() {
-        let candidates = codec.variants().iter().copied().filter(|v| v.arch == arch && v.mnemonic == inst.mnemonic);
+        let candidates = codec.named(arch, &inst.mnemonic).iter().map(|&vi| codec.variant(vi));
         let again = |u: &Instruction| assemble_as_written(codec, arch, u, controls_from);
         return unaliased(codec, candidates, inst, again).or_else(|| unnamed(codec, inst, again)).unwrap_or(first);
     }
@@ -160,8 +160,7 @@ fn assemble_as_written(codec: &Codec, arch: Arch, inst: &Instruction, controls_f
     let inst = &InstRef::of(inst);
     let mut vocabulary = Vocabulary::of_text(inst);
     let tokens = vocabulary.ids(inst);
-    let candidates: Vec<usize> =
-        (0..codec.variants().len()).filter(|&vi| codec.variant(vi).arch == arch && codec.variant(vi).mnemonic == inst.mnemonic).collect();
+    let candidates = codec.named(arch, inst.mnemonic);
     // Forms only for the variants whose operands fit: building one costs more than this look.
     let fitting: Vec<(usize, Form)> = candidates
         .iter()

@@ -2,6 +2,7 @@
 
 use crate::spec::{Arch, Spec, Variant};
 use crate::word::{BitSet, Word};
+use std::collections::HashMap;
 
 /// The most fields a variant may have (the page parser refuses more), so that [`Values`]
 /// lives inline, with no allocation per decoded word.
@@ -179,6 +180,8 @@ pub struct Codec<'s> {
     /// several matches, those that match these too come first (see `most_specific`).
     strict: Vec<(u128, u128)>,
     index: OpcodeIndex,
+    /// Variant indices by mnemonic, then architecture, ascending ([`Codec::named`]).
+    named: HashMap<&'s str, Vec<(Arch, Vec<usize>)>>,
 }
 
 /// One candidate of an [`OpcodeIndex`] list: the pattern, its variant and the variant's
@@ -314,7 +317,15 @@ impl<'s> Codec<'s> {
             variants.iter().map(|v| Pattern { mask: v.fixed_mask.minus(v.ignored).0, value: v.fixed_value.0 & !v.ignored.0, arch: v.arch }).collect();
         let index = OpcodeIndex::new(&patterns, &compiled);
         let strict = variants.iter().map(|v| (v.fixed_mask.0, v.fixed_value.0 & v.fixed_mask.0)).collect();
-        Codec { spec, variants, compiled, runs, patterns, strict, index }
+        let mut named: HashMap<&str, Vec<(Arch, Vec<usize>)>> = HashMap::new();
+        for (vi, v) in variants.iter().enumerate() {
+            let arches = named.entry(v.mnemonic.as_str()).or_default();
+            match arches.iter_mut().find(|(a, _)| *a == v.arch) {
+                Some((_, vis)) => vis.push(vi),
+                None => arches.push((v.arch, vec![vi])),
+            }
+        }
+        Codec { spec, variants, compiled, runs, patterns, strict, index, named }
     }
 
     /// Every variant, in the order variant indices (`vi`) count.
@@ -326,6 +337,12 @@ impl<'s> Codec<'s> {
     /// first architecture that has it).
     pub fn index_of(&self, key: &str, arch: Option<Arch>) -> Option<usize> {
         self.variants.iter().position(|v| v.key == key && arch.map(|a| a == v.arch).unwrap_or(true))
+    }
+
+    /// The indices of `arch`'s variants named `mnemonic`, ascending (none: empty).
+    pub fn named(&self, arch: Arch, mnemonic: &str) -> &[usize] {
+        let arches = self.named.get(mnemonic).map_or(&[][..], Vec::as_slice);
+        arches.iter().find(|(a, _)| *a == arch).map_or(&[], |(_, vis)| vis.as_slice())
     }
 
     /// Variant `i` ([`Codec::variants`] order).

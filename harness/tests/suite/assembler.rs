@@ -148,10 +148,9 @@ fn indexed_and_scanning_assemblers_agree_on_altered_texts() {
     let c = Codec::new(&s);
     let a = Assembler::new(&c);
     let mut rng = Rng::new(0xa17e);
-    let n = c.variants().len();
     let (mut ok, mut failed) = (0, 0);
     for v in c.variants() {
-        let same: Vec<usize> = (0..n).filter(|&j| c.variant(j).arch == v.arch && c.variant(j).mnemonic == v.mnemonic).collect();
+        let same = c.named(v.arch, &v.mnemonic);
         for _ in 0..10 {
             let inst = codec::print(v, &random_values(v, &mut rng));
             let o = c.variant(same[rng.below(same.len() as u64) as usize]);

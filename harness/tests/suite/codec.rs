@@ -330,3 +330,20 @@ fn inverted_predicates_encode_decode_print_and_assemble() {
     let json = serde_json::to_string(&s).unwrap();
     assert_eq!(json.matches("\"inverted\":true").count(), 1, "{json}");
 }
+
+/// `Codec::named` lists, for every architecture and mnemonic of the discovered pages, the
+/// variants a scan of all of them finds, in the same order; an unknown name lists none.
+#[test]
+fn named_variants_are_the_scans() {
+    let s = common::discovered();
+    let c = Codec::new(&s);
+    let mut pairs: Vec<(spec::Arch, &str)> = c.variants().iter().map(|v| (v.arch, v.mnemonic.as_str())).collect();
+    pairs.sort();
+    pairs.dedup();
+    assert!(pairs.len() > 500, "{} names", pairs.len());
+    for (arch, m) in pairs {
+        let scan: Vec<usize> = (0..c.variants().len()).filter(|&vi| c.variant(vi).arch == arch && c.variant(vi).mnemonic == m).collect();
+        assert_eq!(c.named(arch, m), scan.as_slice(), "{arch} {m}");
+    }
+    assert!(c.named(spec::Arch(90), "NOSUCHOP").is_empty() && c.named(spec::Arch(7), "DFMA").is_empty());
+}
