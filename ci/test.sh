@@ -13,6 +13,7 @@ export CARGO_PROFILE_RELEASE_LTO=off CARGO_PROFILE_BENCH_LTO=off
 # And the dependencies at opt-level 0 (this crate keeps 3: Cargo.toml's
 # [profile.release.package.sass-harness]): `cargo test --workspace --release --no-run`
 # from nothing 154.6 → 115.8 s (297 → 224 CPU s), the tests as fast (docs/testing.md, Times).
+# (cargo-fuzz, where the fuzz stage installs it, is built so too: a driver that runs cargo.)
 export CARGO_PROFILE_RELEASE_OPT_LEVEL=0
 step() { echo "== ci/test.sh [$(($(date +%s) - t0)) s] $*"; }
 step install the NVIDIA tools
