@@ -483,6 +483,34 @@ fn discovered_corpus_covers_real_code_built_with_other_flags() {
     let _ = std::fs::remove_dir_all(&out);
 }
 
+/// The third hold-out (corpus/ptx-holdout3: hand-written PTX for texture, surface,
+/// asynchronous-copy, cluster and lane instructions no other PTX folder shows): every
+/// covered word byte-identical, and at most [`HOLDOUT3_UNCOVERED`] words per architecture
+/// not covered (as measured: the prefetch's `CCTL.E.PML2`, and `TXQ` on SM100 and SM120;
+/// the folder's README says why).
+#[test]
+#[ignore = "slow: three hand-written kernels against the discovered ISA (bash ci/test.sh runs the slow set)"]
+fn discovered_pages_cover_the_third_hold_out() {
+    let s = common::discovered();
+    let c = sass_harness::codec::Codec::new(&s);
+    let out = scratch("disc-rc3");
+    let rc = sass_harness::realcode::run(&c, &nv(), &common::ptxas(), &root().join("corpus/ptx-holdout3"), &out).unwrap();
+    assert_eq!(rc.kernels, 3, "one PTX file for three architectures: {:?}", rc.skipped);
+    assert_eq!(rc.by_arch.len(), 3, "{:?}", rc.by_arch);
+    for (arch, (words, covered)) in &rc.by_arch {
+        eprintln!("hold-out 3 {arch}: covered {covered} of {words} words");
+        assert!(*words >= 250 && words - covered <= HOLDOUT3_UNCOVERED, "{arch}: {covered} of {words} covered: {:?}", rc.uncovered.get(arch));
+    }
+    assert!(rc.disagreeing.is_empty(), "{:?}", rc.disagreeing);
+    assert_eq!(rc.identical, rc.covered, "not byte-identical: {:?}", rc.not_identical);
+    assert!(rc.asm_failures.is_empty(), "{:?}", rc.asm_failures);
+    let _ = std::fs::remove_dir_all(&out);
+}
+
+/// Words of corpus/ptx-holdout3 an architecture's discovered pages may leave uncovered
+/// (measured: 1 on SM90, 2 on SM100 and SM120 of 280–304).
+const HOLDOUT3_UNCOVERED: usize = 2;
+
 /// Every conversion ptxas accepts (corpus/ptx-cvt) against the committed pages, discovered
 /// before those kernels existed: at least [`CVT_PER_MILLE`] of each architecture's words
 /// covered (the known gaps: docs/measurements.md), every covered word byte-identical.
