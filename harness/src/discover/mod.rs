@@ -463,7 +463,9 @@ impl Flips {
         for t in distinct {
             let paired: Vec<(u8, u8)> = t.iter().map(|p| (effects[p.bits.0].0, effects[p.bits.1].0)).collect();
             let d = solve_checked(o, s, seed, &swap::apply(effects, &t), &paired)?;
-            if d.notes.is_empty() && !d.distilled.is_empty() {
+            // A pair that widens a field may join two of them into one group whose rows
+            // nvdisasm prints apart: then the pairs without it.
+            if d.notes.is_empty() && !d.distilled.is_empty() && (!t.iter().any(|p| p.joined) || layout::rows_print_whole(o, &d, 0x5eed, 64)?) {
                 return Ok(d);
             }
         }

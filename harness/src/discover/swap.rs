@@ -7,7 +7,11 @@
 //! pairs sharing a bit (`I2F.S64` bits 75–77: `.F16`, the fp32 default, `.BF16`), and a bit
 //! whose flip alone is another form may pair with a modifier bit (`F2I.F64` bits 72, 75,
 //! 76: `101` is the s32 default, `111` the 64-bit form `.S64`, `011` `.S16`): the layout
-//! joins pairs that share a bit into one unit.
+//! joins pairs that share a bit into one unit. So may a bit whose flip alone is illegal and
+//! a modifier bit, of any seed values: SM90 CCTL's table reads bits 87–90, and bit 90 only
+//! ever shows with 87 or 88 set (`.PML2`, `.DML2`). A pair that widens a field may join two
+//! fields into one group whose rows nvdisasm prints apart: the solver then keeps the pairs
+//! without it (`layout::rows_print_whole`).
 
 use super::probe::{Effect, Fixed, Seed};
 use super::{census, DiscoverError, Oracle};
@@ -41,12 +45,15 @@ fn fixed(e: &Effect) -> bool {
 /// Pairs of fixed bits worth a joint flip: both flips illegal or another form, at most
 /// [`SPAN`] apart; the one-hot pairs (one bit set in the seed, the other clear) first, so
 /// that a bit both kinds could claim goes to its one-hot pair as before the others were tried.
-/// Last, the one-hot pairs of a bit whose flip is another form and a modifier bit, unless the
-/// bit neighbours an operand's value bits (a register at RZ may be another form: it is the
-/// operand's bit, not a modifier's).
+/// Last, a modifier bit paired with a bit whose flip is another form (one-hot pairs only) or
+/// illegal (any pair: SM90 CCTL's `.PML2` sets bit 90 beside the `PF2` bit 87, and bit 90
+/// alone is illegal), unless that bit neighbours an operand's value bits (a register at RZ
+/// may be another form: it is the operand's bit, not a modifier's).
 fn candidates(seed: Word, effects: &[(u8, Effect)]) -> Vec<(usize, usize)> {
     let value = |k: usize| effects.get(k).is_some_and(|(_, e)| matches!(e, Effect::Value { .. } | Effect::Linked { .. }));
-    let other = |k: usize| matches!(effects[k].1, Effect::Fixed(Fixed::Other)) && !value(k.wrapping_sub(1)) && !value(k + 1);
+    let apart = |k: usize| !value(k.wrapping_sub(1)) && !value(k + 1);
+    let other = |k: usize| matches!(effects[k].1, Effect::Fixed(Fixed::Other)) && apart(k);
+    let illegal = |k: usize| matches!(effects[k].1, Effect::Fixed(Fixed::Illegal)) && apart(k);
     let modifier = |k: usize| matches!(effects[k].1, Effect::Modifiers(_));
     let one_hot = |&(i, j): &(usize, usize)| seed.bit(effects[i].0) != seed.bit(effects[j].0);
     let mut out = vec![];
@@ -58,7 +65,7 @@ fn candidates(seed: Word, effects: &[(u8, Effect)]) -> Vec<(usize, usize)> {
             }
             if fixed(ea) && fixed(eb) {
                 out.push((i, j));
-            } else if (other(i) && modifier(j) || modifier(i) && other(j)) && one_hot(&(i, j)) {
+            } else if (other(i) && modifier(j) || modifier(i) && other(j)) && one_hot(&(i, j)) || illegal(i) && modifier(j) || modifier(i) && illegal(j) {
                 mixed.push((i, j));
             }
         }
@@ -150,5 +157,20 @@ mod tests {
         let value = Effect::Value { operand: 1, sub: 0, weight: Some(1) };
         let effects = vec![(22, m), (24, other), (25, value)];
         assert_eq!(candidates(Word(1 << 22), &effects), vec![]);
+    }
+
+    #[test]
+    fn a_bit_whose_flip_is_illegal_pairs_with_a_near_modifier_bit_of_any_value() {
+        let ill = Effect::Fixed(Fixed::Illegal);
+        let m = Effect::Modifiers(vec!["PF2".into()]);
+        // SM90 CCTL's second table: bits 87-88 flip alone (PF2, WB); bit 90 alone is illegal,
+        // with 87 it is `.PML2`. Both seed bits clear: no one-hot pair, a mixed one still.
+        let effects = vec![(87, m.clone()), (88, m.clone()), (89, ill.clone()), (90, ill.clone())];
+        assert_eq!(candidates(Word(0), &effects), vec![(2, 3), (0, 2), (0, 3), (1, 2), (1, 3)]);
+        // Next to an operand's value bits, an illegal bit is the operand's (a register value
+        // nvdisasm rejects), not a modifier's.
+        let value = Effect::Value { operand: 1, sub: 0, weight: Some(1) };
+        let effects = vec![(22, m), (24, ill), (25, value)];
+        assert_eq!(candidates(Word(0), &effects), vec![]);
     }
 }

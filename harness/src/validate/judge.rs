@@ -383,6 +383,12 @@ impl<'a> Analysis<'a> {
         match p.kind {
             Kind::Field { field, value } => Judged::Found(Box::new(self.field_finding(field, value, p.word, expected, actual, base_actual, o))),
             Kind::Pair { a, b } => {
+                // A value its table leaves out prints otherwise whatever it is paired with: the
+                // missing row is its field probe's finding, and this pair would report it again.
+                let unlisted = |f: usize| v.field_table(f).is_some_and(|t| t.row(values.get(f)).is_none());
+                if unlisted(a) || unlisted(b) {
+                    return Judged::Agree(0);
+                }
                 let mut bits = self.bits_of(a, values.get(a));
                 bits.extend(self.bits_of(b, values.get(b)));
                 bits.sort_unstable();

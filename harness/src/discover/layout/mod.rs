@@ -728,6 +728,42 @@ mod tests {
         assert!(parts[0].texts[0].is_some());
     }
 
+    /// A type at bits 0–1 (`F32`, `F16`) and a rounding at bits 2–3 that nvdisasm prints
+    /// on either side of the form's own `.F64` (SM90 `F2F.F32.F64.RZ`).
+    struct Apart;
+
+    impl super::super::Source for Apart {
+        fn outcomes(&self, _: Arch, words: &[Word]) -> Result<Vec<Outcome>, DiscoverError> {
+            let text = |w: &Word| {
+                let ty = ["F32", "F16", "BF16", "E8"][(w.0 & 3) as usize];
+                let rnd = ["", ".RM", ".RP", ".RZ"][(w.0 >> 2 & 3) as usize];
+                Outcome::Printed { text: format!("FOO.{ty}.F64{rnd} R0;") }
+            };
+            Ok(words.iter().map(text).collect())
+        }
+    }
+
+    /// A group whose rows join the type and the rounding (`F32.RZ`) cannot print as nvdisasm
+    /// splits them; two groups, one each, can.
+    #[test]
+    fn rows_nvdisasm_prints_apart_are_found() {
+        let mut o = Oracle::new(&Apart, Arch(90));
+        let names = |v: u64| {
+            let (ty, rnd) = (["F32", "F16", "BF16", "E8"][(v & 3) as usize], ["", ".RM", ".RP", ".RZ"][(v >> 2 & 3) as usize]);
+            format!("{ty}{rnd}")
+        };
+        let mut d = Discovered::empty(Arch(90));
+        d.fields = vec![Field { kind: FieldKind::Group(1), bits: vec![0, 1, 2, 3] }];
+        d.tables = vec![(0..16).map(|v| (v, names(v))).collect()];
+        assert!(!rows_print_whole(&mut o, &d, 1, 64).unwrap());
+        d.fields = vec![Field { kind: FieldKind::Group(1), bits: vec![0, 1] }, Field { kind: FieldKind::Group(2), bits: vec![2, 3] }];
+        d.tables = vec![
+            (0..4).map(|v| (v, names(v))).collect(),
+            (0..4).map(|v| (v, if v == 0 { "(default)".into() } else { names(v << 2)[4..].to_string() })).collect(),
+        ];
+        assert!(rows_print_whole(&mut o, &d, 1, 64).unwrap());
+    }
+
     /// Bits 1–2 print `.RZ` set together and are illegal apart (SM100 F2FP's 79–80).
     struct PairFake;
 

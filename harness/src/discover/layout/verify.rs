@@ -47,6 +47,29 @@ pub fn verify_random(o: &mut Oracle, s: &Seed, d: &Discovered, seed: u64, n: usi
     Ok(notes)
 }
 
+/// Whether every modifier group's row of several modifiers (`F32.RZ`) prints as one run
+/// of nvdisasm's modifiers over `n` random words (every field set): a page prints a row
+/// whole, so a row nvdisasm splits around another modifier (SM90 `F2F.F32.F64.RZ`, whose
+/// `.F64` is the form's own) cannot be printed as nvdisasm does, whatever the stored order.
+pub fn rows_print_whole(o: &mut Oracle, d: &Discovered, seed: u64, n: usize) -> Result<bool, DiscoverError> {
+    let mut rng = Rng::new(seed ^ 0x40b5);
+    let words: Vec<Word> = (0..n).map(|_| random_word(d, &mut rng)).collect();
+    let texts = o.texts(&words)?;
+    for (w, t) in words.iter().zip(&texts) {
+        let Some(mods) = t.as_deref().and_then(|t| sass::parse_instruction(t).ok()).map(|i| i.modifiers) else { continue };
+        for f in &d.fields {
+            let FieldKind::Group(k) = f.kind else { continue };
+            let v = value_of(*w, &f.bits);
+            let Some((_, name)) = d.tables.get(k as usize - 1).and_then(|t| t.iter().find(|(x, _)| *x == v)) else { continue };
+            let run: Vec<&str> = name.split('.').collect();
+            if run.len() > 1 && !mods.windows(run.len()).any(|m| m.iter().map(String::as_str).eq(run.iter().copied())) {
+                return Ok(false);
+            }
+        }
+    }
+    Ok(true)
+}
+
 /// What the page alone says for the new capabilities of a form with operand-suffix tables,
 /// float immediates other than fp32, or scaled immediates: `n` random words (every field set, groups and suffixes to listed rows),
 /// decoded and printed by the page as written, must print each operand's suffixes, each
