@@ -19,7 +19,13 @@ if [ -n "${REUSE_DISCOVERY:-}" ] && [ -d "$work/d/pages" ]; then
 else
   rm -rf "$work"
   mkdir -p "$work"
-  "$bin" discover --arch "$arch" --out "$work/d" > "$work/discover.log" 2>&1
+  # The other architectures' committed pages seed the census last (`--seed-pages`): forms
+  # they share that this architecture's census would not meet.
+  borrowed=()
+  for other in 90 100 120; do
+    [ "$other" = "$arch" ] || borrowed+=(--seed-pages "corpus/isa-discovered/sm$other")
+  done
+  "$bin" discover --arch "$arch" --out "$work/d" "${borrowed[@]}" > "$work/discover.log" 2>&1
 fi
 mid=$(date +%s)
 if ! "$bin" fix "$work/d/pages" --out "$work/f" --random "${RANDOM_WORDS:-1000}" > "$work/fix.log" 2>&1; then

@@ -204,6 +204,11 @@ enum Cmd {
         /// for the census alone.
         #[arg(long, default_values = ["corpus/ptx"])]
         ptx: Vec<PathBuf>,
+        /// Pages of other architectures (files or folders, repeatable: `--seed-pages
+        /// corpus/isa-discovered/sm90`): each variant's base word is tried after the census's
+        /// own rounds, for forms this architecture shares that its census never met.
+        #[arg(long = "seed-pages")]
+        seed_pages: Vec<PathBuf>,
         /// Concurrent solvers sharing nvdisasm batches.
         #[arg(long, default_value_t = 256)]
         solvers: usize,
@@ -348,12 +353,13 @@ fn run(cmd: Cmd) -> Result {
             _ => words::asm(&sp, arch.ok_or("asm needs --arch")?, file.as_deref(), text.as_deref()),
         },
         Cmd::Disasm { file, spec: sp, arch } => words::disasm(&sp, &file, arch),
-        Cmd::Discover { arch, from, words: w, out, description, shard, only, opcodes, ptx, solvers, jobs } => match arch {
+        Cmd::Discover { arch, from, words: w, out, description, shard, only, opcodes, ptx, seed_pages, solvers, jobs } => match arch {
             _ if !from.is_empty() => discovery::discover_from(&from, &out),
             Some(arch) if w.is_empty() => {
                 let scope = discover::census::Scope { opcodes };
-                let opts = discover::sweep::Options { arch: spec::Arch(arch), out, shard, solvers, only, scope, seeds: vec![], tool: String::new() };
-                discovery::discover_arch(opts, &ptx, jobs)
+                let opts =
+                    discover::sweep::Options { arch: spec::Arch(arch), out, shard, solvers, only, scope, seeds: vec![], borrowed: vec![], tool: String::new() };
+                discovery::discover_arch(opts, &ptx, &seed_pages, jobs)
             }
             Some(arch) => discovery::discover(arch, &w, &out, description.as_deref()),
             None => Err("discover needs --arch or --from".into()),

@@ -8,7 +8,7 @@ use crate::spec;
 use std::path::{Path, PathBuf};
 
 /// A whole architecture (or a shard of it) into `opts.out`.
-pub fn discover_arch(mut opts: discover::sweep::Options, ptx: &[PathBuf], jobs: Option<usize>) -> Result {
+pub fn discover_arch(mut opts: discover::sweep::Options, ptx: &[PathBuf], seed_pages: &[PathBuf], jobs: Option<usize>) -> Result {
     let mut nv = nvdisasm()?;
     // Locked before anything is read or written there (census.json, cubins/): a second
     // run into the folder is refused before it can touch the first one's files.
@@ -16,6 +16,9 @@ pub fn discover_arch(mut opts: discover::sweep::Options, ptx: &[PathBuf], jobs: 
     // Seeds only start a census: a census.json already there (an interrupted run) holds them.
     if !ptx.iter().any(|p| p == Path::new("none")) && !opts.out.join("census.json").exists() {
         opts.seeds = ptx_seeds(&opts, ptx)?;
+    }
+    if !seed_pages.is_empty() && !opts.out.join("census.json").exists() {
+        opts.borrowed = base_words(&load_spec(seed_pages)?)?;
     }
     if let Some(j) = jobs {
         nv.jobs = j.max(1);
@@ -53,6 +56,14 @@ fn ptx_seeds(opts: &discover::sweep::Options, ptx: &[PathBuf]) -> Result<Vec<cra
         seeds.extend(words);
     }
     Ok(seeds)
+}
+
+/// Every variant's base word (its distilled line's values), in page order.
+fn base_words(s: &spec::Spec) -> Result<Vec<crate::word::Word>> {
+    let c = crate::codec::Codec::new(s);
+    (0..c.variants().len())
+        .map(|vi| c.encode(vi, &crate::gen::distilled_values(c.variant(vi))).map_err(|e| format!("{}: {e}", c.variant(vi).key).into()))
+        .collect()
 }
 
 /// Rediscovers hand-written pages; lists where they differ from nvdisasm.

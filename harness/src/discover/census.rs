@@ -20,7 +20,7 @@ use super::{neutral, DiscoverError, Oracle, CONTROL};
 use crate::gen::Rng;
 use crate::oracle::nvdisasm::Outcome;
 use crate::word::Word;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// Bits 105–109: the field nvdisasm's opex tables decode (stall and yield on most forms).
 const OPEX: std::ops::Range<u8> = 105..110;
@@ -64,6 +64,11 @@ pub struct Form {
     /// The first real-code word of the form: the page's bits that nvdisasm ignores take its
     /// values, so that real code decodes (ptxas sets IADD3's unused carry-in to PT).
     pub real: Option<Word>,
+    /// The first word of the form met after the census's own rounds (another
+    /// architecture's form, or a mutation of one): tried last, when neither the seed nor an
+    /// alternate solves (SM100's `ALD.P R0, a[R0], ???0`: SM90's page's word solves where
+    /// the census's own did not).
+    pub late: Option<Word>,
 }
 
 impl Form {
@@ -101,6 +106,9 @@ pub struct Census {
     /// Words sent to nvdisasm.
     pub words: usize,
     pub scope: Scope,
+    /// Forms whose seed and alternates are settled: a word of another architecture's form
+    /// (see [`Census::run`]'s `borrowed`) adds a form, or is a settled form's `late` word.
+    sealed: BTreeSet<String>,
 }
 
 /// Which opcodes a census covers: all, or the listed values of bits 0–8 (each with every
@@ -128,7 +136,11 @@ impl Scope {
 impl Census {
     /// Sweeps bits 0–11 on every template, then mutates the forms found until none is new.
     /// `seeds` are words known to be instructions (real code): their forms join the sweep's.
-    pub fn run(o: &mut Oracle, scope: &Scope, seeds: &[Word], progress: &mut dyn FnMut(&str)) -> Result<Census, DiscoverError> {
+    /// `borrowed` (other architectures' forms, a word each) come last, with their
+    /// mutations: a form this architecture shares that nothing above met is found, and a
+    /// form found before keeps its seed and alternates and may gain a `late` word, tried
+    /// when they do not solve (SM100's `ALD.P` with a register address).
+    pub fn run(o: &mut Oracle, scope: &Scope, seeds: &[Word], borrowed: &[Word], progress: &mut dyn FnMut(&str)) -> Result<Census, DiscoverError> {
         let mut c = Census { scope: scope.clone(), ..Census::default() };
         // Words with no non-control bit set are left out (see `Scope::admits`).
         let ops = scope.sweep();
@@ -150,6 +162,13 @@ impl Census {
             if fresh.is_empty() && round + 1 >= MIN_RANDOM_ROUNDS {
                 break;
             }
+            c.mutate(o, fresh, progress)?;
+        }
+        if !borrowed.is_empty() {
+            c.sealed = c.forms.keys().cloned().collect();
+            let words: Vec<Word> = borrowed.iter().map(|&w| neutral(w)).filter(|&w| scope.admits(w)).collect();
+            let fresh = c.add(o, &words)?;
+            progress(&format!("{} words of other architectures' forms: {} forms ({} new)", words.len(), c.forms.len(), fresh.len()));
             c.mutate(o, fresh, progress)?;
         }
         Ok(c)
@@ -224,6 +243,9 @@ impl Census {
         for (&w, id) in words.iter().zip(&ids) {
             let Identity::Form { opclass, text } = id.clone() else { continue };
             match self.forms.get_mut(&opclass) {
+                Some(f) if self.sealed.contains(&opclass) => {
+                    f.late.get_or_insert(w);
+                }
                 Some(f) => {
                     if real {
                         f.real.get_or_insert(w);
@@ -233,7 +255,7 @@ impl Census {
                 }
                 None => {
                     fresh.push(w);
-                    let form = Form { opclass: opclass.clone(), seed: w, text, alternates: vec![], real: real.then_some(w) };
+                    let form = Form { opclass: opclass.clone(), seed: w, text, alternates: vec![], real: real.then_some(w), late: None };
                     self.forms.insert(opclass, form);
                 }
             }
@@ -360,7 +382,8 @@ mod tests {
     #[test]
     fn the_sparsest_word_seen_is_kept_as_one_more_alternate() {
         let word = |body: u128| Word(super::super::NEUTRAL_CONTROL | body);
-        let mut f = Form { opclass: "ret__ABS_UR".into(), seed: word(0x0fff_ff00 << 64 | 0x7950), text: String::new(), alternates: vec![], real: None };
+        let mut f =
+            Form { opclass: "ret__ABS_UR".into(), seed: word(0x0fff_ff00 << 64 | 0x7950), text: String::new(), alternates: vec![], real: None, late: None };
         for body in [0x0ff0_0000u128 << 64 | 0x950, 0x1fe0_0000 << 64 | 0x950, 0x1fff_ff00 << 64 | 0x7950] {
             f.offer_alternate(word(body));
         }

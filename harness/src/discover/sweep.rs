@@ -55,6 +55,9 @@ pub struct Options {
     pub scope: Scope,
     /// Words known to be instructions (real code for this architecture), census seeds.
     pub seeds: Vec<Word>,
+    /// Words of other architectures' forms, tried after the census's own rounds (see
+    /// [`Census::run`]).
+    pub borrowed: Vec<Word>,
     /// nvdisasm's version line, for the banner.
     pub tool: String,
 }
@@ -79,6 +82,10 @@ pub struct FormRecord {
     /// A word of the form from real code: the page's ignored bits take its values.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub real: Option<String>,
+    /// A word met after the census's own rounds, tried after the alternates (see
+    /// [`Form::late`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub late: Option<String>,
 }
 
 /// One solved (or failed) form, a line of `solved.jsonl`.
@@ -190,7 +197,7 @@ fn census(nv: &dyn Source, opts: &Options, progress: &(dyn Fn(&str) + Sync)) -> 
 /// opcodes each) take it once and give each its forms in `census.json`.
 pub fn take_census(nv: &dyn Source, opts: &Options, progress: &(dyn Fn(&str) + Sync)) -> Result<CensusFile, SweepError> {
     let mut o = Oracle::new(nv, opts.arch);
-    let c = Census::run(&mut o, &opts.scope, &opts.seeds, &mut |m| progress(&format!("census: {m}")))?;
+    let c = Census::run(&mut o, &opts.scope, &opts.seeds, &opts.borrowed, &mut |m| progress(&format!("census: {m}")))?;
     let forms = c
         .forms
         .values()
@@ -200,6 +207,7 @@ pub fn take_census(nv: &dyn Source, opts: &Options, progress: &(dyn Fn(&str) + S
             text: f.text.clone(),
             alternates: f.alternates.iter().map(Word::to_string).collect(),
             real: f.real.map(|w| w.to_string()),
+            late: f.late.map(|w| w.to_string()),
         })
         .collect();
     Ok(CensusFile { arch: opts.arch.0, tool: opts.tool.clone(), words: c.words, forms })
@@ -292,7 +300,7 @@ fn solve_all(nv: &dyn Source, opts: &Options, todo: &[&FormRecord], log: &Path, 
 /// solves). A tool failure is an error, not a record.
 fn solve_one(src: &dyn Source, arch: Arch, f: &FormRecord) -> Result<Record, SweepError> {
     let mut first: Option<Record> = None;
-    for hex in std::iter::once(&f.seed).chain(&f.alternates) {
+    for hex in std::iter::once(&f.seed).chain(&f.alternates).chain(&f.late) {
         let seed = Word::parse_hex(hex).ok_or_else(|| SweepError::Seed(hex.clone()))?;
         // A solver bug on one form costs that form, not the run (the others go on).
         let rec = match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| solve_seed(src, arch, f, seed))) {
@@ -454,8 +462,17 @@ pub fn merge(shards: &[PathBuf], out: &Path) -> Result<Summary, SweepError> {
     crate::output::write_atomic(&out.join("solved.jsonl"), lines.as_bytes()).map_err(|e| io_err(&out.join("solved.jsonl"), e))?;
     let arch = Arch(c.arch);
     let s = write_pages(out, arch, &c.tool, &records)?;
-    let opts =
-        Options { arch, out: out.to_path_buf(), shard: Shard::ALL, solvers: 0, only: vec![], scope: Scope::default(), seeds: vec![], tool: c.tool.clone() };
+    let opts = Options {
+        arch,
+        out: out.to_path_buf(),
+        shard: Shard::ALL,
+        solvers: 0,
+        only: vec![],
+        scope: Scope::default(),
+        seeds: vec![],
+        borrowed: vec![],
+        tool: c.tool.clone(),
+    };
     write_summary(out, &opts, &s, &records)?;
     Ok(s)
 }
@@ -475,7 +492,7 @@ mod tests {
 
     #[test]
     fn a_panic_solving_one_form_leaves_it_unsolved_with_the_message() {
-        let f = FormRecord { opclass: "x_".into(), seed: Word(0x7947).to_string(), text: "BRA 0x0;".into(), alternates: vec![], real: None };
+        let f = FormRecord { opclass: "x_".into(), seed: Word(0x7947).to_string(), text: "BRA 0x0;".into(), alternates: vec![], real: None, late: None };
         let rec = solve_one(&Panics, Arch(90), &f).expect("a record, not an error");
         assert_eq!(rec.unsolved.as_deref(), Some("the solver panicked: solver bug"));
         assert_eq!((rec.opclass.as_str(), rec.key.as_str()), ("x_", ""));

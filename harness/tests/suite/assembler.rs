@@ -63,6 +63,12 @@ fn printed_texts_of_every_discovered_variant_assemble_back() {
                 continue;
             }
             let text = codec::print(v, &vals).to_string();
+            // A word the decoder gives to a more specific form that prints it otherwise is
+            // that form's: LDC's `cx[UR][R+I]` with R = RZ is `cx[UR][uI]`, whose offset
+            // prints unsigned (`0xbd21`, not `-0x42df`). No nvdisasm text reads as `text`.
+            if c.find(v.arch, w).is_ok_and(|vj| vj != vi && codec::print(c.variant(vj), &c.extract(vj, w)).to_string() != text) {
+                continue;
+            }
             let got = a.assemble(v.arch, &text, w);
             // Placeholder rows (`INVALID7`, `???3`) that several groups print read in more
             // ways than one (the memory forms' 14-bit scope groups, HMUL2's): then every

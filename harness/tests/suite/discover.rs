@@ -40,7 +40,32 @@ fn sm90_options(out: &std::path::Path, opcodes: Vec<u16>, seeds: Vec<Word>) -> d
         only: vec![],
         scope: Scope { opcodes },
         seeds,
+        borrowed: vec![],
         tool: "nvdisasm (test)".into(),
+    }
+}
+
+/// A form its own census never meets is found from another architecture's word: SM100's
+/// TXQ with a uniform register is SM90's encoding (opcode 0xf6f), illegal on every template
+/// and reached by no mutation or random word of a census over its opcode alone (the whole
+/// census meets it by a random word, whose text names `INVALID3`). Borrowed, it is a form, and every form found before
+/// keeps its seed, alternates and real word (it may gain a `late` word, tried last).
+#[test]
+fn borrowed_words_add_forms_and_change_none() {
+    use discover::census::{Census, Scope};
+    let nv = nv();
+    let scope = Scope { opcodes: vec![0x16f] };
+    let mut o = discover::Oracle::new(&nv, spec::Arch(100));
+    let own = Census::run(&mut o, &scope, &[], &[], &mut |_| {}).unwrap();
+    let txq_ur = |c: &Census| c.forms.values().any(|f| f.text.contains("TXQ") && f.text.contains("UR0"));
+    assert!(!txq_ur(&own), "{:?}", own.forms.values().map(|f| &f.text).collect::<Vec<_>>());
+    // `@P0 TXQ R0, R0, R0, TEX_HEADER_DIMENSION, UR0, 0x0, 0x0` on SM90 (its page's base word).
+    let sm90 = Word(0x0000_0000_0800_0000_0000_0000_0000_0f6f);
+    let with = Census::run(&mut o, &scope, &[], &[sm90], &mut |_| {}).unwrap();
+    assert!(txq_ur(&with), "{:?}", with.forms.values().map(|f| &f.text).collect::<Vec<_>>());
+    for (opclass, f) in &own.forms {
+        let g = &with.forms[opclass];
+        assert_eq!((g.seed, &g.alternates, g.real, &g.text), (f.seed, &f.alternates, f.real, &f.text), "{opclass}");
     }
 }
 
@@ -998,24 +1023,18 @@ fn one_hot_modifier_pairs_become_groups() {
 /// (MUFU's F16/BF16 at 72–73: `00` is the fp32 MUFU): the group lists the legal values only,
 /// the distilled line is the lowest one's text, and ptxas's words with the value the seed's
 /// single flips never reach decode, print and assemble. F2F.F64's third one-hot bit, 77
-/// (`.BF16`: the pair 76–77 shares bit 76 with 75–76), joins the group: `F2F.BF16.F64`
-/// (`cvt.rn.bf16.f64`) decodes. (With a rounding, `.F64` prints before it: an order
-/// validation learns into `conventions.json`, which this page alone does not have.)
+/// (`.BF16`: the pair 76–77 shares bit 76 with 75–76), is left out: with it, the type and
+/// the rounding clash into one group whose rows (`F32.RZ`) nvdisasm prints apart
+/// (`F2F.F32.F64.RZ`), which no page can print (`layout::rows_print_whole`), so
+/// `F2F.BF16.F64` (`cvt.rn.bf16.f64`) stays a word no page decodes.
 #[test]
 #[ignore = "slow: three discoveries on SM90 and SM120 (bash ci/test.sh runs the slow set)"]
 fn one_hot_pairs_whose_zero_is_illegal_or_another_form_are_groups() {
     let nv = nv();
-    let f2f: Vec<(u64, &str)> = vec![(1, "F16"), (2, "F32"), (4, "BF16")];
+    let f2f: Vec<(u64, &str)> = vec![(1, "F16"), (2, "F32")];
     let cases = [
-        (
-            90,
-            "F2F",
-            "000fc000003010000000000400047310",
-            vec![75, 76, 77],
-            f2f.clone(),
-            vec!["000e7000003008000000001200107310", "000f22000030200000000012001a7310"],
-        ),
-        (120, "F2F", "000fc000003010000000000400047310", vec![75, 76, 77], f2f, vec!["000ea400003008000000002400177310", "002e2600003020000000002800197310"]),
+        (90, "F2F", "000fc000003010000000000400047310", vec![75, 76], f2f.clone(), vec!["000e7000003008000000001200107310"]),
+        (120, "F2F", "000fc000003010000000000400047310", vec![75, 76], f2f, vec!["000ea400003008000000002400177310"]),
         (
             90,
             "MUFU",
@@ -1027,8 +1046,7 @@ fn one_hot_pairs_whose_zero_is_illegal_or_another_form_are_groups() {
     ];
     each_at_once(&cases, |(arch, name, seed, bits, rows, words)| {
         let d = solves_and_prints(&nv, *arch, name, seed, words);
-        // The group may hold more bits (F2F's rounding joins the type where they clash).
-        let g = d.fields.iter().find(|f| bits.iter().all(|b| f.bits.contains(b))).unwrap_or_else(|| panic!("{name} SM{arch}: no group at {bits:?}"));
+        let g = d.fields.iter().find(|f| f.bits == *bits).unwrap_or_else(|| panic!("{name} SM{arch}: no group at {bits:?}: {:?}", d.fields));
         let discover::FieldKind::Group(n) = g.kind else { panic!("{name} SM{arch}: {:?}", g.kind) };
         let table = &d.tables[n as usize - 1];
         for (_, r) in rows {
