@@ -492,20 +492,28 @@ fn discovered_corpus_roundtrips_and_matches_real_code() {
 #[test]
 #[ignore = "slow: fifteen cubins against the discovered ISA (bash ci/test.sh runs the slow set)"]
 fn discovered_corpus_covers_real_code_built_with_other_flags() {
-    let s = common::discovered();
-    let c = sass_harness::codec::Codec::new(&s);
-    let out = scratch("disc-rc2");
-    let rc = sass_harness::realcode::run(&c, &nv(), &common::ptxas(), &root().join("corpus/ptx-holdout2"), &out).unwrap();
+    let rc = discovered_pages_against("ptx-holdout2");
     assert_eq!(rc.kernels, 15, "five PTX files for three architectures: {:?}", rc.skipped);
     assert_eq!(rc.by_arch.len(), 3, "{:?}", rc.by_arch);
     for (arch, (words, covered)) in &rc.by_arch {
         eprintln!("hold-out 2 {arch}: covered {covered} of {words} words");
         assert!(covered * 1000 >= words * HOLDOUT2_PER_MILLE, "{arch}: {covered} of {words} covered: {:?}", rc.uncovered.get(arch));
     }
-    assert!(rc.disagreeing.is_empty(), "{:?}", rc.disagreeing);
-    assert_eq!(rc.identical, rc.covered, "not byte-identical: {:?}", rc.not_identical);
     assert!(rc.asm_failures.iter().all(|e| e.nvdisasm.contains("QNAN")), "{:?}", rc.asm_failures);
+}
+
+/// `corpus/FOLDER` compiled by ptxas and compared with the committed discovered pages:
+/// no covered word decodes to another meaning than nvdisasm's, and every covered word
+/// prints byte-identical to it (asserted here); the report, for each hold-out's own figures.
+fn discovered_pages_against(folder: &str) -> sass_harness::realcode::RealCodeReport {
+    let s = common::discovered();
+    let c = sass_harness::codec::Codec::new(&s);
+    let out = scratch(folder);
+    let rc = sass_harness::realcode::run(&c, &nv(), &common::ptxas(), &root().join("corpus").join(folder), &out).unwrap();
+    assert!(rc.disagreeing.is_empty(), "{folder}: {:?}", rc.disagreeing);
+    assert_eq!(rc.identical, rc.covered, "{folder}: not byte-identical: {:?}", rc.not_identical);
     let _ = std::fs::remove_dir_all(&out);
+    rc
 }
 
 /// The third hold-out (corpus/ptx-holdout3: hand-written PTX for texture, surface,
@@ -515,20 +523,14 @@ fn discovered_corpus_covers_real_code_built_with_other_flags() {
 #[test]
 #[ignore = "slow: three hand-written kernels against the discovered ISA (bash ci/test.sh runs the slow set)"]
 fn discovered_pages_cover_the_third_hold_out() {
-    let s = common::discovered();
-    let c = sass_harness::codec::Codec::new(&s);
-    let out = scratch("disc-rc3");
-    let rc = sass_harness::realcode::run(&c, &nv(), &common::ptxas(), &root().join("corpus/ptx-holdout3"), &out).unwrap();
+    let rc = discovered_pages_against("ptx-holdout3");
     assert_eq!(rc.kernels, 3, "one PTX file for three architectures: {:?}", rc.skipped);
     assert_eq!(rc.by_arch.len(), 3, "{:?}", rc.by_arch);
     for (arch, (words, covered)) in &rc.by_arch {
         eprintln!("hold-out 3 {arch}: covered {covered} of {words} words");
         assert!(*words >= 250 && words - covered <= HOLDOUT3_UNCOVERED, "{arch}: {covered} of {words} covered: {:?}", rc.uncovered.get(arch));
     }
-    assert!(rc.disagreeing.is_empty(), "{:?}", rc.disagreeing);
-    assert_eq!(rc.identical, rc.covered, "not byte-identical: {:?}", rc.not_identical);
     assert!(rc.asm_failures.is_empty(), "{:?}", rc.asm_failures);
-    let _ = std::fs::remove_dir_all(&out);
 }
 
 /// Words of corpus/ptx-holdout3 an architecture's discovered pages may leave uncovered
@@ -542,17 +544,12 @@ const HOLDOUT3_UNCOVERED: usize = 1;
 #[test]
 #[ignore = "slow: seven conversion cubins against the discovered ISA (bash ci/test.sh runs the slow set)"]
 fn discovered_pages_cover_most_conversions() {
-    let s = common::discovered();
-    let c = sass_harness::codec::Codec::new(&s);
-    let out = scratch("disc-cvt");
-    let rc = sass_harness::realcode::run(&c, &nv(), &common::ptxas(), &root().join("corpus/ptx-cvt"), &out).unwrap();
+    let rc = discovered_pages_against("ptx-cvt");
     for (arch, (words, covered)) in &rc.by_arch {
         eprintln!("conversions {arch}: covered {covered} of {words} words");
         let floor = CVT_PER_MILLE.iter().find(|(a, _)| a == arch).map(|x| x.1).unwrap_or_else(|| panic!("no floor for {arch}"));
         assert!(covered * 1000 >= words * floor, "{arch}: {covered} of {words} covered: {:?}", rc.uncovered.get(arch));
     }
-    assert_eq!(rc.identical, rc.covered, "not byte-identical: {:?}", rc.not_identical);
-    let _ = std::fs::remove_dir_all(&out);
 }
 
 /// Per architecture, the share of corpus/ptx-cvt's words the committed pages cover, per
