@@ -32,9 +32,11 @@ cargo fmt --all --check
 (cd fuzz && cargo fmt --check)
 cargo clippy --workspace --release --all-targets -- -D warnings
 # The fuzz crate (outside the workspace): every target builds and is clippy-clean, on the
-# stable toolchain. Then `cargo fuzz run --dev roundtrip`, with AddressSanitizer, on
-# stable (RUSTC_BOOTSTRAP=1 lets its -Zsanitizer flag through, as in ci/fuzz.sh; `-s none`
-# needs nothing), over the whole spec the targets fuzz (docs/testing.md).
+# stable toolchain. Then `cargo fuzz run --dev -s none roundtrip`, 5 000 seeded runs over
+# the whole spec the targets fuzz (docs/testing.md), without a sanitizer: the mode
+# ci/fuzz.sh and the fuzz workflow fuzz in (safe Rust; docs/testing.md, Fuzzing). Under
+# AddressSanitizer its build and runs took about 180 CPU s, without 92 (from an empty
+# target folder, idle); the fuzz workflow's `roundtrip-asan` entry keeps ASan building.
 # It runs in the background, in its own target folder, while the codec-only check, the
 # test build and the tests run: alone, the test stage kept about 1.25 of the two cores
 # busy (its longest binary, discover.rs, is mostly one chain of nvdisasm runs). With it
@@ -48,10 +50,10 @@ fuzz_stage() {
     CUSTOM_LIBFUZZER_PATH=/nonexistent/libfuzzer.a cargo clippy --all-targets -- -D warnings || return
     command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --version 0.13.2 --locked || return
     # `--dev`, without debug info: the fuzz crate's dev profile (opt-level 0, debug
-    # assertions and overflow checks on) builds in 129 CPU s where the release build took
-    # 239 (most of the stage); the 5 000 runs then take about 50 s of one core instead of
-    # 2 s. Real fuzzing (ci/fuzz.sh, the fuzz workflow) keeps the optimized build.
-    CARGO_PROFILE_DEV_DEBUG=0 RUSTC_BOOTSTRAP=1 cargo fuzz run --dev roundtrip -- -runs=5000 -seed=1
+    # assertions and overflow checks on) builds in about half the CPU of its release
+    # build, most of the stage. Real fuzzing (ci/fuzz.sh, the fuzz workflow) keeps the
+    # optimized build.
+    CARGO_PROFILE_DEV_DEBUG=0 cargo fuzz run --dev -s none roundtrip -- -runs=5000 -seed=1
 }
 export -f fuzz_stage
 step the fuzz crate, in the background
@@ -62,15 +64,17 @@ setsid -w bash -c 'fuzz_stage; s=$?; date +%s >"$1.end"; exit $s' _ "$fuzz_log" 
 fuzz_pid=$!
 trap 'kill -- -"$fuzz_pid" 2>/dev/null || kill "$fuzz_pid" 2>/dev/null || true; kill "$lint_pid" 2>/dev/null || true; rm -f "$fuzz_log" "$fuzz_log.end" "$lint_log"' EXIT
 # The codec-only library (no cudarc) keeps building and stays clippy-clean. Clippy
-# type-checks every target of it; a `cargo build` on top would only add code generation
-# that the default build below does for the same code.
+# type-checks it; a `cargo build` on top would only add code generation that the default
+# build below does for the same code.
 lint_status=0
 wait "$lint_pid" || lint_status=$?
 echo "== ci/test.sh: the workflow lint: $([ "$lint_status" = 0 ] && echo ok || echo "FAILED (exit $lint_status)"); its output:"
 cat "$lint_log"
 [ "$lint_status" = 0 ] || { echo "ci/test.sh: the workflow lint failed" >&2; exit "$lint_status"; }
 step the codec-only library and the docs
-cargo clippy -p sass-harness --release --no-default-features --all-targets -- -D warnings
+# The library, the program, the examples and the benches: what a codec-only user builds
+# (the integration suite, checked with the default features above, needs nvdisasm anyway).
+cargo clippy -p sass-harness --release --no-default-features --lib --bins --examples --benches -- -D warnings
 # The library's documentation builds without a warning (broken or private links). With
 # --release it reads the dependencies' metadata the release clippy checks above wrote,
 # instead of checking them again in the dev profile (13.5 → 7.5 s, 23 → 12 CPU s).

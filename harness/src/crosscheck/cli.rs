@@ -71,6 +71,9 @@ fn crosscheck(a: &Args) -> Result<u8, Box<dyn std::error::Error>> {
     let spec = fuzz::load_spec(&dirs)?;
     process::install_interrupt_handler();
     let nv = Nvdisasm::locate()?;
+    // --bench times nvdisasm alone on the words, then again beside the spec's side: no
+    // kept reply may answer either.
+    let nv = Nvdisasm { cache: nv.cache.filter(|_| !a.bench), ..nv };
     if let Some(w) = nv.pin_warning() {
         eprintln!("warning: {w}");
     }

@@ -56,6 +56,10 @@ pub const DEFAULT_TIMEOUT: Duration = process::DEFAULT_TIMEOUT;
 /// Most words of a run whose reply [`Nvdisasm::cache`] keeps (a listing is some 200 bytes
 /// a word: at most about 3 MB an entry).
 pub const CACHE_MAX_WORDS: usize = MIN_CHUNK;
+/// The variable that names a folder of kept replies for [`Nvdisasm::locate`]: a run asked
+/// again with the same nvdisasm, arguments and input is answered from there (the test
+/// suite points its program runs at one, so tests asking the same share the answer).
+pub const CACHE_VAR: &str = "SASS_HARNESS_NVDISASM_CACHE";
 /// Limit for `nvdisasm --version`, which answers at once.
 const VERSION_TIMEOUT: Duration = Duration::from_secs(30);
 
@@ -176,21 +180,24 @@ pub struct Nvdisasm {
     /// A folder where each run's reply is kept on disk for the next identical run (same
     /// binary, version, architecture, base address and words), by this or another
     /// process ([`crate::oracle::cache`]); runs of more than [`CACHE_MAX_WORDS`] words
-    /// are not kept. `None` ([`Nvdisasm::locate`]'s): every run starts nvdisasm. The
-    /// test suite keeps one under the target folder.
+    /// are not kept. A cubin's listing ([`crate::oracle::gpu::dryrun::cubin_listing`]) is
+    /// kept too. `None` (what [`Nvdisasm::locate`] gives without [`CACHE_VAR`]): every run
+    /// starts nvdisasm. The test suite keeps one under the target folder.
     pub cache: Option<PathBuf>,
 }
 
 impl Nvdisasm {
     /// Find nvdisasm (see [`tools::locate`]), check that it is nvdisasm and read its
     /// version; `jobs` is the number of available cores, the timeout comes from
-    /// `SASS_HARNESS_TOOL_TIMEOUT` (seconds) or [`DEFAULT_TIMEOUT`].
+    /// `SASS_HARNESS_TOOL_TIMEOUT` (seconds) or [`DEFAULT_TIMEOUT`], the folder of kept
+    /// replies ([`Nvdisasm::cache`]) from [`CACHE_VAR`] (none when unset or empty).
     pub fn locate() -> Result<Nvdisasm, ToolError> {
         let path = tools::locate(Tool::Nvdisasm)?;
         let timeout = process::timeout_from_env().map_err(ToolError::Setting)?;
         let v = tools::version(Tool::Nvdisasm, &path, VERSION_TIMEOUT.min(timeout.max(Duration::from_secs(5))))?;
         let jobs = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
-        Ok(Nvdisasm { path, version: v.line, version_number: v.number, jobs, timeout, min_chunk: MIN_CHUNK, replies: None, merger: None, cache: None })
+        let cache = std::env::var_os(CACHE_VAR).filter(|d| !d.is_empty()).map(PathBuf::from);
+        Ok(Nvdisasm { path, version: v.line, version_number: v.number, jobs, timeout, min_chunk: MIN_CHUNK, replies: None, merger: None, cache })
     }
 
     /// A warning when this nvdisasm is not the pinned version ([`tools::PINNED_VERSION`]).

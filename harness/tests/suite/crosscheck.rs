@@ -15,9 +15,7 @@ use std::process::{Command, Output};
 fn bin() -> Command {
     // Fails, not skips, without nvdisasm: the run below needs it.
     sass_harness::oracle::nvdisasm::Nvdisasm::locate().expect("nvdisasm is required: bash ci/install-cuda-tools.sh");
-    let mut c = Command::new(env!("CARGO_BIN_EXE_sass-harness"));
-    c.current_dir(repo_root());
-    c
+    common::bin()
 }
 
 fn scratch(tag: &str) -> PathBuf {

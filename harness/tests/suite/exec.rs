@@ -9,7 +9,6 @@ use sass_harness::oracle::exec::{Batch, Executor};
 use sass_harness::oracle::gpu::dryrun::{cubin_listing, dry_run, verify, Options, Patched, Report};
 use sass_harness::oracle::gpu::worker::ChildExecutor;
 use sass_harness::oracle::gpu::{cli::read_plan, cuda};
-use sass_harness::oracle::nvdisasm::Nvdisasm;
 use sass_harness::oracle::tools::{self, repo_root, Tool};
 use sass_harness::spec::{self, Arch};
 use sass_harness::word::Word;
@@ -31,7 +30,7 @@ fn bin() -> Command {
 fn dry_run_proves_every_patch_and_catches_tampering() {
     let s = spec::load(&[repo_root().join(I2F_PAGE)]).unwrap();
     let c = Codec::new(&s);
-    let nv = Nvdisasm::locate().expect("nvdisasm is required (ci/install-cuda-tools.sh)");
+    let nv = common::nvdisasm();
     let ptxas = tools::locate(Tool::Ptxas).expect("ptxas is required (ci/install-cuda-tools.sh)");
     let out = scratch("dry");
     let rep = dry_run(&c, &nv, &ptxas, &Options { out: out.clone(), slots: 64, random: 1, seed: 1 }).unwrap();
@@ -333,4 +332,31 @@ fn a_plain_exec_dry_run_fits_a_64m_budget() {
         .output()
         .unwrap();
     assert!(!String::from_utf8_lossy(&o.stderr).contains("memory budget"), "{}", String::from_utf8_lossy(&o.stderr));
+}
+
+/// A cubin's listing is kept in [`Nvdisasm::cache`] (`SASS_HARNESS_NVDISASM_CACHE` for the
+/// program): the same bytes again start no nvdisasm and give the same listing, other bytes
+/// run it. A stand-in that logs each run and execs the real nvdisasm counts the runs.
+#[test]
+fn cubin_listings_are_kept_for_the_same_bytes() {
+    let dir = common::scratch("exec-kept-listing");
+    let (log, stand_in) = (dir.join("runs.log"), dir.join("nvdisasm"));
+    std::fs::write(&stand_in, format!("#!/bin/sh\necho \"$*\" >> {}\nexec {} \"$@\"\n", log.display(), common::nvdisasm_path().display())).unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&stand_in, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let nv = sass_harness::oracle::nvdisasm::Nvdisasm { path: stand_in, cache: Some(dir.join("cache")), ..common::nvdisasm() };
+    let runs = || std::fs::read_to_string(&log).map_or(0, |t| t.lines().count());
+    let (a, b) = (dir.join("a.cubin"), dir.join("b.cubin"));
+    std::fs::copy(repo_root().join("corpus/fuzz/cubin/saxpy_sm90.cubin"), &a).unwrap();
+    std::fs::copy(repo_root().join("corpus/fuzz/cubin/branchy_sm100.cubin"), &b).unwrap();
+    let first = cubin_listing(&nv, &a).unwrap();
+    assert!(!first.is_empty() && runs() == 1, "{} runs", runs());
+    assert_eq!(cubin_listing(&nv, &a).unwrap(), first);
+    assert_eq!(runs(), 1, "the same bytes again start no nvdisasm");
+    let other = cubin_listing(&nv, &b).unwrap();
+    assert!(runs() == 2 && other != first, "other bytes run nvdisasm ({} runs)", runs());
+    let plain = sass_harness::oracle::nvdisasm::Nvdisasm { cache: None, ..nv.clone() };
+    assert_eq!(cubin_listing(&plain, &a).unwrap(), first);
+    assert_eq!(runs(), 3, "without a cache every listing runs nvdisasm");
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -105,7 +105,7 @@ fn opcode(text: &str) -> String {
 fn relation_words_are_proven_in_place_by_nvdisasm() {
     let s = pages(&["sm90/dfma.txt"]);
     let c = Codec::new(&s);
-    let nv = Nvdisasm::locate().expect("nvdisasm is required (ci/install-cuda-tools.sh)");
+    let nv = common::nvdisasm();
     let ptxas = tools::locate(Tool::Ptxas).expect("ptxas is required (ci/install-cuda-tools.sh)");
     let out = scratch("dry");
     let rep = dry_run(&c, &nv, &ptxas, &Options { out: out.clone(), slots: 64, random: 0, seed: 3 }).unwrap();

@@ -14,6 +14,7 @@ use super::template::{ptx, Kind};
 use crate::codec::Codec;
 use crate::cubin;
 use crate::gen::Rng;
+use crate::oracle::cache;
 use crate::oracle::listing::parse_listing;
 use crate::oracle::nvdisasm::{Nvdisasm, NvdisasmError, Outcome};
 use crate::oracle::ptxas;
@@ -133,8 +134,13 @@ pub struct Template {
     pub listing: Vec<(u64, String, Option<Word>)>,
 }
 
-/// nvdisasm's listing of a cubin (`-hex -c`).
+/// nvdisasm's listing of a cubin (`-hex -c`), or the one kept for the same bytes in
+/// [`Nvdisasm::cache`].
 pub fn cubin_listing(nv: &Nvdisasm, path: &Path) -> Result<Vec<(u64, String, Option<Word>)>, GpuError> {
+    let kept = nv.cache.as_deref().and_then(|dir| kept_listing(dir, nv, path));
+    if let Some(text) = kept.as_ref().and_then(cache::Entry::read) {
+        return Ok(parse_listing(&String::from_utf8_lossy(&text)));
+    }
     // Through the shared runner: a time limit that fires and capped output.
     let mut cmd = std::process::Command::new(&nv.path);
     cmd.args(["-hex", "-c"]).arg(path);
@@ -146,7 +152,19 @@ pub fn cubin_listing(nv: &Nvdisasm, path: &Path) -> Result<Vec<(u64, String, Opt
     if !out.status.success() {
         return Err(GpuError::Listing { cubin: path.to_path_buf(), stderr: String::from_utf8_lossy(&out.stderr).trim().into() });
     }
+    if let Some(k) = &kept {
+        k.write(&out.stdout);
+    }
     Ok(parse_listing(&String::from_utf8_lossy(&out.stdout)))
+}
+
+/// The cache entry of `-hex -c` on the cubin at `path` (its bytes read now), when the
+/// tool's binary can be named and the file read.
+fn kept_listing(dir: &Path, nv: &Nvdisasm, path: &Path) -> Option<cache::Entry> {
+    let bytes = std::fs::read(path).ok()?;
+    let mut key = format!("nvdisasm {}\n--version: {}\n-hex -c\ninput ({} bytes):\n", cache::tool_stamp(&nv.path)?, nv.version, bytes.len()).into_bytes();
+    key.extend_from_slice(&bytes);
+    Some(cache::Entry::new(dir, ".cubin", key))
 }
 
 /// Compile `kind`'s template for `arch` into `dir` and find its placeholders.

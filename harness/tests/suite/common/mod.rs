@@ -36,7 +36,7 @@ pub fn discovered() -> spec::Spec {
 /// about 0.25 s of CPU to start; the fast set starts some 230.
 pub fn nvdisasm() -> Nvdisasm {
     let nv = Nvdisasm::locate().unwrap_or_else(|e| panic!("nvdisasm is required ({INSTALL}): {e}"));
-    Nvdisasm { cache: Some(Path::new(env!("CARGO_TARGET_TMPDIR")).join("nvdisasm-cache")), ..nv }
+    Nvdisasm { cache: Some(cache_dir()), ..nv }
 }
 
 /// nvdisasm, as the oracle, answering a request asked before in this test process from
@@ -129,5 +129,14 @@ fn remove_scratch_of_ended_runs() {
 pub fn bin() -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_sass-harness"));
     c.current_dir(root());
+    // nvdisasm's replies kept where the suite's own oracle keeps them ([`nvdisasm`]): a
+    // run another test (or process) already made is answered from there. A stand-in
+    // nvdisasm is another binary, so it never meets the real one's replies.
+    c.env(sass_harness::oracle::nvdisasm::CACHE_VAR, cache_dir());
     c
+}
+
+/// Where the suite keeps nvdisasm's replies (`Nvdisasm::cache`).
+pub fn cache_dir() -> PathBuf {
+    Path::new(env!("CARGO_TARGET_TMPDIR")).join("nvdisasm-cache")
 }
