@@ -902,9 +902,9 @@ fn many_variants(n: usize) -> String {
 /// parse as many variants, so the machine's speed cancels out; each is timed in this
 /// thread's CPU time, which leaves out the time other tests' threads and nvdisasm runs hold
 /// the core (a clean clone's `cargo test` once measured 39× for 16× the variants in wall
-/// time). Measured: 1.1–1.4× (the larger page misses more caches; debug and release); a scan of the earlier
-/// keys for each variant, a plain `find` over short strings, the cheapest quadratic there
-/// is: 3.1–4.6× (debug and release builds).
+/// time). Measured, debug and release builds: 1.1–1.4× (the larger page misses more
+/// caches); with a scan of the earlier keys for each variant (a plain `find` over short
+/// strings, the cheapest quadratic there is) 3.1–4.6×.
 #[test]
 fn parsing_is_linear_in_variants() {
     let time = |n: usize, pages: usize| {
