@@ -46,7 +46,7 @@ fn printed_texts_of_every_discovered_variant_assemble_back() {
     assert!(c.variants().len() >= 1000, "{} variants", c.variants().len());
     let a = Assembler::new(&c);
     let mut rng = Rng::new(0x0a55);
-    let (mut exact, mut ambiguous, mut total) = (0, 0, 0);
+    let (mut exact, mut ambiguous, mut total, mut skipped) = (0, 0, 0, 0);
     let mut unshown = vec![];
     for (vi, v) in c.variants().iter().enumerate() {
         for _ in 0..20 {
@@ -54,12 +54,14 @@ fn printed_texts_of_every_discovered_variant_assemble_back() {
             // A derived register past the zero register, a register that may not be RZ:
             // nvdisasm rejects the word.
             if (0..v.fields.len()).any(|f| v.value_illegal(f, vals.get(f))) {
+                skipped += 1;
                 continue;
             }
             let w = c.encode(vi, &vals).unwrap();
             // A table value the page leaves out that makes the word another form's: that
             // form prints it, not this one (BSSY.RELIABLE's `00` is plain BSSY).
             if !c.lists(vi, &vals) && c.find(v.arch, w).is_ok_and(|vj| vj != vi) {
+                skipped += 1;
                 continue;
             }
             let text = codec::print(v, &vals).to_string();
@@ -67,6 +69,7 @@ fn printed_texts_of_every_discovered_variant_assemble_back() {
             // that form's: LDC's `cx[UR][R+I]` with R = RZ is `cx[UR][uI]`, whose offset
             // prints unsigned (`0xbd21`, not `-0x42df`). No nvdisasm text reads as `text`.
             if c.find(v.arch, w).is_ok_and(|vj| vj != vi && codec::print(c.variant(vj), &c.extract(vj, w)).to_string() != text) {
+                skipped += 1;
                 continue;
             }
             let got = a.assemble(v.arch, &text, w);
@@ -117,7 +120,13 @@ fn printed_texts_of_every_discovered_variant_assemble_back() {
             }
         }
     }
-    eprintln!("{total} texts: {exact} assemble to their word, {ambiguous} ambiguous, {} lossless by `lossless` yet another word", unshown.len());
+    eprintln!(
+        "{total} texts: {exact} assemble to their word, {ambiguous} ambiguous, {} lossless by `lossless` yet another word; {skipped} draws skipped",
+        unshown.len()
+    );
+    // The skips above stay rare, so they cannot hollow the check out (measured: 280 of
+    // 61 060 draws, 0.5 %).
+    assert!(skipped * 100 <= total + skipped, "{skipped} of {} draws skipped", total + skipped);
     assert!(unshown.len() <= UNSHOWN_LIMIT, "{} lossless texts assemble to another word:\n{}", unshown.len(), unshown.join("\n"));
     assert!(exact * 10 >= total * 9, "{exact} of {total}");
 }
