@@ -15,6 +15,9 @@ export CARGO_PROFILE_RELEASE_LTO=off CARGO_PROFILE_BENCH_LTO=off
 # from nothing 154.6 → 115.8 s (297 → 224 CPU s), the tests as fast (docs/testing.md, Times).
 # (cargo-fuzz, where the fuzz stage installs it, is built so too: a driver that runs cargo.)
 export CARGO_PROFILE_RELEASE_OPT_LEVEL=0
+# And without debug info, which no step here reads (a failing test still names its file
+# and line): that build from nothing 126.7 → 122.2 s (246 → 238 CPU s).
+export CARGO_PROFILE_RELEASE_DEBUG=0
 step() { echo "== ci/test.sh [$(($(date +%s) - t0)) s] $*"; }
 step install the NVIDIA tools
 bash ci/install-cuda-tools.sh
