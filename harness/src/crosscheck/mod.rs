@@ -584,7 +584,7 @@ pub fn execute(
         spec: vec![],
         exe: None,
     });
-    Ok(plan_words(codec, words, &PlanOptions { out: out.join("exec"), slots: 64, seed: 0x5eed, run })?)
+    Ok(plan_words(codec, words, &PlanOptions { out: out.join("exec"), slots: 64, seed: 0x5eed, run, nvdisasm: None })?)
 }
 
 /// `2.0 GiB` and the like, for messages about the budget.

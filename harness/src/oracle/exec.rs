@@ -274,6 +274,9 @@ pub struct PlanOptions {
     pub slots: u32,
     pub seed: u64,
     pub run: Option<RunSettings>,
+    /// The nvdisasm that proves the patched cubins, as the caller set it up (a reply
+    /// cache, a timeout); `None`: [`Nvdisasm::locate`]'s.
+    pub nvdisasm: Option<crate::oracle::nvdisasm::Nvdisasm>,
 }
 
 /// What [`plan_words`] did: the plan (always), and the run when one was asked for and a
@@ -322,7 +325,10 @@ pub fn plan_words(codec: &Codec, words: &[(Arch, Word)], opts: &PlanOptions) -> 
         }
         None => None,
     };
-    let nv = crate::oracle::nvdisasm::Nvdisasm::locate()?;
+    let nv = match &opts.nvdisasm {
+        Some(nv) => nv.clone(),
+        None => crate::oracle::nvdisasm::Nvdisasm::locate()?,
+    };
     let ptxas = crate::oracle::tools::locate(crate::oracle::tools::Tool::Ptxas)?;
     let dopts = dryrun::Options { out: opts.out.clone(), slots: opts.slots, random: 0, seed: opts.seed };
     sum.plan = dryrun::plan_words(codec, &nv, &ptxas, words, &dopts)?;
