@@ -471,13 +471,13 @@ fn kept_reply(dir: &Path, nv: &Nvdisasm, b: &Batch, bytes: &[u8]) -> Option<cach
     Some(cache::Entry::new(dir, &format!("-{}", b.arch), key))
 }
 
-/// A raw-mode run's first arguments, the architecture next. `-ndf` (`--no-dataflow`): the
-/// branch-stack analysis only labels jump targets of an ELF's functions; on raw words its
-/// output and status were byte-identical in 162 runs (every discovered variant's probes
-/// and 20 and 300 random words each, SM90, SM100 and SM120), and it takes a word's share
-/// of nvdisasm's time down by about a sixth (16 384 NOPs: 0.50 → 0.42 s; `validate
+/// A raw-mode run's first arguments, the architecture next. `-ndf` (`--no-dataflow`) skips
+/// the branch-stack analysis: on raw words output and status were byte-identical with and
+/// without it in 162 runs (every discovered variant's probes and 20, then 300 random words
+/// each, SM90, SM100 and SM120; `tools/ndf-compare.sh`), and it takes about a sixth off a
+/// word's share of nvdisasm's time (16 384 NOPs: 0.50 → 0.42 s; `validate
 /// corpus/isa-discovered/sm90 --random 300`, two runs each: 48.1–50.6 → 43.8–47.1 CPU s).
-/// A cubin's listing (`-c`) keeps it: there it prints the labels.
+/// A cubin's listing (`-c`) keeps the analysis: a branchy kernel's listing differs.
 const RAW_ARGS: [&str; 2] = ["-ndf", "-b"];
 
 /// The message of a word nvdisasm rejected without naming its address.
