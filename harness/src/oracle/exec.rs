@@ -275,7 +275,7 @@ pub struct PlanOptions {
     pub seed: u64,
     pub run: Option<RunSettings>,
     /// The nvdisasm that proves the patched cubins, as the caller set it up (a reply
-    /// cache, a timeout); `None`: [`Nvdisasm::locate`]'s.
+    /// cache, a timeout); `None`: [`crate::oracle::nvdisasm::Nvdisasm::locate`]'s.
     pub nvdisasm: Option<crate::oracle::nvdisasm::Nvdisasm>,
 }
 
