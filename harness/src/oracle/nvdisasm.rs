@@ -405,7 +405,7 @@ impl Nvdisasm {
         let mut cmd = Command::new(&self.path);
         STARTED.fetch_add(1, Ordering::Relaxed);
         SENT.fetch_add(bytes.len() / 16, Ordering::Relaxed);
-        cmd.args(RAW_ARGS).arg(b.arch).arg("-hex").arg("--base-address").arg(format!("{:#x}", b.base)).arg(file);
+        cmd.arg("-b").arg(b.arch).arg("-hex").arg("--base-address").arg(format!("{:#x}", b.base)).arg(file);
         let run = process::run(&mut cmd, &Limits::with_timeout(self.timeout));
         let _ = std::fs::remove_file(file);
         let run = run?;
@@ -458,10 +458,9 @@ fn exit_status(_code: i32) -> Option<std::process::ExitStatus> {
 /// the tool's binary can be named.
 fn kept_reply(dir: &Path, nv: &Nvdisasm, b: &Batch, bytes: &[u8]) -> Option<cache::Entry> {
     let mut key = format!(
-        "nvdisasm {}\n--version: {}\n{} {} -hex --base-address {:#x}\ninput ({} bytes):\n",
+        "nvdisasm {}\n--version: {}\n-b {} -hex --base-address {:#x}\ninput ({} bytes):\n",
         cache::tool_stamp(&nv.path)?,
         nv.version,
-        RAW_ARGS.join(" "),
         b.arch,
         b.base,
         bytes.len()
@@ -470,15 +469,6 @@ fn kept_reply(dir: &Path, nv: &Nvdisasm, b: &Batch, bytes: &[u8]) -> Option<cach
     key.extend_from_slice(bytes);
     Some(cache::Entry::new(dir, &format!("-{}", b.arch), key))
 }
-
-/// A raw-mode run's first arguments, the architecture next. `-ndf` (`--no-dataflow`) skips
-/// the branch-stack analysis: on raw words output and status were byte-identical with and
-/// without it in 162 runs (every discovered variant's probes and 20, then 300 random words
-/// each, SM90, SM100 and SM120; `tools/ndf-compare.sh`), and it takes about a sixth off a
-/// word's share of nvdisasm's time (16 384 NOPs: 0.50 → 0.42 s; `validate
-/// corpus/isa-discovered/sm90 --random 300`, two runs each: 48.1–50.6 → 43.8–47.1 CPU s).
-/// A cubin's listing (`-c`) keeps the analysis: a branchy kernel's listing differs.
-const RAW_ARGS: [&str; 2] = ["-ndf", "-b"];
 
 /// The message of a word nvdisasm rejected without naming its address.
 pub const UNADDRESSED: &str = "Illegal instruction found";
