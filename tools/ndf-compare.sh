@@ -14,8 +14,8 @@ real=${NDF_REAL:-$here/.tools/cuda/nvidia/cu13/bin/nvdisasm}
 log=${NDF_LOG:-/tmp/ndf-compare.log}
 # --version and the like: answered once, by the real one.
 case "${1:-}" in --version | -V | --help | -h) exec "$real" "$@" ;; esac
-# The arguments without -ndf (sass-harness passes it on raw-mode runs), and whether it
-# was asked for: the answer is the run asked for.
+# The arguments without -ndf, and whether it was asked for: the answer is the run asked
+# for.
 args=() asked=a
 for x in "$@"; do
     case "$x" in -ndf | --no-dataflow) asked=b ;; *) args+=("$x") ;; esac

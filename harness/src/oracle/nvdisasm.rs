@@ -457,17 +457,21 @@ fn exit_status(_code: i32) -> Option<std::process::ExitStatus> {
 /// The cache entry of a run of `bytes` on the batch's architecture and base address, when
 /// the tool's binary can be named.
 fn kept_reply(dir: &Path, nv: &Nvdisasm, b: &Batch, bytes: &[u8]) -> Option<cache::Entry> {
-    let mut key = format!(
-        "nvdisasm {}\n--version: {}\n-b {} -hex --base-address {:#x}\ninput ({} bytes):\n",
-        cache::tool_stamp(&nv.path)?,
-        nv.version,
-        b.arch,
-        b.base,
-        bytes.len()
-    )
-    .into_bytes();
-    key.extend_from_slice(bytes);
+    let key = nv.reply_key(&format!("-b {} -hex --base-address {:#x}", b.arch, b.base), bytes)?;
     Some(cache::Entry::new(dir, &format!("-{}", b.arch), key))
+}
+
+impl Nvdisasm {
+    /// The key of a kept reply ([`Nvdisasm::cache`]): this binary ([`cache::tool_stamp`];
+    /// `None` when it cannot be named), its `--version`, the arguments and the input's
+    /// bytes. Raw-mode runs and cubin listings
+    /// ([`crate::oracle::gpu::dryrun::cubin_listing`]) both key their replies so.
+    pub(crate) fn reply_key(&self, args: &str, input: &[u8]) -> Option<Vec<u8>> {
+        let head = format!("nvdisasm {}\n--version: {}\n{args}\ninput ({} bytes):\n", cache::tool_stamp(&self.path)?, self.version, input.len());
+        let mut key = head.into_bytes();
+        key.extend_from_slice(input);
+        Some(key)
+    }
 }
 
 /// The message of a word nvdisasm rejected without naming its address.

@@ -161,9 +161,7 @@ pub fn cubin_listing(nv: &Nvdisasm, path: &Path) -> Result<Vec<(u64, String, Opt
 /// The cache entry of `-hex -c` on the cubin at `path` (its bytes read now), when the
 /// tool's binary can be named and the file read.
 fn kept_listing(dir: &Path, nv: &Nvdisasm, path: &Path) -> Option<cache::Entry> {
-    let bytes = std::fs::read(path).ok()?;
-    let mut key = format!("nvdisasm {}\n--version: {}\n-hex -c\ninput ({} bytes):\n", cache::tool_stamp(&nv.path)?, nv.version, bytes.len()).into_bytes();
-    key.extend_from_slice(&bytes);
+    let key = nv.reply_key("-hex -c", &std::fs::read(path).ok()?)?;
     Some(cache::Entry::new(dir, ".cubin", key))
 }
 
