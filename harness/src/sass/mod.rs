@@ -13,7 +13,7 @@ mod tests;
 pub use parse::{
     parse_body, parse_float, parse_imm, parse_instruction, parse_int, parse_mem, parse_operand, MemError, OperandError, ParseError, QNAN_BITS, SNAN_BITS,
 };
-pub(crate) use parse::{parse_full, parse_mem_parts, plain_body, split_operands, split_suffixes};
+pub(crate) use parse::{parse_full, parse_mem_parts, plain_body, split_suffixes};
 pub use print::hex_signed;
 pub(crate) use quick::{InstRef, OperandRef};
 

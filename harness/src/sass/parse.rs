@@ -431,10 +431,15 @@ pub fn parse_imm(s: &str) -> Option<i128> {
     };
     // nvdisasm prints integers in hex; decimal numbers are floats.
     let h = d.strip_prefix("0x")?;
-    if h.is_empty() || !h.chars().all(|c| c.is_ascii_hexdigit()) {
+    if h.is_empty() {
         return None;
     }
-    let v = u64::from_str_radix(h, 16).ok()?;
+    // Digit by digit (`u64::from_str_radix` reads a sign too, and costs more): none past 64 bits.
+    let mut v = 0u64;
+    for c in h.bytes() {
+        let digit = (c as char).to_digit(16)?;
+        v = v.checked_mul(16)? | u64::from(digit);
+    }
     Some(if neg { -i128::from(v) } else { i128::from(v) })
 }
 

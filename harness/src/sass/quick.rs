@@ -133,27 +133,117 @@ impl<'t> InstRef<'t> {
             None => (trimmed, Terminator::Missing),
         };
         let (pred, rest) = parse_pred(trim_start(body))?;
-        let op_end = find_space(rest).unwrap_or(rest.len());
-        let mut parts = dots(&rest[..op_end]);
-        let mnemonic = parts.next().filter(|m| !m.is_empty() && m.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'))?;
-        let mut tokens: SmallVec<[&'t str; 12]> = parts.collect();
-        if tokens.iter().any(|m| m.is_empty()) {
-            return None;
-        }
+        let mut tokens = SmallVec::new();
+        let (mnemonic, op_end) = read_opcode(rest, &mut tokens)?;
         let n_modifiers = tokens.len();
-        let ops_text = &rest[op_end..];
         let mut operands = SmallVec::new();
-        if !trim_start(ops_text).is_empty() {
-            for piece in sass::split_operands(ops_text) {
-                let t = trim_end(trim_start(piece));
-                if find_space(t).is_some() {
-                    return None;
-                }
-                operands.push(parse_operand(t, &mut tokens)?);
-            }
-        }
+        read_operands(&rest[op_end..], &mut tokens, &mut operands)?;
         Some(InstRef { pred, mnemonic, tokens, n_modifiers, operands, terminator, const_spaced: false })
     }
+}
+
+/// The mnemonic of the opcode that starts `rest` (`LDG.E.128`, up to the first space), its
+/// modifiers pushed to `tokens`, and where the opcode ends; `None` where the full parser
+/// errs (a mnemonic not of letters, digits and `_`; an empty modifier).
+fn read_opcode<'t>(rest: &'t str, tokens: &mut SmallVec<[&'t str; 12]>) -> Option<(&'t str, usize)> {
+    let b = rest.as_bytes();
+    let end = b.iter().position(|&c| !(c.is_ascii_alphanumeric() || c == b'_')).unwrap_or(b.len());
+    if end == 0 {
+        return None;
+    }
+    let mut at = end;
+    while b.get(at) == Some(&b'.') {
+        let start = at + 1;
+        at = b[start..].iter().position(|&c| c == b'.' || is_space(c)).map_or(b.len(), |k| start + k);
+        if at == start {
+            return None;
+        }
+        tokens.push(&rest[start..at]);
+    }
+    // The opcode ends at a space (or the text's end): a mnemonic's other bytes are no mnemonic.
+    if at < b.len() && !is_space(b[at]) {
+        return None;
+    }
+    Some((&rest[..end], at))
+}
+
+/// The operands after the opcode (`ops`: from the space after it on), split at commas
+/// outside brackets as [`sass::parse::split_operands`] splits them, each pushed to `operands`
+/// and its suffixes to `tokens`; `None` where one is not read here.
+fn read_operands<'t>(ops: &'t str, tokens: &mut SmallVec<[&'t str; 12]>, operands: &mut SmallVec<[OperandRef<'t>; 6]>) -> Option<()> {
+    let b = ops.as_bytes();
+    if b.iter().all(|&c| is_space(c)) {
+        return Some(());
+    }
+    let mut at = 0;
+    loop {
+        let (start, mut depth) = (at, 0i32);
+        loop {
+            at = next_delimiter(b, at);
+            match b.get(at) {
+                Some(b'[') => depth += 1,
+                Some(b']') => depth -= 1,
+                Some(b',') if depth != 0 => {}
+                _ => break,
+            }
+            at += 1;
+        }
+        let t = trim_end(trim_start(&ops[start..at]));
+        if find_space(t).is_some() {
+            return None;
+        }
+        let mark = tokens.len();
+        let operand = match plain_operand(t, tokens) {
+            Some(o) => o,
+            None => {
+                tokens.truncate(mark);
+                parse_operand(t, tokens)?
+            }
+        };
+        operands.push(operand);
+        if at == b.len() {
+            return Some(());
+        }
+        at += 1;
+    }
+}
+
+/// Where the first `,`, `[` or `]` of `b` from `at` on is (`b.len()` for none), eight
+/// bytes at a time: operands are mostly letters and digits.
+fn next_delimiter(b: &[u8], mut at: usize) -> usize {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    // The lowest byte of `x` that is zero has its high bit set here (higher ones may too,
+    // after a borrow; the lowest is exact).
+    let zero_byte = |x: u64| x.wrapping_sub(ONES) & !x & (ONES << 7);
+    while let Some(chunk) = b.get(at..at + 8) {
+        let x = u64::from_le_bytes(chunk.try_into().unwrap_or_default());
+        let hits = zero_byte(x ^ (ONES * u64::from(b','))) | zero_byte(x ^ (ONES * u64::from(b'['))) | zero_byte(x ^ (ONES * u64::from(b']')));
+        if hits != 0 {
+            return at + (hits.trailing_zeros() / 8) as usize;
+        }
+        at += 8;
+    }
+    at + b[at..].iter().position(|c| matches!(c, b',' | b'[' | b']')).unwrap_or(b.len() - at)
+}
+
+/// The commonest operands, read in one pass: a register or predicate with its suffixes
+/// (`R12.H1.reuse`), a hex immediate; `None` leaves the rest to [`parse_operand`] (which
+/// reads these as here: no sign, bars or brackets, suffixes from the first dot).
+fn plain_operand<'t>(t: &'t str, tokens: &mut SmallVec<[&'t str; 12]>) -> Option<OperandRef<'t>> {
+    let b = t.as_bytes();
+    if !matches!(b.first(), Some(b'R' | b'U' | b'P' | b'0' | b'-')) {
+        return None;
+    }
+    let dot = b.iter().position(|&c| c == b'.').unwrap_or(b.len());
+    let body = quick_body(&t[..dot])?;
+    // A number runs to its end (`split_suffixes`): `0x1.H` is no immediate with a suffix.
+    if dot < b.len() && matches!(body, Body::Imm { .. }) {
+        return None;
+    }
+    let start = tokens.len();
+    let mut reuse = false;
+    read_suffixes(&t[dot..], tokens, &mut reuse)?;
+    Some(OperandRef { suffixes: start..tokens.len(), reuse, ..OperandRef::new(body) })
 }
 
 /// The guard (`@!P3 `) and what follows it, trimmed; `None` where the full parser errs.
@@ -233,6 +323,14 @@ fn parse_operand<'t>(t: &'t str, tokens: &mut SmallVec<[&'t str; 12]>) -> Option
 /// An operand's body and text, a memory operand's register suffixes pushed to `tokens`;
 /// `bare`: the operand has no suffixes after it.
 fn body<'t>(core: &'t str, bare: bool, tokens: &mut SmallVec<[&'t str; 12]>) -> Option<(Body, &'t str)> {
+    if bare {
+        if let Some((b, sfx)) = quick_mem(core) {
+            if !sfx.is_empty() {
+                tokens.extend(dots(sfx));
+            }
+            return Some((b, ""));
+        }
+    }
     let parsed = quick_body(core).or_else(|| sass::plain_body(core));
     let mem = if parsed.is_none() && core.contains('[') { sass::parse_mem_parts(core).ok() } else { None };
     // Only a descriptor carries suffixes after its brackets (`gdesc[UR12].B_KEEP`).
@@ -255,19 +353,89 @@ fn body<'t>(core: &'t str, bare: bool, tokens: &mut SmallVec<[&'t str; 12]>) -> 
 /// predicate, a hex immediate (`plain_body` tries each kind's prefix in turn); `None`
 /// leaves the rest, and any spelling it doubts, to `plain_body`.
 fn quick_body(s: &str) -> Option<Body> {
-    match s.as_bytes() {
-        b"RZ" => Some(Body::Reg { n: sass::RZ }),
-        b"URZ" => Some(Body::UReg { n: sass::URZ }),
-        b"PT" => Some(Body::Pred { n: 7 }),
-        b"UPT" => Some(Body::UPred { n: 7 }),
-        [b'R', d @ ..] => register_number(d).map(|n| Body::Reg { n }),
-        [b'U', b'R', d @ ..] => register_number(d).map(|n| Body::UReg { n }),
-        // As `plain_body` reads them: the number as a `u16`, then cast.
-        [b'P', d @ ..] => register_number(d).map(|n| Body::Pred { n: n as u8 }),
-        [b'U', b'P', d @ ..] => register_number(d).map(|n| Body::UPred { n: n as u8 }),
+    let b = s.as_bytes();
+    match *b.first()? {
+        b'R' => match &b[1..] {
+            b"Z" => Some(Body::Reg { n: sass::RZ }),
+            d => register_number(d).map(|n| Body::Reg { n }),
+        },
+        b'U' => match &b[1..] {
+            b"RZ" => Some(Body::UReg { n: sass::URZ }),
+            b"PT" => Some(Body::UPred { n: 7 }),
+            [b'R', d @ ..] => register_number(d).map(|n| Body::UReg { n }),
+            // As `plain_body` reads them: the number as a `u16`, then cast.
+            [b'P', d @ ..] => register_number(d).map(|n| Body::UPred { n: n as u8 }),
+            _ => None,
+        },
+        b'P' => match &b[1..] {
+            b"T" => Some(Body::Pred { n: 7 }),
+            d => register_number(d).map(|n| Body::Pred { n: n as u8 }),
+        },
         // No register, predicate, barrier or constant starts so: `plain_body` reads an
         // immediate or nothing.
-        [b'0', b'x', ..] | [b'-', b'0', b'x', ..] => sass::parse_imm(s).map(|value| Body::Imm { value }),
+        b'0' | b'-' if b.starts_with(b"0x") || b.starts_with(b"-0x") => sass::parse_imm(s).map(|value| Body::Imm { value }),
+        _ => None,
+    }
+}
+
+/// [`sass::parse_mem_parts`] of the commonest memory operands, read byte by byte:
+/// `[R2.64+UR4+-0x10]`, `a[UR5+0x4]`, `desc[UR4][R2.64]` (no other body reads as these
+/// start); `None` leaves the rest, and any spelling it doubts, to `parse_mem_parts`.
+fn quick_mem(core: &str) -> Option<(Body, &str)> {
+    let b = core.as_bytes();
+    let (space, bracketed) = match b {
+        [b'[', ..] => (MemSpace::Plain, core),
+        [b'a', b'[', ..] => (MemSpace::Attr, &core[1..]),
+        [b'd', b'e', b's', b'c', b'[', ..] => {
+            // `desc[UR4][…]`: the space's uniform register, then the address.
+            let close = b.iter().position(|&c| c == b']')?;
+            let ureg = uniform_register(&b[5..close])?;
+            (MemSpace::Desc { ureg }, core.get(close + 1..).filter(|r| r.starts_with('['))?)
+        }
+        _ => return None,
+    };
+    let inner = bracketed.strip_prefix('[')?.strip_suffix(']')?;
+    if inner.is_empty() || inner.bytes().any(|c| c == b'[' || c == b']') {
+        return None;
+    }
+    let (mut reg, mut ureg, mut imm, mut suffixes) = (None, None, None, "");
+    // As `parse_mem_parts`: a register, a uniform register, an immediate, in that order.
+    let mut stage = 0;
+    for piece in inner.split('+') {
+        let p = piece.as_bytes();
+        match p {
+            [b'0', b'x', ..] | [b'-', b'0', b'x', ..] if stage <= 2 => {
+                imm = Some(sass::parse_int(piece)?);
+                stage = 3;
+            }
+            [b'U', b'R', ..] if stage <= 1 => {
+                ureg = Some(uniform_register(p)?);
+                stage = 2;
+            }
+            [b'R', ..] if stage == 0 => {
+                let dot = p.iter().position(|&c| c == b'.').unwrap_or(p.len());
+                reg = Some(match &p[..dot] {
+                    b"RZ" => sass::RZ,
+                    [b'R', d @ ..] => register_number(d)?,
+                    _ => return None,
+                });
+                suffixes = piece.get(dot + 1..).unwrap_or_default();
+                if dot < p.len() && (suffixes.is_empty() || suffixes.split('.').any(str::is_empty)) {
+                    return None;
+                }
+                stage = 1;
+            }
+            _ => return None,
+        }
+    }
+    Some((Body::mem(space, reg, ureg, imm), suffixes))
+}
+
+/// `URZ` or `UR<n>`, as `sass::parse_reg_num` reads them.
+fn uniform_register(b: &[u8]) -> Option<u16> {
+    match b {
+        b"URZ" => Some(sass::URZ),
+        [b'U', b'R', d @ ..] => register_number(d),
         _ => None,
     }
 }
@@ -275,10 +443,17 @@ fn quick_body(s: &str) -> Option<Body> {
 /// A register's decimal number as `sass::parse_reg_num` reads it: digits, no leading
 /// zero, at most `u16::MAX`.
 fn register_number(d: &[u8]) -> Option<u16> {
-    if d.is_empty() || d.len() > 5 || !d.iter().all(u8::is_ascii_digit) || (d.len() > 1 && d[0] == b'0') {
+    if d.is_empty() || d.len() > 5 || (d.len() > 1 && d[0] == b'0') {
         return None;
     }
-    let n = d.iter().fold(0u32, |n, &c| n * 10 + u32::from(c - b'0'));
+    let mut n = 0u32;
+    for &c in d {
+        let digit = c.wrapping_sub(b'0');
+        if digit > 9 {
+            return None;
+        }
+        n = n * 10 + u32::from(digit);
+    }
     u16::try_from(n).ok()
 }
 
@@ -402,6 +577,48 @@ mod tests {
             }
         }
         assert!(read >= 12, "{read} of {} read byte by byte", edges.len());
+    }
+
+    /// The byte-by-byte memory operands are `parse_mem_parts`' where they read one, at the
+    /// edges too (component order, empty suffixes, widths, a descriptor's register).
+    #[test]
+    fn quick_memory_operands_are_parse_mem_parts() {
+        let edges = [
+            "[R1]",
+            "[RZ]",
+            "[URZ]",
+            "[R2.64+UR4+-0x10]",
+            "[R2.U32.X+0x8]",
+            "[R01]",
+            "[R1.]",
+            "[R1..64]",
+            "[R1.64.]",
+            "[UR4+R1]",
+            "[UR4.64]",
+            "[0x10+R1]",
+            "[R1+0x1+0x2]",
+            "[R1+]",
+            "[]",
+            "[0xffffffffffffffff]",
+            "[0x10000000000000000]",
+            "[-0x8000000000000000]",
+            "a[UR5+0x4]",
+            "a[R1.X]",
+            "desc[UR4][R2.64]",
+            "desc[URZ][R1.U32+0x4]",
+            "desc[R4][R2]",
+            "desc[UR4]",
+            "desc[UR4]x[R2]",
+            "[R1][R2]",
+        ];
+        let mut read = 0;
+        for t in edges {
+            if let Some(m) = quick_mem(t) {
+                assert_eq!(Some(m), sass::parse_mem_parts(t).ok(), "{t}");
+                read += 1;
+            }
+        }
+        assert!(read >= 10, "{read} of {} read byte by byte", edges.len());
     }
 
     #[test]
