@@ -95,9 +95,17 @@ impl<'c, 's> Assembler<'c, 's> {
         let candidates = self.candidates(arch, inst.mnemonic);
         let tokens = self.vocabulary.ids(inst);
         let text = Summary::of_text(inst, &tokens);
-        let admitted: SmallVec<[(&Entry, &Form); 4]> = candidates.iter().filter(|e| e.summary.admits(&text)).map(|e| (e, &self.forms[e.vi()])).collect();
-        let longer: SmallVec<[(usize, &Form); 4]> =
-            candidates.iter().filter(|e| e.summary.may_omit(&text, e.omittable)).map(|e| (e.vi(), &self.forms[e.vi()])).collect();
+        // One pass over the candidates for both lists, each in codec order.
+        let mut admitted: SmallVec<[(&Entry, &Form); 4]> = SmallVec::new();
+        let mut longer: SmallVec<[(usize, &Form); 4]> = SmallVec::new();
+        for e in candidates {
+            if e.summary.admits(&text) {
+                admitted.push((e, &self.forms[e.vi()]));
+            }
+            if e.summary.may_omit(&text, e.omittable) {
+                longer.push((e.vi(), &self.forms[e.vi()]));
+            }
+        }
         // Every form the text may read, fetched at once (see `Form::warm`).
         std::hint::black_box(admitted.iter().map(|(_, f)| f.warm()).chain(longer.iter().map(|(_, f)| f.warm())).fold(0, |x, w| x ^ w));
         let fitting = admitted
