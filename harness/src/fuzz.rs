@@ -349,7 +349,8 @@ fn decode_words(data: &[u8]) -> impl Iterator<Item = Word> + '_ {
 /// A property that does not hold: what was checked, and why it failed.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Failure {
-    pub arch: Arch,
+    /// The architecture, where the property is one architecture's (reading a text is not).
+    pub arch: Option<Arch>,
     /// The variant's key, where one is known.
     pub key: Option<String>,
     pub word: Option<Word>,
@@ -358,7 +359,10 @@ pub struct Failure {
 
 impl fmt::Display for Failure {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", self.arch)?;
+        match self.arch {
+            Some(a) => write!(f, "{a}")?,
+            None => write!(f, "any architecture")?,
+        }
         if let Some(k) = &self.key {
             write!(f, " {k}")?;
         }
@@ -373,7 +377,7 @@ impl std::error::Error for Failure {}
 
 fn roundtrip_failure(codec: &Codec, vi: usize, values: &Values, e: RoundtripFailure) -> Failure {
     let v = codec.variant(vi);
-    Failure { arch: v.arch, key: Some(v.key.clone()), word: None, message: format!("values {values:?}: {e}") }
+    Failure { arch: Some(v.arch), key: Some(v.key.clone()), word: None, message: format!("values {values:?}: {e}") }
 }
 
 /// `roundtrip`: the input's values hold [`crate::check::roundtrip`] (encode → decode →
@@ -394,7 +398,7 @@ pub fn decode(k: &Checker, data: &[u8]) -> Result<(), Failure> {
         for &arch in &archs {
             let Ok((vi, values)) = codec.decode(arch, w) else { continue };
             let v = codec.variant(vi);
-            let fail = |message: String| Failure { arch, key: Some(v.key.clone()), word: Some(w), message };
+            let fail = |message: String| Failure { arch: Some(arch), key: Some(v.key.clone()), word: Some(w), message };
             if v.arch != arch {
                 return Err(fail(format!("decoded as a variant of {}", v.arch)));
             }
@@ -409,16 +413,18 @@ pub fn decode(k: &Checker, data: &[u8]) -> Result<(), Failure> {
     Ok(())
 }
 
-/// `asm`: UTF-8 text that assembles on an architecture gives a word that decodes (as the
-/// variant it assembled as, or one the decoder prefers) to values that encode back to the
-/// word and hold [`crate::check::roundtrip`].
+/// `asm`: UTF-8 text is read in one pass as the full parser reads it, or left to that
+/// parser (see [`reads_as_the_full_parser`]); text that assembles on an architecture gives
+/// a word that decodes (as the variant it assembled as, or one the decoder prefers) to
+/// values that encode back to the word and hold [`crate::check::roundtrip`].
 pub fn asm(k: &Checker, data: &[u8]) -> Result<(), Failure> {
     let codec = k.codec();
     let Ok(text) = std::str::from_utf8(data) else { return Ok(()) };
+    reads_as_the_full_parser(text)?;
     for arch in archs(codec) {
         let Ok((vi, w)) = k.assembler().assemble(arch, text, Word::ZERO) else { continue };
         let key = Some(codec.variant(vi).key.clone());
-        let fail = |message: String| Failure { arch, key: key.clone(), word: Some(w), message };
+        let fail = |message: String| Failure { arch: Some(arch), key: key.clone(), word: Some(w), message };
         let (vj, values) = codec.decode(arch, w).map_err(|e| fail(format!("'{text}' assembles to a word that does not decode: {e}")))?;
         if codec.encode_unchecked(vj, &values) != w {
             return Err(fail(format!("'{text}' assembles to a word that decodes as {} and does not encode back", codec.variant(vj).key)));
@@ -426,6 +432,19 @@ pub fn asm(k: &Checker, data: &[u8]) -> Result<(), Failure> {
         k.roundtrip(vj, &values).map_err(|e| roundtrip_failure(codec, vj, &values, e))?;
     }
     Ok(())
+}
+
+/// The assembler's and [`crate::sass::parse_instruction`]'s one-pass reading of `text`, where
+/// it reads it, is the full parser's (which it stands in for: a text it reads goes no
+/// further): the instruction, its tokens and where each operand's suffixes are.
+pub fn reads_as_the_full_parser(text: &str) -> Result<(), Failure> {
+    // The full reading first: the one-pass reading's tokens are compared at its lifetime.
+    let full = crate::sass::parse_full(text);
+    let Some(fast) = crate::sass::InstRef::parse(text) else { return Ok(()) };
+    match &full {
+        Ok(f) if crate::sass::InstRef::of(f) == fast && fast.to_instruction() == *f => Ok(()),
+        _ => Err(Failure { arch: None, key: None, word: None, message: format!("'{text}': read in one pass as {fast:?}, by the full parser as {full:?}") }),
+    }
 }
 
 /// The text a roundtrip input's word prints as (the `asm` seed for it).

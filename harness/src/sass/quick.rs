@@ -579,6 +579,32 @@ mod tests {
         assert!(read >= 12, "{read} of {} read byte by byte", edges.len());
     }
 
+    /// Texts of SASS-like fragments joined at random (registers, suffixes, brackets,
+    /// signs, bars, constants, descriptors, floats, stray spaces and dots): the fast
+    /// parser reads each as the full parser does, or leaves it to it; and it reads many.
+    #[test]
+    fn fragments_joined_at_random_read_as_the_full_parser_reads_them() {
+        // A table of data: one line a row.
+        #[rustfmt::skip]
+        const FRAGMENTS: [&str; 48] = [
+            "R1", "R255", "RZ", "UR4", "URZ", "P0", "PT", "UP1", "B2", "R01", ".reuse", ".64", ".U32", ".H1", ".", "..", "[", "]", "+", "-", "!", "~",
+            "|", "0x10", "-0x1f", "0x", "1.5", "-2e+10", "+INF", "-QNAN", "c[0x0]", "cx[UR2]", "desc[UR4]", "gdesc[UR12]", "a", ".B_KEEP",
+            "SR_TID.X", "???255", ", ", ",", " ", "\t", "@", "@!P1 ", "IMAD", ".MOV", ";", " ;",
+        ];
+        let mut rng = Rng::new(0x0f_a9_3e);
+        let (mut fast, mut total) = (0, 0);
+        for _ in 0..60_000 {
+            let mnemonic = ["IMAD", "LDG.E", "@P0 ST.E.64", "FADD.FTZ", "", "HADD2"][rng.below(6) as usize];
+            let mut t = format!("{mnemonic} ");
+            for _ in 0..=rng.below(12) {
+                t.push_str(FRAGMENTS[rng.below(FRAGMENTS.len() as u64) as usize]);
+            }
+            fast += usize::from(agrees(&t) == Some(true));
+            total += 1;
+        }
+        assert!(fast * 20 >= total, "{fast} of {total} texts read fast");
+    }
+
     /// The byte-by-byte memory operands are `parse_mem_parts`' where they read one, at the
     /// edges too (component order, empty suffixes, widths, a descriptor's register).
     #[test]
