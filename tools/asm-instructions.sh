@@ -19,7 +19,7 @@ if [ -z "$bin" ]; then
     bin=${CARGO_TARGET_DIR:-target}/release/examples/asm_equiv
 fi
 texts=4096 low=5 high=25
-per_text() { echo "scale=1; ($2 - $1) / (($high - $low) * $texts)" | bc; }
+per_text() { awk -v a="$1" -v b="$2" -v n=$(((high - low) * texts)) 'BEGIN { printf "%.1f\n", (b - a) / n }'; }
 # The "Collected" total of callgrind, or one event's total of cachegrind.
 collected() {
     local out=$1 passes=$2

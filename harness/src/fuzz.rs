@@ -438,7 +438,8 @@ pub fn asm(k: &Checker, data: &[u8]) -> Result<(), Failure> {
 /// it reads it, is the full parser's (which it stands in for: a text it reads goes no
 /// further): the instruction, its tokens and where each operand's suffixes are.
 pub fn reads_as_the_full_parser(text: &str) -> Result<(), Failure> {
-    // The full reading first: the one-pass reading's tokens are compared at its lifetime.
+    // `full` first, so that it outlives `fast`: comparing makes them one type, which
+    // borrows `full` for as long as `fast` borrows the text.
     let full = crate::sass::parse_full(text);
     let Some(fast) = crate::sass::InstRef::parse(text) else { return Ok(()) };
     match &full {
