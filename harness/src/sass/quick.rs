@@ -499,21 +499,22 @@ mod tests {
 
     /// The fast reading is the full parser's, or none; `Some(true)` when it read the text.
     fn agrees(t: &str) -> Option<bool> {
-        let full = sass::parse_full(t);
-        let fast = InstRef::parse(t);
-        match &full {
-            Ok(full) => {
-                if let Some(f) = &fast {
-                    assert_eq!(*f, InstRef::of(full), "{t}");
-                    assert_eq!(f.to_instruction(), *full, "{t}");
-                }
-                Some(fast.is_some())
-            }
-            Err(_) => {
-                assert!(fast.is_none(), "{t}: the full parser rejects it, the fast one reads {fast:?}");
-                None
+        if let Err(f) = crate::fuzz::reads_as_the_full_parser(t) {
+            panic!("{f}");
+        }
+        sass::parse_full(t).ok().map(|_| InstRef::parse(t).is_some())
+    }
+
+    /// How many of `edges` `fast` reads, each as `full` does (asserted).
+    fn read_as<'a, T: PartialEq + std::fmt::Debug>(edges: &[&'a str], fast: impl Fn(&'a str) -> Option<T>, full: impl Fn(&'a str) -> Option<T>) -> usize {
+        let mut read = 0;
+        for &t in edges {
+            if let Some(b) = fast(t) {
+                assert_eq!(Some(b), full(t), "{t}");
+                read += 1;
             }
         }
+        read
     }
 
     /// Texts the printer makes of every discovered variant, and those texts altered: the
@@ -569,13 +570,7 @@ mod tests {
             "-0x",
             "0xffffffffffffffffff",
         ];
-        let mut read = 0;
-        for t in edges {
-            if let Some(b) = quick_body(t) {
-                assert_eq!(Some(b), sass::plain_body(t), "{t}");
-                read += 1;
-            }
-        }
+        let read = read_as(&edges, quick_body, sass::plain_body);
         assert!(read >= 12, "{read} of {} read byte by byte", edges.len());
     }
 
@@ -637,13 +632,7 @@ mod tests {
             "desc[UR4]x[R2]",
             "[R1][R2]",
         ];
-        let mut read = 0;
-        for t in edges {
-            if let Some(m) = quick_mem(t) {
-                assert_eq!(Some(m), sass::parse_mem_parts(t).ok(), "{t}");
-                read += 1;
-            }
-        }
+        let read = read_as(&edges, quick_mem, |t| sass::parse_mem_parts(t).ok());
         assert!(read >= 10, "{read} of {} read byte by byte", edges.len());
     }
 
