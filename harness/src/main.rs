@@ -135,7 +135,7 @@ enum Cmd {
         /// Words as up to 32 hex digits, most significant first; `-` reads stdin as --file.
         words: Vec<String>,
     },
-    /// Assemble SASS: one instruction given as an argument, or a whole listing (--file or
+    /// Assemble SASS: one instruction given as an argument, or a whole listing (a file, or
     /// `-` for stdin: one instruction per line, `//` comments, nvdisasm's `/*0010*/`
     /// addresses and `/* 0x… */` hex comments) printed as one word per line; with --patch,
     /// reassemble an edited `disasm` listing into a cubin.
@@ -156,8 +156,9 @@ enum Cmd {
         /// Where the patched cubin goes (written whole or not at all).
         #[arg(long, requires = "patch")]
         out: Option<PathBuf>,
-        /// The instruction in nvdisasm's syntax (e.g. `@P0 DFMA R0, R0, R0, R0 ;`), or with
-        /// --patch the listing file; `-` reads the listing from stdin.
+        /// The instruction in nvdisasm's syntax (e.g. `@P0 DFMA R0, R0, R0, R0 ;`), or a
+        /// listing file (what names a file is read as one; with --patch, always a listing);
+        /// `-` reads the listing from stdin.
         text: Option<String>,
     },
     /// Disassemble every kernel of a cubin offline, in nvdisasm's syntax (words no variant

@@ -68,7 +68,8 @@ pub fn listing_errors(errors: Vec<crate::listing::InputError>) -> String {
     format!("{} error(s), listed above", errors.len())
 }
 
-/// One instruction (an argument) or a listing (--file, `-`) to words on stdout.
+/// One instruction (an argument) or a listing (--file, `-`, or an argument that names a
+/// file, as with --patch) to words on stdout.
 pub fn asm(sp: &[PathBuf], arch: u32, file: Option<&Path>, text: Option<&str>) -> Result {
     use crate::listing;
     let s = spec_for(sp, arch)?;
@@ -77,11 +78,14 @@ pub fn asm(sp: &[PathBuf], arch: u32, file: Option<&Path>, text: Option<&str>) -
     let path = match (file, text) {
         (Some(f), None) => f,
         (None, Some("-")) => Path::new("-"),
+        (None, Some(t)) if Path::new(t).is_file() => Path::new(t),
         (None, Some(t)) => {
+            // An argument without blanks may have been meant as a file.
+            let no_file = if t.contains(char::is_whitespace) { String::new() } else { format!("'{t}' names no file; as an instruction: ") };
             // As in listings: nvdisasm's alias modifiers (`IMAD.MOV.U32`) are read too.
-            let inst = crate::sass::parse_instruction(t).map_err(|e| format!("'{t}': {e}"))?;
+            let inst = crate::sass::parse_instruction(t).map_err(|e| format!("{no_file}'{t}': {e}"))?;
             let asm = codec::asm::Assembler::new(&c);
-            let (vi, w) = listing::assemble_flex(&c, &asm, a, &inst, crate::word::Word::ZERO).map_err(|e| e.to_string())?;
+            let (vi, w) = listing::assemble_flex(&c, &asm, a, &inst, crate::word::Word::ZERO).map_err(|e| format!("{no_file}{e}"))?;
             println!("{}  {}", w, c.variant(vi).key);
             return Ok(());
         }

@@ -215,6 +215,15 @@ fn from_an_empty_folder_without_nvidia_tools_the_builtin_spec_decodes_assembles_
     assert!(o.status.success(), "{}", text(&o.stderr));
     let words = text(&o.stdout);
     assert_eq!(words.lines().count(), 2, "{words}");
+    // The same listing as a file named by the argument (as `asm --patch` takes it).
+    std::fs::write(dir.join("l.sass"), listing).unwrap();
+    let o = run_in(&dir, &["asm", "--arch", "90", "l.sass"], None);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    assert_eq!(text(&o.stdout), words);
+    // A file that is not there reads as an instruction, and the error says it is no file.
+    let o = run_in(&dir, &["asm", "--arch", "90", "missing.sass"], None);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));
+    assert!(text(&o.stderr).contains("'missing.sass' names no file; as an instruction: "), "{}", text(&o.stderr));
     let o = run_in(&dir, &["decode", "--arch", "90", "-"], Some(words.as_bytes()));
     assert!(o.status.success(), "{}", text(&o.stderr));
     // Zero control bits: the terminator is what nvdisasm prints for them (` ;` or `;`).

@@ -280,6 +280,19 @@ mod tests {
         assert!(e.to_string().starts_with("modifiers [\"XYZ\"] do not fit ["), "{e}");
     }
 
+    /// A text that leaves out operands nvdisasm leaves out (IADD3's PT carries) and fails
+    /// for another reason is told that reason, as read with them put back.
+    #[test]
+    fn a_text_with_left_out_operands_is_told_why_it_fails_with_them_put_back() {
+        let s = crate::spec::load(&[crate::oracle::tools::repo_root().join("corpus/isa-discovered/sm90")]).unwrap();
+        let c = Codec::new(&s);
+        let a = asm::Assembler::new(&c);
+        assert!(a.assemble(crate::spec::Arch(90), "IADD3 R1, R2, R3, RZ ;", crate::word::Word::ZERO).is_ok());
+        let e = a.assemble(crate::spec::Arch(90), "IADD3 R1, R2, R300, RZ ;", crate::word::Word::ZERO).unwrap_err().to_string();
+        let want = "IADD3_R_P_P_R_R_R: read as 'IADD3 R1, PT, PT, R2, R300, RZ ;': operand 4: R300 does not fit '";
+        assert!(e.contains(want), "{e}");
+    }
+
     #[test]
     fn parse_errors_are_typed() {
         assert_eq!(parse_operand(""), Err(OperandError::Empty));

@@ -258,9 +258,22 @@ impl<'s> Form<'s> {
     }
 
     /// Why `inst` (whose token ids are `tokens`) does not read as this variant, if it
-    /// does not.
+    /// does not. A text with fewer operands than the form is told why its first reading
+    /// with left-out operands put back that has the form's shape fails (`R300` out of
+    /// range, say), rather than only that operands are missing: nvdisasm leaves out PT
+    /// operands, so users leave them out too.
     pub(super) fn reason(&self, inst: &InstRef, tokens: &[u32]) -> Option<String> {
-        self.fill(inst, tokens).err().map(|e| format!("{}: {e}", self.v.key))
+        let e = self.fill(inst, tokens).err()?;
+        let key = &self.v.key;
+        if inst.operands.len() < self.operands.len() {
+            let readings = [false, true].into_iter().flat_map(|general| with_omitted(self, inst, general).into_iter().flatten());
+            for read in readings.filter(|r| self.shape_fits(r)) {
+                if let Err(why) = self.fill(&read, tokens) {
+                    return Some(format!("{key}: read as '{}': {why}", read.to_instruction()));
+                }
+            }
+        }
+        Some(format!("{key}: {e}"))
     }
 
     /// Field values for `inst`, whose modifier and suffix token ids are `tokens`.
