@@ -132,7 +132,8 @@ enum Cmd {
         /// Read words from this file, one per line (blank lines and `//` comments skipped).
         #[arg(long)]
         file: Option<PathBuf>,
-        /// Words as up to 32 hex digits, most significant first; `-` reads stdin as --file.
+        /// Words as up to 32 hex digits, most significant first; `-` reads stdin as --file,
+        /// and an argument that names a file reads that file.
         words: Vec<String>,
     },
     /// Assemble SASS: one instruction given as an argument, or a whole listing (a file, or

@@ -7,9 +7,9 @@ use crate::spec::{self, Spec};
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
-/// Prints each word's variant and text (arguments, then --file or stdin, streamed); an
-/// error when `arch` has no variant, a word matches none or a line is no word (after
-/// printing every word).
+/// Prints each word's variant and text (arguments, then --file, stdin and files named as
+/// arguments, streamed); an error when `arch` has no variant, a word matches none or a
+/// line is no word (after printing every word).
 pub fn decode(s: &Spec, arch: u32, file: Option<&Path>, words: &[String]) -> Result {
     use crate::listing;
     let c = Codec::new(s);
@@ -32,9 +32,15 @@ pub fn decode(s: &Spec, arch: u32, file: Option<&Path>, words: &[String]) -> Res
         }
         match crate::word::Word::parse_hex(w) {
             Some(word) => listing::decode_one(&printer, a, word, &mut out, &mut stats).map_err(io)?,
+            // An argument that names a file is read as --file reads one.
+            None if Path::new(w).is_file() => inputs.push(Path::new(w)),
             None => {
                 stats.bad_lines += 1;
-                report(listing::InputError { file: "argument".into(), line: i + 1, message: format!("'{w}' is not a word of up to 32 hex digits") });
+                report(listing::InputError {
+                    file: "argument".into(),
+                    line: i + 1,
+                    message: format!("'{w}' is not a word of up to 32 hex digits, nor a file"),
+                });
             }
         }
     }

@@ -226,6 +226,11 @@ fn from_an_empty_folder_without_nvidia_tools_the_builtin_spec_decodes_assembles_
     assert!(text(&o.stderr).contains("'missing.sass' names no file; as an instruction: "), "{}", text(&o.stderr));
     let o = run_in(&dir, &["decode", "--arch", "90", "-"], Some(words.as_bytes()));
     assert!(o.status.success(), "{}", text(&o.stderr));
+    // The same words from a file named by the argument.
+    std::fs::write(dir.join("w.txt"), &words).unwrap();
+    let from_file = run_in(&dir, &["decode", "--arch", "90", "w.txt"], None);
+    assert!(from_file.status.success(), "{}", text(&from_file.stderr));
+    assert_eq!(from_file.stdout, o.stdout);
     // Zero control bits: the terminator is what nvdisasm prints for them (` ;` or `;`).
     let printed: Vec<String> = text(&o.stdout).lines().map(|l| l.splitn(3, "  ").nth(2).unwrap().replace(" ;", ";")).collect();
     assert_eq!(printed, ["LDC R1, c[0x0][0x37c];", "@!P0 IMAD.MOV.U32 R0, RZ, RZ, 0x200;"]);
