@@ -1,15 +1,22 @@
-//! Bytes → cubin reader → offline disassembly with the built-in spec. Never panics: any
-//! input is a listing or a `DisasmError`.
+//! Bytes → fatbin and cubin readers → offline disassembly with the built-in spec. Never
+//! panics: any input is listings or errors (a fatbin's or host file's cubins each in turn).
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
+use sass_harness::fatbin::{contents, Contents, Payload};
 
 fuzz_target!(|data: &[u8]| {
     let c = sass_harness_fuzz::builtin_codec();
-    match sass_harness::disasm::disassemble_bytes(c, "fuzz.cubin", data, None, &mut std::io::sink()) {
-        Ok(stats) => assert!(stats.words >= stats.undecoded),
-        Err(e) => {
-            let _ = e.to_string();
+    let cubins: Vec<&[u8]> = match contents(data) {
+        Ok(Contents::Fat(entries)) => entries.iter().filter_map(|e| if let Payload::Cubin(b) = e.payload { Some(b) } else { None }).collect(),
+        _ => vec![data],
+    };
+    for cubin in cubins {
+        match sass_harness::disasm::disassemble_bytes(c, "fuzz.cubin", cubin, None, &mut std::io::sink()) {
+            Ok(stats) => assert!(stats.words >= stats.undecoded),
+            Err(e) => {
+                let _ = e.to_string();
+            }
         }
     }
 });

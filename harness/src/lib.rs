@@ -74,6 +74,8 @@ pub mod disasm;
 #[forbid(unsafe_code)]
 pub mod discover;
 #[forbid(unsafe_code)]
+pub mod fatbin;
+#[forbid(unsafe_code)]
 pub mod fix;
 #[forbid(unsafe_code)]
 pub mod fuzz;

@@ -163,14 +163,16 @@ enum Cmd {
         text: Option<String>,
     },
     /// Disassemble every kernel of a cubin offline, in nvdisasm's syntax (words no variant
-    /// decodes print as `UNDECODED 0x… ;`, are counted on stderr and make the exit non-zero).
+    /// decodes print as `UNDECODED 0x… ;`, are counted on stderr and make the exit non-zero);
+    /// of a fatbin, or a host program or object that embeds fatbins, each cubin in turn.
     Disasm {
-        /// The cubin.
+        /// The cubin, fatbin, program or object.
         file: PathBuf,
         /// Page files or folders (repeatable) [default: the built-in spec].
         #[arg(long = "spec")]
         spec: Vec<PathBuf>,
-        /// Expected architecture; the cubin's ELF header says it anyway.
+        /// Expected architecture (the cubin's ELF header says it anyway); of a fatbin, the
+        /// cubins of this architecture only.
         #[arg(long, value_parser = parse_arch)]
         arch: Option<u32>,
     },

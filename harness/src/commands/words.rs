@@ -135,24 +135,101 @@ pub fn asm_patch(sp: &[PathBuf], cubin: &Path, out: &Path, file: Option<&Path>, 
     Ok(())
 }
 
-/// `disasm CUBIN`: the listing on stdout; words no variant decodes make it an error.
+/// `disasm FILE`: the listing on stdout; words no variant decodes make it an error. FILE
+/// is a cubin, or a fatbin or host program or object whose cubins are listed in turn.
 pub fn disasm(sp: &[PathBuf], file: &Path, arch: Option<u32>) -> Result {
-    use crate::disasm;
+    use crate::{disasm, fatbin};
     let name = file.display().to_string();
     let bytes = disasm::read_cubin(file).map_err(|e| e.to_string())?;
-    let a = disasm::arch_of(&name, &bytes, arch).map_err(|e| e.to_string())?;
-    let sections = disasm::sections_of(&name, &bytes).map_err(|e| e.to_string())?;
-    let s = spec_for(sp, a.0)?;
-    let c = Codec::new(&s);
+    let entries = match fatbin::contents(&bytes) {
+        Ok(fatbin::Contents::Fat(entries)) => entries,
+        Err(e @ fatbin::FatbinError::Malformed { .. }) => return Err(format!("{name}: {e}").into()),
+        // A cubin, and whatever is neither: the cubin reader says what is wrong.
+        _ => {
+            let stats = disasm_cubin(sp, &name, &bytes, arch, &mut std::io::stdout().lock())?;
+            return undecoded(&name, stats);
+        }
+    };
     let stdout = std::io::stdout();
-    let mut out = std::io::BufWriter::new(stdout.lock());
-    let infos = disasm::infos_of(&name, &bytes, &sections).map_err(|e| e.to_string())?;
-    let stats = disasm::disassemble(&c, a, &sections, &infos, &mut out).map_err(|e| format!("cannot write: {e}"))?;
-    out.flush().map_err(|e| format!("cannot write: {e}"))?;
+    let mut out = stdout.lock();
+    let mut sum = FatSummary::default();
+    for e in &entries {
+        match e.payload {
+            fatbin::Payload::Cubin(b) if arch.is_none_or(|a| a == e.arch) => {
+                let at = format!("{name} (SM{} cubin at byte {:#x})", e.arch, e.offset);
+                writeln!(out, "// {at}").map_err(|e| format!("cannot write: {e}"))?;
+                let st = disasm_cubin(sp, &at, b, None, &mut out)?;
+                writeln!(out).map_err(|e| format!("cannot write: {e}"))?;
+                sum.listed.push(e.arch);
+                (sum.stats.words, sum.stats.undecoded) = (sum.stats.words + st.words, sum.stats.undecoded + st.undecoded);
+            }
+            fatbin::Payload::Cubin(_) => sum.other_arch.push(e.arch),
+            fatbin::Payload::Ptx => sum.ptx += 1,
+            fatbin::Payload::Compressed { .. } => sum.compressed.push(e.arch),
+        }
+    }
+    sum.finish(&name, arch)
+}
+
+/// What a fatbin's listing covered.
+#[derive(Default)]
+struct FatSummary {
+    /// The architectures of the cubins listed, of those left out for `--arch`, and of the
+    /// compressed ones (not read).
+    listed: Vec<u32>,
+    other_arch: Vec<u32>,
+    compressed: Vec<u32>,
+    ptx: usize,
+    stats: crate::disasm::DisasmStats,
+}
+
+impl FatSummary {
+    /// The line on stderr, then the error, if any: compressed cubins, none of `arch`, or
+    /// undecoded words.
+    fn finish(self, name: &str, arch: Option<u32>) -> Result {
+        let sms = |v: &[u32]| v.iter().map(|a| format!("SM{a}")).collect::<Vec<_>>().join(", ");
+        let mut line = match self.listed.len() {
+            0 => format!("{name}: no cubin listed"),
+            n => format!("{name}: {n} cubin(s) listed ({})", sms(&self.listed)),
+        };
+        if !self.other_arch.is_empty() {
+            line += &format!("; {} of other architectures ({})", self.other_arch.len(), sms(&self.other_arch));
+        }
+        if self.ptx > 0 {
+            line += &format!("; {} PTX entr{} (no machine code)", self.ptx, if self.ptx == 1 { "y" } else { "ies" });
+        }
+        eprintln!("{line}");
+        if !self.compressed.is_empty() {
+            let which = sms(&self.compressed);
+            return Err(format!("{name}: {} compressed cubin(s) not read ({which}): `cuobjdump -xelf all {name}` extracts them", self.compressed.len()).into());
+        }
+        if let (Some(a), true) = (arch, self.listed.is_empty()) {
+            return Err(format!("{name}: no SM{a} cubin in it").into());
+        }
+        undecoded(name, self.stats)
+    }
+}
+
+/// The error for words that decode as nothing, if any.
+fn undecoded(name: &str, stats: crate::disasm::DisasmStats) -> Result {
     if stats.undecoded > 0 {
         return Err(format!("{name}: {} of {} word(s) decode as nothing (printed as UNDECODED)", stats.undecoded, stats.words).into());
     }
     Ok(())
+}
+
+/// One cubin's listing into `out` (`name` in errors).
+fn disasm_cubin(sp: &[PathBuf], name: &str, bytes: &[u8], arch: Option<u32>, out: &mut impl std::io::Write) -> Result<crate::disasm::DisasmStats> {
+    use crate::disasm;
+    let a = disasm::arch_of(name, bytes, arch).map_err(|e| e.to_string())?;
+    let sections = disasm::sections_of(name, bytes).map_err(|e| e.to_string())?;
+    let s = spec_for(sp, a.0)?;
+    let c = Codec::new(&s);
+    let mut out = std::io::BufWriter::new(out);
+    let infos = disasm::infos_of(name, bytes, &sections).map_err(|e| e.to_string())?;
+    let stats = disasm::disassemble(&c, a, &sections, &infos, &mut out).map_err(|e| format!("cannot write: {e}"))?;
+    out.flush().map_err(|e| format!("cannot write: {e}"))?;
+    Ok(stats)
 }
 
 pub fn model(s: &Spec, arch: spec::Arch, batch: Option<&Path>, args: &[String]) -> Result {

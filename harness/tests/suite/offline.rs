@@ -376,3 +376,49 @@ fn labels_are_numbered_over_every_kernel_as_nvdisasm_does() {
     assert!(theirs.iter().filter(|l| l.contains("(*\"BRANCH_TARGETS .L_x_")).count() == 2, "{theirs:#?}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `disasm` of a fatbin, and of a host object that embeds it, lists each cubin in turn
+/// under a `//` line naming its architecture and place, each listing the one `disasm`
+/// gives of that cubin alone (`fatbin`'s tests check the cubins against cuobjdump's);
+/// `--arch` picks one; compressed cubins are an error naming cuobjdump, not a silent skip.
+#[test]
+fn disasm_lists_each_cubin_of_a_fatbin_and_of_a_host_object() {
+    use sass_harness::fatbin::{contents, Contents, Payload};
+    let dir = scratch("fatbin");
+    let fatbins = repo_root().join("corpus/fatbin");
+    let bytes = std::fs::read(fatbins.join("atomics_global.fatbin")).unwrap();
+    let Ok(Contents::Fat(entries)) = contents(&bytes) else { panic!("the fatbin has entries") };
+    let mut alone = vec![];
+    for (k, e) in entries.iter().enumerate() {
+        let Payload::Cubin(b) = e.payload else { continue };
+        std::fs::write(dir.join(format!("{k}.cubin")), b).unwrap();
+        let o = run_in(&dir, &["disasm", &format!("{k}.cubin")], None);
+        assert!(o.status.success(), "{}", text(&o.stderr));
+        alone.push((e.arch, text(&o.stdout)));
+    }
+    assert_eq!(alone.iter().map(|(a, _)| *a).collect::<Vec<_>>(), [90, 100, 120]);
+    for name in ["atomics_global.fatbin", "host.o"] {
+        let path = fatbins.join(name).display().to_string();
+        let o = run_in(&dir, &["disasm", &path], None);
+        assert!(o.status.success(), "{name}: {}", text(&o.stderr));
+        let listed: Vec<(String, String)> =
+            text(&o.stdout).split("// ").skip(1).map(|p| p.split_once('\n').map(|(h, l)| (h.to_string(), l.trim_end().to_string())).unwrap()).collect();
+        assert_eq!(listed.len(), 3, "{name}");
+        for ((header, listing), (arch, one)) in listed.iter().zip(&alone) {
+            assert!(header.starts_with(&format!("{path} (SM{arch} cubin at byte 0x")), "{header}");
+            assert_eq!(listing, one.trim_end(), "{name}: SM{arch}");
+        }
+        assert!(text(&o.stderr).contains("3 cubin(s) listed (SM90, SM100, SM120); 1 PTX entry"), "{}", text(&o.stderr));
+        let o = run_in(&dir, &["disasm", "--arch", "100", &path], None);
+        assert!(o.status.success(), "{}", text(&o.stderr));
+        assert_eq!(text(&o.stdout).matches("// ").count(), 1);
+        assert!(text(&o.stdout).contains(alone[1].1.trim_end()));
+        let o = run_in(&dir, &["disasm", "--arch", "89", &path], None);
+        assert_eq!(o.status.code(), Some(2));
+        assert!(text(&o.stderr).contains("no SM89 cubin in it"), "{}", text(&o.stderr));
+    }
+    let o = run_in(&dir, &["disasm", fatbins.join("atomics_global.compressed.fatbin").to_str().unwrap()], None);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));
+    assert!(text(&o.stderr).contains("2 compressed cubin(s) not read (SM90, SM100): `cuobjdump -xelf all"), "{}", text(&o.stderr));
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -1,0 +1,274 @@
+//! The cubins a file holds for `disasm`: the file itself when it is a cubin; each ELF
+//! entry of a fatbin (`nvcc -fatbin`); each ELF entry of the fatbins a host program or
+//! object embeds (its `.nv_fatbin` section, `nvcc -c`). PTX entries hold no machine code
+//! and are counted, not read; compressed entries (`nvcc -Xfatbin -compress-all`) are
+//! reported, not read.
+//!
+//! A fatbin is a 16-byte header (magic `0xBA55ED50`, version, header size, size of what
+//! follows) and entries, each a header (kind, header size, payload size, architecture,
+//! flags) and its payload. The layout is NVIDIA's, undocumented; what is read here is
+//! checked against `cuobjdump -xelf all` in the tests.
+
+use object::elf;
+use object::read::elf::{FileHeader, SectionHeader};
+use object::Endianness;
+
+/// A fatbin's first four bytes, little-endian.
+pub const MAGIC: u32 = 0xBA55_ED50;
+/// An entry's kind: PTX text, or an ELF cubin.
+const KIND_PTX: u16 = 1;
+const KIND_ELF: u16 = 2;
+/// Entry flags: the payload is compressed (LZ4 in older toolkits, zstd since).
+const COMPRESSED: u64 = 0x2000 | 0x8000;
+/// Bytes of an entry header this reader needs (to the flags, at 40).
+const ENTRY_HEADER_MIN: usize = 48;
+/// A cubin's ELF `e_machine` (`EM_CUDA`).
+const EM_CUDA: u16 = 190;
+
+/// What a file holds.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Contents<'b> {
+    /// The file is a cubin.
+    Cubin,
+    /// The file is a fatbin, or a host ELF with fatbins: their entries, in file order.
+    Fat(Vec<Entry<'b>>),
+}
+
+/// One fatbin entry.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Entry<'b> {
+    /// Where its header starts in the file.
+    pub offset: usize,
+    /// The architecture its header names (`90` for SM90).
+    pub arch: u32,
+    pub payload: Payload<'b>,
+}
+
+/// An entry's payload as this reader takes it.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Payload<'b> {
+    /// An ELF cubin's bytes.
+    Cubin(&'b [u8]),
+    /// PTX: no machine code.
+    Ptx,
+    /// Compressed (`flags`): not read here.
+    Compressed { flags: u64 },
+}
+
+#[derive(Debug, PartialEq, Eq, thiserror::Error)]
+pub enum FatbinError {
+    #[error("not a cubin, a fatbin or a program with embedded fatbins (no ELF or fatbin magic)")]
+    Unknown,
+    #[error("an ELF file for machine {machine} (not a cubin) without a .nv_fatbin section")]
+    NoFatbin { machine: u16 },
+    #[error("an ELF file whose section table cannot be read: {0}")]
+    Elf(String),
+    #[error("fatbin at byte {at:#x}: {what}")]
+    Malformed { at: usize, what: String },
+}
+
+/// What `bytes` holds (see [`Contents`]).
+pub fn contents(bytes: &[u8]) -> Result<Contents<'_>, FatbinError> {
+    if bytes.starts_with(&elf::ELFMAG) {
+        let machine = elf_machine(bytes);
+        if machine == Some(EM_CUDA) {
+            return Ok(Contents::Cubin);
+        }
+        let section = embedded(bytes)?.ok_or(FatbinError::NoFatbin { machine: machine.unwrap_or(0) })?;
+        let base = section.as_ptr() as usize - bytes.as_ptr() as usize;
+        return entries(section, base).map(Contents::Fat);
+    }
+    if u32_at(bytes, 0) == Some(MAGIC) {
+        return entries(bytes, 0).map(Contents::Fat);
+    }
+    Err(FatbinError::Unknown)
+}
+
+/// The ELF header's `e_machine` (little-endian, 32- or 64-bit alike: it is at 18).
+fn elf_machine(bytes: &[u8]) -> Option<u16> {
+    bytes.get(18..20).map(|b| u16::from_le_bytes([b[0], b[1]]))
+}
+
+/// The `.nv_fatbin` section of a host ELF file (64-bit little-endian, as nvcc makes them).
+fn embedded(bytes: &[u8]) -> Result<Option<&[u8]>, FatbinError> {
+    let bad = |e: object::Error| FatbinError::Elf(e.to_string());
+    let header = elf::FileHeader64::<Endianness>::parse(bytes).map_err(bad)?;
+    let endian = header.endian().map_err(bad)?;
+    let sections = header.sections(endian, bytes).map_err(bad)?;
+    for s in sections.iter() {
+        if sections.section_name(endian, s).map_err(bad)? == b".nv_fatbin" {
+            return s.data(endian, bytes).map(Some).map_err(bad);
+        }
+    }
+    Ok(None)
+}
+
+/// The entries of the fatbins laid one after another in `b` (`base`: where `b` starts in
+/// the file, for the offsets); padding between them is skipped up to the next magic.
+fn entries(b: &[u8], base: usize) -> Result<Vec<Entry<'_>>, FatbinError> {
+    let mut out = vec![];
+    let mut at = 0;
+    while at < b.len() {
+        if u32_at(b, at) != Some(MAGIC) {
+            // Zero padding aligns the next fatbin; anything else is no fatbin.
+            if b[at] == 0 {
+                at += 1;
+                continue;
+            }
+            return Err(FatbinError::Malformed { at: base + at, what: "no fatbin magic here".into() });
+        }
+        at = fatbin(b, at, base, &mut out)?;
+    }
+    if out.is_empty() {
+        return Err(FatbinError::Malformed { at: base, what: "no fatbin in it".into() });
+    }
+    Ok(out)
+}
+
+/// Reads the fatbin at `at` into `out`; where it ends.
+fn fatbin<'b>(b: &'b [u8], at: usize, base: usize, out: &mut Vec<Entry<'b>>) -> Result<usize, FatbinError> {
+    let bad = |at: usize, what: &str| FatbinError::Malformed { at: base + at, what: what.to_string() };
+    let header = usize::from(u16_at(b, at + 6).ok_or_else(|| bad(at, "cut short in its header"))?);
+    let size = u64_at(b, at + 8).ok_or_else(|| bad(at, "cut short in its header"))?;
+    let start = at.checked_add(header).filter(|&s| header >= 16 && s <= b.len()).ok_or_else(|| bad(at, "a header size past the end"))?;
+    let end = usize::try_from(size).ok().and_then(|n| start.checked_add(n)).filter(|&e| e <= b.len()).ok_or_else(|| bad(at, "a size past the end"))?;
+    let mut e = start;
+    while e < end {
+        let (entry, next) = entry(b, e, end).map_err(|what| bad(e, &what))?;
+        out.push(Entry { offset: base + e, ..entry });
+        e = next;
+    }
+    Ok(end)
+}
+
+/// The entry whose header is at `at` (its `offset` left 0), and where the next begins;
+/// `end`: where its fatbin ends.
+fn entry(b: &[u8], at: usize, end: usize) -> Result<(Entry<'_>, usize), String> {
+    let field = |k: usize, n: usize| b.get(at + k..at + k + n).filter(|_| at + k + n <= end).ok_or_else(|| "an entry cut short in its header".to_string());
+    let kind = u16::from_le_bytes(field(0, 2)?.try_into().unwrap_or_default());
+    let header = u32::from_le_bytes(field(4, 4)?.try_into().unwrap_or_default()) as usize;
+    let size = u64::from_le_bytes(field(8, 8)?.try_into().unwrap_or_default());
+    let arch = u32::from_le_bytes(field(28, 4)?.try_into().unwrap_or_default());
+    let flags = u64::from_le_bytes(field(40, 8)?.try_into().unwrap_or_default());
+    if header < ENTRY_HEADER_MIN {
+        return Err(format!("an entry header of {header} bytes (at least {ENTRY_HEADER_MIN})"));
+    }
+    let start = at.checked_add(header).filter(|&s| s <= end).ok_or("an entry header past its fatbin's end")?;
+    let next = usize::try_from(size).ok().and_then(|n| start.checked_add(n)).filter(|&n| n <= end).ok_or("an entry past its fatbin's end")?;
+    let payload = match kind {
+        KIND_PTX => Payload::Ptx,
+        _ if flags & COMPRESSED != 0 => Payload::Compressed { flags },
+        KIND_ELF => Payload::Cubin(&b[start..next]),
+        k => return Err(format!("an entry of kind {k} (1 is PTX, 2 a cubin)")),
+    };
+    Ok((Entry { offset: 0, arch, payload }, next))
+}
+
+fn u16_at(b: &[u8], at: usize) -> Option<u16> {
+    Some(u16::from_le_bytes(b.get(at..at.checked_add(2)?)?.try_into().ok()?))
+}
+
+fn u32_at(b: &[u8], at: usize) -> Option<u32> {
+    Some(u32::from_le_bytes(b.get(at..at.checked_add(4)?)?.try_into().ok()?))
+}
+
+fn u64_at(b: &[u8], at: usize) -> Option<u64> {
+    Some(u64::from_le_bytes(b.get(at..at.checked_add(8)?)?.try_into().ok()?))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::oracle::tools::{locate, repo_root, Tool};
+
+    fn read(name: &str) -> Vec<u8> {
+        std::fs::read(repo_root().join("corpus/fatbin").join(name)).unwrap()
+    }
+
+    /// Each entry's architecture and what its payload is (`c` cubin, `p` PTX, `z` compressed).
+    fn kinds(bytes: &[u8]) -> Vec<(u32, char)> {
+        let Ok(Contents::Fat(entries)) = contents(bytes) else { panic!("no fatbin entries") };
+        let kind = |p: &Payload| match p {
+            Payload::Cubin(_) => 'c',
+            Payload::Ptx => 'p',
+            Payload::Compressed { .. } => 'z',
+        };
+        entries.iter().map(|e| (e.arch, kind(&e.payload))).collect()
+    }
+
+    #[test]
+    fn the_committed_fatbins_hold_what_nvcc_put_in() {
+        assert_eq!(kinds(&read("atomics_global.fatbin")), [(90, 'c'), (100, 'c'), (120, 'c'), (120, 'p')]);
+        assert_eq!(kinds(&read("atomics_global.compressed.fatbin")), [(90, 'z'), (100, 'z')]);
+        assert_eq!(kinds(&read("host.o")), [(90, 'c'), (100, 'c'), (120, 'c'), (120, 'p')]);
+        let cubin = std::fs::read(repo_root().join("corpus/fuzz/cubin/saxpy_sm90.cubin")).unwrap();
+        assert_eq!(contents(&cubin), Ok(Contents::Cubin));
+        assert_eq!(contents(b"not a binary at all"), Err(FatbinError::Unknown));
+    }
+
+    /// The cubins read here are byte for byte those `cuobjdump -xelf all` extracts, in its
+    /// order, from the fatbin and from the host object.
+    #[test]
+    fn the_cubins_are_those_cuobjdump_extracts() {
+        let cuobjdump = locate(Tool::Cuobjdump).unwrap_or_else(|e| panic!("cuobjdump is required (bash ci/install-cuda-tools.sh): {e}"));
+        for name in ["atomics_global.fatbin", "host.o"] {
+            let dir = std::env::temp_dir().join(format!("sass-harness-fatbin-{}-{name}", std::process::id()));
+            std::fs::create_dir_all(&dir).unwrap();
+            let o = std::process::Command::new(&cuobjdump)
+                .current_dir(&dir)
+                .args(["-xelf", "all"])
+                .arg(repo_root().join("corpus/fatbin").join(name))
+                .output()
+                .unwrap();
+            assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+            // `NAME.K.sm_NN.cubin`, K counting from 1.
+            let mut theirs: Vec<(usize, Vec<u8>)> = std::fs::read_dir(&dir)
+                .unwrap()
+                .map(|e| e.unwrap().path())
+                .map(|p| (p.file_name().unwrap().to_string_lossy().split('.').nth(1).unwrap().parse().unwrap(), std::fs::read(&p).unwrap()))
+                .collect();
+            theirs.sort();
+            let bytes = read(name);
+            let Ok(Contents::Fat(entries)) = contents(&bytes) else { panic!("{name}: no entries") };
+            let ours: Vec<&[u8]> = entries.iter().filter_map(|e| if let Payload::Cubin(b) = e.payload { Some(b) } else { None }).collect();
+            assert_eq!(ours.len(), theirs.len(), "{name}");
+            for (k, (ours, (_, theirs))) in ours.iter().zip(&theirs).enumerate() {
+                assert!(*ours == theirs.as_slice(), "{name}: cubin {} differs from cuobjdump's", k + 1);
+            }
+            let _ = std::fs::remove_dir_all(&dir);
+        }
+    }
+
+    /// Cut short anywhere, or with bytes changed, a fatbin or host object is entries or an
+    /// error, never a panic, and every payload lies inside the input.
+    #[test]
+    fn hostile_fatbins_are_errors_not_panics() {
+        for name in ["atomics_global.fatbin", "host.o"] {
+            let bytes = read(name);
+            for n in (0..bytes.len()).step_by(7) {
+                let _ = contents(&bytes[..n]);
+            }
+            let mut rng = crate::gen::Rng::new(7);
+            for _ in 0..3000 {
+                let mut b = bytes.clone();
+                for _ in 0..1 + rng.below(4) {
+                    let at = rng.below(b.len() as u64) as usize;
+                    b[at] = rng.below(256) as u8;
+                }
+                if let Ok(Contents::Fat(entries)) = contents(&b) {
+                    let range = b.as_ptr_range();
+                    for e in &entries {
+                        if let Payload::Cubin(p) = e.payload {
+                            assert!(range.start <= p.as_ptr() && p.as_ptr_range().end <= range.end);
+                        }
+                    }
+                }
+            }
+        }
+        let header = |size: u64| [MAGIC.to_le_bytes().as_slice(), &[1, 0, 16, 0], &size.to_le_bytes()].concat();
+        assert!(matches!(contents(&header(1 << 40)), Err(FatbinError::Malformed { at: 0, .. })));
+        assert!(matches!(contents(&header(u64::MAX)), Err(FatbinError::Malformed { at: 0, .. })));
+        let e = contents(&[header(8), vec![2, 0, 1, 1, 8, 0, 0, 0]].concat()).unwrap_err();
+        assert!(e.to_string().contains("cut short"), "{e}");
+    }
+}
