@@ -7,8 +7,9 @@ use sass_harness::fatbin::{contents, Contents, Payload};
 
 fuzz_target!(|data: &[u8]| {
     let c = sass_harness_fuzz::builtin_codec();
-    let cubins: Vec<&[u8]> = match contents(data) {
-        Ok(Contents::Fat(entries)) => entries.iter().filter_map(|e| if let Payload::Cubin(b) = e.payload { Some(b) } else { None }).collect(),
+    let found = contents(data);
+    let cubins: Vec<&[u8]> = match &found {
+        Ok(Contents::Fat(entries)) => entries.iter().filter_map(|e| if let Payload::Cubin(b) = &e.payload { Some(b.as_ref()) } else { None }).collect(),
         _ => vec![data],
     };
     for cubin in cubins {

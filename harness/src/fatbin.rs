@@ -1,8 +1,8 @@
 //! The cubins a file holds for `disasm`: the file itself when it is a cubin; each ELF
 //! entry of a fatbin (`nvcc -fatbin`); each ELF entry of the fatbins a host program or
 //! object embeds (its `.nv_fatbin` section, `nvcc -c`). PTX entries hold no machine code
-//! and are counted, not read; compressed entries (`nvcc -Xfatbin -compress-all`) are
-//! reported, not read.
+//! and are counted, not read; zstd-compressed cubins (`nvcc -Xfatbin -compress-all`) are
+//! inflated, LZ4-compressed ones (older toolkits) reported, not read.
 //!
 //! A fatbin is a 16-byte header (magic `0xBA55ED50`, version, header size, size of what
 //! follows) and entries, each a header (kind, header size, payload size, architecture,
@@ -12,16 +12,24 @@
 use object::elf;
 use object::read::elf::{FileHeader, SectionHeader};
 use object::Endianness;
+use std::borrow::Cow;
 
 /// A fatbin's first four bytes, little-endian.
 pub const MAGIC: u32 = 0xBA55_ED50;
 /// An entry's kind: PTX text, or an ELF cubin.
 const KIND_PTX: u16 = 1;
 const KIND_ELF: u16 = 2;
-/// Entry flags: the payload is compressed (LZ4 in older toolkits, zstd since).
-const COMPRESSED: u64 = 0x2000 | 0x8000;
-/// Bytes of an entry header this reader needs (to the flags, at 40).
+/// Entry flags: the payload is LZ4-compressed (older toolkits), zstd-compressed (nvcc's
+/// since CUDA 12).
+const LZ4: u64 = 0x2000;
+const ZSTD: u64 = 0x8000;
+/// Bytes of an entry header this reader needs (to the flags, at 40); a compressed entry's
+/// also holds its inflated size (at 56).
 const ENTRY_HEADER_MIN: usize = 48;
+const COMPRESSED_HEADER_MIN: usize = 64;
+/// The most bytes one file's compressed cubins may inflate to, all together: as much as
+/// `disasm` reads of a plain cubin ([`crate::disasm::MAX_CUBIN_BYTES`]).
+pub const MAX_INFLATED: u64 = 1 << 30;
 /// A cubin's ELF `e_machine` (`EM_CUDA`).
 const EM_CUDA: u16 = 190;
 
@@ -47,11 +55,11 @@ pub struct Entry<'b> {
 /// An entry's payload as this reader takes it.
 #[derive(Debug, PartialEq, Eq)]
 pub enum Payload<'b> {
-    /// An ELF cubin's bytes.
-    Cubin(&'b [u8]),
+    /// An ELF cubin's bytes (inflated, where the entry was zstd-compressed).
+    Cubin(Cow<'b, [u8]>),
     /// PTX: no machine code.
     Ptx,
-    /// Compressed (`flags`): not read here.
+    /// Compressed otherwise (`flags`: LZ4): not read here.
     Compressed { flags: u64 },
 }
 
@@ -132,9 +140,9 @@ fn fatbin<'b>(b: &'b [u8], at: usize, base: usize, out: &mut Vec<Entry<'b>>) -> 
     let size = u64_at(b, at + 8).ok_or_else(|| bad(at, "cut short in its header"))?;
     let start = at.checked_add(header).filter(|&s| header >= 16 && s <= b.len()).ok_or_else(|| bad(at, "a header size past the end"))?;
     let end = usize::try_from(size).ok().and_then(|n| start.checked_add(n)).filter(|&e| e <= b.len()).ok_or_else(|| bad(at, "a size past the end"))?;
-    let mut e = start;
+    let (mut e, mut budget) = (start, MAX_INFLATED);
     while e < end {
-        let (entry, next) = entry(b, e, end).map_err(|what| bad(e, &what))?;
+        let (entry, next) = entry(b, e, end, &mut budget).map_err(|what| bad(e, &what))?;
         out.push(Entry { offset: base + e, ..entry });
         e = next;
     }
@@ -142,8 +150,8 @@ fn fatbin<'b>(b: &'b [u8], at: usize, base: usize, out: &mut Vec<Entry<'b>>) -> 
 }
 
 /// The entry whose header is at `at` (its `offset` left 0), and where the next begins;
-/// `end`: where its fatbin ends.
-fn entry(b: &[u8], at: usize, end: usize) -> Result<(Entry<'_>, usize), String> {
+/// `end`: where its fatbin ends; `budget`: the bytes compressed cubins may still inflate to.
+fn entry<'b>(b: &'b [u8], at: usize, end: usize, budget: &mut u64) -> Result<(Entry<'b>, usize), String> {
     let field = |k: usize, n: usize| b.get(at + k..at + k + n).filter(|_| at + k + n <= end).ok_or_else(|| "an entry cut short in its header".to_string());
     let kind = u16::from_le_bytes(field(0, 2)?.try_into().unwrap_or_default());
     let header = u32::from_le_bytes(field(4, 4)?.try_into().unwrap_or_default()) as usize;
@@ -157,11 +165,36 @@ fn entry(b: &[u8], at: usize, end: usize) -> Result<(Entry<'_>, usize), String> 
     let next = usize::try_from(size).ok().and_then(|n| start.checked_add(n)).filter(|&n| n <= end).ok_or("an entry past its fatbin's end")?;
     let payload = match kind {
         KIND_PTX => Payload::Ptx,
-        _ if flags & COMPRESSED != 0 => Payload::Compressed { flags },
-        KIND_ELF => Payload::Cubin(&b[start..next]),
+        KIND_ELF if flags & LZ4 != 0 => Payload::Compressed { flags },
+        KIND_ELF if flags & ZSTD != 0 => {
+            let packed = u32::from_le_bytes(field(16, 4)?.try_into().unwrap_or_default()) as usize;
+            let size = u64::from_le_bytes(field(56, 8)?.try_into().unwrap_or_default());
+            if header < COMPRESSED_HEADER_MIN || packed > next - start {
+                return Err(format!("a compressed entry of {packed} bytes in a payload of {} with a header of {header}", next - start));
+            }
+            Payload::Cubin(Cow::Owned(inflate(&b[start..start + packed], size, budget)?))
+        }
+        KIND_ELF => Payload::Cubin(Cow::Borrowed(&b[start..next])),
         k => return Err(format!("an entry of kind {k} (1 is PTX, 2 a cubin)")),
     };
     Ok((Entry { offset: 0, arch, payload }, next))
+}
+
+/// A zstd frame's `size` bytes, counted against `budget`.
+fn inflate(packed: &[u8], size: u64, budget: &mut u64) -> Result<Vec<u8>, String> {
+    use std::io::Read;
+    if size > *budget {
+        return Err(format!("a cubin of {size} bytes inflated, past the {MAX_INFLATED} bytes a file's compressed cubins may take"));
+    }
+    let mut d = ruzstd::decoding::StreamingDecoder::new(packed).map_err(|e| format!("its zstd data: {e}"))?;
+    // Not the header's size up front: a hostile one would take it all at once.
+    let mut out = Vec::with_capacity(size.min(1 << 20) as usize);
+    d.by_ref().take(size + 1).read_to_end(&mut out).map_err(|e| format!("its zstd data: {e}"))?;
+    if out.len() as u64 != size {
+        return Err(format!("its zstd data inflates to {} bytes, its header says {size}", out.len()));
+    }
+    *budget -= size;
+    Ok(out)
 }
 
 fn u16_at(b: &[u8], at: usize) -> Option<u16> {
@@ -199,7 +232,11 @@ mod tests {
     #[test]
     fn the_committed_fatbins_hold_what_nvcc_put_in() {
         assert_eq!(kinds(&read("atomics_global.fatbin")), [(90, 'c'), (100, 'c'), (120, 'c'), (120, 'p')]);
-        assert_eq!(kinds(&read("atomics_global.compressed.fatbin")), [(90, 'z'), (100, 'z')]);
+        assert_eq!(kinds(&read("atomics_global.compressed.fatbin")), [(90, 'c'), (100, 'c')]);
+        // An LZ4 entry (flag 0x2000, older toolkits) is reported, not read.
+        let mut lz4 = read("atomics_global.fatbin");
+        lz4[16 + 40..16 + 48].copy_from_slice(&(0x11u64 | LZ4).to_le_bytes());
+        assert_eq!(kinds(&lz4)[0], (90, 'z'));
         assert_eq!(kinds(&read("host.o")), [(90, 'c'), (100, 'c'), (120, 'c'), (120, 'p')]);
         let cubin = std::fs::read(repo_root().join("corpus/fuzz/cubin/saxpy_sm90.cubin")).unwrap();
         assert_eq!(contents(&cubin), Ok(Contents::Cubin));
@@ -211,7 +248,7 @@ mod tests {
     #[test]
     fn the_cubins_are_those_cuobjdump_extracts() {
         let cuobjdump = locate(Tool::Cuobjdump).unwrap_or_else(|e| panic!("cuobjdump is required (bash ci/install-cuda-tools.sh): {e}"));
-        for name in ["atomics_global.fatbin", "host.o"] {
+        for name in ["atomics_global.fatbin", "atomics_global.compressed.fatbin", "host.o"] {
             let dir = std::env::temp_dir().join(format!("sass-harness-fatbin-{}-{name}", std::process::id()));
             std::fs::create_dir_all(&dir).unwrap();
             let o = std::process::Command::new(&cuobjdump)
@@ -221,16 +258,16 @@ mod tests {
                 .output()
                 .unwrap();
             assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-            // `NAME.K.sm_NN.cubin`, K counting from 1.
+            // `NAME.K.sm_NN.cubin` (NAME may hold dots), K counting from 1.
             let mut theirs: Vec<(usize, Vec<u8>)> = std::fs::read_dir(&dir)
                 .unwrap()
                 .map(|e| e.unwrap().path())
-                .map(|p| (p.file_name().unwrap().to_string_lossy().split('.').nth(1).unwrap().parse().unwrap(), std::fs::read(&p).unwrap()))
+                .map(|p| (p.file_name().unwrap().to_string_lossy().rsplit('.').nth(2).unwrap().parse().unwrap(), std::fs::read(&p).unwrap()))
                 .collect();
             theirs.sort();
             let bytes = read(name);
             let Ok(Contents::Fat(entries)) = contents(&bytes) else { panic!("{name}: no entries") };
-            let ours: Vec<&[u8]> = entries.iter().filter_map(|e| if let Payload::Cubin(b) = e.payload { Some(b) } else { None }).collect();
+            let ours: Vec<&[u8]> = entries.iter().filter_map(|e| if let Payload::Cubin(b) = &e.payload { Some(b.as_ref()) } else { None }).collect();
             assert_eq!(ours.len(), theirs.len(), "{name}");
             for (k, (ours, (_, theirs))) in ours.iter().zip(&theirs).enumerate() {
                 assert!(*ours == theirs.as_slice(), "{name}: cubin {} differs from cuobjdump's", k + 1);
@@ -243,7 +280,7 @@ mod tests {
     /// error, never a panic, and every payload lies inside the input.
     #[test]
     fn hostile_fatbins_are_errors_not_panics() {
-        for name in ["atomics_global.fatbin", "host.o"] {
+        for name in ["atomics_global.fatbin", "atomics_global.compressed.fatbin", "host.o"] {
             let bytes = read(name);
             for n in (0..bytes.len()).step_by(7) {
                 let _ = contents(&bytes[..n]);
@@ -258,12 +295,20 @@ mod tests {
                 if let Ok(Contents::Fat(entries)) = contents(&b) {
                     let range = b.as_ptr_range();
                     for e in &entries {
-                        if let Payload::Cubin(p) = e.payload {
+                        if let Payload::Cubin(Cow::Borrowed(p)) = e.payload {
                             assert!(range.start <= p.as_ptr() && p.as_ptr_range().end <= range.end);
                         }
                     }
                 }
             }
+        }
+        // A compressed cubin whose header understates or overstates what it inflates to.
+        let packed = read("atomics_global.compressed.fatbin");
+        for (size, says) in [(10u64, "inflates to 11 bytes, its header says 10"), (1 << 40, "past the 1073741824 bytes")] {
+            let mut b = packed.clone();
+            b[16 + 56..16 + 64].copy_from_slice(&size.to_le_bytes());
+            let e = contents(&b).unwrap_err();
+            assert!(e.to_string().contains(says), "{e}");
         }
         let header = |size: u64| [MAGIC.to_le_bytes().as_slice(), &[1, 0, 16, 0], &size.to_le_bytes()].concat();
         assert!(matches!(contents(&header(1 << 40)), Err(FatbinError::Malformed { at: 0, .. })));

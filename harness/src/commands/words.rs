@@ -154,7 +154,7 @@ pub fn disasm(sp: &[PathBuf], file: &Path, arch: Option<u32>) -> Result {
     let mut out = stdout.lock();
     let mut sum = FatSummary::default();
     for e in &entries {
-        match e.payload {
+        match &e.payload {
             fatbin::Payload::Cubin(b) if arch.is_none_or(|a| a == e.arch) => {
                 let at = format!("{name} (SM{} cubin at byte {:#x})", e.arch, e.offset);
                 writeln!(out, "// {at}").map_err(|e| format!("cannot write: {e}"))?;
