@@ -318,12 +318,23 @@ pub fn words(target: Target, codec: &Codec, data: &[u8]) -> Vec<Generated> {
                 })
                 .collect()
         }
-        Target::Cubin => {
-            let (Ok(sm), Ok(sections)) = (crate::cubin::cubin_arch(data), crate::cubin::code_section_words(data)) else { return vec![] };
-            sections.iter().flat_map(|s| s.words.iter()).map(|&w| generated(codec, Arch(sm), w)).collect()
-        }
+        // A cubin's words; a fatbin's or host file's, cubin by cubin (as the target reads them).
+        Target::Cubin => match crate::fatbin::contents(data) {
+            Ok(crate::fatbin::Contents::Fat(entries)) => entries
+                .iter()
+                .filter_map(|e| if let crate::fatbin::Payload::Cubin(b) = &e.payload { Some(cubin_words(codec, b)) } else { None })
+                .flatten()
+                .collect(),
+            _ => cubin_words(codec, data),
+        },
         Target::ParsePage => vec![],
     }
+}
+
+/// The code words of the cubin `data` (none when it is no cubin).
+fn cubin_words(codec: &Codec, data: &[u8]) -> Vec<Generated> {
+    let (Ok(sm), Ok(sections)) = (crate::cubin::cubin_arch(data), crate::cubin::code_section_words(data)) else { return vec![] };
+    sections.iter().flat_map(|s| s.words.iter()).map(|&w| generated(codec, Arch(sm), w)).collect()
 }
 
 fn generated(codec: &Codec, arch: Arch, word: Word) -> Generated {
@@ -558,6 +569,10 @@ mod tests {
         assert!(a.iter().any(|g| g.word == neutral && g.variant == Some(0)), "'{text}': {a:?}");
         assert!(words(Target::ParsePage, c, b"anything").is_empty());
         assert!(words(Target::Cubin, c, b"not elf").is_empty());
+        // A fatbin's cubins, each its architecture's.
+        let fatbin = std::fs::read(crate::oracle::tools::repo_root().join("corpus/fatbin/atomics_global.fatbin")).unwrap();
+        let archs: std::collections::BTreeSet<Arch> = words(Target::Cubin, c, &fatbin).iter().map(|g| g.arch).collect();
+        assert_eq!(archs.into_iter().collect::<Vec<_>>(), [Arch(90), Arch(100), Arch(120)]);
     }
 
     #[test]
