@@ -158,10 +158,16 @@ pub fn disasm(sp: &[PathBuf], file: &Path, arch: Option<u32>) -> Result {
             fatbin::Payload::Cubin(b) if arch.is_none_or(|a| a == e.arch) => {
                 let at = format!("{name} (SM{} cubin at byte {:#x})", e.arch, e.offset);
                 writeln!(out, "// {at}").map_err(|e| format!("cannot write: {e}"))?;
-                let st = disasm_cubin(sp, &at, b, None, &mut out)?;
+                // One cubin that cannot be listed (an architecture the spec lacks) does not
+                // keep the others from being listed; it is the error at the end.
+                match disasm_cubin(sp, &at, b, None, &mut out) {
+                    Ok(st) => {
+                        sum.listed.push(e.arch);
+                        (sum.stats.words, sum.stats.undecoded) = (sum.stats.words + st.words, sum.stats.undecoded + st.undecoded);
+                    }
+                    Err(why) => sum.failed.push(why.to_string()),
+                }
                 writeln!(out).map_err(|e| format!("cannot write: {e}"))?;
-                sum.listed.push(e.arch);
-                (sum.stats.words, sum.stats.undecoded) = (sum.stats.words + st.words, sum.stats.undecoded + st.undecoded);
             }
             fatbin::Payload::Cubin(_) => sum.other_arch.push(e.arch),
             fatbin::Payload::Ptx => sum.ptx += 1,
@@ -179,13 +185,15 @@ struct FatSummary {
     listed: Vec<u32>,
     other_arch: Vec<u32>,
     compressed: Vec<u32>,
+    /// Why each cubin that could not be listed was not.
+    failed: Vec<String>,
     ptx: usize,
     stats: crate::disasm::DisasmStats,
 }
 
 impl FatSummary {
-    /// The line on stderr, then the error, if any: compressed cubins, none of `arch`, or
-    /// undecoded words.
+    /// The line on stderr, then the error, if any: cubins not listed, compressed ones, none
+    /// of `arch`, or undecoded words.
     fn finish(self, name: &str, arch: Option<u32>) -> Result {
         let sms = |v: &[u32]| v.iter().map(|a| format!("SM{a}")).collect::<Vec<_>>().join(", ");
         let mut line = match self.listed.len() {
@@ -199,6 +207,9 @@ impl FatSummary {
             line += &format!("; {} PTX entr{} (no machine code)", self.ptx, if self.ptx == 1 { "y" } else { "ies" });
         }
         eprintln!("{line}");
+        if !self.failed.is_empty() {
+            return Err(format!("{} cubin(s) not listed: {}", self.failed.len(), self.failed.join("; ")).into());
+        }
         if !self.compressed.is_empty() {
             let which = sms(&self.compressed);
             return Err(format!("{name}: {} compressed cubin(s) not read ({which}): `cuobjdump -xelf all {name}` extracts them", self.compressed.len()).into());

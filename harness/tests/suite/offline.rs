@@ -417,6 +417,17 @@ fn disasm_lists_each_cubin_of_a_fatbin_and_of_a_host_object() {
         assert_eq!(o.status.code(), Some(2));
         assert!(text(&o.stderr).contains("no SM89 cubin in it"), "{}", text(&o.stderr));
     }
+    // A cubin the built-in spec has no pages for (the SM90 one's ELF flags saying SM89:
+    // the flags' second byte, at 48 + 1 in the cubin, whose header ends at 16 + 64) keeps
+    // none of the others from being listed, and is the error at the end.
+    let mut sm89 = bytes.clone();
+    assert_eq!(sm89[16 + 64 + 49], 90);
+    sm89[16 + 64 + 49] = 89;
+    std::fs::write(dir.join("sm89.fatbin"), &sm89).unwrap();
+    let o = run_in(&dir, &["disasm", "sm89.fatbin"], None);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));
+    assert!(text(&o.stderr).contains("1 cubin(s) not listed: built-in spec: no pages for SM89"), "{}", text(&o.stderr));
+    assert!(text(&o.stdout).contains(alone[1].1.trim_end()) && text(&o.stdout).contains(alone[2].1.trim_end()));
     // zstd-compressed cubins (the same two, compressed) are inflated and listed alike.
     let o = run_in(&dir, &["disasm", fatbins.join("atomics_global.compressed.fatbin").to_str().unwrap()], None);
     assert!(o.status.success(), "{}", text(&o.stderr));
