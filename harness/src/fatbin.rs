@@ -19,8 +19,8 @@ pub const MAGIC: u32 = 0xBA55_ED50;
 /// An entry's kind: PTX text, or an ELF cubin.
 const KIND_PTX: u16 = 1;
 const KIND_ELF: u16 = 2;
-/// Entry flags: the payload is LZ4-compressed (older toolkits), zstd-compressed (nvcc's
-/// since CUDA 12).
+/// Entry flags: the payload is LZ4-compressed (older toolkits) or zstd-compressed (what
+/// the pinned nvcc 13.5 makes).
 const LZ4: u64 = 0x2000;
 const ZSTD: u64 = 0x8000;
 /// Bytes of an entry header this reader needs (to the flags, at 40); a compressed entry's
@@ -114,8 +114,7 @@ fn embedded(bytes: &[u8]) -> Result<Option<&[u8]>, FatbinError> {
 /// The entries of the fatbins laid one after another in `b` (`base`: where `b` starts in
 /// the file, for the offsets); padding between them is skipped up to the next magic.
 fn entries(b: &[u8], base: usize) -> Result<Vec<Entry<'_>>, FatbinError> {
-    let mut out = vec![];
-    let mut at = 0;
+    let (mut out, mut at, mut budget) = (vec![], 0, MAX_INFLATED);
     while at < b.len() {
         if u32_at(b, at) != Some(MAGIC) {
             // Zero padding aligns the next fatbin; anything else is no fatbin.
@@ -125,7 +124,7 @@ fn entries(b: &[u8], base: usize) -> Result<Vec<Entry<'_>>, FatbinError> {
             }
             return Err(FatbinError::Malformed { at: base + at, what: "no fatbin magic here".into() });
         }
-        at = fatbin(b, at, base, &mut out)?;
+        at = fatbin(b, at, base, &mut budget, &mut out)?;
     }
     if out.is_empty() {
         return Err(FatbinError::Malformed { at: base, what: "no fatbin in it".into() });
@@ -133,16 +132,17 @@ fn entries(b: &[u8], base: usize) -> Result<Vec<Entry<'_>>, FatbinError> {
     Ok(out)
 }
 
-/// Reads the fatbin at `at` into `out`; where it ends.
-fn fatbin<'b>(b: &'b [u8], at: usize, base: usize, out: &mut Vec<Entry<'b>>) -> Result<usize, FatbinError> {
+/// Reads the fatbin at `at` into `out` (`budget`: the bytes compressed cubins may still
+/// inflate to); where it ends.
+fn fatbin<'b>(b: &'b [u8], at: usize, base: usize, budget: &mut u64, out: &mut Vec<Entry<'b>>) -> Result<usize, FatbinError> {
     let bad = |at: usize, what: &str| FatbinError::Malformed { at: base + at, what: what.to_string() };
     let header = usize::from(u16_at(b, at + 6).ok_or_else(|| bad(at, "cut short in its header"))?);
     let size = u64_at(b, at + 8).ok_or_else(|| bad(at, "cut short in its header"))?;
     let start = at.checked_add(header).filter(|&s| header >= 16 && s <= b.len()).ok_or_else(|| bad(at, "a header size past the end"))?;
     let end = usize::try_from(size).ok().and_then(|n| start.checked_add(n)).filter(|&e| e <= b.len()).ok_or_else(|| bad(at, "a size past the end"))?;
-    let (mut e, mut budget) = (start, MAX_INFLATED);
+    let mut e = start;
     while e < end {
-        let (entry, next) = entry(b, e, end, &mut budget).map_err(|what| bad(e, &what))?;
+        let (entry, next) = entry(b, e, end, budget).map_err(|what| bad(e, &what))?;
         out.push(Entry { offset: base + e, ..entry });
         e = next;
     }
