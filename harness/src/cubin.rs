@@ -258,7 +258,8 @@ fn section_bytes<'d, Elf: FileHeader<Endian = Endianness>>(data: &'d [u8], name:
     Ok(None)
 }
 
-fn u32_at(b: &[u8], at: usize) -> Option<u32> {
+/// The little-endian `u32` at `at`, if `b` holds it (fatbin headers are read so too).
+pub(crate) fn u32_at(b: &[u8], at: usize) -> Option<u32> {
     b.get(at..at.checked_add(4)?).map(|x| u32::from_le_bytes(x.try_into().expect("4 bytes")))
 }
 

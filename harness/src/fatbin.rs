@@ -9,6 +9,7 @@
 //! flags) and its payload. The layout is NVIDIA's, undocumented; what is read here is
 //! checked against `cuobjdump -xelf all` in the tests.
 
+use crate::cubin::u32_at;
 use object::elf;
 use object::read::elf::{FileHeader, SectionHeader};
 use object::Endianness;
@@ -136,8 +137,8 @@ fn entries(b: &[u8], base: usize) -> Result<Vec<Entry<'_>>, FatbinError> {
 /// inflate to); where it ends.
 fn fatbin<'b>(b: &'b [u8], at: usize, base: usize, budget: &mut u64, out: &mut Vec<Entry<'b>>) -> Result<usize, FatbinError> {
     let bad = |at: usize, what: &str| FatbinError::Malformed { at: base + at, what: what.to_string() };
-    let header = usize::from(u16_at(b, at + 6).ok_or_else(|| bad(at, "cut short in its header"))?);
-    let size = u64_at(b, at + 8).ok_or_else(|| bad(at, "cut short in its header"))?;
+    let header = usize::from(u16::from_le_bytes(le(b, at + 6).ok_or_else(|| bad(at, "cut short in its header"))?));
+    let size = u64::from_le_bytes(le(b, at + 8).ok_or_else(|| bad(at, "cut short in its header"))?);
     let start = at.checked_add(header).filter(|&s| header >= 16 && s <= b.len()).ok_or_else(|| bad(at, "a header size past the end"))?;
     let end = usize::try_from(size).ok().and_then(|n| start.checked_add(n)).filter(|&e| e <= b.len()).ok_or_else(|| bad(at, "a size past the end"))?;
     let mut e = start;
@@ -152,12 +153,14 @@ fn fatbin<'b>(b: &'b [u8], at: usize, base: usize, budget: &mut u64, out: &mut V
 /// The entry whose header is at `at` (its `offset` left 0), and where the next begins;
 /// `end`: where its fatbin ends; `budget`: the bytes compressed cubins may still inflate to.
 fn entry<'b>(b: &'b [u8], at: usize, end: usize, budget: &mut u64) -> Result<(Entry<'b>, usize), String> {
-    let field = |k: usize, n: usize| b.get(at + k..at + k + n).filter(|_| at + k + n <= end).ok_or_else(|| "an entry cut short in its header".to_string());
-    let kind = u16::from_le_bytes(field(0, 2)?.try_into().unwrap_or_default());
-    let header = u32::from_le_bytes(field(4, 4)?.try_into().unwrap_or_default()) as usize;
-    let size = u64::from_le_bytes(field(8, 8)?.try_into().unwrap_or_default());
-    let arch = u32::from_le_bytes(field(28, 4)?.try_into().unwrap_or_default());
-    let flags = u64::from_le_bytes(field(40, 8)?.try_into().unwrap_or_default());
+    // Header fields are read within the fatbin (`b[..end]`).
+    let cut = || "an entry cut short in its header".to_string();
+    let fatbin = &b[..end];
+    let kind = u16::from_le_bytes(le(fatbin, at).ok_or_else(cut)?);
+    let header = u32_at(fatbin, at + 4).ok_or_else(cut)? as usize;
+    let size = u64::from_le_bytes(le(fatbin, at + 8).ok_or_else(cut)?);
+    let arch = u32_at(fatbin, at + 28).ok_or_else(cut)?;
+    let flags = u64::from_le_bytes(le(fatbin, at + 40).ok_or_else(cut)?);
     if header < ENTRY_HEADER_MIN {
         return Err(format!("an entry header of {header} bytes (at least {ENTRY_HEADER_MIN})"));
     }
@@ -167,8 +170,8 @@ fn entry<'b>(b: &'b [u8], at: usize, end: usize, budget: &mut u64) -> Result<(En
         KIND_PTX => Payload::Ptx,
         KIND_ELF if flags & LZ4 != 0 => Payload::Compressed { flags },
         KIND_ELF if flags & ZSTD != 0 => {
-            let packed = u32::from_le_bytes(field(16, 4)?.try_into().unwrap_or_default()) as usize;
-            let size = u64::from_le_bytes(field(56, 8)?.try_into().unwrap_or_default());
+            let packed = u32_at(fatbin, at + 16).ok_or_else(cut)? as usize;
+            let size = u64::from_le_bytes(le(fatbin, at + 56).ok_or_else(cut)?);
             if header < COMPRESSED_HEADER_MIN || packed > next - start {
                 return Err(format!("a compressed entry of {packed} bytes in a payload of {} with a header of {header}", next - start));
             }
@@ -197,16 +200,9 @@ fn inflate(packed: &[u8], size: u64, budget: &mut u64) -> Result<Vec<u8>, String
     Ok(out)
 }
 
-fn u16_at(b: &[u8], at: usize) -> Option<u16> {
-    Some(u16::from_le_bytes(b.get(at..at.checked_add(2)?)?.try_into().ok()?))
-}
-
-fn u32_at(b: &[u8], at: usize) -> Option<u32> {
-    Some(u32::from_le_bytes(b.get(at..at.checked_add(4)?)?.try_into().ok()?))
-}
-
-fn u64_at(b: &[u8], at: usize) -> Option<u64> {
-    Some(u64::from_le_bytes(b.get(at..at.checked_add(8)?)?.try_into().ok()?))
+/// The `N` bytes at `at`, if `b` holds them.
+fn le<const N: usize>(b: &[u8], at: usize) -> Option<[u8; N]> {
+    b.get(at..at.checked_add(N)?)?.try_into().ok()
 }
 
 #[cfg(test)]

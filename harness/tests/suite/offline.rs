@@ -431,7 +431,8 @@ fn disasm_lists_each_cubin_of_a_fatbin_and_of_a_host_object() {
     // zstd-compressed cubins (the same two, compressed) are inflated and listed alike.
     let o = run_in(&dir, &["disasm", fatbins.join("atomics_global.compressed.fatbin").to_str().unwrap()], None);
     assert!(o.status.success(), "{}", text(&o.stderr));
-    let listings: Vec<&str> = text(&o.stdout).leak().split("// ").skip(1).map(|p| p.split_once('\n').unwrap().1.trim_end()).collect();
+    let listed = text(&o.stdout);
+    let listings: Vec<&str> = listed.split("// ").skip(1).map(|p| p.split_once('\n').unwrap().1.trim_end()).collect();
     assert_eq!(listings, [alone[0].1.trim_end(), alone[1].1.trim_end()]);
     let _ = std::fs::remove_dir_all(&dir);
 }
