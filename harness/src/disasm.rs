@@ -287,6 +287,9 @@ pub enum PatchError {
     Listing(Vec<InputError>),
     #[error("{file}: cannot write: {source}")]
     Write { file: String, source: io::Error },
+    /// No spec for the cubin's architecture (a fatbin's cubins each need their own).
+    #[error("{cubin}: {message}")]
+    Spec { cubin: String, message: String },
 }
 
 /// What a patch changed.

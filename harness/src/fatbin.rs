@@ -46,8 +46,11 @@ pub enum Contents<'b> {
 /// One fatbin entry.
 #[derive(Debug, PartialEq, Eq)]
 pub struct Entry<'b> {
-    /// Where its header starts in the file.
+    /// Where its header starts in the file (what `disasm` names it by).
     pub offset: usize,
+    /// Where its payload starts in the file: a plain cubin lies there whole, so it can be
+    /// patched in place (`asm --patch`).
+    pub payload_at: usize,
     /// The architecture its header names (`90` for SM90).
     pub arch: u32,
     pub payload: Payload<'b>,
@@ -144,13 +147,14 @@ fn fatbin<'b>(b: &'b [u8], at: usize, base: usize, budget: &mut u64, out: &mut V
     let mut e = start;
     while e < end {
         let (entry, next) = entry(b, e, end, budget).map_err(|what| bad(e, &what))?;
-        out.push(Entry { offset: base + e, ..entry });
+        out.push(Entry { offset: base + e, payload_at: base + entry.payload_at, ..entry });
         e = next;
     }
     Ok(end)
 }
 
-/// The entry whose header is at `at` (its `offset` left 0), and where the next begins;
+/// The entry whose header is at `at` (its `offset` left 0, its `payload_at` within `b`),
+/// and where the next begins;
 /// `end`: where its fatbin ends; `budget`: the bytes compressed cubins may still inflate to.
 fn entry<'b>(b: &'b [u8], at: usize, end: usize, budget: &mut u64) -> Result<(Entry<'b>, usize), String> {
     // Header fields are read within the fatbin (`b[..end]`).
@@ -180,7 +184,7 @@ fn entry<'b>(b: &'b [u8], at: usize, end: usize, budget: &mut u64) -> Result<(En
         KIND_ELF => Payload::Cubin(Cow::Borrowed(&b[start..next])),
         k => return Err(format!("an entry of kind {k} (1 is PTX, 2 a cubin)")),
     };
-    Ok((Entry { offset: 0, arch, payload }, next))
+    Ok((Entry { offset: 0, payload_at: start, arch, payload }, next))
 }
 
 /// A zstd frame's `size` bytes, counted against `budget`.
@@ -237,6 +241,21 @@ mod tests {
         let cubin = std::fs::read(repo_root().join("corpus/fuzz/cubin/saxpy_sm90.cubin")).unwrap();
         assert_eq!(contents(&cubin), Ok(Contents::Cubin));
         assert_eq!(contents(b"not a binary at all"), Err(FatbinError::Unknown));
+    }
+
+    /// A plain cubin lies whole at its `payload_at` in the file (where `asm --patch`
+    /// patches it in place), a host object's too.
+    #[test]
+    fn plain_cubins_lie_at_their_payload_offset() {
+        for name in ["atomics_global.fatbin", "host.o"] {
+            let bytes = read(name);
+            let Ok(Contents::Fat(entries)) = contents(&bytes) else { panic!("{name}") };
+            for e in &entries {
+                let Payload::Cubin(Cow::Borrowed(c)) = e.payload else { continue };
+                assert_eq!(bytes.get(e.payload_at..e.payload_at + c.len()), Some(c), "{name}: SM{}", e.arch);
+                assert!(e.payload_at >= e.offset + ENTRY_HEADER_MIN, "{name}: SM{}", e.arch);
+            }
+        }
     }
 
     /// The cubins read here are byte for byte those `cuobjdump -xelf all` extracts, in its

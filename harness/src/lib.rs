@@ -76,6 +76,8 @@ pub mod discover;
 #[forbid(unsafe_code)]
 pub mod fatbin;
 #[forbid(unsafe_code)]
+pub mod fatpatch;
+#[forbid(unsafe_code)]
 pub mod fix;
 #[forbid(unsafe_code)]
 pub mod fuzz;

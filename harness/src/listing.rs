@@ -190,6 +190,44 @@ pub struct Listing {
     pub labels: HashMap<String, (Option<String>, u64)>,
 }
 
+/// Where a cubin lies in a fatbin, or in a program or object that embeds one: what
+/// `disasm` names each of a fatbin's cubins by, on a `//` line before its listing
+/// (`// app.o (SM90 cubin at byte 0x1a50)`, [`CubinAt::name`]), so that `asm --patch`
+/// takes that listing back into the same cubin.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CubinAt {
+    /// The architecture its fatbin entry names (`90`).
+    pub arch: u32,
+    /// Where its entry's header starts in the file.
+    pub offset: usize,
+}
+
+impl CubinAt {
+    /// What names it, for a cubin of `file` (`app.o (SM90 cubin at byte 0x1a50)`):
+    /// `disasm` writes it on a `//` line, its heading.
+    pub fn name(&self, file: &str) -> String {
+        format!("{file} (SM{} cubin at byte {:#x})", self.arch, self.offset)
+    }
+
+    /// The cubin a `//` comment (its text after `//`) names, if it is such a heading.
+    pub fn of_heading(comment: &str) -> Option<CubinAt> {
+        let inner = comment.trim_end().strip_suffix(')')?;
+        let (_, tail) = inner.rsplit_once(" (SM")?;
+        let (arch, offset) = tail.split_once(" cubin at byte 0x")?;
+        Some(CubinAt { arch: arch.parse().ok()?, offset: usize::from_str_radix(offset, 16).ok()? })
+    }
+}
+
+/// One cubin's part of a listing: the instructions after a line that names a cubin (or
+/// before any), read as a listing of their own (labels are per cubin: each kernel's
+/// listing numbers its own).
+#[derive(Clone, Debug)]
+pub struct Part {
+    /// The cubin its heading names, and that line.
+    pub cubin: Option<(CubinAt, usize)>,
+    pub listing: Listing,
+}
+
 /// The largest listing held: items cost about 100 bytes each, so some 50 M instructions.
 pub const MAX_LISTING_BYTES: u64 = 4 << 30;
 
@@ -197,8 +235,36 @@ pub const MAX_LISTING_BYTES: u64 = 4 << 30;
 /// `/*0010*/` address prefixes, trailing `/* 0x… */` hex comments, `//` comments,
 /// `.section` lines (which name the code section the following instructions patch), label
 /// lines (`.L_x_0:`), other directives skipped. Every bad line is an error.
+/// A listing of several cubins (what `disasm` prints of a fatbin) is an error here, at its
+/// second heading: [`read_parts`] reads it.
 pub fn read_listing(name: &str, input: impl BufRead) -> Result<Listing, Vec<InputError>> {
-    let mut r = Reader { name, listing: Listing::default(), section: None, next: 0, pending_label: vec![], errors: vec![], bytes: 0, last_hex_item: None };
+    let mut parts = read_parts(name, input)?;
+    if let Some(second) = parts.get(1) {
+        let line = second.cubin.map_or(0, |(_, l)| l);
+        let message =
+            "a second cubin's listing (as `disasm` lists a fatbin): `asm --patch FILE` takes it with the file it came from; otherwise keep one cubin's lines"
+                .into();
+        return Err(vec![InputError { file: name.to_string(), line, message }]);
+    }
+    Ok(parts.pop().map(|p| p.listing).unwrap_or_default())
+}
+
+/// Reads a listing as [`read_listing`] does, in parts: a new one at each line that names
+/// a cubin (`// ` and [`CubinAt::name`]); instructions before any such line are a part
+/// without one. An empty listing has no part.
+pub fn read_parts(name: &str, input: impl BufRead) -> Result<Vec<Part>, Vec<InputError>> {
+    let mut r = Reader {
+        name,
+        listing: Listing::default(),
+        cubin: None,
+        parts: vec![],
+        section: None,
+        next: 0,
+        pending_label: vec![],
+        errors: vec![],
+        bytes: 0,
+        last_hex_item: None,
+    };
     let mut lines = Lines::new(input);
     loop {
         let at = lines.line + 1;
@@ -218,7 +284,10 @@ pub fn read_listing(name: &str, input: impl BufRead) -> Result<Listing, Vec<Inpu
 
 struct Reader<'a> {
     name: &'a str,
+    /// The part being read: its listing and heading; the parts before it.
     listing: Listing,
+    cubin: Option<(CubinAt, usize)>,
+    parts: Vec<Part>,
     section: Option<String>,
     next: u64,
     pending_label: Vec<String>,
@@ -245,6 +314,11 @@ impl Reader<'_> {
             return;
         }
         self.last_hex_item = None;
+        if let Some(at) = t.strip_prefix("//").and_then(CubinAt::of_heading) {
+            self.end_part();
+            self.cubin = Some((at, line));
+            return;
+        }
         if t.is_empty() || t.starts_with("//") {
             return;
         }
@@ -294,13 +368,24 @@ impl Reader<'_> {
         self.listing.items.push(Item { line, section: self.section.clone(), addr, text: body.to_string(), hex });
     }
 
-    fn finish(mut self) -> Result<Listing, Vec<InputError>> {
+    /// Ends the part being read (kept if it has a heading or anything in it); the next
+    /// starts with no section.
+    fn end_part(&mut self) {
         // A label after the last instruction marks the section's end (nvdisasm's `.L_x_10`).
         for l in self.pending_label.drain(..) {
             self.listing.labels.insert(l, (self.section.clone(), self.next));
         }
+        let listing = std::mem::take(&mut self.listing);
+        if self.cubin.is_some() || !listing.items.is_empty() || !listing.labels.is_empty() {
+            self.parts.push(Part { cubin: self.cubin.take(), listing });
+        }
+        (self.section, self.next) = (None, 0);
+    }
+
+    fn finish(mut self) -> Result<Vec<Part>, Vec<InputError>> {
+        self.end_part();
         if self.errors.is_empty() {
-            Ok(self.listing)
+            Ok(self.parts)
         } else {
             Err(self.errors)
         }
@@ -510,6 +595,28 @@ mod tests {
         let e = read_listing("t.sass", "/*zz*/ NOP ;\n/*0010*/\n".as_bytes()).unwrap_err();
         assert_eq!(e.iter().map(|e| e.line).collect::<Vec<_>>(), vec![1, 2]);
         assert!(e[0].to_string().starts_with("t.sass:1: "), "{}", e[0]);
+    }
+
+    /// A listing of several cubins (`disasm` of a fatbin) reads in parts, one per heading,
+    /// each with its own sections and labels (every cubin's listing numbers its own);
+    /// `read_listing` takes one cubin's lines only.
+    #[test]
+    fn a_listing_of_several_cubins_reads_in_parts() {
+        let at = CubinAt { arch: 100, offset: 0x1280 };
+        assert_eq!(CubinAt::of_heading(&format!(" {}", at.name("dir (SM90 x)/a.o"))), Some(at));
+        assert_eq!(CubinAt::of_heading(" a.o (SM100 cubin at byte 1280)"), None);
+        let one = ".section .text.k\n.L_x_0:\n/*0000*/ BRA `(.L_x_0) ;\n";
+        let text = format!("// {}\n{one}// {}\n// a comment\n{one}", CubinAt { arch: 90, offset: 0xc0 }.name("a.o"), at.name("a.o"));
+        let parts = read_parts("t", text.as_bytes()).unwrap();
+        let got: Vec<_> = parts
+            .iter()
+            .map(|p| (p.cubin, p.listing.items.iter().map(|i| (i.line, i.section.as_deref())).collect::<Vec<_>>(), p.listing.labels.len()))
+            .collect();
+        assert_eq!(got, [(Some((CubinAt { arch: 90, offset: 0xc0 }, 1)), vec![(4, Some(".text.k"))], 1), (Some((at, 5)), vec![(9, Some(".text.k"))], 1)]);
+        let e = read_listing("t", text.as_bytes()).unwrap_err();
+        assert!(e.len() == 1 && e[0].line == 5 && e[0].message.contains("asm --patch"), "{e:?}");
+        assert_eq!(read_listing("t", one.as_bytes()).unwrap().items.len(), 1);
+        assert!(read_parts("t", "// just a comment\n".as_bytes()).unwrap().is_empty());
     }
 
     #[test]

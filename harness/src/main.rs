@@ -139,9 +139,9 @@ enum Cmd {
     /// Assemble SASS: one instruction given as an argument, or a whole listing (a file, or
     /// `-` for stdin: one instruction per line, `//` comments, nvdisasm's `/*0010*/`
     /// addresses and `/* 0x… */` hex comments) printed as one word per line; with --patch,
-    /// reassemble an edited `disasm` listing into a cubin.
+    /// reassemble an edited `disasm` listing into its cubin, fatbin, program or object.
     Asm {
-        /// `90`, `SM90` or `sm_90` (with --patch: the cubin says).
+        /// `90`, `SM90` or `sm_90` (with --patch: each cubin says).
         #[arg(long, value_parser = parse_arch, required_unless_present = "patch")]
         arch: Option<u32>,
         /// Page files or folders (repeatable) [default: the built-in spec].
@@ -152,9 +152,11 @@ enum Cmd {
         file: Option<PathBuf>,
         /// Patch this cubin: each listed instruction replaces the word at its section and
         /// address, keeping the original's control bits where the text does not say them.
+        /// A fatbin, program or object: the cubins its listing's `// FILE (SM90 cubin at
+        /// byte 0x…)` lines name (as `disasm` prints them), each in place.
         #[arg(long, requires = "out")]
         patch: Option<PathBuf>,
-        /// Where the patched cubin goes (written whole or not at all).
+        /// Where the patched file goes (written whole or not at all).
         #[arg(long, requires = "patch")]
         out: Option<PathBuf>,
         /// The instruction in nvdisasm's syntax (e.g. `@P0 DFMA R0, R0, R0, R0 ;`), or a

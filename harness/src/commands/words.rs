@@ -111,27 +111,50 @@ pub fn asm(sp: &[PathBuf], arch: u32, file: Option<&Path>, text: Option<&str>) -
     Ok(())
 }
 
-/// `asm --patch CUBIN --out NEW LISTING`.
-pub fn asm_patch(sp: &[PathBuf], cubin: &Path, out: &Path, file: Option<&Path>, text: Option<&str>) -> Result {
-    use crate::{disasm, listing};
-    let path = match (file, text) {
+/// `asm --patch FILE --out NEW LISTING`: FILE a cubin, or a fatbin, program or object
+/// whose cubins the listing's parts patch in place (see [`crate::fatpatch`]).
+pub fn asm_patch(sp: &[PathBuf], file: &Path, out: &Path, listing_file: Option<&Path>, text: Option<&str>) -> Result {
+    use crate::{disasm, fatbin, fatpatch, listing};
+    let path = match (listing_file, text) {
         (Some(f), None) => f,
         (None, Some(t)) => Path::new(t),
         _ => return Err("asm --patch needs one listing: a file (or --file) or - (stdin)".into()),
     };
-    let name = cubin.display().to_string();
-    let bytes = disasm::read_cubin(cubin).map_err(|e| e.to_string())?;
-    let arch = disasm::arch_of(&name, &bytes, None).map_err(|e| e.to_string())?;
-    let s = spec_for(sp, arch.0)?;
-    let c = Codec::new(&s);
+    let name = file.display().to_string();
+    let bytes = disasm::read_cubin(file).map_err(|e| e.to_string())?;
     let (lname, input) = open_input(path)?;
-    let l = listing::read_listing(&lname, input).map_err(listing_errors)?;
-    let (patched, stats) = match disasm::patch(&c, &name, &bytes, &lname, &l) {
+    let parts = listing::read_parts(&lname, input).map_err(listing_errors)?;
+    // Each cubin with the spec of its own architecture.
+    let mut patch_one = |cubin_name: &str, cubin: &[u8], l: &listing::Listing| {
+        let arch = disasm::arch_of(cubin_name, cubin, None)?;
+        let s = spec_for(sp, arch.0).map_err(|e| disasm::PatchError::Spec { cubin: cubin_name.to_string(), message: e.to_string() })?;
+        disasm::patch(&Codec::new(&s), cubin_name, cubin, &lname, l)
+    };
+    let patched = match fatbin::contents(&bytes) {
+        Ok(fatbin::Contents::Fat(entries)) => {
+            let patched = fatpatch::patch_fat(&name, &bytes, &entries, &lname, &parts, &mut patch_one);
+            patched.map(|(b, done)| (b, done.into_iter().map(|(at, st)| (Some(at), st)).collect()))
+        }
+        Err(e @ fatbin::FatbinError::Malformed { .. }) => return Err(format!("{name}: {e}").into()),
+        // A cubin, and whatever is neither: the cubin reader says what is wrong.
+        _ => {
+            if let Some(second) = parts.get(1) {
+                let line = second.cubin.map_or(0, |(_, l)| l);
+                return Err(format!("{lname}:{line}: a second cubin's listing, but {name} is one cubin").into());
+            }
+            let empty = listing::Listing::default();
+            patch_one(&name, &bytes, parts.first().map_or(&empty, |p| &p.listing)).map(|(b, st)| (b, vec![(None, st)]))
+        }
+    };
+    let (patched, done) = match patched {
         Err(disasm::PatchError::Listing(errors)) => return Err(listing_errors(errors).into()),
         r => r.map_err(|e| e.to_string())?,
     };
     disasm::write_atomically(out, &patched).map_err(|e| e.to_string())?;
-    eprintln!("{}: {} instruction(s) read, {} word(s) changed", out.display(), stats.instructions, stats.changed);
+    let (read, changed) = done.iter().fold((0, 0), |(r, c), (_, st)| (r + st.instructions, c + st.changed));
+    // A fatbin's: how many words changed in each cubin.
+    let each: String = done.iter().filter_map(|(at, st)| at.map(|at| format!("; SM{} cubin at byte {:#x}: {}", at.arch, at.offset, st.changed))).collect();
+    eprintln!("{}: {read} instruction(s) read, {changed} word(s) changed{each}", out.display());
     Ok(())
 }
 
@@ -156,7 +179,7 @@ pub fn disasm(sp: &[PathBuf], file: &Path, arch: Option<u32>) -> Result {
     for e in &entries {
         match &e.payload {
             fatbin::Payload::Cubin(b) if arch.is_none_or(|a| a == e.arch) => {
-                let at = format!("{name} (SM{} cubin at byte {:#x})", e.arch, e.offset);
+                let at = crate::listing::CubinAt { arch: e.arch, offset: e.offset }.name(&name);
                 writeln!(out, "// {at}").map_err(|e| format!("cannot write: {e}"))?;
                 // One cubin that cannot be listed (an architecture the spec lacks) does not
                 // keep the others from being listed; it is the error at the end.

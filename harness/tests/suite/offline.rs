@@ -436,3 +436,63 @@ fn disasm_lists_each_cubin_of_a_fatbin_and_of_a_host_object() {
     assert_eq!(listings, [alone[0].1.trim_end(), alone[1].1.trim_end()]);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `asm --patch` takes back what `disasm` lists of a fatbin, or of a host object that
+/// embeds it: an edit in the SM100 cubin's part changes that one word in place (the file
+/// keeps its size, every other byte), nvdisasm prints the patched cubin as the edited
+/// part, and the listing unedited gives the file back byte for byte. A compressed cubin's
+/// part may be listed unchanged, not edited; a part naming no cubin of the file, or none
+/// in a file of several, is an error at its line, and nothing is written.
+#[test]
+fn asm_patch_edits_one_cubin_of_a_fatbin_or_host_object_in_place() {
+    use sass_harness::fatbin::{contents, Contents, Payload};
+    let dir = scratch("fatpatch");
+    let fatbins = repo_root().join("corpus/fatbin");
+    for name in ["atomics_global.fatbin", "host.o"] {
+        let path = fatbins.join(name).display().to_string();
+        let listing = text(&run_in(&dir, &["disasm", &path], None).stdout);
+        let l = dir.join("l.sass");
+        std::fs::write(&l, &listing).unwrap();
+        let o = run_in(&dir, &["asm", "--patch", &path, "--out", "same", "l.sass"], None);
+        assert!(o.status.success(), "{name}: {}", text(&o.stderr));
+        assert_eq!(std::fs::read(dir.join("same")).unwrap(), std::fs::read(&path).unwrap(), "{name}: the listing unedited");
+        // The SM100 part's first `MOV Rd, Rs` loads R7 instead.
+        let (before, sm100) = listing.split_at(listing.find("(SM100 cubin at byte").unwrap());
+        let mov = sm100.find("MOV R").unwrap() + 4;
+        let dest = sm100[mov..].find(',').unwrap();
+        assert_ne!(&sm100[mov..mov + dest], "R7", "{name}");
+        let edited = format!("{before}{}R7{}", &sm100[..mov], &sm100[mov + dest..]);
+        std::fs::write(&l, &edited).unwrap();
+        let o = run_in(&dir, &["asm", "--patch", &path, "--out", "new", "l.sass"], None);
+        assert!(o.status.success() && text(&o.stderr).contains(", 1 word(s) changed;"), "{name}: {}", text(&o.stderr));
+        let (old, new) = (std::fs::read(&path).unwrap(), std::fs::read(dir.join("new")).unwrap());
+        let changed: Vec<usize> = (0..old.len()).filter(|&i| old[i] != new[i]).collect();
+        assert!(old.len() == new.len() && !changed.is_empty() && changed.last().unwrap() - changed[0] < 16, "{name}: {changed:?}");
+        let Ok(Contents::Fat(entries)) = contents(&new) else { panic!("{name}: patched, no fatbin") };
+        let e = entries.iter().find(|e| e.arch == 100).unwrap();
+        let Payload::Cubin(cubin) = &e.payload else { panic!("{name}: the SM100 entry is no cubin") };
+        assert!((e.payload_at..e.payload_at + cubin.len()).contains(&changed[0]), "{name}: {changed:?} outside the SM100 cubin");
+        std::fs::write(dir.join("sm100.cubin"), cubin).unwrap();
+        let part = |s: &str| instruction_lines(s.split("// ").nth(2).unwrap());
+        assert_eq!(instruction_lines(&nvdisasm_listing(&dir.join("sm100.cubin"))), part(&edited), "{name}: nvdisasm of the patched SM100 cubin");
+        // Errors name the listing's line; nothing is written.
+        let headless: String = edited.lines().filter(|l| !l.starts_with("// ")).map(|l| format!("{l}\n")).collect();
+        let elsewhere = edited.replacen("(SM100 cubin at byte 0x", "(SM100 cubin at byte 0x1", 1);
+        for (bad, why) in [(headless, "instructions under no line naming their cubin"), (elsewhere, "has no SM100 cubin at byte 0x1")] {
+            std::fs::write(&l, bad).unwrap();
+            let o = run_in(&dir, &["asm", "--patch", &path, "--out", "bad", "l.sass"], None);
+            assert!(o.status.code() == Some(2) && text(&o.stderr).contains(why), "{name}: {}", text(&o.stderr));
+            assert!(!dir.join("bad").exists());
+        }
+    }
+    let compressed = fatbins.join("atomics_global.compressed.fatbin").display().to_string();
+    let listing = text(&run_in(&dir, &["disasm", &compressed], None).stdout);
+    std::fs::write(dir.join("c.sass"), &listing).unwrap();
+    let o = run_in(&dir, &["asm", "--patch", &compressed, "--out", "c", "c.sass"], None);
+    assert!(o.status.success() && text(&o.stderr).contains(", 0 word(s) changed;"), "{}", text(&o.stderr));
+    std::fs::write(dir.join("c.sass"), listing.replacen("MOV R", "MOV R7, R7 ; // R", 1)).unwrap();
+    let o = run_in(&dir, &["asm", "--patch", &compressed, "--out", "c2", "c.sass"], None);
+    assert!(o.status.code() == Some(2) && text(&o.stderr).contains("is zstd-compressed"), "{}", text(&o.stderr));
+    assert!(!dir.join("c2").exists());
+    let _ = std::fs::remove_dir_all(&dir);
+}
