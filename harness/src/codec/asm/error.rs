@@ -21,7 +21,7 @@ pub enum FillError {
     #[error("the page has no predicate field for '@…'")]
     NoGuardField,
     /// The guard's predicate number does not fit the predicate field.
-    #[error("predicate value {value:#x} does not fit '{field}' ({width} bits)")]
+    #[error("predicate value {value:#x} does not fit the field '{field}' ({width} bits)")]
     GuardTooWide {
         /// The predicate's number.
         value: u64,
@@ -70,7 +70,7 @@ pub struct TokensMismatch {
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum OperandFault {
     /// A value wider than its field.
-    #[error("{shown} does not fit '{field}' ({width} bits)")]
+    #[error("{shown} does not fit the field '{field}' ({width} bits)")]
     DoesNotFit {
         /// The value as written (`R256`, `bank 0x20`, `0x100`).
         shown: String,
@@ -272,7 +272,7 @@ mod tests {
         assert!(fill("DFMA R0, R1, R2, R3 ;").is_ok());
         let e = fill("DFMA R256, R0, R0, R0 ;").unwrap_err();
         assert!(matches!(&e, FillError::Operand { k: 0, fault: OperandFault::DoesNotFit { shown, width: 8, .. } } if shown == "R256"), "{e:?}");
-        assert!(e.to_string().starts_with("operand 0: R256 does not fit '"), "{e}");
+        assert!(e.to_string().starts_with("operand 0: R256 does not fit the field '"), "{e}");
         assert_eq!(fill("@P9 DFMA R0, R0, R0, R0 ;").unwrap_err(), FillError::NoPredicate(9));
         assert_eq!(fill("DFMA R0, R0, R0 ;").unwrap_err().to_string(), "3 operands, the form 'R,R,R,R' has 4");
         let e = fill("DFMA.XYZ R0, R0, R0, R0 ;").unwrap_err();
@@ -289,7 +289,7 @@ mod tests {
         let a = asm::Assembler::new(&c);
         assert!(a.assemble(crate::spec::Arch(90), "IADD3 R1, R2, R3, RZ ;", crate::word::Word::ZERO).is_ok());
         let e = a.assemble(crate::spec::Arch(90), "IADD3 R1, R2, R300, RZ ;", crate::word::Word::ZERO).unwrap_err().to_string();
-        let want = "IADD3_R_P_P_R_R_R: read as 'IADD3 R1, PT, PT, R2, R300, RZ ;': operand 4: R300 does not fit '";
+        let want = "IADD3_R_P_P_R_R_R: read as 'IADD3 R1, PT, PT, R2, R300, RZ ;': operand 4: R300 does not fit the field '";
         assert!(e.contains(want), "{e}");
     }
 
