@@ -1,8 +1,8 @@
 //! The cubins a file holds for `disasm`: the file itself when it is a cubin; each ELF
 //! entry of a fatbin (`nvcc -fatbin`); each ELF entry of the fatbins a host program or
 //! object embeds (its `.nv_fatbin` section, `nvcc -c`). PTX entries hold no machine code
-//! and are counted, not read; zstd-compressed cubins (`nvcc -Xfatbin -compress-all`) are
-//! inflated, LZ4-compressed ones (older toolkits) reported, not read.
+//! and are counted, not read; compressed cubins (`nvcc -Xfatbin -compress-all`: zstd, or
+//! LZ4 with `-Xfatbin -compress-mode=speed`) are inflated.
 //!
 //! A fatbin is a 16-byte header (magic `0xBA55ED50`, version, header size, size of what
 //! follows) and entries, each a header (kind, header size, payload size, architecture,
@@ -20,8 +20,8 @@ pub const MAGIC: u32 = 0xBA55_ED50;
 /// An entry's kind: PTX text, or an ELF cubin.
 const KIND_PTX: u16 = 1;
 const KIND_ELF: u16 = 2;
-/// Entry flags: the payload is LZ4-compressed (older toolkits) or zstd-compressed (what
-/// the pinned nvcc 13.5 makes).
+/// Entry flags: the payload is LZ4-compressed (a raw LZ4 block: nvcc 13.5's
+/// `-Xfatbin -compress-mode=speed`) or zstd-compressed (a zstd frame: its default mode).
 const LZ4: u64 = 0x2000;
 const ZSTD: u64 = 0x8000;
 /// Bytes of an entry header this reader needs (to the flags, at 40); a compressed entry's
@@ -59,12 +59,11 @@ pub struct Entry<'b> {
 /// An entry's payload as this reader takes it.
 #[derive(Debug, PartialEq, Eq)]
 pub enum Payload<'b> {
-    /// An ELF cubin's bytes (inflated, where the entry was zstd-compressed).
+    /// An ELF cubin's bytes: borrowed from the file, or inflated where the entry was
+    /// compressed.
     Cubin(Cow<'b, [u8]>),
     /// PTX: no machine code.
     Ptx,
-    /// Compressed otherwise (`flags`: LZ4): not read here.
-    Compressed { flags: u64 },
 }
 
 #[derive(Debug, PartialEq, Eq, thiserror::Error)]
@@ -172,14 +171,19 @@ fn entry<'b>(b: &'b [u8], at: usize, end: usize, budget: &mut u64) -> Result<(En
     let next = usize::try_from(size).ok().and_then(|n| start.checked_add(n)).filter(|&n| n <= end).ok_or("an entry past its fatbin's end")?;
     let payload = match kind {
         KIND_PTX => Payload::Ptx,
-        KIND_ELF if flags & LZ4 != 0 => Payload::Compressed { flags },
-        KIND_ELF if flags & ZSTD != 0 => {
+        KIND_ELF if flags & (LZ4 | ZSTD) != 0 => {
             let packed = u32_at(fatbin, at + 16).ok_or_else(cut)? as usize;
             let size = u64::from_le_bytes(le(fatbin, at + 56).ok_or_else(cut)?);
             if header < COMPRESSED_HEADER_MIN || packed > next - start {
                 return Err(format!("a compressed entry of {packed} bytes in a payload of {} with a header of {header}", next - start));
             }
-            Payload::Cubin(Cow::Owned(inflate(&b[start..start + packed], size, budget)?))
+            if size > *budget {
+                return Err(format!("a cubin of {size} bytes inflated, past the {MAX_INFLATED} bytes a file's compressed cubins may take"));
+            }
+            let packed = &b[start..start + packed];
+            let cubin = if flags & ZSTD != 0 { unzstd(packed, size)? } else { unlz4(packed, size)? };
+            *budget -= size;
+            Payload::Cubin(Cow::Owned(cubin))
         }
         KIND_ELF => Payload::Cubin(Cow::Borrowed(&b[start..next])),
         k => return Err(format!("an entry of kind {k} (1 is PTX, 2 a cubin)")),
@@ -187,12 +191,9 @@ fn entry<'b>(b: &'b [u8], at: usize, end: usize, budget: &mut u64) -> Result<(En
     Ok((Entry { offset: 0, payload_at: start, arch, payload }, next))
 }
 
-/// A zstd frame's `size` bytes, counted against `budget`.
-fn inflate(packed: &[u8], size: u64, budget: &mut u64) -> Result<Vec<u8>, String> {
+/// A zstd frame's `size` bytes.
+fn unzstd(packed: &[u8], size: u64) -> Result<Vec<u8>, String> {
     use std::io::Read;
-    if size > *budget {
-        return Err(format!("a cubin of {size} bytes inflated, past the {MAX_INFLATED} bytes a file's compressed cubins may take"));
-    }
     let mut d = ruzstd::decoding::StreamingDecoder::new(packed).map_err(|e| format!("its zstd data: {e}"))?;
     // Not the header's size up front: a hostile one would take it all at once.
     let mut out = Vec::with_capacity(size.min(1 << 20) as usize);
@@ -200,8 +201,63 @@ fn inflate(packed: &[u8], size: u64, budget: &mut u64) -> Result<Vec<u8>, String
     if out.len() as u64 != size {
         return Err(format!("its zstd data inflates to {} bytes, its header says {size}", out.len()));
     }
-    *budget -= size;
     Ok(out)
+}
+
+/// An LZ4 block's `size` bytes: sequences of a token (literal and match lengths, 4 bits
+/// each, 15 continued in bytes while they are 255), literals, a 2-byte offset back into
+/// what is inflated and a match copied from there (it may overlap what it writes); the
+/// last sequence has literals only. Every length and offset is checked: hostile data is
+/// an error, never more than `size` bytes.
+fn unlz4(packed: &[u8], size: u64) -> Result<Vec<u8>, String> {
+    let bad = |what: &str| format!("its LZ4 data: {what}");
+    let size = usize::try_from(size).map_err(|_| bad("too large"))?;
+    let mut out: Vec<u8> = Vec::with_capacity(size.min(1 << 20));
+    let mut i = 0;
+    while i < packed.len() {
+        let token = packed[i];
+        i += 1;
+        let literals = lz4_length(packed, &mut i, usize::from(token >> 4)).ok_or_else(|| bad("a length cut short"))?;
+        let lit = i.checked_add(literals).and_then(|end| packed.get(i..end)).ok_or_else(|| bad("literals past its end"))?;
+        if out.len() + lit.len() > size {
+            return Err(bad(&format!("more than the {size} bytes its header says")));
+        }
+        out.extend_from_slice(lit);
+        i += literals;
+        if i == packed.len() {
+            break;
+        }
+        let offset = usize::from(u16::from_le_bytes(le(packed, i).ok_or_else(|| bad("an offset cut short"))?));
+        i += 2;
+        let len = lz4_length(packed, &mut i, usize::from(token & 15)).ok_or_else(|| bad("a length cut short"))? + 4;
+        if offset == 0 || offset > out.len() || out.len() + len > size {
+            return Err(bad(&format!("a match of {len} bytes {offset} back, at {} of {size} bytes", out.len())));
+        }
+        let from = out.len() - offset;
+        for k in from..from + len {
+            out.push(out[k]);
+        }
+    }
+    if out.len() != size {
+        return Err(bad(&format!("inflates to {} bytes, its header says {size}", out.len())));
+    }
+    Ok(out)
+}
+
+/// A 4-bit LZ4 length `first`, continued (at 15) by the bytes at `i` while they are 255.
+fn lz4_length(packed: &[u8], i: &mut usize, first: usize) -> Option<usize> {
+    let mut n = first;
+    if first == 15 {
+        loop {
+            let b = *packed.get(*i)?;
+            *i += 1;
+            n = n.checked_add(usize::from(b))?;
+            if b != 255 {
+                break;
+            }
+        }
+    }
+    Some(n)
 }
 
 /// The `N` bytes at `at`, if `b` holds them.
@@ -218,13 +274,14 @@ mod tests {
         std::fs::read(repo_root().join("corpus/fatbin").join(name)).unwrap()
     }
 
-    /// Each entry's architecture and what its payload is (`c` cubin, `p` PTX, `z` compressed).
+    /// Each entry's architecture and what its payload is (`c` cubin, `z` an inflated
+    /// cubin, `p` PTX).
     fn kinds(bytes: &[u8]) -> Vec<(u32, char)> {
         let Ok(Contents::Fat(entries)) = contents(bytes) else { panic!("no fatbin entries") };
         let kind = |p: &Payload| match p {
-            Payload::Cubin(_) => 'c',
+            Payload::Cubin(Cow::Borrowed(_)) => 'c',
+            Payload::Cubin(Cow::Owned(_)) => 'z',
             Payload::Ptx => 'p',
-            Payload::Compressed { .. } => 'z',
         };
         entries.iter().map(|e| (e.arch, kind(&e.payload))).collect()
     }
@@ -232,11 +289,8 @@ mod tests {
     #[test]
     fn the_committed_fatbins_hold_what_nvcc_put_in() {
         assert_eq!(kinds(&read("atomics_global.fatbin")), [(90, 'c'), (100, 'c'), (120, 'c'), (120, 'p')]);
-        assert_eq!(kinds(&read("atomics_global.compressed.fatbin")), [(90, 'c'), (100, 'c')]);
-        // An LZ4 entry (flag 0x2000, older toolkits) is reported, not read.
-        let mut lz4 = read("atomics_global.fatbin");
-        lz4[16 + 40..16 + 48].copy_from_slice(&(0x11u64 | LZ4).to_le_bytes());
-        assert_eq!(kinds(&lz4)[0], (90, 'z'));
+        assert_eq!(kinds(&read("atomics_global.compressed.fatbin")), [(90, 'z'), (100, 'z')]);
+        assert_eq!(kinds(&read("atomics_global.lz4.fatbin")), [(90, 'z'), (100, 'z')]);
         assert_eq!(kinds(&read("host.o")), [(90, 'c'), (100, 'c'), (120, 'c'), (120, 'p')]);
         let cubin = std::fs::read(repo_root().join("corpus/fuzz/cubin/saxpy_sm90.cubin")).unwrap();
         assert_eq!(contents(&cubin), Ok(Contents::Cubin));
@@ -263,7 +317,7 @@ mod tests {
     #[test]
     fn the_cubins_are_those_cuobjdump_extracts() {
         let cuobjdump = locate(Tool::Cuobjdump).unwrap_or_else(|e| panic!("cuobjdump is required (bash ci/install-cuda-tools.sh): {e}"));
-        for name in ["atomics_global.fatbin", "atomics_global.compressed.fatbin", "host.o"] {
+        for name in ["atomics_global.fatbin", "atomics_global.compressed.fatbin", "atomics_global.lz4.fatbin", "host.o"] {
             let dir = std::env::temp_dir().join(format!("sass-harness-fatbin-{}-{name}", std::process::id()));
             std::fs::create_dir_all(&dir).unwrap();
             let o = std::process::Command::new(&cuobjdump)
@@ -295,7 +349,7 @@ mod tests {
     /// error, never a panic, and every payload lies inside the input.
     #[test]
     fn hostile_fatbins_are_errors_not_panics() {
-        for name in ["atomics_global.fatbin", "atomics_global.compressed.fatbin", "host.o"] {
+        for name in ["atomics_global.fatbin", "atomics_global.compressed.fatbin", "atomics_global.lz4.fatbin", "host.o"] {
             let bytes = read(name);
             for n in (0..bytes.len()).step_by(7) {
                 let _ = contents(&bytes[..n]);
@@ -325,10 +379,49 @@ mod tests {
             let e = contents(&b).unwrap_err();
             assert!(e.to_string().contains(says), "{e}");
         }
+        let packed = read("atomics_global.lz4.fatbin");
+        let size = u64::from_le_bytes(le(&packed, 16 + 56).unwrap());
+        // (Understated, it fails at the first sequence past its size: here a match.)
+        for (size, says) in [
+            (10, "its LZ4 data: a match of 6 bytes 1 back, at 10 of 10 bytes".to_string()),
+            (size + 1, format!("inflates to {size} bytes, its header says {}", size + 1)),
+        ] {
+            let mut b = packed.clone();
+            b[16 + 56..16 + 64].copy_from_slice(&size.to_le_bytes());
+            let e = contents(&b).unwrap_err();
+            assert!(e.to_string().contains(&says), "{e}");
+        }
         let header = |size: u64| [MAGIC.to_le_bytes().as_slice(), &[1, 0, 16, 0], &size.to_le_bytes()].concat();
         assert!(matches!(contents(&header(1 << 40)), Err(FatbinError::Malformed { at: 0, .. })));
         assert!(matches!(contents(&header(u64::MAX)), Err(FatbinError::Malformed { at: 0, .. })));
         let e = contents(&[header(8), vec![2, 0, 1, 1, 8, 0, 0, 0]].concat()).unwrap_err();
         assert!(e.to_string().contains("cut short"), "{e}");
+    }
+
+    /// LZ4 blocks as the format defines them: literals, a match that overlaps what it
+    /// writes (offset 1: a run), lengths continued past 15 and 255; each malformed block
+    /// an error naming what is wrong.
+    #[test]
+    fn lz4_blocks_inflate_as_the_format_says() {
+        // "ab", then 20 bytes from 2 back ("abab…"), then "!!": token 0x2f (2 literals,
+        // match 15 + 1 more + 4 = 20), offset 2; the last sequence literals only.
+        let run = [0x2f, b'a', b'b', 2, 0, 1, 0x20, b'!', b'!'];
+        assert_eq!(unlz4(&run, 24).unwrap(), [b"ab".repeat(11), b"!!".to_vec()].concat());
+        // 300 literals: 15 + 255 + 30.
+        let long: Vec<u8> = [&[0xf0, 255, 30][..], &[7u8; 300]].concat();
+        assert_eq!(unlz4(&long, 300).unwrap(), vec![7u8; 300]);
+        for (block, size, says) in [
+            (&[0x10, b'a', 0, 0, 0x00][..], 5, "a match of 4 bytes 0 back"),
+            (&[0x10, b'a', 2, 0, 0x00][..], 5, "a match of 4 bytes 2 back"),
+            (&[0x30, b'a'][..], 3, "literals past its end"),
+            (&[0xf0, 255][..], 300, "a length cut short"),
+            (&[0x10, b'a', 1][..], 5, "an offset cut short"),
+            (&[0x10, b'a', 1, 0, 0x00][..], 3, "a match of 4 bytes 1 back, at 1 of 3 bytes"),
+            (&[0x30, b'a', b'b', b'c'][..], 2, "more than the 2 bytes its header says"),
+            (&run[..], 25, "inflates to 24 bytes, its header says 25"),
+        ] {
+            let e = unlz4(block, size).unwrap_err();
+            assert!(e.contains(says), "{block:?}: {e}");
+        }
     }
 }

@@ -4,8 +4,8 @@
 //!
 //! A patched cubin keeps its size (instructions are 16 bytes each, only their words
 //! change), so the fatbin, and the program around it, keep their layout: nothing else in
-//! the file moves or changes. A zstd-compressed cubin would compress to another size, so
-//! it is only checked: its part may list it unchanged, not edit it.
+//! the file moves or changes. A compressed cubin (zstd or LZ4) would compress to another
+//! size, so it is only checked: its part may list it unchanged, not edit it.
 
 use crate::disasm::{PatchError, PatchStats};
 use crate::fatbin::{Entry, Payload};
@@ -43,7 +43,7 @@ pub fn patch_fat(file: &str, bytes: &[u8], entries: &[Entry], listing_name: &str
             Cow::Owned(_) if stats.changed == 0 => {}
             Cow::Owned(_) => {
                 let message = format!(
-                    "the SM{} cubin at byte {:#x} of {file} is zstd-compressed: patched, it would compress to another size, so it is not patched in place \
+                    "the SM{} cubin at byte {:#x} of {file} is compressed: patched, it would compress to another size, so it is not patched in place \
                      ({} word(s) would change); patch the cubin `cuobjdump -xelf all` extracts, or build without `-Xfatbin -compress-all`",
                     e.arch, e.offset, stats.changed
                 );
@@ -160,6 +160,6 @@ mod tests {
         let listed = format!("// {}\n", at(90, entries[0].offset));
         assert_eq!(patch_fat("f", &packed, &entries, "l.sass", &parts(&listed), &mut flip).unwrap().0, packed);
         let Err(PatchError::Listing(errors)) = patch_fat("f", &packed, &entries, "l.sass", &parts(&format!("{listed}NOP ;\n")), &mut flip) else { panic!() };
-        assert!(errors.len() == 1 && errors[0].line == 1 && errors[0].message.contains("is zstd-compressed"), "{errors:?}");
+        assert!(errors.len() == 1 && errors[0].line == 1 && errors[0].message.contains("is compressed"), "{errors:?}");
     }
 }

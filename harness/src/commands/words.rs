@@ -194,7 +194,6 @@ pub fn disasm(sp: &[PathBuf], file: &Path, arch: Option<u32>) -> Result {
             }
             fatbin::Payload::Cubin(_) => sum.other_arch.push(e.arch),
             fatbin::Payload::Ptx => sum.ptx += 1,
-            fatbin::Payload::Compressed { .. } => sum.compressed.push(e.arch),
         }
     }
     sum.finish(&name, arch)
@@ -203,11 +202,9 @@ pub fn disasm(sp: &[PathBuf], file: &Path, arch: Option<u32>) -> Result {
 /// What a fatbin's listing covered.
 #[derive(Default)]
 struct FatSummary {
-    /// The architectures of the cubins listed, of those left out for `--arch`, and of the
-    /// compressed ones (not read).
+    /// The architectures of the cubins listed, and of those left out for `--arch`.
     listed: Vec<u32>,
     other_arch: Vec<u32>,
-    compressed: Vec<u32>,
     /// Why each cubin that could not be listed was not.
     failed: Vec<String>,
     ptx: usize,
@@ -215,8 +212,8 @@ struct FatSummary {
 }
 
 impl FatSummary {
-    /// The line on stderr, then the error, if any: cubins not listed, compressed ones, none
-    /// of `arch`, or undecoded words.
+    /// The line on stderr, then the error, if any: cubins not listed, none of `arch`, or
+    /// undecoded words.
     fn finish(self, name: &str, arch: Option<u32>) -> Result {
         let sms = |v: &[u32]| v.iter().map(|a| format!("SM{a}")).collect::<Vec<_>>().join(", ");
         let mut line = match self.listed.len() {
@@ -232,10 +229,6 @@ impl FatSummary {
         eprintln!("{line}");
         if !self.failed.is_empty() {
             return Err(format!("{} cubin(s) not listed: {}", self.failed.len(), self.failed.join("; ")).into());
-        }
-        if !self.compressed.is_empty() {
-            let which = sms(&self.compressed);
-            return Err(format!("{name}: {} compressed cubin(s) not read ({which}): `cuobjdump -xelf all {name}` extracts them", self.compressed.len()).into());
         }
         if let (Some(a), true) = (arch, self.listed.is_empty()) {
             return Err(format!("{name}: no SM{a} cubin in it").into());
