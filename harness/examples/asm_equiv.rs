@@ -2,13 +2,17 @@
 //! alone, for valgrind.
 //!
 //!     cargo run --release --example asm_equiv -- dump PER_VARIANT > results.txt
+//!     cargo run --release --example asm_equiv -- dump-sets PER_VARIANT > results.txt
 //!     valgrind --tool=cachegrind target/release/examples/asm_equiv passes N
 //!
 //! `dump`: for every variant of `corpus/isa-discovered`, `PER_VARIANT` random words, each
 //! printed plainly and with its stored conventions, and each print mutated once (a byte
 //! dropped, doubled or changed): one line per text, the text and a hash of
 //! `Assembler::assemble`'s result (its `Debug`, messages included). Two builds whose dumps
-//! are equal gave byte-identical results on those texts.
+//! are equal gave byte-identical results on those texts. `dump-sets`: the same, with a
+//! text that reads as several words hashed as the set of its (variant, word) pairs, not
+//! their order, and a text no variant reads as that error without its detail: equal
+//! dumps then say two builds read the same words, whichever order they find them in.
 //!
 //! `passes N [REPEAT]`: the bench's `discovered/assemble` texts (4 096 from its seed),
 //! assembled `N` times; the difference of two runs' counts over their difference in passes
@@ -39,14 +43,15 @@ fn main() {
     let c = Codec::new(&s);
     let a = asm::Assembler::new(&c);
     match mode.as_str() {
-        "dump" => dump(&c, &a, n),
+        "dump" => dump(&c, &a, n, false),
+        "dump-sets" => dump(&c, &a, n, true),
         "passes" => passes(&c, &a, n, repeat),
         _ => usage(),
     }
 }
 
 fn usage() -> ! {
-    eprintln!("usage: asm_equiv dump PER_VARIANT | passes N [REPEAT]");
+    eprintln!("usage: asm_equiv dump|dump-sets PER_VARIANT | passes N [REPEAT]");
     std::process::exit(2)
 }
 
@@ -72,8 +77,8 @@ fn mutate(text: &str, rng: &mut Rng) -> String {
 }
 
 /// Stops quietly when stdout goes away (`| head`), as a filter should.
-fn dump(c: &Codec, a: &asm::Assembler, per_variant: usize) {
-    if let Err(e) = try_dump(c, a, per_variant) {
+fn dump(c: &Codec, a: &asm::Assembler, per_variant: usize, sets: bool) {
+    if let Err(e) = try_dump(c, a, per_variant, sets) {
         if e.kind() != std::io::ErrorKind::BrokenPipe {
             eprintln!("asm_equiv: {e}");
             std::process::exit(1);
@@ -81,7 +86,7 @@ fn dump(c: &Codec, a: &asm::Assembler, per_variant: usize) {
     }
 }
 
-fn try_dump(c: &Codec, a: &asm::Assembler, per_variant: usize) -> std::io::Result<()> {
+fn try_dump(c: &Codec, a: &asm::Assembler, per_variant: usize, sets: bool) -> std::io::Result<()> {
     let mut rng = Rng::new(0x5eed_a55e);
     let out = std::io::stdout();
     let mut out = std::io::BufWriter::new(out.lock());
@@ -95,7 +100,15 @@ fn try_dump(c: &Codec, a: &asm::Assembler, per_variant: usize) -> std::io::Resul
             let stored = codec::print_word(v, &vals, w).to_string();
             let (m1, m2) = (mutate(&plain, &mut rng), mutate(&stored, &mut rng));
             for t in [plain, stored, m1, m2] {
-                let got = format!("{:?}", a.assemble(v.arch, &t, w));
+                let got = match a.assemble(v.arch, &t, w) {
+                    Err(asm::AsmError::Ambiguous { keys, words, .. }) if sets => {
+                        let mut pairs: Vec<(String, u128)> = keys.into_iter().zip(words.iter().map(|w| w.0)).collect();
+                        pairs.sort();
+                        format!("ambiguous {pairs:?}")
+                    }
+                    Err(asm::AsmError::NoVariant { arch, mnemonic, .. }) if sets => format!("no variant {arch} {mnemonic}"),
+                    r => format!("{r:?}"),
+                };
                 writeln!(out, "{t}\t{:016x}", fnv(got.as_bytes()))?;
                 n += 1;
             }

@@ -460,7 +460,7 @@ fn assemble_item(codec: &Codec, asm: &Assembler, arch: Arch, listing: &Listing, 
     }
     let (text, had_label) = resolve_labels(&it.text, it, listing)?;
     let inst = sass::parse_instruction(&text).map_err(|e| format!("'{}': {e}", clip(&it.text)))?;
-    let (vi, w) = assemble_or_keep(codec, asm, arch, &inst, controls).map_err(|e| asm_message(&e, &it.text))?;
+    let (vi, w) = assemble_one(codec, asm, arch, &inst, controls).map_err(|e| asm_message(&e, &it.text))?;
     let v = codec.variant(vi);
     // nvdisasm prints branch targets as absolute addresses; the codec reads them as if the
     // word sat at address 0.
@@ -470,17 +470,23 @@ fn assemble_item(codec: &Codec, asm: &Assembler, arch: Arch, listing: &Listing, 
     }
     let at_zero = codec::conventions::target_at_zero(&text, &targets, v.operands.len(), it.addr);
     let inst = sass::parse_instruction(&at_zero).map_err(|e| format!("'{}': {e}", clip(&it.text)))?;
-    assemble_or_keep(codec, asm, arch, &inst, controls).map(|(_, w)| w).map_err(|e| asm_message(&e, &it.text))
+    assemble_one(codec, asm, arch, &inst, controls).map(|(_, w)| w).map_err(|e| asm_message(&e, &it.text))
 }
 
-/// [`assemble_flex`], where a text that reads as several words, `controls` (the original
-/// word, when patching) among them, stays that word.
-fn assemble_or_keep(codec: &Codec, asm: &Assembler, arch: Arch, inst: &Instruction, controls: Word) -> Result<(usize, Word), AsmError> {
+/// [`assemble_flex`], where a text that reads as several words (nvdisasm prints each of
+/// them as the text) gives one: `controls` where it is one of them (the original word when
+/// patching, or a listing's `/* 0x… */` word), else the first in the assembler's order
+/// (codec order; operands nvdisasm leaves out taken for the later ones first), which is
+/// what ptxas writes in every such line of the corpus's cubins (IADD3's carry-out
+/// predicates, P before PT; BRA.U.ANY's first form): `asm` of a `disasm` listing gives
+/// back the cubin's words (`offline::asm_of_every_corpus_listing_gives_back_its_words`).
+pub fn assemble_one(codec: &Codec, asm: &Assembler, arch: Arch, inst: &Instruction, controls: Word) -> Result<(usize, Word), AsmError> {
     match assemble_flex(codec, asm, arch, inst, controls) {
-        Err(AsmError::Ambiguous { words, .. }) if words.contains(&controls) => codec
-            .find(arch, controls)
-            .map(|vi| (vi, controls))
-            .map_err(|_| AsmError::NoVariant { arch, mnemonic: inst.mnemonic.clone(), detail: String::new() }),
+        Err(AsmError::Ambiguous { words, keys, .. }) => {
+            let w = if words.contains(&controls) { controls } else { words[0] };
+            let vi = codec.index_of(&keys[words.iter().position(|&x| x == w).unwrap_or(0)], Some(arch));
+            vi.map(|vi| (vi, w)).ok_or_else(|| AsmError::NoVariant { arch, mnemonic: inst.mnemonic.clone(), detail: String::new() })
+        }
         r => r,
     }
 }

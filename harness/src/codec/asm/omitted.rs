@@ -11,7 +11,10 @@ pub(super) const PT: u8 = 7;
 /// operands and those the page says are left out at zero (`BRX R6` for `BRX PT, R6 0x0`),
 /// or with `general` also `R`, `UR` and `I` operands of one field (those the form's stored
 /// conventions leave out, where it has them); one reading per choice of which: two
-/// encodings may print alike.
+/// encodings may print alike. Readings that leave out later operands come first (for
+/// `IADD3 R0, P1, R2, R3, RZ ;`, P1 as the first carry and PT the second before the other
+/// way round): the first word of an ambiguous text is the one ptxas writes (see
+/// [`crate::listing::assemble_one`]).
 pub(super) fn with_omitted<'t>(form: &Form, inst: &InstRef<'t>, general: bool) -> Vec<Option<InstRef<'t>>> {
     let n = form.operands.len();
     let missing = n.saturating_sub(inst.operands.len());
@@ -20,7 +23,9 @@ pub(super) fn with_omitted<'t>(form: &Form, inst: &InstRef<'t>, general: bool) -
     }
     let cands = &form.omitted[usize::from(general)];
     let mut out = vec![];
-    for mask in 0u32..1 << cands.len().min(8) {
+    // Masks from the highest: a mask with later candidates left out before one with
+    // earlier ones (they have the same number left out).
+    for mask in (0u32..1 << cands.len().min(8)).rev() {
         if mask.count_ones() as usize != missing {
             continue;
         }
