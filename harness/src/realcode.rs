@@ -41,6 +41,9 @@ pub struct RealCodeReport {
     /// Agreeing words whose text several variants encode, this word among them: the text
     /// cannot say which (two forms nvdisasm prints alike), not a codec fault.
     pub asm_ambiguous: usize,
+    /// Of those, words that are the first reading: what `asm` gives for the text
+    /// ([`crate::listing::assemble_one`]), ptxas's choice where they are all.
+    pub asm_ambiguous_first: usize,
     /// Agreeing words whose text does not assemble: a codec bug if non-zero.
     pub asm_mismatch: usize,
     pub asm_failures: Vec<Example>,
@@ -425,6 +428,7 @@ impl Tally<'_> {
             }
             Err(asm::AsmError::Ambiguous { words, .. }) if words.contains(&w) => {
                 rep.asm_ambiguous += 1;
+                rep.asm_ambiguous_first += usize::from(words[0] == w);
                 None
             }
             Err(e) => Some(e.to_string()),
