@@ -153,8 +153,8 @@ fn fatbin<'b>(b: &'b [u8], at: usize, base: usize, budget: &mut u64, out: &mut V
 }
 
 /// The entry whose header is at `at` (its `offset` left 0, its `payload_at` within `b`),
-/// and where the next begins;
-/// `end`: where its fatbin ends; `budget`: the bytes compressed cubins may still inflate to.
+/// and where the next begins; `end`: where its fatbin ends; `budget`: the bytes compressed
+/// cubins may still inflate to.
 fn entry<'b>(b: &'b [u8], at: usize, end: usize, budget: &mut u64) -> Result<(Entry<'b>, usize), String> {
     // Header fields are read within the fatbin (`b[..end]`).
     let cut = || "an entry cut short in its header".to_string();
@@ -229,7 +229,7 @@ fn unlz4(packed: &[u8], size: u64) -> Result<Vec<u8>, String> {
         }
         let offset = usize::from(u16::from_le_bytes(le(packed, i).ok_or_else(|| bad("an offset cut short"))?));
         i += 2;
-        let len = lz4_length(packed, &mut i, usize::from(token & 15)).ok_or_else(|| bad("a length cut short"))? + 4;
+        let len = lz4_length(packed, &mut i, usize::from(token & 15)).ok_or_else(|| bad("a length cut short"))?.saturating_add(4);
         if offset == 0 || offset > out.len() || out.len() + len > size {
             return Err(bad(&format!("a match of {len} bytes {offset} back, at {} of {size} bytes", out.len())));
         }

@@ -26,8 +26,7 @@ pub type Patched = (Vec<u8>, Vec<(CubinAt, PatchStats)>);
 pub fn patch_fat(file: &str, bytes: &[u8], entries: &[Entry], listing_name: &str, parts: &[Part], patch_one: &mut PatchOne) -> Result<Patched, PatchError> {
     let targets = targets(file, entries, listing_name, parts)?;
     let (mut out, mut done, mut errors) = (bytes.to_vec(), vec![], vec![]);
-    for (e, part, line) in targets {
-        let Payload::Cubin(cubin) = &e.payload else { unreachable!("targets are cubins") };
+    for (e, cubin, part, line) in targets {
         let at = CubinAt { arch: e.arch, offset: e.offset };
         let (new, stats) = match patch_one(&at.name(file), cubin, &part.listing) {
             Ok(x) => x,
@@ -39,7 +38,12 @@ pub fn patch_fat(file: &str, bytes: &[u8], entries: &[Entry], listing_name: &str
         };
         match cubin {
             Cow::Borrowed(_) if new.len() == cubin.len() => out[e.payload_at..e.payload_at + new.len()].copy_from_slice(&new),
-            Cow::Borrowed(_) => unreachable!("a patched cubin keeps its size (cubin::patch_words)"),
+            // `disasm::patch` keeps the size (`cubin::patch_words`); another `patch_one` may not.
+            Cow::Borrowed(_) => {
+                let message = format!("patched, the SM{} cubin at byte {:#x} would change size ({} → {} bytes)", e.arch, e.offset, cubin.len(), new.len());
+                errors.push(InputError { file: listing_name.to_string(), line, message });
+                continue;
+            }
             Cow::Owned(_) if stats.changed == 0 => {}
             Cow::Owned(_) => {
                 let message = format!(
@@ -61,23 +65,28 @@ pub fn patch_fat(file: &str, bytes: &[u8], entries: &[Entry], listing_name: &str
     }
 }
 
-/// The cubin entry each part patches, with the line that names it (its heading, else its
-/// first instruction's); every part that names none, or one named before, is an error.
-fn targets<'e, 'b, 'p>(
-    file: &str,
-    entries: &'e [Entry<'b>],
-    listing_name: &str,
-    parts: &'p [Part],
-) -> Result<Vec<(&'e Entry<'b>, &'p Part, usize)>, PatchError> {
-    let cubins: Vec<&Entry> = entries.iter().filter(|e| matches!(e.payload, Payload::Cubin(_))).collect();
-    let list = cubins.iter().map(|e| format!("SM{} at byte {:#x}", e.arch, e.offset)).collect::<Vec<_>>().join(", ");
-    let (mut found, mut errors): (Vec<(&Entry, &Part, usize)>, Vec<InputError>) = (vec![], vec![]);
+/// What one part patches: the cubin's entry and bytes, the part, and the line that names
+/// the cubin (its heading, else its first instruction's).
+type Target<'e, 'b, 'p> = (&'e Entry<'b>, &'e Cow<'b, [u8]>, &'p Part, usize);
+
+/// The cubin each part patches; every part that names none, or one named before, is an
+/// error.
+fn targets<'e, 'b, 'p>(file: &str, entries: &'e [Entry<'b>], listing_name: &str, parts: &'p [Part]) -> Result<Vec<Target<'e, 'b, 'p>>, PatchError> {
+    let cubins: Vec<(&Entry, &Cow<[u8]>)> = entries
+        .iter()
+        .filter_map(|e| match &e.payload {
+            Payload::Cubin(c) => Some((e, c)),
+            Payload::Ptx => None,
+        })
+        .collect();
+    let list = cubins.iter().map(|(e, _)| format!("SM{} at byte {:#x}", e.arch, e.offset)).collect::<Vec<_>>().join(", ");
+    let (mut found, mut errors): (Vec<Target>, Vec<InputError>) = (vec![], vec![]);
     for p in parts {
         let line = p.cubin.map(|(_, l)| l).or_else(|| p.listing.items.first().map(|i| i.line)).unwrap_or(0);
-        let entry = match p.cubin {
+        let cubin = match p.cubin {
             Some((at, _)) => cubins
                 .iter()
-                .find(|e| e.offset == at.offset && e.arch == at.arch)
+                .find(|(e, _)| e.offset == at.offset && e.arch == at.arch)
                 .ok_or_else(|| format!("{file} has no SM{} cubin at byte {:#x} (its cubins: {list}): is the listing of another file?", at.arch, at.offset)),
             None if cubins.len() == 1 => Ok(&cubins[0]),
             None => Err(format!(
@@ -85,12 +94,12 @@ fn targets<'e, 'b, 'p>(
                 cubins.len()
             )),
         };
-        let entry = entry.and_then(|&e| match found.iter().find(|(f, _, _)| std::ptr::eq(*f, e)) {
-            Some((_, _, first)) => Err(format!("a second listing of the SM{} cubin at byte {:#x} (the first at line {first})", e.arch, e.offset)),
-            None => Ok(e),
+        let cubin = cubin.and_then(|&(e, c)| match found.iter().find(|(f, ..)| std::ptr::eq(*f, e)) {
+            Some((.., first)) => Err(format!("a second listing of the SM{} cubin at byte {:#x} (the first at line {first})", e.arch, e.offset)),
+            None => Ok((e, c)),
         });
-        match entry {
-            Ok(e) => found.push((e, p, line)),
+        match cubin {
+            Ok((e, c)) => found.push((e, c, p, line)),
             Err(message) => errors.push(InputError { file: listing_name.to_string(), line, message }),
         }
     }
@@ -119,6 +128,11 @@ mod tests {
         let changed = usize::from(!l.items.is_empty());
         out[0x100] ^= changed as u8;
         Ok((out, PatchStats { instructions: l.items.len(), changed }))
+    }
+
+    fn entries_of(bytes: &[u8]) -> Vec<Entry<'_>> {
+        let Ok(Contents::Fat(entries)) = contents(bytes) else { panic!("no entries") };
+        entries
     }
 
     fn parts(text: &str) -> Vec<Part> {
@@ -161,5 +175,11 @@ mod tests {
         assert_eq!(patch_fat("f", &packed, &entries, "l.sass", &parts(&listed), &mut flip).unwrap().0, packed);
         let Err(PatchError::Listing(errors)) = patch_fat("f", &packed, &entries, "l.sass", &parts(&format!("{listed}NOP ;\n")), &mut flip) else { panic!() };
         assert!(errors.len() == 1 && errors[0].line == 1 && errors[0].message.contains("is compressed"), "{errors:?}");
+        // A patch that would change a plain cubin's size is an error too, nothing spliced.
+        let mut longer = |_: &str, c: &[u8], _: &Listing| Ok(([c, &[0]].concat(), PatchStats::default()));
+        let Err(PatchError::Listing(errors)) = patch_fat("f", &bytes, &entries_of(&bytes), "l.sass", &parts(&format!("// {sm100}\n")), &mut longer) else {
+            panic!()
+        };
+        assert!(errors.len() == 1 && errors[0].line == 1 && errors[0].message.contains("would change size"), "{errors:?}");
     }
 }
