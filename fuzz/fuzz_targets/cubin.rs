@@ -3,13 +3,13 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use sass_harness::fatbin::{contents, Contents, Payload};
+use sass_harness::fatbin::{contents, Contents, Entry};
 
 fuzz_target!(|data: &[u8]| {
     let c = sass_harness_fuzz::builtin_codec();
     let found = contents(data);
     let cubins: Vec<&[u8]> = match &found {
-        Ok(Contents::Fat(entries)) => entries.iter().filter_map(|e| if let Payload::Cubin(b) = &e.payload { Some(b.as_ref()) } else { None }).collect(),
+        Ok(Contents::Fat(entries)) => entries.iter().filter_map(Entry::cubin).collect(),
         _ => vec![data],
     };
     for cubin in cubins {

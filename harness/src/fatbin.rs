@@ -56,6 +56,16 @@ pub struct Entry<'b> {
     pub payload: Payload<'b>,
 }
 
+impl Entry<'_> {
+    /// The cubin's bytes (inflated, if compressed), if the entry is a cubin.
+    pub fn cubin(&self) -> Option<&[u8]> {
+        match &self.payload {
+            Payload::Cubin(b) => Some(b),
+            Payload::Ptx => None,
+        }
+    }
+}
+
 /// An entry's payload as this reader takes it.
 #[derive(Debug, PartialEq, Eq)]
 pub enum Payload<'b> {
@@ -336,7 +346,7 @@ mod tests {
             theirs.sort();
             let bytes = read(name);
             let Ok(Contents::Fat(entries)) = contents(&bytes) else { panic!("{name}: no entries") };
-            let ours: Vec<&[u8]> = entries.iter().filter_map(|e| if let Payload::Cubin(b) = &e.payload { Some(b.as_ref()) } else { None }).collect();
+            let ours: Vec<&[u8]> = entries.iter().filter_map(Entry::cubin).collect();
             assert_eq!(ours.len(), theirs.len(), "{name}");
             for (k, (ours, (_, theirs))) in ours.iter().zip(&theirs).enumerate() {
                 assert!(*ours == theirs.as_slice(), "{name}: cubin {} differs from cuobjdump's", k + 1);

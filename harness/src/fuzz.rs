@@ -320,11 +320,7 @@ pub fn words(target: Target, codec: &Codec, data: &[u8]) -> Vec<Generated> {
         }
         // A cubin's words; a fatbin's or host file's, cubin by cubin (as the target reads them).
         Target::Cubin => match crate::fatbin::contents(data) {
-            Ok(crate::fatbin::Contents::Fat(entries)) => entries
-                .iter()
-                .filter_map(|e| if let crate::fatbin::Payload::Cubin(b) = &e.payload { Some(cubin_words(codec, b)) } else { None })
-                .flatten()
-                .collect(),
+            Ok(crate::fatbin::Contents::Fat(entries)) => entries.iter().filter_map(crate::fatbin::Entry::cubin).flat_map(|b| cubin_words(codec, b)).collect(),
             _ => cubin_words(codec, data),
         },
         Target::ParsePage => vec![],

@@ -481,14 +481,15 @@ fn assemble_item(codec: &Codec, asm: &Assembler, arch: Arch, listing: &Listing, 
 /// predicates, P before PT; BRA.U.ANY's first form): `asm` of a `disasm` listing gives
 /// back the cubin's words (`offline::asm_of_every_corpus_listing_gives_back_its_words`).
 pub fn assemble_one(codec: &Codec, asm: &Assembler, arch: Arch, inst: &Instruction, controls: Word) -> Result<(usize, Word), AsmError> {
-    match assemble_flex(codec, asm, arch, inst, controls) {
-        Err(AsmError::Ambiguous { words, keys, .. }) => {
-            let w = if words.contains(&controls) { controls } else { words[0] };
-            let vi = codec.index_of(&keys[words.iter().position(|&x| x == w).unwrap_or(0)], Some(arch));
-            vi.map(|vi| (vi, w)).ok_or_else(|| AsmError::NoVariant { arch, mnemonic: inst.mnemonic.clone(), detail: String::new() })
-        }
-        r => r,
-    }
+    assemble_flex(codec, asm, arch, inst, controls).or_else(|e| one_of(codec, arch, e, controls))
+}
+
+/// [`assemble_one`]'s choice, where `e` (an error of [`assemble_flex`]) is an ambiguity;
+/// any other error as it is.
+pub fn one_of(codec: &Codec, arch: Arch, e: AsmError, controls: Word) -> Result<(usize, Word), AsmError> {
+    let AsmError::Ambiguous { words, keys, .. } = &e else { return Err(e) };
+    let k = words.iter().position(|&x| x == controls).unwrap_or(0);
+    codec.index_of(&keys[k], Some(arch)).map(|vi| (vi, words[k])).ok_or(e)
 }
 
 fn asm_message(e: &AsmError, text: &str) -> String {

@@ -92,12 +92,15 @@ pub fn asm(sp: &[PathBuf], arch: u32, file: Option<&Path>, text: Option<&str>) -
             let inst = crate::sass::parse_instruction(t).map_err(|e| format!("{no_file}'{t}': {e}"))?;
             let asm = codec::asm::Assembler::new(&c);
             // A text nvdisasm prints alike for several words gives the first (as ptxas
-            // writes it), and says so.
-            if let Err(codec::asm::AsmError::Ambiguous { words, keys, .. }) = listing::assemble_flex(&c, &asm, a, &inst, crate::word::Word::ZERO) {
-                let all: Vec<String> = words.iter().zip(&keys).map(|(w, k)| format!("{w} {k}")).collect();
-                eprintln!("note: {} words print as this text ({}); the first, as ptxas writes such texts", words.len(), all.join(", "));
-            }
-            let (vi, w) = listing::assemble_one(&c, &asm, a, &inst, crate::word::Word::ZERO).map_err(|e| format!("{no_file}{e}"))?;
+            // writes it: `listing::assemble_one`), and says so.
+            let found = listing::assemble_flex(&c, &asm, a, &inst, crate::word::Word::ZERO).or_else(|e| {
+                if let codec::asm::AsmError::Ambiguous { words, keys, .. } = &e {
+                    let all: Vec<String> = words.iter().zip(keys).map(|(w, k)| format!("{w} {k}")).collect();
+                    eprintln!("note: {} words print as this text ({}); the first, as ptxas writes such texts", words.len(), all.join(", "));
+                }
+                listing::one_of(&c, a, e, crate::word::Word::ZERO)
+            });
+            let (vi, w) = found.map_err(|e| format!("{no_file}{e}"))?;
             println!("{}  {}", w, c.variant(vi).key);
             return Ok(());
         }
