@@ -6,8 +6,9 @@
 //! nvdisasm prints as `/*0010*/`. Nothing here panics on malformed input: every failure is
 //! a [`CubinError`].
 
+pub use crate::reloc::Relocation;
 use crate::word::Word;
-use object::read::elf::{FileHeader, SectionHeader, Sym};
+use object::read::elf::{FileHeader, Rel, Rela, SectionHeader, Sym};
 use object::{elf, Endianness, FileKind};
 
 /// Bytes per instruction word (Volta and later).
@@ -83,7 +84,7 @@ fn code_sections_of<Elf: FileHeader<Endian = Endianness>>(data: &[u8]) -> Result
     let mut out = Vec::new();
     for (index, sh) in table.iter().enumerate() {
         let name = String::from_utf8_lossy(table.section_name(endian, sh)?).into_owned();
-        let (file_offset, size) = sh.file_range(endian).unwrap_or((0, 0));
+        let (file_offset, size) = if occupies_file(sh.sh_type(endian)) { sh.file_range(endian).unwrap_or((0, 0)) } else { (0, 0) };
         let inside = file_offset.checked_add(size).is_some_and(|end| end <= data.len() as u64);
         if !inside {
             return Err(CubinError::SectionOutsideFile { section: name, offset: file_offset, size, len: data.len() });
@@ -99,6 +100,16 @@ fn code_sections_of<Elf: FileHeader<Endian = Endianness>>(data: &[u8]) -> Result
         out.push(CodeSection { index, name, file_offset, size });
     }
     Ok(out)
+}
+
+/// `SHT_CUDA_SHARED` and `SHT_CUDA_RESERVED_SHARED` (nvdisasm's names): shared memory,
+/// which a relocatable cubin (`ptxas -c`) lists with a size and no bytes in the file, as
+/// `SHT_NOBITS` (an executable cubin's type for it).
+const SHT_CUDA_SHARED: [u32; 2] = [0x7000_000a, 0x7000_0015];
+
+/// Whether a section of type `sh_type` has bytes in the file.
+fn occupies_file(sh_type: u32) -> bool {
+    sh_type != elf::SHT_NOBITS && !SHT_CUDA_SHARED.contains(&sh_type)
 }
 
 /// The SM architecture a cubin is built for (90 for `sm_90`, `sm_90a`), from its ELF
@@ -129,23 +140,30 @@ fn arch_of<Elf: FileHeader<Endian = Endianness>>(data: &[u8]) -> Result<u32, Cub
     Ok(sm)
 }
 
-/// A code section: its name (`.text.<function>`), its words in address order and the
-/// function symbols defined in it, (offset, name) sorted.
+/// A code section: its name (`.text.<function>`), its words in address order, the
+/// function symbols defined in it, (offset, name) sorted, and (in a relocatable cubin)
+/// its relocations, by offset.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CodeSectionWords {
     pub name: String,
+    /// Its index in the section table (what a symbol's section names).
+    pub index: usize,
     pub words: Vec<Word>,
     pub symbols: Vec<(u64, String)>,
+    pub relocations: Vec<Relocation>,
+    /// Whether the file is relocatable ([`is_relocatable`]).
+    pub relocatable: bool,
 }
 
 /// Every code section with its words and function symbols, in file order (a zero-length
 /// one has no words).
 pub fn code_section_words(cubin: &[u8]) -> Result<Vec<CodeSectionWords>, CubinError> {
-    let mut symbols = match FileKind::parse(cubin) {
-        Ok(FileKind::Elf64) => function_symbols::<elf::FileHeader64<Endianness>>(cubin)?,
-        Ok(FileKind::Elf32) => function_symbols::<elf::FileHeader32<Endianness>>(cubin)?,
+    let (mut symbols, mut relocations) = match FileKind::parse(cubin) {
+        Ok(FileKind::Elf64) => (function_symbols::<elf::FileHeader64<Endianness>>(cubin)?, relocations::<elf::FileHeader64<Endianness>>(cubin)?),
+        Ok(FileKind::Elf32) => (function_symbols::<elf::FileHeader32<Endianness>>(cubin)?, relocations::<elf::FileHeader32<Endianness>>(cubin)?),
         _ => return Err(CubinError::NotElf { len: cubin.len() }),
     };
+    let relocatable = is_relocatable(cubin)?;
     let mut out = vec![];
     for s in code_sections(cubin)? {
         // code_sections checked that the range lies inside the file, so these fit usize.
@@ -154,7 +172,9 @@ pub fn code_section_words(cubin: &[u8]) -> Result<Vec<CodeSectionWords>, CubinEr
         let words = bytes.chunks_exact(WORD_BYTES as usize).map(|c| Word::from_le_bytes(c.try_into().expect("16 bytes"))).collect();
         let mut mine: Vec<(u64, String)> = symbols.remove(&s.index).unwrap_or_default();
         mine.sort();
-        out.push(CodeSectionWords { name: s.name, words, symbols: mine });
+        let mut relocations = relocations.remove(&s.index).unwrap_or_default();
+        relocations.sort_by_key(|r| r.offset);
+        out.push(CodeSectionWords { name: s.name, index: s.index, words, symbols: mine, relocations, relocatable });
     }
     Ok(out)
 }
@@ -175,6 +195,47 @@ fn function_symbols<Elf: FileHeader<Endian = Endianness>>(data: &[u8]) -> Result
         out.entry(usize::from(sym.st_shndx(endian))).or_default().push((sym.st_value(endian).into(), name));
     }
     Ok(out)
+}
+
+/// The relocations of each section (by its index) that `SHT_RELA` and `SHT_REL` sections
+/// apply to (their `sh_info`), their symbols read from the symbol table. A relocation
+/// naming no symbol of the table is an error; an executable cubin has none.
+fn relocations<Elf: FileHeader<Endian = Endianness>>(data: &[u8]) -> Result<std::collections::HashMap<usize, Vec<Relocation>>, CubinError> {
+    let header = Elf::parse(data)?;
+    let endian = header.endian()?;
+    let table = header.sections(endian, data)?;
+    let syms = table.symbols(endian, data, elf::SHT_SYMTAB)?;
+    let mut out: std::collections::HashMap<usize, Vec<Relocation>> = std::collections::HashMap::new();
+    for sh in table.iter() {
+        let mut entries: Vec<(u64, u32, u32, i64)> = vec![];
+        if let Some((rela, _)) = sh.rela(endian, data)? {
+            entries.extend(rela.iter().map(|r| (r.r_offset(endian).into(), r.r_sym(endian, false), r.r_type(endian, false), r.r_addend(endian).into())));
+        } else if let Some((rel, _)) = sh.rel(endian, data)? {
+            entries.extend(rel.iter().map(|r| (r.r_offset(endian).into(), r.r_sym(endian), r.r_type(endian), 0)));
+        }
+        for (offset, sym, kind, addend) in entries {
+            let s = syms.symbol(object::SymbolIndex(sym as usize))?;
+            let symbol = String::from_utf8_lossy(syms.symbol_name(endian, s)?).into_owned();
+            let (function, symbol_section, symbol_value) = (s.st_type() == elf::STT_FUNC, usize::from(s.st_shndx(endian)), s.st_value(endian).into());
+            let r = Relocation { offset, kind, symbol, function, symbol_section, symbol_value, addend };
+            out.entry(sh.sh_info(endian) as usize).or_default().push(r);
+        }
+    }
+    Ok(out)
+}
+
+/// Whether the cubin is relocatable (`ET_REL`: `ptxas -c`, `-rdc=true` builds), whose
+/// relocated operands nvdisasm prints as symbols.
+pub fn is_relocatable(cubin: &[u8]) -> Result<bool, CubinError> {
+    fn of<Elf: FileHeader<Endian = Endianness>>(data: &[u8]) -> Result<bool, CubinError> {
+        let header = Elf::parse(data)?;
+        Ok(header.e_type(header.endian()?) == elf::ET_REL)
+    }
+    match FileKind::parse(cubin) {
+        Ok(FileKind::Elf64) => of::<elf::FileHeader64<Endianness>>(cubin),
+        Ok(FileKind::Elf32) => of::<elf::FileHeader32<Endianness>>(cubin),
+        _ => Err(CubinError::NotElf { len: cubin.len() }),
+    }
 }
 
 /// A copy of `cubin` with every `(section, offset, word)` patched in (see [`patch_word`]);
@@ -410,6 +471,33 @@ mod tests {
             out.push((ptx, arch, cubin));
         }
         (dir, out)
+    }
+
+    /// A relocatable cubin's code sections carry their relocations, by offset, with their
+    /// symbols and addends (as `readelf -r` lists them); shared memory, which such a cubin
+    /// lists with a size and no bytes in the file, is no error.
+    #[test]
+    fn a_relocatable_cubins_relocations_are_read() {
+        let dir = scratch("relocatable");
+        let ptx = crate::oracle::tools::repo_root().join("corpus/ptx-rdc/pointers_and_constants.ptx");
+        let bytes = std::fs::read(ptxas::compile_relocatable(&ptxas(), &ptx, "sm_90", &dir).unwrap_or_else(|e| panic!("{e}"))).unwrap();
+        assert!(is_relocatable(&bytes).unwrap());
+        let sections = code_section_words(&bytes).unwrap();
+        let kern = sections.iter().find(|s| s.name == ".text.kern2").unwrap();
+        assert!(kern.relocatable && kern.relocations.windows(2).all(|w| w[0].offset <= w[1].offset));
+        let seen: Vec<(u32, &str, i64)> = kern.relocations.iter().map(|r| (r.kind, r.symbol.as_str(), r.addend)).collect();
+        for want in [(0x38, "garr", 0), (0x39, "garr", 0), (0x37, "$__sbuf__24", 0), (0x42, "ctab", 8), (0x70, "local_fn", 0), (0x72, "__UFT_OFFSET", 0)] {
+            assert!(seen.contains(&want), "{want:?} not in {seen:?}");
+        }
+        let ret = kern.relocations.iter().find(|r| r.kind == 0x38 && r.symbol == "kern2").expect("the return address");
+        assert!(ret.function && ret.symbol_section == kern.index && ret.addend > 0);
+        let shared = crate::oracle::tools::repo_root().join("corpus/ptx/shared_tile.ptx");
+        let bytes = std::fs::read(ptxas::compile_relocatable(&ptxas(), &shared, "sm_90", &dir).unwrap_or_else(|e| panic!("{e}"))).unwrap();
+        assert!(code_section_words(&bytes).is_ok_and(|s| s.iter().all(|s| s.relocatable)));
+        let (_, plain) = compile_one("relocatable-not", "saxpy.ptx", "sm_90");
+        assert!(!is_relocatable(&plain).unwrap());
+        assert!(code_section_words(&plain).unwrap().iter().all(|s| s.relocations.is_empty() && !s.relocatable));
+        let _ = std::fs::remove_dir_all(dir);
     }
 
     fn compile_one(tag: &str, name: &str, arch: &str) -> (PathBuf, Vec<u8>) {

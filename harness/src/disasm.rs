@@ -7,10 +7,12 @@
 //! (nvdisasm numbers the labels that only its `.nv.info` attributes define, exits and
 //! indirect-branch targets, after these, so they are left out: only instruction text is
 //! meant to match). Targets outside the section print as absolute addresses. A word no
-//! variant decodes prints as `UNDECODED 0x<word> ;`, which `asm` reads back.
+//! variant decodes prints as `UNDECODED 0x<word> ;`, which `asm` reads back. In a
+//! relocatable cubin, relocated operands print as nvdisasm prints them (`32@lo(garr)`,
+//! `` `(f)``: see [`crate::reloc`]), and the labels they define are numbered first.
 
 use crate::codec::{self, Codec};
-use crate::cubin::{self, CodeSectionWords, CubinError};
+use crate::cubin::{self, CodeSectionWords, CubinError, Relocation};
 use crate::listing::{self, InputError, Listing, RAW_MNEMONIC};
 use crate::sass::{Body, Instruction};
 use crate::spec::Arch;
@@ -110,6 +112,9 @@ struct Decoded {
     inst: Option<Printed>,
     /// (index into `inst.operands`, absolute target).
     targets: Vec<(usize, i128)>,
+    /// Its targets print as offsets from the next instruction, `` `(((T - .) - 0x10))``:
+    /// BRX's in a relocatable cubin (see [`brx_target`]).
+    from_next: bool,
 }
 
 /// A decoded word's text: an instruction whose branch targets labels may replace, or, for a
@@ -124,8 +129,9 @@ enum Printed {
 /// give the labels nvdisasm numbers from `.nv.info` and BRX's branch-target annotation.
 pub fn disassemble(codec: &Codec, arch: Arch, sections: &[CodeSectionWords], infos: &[cubin::InfoOffsets], out: &mut impl Write) -> io::Result<DisasmStats> {
     let printer = codec::Printer::new(codec);
-    let decoded: Vec<Vec<Decoded>> = sections.iter().map(|s| decode_section(&printer, codec, arch, &s.words)).collect();
-    let mut labels = number_labels(sections, &decoded);
+    let relocated = relocation_labels(sections);
+    let decoded: Vec<Vec<Decoded>> = sections.iter().map(|s| decode_section(&printer, codec, arch, s, &|r| relocated.target(sections, r))).collect();
+    let mut labels = number_labels(sections, &decoded, relocated.labels.clone());
     for (si, info) in infos.iter().enumerate() {
         for &o in &info.offsets {
             let n = labels.len();
@@ -135,7 +141,7 @@ pub fn disassemble(codec: &Codec, arch: Arch, sections: &[CodeSectionWords], inf
     let symbols: Vec<HashMap<u64, &str>> = sections.iter().map(|s| s.symbols.iter().map(|(a, n)| (*a, n.as_str())).collect()).collect();
     let mut stats = DisasmStats { sections: sections.len(), ..Default::default() };
     for (si, (s, ds)) in sections.iter().zip(&decoded).enumerate() {
-        let texts: Vec<String> = ds.iter().map(|d| d.inst.as_ref().map(|p| labelled(p, &d.targets, si, &labels, &symbols[si])).unwrap_or_default()).collect();
+        let texts: Vec<String> = ds.iter().map(|d| labelled(d, s, si, &labels, &symbols[si])).collect();
         let annotations = annotations(infos.get(si), si, &labels, &texts);
         writeln!(out, "\t.section\t{},\"ax\",@progbits", s.name)?;
         writeln!(out, "{}:", s.name)?;
@@ -162,10 +168,14 @@ pub fn disassemble(codec: &Codec, arch: Arch, sections: &[CodeSectionWords], inf
 
 /// The symbols and the label defined at `addr`, one line each.
 fn write_labels(out: &mut impl Write, s: &CodeSectionWords, si: usize, addr: u64, labels: &HashMap<(usize, u64), usize>) -> io::Result<()> {
+    let mut named = false;
     for (_, name) in s.symbols.iter().filter(|(a, _)| *a == addr) {
         writeln!(out, "{name}:")?;
+        named = true;
     }
-    if let Some(n) = labels.get(&(si, addr)) {
+    // A symbol's place takes no label line even where a number was spent on it (BRX's
+    // target in a relocatable cubin, as nvdisasm lists it).
+    if let Some(n) = labels.get(&(si, addr)).filter(|_| !named) {
         writeln!(out, ".L_x_{n}:")?;
     }
     Ok(())
@@ -204,23 +214,38 @@ fn line(addr: u64, text: &str) -> String {
     format!("        /*{addr:04x}*/{pred:>19}{rest}")
 }
 
-fn decode_section(printer: &codec::Printer, codec: &Codec, arch: Arch, words: &[Word]) -> Vec<Decoded> {
-    words.iter().enumerate().map(|(i, &w)| decode_word(printer, codec, arch, w, 16 * i as u64)).collect()
+/// Decodes a section's words; `target` gives a relocation's target as nvdisasm prints it.
+fn decode_section(printer: &codec::Printer, codec: &Codec, arch: Arch, s: &CodeSectionWords, target: &dyn Fn(&Relocation) -> String) -> Vec<Decoded> {
+    let mut relocations = s.relocations.iter().peekable();
+    let mut out = Vec::with_capacity(s.words.len());
+    for (i, &w) in s.words.iter().enumerate() {
+        let addr = 16 * i as u64;
+        let mut mine = vec![];
+        while let Some(r) = relocations.next_if(|r| r.offset < addr + 16) {
+            mine.extend((r.offset >= addr).then_some(r));
+        }
+        let d = match mine.is_empty() {
+            true => decode_word(printer, codec, arch, w, addr),
+            false => decode_relocated(printer, codec, arch, w, &mine, target).unwrap_or_else(|| decode_word(printer, codec, arch, w, addr)),
+        };
+        out.push(if s.relocatable { brx_target(d, addr) } else { d });
+    }
+    out
 }
 
 /// Decodes and prints a word at `addr`, its branch targets made absolute.
 fn decode_word(printer: &codec::Printer, codec: &Codec, arch: Arch, w: Word, addr: u64) -> Decoded {
-    let Ok((vi, vals)) = codec.decode(arch, w) else { return Decoded { inst: None, targets: vec![] } };
+    let Ok((vi, vals)) = codec.decode(arch, w) else { return Decoded { inst: None, targets: vec![], from_next: false } };
     let v = codec.variant(vi);
     let form_targets = v.target_operands();
     if form_targets.is_empty() {
         let mut text = String::new();
         printer.print_word_into(vi, &vals, w, &mut text);
-        return Decoded { inst: Some(Printed::Text(text)), targets: vec![] };
+        return Decoded { inst: Some(Printed::Text(text)), targets: vec![], from_next: false };
     }
     let mut inst = printer.print_word(vi, &vals, w);
     if codec::conventions::target_is_absolute(&inst.to_string()) {
-        return Decoded { inst: Some(Printed::Inst(inst)), targets: vec![] };
+        return Decoded { inst: Some(Printed::Inst(inst)), targets: vec![], from_next: false };
     }
     // The codec prints targets as if the word sat at 0; nvdisasm adds the address. Targets
     // count from the end: predicates before them may be left out (`BRA` for `BRA PT, …`).
@@ -233,19 +258,140 @@ fn decode_word(printer: &codec::Printer, codec: &Codec, arch: Arch, w: Word, add
             targets.push((k, *value));
         }
     }
-    Decoded { inst: Some(Printed::Inst(inst)), targets }
+    Decoded { inst: Some(Printed::Inst(inst)), targets, from_next: false }
+}
+
+/// BRX's target in a relocatable cubin: nvdisasm 13.5 prints its offset (from the next
+/// instruction to the start of its jump table's code, the section's start in ptxas's
+/// code) as `` `(((.text.k - .) - 0x10))``, and numbers a label for it among the branch
+/// targets, where an executable cubin's listing prints the number (`BRX R6 -0x120`).
+fn brx_target(d: Decoded, addr: u64) -> Decoded {
+    let inst = match &d.inst {
+        Some(Printed::Text(t)) if t.starts_with("BRX ") || t.contains(" BRX ") => crate::sass::parse_instruction(t).ok(),
+        Some(Printed::Inst(i)) if i.mnemonic == "BRX" => Some(i.clone()),
+        _ => None,
+    };
+    let Some(inst) = inst.filter(|_| d.targets.is_empty()) else { return d };
+    match inst.operands.last().map(|o| &o.body) {
+        Some(&Body::Imm { value }) => {
+            let targets = vec![(inst.operands.len() - 1, value + i128::from(addr) + 16)];
+            Decoded { inst: Some(Printed::Inst(inst)), targets, from_next: true }
+        }
+        _ => d,
+    }
+}
+
+/// A word with relocations, its relocated operands printed as nvdisasm prints them
+/// (`32@lo(garr)`, `` `(f)``, `` c[R0+`(X)]``); `None` where the word does not decode or
+/// a relocation's operand is not found (the word then prints as it is).
+///
+/// The operand a relocation patches is the one that prints the field at its first bit:
+/// the word is printed with that field at 1 and at 2, and the operand whose text differs
+/// is it (an operand nvdisasm leaves out at zero, `CALL.ABS.NOINC R6`'s target, then
+/// shows, as it does relocated: `` CALL.ABS.NOINC R6 `(__UFT_OFFSET)``).
+fn decode_relocated(
+    printer: &codec::Printer,
+    codec: &Codec,
+    arch: Arch,
+    w: Word,
+    relocations: &[&Relocation],
+    target: &dyn Fn(&Relocation) -> String,
+) -> Option<Decoded> {
+    let (vi, mut vals) = codec.decode(arch, w).ok()?;
+    let v = codec.variant(vi);
+    let mut replaced = vec![];
+    for r in relocations {
+        let bit = r.bit()?;
+        // The field starting there, else the one holding it (CALL.ABS's target: its
+        // lowest bits are not in the word, `R_CUDA_ABS55_16_34` starts at its bit 34).
+        let at = |f: &crate::spec::Field| f.bits.first() == Some(&(bit as u8));
+        let f = v.fields.iter().position(at).or_else(|| v.fields.iter().position(|f| f.bits.contains(&(bit as u8))))?;
+        let print_at = |x: u64| {
+            let mut probe = vals;
+            probe.set(f, x);
+            printer.print_word(vi, &probe, w)
+        };
+        let (one, two) = (print_at(1), print_at(2));
+        let k = (0..one.operands.len()).find(|&k| one.operands.get(k) != two.operands.get(k))?;
+        vals.set(f, 1);
+        replaced.push((k, *r));
+    }
+    let mut inst = printer.print_word(vi, &vals, w);
+    for (k, r) in replaced {
+        let x = target(r);
+        let text = match r.immediate_with(&x) {
+            Some(t) => t,
+            None => const_text(&inst.operands.get(k)?.to_string(), &x)?,
+        };
+        let joined = inst.operands.get(k)?.joined;
+        inst.operands[k] = crate::sass::Operand { joined, ..crate::sass::Operand::new(Body::Other { text }) };
+    }
+    Some(Decoded { inst: Some(Printed::Inst(inst)), targets: vec![], from_next: false })
+}
+
+/// A relocated constant operand: `c[0x2][R0+0x4]` with the relocation's target `x`
+/// (`(ctab + 0x8)`) is `` c[R0+`((ctab + 0x8))]``: the bank and offset are the linker's,
+/// the registers other than RZ and URZ stay (SM100's `LDCU UR6, c[0x3][URZ]` is
+/// `` LDCU UR6, c[`((ctab + 0x8))]``).
+fn const_text(printed: &str, x: &str) -> Option<String> {
+    let inner = printed.strip_prefix("c[")?.split_once("][")?.1.strip_suffix(']')?;
+    let kept = |p: &&str| !p.trim_start_matches('-').starts_with("0x") && !matches!(*p, "RZ" | "URZ");
+    let mut parts: Vec<&str> = inner.split('+').filter(kept).collect();
+    let x = format!("`({x})");
+    parts.push(&x);
+    Some(format!("c[{}]", parts.join("+")))
+}
+
+/// The labels relocations define, (section index, address) → N: a function's address
+/// plus an offset into its code (a return address, `32@lo((k + .L_x_0@srel))`), numbered
+/// before any branch target, in order of the relocations' places over the sections.
+struct RelocationLabels {
+    labels: HashMap<(usize, u64), usize>,
+}
+
+fn relocation_labels(sections: &[CodeSectionWords]) -> RelocationLabels {
+    let mut labels = HashMap::new();
+    for s in sections {
+        for r in &s.relocations {
+            if let Some(at) = label_place(sections, r) {
+                let n = labels.len();
+                labels.entry(at).or_insert(n);
+            }
+        }
+    }
+    RelocationLabels { labels }
+}
+
+/// Where a relocation points inside a code section, if it needs a label there: a
+/// function symbol plus a nonzero offset that no symbol names.
+fn label_place(sections: &[CodeSectionWords], r: &Relocation) -> Option<(usize, u64)> {
+    if !r.function || r.addend == 0 {
+        return None;
+    }
+    let si = sections.iter().position(|s| s.index == r.symbol_section)?;
+    let at = r.symbol_value.checked_add_signed(r.addend)?;
+    let named = sections[si].symbols.iter().any(|(a, _)| *a == at);
+    (!named && at <= 16 * sections[si].words.len() as u64).then_some((si, at))
+}
+
+impl RelocationLabels {
+    /// A relocation's target as nvdisasm prints it (see [`Relocation::target`]).
+    fn target(&self, sections: &[CodeSectionWords], r: &Relocation) -> String {
+        r.target(label_place(sections, r).and_then(|at| self.labels.get(&at).copied()))
+    }
 }
 
 /// Label numbers of in-section targets, (section index, address) → N, in order of first
-/// reference over all sections' instructions, as nvdisasm numbers them.
-fn number_labels(sections: &[CodeSectionWords], decoded: &[Vec<Decoded>]) -> HashMap<(usize, u64), usize> {
-    let mut labels = HashMap::new();
+/// reference over all sections' instructions, as nvdisasm numbers them, after those
+/// relocations define (`labels`).
+fn number_labels(sections: &[CodeSectionWords], decoded: &[Vec<Decoded>], mut labels: HashMap<(usize, u64), usize>) -> HashMap<(usize, u64), usize> {
     for (si, (s, ds)) in sections.iter().zip(decoded).enumerate() {
         let size = 16 * s.words.len() as i128;
         for d in ds {
             for &(_, t) in &d.targets {
-                // A function symbol names its address itself and takes no number.
-                let named = s.symbols.iter().any(|(a, _)| i128::from(*a) == t);
+                // A function symbol names its address itself and takes no number (BRX's
+                // target in a relocatable cubin takes one all the same).
+                let named = s.symbols.iter().any(|(a, _)| i128::from(*a) == t) && !d.from_next;
                 if (0..=size).contains(&t) && !named {
                     let n = labels.len();
                     labels.entry((si, t as u64)).or_insert(n);
@@ -257,20 +403,24 @@ fn number_labels(sections: &[CodeSectionWords], decoded: &[Vec<Decoded>]) -> Has
 }
 
 /// A word's text, its in-section targets as `` `(SYMBOL)`` or `` `(.L_x_N)``.
-fn labelled(p: &Printed, targets: &[(usize, i128)], si: usize, labels: &HashMap<(usize, u64), usize>, symbols: &HashMap<u64, &str>) -> String {
-    let inst = match p {
-        Printed::Text(t) => return t.clone(),
-        Printed::Inst(i) => i,
+/// (`d` a word of section `s`, number `si`; empty for a word that does not decode.)
+fn labelled(d: &Decoded, s: &CodeSectionWords, si: usize, labels: &HashMap<(usize, u64), usize>, symbols: &HashMap<u64, &str>) -> String {
+    let inst = match &d.inst {
+        None => return String::new(),
+        Some(Printed::Text(t)) => return t.clone(),
+        Some(Printed::Inst(i)) => i,
     };
     let mut out = inst.clone();
-    for &(k, t) in targets {
+    for &(k, t) in &d.targets {
         let Ok(t) = u64::try_from(t) else { continue };
         let name = match (symbols.get(&t), labels.get(&(si, t))) {
+            _ if d.from_next && t == 0 => s.name.clone(),
             (Some(s), _) => s.to_string(),
             (None, Some(n)) => format!(".L_x_{n}"),
             (None, None) => continue,
         };
-        out.operands[k].body = Body::Other { text: format!("`({name})") };
+        let text = if d.from_next { format!("`((({name} - .) - 0x10))") } else { format!("`({name})") };
+        out.operands[k].body = Body::Other { text };
     }
     out.to_string()
 }
@@ -290,6 +440,18 @@ pub enum PatchError {
     /// No spec for the cubin's architecture (a fatbin's cubins each need their own).
     #[error("{cubin}: {message}")]
     Spec { cubin: String, message: String },
+}
+
+/// Each instruction's text as `disasm` lists the cubin's `sections`, by (section, address).
+fn own_texts<'s>(codec: &Codec, arch: Arch, sections: &'s [CodeSectionWords]) -> HashMap<(&'s str, u64), String> {
+    let mut out = vec![];
+    // Labels and annotations need not be known here: only instruction texts are compared.
+    if disassemble(codec, arch, sections, &[], &mut out).is_err() {
+        return HashMap::new();
+    }
+    let Ok(own) = listing::read_listing("disasm", out.as_slice()) else { return HashMap::new() };
+    let name = |it: &listing::Item| sections.iter().find(|s| Some(s.name.as_str()) == it.section.as_deref()).map(|s| s.name.as_str());
+    own.items.iter().filter_map(|it| Some(((name(it)?, it.addr), it.text.clone()))).collect()
 }
 
 /// What a patch changed.
@@ -329,16 +491,22 @@ pub fn patch(codec: &Codec, cubin_name: &str, cubin: &[u8], listing_name: &str, 
         }
     }
     let index: HashMap<(usize, u64), Word> = listing.items.iter().zip(&originals).map(|(it, w)| ((it.line, it.addr), *w)).collect();
-    let words = listing::assemble_listing(codec, arch, listing_name, listing, &|it| index.get(&(it.line, it.addr)).copied().unwrap_or(Word::ZERO));
-    let words = match words {
-        Ok(w) if errors.is_empty() => w,
-        Ok(_) => return Err(PatchError::Listing(errors)),
-        Err(mut e) => {
-            errors.append(&mut e);
-            errors.sort_by_key(|e| e.line);
-            return Err(PatchError::Listing(errors));
+    let assembled = listing::assemble_items(codec, arch, listing_name, listing, &|it| index.get(&(it.line, it.addr)).copied().unwrap_or(Word::ZERO));
+    let unedited = own_texts(codec, arch, &sections);
+    let mut words = Vec::with_capacity(assembled.len());
+    for ((it, w), orig) in listing.items.iter().zip(assembled).zip(&originals) {
+        match w {
+            Ok(w) => words.push(w),
+            // A line no word reads as (a relocated operand, `32@lo(g)`, whose value the
+            // linker writes) stays the word it is where it reads as `disasm` lists it.
+            Err(_) if unedited.get(&(it.section.as_deref().unwrap_or_default(), it.addr)) == Some(&it.text) => words.push(*orig),
+            Err(e) => errors.push(e),
         }
-    };
+    }
+    if !errors.is_empty() {
+        errors.sort_by_key(|e| e.line);
+        return Err(PatchError::Listing(errors));
+    }
     let mut patches = vec![];
     for ((it, w), orig) in listing.items.iter().zip(words).zip(&originals) {
         if w != *orig {

@@ -80,7 +80,7 @@ pub enum Payload<'b> {
 pub enum FatbinError {
     #[error("not a cubin, a fatbin or a program with embedded fatbins (no ELF or fatbin magic)")]
     Unknown,
-    #[error("an ELF file for machine {machine} (not a cubin) without a .nv_fatbin section")]
+    #[error("an ELF file for machine {machine} (not a cubin) without a .nv_fatbin or __nv_relfatbin section")]
     NoFatbin { machine: u16 },
     #[error("an ELF file whose section table cannot be read: {0}")]
     Elf(String),
@@ -110,14 +110,16 @@ fn elf_machine(bytes: &[u8]) -> Option<u16> {
     bytes.get(18..20).map(|b| u16::from_le_bytes([b[0], b[1]]))
 }
 
-/// The `.nv_fatbin` section of a host ELF file (64-bit little-endian, as nvcc makes them).
+/// The section of a host ELF file (64-bit little-endian, as nvcc makes them) that holds
+/// its fatbins: `.nv_fatbin`, or `__nv_relfatbin` in an object built with `-rdc=true`
+/// (relocatable cubins, for the device link).
 fn embedded(bytes: &[u8]) -> Result<Option<&[u8]>, FatbinError> {
     let bad = |e: object::Error| FatbinError::Elf(e.to_string());
     let header = elf::FileHeader64::<Endianness>::parse(bytes).map_err(bad)?;
     let endian = header.endian().map_err(bad)?;
     let sections = header.sections(endian, bytes).map_err(bad)?;
     for s in sections.iter() {
-        if sections.section_name(endian, s).map_err(bad)? == b".nv_fatbin" {
+        if [&b".nv_fatbin"[..], b"__nv_relfatbin"].contains(&sections.section_name(endian, s).map_err(bad)?) {
             return s.data(endian, bytes).map(Some).map_err(bad);
         }
     }
@@ -302,6 +304,11 @@ mod tests {
         assert_eq!(kinds(&read("atomics_global.compressed.fatbin")), [(90, 'z'), (100, 'z')]);
         assert_eq!(kinds(&read("atomics_global.lz4.fatbin")), [(90, 'z'), (100, 'z')]);
         assert_eq!(kinds(&read("host.o")), [(90, 'c'), (100, 'c'), (120, 'c'), (120, 'p')]);
+        // -rdc=true: the fatbin is in `__nv_relfatbin`, its cubin relocatable.
+        let rdc = read("rdc_host.o");
+        assert_eq!(kinds(&rdc), [(90, 'z'), (90, 'p')]);
+        let Ok(Contents::Fat(entries)) = contents(&rdc) else { panic!("no fatbin entries") };
+        assert!(crate::cubin::is_relocatable(entries[0].cubin().unwrap()).unwrap());
         let cubin = std::fs::read(repo_root().join("corpus/fuzz/cubin/saxpy_sm90.cubin")).unwrap();
         assert_eq!(contents(&cubin), Ok(Contents::Cubin));
         assert_eq!(contents(b"not a binary at all"), Err(FatbinError::Unknown));

@@ -92,6 +92,8 @@ pub mod output;
 #[forbid(unsafe_code)]
 pub mod realcode;
 #[forbid(unsafe_code)]
+pub mod reloc;
+#[forbid(unsafe_code)]
 pub mod report;
 // Every public item documented, and kept so.
 #[warn(missing_docs)]

@@ -437,20 +437,18 @@ pub const RAW_MNEMONIC: &str = "UNDECODED";
 /// Assembles a listing's instructions for `arch`, each word's control bits taken from
 /// `controls(item)` where the text does not say them; every error is collected.
 pub fn assemble_listing(codec: &Codec, arch: Arch, name: &str, listing: &Listing, controls: &dyn Fn(&Item) -> Word) -> Result<Vec<Word>, Vec<InputError>> {
+    let (words, errors): (Vec<_>, Vec<_>) = assemble_items(codec, arch, name, listing, controls).into_iter().partition(Result::is_ok);
+    match errors.is_empty() {
+        true => Ok(words.into_iter().flatten().collect()),
+        false => Err(errors.into_iter().filter_map(Result::err).collect()),
+    }
+}
+
+/// [`assemble_listing`], each item's word or error.
+pub fn assemble_items(codec: &Codec, arch: Arch, name: &str, listing: &Listing, controls: &dyn Fn(&Item) -> Word) -> Vec<Result<Word, InputError>> {
     let asm = Assembler::new(codec);
-    let mut words = Vec::with_capacity(listing.items.len());
-    let mut errors = vec![];
-    for it in &listing.items {
-        match assemble_item(codec, &asm, arch, listing, it, controls(it)) {
-            Ok(w) => words.push(w),
-            Err(message) => errors.push(InputError { file: name.to_string(), line: it.line, message }),
-        }
-    }
-    if errors.is_empty() {
-        Ok(words)
-    } else {
-        Err(errors)
-    }
+    let error = |it: &Item, message| InputError { file: name.to_string(), line: it.line, message };
+    listing.items.iter().map(|it| assemble_item(codec, &asm, arch, listing, it, controls(it)).map_err(|m| error(it, m))).collect()
 }
 
 /// One listing line's word.

@@ -159,6 +159,19 @@ pub fn compile(ptxas: &Path, ptx: &Path, arch: &str, out_dir: &Path) -> Result<P
 
 /// [`compile`], with ptxas killed after `timeout`.
 pub fn compile_within(ptxas: &Path, ptx: &Path, arch: &str, out_dir: &Path, timeout: std::time::Duration) -> Result<PathBuf, PtxasError> {
+    compile_as(ptxas, ptx, arch, out_dir, timeout, false)
+}
+
+/// [`compile`] into a relocatable cubin (`ptxas -c`, what `-rdc=true` builds hold), named
+/// `<stem>.<arch>.rel.cubin`: its code keeps relocations where an executable cubin has
+/// addresses.
+pub fn compile_relocatable(ptxas: &Path, ptx: &Path, arch: &str, out_dir: &Path) -> Result<PathBuf, PtxasError> {
+    let file = ptx.display().to_string();
+    let timeout = process::timeout_from_env().map_err(|err| PtxasError::Timeout { file, err })?;
+    compile_as(ptxas, ptx, arch, out_dir, timeout, true)
+}
+
+fn compile_as(ptxas: &Path, ptx: &Path, arch: &str, out_dir: &Path, timeout: std::time::Duration, relocatable: bool) -> Result<PathBuf, PtxasError> {
     let file = ptx.display().to_string();
     if !is_valid_arch(arch) {
         return Err(PtxasError::BadArch { file, arch: arch.to_string() });
@@ -170,16 +183,23 @@ pub fn compile_within(ptxas: &Path, ptx: &Path, arch: &str, out_dir: &Path, time
         return Err(PtxasError::Input { file, err: e.to_string() });
     }
     std::fs::create_dir_all(out_dir).map_err(|e| PtxasError::OutDir { file: file.clone(), dir: out_dir.display().to_string(), err: e.to_string() })?;
-    let cubin = cubin_path(ptx, arch, out_dir);
+    let cubin = match relocatable {
+        true => cubin_path(ptx, arch, out_dir).with_extension("rel.cubin"),
+        false => cubin_path(ptx, arch, out_dir),
+    };
     // A stale cubin from an earlier run must not pass for this run's output.
     let _ = std::fs::remove_file(&cubin);
-    let cached = cache::Entry::for_compile(ptxas, ptx, arch, timeout);
+    let cached = cache::Entry::for_compile(ptxas, ptx, arch, timeout, relocatable);
     if cached.as_ref().is_some_and(|e| e.restore(&cubin)) {
         return Ok(cubin);
     }
 
     let mut cmd = Command::new(ptxas);
-    cmd.arg(format!("-arch={arch}")).arg("-o").arg(&cubin).arg(ptx);
+    cmd.arg(format!("-arch={arch}"));
+    if relocatable {
+        cmd.arg("-c");
+    }
+    cmd.arg("-o").arg(&cubin).arg(ptx);
     let out = process::run(&mut cmd, &Limits::with_timeout(timeout)).map_err(|e| match e {
         ProcessError::Spawn { err, .. } => PtxasError::Spawn { file: file.clone(), ptxas: ptxas.display().to_string(), err },
         err => PtxasError::Process { file: file.clone(), err },
@@ -248,14 +268,15 @@ pub mod cache {
     impl Entry {
         /// The entry for compiling `ptx` for `arch` with `ptxas`, when a cache folder is
         /// set and the PTX and ptxas's version can be read.
-        pub fn for_compile(ptxas: &Path, ptx: &Path, arch: &str, timeout: std::time::Duration) -> Option<Entry> {
+        pub fn for_compile(ptxas: &Path, ptx: &Path, arch: &str, timeout: std::time::Duration, relocatable: bool) -> Option<Entry> {
             let dir = dir()?;
             let text = std::fs::read(ptx).ok()?;
             let version = version(ptxas, timeout)?;
+            let c = if relocatable { "-c" } else { "" };
             let mut key = format!("ptxas {}\n", tool_stamp(ptxas)?).into_bytes();
-            key.extend(format!("--version:\n{version}\n-arch={arch}\nPTX ({} bytes):\n", text.len()).into_bytes());
+            key.extend(format!("--version:\n{version}\n-arch={arch}\n{c}PTX ({} bytes):\n", text.len()).into_bytes());
             key.extend_from_slice(&text);
-            Some(Entry(Stored::new(&dir, &format!("-{arch}"), key)))
+            Some(Entry(Stored::new(&dir, &format!("-{arch}{c}"), key)))
         }
 
         /// Writes the cached cubin to `out` on a hit (the key matches and the cubin is
@@ -317,7 +338,7 @@ pub mod cache {
             let changed = out("d", "sm_90");
             assert_eq!((compiles(&dir), std::fs::read_to_string(&changed).unwrap().contains("two")), (3, true), "another PTX text");
             // The entry's key no longer says what it was compiled from: a miss.
-            let e = Entry::for_compile(&fake, &ptx, "sm_90", std::time::Duration::from_secs(10)).unwrap();
+            let e = Entry::for_compile(&fake, &ptx, "sm_90", std::time::Duration::from_secs(10), false).unwrap();
             std::fs::write(&e.0.key_file, b"something else").unwrap();
             out("e", "sm_90");
             assert_eq!(compiles(&dir), 4, "a key that does not match");

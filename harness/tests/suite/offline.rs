@@ -139,6 +139,90 @@ fn disasm_prints_every_corpus_instruction_as_nvdisasm_does() {
     assert!(differing.is_empty(), "{} lines differ:\n{}", differing.len(), differing.iter().take(20).cloned().collect::<Vec<_>>().join("\n"));
 }
 
+/// Relocatable cubins (`ptxas -c`): `corpus/ptx-rdc` and the `corpus/ptx` kernels whose
+/// code holds relocations, BRX or shared memory, for SM90/100/120. Every instruction line
+/// is nvdisasm's, relocated operands (`32@lo(g)`, `` `(f)``, `` c[R0+`(…)]``) and labels
+/// included, and each relocation style shows at least once.
+#[test]
+fn disasm_prints_relocatable_cubins_as_nvdisasm_does() {
+    let ptxas = common::ptxas();
+    let dir = scratch("relocatable");
+    let rdc = repo_root().join("corpus/ptx-rdc");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&rdc).unwrap().map(|e| e.unwrap().path()).filter(|p| p.extension().is_some_and(|x| x == "ptx")).collect();
+    files.sort();
+    assert_eq!(files.len(), 2, "{files:?}");
+    files.extend(["branchy", "predicates_branches", "int_arith", "ld_st_widths", "shared_tile"].map(|f| repo_root().join(format!("corpus/ptx/{f}.ptx"))));
+    let mut built = vec![];
+    for f in &files {
+        let t = Target::of(&std::fs::read_to_string(f).unwrap()).unwrap_or(Target { sm: 90, specific: false, family: false });
+        for arch in ARCHES {
+            let Some(a) = t.ptxas_arch(arch) else { continue };
+            let cubin = ptxas::compile_relocatable(&ptxas, f, &a, &dir).unwrap_or_else(|e| panic!("{e}"));
+            built.push(Built { what: format!("{} ({a}, -c)", f.file_name().unwrap().to_string_lossy()), arch, cubin });
+        }
+    }
+    // The relocatable cubin of a host object built with -rdc=true (in `__nv_relfatbin`).
+    let host = repo_root().join("corpus/fatbin/rdc_host.o");
+    let bytes = std::fs::read(&host).unwrap();
+    let Ok(sass_harness::fatbin::Contents::Fat(entries)) = sass_harness::fatbin::contents(&bytes) else { panic!("rdc_host.o holds a fatbin") };
+    let cubin = dir.join("rdc_host.cubin");
+    std::fs::write(&cubin, entries.iter().find_map(|e| e.cubin()).expect("an SM90 cubin")).unwrap();
+    built.push(Built { what: "rdc_host.o".into(), arch: 90, cubin });
+    let theirs = nvdisasm_listings(&built.iter().map(|b| b.cubin.clone()).collect::<Vec<_>>());
+    let mut all = String::new();
+    for (b, listing) in built.iter().zip(&theirs) {
+        assert!(listing.contains("@\"ET_REL\""), "{}: not relocatable", b.what);
+        let ours = instruction_lines(&our_listing(b));
+        let theirs = instruction_lines(listing);
+        let differing: Vec<String> = ours.iter().zip(&theirs).filter(|(o, t)| o != t).map(|(o, t)| format!("  ours     {o}\n  nvdisasm {t}")).collect();
+        assert!(
+            ours.len() == theirs.len() && differing.is_empty(),
+            "{}: {} lines, nvdisasm {}; differing:\n{}",
+            b.what,
+            ours.len(),
+            theirs.len(),
+            differing.join("\n")
+        );
+        all.push_str(&ours.join("\n"));
+    }
+    // `asm --patch` keeps the relocated lines of an unedited listing (no word reads as
+    // them) and patches an edited one (nvdisasm shows the edit).
+    let b = built.last().unwrap();
+    let (bytes, listing) = (std::fs::read(&b.cubin).unwrap(), our_listing(b));
+    let patch = |text: &str| {
+        let l = sass_harness::listing::read_listing("listing", text.as_bytes()).unwrap_or_else(|e| panic!("{e:?}"));
+        sass_harness::disasm::patch(&codecs()[&90], "rdc_host.cubin", &bytes, "listing", &l)
+    };
+    let (same, stats) = patch(&listing).unwrap_or_else(|e| panic!("{e}"));
+    assert!(same == bytes && stats.changed == 0 && listing.contains("32@lo(fun@unified(local_fn))"));
+    let (edited, stats) = patch(&listing.replacen("UMOV UR5, 0x400 ;", "UMOV UR5, 0x800 ;", 1)).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(stats.changed, 1);
+    std::fs::write(dir.join("edited.cubin"), edited).unwrap();
+    assert!(nvdisasm_listing(&dir.join("edited.cubin")).contains("UMOV UR5, 0x800 ;"));
+    let e = patch(&listing.replacen("32@lo(garr)", "32@lo(gcount)", 1)).unwrap_err().to_string();
+    // Only the edited relocated line is an error: no word reads as it.
+    assert!(e.contains("'UMOV UR4, 32@lo(gcount) ;'") && e.lines().count() == 1, "{e}");
+    // `disasm` of the host object lists that cubin so too.
+    let o = run_in(&dir, &["disasm", &host.display().to_string()], None);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    assert_eq!(instruction_lines(&text(&o.stdout)), instruction_lines(&theirs[theirs.len() - 1]));
+    for style in [
+        "32@lo(gcount)",
+        "32@hi((kern + .L_x_",
+        "32@lo(fun@unified(local_fn))",
+        "CALL.ABS.NOINC `(ext_fn)",
+        "CALL.ABS.NOINC R6 `(__UFT_OFFSET)",
+        "c[`((ctab + 0x8))]",
+        "c[R0+`((branchy.const_opt.",
+        "`(ctab)",
+        "`($__sbuf__",
+        "BRX R6 `(((.text.branchy - .) - 0x10))",
+    ] {
+        assert!(all.contains(style), "no line shows {style}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn every_corpus_listing_patches_back_to_the_same_cubin() {
     for b in corpus() {
