@@ -456,6 +456,10 @@ fn assemble_item(codec: &Codec, asm: &Assembler, arch: Arch, listing: &Listing, 
     if let Some(w) = raw_word(&it.text)? {
         return Ok(w);
     }
+    if let Some(op) = relocated_operand(&it.text) {
+        let why = "the linker writes its value, so no word reads as it (asm --patch keeps the word of such a line while it reads as disasm lists it)";
+        return Err(format!("'{}': '{}' is a relocated operand: {why}", clip(&it.text), clip(op)));
+    }
     let (text, had_label) = resolve_labels(&it.text, it, listing)?;
     let inst = sass::parse_instruction(&text).map_err(|e| format!("'{}': {e}", clip(&it.text)))?;
     let (vi, w) = assemble_one(codec, asm, arch, &inst, controls).map_err(|e| asm_message(&e, &it.text))?;
@@ -503,6 +507,16 @@ fn raw_word(text: &str) -> Result<Option<Word>, String> {
 
 /// Replaces each `` `(LABEL)`` by the label's address relative to the item (the codec's
 /// at-address-zero target); whether there was one.
+/// The relocated operand of a relocatable cubin's listing line (`32@lo(garr)`,
+/// `` `((ctab + 0x8))``, `` `(fun@unified(f))``: see [`crate::reloc`]), if it has one. A
+/// symbol alone, `` `(ext_fn)``, reads as a label (a listing may define it).
+fn relocated_operand(text: &str) -> Option<&str> {
+    let at = ["32@lo(", "32@hi(", "`((", "@srel", "fun@"].iter().filter_map(|m| text.find(m)).min()?;
+    let start = text[..at].rfind([' ', ',']).map_or(0, |i| i + 1);
+    let end = text[at..].find([',', ';']).map_or(text.len(), |i| at + i);
+    Some(text[start..end].trim())
+}
+
 fn resolve_labels(text: &str, it: &Item, listing: &Listing) -> Result<(String, bool), String> {
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
@@ -510,7 +524,10 @@ fn resolve_labels(text: &str, it: &Item, listing: &Listing) -> Result<(String, b
     while let Some(i) = rest.find("`(") {
         let Some(j) = rest[i..].find(')') else { return Err(format!("unclosed label reference in '{}'", clip(text))) };
         let name = &rest[i + 2..i + j];
-        let (section, addr) = listing.labels.get(name).ok_or_else(|| format!("label '{}' is not defined in the listing", clip(name)))?;
+        let undefined = || {
+            format!("label '{}' is not defined in the listing (or, in a relocatable cubin's, is a relocation's symbol, whose value the linker writes: asm --patch keeps the word of such a line while it reads as disasm lists it)", clip(name))
+        };
+        let (section, addr) = listing.labels.get(name).ok_or_else(undefined)?;
         if *section != it.section {
             return Err(format!("label '{name}' lies in another section"));
         }
@@ -549,6 +566,24 @@ pub fn assemble_flex(codec: &Codec, asm: &Assembler, arch: Arch, inst: &Instruct
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A relocatable cubin's relocated operands, as `disasm` lists them, are named in the
+    /// error; a plain label reference or a `32@`-free line is not one.
+    #[test]
+    fn relocated_operands_are_told_apart() {
+        let cases = [
+            ("UMOV UR4, 32@lo(garr) ;", Some("32@lo(garr)")),
+            ("MOV R21, 32@hi((kern2 + .L_x_0@srel)) ;", Some("32@hi((kern2 + .L_x_0@srel))")),
+            ("LDC R6, c[R0+`((branchy.const_opt.0.12 + -0x8000))] ;", Some("c[R0+`((branchy.const_opt.0.12 + -0x8000))]")),
+            ("UMOV UR5, 32@hi(fun@unified(local_fn)) ;", Some("32@hi(fun@unified(local_fn))")),
+            ("BRA `(.L_x_3) ;", None),
+            ("CALL.ABS.NOINC `(ext_fn) ;", None),
+            ("IADD3 R4, R4, 0x7, RZ ;", None),
+        ];
+        for (text, op) in cases {
+            assert_eq!(relocated_operand(text), op, "{text}");
+        }
+    }
 
     fn lines_of(bytes: &[u8]) -> Vec<(usize, Result<String, String>)> {
         let mut l = Lines::new(bytes);
