@@ -141,8 +141,8 @@ fn arch_of<Elf: FileHeader<Endian = Endianness>>(data: &[u8]) -> Result<u32, Cub
 }
 
 /// A code section: its name (`.text.<function>`), its words in address order, the
-/// function symbols defined in it, (offset, name) sorted, and (in a relocatable cubin)
-/// its relocations, by offset.
+/// function symbols defined in it, (offset, name) sorted, and its relocations (see
+/// [`relocations`]), by offset.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CodeSectionWords {
     pub name: String,
@@ -199,7 +199,9 @@ fn function_symbols<Elf: FileHeader<Endian = Endianness>>(data: &[u8]) -> Result
 
 /// The relocations of each section (by its index) that `SHT_RELA` and `SHT_REL` sections
 /// apply to (their `sh_info`), their symbols read from the symbol table. A relocation
-/// naming no symbol of the table is an error; an executable cubin has none.
+/// naming no symbol of the table is an error. A relocatable cubin has them wherever the
+/// linker writes an address; an executable one keeps those the driver resolves
+/// (`R_CUDA_UNIFIED32_LO_32`: a function pointer).
 fn relocations<Elf: FileHeader<Endian = Endianness>>(data: &[u8]) -> Result<std::collections::HashMap<usize, Vec<Relocation>>, CubinError> {
     let header = Elf::parse(data)?;
     let endian = header.endian()?;

@@ -505,8 +505,6 @@ fn raw_word(text: &str) -> Result<Option<Word>, String> {
     Word::parse_hex(hex).map(Some).ok_or_else(|| format!("'{RAW_MNEMONIC}' needs one word of up to 32 hex digits, not '{}'", clip(hex)))
 }
 
-/// Replaces each `` `(LABEL)`` by the label's address relative to the item (the codec's
-/// at-address-zero target); whether there was one.
 /// The relocated operand of a relocatable cubin's listing line (`32@lo(garr)`,
 /// `` `((ctab + 0x8))``, `` `(fun@unified(f))``: see [`crate::reloc`]), if it has one. A
 /// symbol alone, `` `(ext_fn)``, reads as a label (a listing may define it).
@@ -517,6 +515,8 @@ fn relocated_operand(text: &str) -> Option<&str> {
     Some(text[start..end].trim())
 }
 
+/// Replaces each `` `(LABEL)`` by the label's address relative to the item (the codec's
+/// at-address-zero target); whether there was one.
 fn resolve_labels(text: &str, it: &Item, listing: &Listing) -> Result<(String, bool), String> {
     let mut out = String::with_capacity(text.len());
     let mut rest = text;

@@ -266,8 +266,9 @@ pub mod cache {
     pub struct Entry(Stored);
 
     impl Entry {
-        /// The entry for compiling `ptx` for `arch` with `ptxas`, when a cache folder is
-        /// set and the PTX and ptxas's version can be read.
+        /// The entry for compiling `ptx` for `arch` with `ptxas` (with `-c` where
+        /// `relocatable`), when a cache folder is set and the PTX and ptxas's version can
+        /// be read.
         pub fn for_compile(ptxas: &Path, ptx: &Path, arch: &str, timeout: std::time::Duration, relocatable: bool) -> Option<Entry> {
             let dir = dir()?;
             let text = std::fs::read(ptx).ok()?;
