@@ -141,8 +141,9 @@ fn arch_of<Elf: FileHeader<Endian = Endianness>>(data: &[u8]) -> Result<u32, Cub
 }
 
 /// A code section: its name (`.text.<function>`), its words in address order, the
-/// function symbols defined in it, (offset, name) sorted, and its relocations (see
-/// [`relocations`]), by offset.
+/// function symbols defined in it, (offset, name) sorted, and its relocations by offset
+/// (a relocatable cubin's wherever the linker writes an address; an executable one's
+/// that the driver resolves, `R_CUDA_UNIFIED32_LO_32` for a function pointer).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CodeSectionWords {
     pub name: String,
