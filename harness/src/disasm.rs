@@ -130,8 +130,9 @@ enum Printed {
 pub fn disassemble(codec: &Codec, arch: Arch, sections: &[CodeSectionWords], infos: &[cubin::InfoOffsets], out: &mut impl Write) -> io::Result<DisasmStats> {
     let printer = codec::Printer::new(codec);
     let relocated = relocation_labels(sections);
-    let decoded: Vec<Vec<Decoded>> = sections.iter().map(|s| decode_section(&printer, codec, arch, s, &|r| relocated.target(sections, r))).collect();
-    let mut labels = number_labels(sections, &decoded, relocated.labels.clone());
+    let target = |r: &Relocation| r.target(label_place(sections, r).and_then(|at| relocated.get(&at).copied()));
+    let decoded: Vec<Vec<Decoded>> = sections.iter().map(|s| decode_section(&printer, codec, arch, s, &target)).collect();
+    let mut labels = number_labels(sections, &decoded, relocated.clone());
     for (si, info) in infos.iter().enumerate() {
         for &o in &info.offsets {
             let n = labels.len();
@@ -224,19 +225,23 @@ fn decode_section(printer: &codec::Printer, codec: &Codec, arch: Arch, s: &CodeS
         while let Some(r) = relocations.next_if(|r| r.offset < addr + 16) {
             mine.extend((r.offset >= addr).then_some(r));
         }
-        let d = match mine.is_empty() {
-            true => decode_word(printer, codec, arch, w, addr),
-            false => decode_relocated(printer, codec, arch, w, &mine, target).unwrap_or_else(|| decode_word(printer, codec, arch, w, addr)),
-        };
-        out.push(if s.relocatable { brx_target(d, addr) } else { d });
+        let plain = || decode_word(printer, codec, arch, w, addr, s.relocatable);
+        out.push(match mine.is_empty() {
+            true => plain(),
+            false => decode_relocated(printer, codec, arch, w, &mine, target).unwrap_or_else(plain),
+        });
     }
     out
 }
 
-/// Decodes and prints a word at `addr`, its branch targets made absolute.
-fn decode_word(printer: &codec::Printer, codec: &Codec, arch: Arch, w: Word, addr: u64) -> Decoded {
+/// Decodes and prints a word at `addr`, its branch targets made absolute (BRX's too in a
+/// `relocatable` cubin: see [`brx_target`]).
+fn decode_word(printer: &codec::Printer, codec: &Codec, arch: Arch, w: Word, addr: u64, relocatable: bool) -> Decoded {
     let Ok((vi, vals)) = codec.decode(arch, w) else { return Decoded { inst: None, targets: vec![], from_next: false } };
     let v = codec.variant(vi);
+    if relocatable && v.mnemonic == "BRX" {
+        return brx_target(printer.print_word(vi, &vals, w), addr);
+    }
     let form_targets = v.target_operands();
     if form_targets.is_empty() {
         let mut text = String::new();
@@ -265,20 +270,13 @@ fn decode_word(printer: &codec::Printer, codec: &Codec, arch: Arch, w: Word, add
 /// instruction to the start of its jump table's code, the section's start in ptxas's
 /// code) as `` `(((.text.k - .) - 0x10))``, and numbers a label for it among the branch
 /// targets, where an executable cubin's listing prints the number (`BRX R6 -0x120`).
-fn brx_target(d: Decoded, addr: u64) -> Decoded {
-    let inst = match &d.inst {
-        Some(Printed::Text(t)) if t.starts_with("BRX ") || t.contains(" BRX ") => crate::sass::parse_instruction(t).ok(),
-        Some(Printed::Inst(i)) if i.mnemonic == "BRX" => Some(i.clone()),
-        _ => None,
+fn brx_target(inst: Instruction, addr: u64) -> Decoded {
+    let targets = match inst.operands.last().map(|o| &o.body) {
+        Some(&Body::Imm { value }) => vec![(inst.operands.len() - 1, value + i128::from(addr) + 16)],
+        _ => vec![],
     };
-    let Some(inst) = inst.filter(|_| d.targets.is_empty()) else { return d };
-    match inst.operands.last().map(|o| &o.body) {
-        Some(&Body::Imm { value }) => {
-            let targets = vec![(inst.operands.len() - 1, value + i128::from(addr) + 16)];
-            Decoded { inst: Some(Printed::Inst(inst)), targets, from_next: true }
-        }
-        _ => d,
-    }
+    let from_next = !targets.is_empty();
+    Decoded { inst: Some(Printed::Inst(inst)), targets, from_next }
 }
 
 /// A word with relocations, its relocated operands printed as nvdisasm prints them
@@ -319,7 +317,7 @@ fn decode_relocated(
     let mut inst = printer.print_word(vi, &vals, w);
     for (k, r) in replaced {
         let x = target(r);
-        let text = match r.immediate_with(&x) {
+        let text = match r.immediate(&x) {
             Some(t) => t,
             None => const_text(&inst.operands.get(k)?.to_string(), &x)?,
         };
@@ -345,11 +343,7 @@ fn const_text(printed: &str, x: &str) -> Option<String> {
 /// The labels relocations define, (section index, address) → N: a function's address
 /// plus an offset into its code (a return address, `32@lo((k + .L_x_0@srel))`), numbered
 /// before any branch target, in order of the relocations' places over the sections.
-struct RelocationLabels {
-    labels: HashMap<(usize, u64), usize>,
-}
-
-fn relocation_labels(sections: &[CodeSectionWords]) -> RelocationLabels {
+fn relocation_labels(sections: &[CodeSectionWords]) -> HashMap<(usize, u64), usize> {
     let mut labels = HashMap::new();
     for s in sections {
         for r in &s.relocations {
@@ -359,7 +353,7 @@ fn relocation_labels(sections: &[CodeSectionWords]) -> RelocationLabels {
             }
         }
     }
-    RelocationLabels { labels }
+    labels
 }
 
 /// Where a relocation points inside a code section, if it needs a label there: a
@@ -372,13 +366,6 @@ fn label_place(sections: &[CodeSectionWords], r: &Relocation) -> Option<(usize, 
     let at = r.symbol_value.checked_add_signed(r.addend)?;
     let named = sections[si].symbols.iter().any(|(a, _)| *a == at);
     (!named && at <= 16 * sections[si].words.len() as u64).then_some((si, at))
-}
-
-impl RelocationLabels {
-    /// A relocation's target as nvdisasm prints it (see [`Relocation::target`]).
-    fn target(&self, sections: &[CodeSectionWords], r: &Relocation) -> String {
-        r.target(label_place(sections, r).and_then(|at| self.labels.get(&at).copied()))
-    }
 }
 
 /// Label numbers of in-section targets, (section index, address) → N, in order of first
@@ -492,7 +479,8 @@ pub fn patch(codec: &Codec, cubin_name: &str, cubin: &[u8], listing_name: &str, 
     }
     let index: HashMap<(usize, u64), Word> = listing.items.iter().zip(&originals).map(|(it, w)| ((it.line, it.addr), *w)).collect();
     let assembled = listing::assemble_items(codec, arch, listing_name, listing, &|it| index.get(&(it.line, it.addr)).copied().unwrap_or(Word::ZERO));
-    let unedited = own_texts(codec, arch, &sections);
+    // Worked out only when a line fails: a whole disassembly of the cubin.
+    let unedited = if assembled.iter().any(Result::is_err) { own_texts(codec, arch, &sections) } else { HashMap::new() };
     let mut words = Vec::with_capacity(assembled.len());
     for ((it, w), orig) in listing.items.iter().zip(assembled).zip(&originals) {
         match w {

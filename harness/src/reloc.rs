@@ -105,14 +105,10 @@ impl Relocation {
         }
     }
 
-    /// The operand text for a relocated immediate (`32@lo(X)`, `` `(X)``); `None` for a
-    /// constant operand's relocation or an unknown type.
-    pub fn immediate(&self, label: Option<usize>) -> Option<String> {
-        self.immediate_with(&self.target(label))
-    }
-
-    /// [`Relocation::immediate`] of target text `x` (see [`Relocation::target`]).
-    pub fn immediate_with(&self, x: &str) -> Option<String> {
+    /// The operand text for a relocated immediate whose target prints as `x` (see
+    /// [`Relocation::target`]): `32@lo(x)`, `` `(x)``; `None` for a constant operand's
+    /// relocation or an unknown type.
+    pub fn immediate(&self, x: &str) -> Option<String> {
         match kind(self.kind)?.style {
             Style::Lo => Some(format!("32@lo({x})")),
             Style::Hi => Some(format!("32@hi({x})")),
@@ -133,14 +129,15 @@ mod tests {
     /// Each as nvdisasm 13.5 printed it (`corpus/ptx-rdc/relocations.ptx`, branchy.ptx).
     #[test]
     fn relocated_operands_print_as_nvdisasm_does() {
-        assert_eq!(r(0x38, "garr", 0).immediate(None).unwrap(), "32@lo(garr)");
-        assert_eq!(r(0x39, "kern2", 0x1a0).immediate(Some(0)).unwrap(), "32@hi((kern2 + .L_x_0@srel))");
-        assert_eq!(r(0x70, "local_fn", 0).immediate(None).unwrap(), "32@lo(fun@unified(local_fn))");
-        assert_eq!(r(0x37, "$__sbuf__24", 0).immediate(None).unwrap(), "`($__sbuf__24)");
+        let printed = |r: Relocation, label| r.immediate(&r.target(label));
+        assert_eq!(printed(r(0x38, "garr", 0), None).unwrap(), "32@lo(garr)");
+        assert_eq!(printed(r(0x39, "kern2", 0x1a0), Some(0)).unwrap(), "32@hi((kern2 + .L_x_0@srel))");
+        assert_eq!(printed(r(0x70, "local_fn", 0), None).unwrap(), "32@lo(fun@unified(local_fn))");
+        assert_eq!(printed(r(0x37, "$__sbuf__24", 0), None).unwrap(), "`($__sbuf__24)");
         assert_eq!(r(0x42, "ctab", 8).target(None), "(ctab + 0x8)");
         assert_eq!(r(0x42, "k.const_opt.0.16", -0x8000).target(None), "(k.const_opt.0.16 + -0x8000)");
-        assert_eq!(r(0x42, "ctab", 8).immediate(None), None);
-        assert_eq!(r(0x99, "x", 0).immediate(None), None);
+        assert_eq!(printed(r(0x42, "ctab", 8), None), None);
+        assert_eq!(printed(r(0x99, "x", 0), None), None);
         assert_eq!(r(0x4b, "f", 0).bit(), Some(34));
         assert_eq!(Relocation { offset: 0x18, ..r(0x38, "g", 0) }.bit(), Some(96));
     }
