@@ -213,6 +213,12 @@ enum Cmd {
         /// for the census alone.
         #[arg(long, default_values = ["corpus/ptx"])]
         ptx: Vec<PathBuf>,
+        /// A folder of one architecture's pages (`corpus/isa-discovered/sm90`) to grow: a
+        /// variant is added for each form the words of --ptx and --word use that no page
+        /// decodes, solved from one of them, with its printing conventions. The grown pages,
+        /// the conventions file and `fill.md` (what was added, what could not be) go to --out.
+        #[arg(long, requires = "arch", conflicts_with = "from")]
+        fill: Option<PathBuf>,
         /// Pages of other architectures (files or folders, repeatable: `--seed-pages
         /// corpus/isa-discovered/sm90`): each variant's base word is tried after the census's
         /// own rounds, for forms this architecture shares that its census never met.
@@ -362,16 +368,17 @@ fn run(cmd: Cmd) -> Result {
             _ => words::asm(&sp, arch.ok_or("asm needs --arch")?, file.as_deref(), text.as_deref()),
         },
         Cmd::Disasm { file, spec: sp, arch } => words::disasm(&sp, &file, arch),
-        Cmd::Discover { arch, from, words: w, out, description, shard, only, opcodes, ptx, seed_pages, solvers, jobs } => match arch {
+        Cmd::Discover { arch, from, words: w, out, description, shard, only, opcodes, ptx, fill, seed_pages, solvers, jobs } => match (arch, fill) {
             _ if !from.is_empty() => discovery::discover_from(&from, &out),
-            Some(arch) if w.is_empty() => {
+            (Some(arch), Some(dir)) => discovery::fill(arch, &dir, &ptx, &w, &out),
+            (Some(arch), None) if w.is_empty() => {
                 let scope = discover::census::Scope { opcodes };
                 let opts =
                     discover::sweep::Options { arch: spec::Arch(arch), out, shard, solvers, only, scope, seeds: vec![], borrowed: vec![], tool: String::new() };
                 discovery::discover_arch(opts, &ptx, &seed_pages, jobs)
             }
-            Some(arch) => discovery::discover(arch, &w, &out, description.as_deref()),
-            None => Err("discover needs --arch or --from".into()),
+            (Some(arch), None) => discovery::discover(arch, &w, &out, description.as_deref()),
+            (None, _) => Err("discover needs --arch or --from".into()),
         },
         Cmd::Merge { shards, out } => discovery::merge(&shards, &out),
         Cmd::Bench { pages: p, words, repeat } => pages::bench(&load(&p.paths, p.strict)?, words, repeat),

@@ -15,7 +15,7 @@ pub fn discover_arch(mut opts: discover::sweep::Options, ptx: &[PathBuf], seed_p
     let _lock = crate::output::OutputDir::lock(&opts.out).map_err(|e| e.to_string())?;
     // Seeds only start a census: a census.json already there (an interrupted run) holds them.
     if !ptx.iter().any(|p| p == Path::new("none")) && !opts.out.join("census.json").exists() {
-        opts.seeds = ptx_seeds(&opts, ptx)?;
+        opts.seeds = ptx_seeds(opts.arch, &opts.out.join("cubins"), ptx)?;
     }
     if !seed_pages.is_empty() && !opts.out.join("census.json").exists() {
         opts.borrowed = base_words(&load_spec(seed_pages)?)?;
@@ -43,15 +43,14 @@ pub fn discover_arch(mut opts: discover::sweep::Options, ptx: &[PathBuf], seed_p
 
 /// The words ptxas writes for every folder of `ptx`, in the order given (each folder's
 /// files sorted), so the census's seeds, and the forms it finds first, are deterministic.
-fn ptx_seeds(opts: &discover::sweep::Options, ptx: &[PathBuf]) -> Result<Vec<crate::word::Word>> {
+fn ptx_seeds(arch: spec::Arch, cubins: &Path, ptx: &[PathBuf]) -> Result<Vec<crate::word::Word>> {
     let ptxas = crate::oracle::tools::locate(crate::oracle::tools::Tool::Ptxas).map_err(|e| e.to_string())?;
-    let cubins = opts.out.join("cubins");
-    std::fs::create_dir_all(&cubins).map_err(|e| format!("{}: {e}", cubins.display()))?;
+    std::fs::create_dir_all(cubins).map_err(|e| format!("{}: {e}", cubins.display()))?;
     let mut seeds = vec![];
     for dir in ptx {
-        let (words, skipped) = crate::realcode::corpus_words(&ptxas, dir, opts.arch, &cubins)?;
+        let (words, skipped) = crate::realcode::corpus_words(&ptxas, dir, arch, cubins)?;
         for s in skipped {
-            eprintln!("discover {}: {s}", opts.arch);
+            eprintln!("discover {arch}: {s}");
         }
         seeds.extend(words);
     }
@@ -121,5 +120,95 @@ pub fn discover(arch: u32, words: &[String], out: &Path, description: Option<&st
     // Whole or not at all: a kill mid-write leaves the previous page, not half of one.
     crate::output::write_atomic(&path, discover::page::render(&name, description, &found).as_bytes()).map_err(|e| e.to_string())?;
     println!("wrote {}", path.display());
+    Ok(())
+}
+
+/// `discover --fill DIR`: copies the pages of `dir` (and its stored conventions) to `out`
+/// and adds there a variant for each form the words of `ptx` (compiled for `arch`) and
+/// `words` use that no page decodes, with the new forms' printing conventions learned
+/// from nvdisasm; writes `fill.md`, what was added and what could not be.
+pub fn fill(arch: u32, dir: &Path, ptx: &[PathBuf], words: &[String], out: &Path) -> Result {
+    let arch = spec::Arch(arch);
+    let _lock = crate::output::OutputDir::lock(out).map_err(|e| e.to_string())?;
+    copy_pages(dir, out)?;
+    let mut seeds = vec![];
+    for w in words {
+        seeds.push(crate::word::Word::parse_hex(w).ok_or_else(|| format!("'{w}' is not a word of up to 32 hex digits"))?);
+    }
+    if !ptx.iter().any(|p| p == Path::new("none")) {
+        let cubins = tempfile_dir("fill-cubins")?;
+        let got = ptx_seeds(arch, &cubins, ptx);
+        let _ = std::fs::remove_dir_all(&cubins);
+        seeds.extend(got?);
+    }
+    let nv = nvdisasm()?;
+    let filled = discover::fill::fill(&nv, arch, out, &seeds, &|m| eprintln!("discover --fill {m}")).map_err(|e| e.to_string())?;
+    learn_added_conventions(&nv, out, &filled)?;
+    let report = out.join("fill.md");
+    crate::output::write_atomic(&report, discover::fill::report(dir, arch, &filled).as_bytes()).map_err(|e| e.to_string())?;
+    let covered: usize = filled.added.iter().map(|a| a.words).sum();
+    println!(
+        "{arch}: {} words, {} decoded already, {} illegal; {} forms added (decoding {covered} words), {} words unsolved; pages in {}, see {}",
+        filled.words,
+        filled.decoded,
+        filled.illegal,
+        filled.added.len(),
+        filled.unsolved.len(),
+        out.display(),
+        report.display()
+    );
+    Ok(())
+}
+
+/// The pages (`*.txt`) and conventions file of `dir`, copied to `out` (nothing when they
+/// are the same folder).
+fn copy_pages(dir: &Path, out: &Path) -> Result {
+    std::fs::create_dir_all(out).map_err(|e| format!("{}: {e}", out.display()))?;
+    let same = |a: &Path, b: &Path| matches!((a.canonicalize(), b.canonicalize()), (Ok(x), Ok(y)) if x == y);
+    if same(dir, out) {
+        return Ok(());
+    }
+    let entries = std::fs::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    for e in entries {
+        let path = e.map_err(|e| format!("{}: {e}", dir.display()))?.path();
+        let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        if name.ends_with(".txt") || name == spec::conventions::FILE_NAME {
+            std::fs::copy(&path, out.join(&name)).map_err(|e| format!("{}: {e}", path.display()))?;
+        }
+    }
+    Ok(())
+}
+
+/// A fresh folder under the system's temporary folder.
+fn tempfile_dir(tag: &str) -> Result<PathBuf> {
+    let d = std::env::temp_dir().join(format!("sass-harness-{tag}-{}", std::process::id()));
+    std::fs::create_dir_all(&d).map_err(|e| format!("{}: {e}", d.display()))?;
+    Ok(d)
+}
+
+/// Learns the printing conventions of the variants `filled` added and stores them in the
+/// conventions file beside the pages in `out`.
+fn learn_added_conventions(nv: &crate::oracle::nvdisasm::Nvdisasm, out: &Path, filled: &discover::fill::Filled) -> Result {
+    if filled.added.is_empty() {
+        return Ok(());
+    }
+    let s = spec::load(&[out.to_path_buf()]).map_err(|e| e.to_string())?;
+    let c = crate::codec::Codec::new(&s);
+    let vis: Vec<usize> = (0..c.variants().len()).filter(|&i| filled.added.iter().any(|a| a.key == c.variant(i).key)).collect();
+    let conv = crate::oracle::learn::learn(nv, &c, &vis).map_err(|e| e.to_string())?;
+    let path = out.join(spec::conventions::FILE_NAME);
+    let tool = format!("nvdisasm {}", nv.version_number.clone().unwrap_or_else(|| nv.version.clone()));
+    let mut file = match std::fs::read(&path) {
+        Ok(bytes) => spec::conventions::ConventionsFile::from_text(&path.display().to_string(), &bytes).map_err(|e| e.to_string())?,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => spec::conventions::ConventionsFile::new(&tool),
+        Err(e) => return Err(format!("{}: {e}", path.display()).into()),
+    };
+    for &vi in &vis {
+        let v = c.variant(vi);
+        if let Some(fc) = conv.get(v.arch, &v.key) {
+            file.insert(v.arch, &v.key, fc).map_err(|e| e.to_string())?;
+        }
+    }
+    crate::output::write_atomic(&path, file.to_text().as_bytes()).map_err(|e| e.to_string())?;
     Ok(())
 }

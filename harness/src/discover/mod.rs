@@ -25,6 +25,7 @@
 
 pub mod batch;
 pub mod census;
+pub mod fill;
 pub mod layout;
 pub mod page;
 pub mod probe;

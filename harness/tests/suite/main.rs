@@ -12,6 +12,7 @@ mod conventions;
 mod crosscheck;
 mod discover;
 mod exec;
+mod fill;
 mod fuzz_props;
 mod malformed;
 mod offline;
