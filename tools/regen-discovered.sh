@@ -41,6 +41,16 @@ for p in "$work"/f/*.txt; do
 done
 # The printing conventions fix stored (learned for the forms the pages have).
 cp "$work/f/conventions.json" "$dest/"
+# Forms real code uses that the census's seeds left out (one seed per opclass), added
+# from the words of corpus/ptx and corpus/ptx-cvt (the hold-outs stay unseen): FILL.md.
+rm -rf "$work/fill"
+"$bin" discover --arch "$arch" --fill "$dest" --ptx corpus/ptx --ptx corpus/ptx-cvt --out "$work/fill" > "$work/fill.log" 2>&1
+cp "$work"/fill/*.txt "$work/fill/conventions.json" "$dest/"
+{
+  echo "From \`sass-harness discover --arch $arch --fill corpus/isa-discovered/sm$arch --ptx corpus/ptx --ptx corpus/ptx-cvt --out DIR\` (tools/regen-discovered.sh)."
+  echo
+  cat "$work/fill/fill.md"
+} > "$dest/FILL.md"
 # SUMMARY.md: discovery's summary, then every warning validation leaves (fix's last round),
 # each with its reason: what nvdisasm prints that no page edit or stored convention explains.
 last=$(ls -d "$work"/f/round-* | sort -V | tail -1)

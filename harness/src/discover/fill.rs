@@ -92,6 +92,7 @@ pub fn fill(src: &dyn Source, arch: Arch, dir: &Path, words: &[Word], progress: 
         }
         match folder.solve(src, w)? {
             Ok(added) => {
+                pending.remove(0);
                 progress(&format!("{arch}: added {} to {} ({text})", added.key, added.page));
                 out.added.push(Added { text, ..added });
                 // The words the grown pages decode now, counted to the variant that does.
@@ -166,6 +167,9 @@ impl Folder {
         if let Err(why) = self.narrow(src, &mut d) {
             return Ok(Err(why));
         }
+        if let Some(why) = self.shares_words(&d) {
+            return Ok(Err(why));
+        }
         let key = self.unique_key(&page::key(&d), &page::heading(&d));
         let block = page::variant_block(&d).replacen(&format!("\nkey: {}\n", page::key(&d)), &format!("\nkey: {key}\n"), 1);
         let name = format!("{}.txt", d.mnemonic.to_lowercase());
@@ -228,6 +232,7 @@ impl Folder {
         if let Some(k) = &self.keys_of(&[d.base()])[0] {
             return Err(format!("its base word decodes as {k}"));
         }
+        fix_single_rows(d);
         if d.base() != base {
             let text = super::Oracle::new(src, self.arch).texts(&[d.base()]).map_err(|e| e.to_string())?;
             d.distilled = text.into_iter().flatten().next().filter(|t| !t.is_empty()).ok_or("the narrowed base word does not print")?;
@@ -235,16 +240,37 @@ impl Folder {
         Ok(())
     }
 
+    /// An old variant of the folder that matches some words the new one matches, neither
+    /// being the more specific: their fixed bits (less those either ignores) never
+    /// disagree, and neither fixes every bit the other does. The codec decodes any value
+    /// of a table's field, listed or not, and gives a word two variants match to the one
+    /// that fixes more (SM90's IADD3 that prints one carry-out fixes the other's field at
+    /// PT); otherwise the word would be ambiguous.
+    fn shares_words(&self, d: &super::Discovered) -> Option<String> {
+        let ignored = d.ignored.iter().fold(0u128, |m, &b| m | 1u128 << b);
+        let (mask, value) = fixed_of(d);
+        let (mask, value) = (mask & !ignored, value & !ignored);
+        let v = self.spec.pages.iter().flat_map(|p| &p.variants).find(|v| {
+            let old = v.fixed_mask.0 & !v.ignored.0;
+            let nested = (old & mask == old || old & mask == mask) && old != mask;
+            v.arch == self.arch && (value ^ v.fixed_value.0) & mask & old == 0 && !nested
+        })?;
+        Some(format!("its words can be {}'s: no fixed bit tells them apart", v.key))
+    }
+
     /// Where the grown folder decodes words of `mnemonic`'s variants otherwise than this
     /// one (a word of an old variant decoded as another, or one that several variants now
     /// match alike): a new variant must not take or blur what the pages decoded. Each
-    /// variant's distilled word and [`OVERLAP_PROBES`] words of random listed values.
+    /// variant's distilled word and [`OVERLAP_PROBES`] words of random listed values and
+    /// as many of any values.
     fn overlap(&self, grown: &Folder, mnemonic: &str) -> Option<String> {
         let g = crate::codec::Codec::new(&grown.spec);
         let mut rng = crate::gen::Rng::new(0xf111);
         let mut words = vec![];
         for (vi, v) in g.variants().iter().enumerate().filter(|(_, v)| v.arch == self.arch && v.mnemonic == mnemonic) {
-            let values = std::iter::once(crate::gen::distilled_values(v)).chain((0..OVERLAP_PROBES).map(|_| crate::gen::random_listed_values(v, &mut rng)));
+            let listed: Vec<_> = (0..OVERLAP_PROBES).map(|_| crate::gen::random_listed_values(v, &mut rng)).collect();
+            let any: Vec<_> = (0..OVERLAP_PROBES).map(|_| crate::gen::random_values(v, &mut rng)).collect();
+            let values = std::iter::once(crate::gen::distilled_values(v)).chain(listed).chain(any);
             words.extend(values.filter_map(|x| g.encode(vi, &x).ok()).map(|w| (w, v.key.clone())));
         }
         let ws: Vec<Word> = words.iter().map(|p| p.0).collect();
@@ -282,6 +308,38 @@ fn with_block(text: &str, block: &str) -> String {
     out.push_str("\n\n");
     out.push_str(block);
     out
+}
+
+/// A modifier group left with one row is no field: its bits are fixed at that row and its
+/// modifier is printed always (the heading says it), so the variant's fixed bits tell it
+/// apart from the variant whose rows it gave up.
+fn fix_single_rows(d: &mut super::Discovered) {
+    use super::FieldKind;
+    while let Some(n) = (0..d.tables.len()).find(|&i| d.tables[i].len() == 1) {
+        let group = n as u32 + 1;
+        let value = d.tables[n][0].0;
+        if let Some(f) = d.fields.iter().find(|f| f.kind == FieldKind::Group(group)) {
+            d.zero = super::layout::set(d.zero, &f.bits, value);
+        }
+        d.fields.retain(|f| f.kind != FieldKind::Group(group));
+        d.tables.remove(n);
+        for f in &mut d.fields {
+            if let FieldKind::Group(g) = &mut f.kind {
+                if *g > group {
+                    *g -= 1;
+                }
+            }
+        }
+    }
+}
+
+/// The bits a solved variant's page fixes (every bit no field holds, control bits aside)
+/// and their values.
+fn fixed_of(d: &super::Discovered) -> (u128, u128) {
+    let fields = d.fields.iter().flat_map(|f| &f.bits).fold(0u128, |m, &b| m | 1u128 << b);
+    let control = super::CONTROL.fold(0u128, |m, b| m | 1u128 << b);
+    let mask = !(fields | control);
+    (mask, d.zero.0 & mask)
 }
 
 /// Random words per variant [`Folder::overlap`] decodes (with its distilled word).

@@ -267,9 +267,11 @@ impl<'a> Analysis<'a> {
         Judged::Found(Box::new(self.finding(Class::MissingForm, None, bits, word, expected, outcome_text(o), Some(why))))
     }
 
-    /// A table value the page leaves out (`UNLISTEDn`) that nvdisasm prints with other
-    /// operands (`CCTL.WB [RZ]` from the operand-less CCTL): another form's word, which
-    /// that form's page describes, or a form the spec lacks. `None`: judge it as a row.
+    /// A table value the page leaves out (`UNLISTEDn`) that another variant decodes and
+    /// prints as nvdisasm does (variants that split a table's rows, as `discover --fill`
+    /// adds them), or that nvdisasm prints with other operands (`CCTL.WB [RZ]` from the
+    /// operand-less CCTL): another form's word, which that form's page describes, or a
+    /// form the spec lacks. `None`: judge it as a row.
     pub(super) fn unlisted_other_form(&self, p: &Probe, values: &Values, o: &Outcome, base: Option<&Instruction>, word_bits: u128) -> Option<Judged> {
         let fields = match p.kind {
             Kind::Field { field, .. } => vec![field],
@@ -278,18 +280,23 @@ impl<'a> Analysis<'a> {
         };
         let unlisted = |&f: &usize| self.v.field_table(f).is_some_and(|t| t.row(values.get(f)).is_none());
         let field = fields.iter().copied().find(unlisted)?;
-        let (actual, base) = (printed(o)?, base?);
-        if kinds(&actual) == kinds(base) {
+        let actual = printed(o)?;
+        // Another variant that prints nvdisasm's text has the value, whatever it prints
+        // (two variants of one form may split a table's rows: `discover --fill`).
+        let claim = self.claim(p.word, &actual);
+        if claim == Claim::Prints {
+            return Some(Judged::Agree(word_bits));
+        }
+        if kinds(&actual) == kinds(base?) {
             return None;
         }
-        match self.claim(p.word, &actual) {
-            Claim::Prints => Some(Judged::Agree(word_bits)),
+        match claim {
             Claim::Nobody => {
                 let how = format!("'{}' = {:#b}, which the page leaves out", self.v.fields[field].name, values.get(field));
                 let bits = fields.iter().flat_map(|&f| self.bits_of(f, values.get(f))).collect();
                 Some(self.missing_form(p.word, bits, self.predict(values, p.word).to_string(), o, &how))
             }
-            Claim::Differs => None,
+            Claim::Prints | Claim::Differs => None,
         }
     }
 

@@ -26,9 +26,12 @@ const MISSING: [&str; 5] = [
 #[test]
 fn fill_adds_the_forms_real_code_uses_and_keeps_the_old_ones() {
     let src = common::scratch("fill-src");
-    for f in ["f2f.txt", "iadd3.txt", "conventions.json"] {
-        std::fs::copy(common::root().join("corpus/isa-discovered/sm90").join(f), src.join(f)).unwrap();
+    let dir = common::root().join("corpus/isa-discovered/sm90");
+    for f in ["iadd3.txt", "conventions.json"] {
+        std::fs::copy(dir.join(f), src.join(f)).unwrap();
     }
+    // F2F's page as discovery wrote it, before `discover --fill` appended its forms.
+    std::fs::write(src.join("f2f.txt"), without_filled(&dir, "f2f.txt")).unwrap();
     let out = common::scratch("fill-out");
     let tools = common::nvdisasm_path();
     let path = format!("{}:{}", tools.parent().unwrap().display(), std::env::var("PATH").unwrap_or_default());
@@ -62,4 +65,18 @@ fn fill_adds_the_forms_real_code_uses_and_keeps_the_old_ones() {
     }
     let _ = std::fs::remove_dir_all(&src);
     let _ = std::fs::remove_dir_all(&out);
+}
+
+/// A committed page of `dir` without the variants `discover --fill` appended to it (the
+/// last ones, which `FILL.md` lists), its variant count line counted again.
+fn without_filled(dir: &std::path::Path, name: &str) -> String {
+    let text = std::fs::read_to_string(dir.join(name)).unwrap();
+    let fill = std::fs::read_to_string(dir.join("FILL.md")).unwrap();
+    let added: Vec<&str> = fill.lines().filter(|l| l.contains(&format!("| {name} |"))).filter_map(|l| l.split('`').nth(1)).collect();
+    let page = spec::parse_page(name, text.as_bytes()).unwrap();
+    let first = page.variants.iter().filter(|v| added.contains(&v.key.as_str())).map(|v| v.line).min().expect("FILL.md lists forms added to the page");
+    let n = page.variants.len();
+    let kept: Vec<&str> = text.lines().take(first - 1).collect();
+    let kept = kept.join("\n").trim_end().to_string() + "\n";
+    kept.replacen(&format!("{n} variants on"), &format!("{} variants on", n - added.len()), 1)
 }
