@@ -277,9 +277,9 @@ impl Folder {
         let (before, after) = (self.keys_of(&ws), grown.keys_of(&ws));
         let old: BTreeSet<&str> = self.spec.pages.iter().flat_map(|p| p.variants.iter().map(|v| v.key.as_str())).collect();
         words.iter().zip(before.iter().zip(&after)).find_map(|((w, key), (b, a))| {
-            let taken = old.contains(key.as_str()) && b != a;
-            (taken || a.is_none())
-                .then(|| format!("it overlaps {key}: {w} decodes as {} (was {})", a.as_deref().unwrap_or("several or none"), b.as_deref().unwrap_or("none")))
+            // An old variant's word decoded otherwise, or the new variant's word by none.
+            let moved = if old.contains(key.as_str()) { b != a } else { a.is_none() };
+            moved.then(|| format!("it overlaps {key}: {w} decodes as {} (was {})", a.as_deref().unwrap_or("several or none"), b.as_deref().unwrap_or("none")))
         })
     }
 
