@@ -5,15 +5,14 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 # Each stage's start, in seconds from here (where the time of a CI run goes).
 t0=$(date +%s)
-# Every build here (clippy, the docs, the test binaries, the chaos probes' program, the
-# fuzz crate) without ThinLTO across a crate's codegen units: the release library compiled
-# in 40 s instead of 56 s (66 instead of 99 CPU s). The benches and `cargo install` keep
+# Every build here (clippy, the docs, the test binaries, the chaos probes' program)
+# without ThinLTO across a crate's codegen units: the release library compiled
+# in 40 s instead of 56 s (66 instead of 99 CPU s). The benches (`cargo bench`) keep
 # the release profile as Cargo.toml has it (docs/testing.md, Times).
 export CARGO_PROFILE_RELEASE_LTO=off CARGO_PROFILE_BENCH_LTO=off
 # And the dependencies at opt-level 0 (this crate keeps 3: Cargo.toml's
 # [profile.release.package.sass-harness]): `cargo test --workspace --release --no-run`
 # from nothing 154.6 → 115.8 s (297 → 224 CPU s), the tests as fast (docs/testing.md, Times).
-# (cargo-fuzz, where the fuzz stage installs it, is built so too: a driver that runs cargo.)
 export CARGO_PROFILE_RELEASE_OPT_LEVEL=0
 # And without debug info, which no step here reads (a failing test still names its file
 # and line): that build from nothing 126.7 → 122.2 s (246 → 238 CPU s).
@@ -34,29 +33,21 @@ step format and clippy
 cargo fmt --all --check
 (cd fuzz && cargo fmt --check)
 cargo clippy --workspace --release --all-targets -- -D warnings
-# The fuzz crate (outside the workspace): every target builds and is clippy-clean, on the
-# stable toolchain. Then `cargo fuzz run --dev -s none roundtrip`, 5 000 seeded runs over
-# the whole spec the targets fuzz (docs/testing.md), without a sanitizer: the mode
-# ci/fuzz.sh and the fuzz workflow fuzz in (safe Rust; docs/testing.md, Fuzzing). Under
-# AddressSanitizer its build and runs took about 180 CPU s, without 92 (from an empty
-# target folder, idle); the fuzz workflow's `roundtrip-asan` entry keeps ASan building.
-# It runs in the background, in its own target folder, while the codec-only check, the
-# test build and the tests run: alone, the test stage kept about 1.25 of the two cores
-# busy (its longest binary, discover.rs, is mostly one chain of nvdisasm runs). With it
-# beside them, .ci/run keeps both cores busy (docs/testing.md, Times). Its output is
-# printed, and its status checked, after the tests.
+# The fuzz crate (outside the workspace): every target type-checks and is clippy-clean, on
+# the stable toolchain. Building and running the targets under libFuzzer is the nightly
+# fuzz workflow's job (.github/workflows/fuzz.yml: each target for 10 minutes, one entry
+# under AddressSanitizer; `bash ci/fuzz.sh roundtrip 60` by hand). Here it cost a build of
+# the crate with coverage instrumentation and libFuzzer's C++, and 5 000 runs: about 150
+# of the run's ~1 900 CPU s, for properties `fuzz_props` already runs over the whole spec
+# (docs/testing.md, Times). The check runs in the background, in its own target folder,
+# while the codec-only check and the test build run; its output is printed, and its
+# status checked, after the tests.
 fuzz_stage() {
     cd fuzz || return
     # Clippy only type-checks: CUSTOM_LIBFUZZER_PATH (read by libfuzzer-sys's build script)
     # names an archive that is never linked, so the check skips compiling libFuzzer's C++
-    # (42 → 28 CPU s); `cargo fuzz run` below builds and links the real one.
-    CUSTOM_LIBFUZZER_PATH=/nonexistent/libfuzzer.a cargo clippy --all-targets -- -D warnings || return
-    command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --version 0.13.2 --locked || return
-    # `--dev`, without debug info: the fuzz crate's dev profile (opt-level 0, debug
-    # assertions and overflow checks on) builds in about half the CPU of its release
-    # build, most of the stage. Real fuzzing (ci/fuzz.sh, the fuzz workflow) keeps the
-    # optimized build.
-    CARGO_PROFILE_DEV_DEBUG=0 cargo fuzz run --dev -s none roundtrip -- -runs=5000 -seed=1
+    # (42 → 28 CPU s); `cargo fuzz build` (ci/fuzz.sh) builds and links the real one.
+    CUSTOM_LIBFUZZER_PATH=/nonexistent/libfuzzer.a cargo clippy --all-targets -- -D warnings
 }
 export -f fuzz_stage
 step the fuzz crate, in the background
