@@ -38,8 +38,9 @@ cargo clippy --workspace --release --all-targets -- -D warnings
 # fuzz workflow's job (.github/workflows/fuzz.yml: each target for 10 minutes, one entry
 # under AddressSanitizer; `bash ci/fuzz.sh roundtrip 60` by hand). Here it cost a build of
 # the crate with coverage instrumentation and libFuzzer's C++, and 5 000 runs: about 150
-# of the run's ~1 900 CPU s, for properties `fuzz_props` already runs over the whole spec
-# (docs/testing.md, Times). The check runs in the background, in its own target folder,
+# of the run's ~1 900 CPU s (estimated), for properties `fuzz_props` runs over the whole
+# spec in the suite (in release; the nightly fuzzing keeps debug assertions and overflow
+# checks on, as cargo fuzz builds; docs/testing.md, Times). The check runs in the background, in its own target folder,
 # while the codec-only check and the test build run; its output is printed, and its
 # status checked, after the tests.
 fuzz_stage() {
