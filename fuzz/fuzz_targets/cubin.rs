@@ -13,7 +13,7 @@ fuzz_target!(|data: &[u8]| {
         _ => vec![data],
     };
     for cubin in cubins {
-        match sass_harness::disasm::disassemble_bytes(c, "fuzz.cubin", cubin, None, &mut std::io::sink()) {
+        match sass_harness::disasm::disassemble_bytes(c, "fuzz.cubin", cubin, None, Default::default(), &mut std::io::sink()) {
             Ok(stats) => assert!(stats.words >= stats.undecoded),
             Err(e) => {
                 let _ = e.to_string();

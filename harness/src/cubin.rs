@@ -151,6 +151,10 @@ pub struct CodeSectionWords {
     pub index: usize,
     pub words: Vec<Word>,
     pub symbols: Vec<(u64, String)>,
+    /// Where each function symbol of the section ends (its value plus its size), with the
+    /// symbol's index in the symbol table: nvdisasm numbers a label for each end (its
+    /// `.size` line), in symbol-table order, after every other label.
+    pub ends: Vec<(usize, u64)>,
     pub relocations: Vec<Relocation>,
     /// Whether the file is relocatable ([`is_relocatable`]).
     pub relocatable: bool,
@@ -171,29 +175,40 @@ pub fn code_section_words(cubin: &[u8]) -> Result<Vec<CodeSectionWords>, CubinEr
         let start = s.file_offset as usize;
         let bytes = &cubin[start..start + s.size as usize];
         let words = bytes.chunks_exact(WORD_BYTES as usize).map(|c| Word::from_le_bytes(c.try_into().expect("16 bytes"))).collect();
-        let mut mine: Vec<(u64, String)> = symbols.remove(&s.index).unwrap_or_default();
+        let functions = symbols.remove(&s.index).unwrap_or_default();
+        let ends = functions.iter().map(|f| (f.index, f.value.saturating_add(f.size))).collect();
+        let mut mine: Vec<(u64, String)> = functions.into_iter().map(|f| (f.value, f.name)).collect();
         mine.sort();
         let mut relocations = relocations.remove(&s.index).unwrap_or_default();
         relocations.sort_by_key(|r| r.offset);
-        out.push(CodeSectionWords { name: s.name, index: s.index, words, symbols: mine, relocations, relocatable });
+        out.push(CodeSectionWords { name: s.name, index: s.index, words, symbols: mine, ends, relocations, relocatable });
     }
     Ok(out)
 }
 
-/// Function symbols by section index: (value, name). nvdisasm prints a branch or call to
-/// one by its name (`` CALL.REL.NOINC `($__internal_7_…)``, `` RET.REL.NODEC R2 `(kernel)``).
-fn function_symbols<Elf: FileHeader<Endian = Endianness>>(data: &[u8]) -> Result<std::collections::HashMap<usize, Vec<(u64, String)>>, CubinError> {
+/// A function symbol: its index in the symbol table, value, size and name.
+struct FunctionSymbol {
+    index: usize,
+    value: u64,
+    size: u64,
+    name: String,
+}
+
+/// Function symbols by section index, in symbol-table order. nvdisasm prints a branch or
+/// call to one by its name (`` CALL.REL.NOINC `($__internal_7_…)``, `` RET.REL.NODEC R2 `(kernel)``).
+fn function_symbols<Elf: FileHeader<Endian = Endianness>>(data: &[u8]) -> Result<std::collections::HashMap<usize, Vec<FunctionSymbol>>, CubinError> {
     let header = Elf::parse(data)?;
     let endian = header.endian()?;
     let table = header.sections(endian, data)?;
     let syms = table.symbols(endian, data, elf::SHT_SYMTAB)?;
-    let mut out: std::collections::HashMap<usize, Vec<(u64, String)>> = std::collections::HashMap::new();
-    for sym in syms.iter() {
+    let mut out: std::collections::HashMap<usize, Vec<FunctionSymbol>> = std::collections::HashMap::new();
+    for (index, sym) in syms.iter().enumerate() {
         if sym.st_type() != elf::STT_FUNC {
             continue;
         }
         let name = String::from_utf8_lossy(syms.symbol_name(endian, sym)?).into_owned();
-        out.entry(usize::from(sym.st_shndx(endian))).or_default().push((sym.st_value(endian).into(), name));
+        let (value, size) = (sym.st_value(endian).into(), sym.st_size(endian).into());
+        out.entry(usize::from(sym.st_shndx(endian))).or_default().push(FunctionSymbol { index, value, size, name });
     }
     Ok(out)
 }
@@ -288,12 +303,23 @@ pub struct IndirectBranch {
 pub struct InfoOffsets {
     pub offsets: Vec<u64>,
     pub indirect: Vec<IndirectBranch>,
+    /// `EIATTR_ANNOTATIONS`: (instruction offset, kind), in the attribute's order; nvdisasm
+    /// prints kind 1 as `(*"SpillRefill"*)` after the instruction.
+    pub annotations: Vec<(u64, u32)>,
+    /// The `.nv.info.<function>` section's index (nvdisasm numbers the labels of these
+    /// sections' offsets in file order); none without that section.
+    pub section: Option<usize>,
 }
 
-/// Attributes that are arrays of 32-bit instruction offsets (codes read off nvdisasm
-/// 13.5's `.nv.info` listings): EXIT_INSTR_OFFSETS, COOP_GROUP_INSTR_OFFSETS,
-/// INT_WARP_WIDE_INSTR_OFFSETS, MBARRIER_INSTR_OFFSETS, UNUSED_LOAD_BYTE_OFFSET.
-const OFFSET_ATTRIBUTES: [u8; 5] = [0x1c, 0x29, 0x31, 0x39, 0x44];
+/// Attributes that are arrays of records whose first 32 bits are an instruction offset,
+/// with each record's size (codes and layouts read off nvdisasm 13.5's `.nv.info`
+/// listings, which print each such offset as a label): EXIT_INSTR_OFFSETS,
+/// COOP_GROUP_INSTR_OFFSETS, INT_WARP_WIDE_INSTR_OFFSETS (4 bytes), UNUSED_LOAD_BYTE_OFFSET
+/// (8: the offset, then a mask), MBARRIER_INSTR_OFFSETS (16: the offset, then three words).
+/// (0x29, COOP_GROUP_MASK_REGIDS, holds register ids, not offsets.)
+const OFFSET_ATTRIBUTES: [(u8, usize); 5] = [(0x1c, 4), (0x28, 4), (0x31, 4), (0x44, 8), (0x39, 16)];
+/// EIATTR_ANNOTATIONS: 8-byte records {u32 kind, u32 instruction offset}.
+const ANNOTATIONS: u8 = 0x55;
 /// EIATTR_INDIRECT_BRANCH_TARGETS: entries of {u32 offset, u16, u16, u32 n, n × u32}.
 const INDIRECT_BRANCH_TARGETS: u8 = 0x34;
 
@@ -306,17 +332,17 @@ pub fn info_offsets(cubin: &[u8], function: &str) -> Result<InfoOffsets, CubinEr
         Ok(FileKind::Elf32) => section_bytes::<elf::FileHeader32<Endianness>>(cubin, &format!(".nv.info.{function}"))?,
         _ => return Err(CubinError::NotElf { len: cubin.len() }),
     };
-    Ok(bytes.map(parse_info).unwrap_or_default())
+    Ok(bytes.map(|(section, b)| InfoOffsets { section: Some(section), ..parse_info(b) }).unwrap_or_default())
 }
 
-/// A section's bytes by name, if it has some inside the file.
-fn section_bytes<'d, Elf: FileHeader<Endian = Endianness>>(data: &'d [u8], name: &str) -> Result<Option<&'d [u8]>, CubinError> {
+/// A section's index and bytes by name, if it has some inside the file.
+fn section_bytes<'d, Elf: FileHeader<Endian = Endianness>>(data: &'d [u8], name: &str) -> Result<Option<(usize, &'d [u8])>, CubinError> {
     let header = Elf::parse(data)?;
     let endian = header.endian()?;
     let table = header.sections(endian, data)?;
-    for sh in table.iter() {
+    for (index, sh) in table.iter().enumerate() {
         if table.section_name(endian, sh)? == name.as_bytes() {
-            return Ok(sh.data(endian, data).ok());
+            return Ok(sh.data(endian, data).ok().map(|b| (index, b)));
         }
     }
     Ok(None)
@@ -341,8 +367,14 @@ fn parse_info(b: &[u8]) -> InfoOffsets {
         }
         let Some(payload) = b.get(at..at + value) else { break };
         at += value;
-        if OFFSET_ATTRIBUTES.contains(&attr) {
-            out.offsets.extend((0..payload.len() / 4).filter_map(|i| u32_at(payload, 4 * i)).map(u64::from));
+        if let Some(&(_, size)) = OFFSET_ATTRIBUTES.iter().find(|(a, _)| *a == attr) {
+            out.offsets.extend((0..payload.len() / size).filter_map(|i| u32_at(payload, size * i)).map(u64::from));
+        } else if attr == ANNOTATIONS {
+            for i in 0..payload.len() / 8 {
+                let (Some(kind), Some(at)) = (u32_at(payload, 8 * i), u32_at(payload, 8 * i + 4)) else { break };
+                out.offsets.push(u64::from(at));
+                out.annotations.push((u64::from(at), kind));
+            }
         } else if attr == INDIRECT_BRANCH_TARGETS {
             read_indirect(payload, &mut out);
         }

@@ -3,10 +3,10 @@
 //! The listing has nvdisasm's layout for code sections: a `.section` line, the section's
 //! label, then one instruction per line, `/*0010*/` and the text right-aligned after its
 //! predicate as nvdisasm prints it. Branch targets inside the section print as nvdisasm's
-//! labels, `` `(.L_x_N)``, numbered in order of first reference over the file's code
-//! (nvdisasm numbers the labels that only its `.nv.info` attributes define, exits and
-//! indirect-branch targets, after these, so they are left out: only instruction text is
-//! meant to match). Targets outside the section print as absolute addresses. A word no
+//! labels, `` `(.L_x_N)``, numbered in order of first reference over the file's code, then
+//! as nvdisasm numbers the places its `.nv.info` attributes and function ends name.
+//! Targets outside the section print as absolute addresses. With
+//! [`Style::hex`], each word follows its instruction as `nvdisasm -hex` prints it. A word no
 //! variant decodes prints as `UNDECODED 0x<word> ;`, which `asm` reads back. In a
 //! relocatable cubin, relocated operands print as nvdisasm prints them (`32@lo(garr)`,
 //! `` `(f)``: see [`crate::reloc`]), and the labels they define are numbered first.
@@ -90,11 +90,11 @@ pub fn sections_of(file: &str, cubin: &[u8]) -> Result<Vec<CodeSectionWords>, Di
 
 /// Reads, checks and disassembles a cubin into `out`: the whole path the fuzz target
 /// takes (`fuzz/fuzz_targets/cubin.rs`).
-pub fn disassemble_bytes(codec: &Codec, file: &str, cubin: &[u8], asked: Option<u32>, out: &mut impl Write) -> Result<DisasmStats, DisasmError> {
+pub fn disassemble_bytes(codec: &Codec, file: &str, cubin: &[u8], asked: Option<u32>, style: Style, out: &mut impl Write) -> Result<DisasmStats, DisasmError> {
     let arch = arch_of(file, cubin, asked)?;
     let sections = sections_of(file, cubin)?;
     let infos = infos_of(file, cubin, &sections)?;
-    Ok(disassemble(codec, arch, &sections, &infos, out)?)
+    Ok(disassemble(codec, arch, &sections, &infos, style, out)?)
 }
 
 /// Each code section's `.nv.info` offsets (see [`cubin::info_offsets`]).
@@ -125,30 +125,41 @@ enum Printed {
     Text(String),
 }
 
+/// How [`disassemble`] lays a listing out.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Style {
+    /// Each instruction's word after it as `nvdisasm -hex` prints it: `/* 0x<bits 0–63> */`
+    /// at one column for the whole file, and a second line with `/* 0x<bits 64–127> */`
+    /// at that column.
+    pub hex: bool,
+}
+
 /// Prints every code section's instructions to `out`; `infos` (one per section, or none)
-/// give the labels nvdisasm numbers from `.nv.info` and BRX's branch-target annotation.
-pub fn disassemble(codec: &Codec, arch: Arch, sections: &[CodeSectionWords], infos: &[cubin::InfoOffsets], out: &mut impl Write) -> io::Result<DisasmStats> {
+/// give the labels nvdisasm numbers from `.nv.info` and its annotations (BRX's branch
+/// targets, spill code).
+pub fn disassemble(
+    codec: &Codec,
+    arch: Arch,
+    sections: &[CodeSectionWords],
+    infos: &[cubin::InfoOffsets],
+    style: Style,
+    out: &mut impl Write,
+) -> io::Result<DisasmStats> {
     let printer = codec::Printer::new(codec);
     let relocated = relocation_labels(sections);
     let target = |r: &Relocation| r.target(label_place(sections, r).and_then(|at| relocated.get(&at).copied()));
     let decoded: Vec<Vec<Decoded>> = sections.iter().map(|s| decode_section(&printer, codec, arch, s, &target)).collect();
-    let mut labels = number_labels(sections, &decoded, relocated.clone());
-    for (si, info) in infos.iter().enumerate() {
-        for &o in &info.offsets {
-            let n = labels.len();
-            labels.entry((si, o)).or_insert(n);
-        }
-    }
+    let labels = info_labels(sections, infos, number_labels(sections, &decoded, relocated.clone()));
     let symbols: Vec<HashMap<u64, &str>> = sections.iter().map(|s| s.symbols.iter().map(|(a, n)| (*a, n.as_str())).collect()).collect();
     let mut stats = DisasmStats { sections: sections.len(), ..Default::default() };
+    // Every section's lines first: with `hex`, the column depends on the widest of the file.
+    let mut lines: Vec<Vec<String>> = vec![];
     for (si, (s, ds)) in sections.iter().zip(&decoded).enumerate() {
         let texts: Vec<String> = ds.iter().map(|d| labelled(d, s, si, &labels, &symbols[si])).collect();
         let annotations = annotations(infos.get(si), si, &labels, &texts);
-        writeln!(out, "\t.section\t{},\"ax\",@progbits", s.name)?;
-        writeln!(out, "{}:", s.name)?;
+        let mut section = Vec::with_capacity(ds.len());
         for (i, (w, d)) in s.words.iter().zip(ds).enumerate() {
             let addr = 16 * i as u64;
-            write_labels(out, s, si, addr, &labels)?;
             stats.words += 1;
             let text = match &d.inst {
                 Some(_) => match annotations.get(&addr) {
@@ -160,11 +171,54 @@ pub fn disassemble(codec: &Codec, arch: Arch, sections: &[CodeSectionWords], inf
                     format!("{RAW_MNEMONIC} 0x{} ;", w.hex())
                 }
             };
-            writeln!(out, "{}", line(addr, &text))?;
+            section.push(line(addr, &text));
+        }
+        lines.push(section);
+    }
+    let column = style.hex.then(|| hex_column(lines.iter().flatten()));
+    for (si, (s, section)) in sections.iter().zip(&lines).enumerate() {
+        writeln!(out, "\t.section\t{},\"ax\",@progbits", s.name)?;
+        writeln!(out, "{}:", s.name)?;
+        for (i, (l, w)) in section.iter().zip(&s.words).enumerate() {
+            write_labels(out, s, si, 16 * i as u64, &labels)?;
+            match column {
+                Some(c) => writeln!(out, "{l:c$}/* 0x{:016x} */\n{:c$}/* 0x{:016x} */", w.0 as u64, "", (w.0 >> 64) as u64)?,
+                None => writeln!(out, "{l}")?,
+            }
         }
         write_labels(out, s, si, 16 * s.words.len() as u64, &labels)?;
     }
     Ok(stats)
+}
+
+/// The column of `nvdisasm -hex`'s word comments: two past the widest instruction line,
+/// an annotated line (`… (*"BRANCH_TARGETS .L_x_7"*);`) counted without its `;` (as
+/// nvdisasm 13.5 places it on 118 of the 121 corpus cubins; on the other three, relocatable
+/// ones, it is 4 columns further, for a reason not known).
+fn hex_column<'l>(lines: impl Iterator<Item = &'l String>) -> usize {
+    lines.map(|l| if l.ends_with("*);") { l.len() - 1 } else { l.len() }).max().unwrap_or(0) + 2
+}
+
+/// `labels` (those of relocations and branch targets) with the ones nvdisasm numbers after
+/// them: each offset of each `.nv.info.<function>` attribute (sections in file order,
+/// attributes and offsets in their order), then each function symbol's end (symbols in
+/// table order). Each takes the next number, even where its place has a label already
+/// (that one is kept, and the number is not used).
+fn info_labels(sections: &[CodeSectionWords], infos: &[cubin::InfoOffsets], mut labels: HashMap<(usize, u64), usize>) -> HashMap<(usize, u64), usize> {
+    let mut next = labels.len();
+    let mut take = |place: (usize, u64)| {
+        labels.entry(place).or_insert(next);
+        next += 1;
+    };
+    let mut by_file: Vec<(usize, &cubin::InfoOffsets)> = infos.iter().enumerate().filter(|(_, i)| i.section.is_some()).collect();
+    by_file.sort_by_key(|(_, i)| i.section);
+    for (si, info) in by_file {
+        info.offsets.iter().for_each(|&o| take((si, o)));
+    }
+    let mut ends: Vec<(usize, usize, u64)> = sections.iter().enumerate().flat_map(|(si, s)| s.ends.iter().map(move |&(k, end)| (k, si, end))).collect();
+    ends.sort_unstable();
+    ends.into_iter().for_each(|(_, si, end)| take((si, end)));
+    labels
 }
 
 /// The symbols and the label defined at `addr`, one line each.
@@ -182,23 +236,32 @@ fn write_labels(out: &mut impl Write, s: &CodeSectionWords, si: usize, addr: u64
     Ok(())
 }
 
-/// nvdisasm's annotation of each indirect branch, by address: its targets' labels,
-/// `(*"BRANCH_TARGETS .L_x_7,.L_x_8"*);`, padded to the column where the section's longest
-/// instruction would end if its predicate were not right-aligned but printed after the
-/// 19 columns (the column nvdisasm 13.5 uses on every corpus kernel).
+/// nvdisasm's annotations, by address: each indirect branch's targets' labels,
+/// `(*"BRANCH_TARGETS .L_x_7,.L_x_8"*);`, and `(*"SpillRefill"*);` on spill code (the
+/// annotation kinds nvdisasm 13.5 was seen to print; others are left out), padded to the
+/// column where the section's longest instruction would end if its predicate were not
+/// right-aligned but printed after the 19 columns (the column nvdisasm 13.5 uses on every
+/// corpus kernel).
 fn annotations(info: Option<&cubin::InfoOffsets>, si: usize, labels: &HashMap<(usize, u64), usize>, texts: &[String]) -> HashMap<u64, String> {
     let Some(info) = info else { return HashMap::new() };
     let width = texts.iter().map(|t| line(0, "").len() + t.len()).max().unwrap_or(0);
-    let mut out = HashMap::new();
-    for b in &info.indirect {
-        let Some(text) = texts.get((b.at / 16) as usize).filter(|_| b.at % 16 == 0) else { continue };
+    let spills = info.annotations.iter().filter(|(_, kind)| *kind == SPILL_REFILL).map(|&(at, _)| (at, "SpillRefill".to_string()));
+    let branches = info.indirect.iter().map(|b| {
         let names: Vec<String> = b.targets.iter().filter_map(|t| labels.get(&(si, *t))).map(|n| format!(".L_x_{n}")).collect();
+        (b.at, format!("BRANCH_TARGETS {}", names.join(",")))
+    });
+    let mut out = HashMap::new();
+    for (at, what) in branches.chain(spills) {
+        let Some(text) = texts.get((at / 16) as usize).filter(|_| at % 16 == 0) else { continue };
         let body = text.strip_suffix(';').unwrap_or(text).trim_end();
-        let pad = width.saturating_sub(line(b.at, body).len());
-        out.insert(b.at, format!("{:pad$}(*\"BRANCH_TARGETS {}\"*);", "", names.join(",")));
+        let pad = width.saturating_sub(line(at, body).len());
+        out.entry(at).or_insert_with(|| format!("{:pad$}(*\"{what}\"*);", ""));
     }
     out
 }
+
+/// The `EIATTR_ANNOTATIONS` kind nvdisasm prints as `SpillRefill`.
+const SPILL_REFILL: u32 = 1;
 
 /// nvdisasm's instruction line: 8 spaces, `/*addr*/`, a predicate register right-aligned
 /// so that the mnemonic starts 19 columns after the address; a uniform predicate
@@ -433,7 +496,7 @@ pub enum PatchError {
 fn own_texts<'s>(codec: &Codec, arch: Arch, sections: &'s [CodeSectionWords]) -> HashMap<(&'s str, u64), String> {
     let mut out = vec![];
     // Labels and annotations need not be known here: only instruction texts are compared.
-    if disassemble(codec, arch, sections, &[], &mut out).is_err() {
+    if disassemble(codec, arch, sections, &[], Style::default(), &mut out).is_err() {
         return HashMap::new();
     }
     let Ok(own) = listing::read_listing("disasm", out.as_slice()) else { return HashMap::new() };

@@ -177,6 +177,10 @@ enum Cmd {
         /// cubins of this architecture only.
         #[arg(long, value_parser = parse_arch)]
         arch: Option<u32>,
+        /// Each instruction's word as `nvdisasm -hex` prints it: `/* 0x<bits 0-63> */` after
+        /// the instruction and `/* 0x<bits 64-127> */` on a line of its own, at one column
+        #[arg(long)]
+        hex: bool,
     },
     /// Solve variants' layouts from seed words with nvdisasm and write them as one page.
     Discover {
@@ -367,7 +371,7 @@ fn run(cmd: Cmd) -> Result {
             (Some(cubin), Some(out)) => words::asm_patch(&sp, &cubin, &out, file.as_deref(), text.as_deref()),
             _ => words::asm(&sp, arch.ok_or("asm needs --arch")?, file.as_deref(), text.as_deref()),
         },
-        Cmd::Disasm { file, spec: sp, arch } => words::disasm(&sp, &file, arch),
+        Cmd::Disasm { file, spec: sp, arch, hex } => words::disasm(&sp, &file, arch, sass_harness::disasm::Style { hex }),
         Cmd::Discover { arch, from, words: w, out, description, shard, only, opcodes, ptx, fill, seed_pages, solvers, jobs } => match (arch, fill) {
             _ if !from.is_empty() => discovery::discover_from(&from, &out),
             (Some(arch), Some(dir)) => discovery::fill(arch, &dir, &ptx, &w, &out),

@@ -169,7 +169,7 @@ pub fn asm_patch(sp: &[PathBuf], file: &Path, out: &Path, listing_file: Option<&
 
 /// `disasm FILE`: the listing on stdout; words no variant decodes make it an error. FILE
 /// is a cubin, or a fatbin or host program or object whose cubins are listed in turn.
-pub fn disasm(sp: &[PathBuf], file: &Path, arch: Option<u32>) -> Result {
+pub fn disasm(sp: &[PathBuf], file: &Path, arch: Option<u32>, style: crate::disasm::Style) -> Result {
     use crate::{disasm, fatbin};
     let name = file.display().to_string();
     let bytes = disasm::read_cubin(file).map_err(|e| e.to_string())?;
@@ -178,7 +178,7 @@ pub fn disasm(sp: &[PathBuf], file: &Path, arch: Option<u32>) -> Result {
         Err(e @ fatbin::FatbinError::Malformed { .. }) => return Err(format!("{name}: {e}").into()),
         // A cubin, and whatever is neither: the cubin reader says what is wrong.
         _ => {
-            let stats = disasm_cubin(sp, &name, &bytes, arch, &mut std::io::stdout().lock())?;
+            let stats = disasm_cubin(sp, &name, &bytes, arch, style, &mut std::io::stdout().lock())?;
             return undecoded(&name, stats);
         }
     };
@@ -192,7 +192,7 @@ pub fn disasm(sp: &[PathBuf], file: &Path, arch: Option<u32>) -> Result {
                 writeln!(out, "// {at}").map_err(|e| format!("cannot write: {e}"))?;
                 // One cubin that cannot be listed (an architecture the spec lacks) does not
                 // keep the others from being listed; it is the error at the end.
-                match disasm_cubin(sp, &at, b, None, &mut out) {
+                match disasm_cubin(sp, &at, b, None, style, &mut out) {
                     Ok(st) => {
                         sum.listed.push(e.arch);
                         (sum.stats.words, sum.stats.undecoded) = (sum.stats.words + st.words, sum.stats.undecoded + st.undecoded);
@@ -255,7 +255,14 @@ fn undecoded(name: &str, stats: crate::disasm::DisasmStats) -> Result {
 }
 
 /// One cubin's listing into `out` (`name` in errors).
-fn disasm_cubin(sp: &[PathBuf], name: &str, bytes: &[u8], arch: Option<u32>, out: &mut impl std::io::Write) -> Result<crate::disasm::DisasmStats> {
+fn disasm_cubin(
+    sp: &[PathBuf],
+    name: &str,
+    bytes: &[u8],
+    arch: Option<u32>,
+    style: crate::disasm::Style,
+    out: &mut impl std::io::Write,
+) -> Result<crate::disasm::DisasmStats> {
     use crate::disasm;
     let a = disasm::arch_of(name, bytes, arch).map_err(|e| e.to_string())?;
     let sections = disasm::sections_of(name, bytes).map_err(|e| e.to_string())?;
@@ -263,7 +270,7 @@ fn disasm_cubin(sp: &[PathBuf], name: &str, bytes: &[u8], arch: Option<u32>, out
     let c = Codec::new(&s);
     let mut out = std::io::BufWriter::new(out);
     let infos = disasm::infos_of(name, bytes, &sections).map_err(|e| e.to_string())?;
-    let stats = disasm::disassemble(&c, a, &sections, &infos, &mut out).map_err(|e| format!("cannot write: {e}"))?;
+    let stats = disasm::disassemble(&c, a, &sections, &infos, style, &mut out).map_err(|e| format!("cannot write: {e}"))?;
     out.flush().map_err(|e| format!("cannot write: {e}"))?;
     Ok(stats)
 }
