@@ -156,8 +156,29 @@ pub struct CodeSectionWords {
     /// `.size` line), in symbol-table order, after every other label.
     pub ends: Vec<(usize, u64)>,
     pub relocations: Vec<Relocation>,
+    /// The places in this section that other sections' words point at (a BRX jump table's,
+    /// debug information's relocations), by that section and the word's offset there.
+    pub referenced: Vec<Reference>,
     /// Whether the file is relocatable ([`is_relocatable`]).
     pub relocatable: bool,
+}
+
+/// A word of another section that points into a code section: nvdisasm lists it as a
+/// label (`.word (.L_x_8 - .text.k)` in a jump table, `(k + .L_x_748@srel)` in debug
+/// information), numbered as it lists the sections, in file order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Reference {
+    /// The section holding the word (its index), and the word's offset there.
+    pub section: usize,
+    pub offset: u64,
+    /// The code offset it points at.
+    pub place: u64,
+    /// Whether that section is debug information (`.debug_*`, `.nv_debug_*`), whose words
+    /// take a new label number only for a place no label names yet.
+    pub debug: bool,
+    /// Whether the word is a BRX jump table's (a relocatable cubin's `.nv.constant2.<function>`
+    /// of type `SHT_CUDA_CONSTANT_B2`), not a relocation's.
+    pub jump_table: bool,
 }
 
 /// Every code section with its words and function symbols, in file order (a zero-length
@@ -169,8 +190,25 @@ pub fn code_section_words(cubin: &[u8]) -> Result<Vec<CodeSectionWords>, CubinEr
         _ => return Err(CubinError::NotElf { len: cubin.len() }),
     };
     let relocatable = is_relocatable(cubin)?;
+    let code = code_sections(cubin)?;
+    let (tables, names) = match FileKind::parse(cubin) {
+        Ok(FileKind::Elf64) => (jump_tables::<elf::FileHeader64<Endianness>>(cubin, &code)?, section_names::<elf::FileHeader64<Endianness>>(cubin)?),
+        _ => (jump_tables::<elf::FileHeader32<Endianness>>(cubin, &code)?, section_names::<elf::FileHeader32<Endianness>>(cubin)?),
+    };
+    let debug = |section: usize| names.get(section).is_some_and(|n| n.starts_with(b".debug") || n.starts_with(b".nv_debug"));
+    let mut referenced: std::collections::HashMap<usize, Vec<Reference>> = std::collections::HashMap::new();
+    for (&section, rs) in relocations.iter().filter(|(i, _)| !code.iter().any(|c| c.index == **i)) {
+        for r in rs.iter().filter(|r| code.iter().any(|c| c.index == r.symbol_section)) {
+            if let Some(place) = r.symbol_value.checked_add_signed(r.addend) {
+                referenced.entry(r.symbol_section).or_default().push(Reference { section, offset: r.offset, place, debug: debug(section), jump_table: false });
+            }
+        }
+    }
+    for (code_section, section, offset, place) in tables {
+        referenced.entry(code_section).or_default().push(Reference { section, offset, place, debug: false, jump_table: true });
+    }
     let mut out = vec![];
-    for s in code_sections(cubin)? {
+    for s in code {
         // code_sections checked that the range lies inside the file, so these fit usize.
         let start = s.file_offset as usize;
         let bytes = &cubin[start..start + s.size as usize];
@@ -181,9 +219,48 @@ pub fn code_section_words(cubin: &[u8]) -> Result<Vec<CodeSectionWords>, CubinEr
         mine.sort();
         let mut relocations = relocations.remove(&s.index).unwrap_or_default();
         relocations.sort_by_key(|r| r.offset);
-        out.push(CodeSectionWords { name: s.name, index: s.index, words, symbols: mine, ends, relocations, relocatable });
+        let mut referenced = referenced.remove(&s.index).unwrap_or_default();
+        referenced.sort_unstable();
+        out.push(CodeSectionWords { name: s.name, index: s.index, words, symbols: mine, ends, relocations, referenced, relocatable });
     }
     Ok(out)
+}
+
+/// The entries of BRX jump tables: `.nv.constant2.<function>` sections of type
+/// `SHT_CUDA_CONSTANT_B2` linked to a code section (`SHF_INFO_LINK`, its `sh_info`), whose
+/// 32-bit words are offsets into that code (nvdisasm lists them as `.word (.L_x_8 -
+/// .text.k)`; ptxas -c writes such tables, an executable cubin's are plain `PROGBITS`, which
+/// nvdisasm lists as bytes): (code section index, table section index, the word's offset
+/// there, the code offset it holds).
+fn jump_tables<Elf: FileHeader<Endian = Endianness>>(data: &[u8], code: &[CodeSection]) -> Result<Vec<(usize, usize, u64, u64)>, CubinError> {
+    let header = Elf::parse(data)?;
+    let endian = header.endian()?;
+    let table = header.sections(endian, data)?;
+    let mut out = vec![];
+    for (index, sh) in table.iter().enumerate() {
+        let flags: u64 = sh.sh_flags(endian).into();
+        let linked = flags & u64::from(elf::SHF_INFO_LINK) != 0;
+        let to = sh.sh_info(endian) as usize;
+        let constant_b2 = sh.sh_type(endian) == SHT_CUDA_CONSTANT_B2;
+        if !linked || !constant_b2 || !code.iter().any(|c| c.index == to) || !table.section_name(endian, sh)?.starts_with(b".nv.constant2.") {
+            continue;
+        }
+        let bytes = sh.data(endian, data).unwrap_or_default();
+        out.extend((0..bytes.len() / 4).filter_map(|k| u32_at(bytes, 4 * k).map(|place| (to, index, 4 * k as u64, u64::from(place)))));
+    }
+    Ok(out)
+}
+
+/// The section type of a relocatable cubin's jump tables (`SHT_LOPROC + 0x66`, as
+/// `readelf` shows it; nvdisasm's `@"SHT_CUDA_CONSTANT_B2"`).
+const SHT_CUDA_CONSTANT_B2: u32 = 0x7000_0066;
+
+/// Every section's name, by index.
+fn section_names<Elf: FileHeader<Endian = Endianness>>(data: &[u8]) -> Result<Vec<Vec<u8>>, CubinError> {
+    let header = Elf::parse(data)?;
+    let endian = header.endian()?;
+    let table = header.sections(endian, data)?;
+    table.iter().map(|sh| Ok(table.section_name(endian, sh)?.to_vec())).collect()
 }
 
 /// A function symbol: its index in the symbol table, value, size and name.

@@ -149,7 +149,8 @@ pub fn disassemble(
     let relocated = relocation_labels(sections);
     let target = |r: &Relocation| r.target(label_place(sections, r).and_then(|at| relocated.get(&at).copied()));
     let decoded: Vec<Vec<Decoded>> = sections.iter().map(|s| decode_section(&printer, codec, arch, s, &target)).collect();
-    let labels = info_labels(sections, infos, number_labels(sections, &decoded, relocated.clone()));
+    let brx: Vec<bool> = decoded.iter().map(|ds| ds.iter().any(|d| d.from_next)).collect();
+    let labels = info_labels(sections, infos, &brx, number_labels(sections, &decoded, relocated.clone()));
     let symbols: Vec<HashMap<u64, &str>> = sections.iter().map(|s| s.symbols.iter().map(|(a, n)| (*a, n.as_str())).collect()).collect();
     let mut stats = DisasmStats { sections: sections.len(), ..Default::default() };
     // Every section's lines first: with `hex`, the column depends on the widest of the file.
@@ -193,31 +194,55 @@ pub fn disassemble(
 
 /// The column of `nvdisasm -hex`'s word comments: two past the widest instruction line,
 /// an annotated line (`… (*"BRANCH_TARGETS .L_x_7"*);`) counted without its `;` (as
-/// nvdisasm 13.5 places it on 118 of the 121 corpus cubins; on the other three, relocatable
-/// ones, it is 4 columns further, for a reason not known).
+/// nvdisasm 13.5 places it on 118 of the 121 cubins the tests compile; on the other three,
+/// relocatable ones, it is 4 columns further, for a reason not known).
 fn hex_column<'l>(lines: impl Iterator<Item = &'l String>) -> usize {
     lines.map(|l| if l.ends_with("*);") { l.len() - 1 } else { l.len() }).max().unwrap_or(0) + 2
 }
 
 /// `labels` (those of relocations and branch targets) with the ones nvdisasm numbers after
-/// them: each offset of each `.nv.info.<function>` attribute (sections in file order,
-/// attributes and offsets in their order), then each function symbol's end (symbols in
-/// table order). Each takes the next number, even where its place has a label already
-/// (that one is kept, and the number is not used).
-fn info_labels(sections: &[CodeSectionWords], infos: &[cubin::InfoOffsets], mut labels: HashMap<(usize, u64), usize>) -> HashMap<(usize, u64), usize> {
+/// them, as it lists the other sections in file order: each offset of each
+/// `.nv.info.<function>` attribute (attributes and offsets in their order) and each place
+/// in code another section's word points at and no symbol names (by the word's offset);
+/// then each function symbol's end (symbols in table order). Each takes the next number,
+/// even where its place has a label already (that label is kept, and the number is not
+/// used), except in debug information, where a place with a label keeps it and takes none.
+/// `brx`: per section, whether it has a BRX that relocatable code's jump table serves.
+/// (Rules read off nvdisasm 13.5's listings of the corpus cubins: `tools/disasm-listings.sh`.)
+fn info_labels(
+    sections: &[CodeSectionWords],
+    infos: &[cubin::InfoOffsets],
+    brx: &[bool],
+    mut labels: HashMap<(usize, u64), usize>,
+) -> HashMap<(usize, u64), usize> {
+    // (listed section, order there, code section, place, debug)
+    let mut listed: Vec<(usize, u64, usize, u64, bool)> = vec![];
+    for (si, info) in infos.iter().enumerate() {
+        let Some(section) = info.section else { continue };
+        listed.extend(info.offsets.iter().enumerate().map(|(k, &o)| (section, k as u64, si, o, false)));
+    }
+    for (si, s) in sections.iter().enumerate() {
+        // A place a symbol names prints as the symbol (`.dword kernel`), and takes no number.
+        // A jump table counts only for code whose BRX reads it as section offsets
+        // (`` BRX R6 `(((.text.k - .) - 0x10))``; `BRXU UR6 -0xb0`'s is listed as bytes).
+        let counted = |r: &&cubin::Reference| !s.symbols.iter().any(|(a, _)| *a == r.place) && (!r.jump_table || brx[si]);
+        let unnamed = s.referenced.iter().filter(counted);
+        listed.extend(unnamed.map(|r| (r.section, r.offset, si, r.place, r.debug)));
+    }
+    listed.sort_unstable_by_key(|&(section, order, ..)| (section, order));
     let mut next = labels.len();
-    let mut take = |place: (usize, u64)| {
-        labels.entry(place).or_insert(next);
-        next += 1;
-    };
-    let mut by_file: Vec<(usize, &cubin::InfoOffsets)> = infos.iter().enumerate().filter(|(_, i)| i.section.is_some()).collect();
-    by_file.sort_by_key(|(_, i)| i.section);
-    for (si, info) in by_file {
-        info.offsets.iter().for_each(|&o| take((si, o)));
+    for (_, _, si, place, debug) in listed {
+        if !(debug && labels.contains_key(&(si, place))) {
+            labels.entry((si, place)).or_insert(next);
+            next += 1;
+        }
     }
     let mut ends: Vec<(usize, usize, u64)> = sections.iter().enumerate().flat_map(|(si, s)| s.ends.iter().map(move |&(k, end)| (k, si, end))).collect();
     ends.sort_unstable();
-    ends.into_iter().for_each(|(_, si, end)| take((si, end)));
+    for (_, si, end) in ends {
+        labels.entry((si, end)).or_insert(next);
+        next += 1;
+    }
     labels
 }
 

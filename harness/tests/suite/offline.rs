@@ -154,8 +154,9 @@ fn our_listing_in(b: &Built, style: Style) -> String {
     String::from_utf8(out).unwrap()
 }
 
-/// Every corpus cubin, and the spilling code of `corpus/ptx-holdout2/maxreg32.ptx` for
-/// SM100 and SM120 (its SM90 cubin holds a word the spec lacks): each instruction line is
+/// Every corpus cubin, the spilling code of `corpus/ptx-holdout2/maxreg32.ptx` for SM100
+/// and SM120 (its SM90 cubin holds a word the spec lacks) and the debug build
+/// `debug_G.ptx` (DWARF sections name code places) for all three: each instruction line is
 /// nvdisasm's, and the whole code listing, labels, annotations and `--hex` words included,
 /// is `nvdisasm -hex`'s, line for line. One `-hex` listing per cubin serves both (the
 /// instruction texts are the same without `-hex`).
@@ -163,10 +164,12 @@ fn our_listing_in(b: &Built, style: Style) -> String {
 #[ignore = "slow: every corpus cubin disassembled and compared with nvdisasm, 53 s at load 12 on 2 cores (bash ci/test.sh runs the slow set)"]
 fn disasm_prints_every_corpus_instruction_as_nvdisasm_does() {
     let mut built = corpus().to_vec();
-    let spills = repo_root().join("corpus/ptx-holdout2/maxreg32.ptx");
-    for arch in [100, 120] {
-        let cubin = ptxas::compile(&common::ptxas(), &spills, &format!("sm_{arch}"), &scratch("corpus")).unwrap_or_else(|e| panic!("{e}"));
-        built.push(Built { what: format!("maxreg32.ptx (sm_{arch})"), arch, cubin });
+    for (file, arches) in [("maxreg32", &ARCHES[1..]), ("debug_G", &ARCHES[..])] {
+        let ptx = repo_root().join(format!("corpus/ptx-holdout2/{file}.ptx"));
+        for &arch in arches {
+            let cubin = ptxas::compile(&common::ptxas(), &ptx, &format!("sm_{arch}"), &scratch("corpus")).unwrap_or_else(|e| panic!("{e}"));
+            built.push(Built { what: format!("{file}.ptx (sm_{arch})"), arch, cubin });
+        }
     }
     let theirs = nvdisasm_listings_with(&built.iter().map(|b| b.cubin.clone()).collect::<Vec<_>>(), &["-hex"]);
     let mut per_arch: BTreeMap<u32, (usize, usize)> = BTreeMap::new();
@@ -195,8 +198,10 @@ fn disasm_prints_every_corpus_instruction_as_nvdisasm_does() {
     assert_eq!(per_arch.keys().copied().collect::<Vec<_>>(), ARCHES.to_vec());
     assert!(differing.is_empty(), "{} lines differ:\n{}", differing.len(), differing.iter().take(20).cloned().collect::<Vec<_>>().join("\n"));
     assert!(whole.is_empty(), "{} of {} -hex listings differ:\n{}", whole.len(), built.len(), whole.join("\n"));
-    // The spill annotation (`EIATTR_ANNOTATIONS`) is among what was compared.
+    // The spill annotation (`EIATTR_ANNOTATIONS`) and labels that debug information
+    // numbers are among what was compared.
     assert!(theirs.iter().any(|l| l.contains("(*\"SpillRefill\"*);")), "no SpillRefill annotation listed");
+    assert!(theirs.iter().any(|l| l.contains(".debug_loc") && l.contains("@srel")), "no debug information listed");
 }
 
 /// Relocatable cubins (`ptxas -c`): `corpus/ptx-rdc` and the `corpus/ptx` kernels whose
@@ -232,8 +237,9 @@ fn disasm_prints_relocatable_cubins_as_nvdisasm_does() {
     let mut all = String::new();
     for (b, listing) in built.iter().zip(&theirs) {
         assert!(listing.contains("@\"ET_REL\""), "{}: not relocatable", b.what);
-        let ours = instruction_lines(&our_listing(b));
-        let theirs = instruction_lines(listing);
+        // Every code line, labels included (a BRX's jump table, `.nv.constant2`, numbers some).
+        let ours = code_lines(&our_listing(b));
+        let theirs = code_lines(listing);
         let differing: Vec<String> = ours.iter().zip(&theirs).filter(|(o, t)| o != t).map(|(o, t)| format!("  ours     {o}\n  nvdisasm {t}")).collect();
         assert!(
             ours.len() == theirs.len() && differing.is_empty(),
