@@ -152,35 +152,17 @@ pub fn disassemble(
     let brx: Vec<bool> = decoded.iter().map(|ds| ds.iter().any(|d| d.from_next)).collect();
     let labels = info_labels(sections, infos, &brx, number_labels(sections, &decoded, relocated.clone()));
     let symbols: Vec<HashMap<u64, &str>> = sections.iter().map(|s| s.symbols.iter().map(|(a, n)| (*a, n.as_str())).collect()).collect();
+    // One section's instruction lines at a time (a cubin may hold millions of words); with
+    // `hex`, a first pass finds the file's widest line, which sets the word column.
+    let section_lines = |si: usize| lines_of(&sections[si], &decoded[si], si, infos.get(si), &labels, &symbols[si]);
+    let column = style.hex.then(|| (0..sections.len()).map(|si| hex_column(section_lines(si).0.iter())).max().unwrap_or(0));
     let mut stats = DisasmStats { sections: sections.len(), ..Default::default() };
-    // Every section's lines first: with `hex`, the column depends on the widest of the file.
-    let mut lines: Vec<Vec<String>> = vec![];
-    for (si, (s, ds)) in sections.iter().zip(&decoded).enumerate() {
-        let texts: Vec<String> = ds.iter().map(|d| labelled(d, s, si, &labels, &symbols[si])).collect();
-        let annotations = annotations(infos.get(si), si, &labels, &texts);
-        let mut section = Vec::with_capacity(ds.len());
-        for (i, (w, d)) in s.words.iter().zip(ds).enumerate() {
-            let addr = 16 * i as u64;
-            stats.words += 1;
-            let text = match &d.inst {
-                Some(_) => match annotations.get(&addr) {
-                    Some(a) => format!("{}{a}", texts[i].strip_suffix(';').unwrap_or(&texts[i]).trim_end()),
-                    None => texts[i].clone(),
-                },
-                None => {
-                    stats.undecoded += 1;
-                    format!("{RAW_MNEMONIC} 0x{} ;", w.hex())
-                }
-            };
-            section.push(line(addr, &text));
-        }
-        lines.push(section);
-    }
-    let column = style.hex.then(|| hex_column(lines.iter().flatten()));
-    for (si, (s, section)) in sections.iter().zip(&lines).enumerate() {
+    for (si, s) in sections.iter().enumerate() {
+        let (lines, undecoded) = section_lines(si);
+        (stats.words, stats.undecoded) = (stats.words + lines.len(), stats.undecoded + undecoded);
         writeln!(out, "\t.section\t{},\"ax\",@progbits", s.name)?;
         writeln!(out, "{}:", s.name)?;
-        for (i, (l, w)) in section.iter().zip(&s.words).enumerate() {
+        for (i, (l, w)) in lines.iter().zip(&s.words).enumerate() {
             write_labels(out, s, si, 16 * i as u64, &labels)?;
             match column {
                 Some(c) => writeln!(out, "{l:c$}/* 0x{:016x} */\n{:c$}/* 0x{:016x} */", w.0 as u64, "", (w.0 >> 64) as u64)?,
@@ -190,6 +172,40 @@ pub fn disassemble(
         write_labels(out, s, si, 16 * s.words.len() as u64, &labels)?;
     }
     Ok(stats)
+}
+
+/// Section `s`'s instruction lines (number `si`, its words `ds` decoded), annotations
+/// included, and how many of its words decode as nothing.
+fn lines_of(
+    s: &CodeSectionWords,
+    ds: &[Decoded],
+    si: usize,
+    info: Option<&cubin::InfoOffsets>,
+    labels: &HashMap<(usize, u64), usize>,
+    symbols: &HashMap<u64, &str>,
+) -> (Vec<String>, usize) {
+    let texts: Vec<String> = ds.iter().map(|d| labelled(d, s, si, labels, symbols)).collect();
+    let annotations = annotations(info, si, labels, &texts);
+    let mut undecoded = 0;
+    let lines = s
+        .words
+        .iter()
+        .zip(ds)
+        .enumerate()
+        .map(|(i, (w, d))| {
+            let addr = 16 * i as u64;
+            let text = match (&d.inst, annotations.get(&addr)) {
+                (Some(_), Some(a)) => format!("{}{a}", texts[i].strip_suffix(';').unwrap_or(&texts[i]).trim_end()),
+                (Some(_), None) => texts[i].clone(),
+                (None, _) => {
+                    undecoded += 1;
+                    format!("{RAW_MNEMONIC} 0x{} ;", w.hex())
+                }
+            };
+            line(addr, &text)
+        })
+        .collect();
+    (lines, undecoded)
 }
 
 /// The column of `nvdisasm -hex`'s word comments: two past the widest instruction line,
