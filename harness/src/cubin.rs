@@ -242,10 +242,16 @@ fn jump_tables<Elf: FileHeader<Endian = Endianness>>(data: &[u8], code: &[CodeSe
         let linked = flags & u64::from(elf::SHF_INFO_LINK) != 0;
         let to = sh.sh_info(endian) as usize;
         let constant_b2 = sh.sh_type(endian) == SHT_CUDA_CONSTANT_B2;
-        if !linked || !constant_b2 || !code.iter().any(|c| c.index == to) || !table.section_name(endian, sh)?.starts_with(b".nv.constant2.") {
+        let Some(target) = code.iter().find(|c| c.index == to) else { continue };
+        if !linked || !constant_b2 || !table.section_name(endian, sh)?.starts_with(b".nv.constant2.") {
             continue;
         }
         let bytes = sh.data(endian, data).unwrap_or_default();
+        // More entries than the code has instructions is no jump table of it (and would cost
+        // memory out of proportion to the file): left out.
+        if (bytes.len() / 4) as u64 > target.size / WORD_BYTES {
+            continue;
+        }
         out.extend((0..bytes.len() / 4).filter_map(|k| u32_at(bytes, 4 * k).map(|place| (to, index, 4 * k as u64, u64::from(place)))));
     }
     Ok(out)
