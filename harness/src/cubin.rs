@@ -196,9 +196,11 @@ pub fn code_section_words(cubin: &[u8]) -> Result<Vec<CodeSectionWords>, CubinEr
         _ => (jump_tables::<elf::FileHeader32<Endianness>>(cubin, &code)?, section_names::<elf::FileHeader32<Endianness>>(cubin)?),
     };
     let debug = |section: usize| names.get(section).is_some_and(|n| n.starts_with(b".debug") || n.starts_with(b".nv_debug"));
+    // Looked up per relocation: a hostile file may hold millions of sections and relocations.
+    let is_code: std::collections::HashSet<usize> = code.iter().map(|c| c.index).collect();
     let mut referenced: std::collections::HashMap<usize, Vec<Reference>> = std::collections::HashMap::new();
-    for (&section, rs) in relocations.iter().filter(|(i, _)| !code.iter().any(|c| c.index == **i)) {
-        for r in rs.iter().filter(|r| code.iter().any(|c| c.index == r.symbol_section)) {
+    for (&section, rs) in relocations.iter().filter(|(i, _)| !is_code.contains(i)) {
+        for r in rs.iter().filter(|r| is_code.contains(&r.symbol_section)) {
             if let Some(place) = r.symbol_value.checked_add_signed(r.addend) {
                 referenced.entry(r.symbol_section).or_default().push(Reference { section, offset: r.offset, place, debug: debug(section), jump_table: false });
             }
@@ -236,20 +238,21 @@ fn jump_tables<Elf: FileHeader<Endian = Endianness>>(data: &[u8], code: &[CodeSe
     let header = Elf::parse(data)?;
     let endian = header.endian()?;
     let table = header.sections(endian, data)?;
+    let code_sizes: std::collections::HashMap<usize, u64> = code.iter().map(|c| (c.index, c.size)).collect();
     let mut out = vec![];
     for (index, sh) in table.iter().enumerate() {
         let flags: u64 = sh.sh_flags(endian).into();
         let linked = flags & u64::from(elf::SHF_INFO_LINK) != 0;
         let to = sh.sh_info(endian) as usize;
         let constant_b2 = sh.sh_type(endian) == SHT_CUDA_CONSTANT_B2;
-        let Some(target) = code.iter().find(|c| c.index == to) else { continue };
+        let Some(&size) = code_sizes.get(&to) else { continue };
         if !linked || !constant_b2 || !table.section_name(endian, sh)?.starts_with(b".nv.constant2.") {
             continue;
         }
         let bytes = sh.data(endian, data).unwrap_or_default();
         // More entries than the code has instructions is no jump table of it (and would cost
         // memory out of proportion to the file): left out.
-        if (bytes.len() / 4) as u64 > target.size / WORD_BYTES {
+        if (bytes.len() / 4) as u64 > size / WORD_BYTES {
             continue;
         }
         out.extend((0..bytes.len() / 4).filter_map(|k| u32_at(bytes, 4 * k).map(|place| (to, index, 4 * k as u64, u64::from(place)))));

@@ -241,7 +241,7 @@ fn info_labels(
         // A place a symbol names prints as the symbol (`.dword kernel`), and takes no number.
         // A jump table counts only for code whose BRX reads it as section offsets
         // (`` BRX R6 `(((.text.k - .) - 0x10))``; `BRXU UR6 -0xb0`'s is listed as bytes).
-        let counted = |r: &&cubin::Reference| !s.symbols.iter().any(|(a, _)| *a == r.place) && (!r.jump_table || brx[si]);
+        let counted = |r: &&cubin::Reference| s.symbols.binary_search_by_key(&r.place, |(a, _)| *a).is_err() && (!r.jump_table || brx[si]);
         let unnamed = s.referenced.iter().filter(counted);
         listed.extend(unnamed.map(|r| (r.section, r.offset, si, r.place, r.debug)));
     }
@@ -265,7 +265,9 @@ fn info_labels(
 /// The symbols and the label defined at `addr`, one line each.
 fn write_labels(out: &mut impl Write, s: &CodeSectionWords, si: usize, addr: u64, labels: &HashMap<(usize, u64), usize>) -> io::Result<()> {
     let mut named = false;
-    for (_, name) in s.symbols.iter().filter(|(a, _)| *a == addr) {
+    // The symbols are sorted by address (a binary search: a section may hold many).
+    let from = s.symbols.partition_point(|(a, _)| *a < addr);
+    for (_, name) in s.symbols[from..].iter().take_while(|(a, _)| *a == addr) {
         writeln!(out, "{name}:")?;
         named = true;
     }
