@@ -63,28 +63,9 @@ fn corpus() -> &'static [Built] {
     })
 }
 
-/// The instruction lines (`/*addr*/ text`, trimmed) of a listing's `.text.*` sections.
-fn instruction_lines(listing: &str) -> Vec<String> {
-    let mut in_text = false;
-    let mut out = vec![];
-    for l in listing.lines() {
-        let t = l.trim();
-        if let Some(rest) = t.strip_prefix(".section") {
-            in_text = rest.trim().starts_with(".text.");
-            continue;
-        }
-        let is_inst = t.starts_with("/*") && t[2..].find("*/").is_some_and(|e| e >= 4 && t[2..2 + e].bytes().all(|b| b.is_ascii_hexdigit()));
-        if in_text && is_inst {
-            out.push(l.trim_end().to_string());
-        }
-    }
-    out
-}
-
-/// The lines of a listing's `.text.*` sections that `disasm` reproduces: labels (`.L_x_N:`),
-/// instructions, and with `-hex` each word's second line (`/* 0x… */` alone), trailing
-/// spaces trimmed.
-fn code_lines(listing: &str) -> Vec<String> {
+/// The lines of a listing's `.text.*` sections that `keep` takes (given each trimmed),
+/// trailing spaces cut. A section ends at the next `.section` or nvdisasm's `//----` rule.
+fn text_lines(listing: &str, keep: impl Fn(&str) -> bool) -> Vec<String> {
     let mut in_text = false;
     let mut out = vec![];
     for l in listing.lines() {
@@ -94,14 +75,29 @@ fn code_lines(listing: &str) -> Vec<String> {
             continue;
         }
         in_text &= !t.starts_with("//----");
-        let label = t.strip_prefix(".L_x_").and_then(|n| n.strip_suffix(':')).is_some_and(|n| n.bytes().all(|b| b.is_ascii_digit()));
-        let word =
-            t.starts_with("/* 0x") || t.starts_with("/*") && t[2..].find("*/").is_some_and(|e| e >= 4 && t[2..2 + e].bytes().all(|b| b.is_ascii_hexdigit()));
-        if in_text && (label || word) {
+        if in_text && keep(t) {
             out.push(l.trim_end().to_string());
         }
     }
     out
+}
+
+/// Whether a trimmed line starts with an address, `/*0010*/`.
+fn is_instruction(t: &str) -> bool {
+    t.starts_with("/*") && t[2..].find("*/").is_some_and(|e| e >= 4 && t[2..2 + e].bytes().all(|b| b.is_ascii_hexdigit()))
+}
+
+/// The instruction lines (`/*addr*/ text`, trimmed) of a listing's `.text.*` sections.
+fn instruction_lines(listing: &str) -> Vec<String> {
+    text_lines(listing, is_instruction)
+}
+
+/// The lines of a listing's `.text.*` sections that `disasm` reproduces: labels (`.L_x_N:`),
+/// instructions, and with `-hex` each word's second line (`/* 0x… */` alone), trailing
+/// spaces trimmed.
+fn code_lines(listing: &str) -> Vec<String> {
+    let label = |t: &str| t.strip_prefix(".L_x_").and_then(|n| n.strip_suffix(':')).is_some_and(|n| n.bytes().all(|b| b.is_ascii_digit()));
+    text_lines(listing, |t| label(t) || is_instruction(t) || t.starts_with("/* 0x"))
 }
 
 /// An instruction line of `nvdisasm -hex` without its word (`/* 0x… */`): the line
