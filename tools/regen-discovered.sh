@@ -41,13 +41,14 @@ for p in "$work"/f/*.txt; do
 done
 # The printing conventions fix stored (learned for the forms the pages have).
 cp "$work/f/conventions.json" "$dest/"
-# Forms real code uses that the census's seeds left out (one seed per opclass), added
-# from the words of corpus/ptx and corpus/ptx-cvt (the hold-outs stay unseen): FILL.md.
+# Forms the census's seeds left out (one seed per opclass, and a seed may print with an
+# operand left out), added from the words of corpus/ptx and corpus/ptx-cvt, then from the
+# census's own other words (the hold-outs stay unseen): FILL.md.
 rm -rf "$work/fill"
-"$bin" discover --arch "$arch" --fill "$dest" --ptx corpus/ptx --ptx corpus/ptx-cvt --out "$work/fill" > "$work/fill.log" 2>&1
+"$bin" discover --arch "$arch" --fill "$dest" --ptx corpus/ptx --ptx corpus/ptx-cvt --census "$work/d/census.json" --out "$work/fill" > "$work/fill.log" 2>&1
 cp "$work"/fill/*.txt "$work/fill/conventions.json" "$dest/"
 {
-  echo "From \`sass-harness discover --arch $arch --fill corpus/isa-discovered/sm$arch --ptx corpus/ptx --ptx corpus/ptx-cvt --out DIR\` (tools/regen-discovered.sh)."
+  echo "From \`sass-harness discover --arch $arch --fill corpus/isa-discovered/sm$arch --ptx corpus/ptx --ptx corpus/ptx-cvt --census DISCOVERY/census.json --out DIR\` (tools/regen-discovered.sh)."
   echo
   cat "$work/fill/fill.md"
 } > "$dest/FILL.md"

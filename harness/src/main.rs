@@ -223,6 +223,12 @@ enum Cmd {
         /// the conventions file and `fill.md` (what was added, what could not be) go to --out.
         #[arg(long, requires = "arch", conflicts_with = "from")]
         fill: Option<PathBuf>,
+        /// With --fill: a whole-architecture discovery's `census.json` (repeatable), whose
+        /// words (each form's seed and the others it kept) are filled like --word's. A seed
+        /// can leave an operand out (SM90 IADD3's second carry-out at PT) where another
+        /// word of its form prints it; this adds the forms of such words.
+        #[arg(long = "census", requires = "fill")]
+        census: Vec<PathBuf>,
         /// Pages of other architectures (files or folders, repeatable: `--seed-pages
         /// corpus/isa-discovered/sm90`): each variant's base word is tried after the census's
         /// own rounds, for forms this architecture shares that its census never met.
@@ -372,9 +378,9 @@ fn run(cmd: Cmd) -> Result {
             _ => words::asm(&sp, arch.ok_or("asm needs --arch")?, file.as_deref(), text.as_deref()),
         },
         Cmd::Disasm { file, spec: sp, arch, hex } => words::disasm(&sp, &file, arch, sass_harness::disasm::Style { hex }),
-        Cmd::Discover { arch, from, words: w, out, description, shard, only, opcodes, ptx, fill, seed_pages, solvers, jobs } => match (arch, fill) {
+        Cmd::Discover { arch, from, words: w, out, description, shard, only, opcodes, ptx, fill, census, seed_pages, solvers, jobs } => match (arch, fill) {
             _ if !from.is_empty() => discovery::discover_from(&from, &out),
-            (Some(arch), Some(dir)) => discovery::fill(arch, &dir, &ptx, &w, &out),
+            (Some(arch), Some(dir)) => discovery::fill(arch, &dir, discovery::FillWords { ptx: &ptx, words: &w, census: &census }, &out),
             (Some(arch), None) if w.is_empty() => {
                 let scope = discover::census::Scope { opcodes };
                 let opts =

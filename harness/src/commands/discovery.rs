@@ -123,24 +123,47 @@ pub fn discover(arch: u32, words: &[String], out: &Path, description: Option<&st
     Ok(())
 }
 
+/// The words `discover --fill` tries.
+pub struct FillWords<'a> {
+    /// Folders of PTX, compiled for the architecture (`none`: no folder).
+    pub ptx: &'a [PathBuf],
+    /// Words as hex digits.
+    pub words: &'a [String],
+    /// `census.json` files of the architecture: every word they kept.
+    pub census: &'a [PathBuf],
+}
+
+impl FillWords<'_> {
+    /// The words: `words`, the PTX's, then the censuses' (a form is solved from the first
+    /// of its words, and real code's values of the bits nvdisasm ignores are the ones to keep).
+    fn collect(&self, arch: spec::Arch) -> Result<Vec<crate::word::Word>> {
+        let mut seeds = vec![];
+        for w in self.words {
+            seeds.push(crate::word::Word::parse_hex(w).ok_or_else(|| format!("'{w}' is not a word of up to 32 hex digits"))?);
+        }
+        if !self.ptx.iter().any(|p| p == Path::new("none")) {
+            let cubins = tempfile_dir("fill-cubins")?;
+            let got = ptx_seeds(arch, &cubins, self.ptx);
+            let _ = std::fs::remove_dir_all(&cubins);
+            seeds.extend(got?);
+        }
+        for path in self.census {
+            let c = discover::sweep::CensusFile::read(path, arch).map_err(|e| e.to_string())?;
+            seeds.extend(c.words().map_err(|e| format!("{}: {e}", path.display()))?);
+        }
+        Ok(seeds)
+    }
+}
+
 /// `discover --fill DIR`: copies the pages of `dir` (and its stored conventions) to `out`
-/// and adds there a variant for each form the words of `ptx` (compiled for `arch`) and
-/// `words` use that no page decodes, with the new forms' printing conventions learned
-/// from nvdisasm; writes `fill.md`, what was added and what could not be.
-pub fn fill(arch: u32, dir: &Path, ptx: &[PathBuf], words: &[String], out: &Path) -> Result {
+/// and adds there a variant for each form the words of `from` use that no page decodes,
+/// with the new forms' printing conventions learned from nvdisasm; writes `fill.md`, what
+/// was added and what could not be.
+pub fn fill(arch: u32, dir: &Path, from: FillWords, out: &Path) -> Result {
     let arch = spec::Arch(arch);
     let _lock = crate::output::OutputDir::lock(out).map_err(|e| e.to_string())?;
     copy_pages(dir, out)?;
-    let mut seeds = vec![];
-    for w in words {
-        seeds.push(crate::word::Word::parse_hex(w).ok_or_else(|| format!("'{w}' is not a word of up to 32 hex digits"))?);
-    }
-    if !ptx.iter().any(|p| p == Path::new("none")) {
-        let cubins = tempfile_dir("fill-cubins")?;
-        let got = ptx_seeds(arch, &cubins, ptx);
-        let _ = std::fs::remove_dir_all(&cubins);
-        seeds.extend(got?);
-    }
+    let seeds = from.collect(arch)?;
     let nv = nvdisasm()?;
     let filled = discover::fill::fill(&nv, arch, out, &seeds, &|m| eprintln!("discover --fill {m}")).map_err(|e| e.to_string())?;
     learn_added_conventions(&nv, out, &filled)?;
@@ -148,10 +171,11 @@ pub fn fill(arch: u32, dir: &Path, ptx: &[PathBuf], words: &[String], out: &Path
     crate::output::write_atomic(&report, discover::fill::report(dir, arch, &filled).as_bytes()).map_err(|e| e.to_string())?;
     let covered: usize = filled.added.iter().map(|a| a.words).sum();
     println!(
-        "{arch}: {} words, {} decoded already, {} illegal; {} forms added (decoding {covered} words), {} words unsolved; pages in {}, see {}",
+        "{arch}: {} words, {} decoded already, {} illegal, {} reserved; {} forms added (decoding {covered} words), {} words unsolved; pages in {}, see {}",
         filled.words,
         filled.decoded,
         filled.illegal,
+        filled.reserved,
         filled.added.len(),
         filled.unsolved.len(),
         out.display(),

@@ -46,6 +46,9 @@ pub struct Filled {
     pub decoded: usize,
     /// Words nvdisasm rejects or prints nothing for (not instructions to solve).
     pub illegal: usize,
+    /// Words nvdisasm prints with a value it has no name for (`INVALID3`, `???0`): reserved
+    /// encodings, which no compiler writes; no form is added for them.
+    pub reserved: usize,
     pub added: Vec<Added>,
     pub unsolved: Vec<Unsolved>,
 }
@@ -78,6 +81,7 @@ pub fn fill(src: &dyn Source, arch: Arch, dir: &Path, words: &[Word], progress: 
     let mut pending = Vec::new();
     for (&w, o) in missing.iter().zip(&src.outcomes(arch, &missing)?) {
         match o {
+            crate::oracle::nvdisasm::Outcome::Printed { text } if names_no_value(text) => out.reserved += 1,
             crate::oracle::nvdisasm::Outcome::Printed { text } => pending.push((w, text.clone())),
             _ => out.illegal += 1,
         }
@@ -115,6 +119,14 @@ pub fn fill(src: &dyn Source, arch: Arch, dir: &Path, words: &[Word], progress: 
         }
     }
     Ok(out)
+}
+
+/// Whether nvdisasm's text holds a value it has no name for: a modifier `INVALIDn` or an
+/// operand `???n` (census words reach such reserved encodings; a form solved from one
+/// prints them and adds warnings, not instructions).
+fn names_no_value(text: &str) -> bool {
+    let after_digit = |marker: &str| text.match_indices(marker).any(|(i, m)| text[i + m.len()..].starts_with(|c: char| c.is_ascii_digit()));
+    after_digit("INVALID") || after_digit("???")
 }
 
 /// An instruction's mnemonic and modifiers as nvdisasm printed them (`F2F.F16.BF16`).
@@ -368,11 +380,12 @@ fn write(path: &Path, text: &str) -> Result<(), FillError> {
 pub fn report(dir: &Path, arch: Arch, f: &Filled) -> String {
     let covered: usize = f.added.iter().map(|a| a.words).sum();
     let mut md = format!(
-        "# Forms added to {} ({arch})\n\n{} distinct words (control bits neutral): {} decoded already, {} illegal or silent in nvdisasm, {} forms added (decoding {covered} words), {} unsolved.\n",
+        "# Forms added to {} ({arch})\n\n{} distinct words (control bits neutral): {} decoded already, {} illegal or silent in nvdisasm, {} printed with a value nvdisasm names `INVALIDn` or `???n` (reserved, not filled), {} forms added (decoding {covered} words), {} unsolved.\n",
         dir.display(),
         f.words,
         f.decoded,
         f.illegal,
+        f.reserved,
         f.added.len(),
         f.unsolved.len()
     );
@@ -394,4 +407,24 @@ pub fn report(dir: &Path, arch: Arch, f: &Filled) -> String {
         }
     }
     md
+}
+
+#[cfg(test)]
+mod tests {
+    use super::names_no_value;
+
+    #[test]
+    fn reserved_values_are_told_by_their_unnamed_values() {
+        for (text, reserved) in [
+            ("LDSM.INVALID7.M832.INVALID3 R0, [R0];", true),
+            ("BMOV.32 RZ, ???63;", true),
+            ("@UP0 SYNCS.???0.64 UR0, [UR0], UR0, UR2;", true),
+            ("IADD3 R0, P3, P4, R6, -UR4, RZ;", false),
+            ("HGMMA.64x8x16.F16 R0, R0, gdesc[UR0], R0, gsb0;", false),
+            // A name that only starts like one: no digit follows.
+            ("FOO.INVALIDATE R0;", false),
+        ] {
+            assert_eq!(names_no_value(text), reserved, "{text}");
+        }
+    }
 }

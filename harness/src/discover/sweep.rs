@@ -175,6 +175,33 @@ pub fn run(nv: &dyn Source, opts: &Options, progress: &(dyn Fn(&str) + Sync)) ->
     Ok(s)
 }
 
+impl CensusFile {
+    /// `census.json` at `path`, which must hold `arch`'s census.
+    pub fn read(path: &Path, arch: Arch) -> Result<CensusFile, SweepError> {
+        let text = std::fs::read_to_string(path).map_err(|e| io_err(path, e))?;
+        let c: CensusFile = serde_json::from_str(&text).map_err(|e| io_err(path, format!("not a census file ({e})")))?;
+        if c.arch != arch.0 {
+            return Err(io_err(path, format!("holds SM{}'s census, not {arch}'s", c.arch)));
+        }
+        Ok(c)
+    }
+
+    /// Every word the census kept, form by form: the seed, the alternates, the real-code
+    /// and the late word. A seed may print with an operand left out (SM90 IADD3's second
+    /// carry-out at PT) where another word of its opclass prints it: `discover --fill
+    /// --census` adds the forms of such words that no page decodes.
+    pub fn words(&self) -> Result<Vec<Word>, String> {
+        let mut out = vec![];
+        for f in &self.forms {
+            let all = std::iter::once(&f.seed).chain(&f.alternates).chain(&f.real).chain(&f.late);
+            for w in all {
+                out.push(Word::parse_hex(w).ok_or_else(|| format!("{}: '{w}' is not a word of up to 32 hex digits", f.opclass))?);
+            }
+        }
+        Ok(out)
+    }
+}
+
 /// The census, from `census.json` when an earlier run wrote it.
 fn census(nv: &dyn Source, opts: &Options, progress: &(dyn Fn(&str) + Sync)) -> Result<CensusFile, SweepError> {
     let path = opts.out.join("census.json");
