@@ -20,23 +20,39 @@ const MISSING: [&str; 5] = [
     "000fc4000fc7e0ff8000000406007c10", // IADD3 R0, P3, P4, R6, -UR4, RZ ;
 ];
 
+/// A census's IADD3 form with a uniform source (`iadd3_noimm__RUR_RUR`), as SM90's
+/// whole-architecture discovery keeps it in `census.json`: its seed (from real code)
+/// leaves both carry-outs out at PT, so the page solved from it prints one; its alternate,
+/// the zero word, prints both, and so does the alternate `IADD3.X` one with carry-outs.
+/// Then an LDSM word nvdisasm prints `LDSM.INVALID7.M832.INVALID3`: reserved, not filled.
+const CENSUS: &str = r#"{"arch": 90, "tool": "nvdisasm 13.5.37", "words": 4, "forms": [
+  {"opclass": "iadd3_noimm__RUR_RUR", "seed": "000fc0000fffe1ff000000071f257c10", "text": "IADD3 R37, -R31, UR7, RZ;",
+   "alternates": ["000fc000080000000000000000000c10", "000fc00008000f000000000500037c10"]},
+  {"opclass": "ldsm__", "seed": "000fc00007ffff00000000000000783b", "text": "LDSM.INVALID7.M832.INVALID3 R0, [R0];"}]}"#;
+
+/// The census words no committed page decoded before `--census` filled them.
+const CENSUS_MISSING: [&str; 2] = ["000fc000080000000000000000000c10", "000fc00008000f000000000500037c10"];
+
 /// The grown pages decode every word and print it as nvdisasm does (the added forms'
 /// conventions learned and stored), and every variant the pages had still decodes its
-/// own distilled word as itself: a new variant takes nothing the pages decoded.
+/// own distilled word as itself: a new variant takes nothing the pages decoded. The words
+/// come as `--word`s (real code's) and from a census file (`--census`).
 #[test]
 fn fill_adds_the_forms_real_code_uses_and_keeps_the_old_ones() {
     let src = common::scratch("fill-src");
     let dir = common::root().join("corpus/isa-discovered/sm90");
-    for f in ["iadd3.txt", "conventions.json"] {
-        std::fs::copy(dir.join(f), src.join(f)).unwrap();
+    std::fs::copy(dir.join("conventions.json"), src.join("conventions.json")).unwrap();
+    // The pages as discovery wrote them, before `discover --fill` appended its forms.
+    for page in ["f2f.txt", "iadd3.txt"] {
+        std::fs::write(src.join(page), without_filled(&dir, page)).unwrap();
     }
-    // F2F's page as discovery wrote it, before `discover --fill` appended its forms.
-    std::fs::write(src.join("f2f.txt"), without_filled(&dir, "f2f.txt")).unwrap();
+    let census = src.join("census.json");
+    std::fs::write(&census, CENSUS).unwrap();
     let out = common::scratch("fill-out");
     let tools = common::nvdisasm_path();
     let path = format!("{}:{}", tools.parent().unwrap().display(), std::env::var("PATH").unwrap_or_default());
     let mut cmd = common::bin();
-    cmd.args(["discover", "--arch", "90", "--ptx", "none", "--fill"]).arg(&src).arg("--out").arg(&out).env("PATH", &path);
+    cmd.args(["discover", "--arch", "90", "--ptx", "none", "--fill"]).arg(&src).arg("--census").arg(&census).arg("--out").arg(&out).env("PATH", &path);
     for w in MISSING {
         cmd.args(["--word", w]);
     }
@@ -44,8 +60,10 @@ fn fill_adds_the_forms_real_code_uses_and_keeps_the_old_ones() {
     assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
     let report = std::fs::read_to_string(out.join("fill.md")).unwrap();
     assert!(report.contains("0 unsolved"), "{report}");
+    assert!(report.contains("`IADD3_R_P_P_R_UR_R_P_P`"), "the census's IADD3.X word gives its form: {report}");
+    assert!(report.contains(", 1 printed with a value nvdisasm names") && !report.contains("LDSM"), "the reserved LDSM word is counted, not filled: {report}");
 
-    let words: Vec<Word> = MISSING.iter().map(|w| Word::parse_hex(w).unwrap()).collect();
+    let words: Vec<Word> = MISSING.iter().chain(&CENSUS_MISSING).map(|w| Word::parse_hex(w).unwrap()).collect();
     let (old, grown) = (spec::load(std::slice::from_ref(&src)).unwrap(), spec::load(std::slice::from_ref(&out)).unwrap());
     let (before, after) = (Codec::new(&old), Codec::new(&grown));
     assert!(words.iter().all(|&w| before.decode(Arch(90), w).is_err()), "the committed pages decode one of the words: pick others");
@@ -63,6 +81,30 @@ fn fill_adds_the_forms_real_code_uses_and_keeps_the_old_ones() {
         let k = after.decode(Arch(90), w).map(|(j, _)| after.variant(j).key.clone());
         assert_eq!(k.as_deref().ok(), Some(v.key.as_str()), "{}'s distilled word {w} decodes otherwise in the grown pages", v.key);
     }
+    let _ = std::fs::remove_dir_all(&src);
+    let _ = std::fs::remove_dir_all(&out);
+}
+
+/// A census of another architecture is refused, naming the file, before any word is sent.
+#[test]
+fn a_census_of_another_architecture_is_refused() {
+    let src = common::scratch("fill-census-arch");
+    let census = src.join("census.json");
+    std::fs::write(&census, CENSUS.replace("\"arch\": 90", "\"arch\": 100")).unwrap();
+    let out = common::scratch("fill-census-arch-out");
+    let run = common::bin()
+        .args(["discover", "--arch", "90", "--ptx", "none", "--fill"])
+        .arg(&src)
+        .arg("--census")
+        .arg(&census)
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&run.stderr);
+    assert!(!run.status.success(), "{err}");
+    assert!(err.contains("census.json") && err.contains("holds SM100's census, not SM90's"), "{err}");
+    assert!(!out.join("fill.md").exists());
     let _ = std::fs::remove_dir_all(&src);
     let _ = std::fs::remove_dir_all(&out);
 }
