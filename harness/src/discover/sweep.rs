@@ -117,6 +117,9 @@ pub struct Summary {
     pub batches: usize,
     pub words: usize,
     pub seconds: f64,
+    /// Of the distinct words the census kept for the run's forms, (those no written page
+    /// decodes, all): worked out when the run covers every form (no shard of several).
+    pub census_left: Option<(usize, usize)>,
 }
 
 /// Why a discovery run stopped: a file it needs, a tool failure, shards that do not fit.
@@ -171,6 +174,11 @@ pub fn run(nv: &dyn Source, opts: &Options, progress: &(dyn Fn(&str) + Sync)) ->
     s.batches = batches;
     s.words = census.words + words;
     s.seconds = t0.elapsed().as_secs_f64();
+    // A count, not the run's work: the pages are written, so a failure here only leaves
+    // the summary without it.
+    if opts.shard.count == 1 && s.pages > 0 {
+        s.census_left = census_left(&opts.out, opts.arch, &forms).map_err(|e| progress(&format!("census words not counted: {e}"))).ok();
+    }
     write_summary(&opts.out, opts, &s, &records)?;
     Ok(s)
 }
@@ -193,13 +201,31 @@ impl CensusFile {
     pub fn words(&self) -> Result<Vec<Word>, String> {
         let mut out = vec![];
         for f in &self.forms {
-            let all = std::iter::once(&f.seed).chain(&f.alternates).chain(&f.real).chain(&f.late);
-            for w in all {
-                out.push(Word::parse_hex(w).ok_or_else(|| format!("{}: '{w}' is not a word of up to 32 hex digits", f.opclass))?);
-            }
+            out.extend(f.words()?);
         }
         Ok(out)
     }
+}
+
+impl FormRecord {
+    /// The words the census kept of this form (see [`CensusFile::words`]).
+    pub fn words(&self) -> Result<Vec<Word>, String> {
+        let all = std::iter::once(&self.seed).chain(&self.alternates).chain(&self.real).chain(&self.late);
+        all.map(|w| Word::parse_hex(w).ok_or_else(|| format!("{}: '{w}' is not a word of up to 32 hex digits", self.opclass))).collect()
+    }
+}
+
+/// Of the distinct words the census kept for `forms`, (those the pages in `out/pages` do
+/// not decode, all): forms a seed left out, which `discover --fill --census` adds.
+fn census_left(out: &Path, arch: Arch, forms: &[&FormRecord]) -> Result<(usize, usize), SweepError> {
+    let mut words = BTreeSet::new();
+    for f in forms {
+        words.extend(f.words().map_err(|e| io_err(&out.join("census.json"), e))?);
+    }
+    let dir = out.join("pages");
+    let spec = crate::spec::load(std::slice::from_ref(&dir)).map_err(|e| io_err(&dir, e))?;
+    let codec = crate::codec::Codec::new(&spec);
+    Ok((words.iter().filter(|&&w| codec.decode(arch, w).is_err()).count(), words.len()))
 }
 
 /// The census, from `census.json` when an earlier run wrote it.
@@ -448,6 +474,15 @@ fn write_summary(out: &Path, opts: &Options, s: &Summary, records: &[Record]) ->
     for (w, n) in &why {
         md.push_str(&format!("- {n} × {w}\n"));
     }
+    if let Some((left, all)) = s.census_left {
+        md.push_str(&format!(
+            "\n## Census words no page decodes\n\n{left} of the {all} words the census kept (a seed that prints an operand left out, a word of another table row); \
+             `sass-harness discover --arch {} --fill {} --ptx none --census {} --out DIR` adds their forms.\n",
+            opts.arch.0,
+            out.join("pages").display(),
+            out.join("census.json").display()
+        ));
+    }
     let path = out.join("summary.md");
     crate::output::write_atomic(&path, md.as_bytes()).map_err(|e| io_err(&path, e))
 }
@@ -488,7 +523,10 @@ pub fn merge(shards: &[PathBuf], out: &Path) -> Result<Summary, SweepError> {
     let lines: String = records.iter().map(|r| serde_json::to_string(r).unwrap_or_default() + "\n").collect();
     crate::output::write_atomic(&out.join("solved.jsonl"), lines.as_bytes()).map_err(|e| io_err(&out.join("solved.jsonl"), e))?;
     let arch = Arch(c.arch);
-    let s = write_pages(out, arch, &c.tool, &records)?;
+    let mut s = write_pages(out, arch, &c.tool, &records)?;
+    if s.pages > 0 {
+        s.census_left = census_left(out, arch, &c.forms.iter().collect::<Vec<_>>()).ok();
+    }
     let opts = Options {
         arch,
         out: out.to_path_buf(),

@@ -404,9 +404,16 @@ fn sweep_of_one_opcode_shards_merge_and_resume_to_the_same_page() {
         std::fs::copy(tmp.join("whole/census.json"), tmp.join(dir).join("census.json")).unwrap();
         let s = sweep::run(&nv, &opts(dir, Shard { index: i, count: 2 }), &quiet).unwrap();
         assert_eq!(s.forms, [5, 4][i]);
+        assert_eq!(s.census_left, None, "a shard's pages do not decode the other shards' forms");
     }
     let m = sweep::merge(&[tmp.join("s0"), tmp.join("s1")], &tmp.join("merged")).unwrap();
     assert_eq!((m.forms, m.solved), (9, 9));
+    // The census's words the pages leave undecoded, counted alike whole and merged.
+    let (left, kept) = whole.census_left.expect("a whole run counts the census words its pages leave");
+    assert!(kept >= 9 && left <= kept, "{left} of {kept}");
+    assert_eq!(m.census_left, whole.census_left);
+    let summary = std::fs::read_to_string(tmp.join("merged/summary.md")).unwrap();
+    assert!(summary.contains(&format!("{left} of the {kept} words the census kept")), "{summary}");
     assert_eq!(std::fs::read_to_string(tmp.join("merged/pages/dfma.txt")).unwrap(), page);
     assert!(matches!(sweep::merge(&[tmp.join("s0")], &tmp.join("half")).unwrap_err(), sweep::SweepError::Unsolved { .. }));
 
