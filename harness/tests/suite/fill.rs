@@ -30,7 +30,8 @@ const CENSUS: &str = r#"{"arch": 90, "tool": "nvdisasm 13.5.37", "words": 4, "fo
    "alternates": ["000fc000080000000000000000000c10", "000fc00008000f000000000500037c10"]},
   {"opclass": "ldsm__", "seed": "000fc00007ffff00000000000000783b", "text": "LDSM.INVALID7.M832.INVALID3 R0, [R0];"}]}"#;
 
-/// The census words no committed page decoded before `--census` filled them.
+/// The census words no page decodes as discovery wrote it (`without_filled`), before
+/// `--census` fills their forms.
 const CENSUS_MISSING: [&str; 2] = ["000fc000080000000000000000000c10", "000fc00008000f000000000500037c10"];
 
 /// The grown pages decode every word and print it as nvdisasm does (the added forms'
