@@ -5,6 +5,10 @@
 //! Each file is deflated (miniz_oxide, level 9): 3.9 MB of text becomes 0.4 MB, which
 //! took the stripped binary from 8.7 to 5.7 MB (4.9 MB without a built-in spec);
 //! inflating one architecture's files at start-up costs a few milliseconds.
+//!
+//! On Linux it also compiles `shim/nvdisasm_server.c`, the library that makes an nvdisasm
+//! process a fork server (`oracle::server`), with the C compiler Rust links with. Without
+//! one the library builds all the same and every nvdisasm run starts its own process.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -39,6 +43,29 @@ fn main() {
     }
     src.push_str("];\n");
     std::fs::write(out_dir.join("builtin_spec.rs"), src).expect("write builtin_spec.rs");
+    server_shim(&manifest, &out_dir);
+}
+
+/// Compiles the fork server's preload library into `OUT_DIR/nvdisasm_server.so` and sets
+/// `cfg(nvdisasm_server)` when that works (Linux, with a C compiler).
+fn server_shim(manifest: &Path, out_dir: &Path) {
+    println!("cargo:rustc-check-cfg=cfg(nvdisasm_server)");
+    println!("cargo:rerun-if-env-changed=CC");
+    let src = manifest.join("shim/nvdisasm_server.c");
+    println!("cargo:rerun-if-changed={}", src.display());
+    if std::env::var("CARGO_CFG_TARGET_OS").as_deref() != Ok("linux") {
+        return;
+    }
+    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
+    let out = out_dir.join("nvdisasm_server.so");
+    let built = std::process::Command::new(&cc).args(["-O2", "-Wall", "-Wextra", "-Werror", "-shared", "-fPIC", "-o"]).arg(&out).arg(&src).arg("-ldl").output();
+    match built {
+        Ok(o) if o.status.success() => println!("cargo:rustc-cfg=nvdisasm_server"),
+        Ok(o) => {
+            println!("cargo:warning={cc} could not build {}: nvdisasm runs start a process each ({})", src.display(), String::from_utf8_lossy(&o.stderr).trim())
+        }
+        Err(e) => println!("cargo:warning=no C compiler ({cc}: {e}): nvdisasm runs start a process each"),
+    }
 }
 
 /// Pages (`*.txt`) and `conventions.json` files under `dir`, recursively.

@@ -301,10 +301,13 @@ struct Spent {
 
 impl Usage {
     fn now() -> Usage {
+        crate::oracle::server::stop_idle();
         Usage { wall: Instant::now(), cpu: cpu_seconds(), runs: crate::oracle::nvdisasm::processes_started(), sent: crate::oracle::nvdisasm::words_sent() }
     }
 
     fn since(&self) -> Spent {
+        // Their CPU counts once they have been waited for.
+        crate::oracle::server::stop_idle();
         let cpu = self.cpu.zip(cpu_seconds()).map(|(a, b)| (b.0 - a.0, b.1 - a.1));
         Spent {
             wall: self.wall.elapsed().as_secs_f64(),

@@ -10,4 +10,5 @@ pub mod nvdisasm;
 pub mod process;
 pub mod ptxas;
 pub mod replies;
+pub mod server;
 pub mod tools;

@@ -2,7 +2,8 @@
 //!
 //! Raw mode (`nvdisasm -b SM90 -hex words.bin`, a file of 16-byte little-endian words)
 //! costs about 0.3–0.55 s per process plus ~20 µs per word, so words are sent in large
-//! batches and several processes run at once.
+//! batches and several processes run at once. Where it can, a run goes to a fork server
+//! ([`super::server`]), which pays the start once per architecture and base address.
 //!
 //! Behaviours this module relies on (nvdisasm 13.5):
 //! - One illegal word anywhere in a file makes stdout empty and the exit status 1; stderr
@@ -36,6 +37,7 @@ use super::listing::{parse_errors, parse_listing};
 use super::merge::Merger;
 use super::process::{self, describe_status, excerpt, Limits, ProcessError};
 use super::replies::Replies;
+use super::server;
 use super::tools::{self, Tool, ToolError, ToolVersion};
 use crate::word::Word;
 
@@ -184,6 +186,11 @@ pub struct Nvdisasm {
     /// kept too. `None` (what [`Nvdisasm::locate`] gives without [`CACHE_VAR`]): every run
     /// starts nvdisasm. The test suite keeps one under the target folder.
     pub cache: Option<PathBuf>,
+    /// Whether raw-mode runs go to fork servers ([`server`]: nvdisasm's start-up paid
+    /// once per architecture and address, not per run). [`Nvdisasm::locate`] sets it
+    /// unless [`server::SERVER_VAR`] is `0`; where no server can start, runs start
+    /// processes all the same.
+    pub serve: bool,
 }
 
 impl Nvdisasm {
@@ -197,7 +204,8 @@ impl Nvdisasm {
         let v = tools::version(Tool::Nvdisasm, &path, VERSION_TIMEOUT.min(timeout.max(Duration::from_secs(5))))?;
         let jobs = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
         let cache = std::env::var_os(CACHE_VAR).filter(|d| !d.is_empty()).map(PathBuf::from);
-        Ok(Nvdisasm { path, version: v.line, version_number: v.number, jobs, timeout, min_chunk: MIN_CHUNK, replies: None, merger: None, cache })
+        let serve = std::env::var_os(server::SERVER_VAR).is_none_or(|v| v != "0");
+        Ok(Nvdisasm { path, version: v.line, version_number: v.number, jobs, timeout, min_chunk: MIN_CHUNK, replies: None, merger: None, cache, serve })
     }
 
     /// A warning when this nvdisasm is not the pinned version ([`tools::PINNED_VERSION`]).
@@ -402,11 +410,13 @@ impl Nvdisasm {
     /// Writes `bytes` to `file` and runs nvdisasm on it at the batch's base address.
     fn start(&self, b: &Batch, bytes: &[u8], file: &Path) -> Result<Ran, BatchFault> {
         std::fs::write(file, bytes).map_err(|e| BatchFault::Write { path: file.to_path_buf(), err: e.to_string() })?;
-        let mut cmd = Command::new(&self.path);
         STARTED.fetch_add(1, Ordering::Relaxed);
         SENT.fetch_add(bytes.len() / 16, Ordering::Relaxed);
-        cmd.arg("-b").arg(b.arch).arg("-hex").arg("--base-address").arg(format!("{:#x}", b.base)).arg(file);
-        let run = process::run(&mut cmd, &Limits::with_timeout(self.timeout));
+        let base = format!("{:#x}", b.base);
+        let args = ["-b", b.arch, "-hex", "--base-address", &base];
+        let limits = Limits::with_timeout(self.timeout);
+        let served = if self.serve { server::run(&self.path, &args, file, &limits) } else { None };
+        let run = served.unwrap_or_else(|| process::run(Command::new(&self.path).args(args).arg(file), &limits));
         let _ = std::fs::remove_file(file);
         let run = run?;
         Ok(Ran { status: run.status, stdout: run.stdout, stderr: run.stderr })
@@ -814,6 +824,8 @@ mod tests {
         std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
         let mut d = nv();
         d.path = path;
+        // Each run a process: these tests are about how one process fails or is counted.
+        d.serve = false;
         (d, dir)
     }
 
