@@ -102,6 +102,7 @@ static const char *serve(void) {
             continue;
         }
         if (pid == 0) {
+            close(replies);
             become_child(out, err);
             return request_input;
         }

@@ -187,9 +187,9 @@ pub struct Nvdisasm {
     /// starts nvdisasm. The test suite keeps one under the target folder.
     pub cache: Option<PathBuf>,
     /// Whether raw-mode runs go to fork servers ([`server`]: nvdisasm's start-up paid
-    /// once per architecture and address, not per run). [`Nvdisasm::locate`] sets it
-    /// unless [`server::SERVER_VAR`] is `0`; where no server can start, runs start
-    /// processes all the same.
+    /// once per architecture and address, not per run). [`Nvdisasm::locate`] sets it as
+    /// [`server::wanted`] says; where no server can start, runs start processes all the
+    /// same.
     pub serve: bool,
 }
 
@@ -204,7 +204,7 @@ impl Nvdisasm {
         let v = tools::version(Tool::Nvdisasm, &path, VERSION_TIMEOUT.min(timeout.max(Duration::from_secs(5))))?;
         let jobs = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
         let cache = std::env::var_os(CACHE_VAR).filter(|d| !d.is_empty()).map(PathBuf::from);
-        let serve = std::env::var_os(server::SERVER_VAR).is_none_or(|v| v != "0");
+        let serve = server::wanted(v.number.as_deref());
         Ok(Nvdisasm { path, version: v.line, version_number: v.number, jobs, timeout, min_chunk: MIN_CHUNK, replies: None, merger: None, cache, serve })
     }
 

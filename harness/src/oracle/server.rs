@@ -9,9 +9,10 @@
 //! what a fresh process given the same arguments prints (`tests::` below compare the
 //! two byte for byte, legal words and illegal ones, at several sizes).
 //!
+//! Only the pinned nvdisasm is served unless [`SERVER_VAR`] says otherwise ([`wanted`]).
 //! Servers are kept per tool and arguments (an address given by `--base-address` is an
 //! argument), at most [`MAX_IDLE`] idle ones per program. A request is answered the way
-//! [`process::run`] answers a run: its exit status and output, or a timeout, an
+//! [`super::process::run`] answers a run: its exit status and output, or a timeout, an
 //! interrupt or too much output as a [`ProcessError`], the server then killed. Wherever
 //! a server cannot serve, [`run`] answers `None` and the caller starts a process as
 //! before: not Linux, no C compiler when the crate was built, [`SERVER_VAR`]`=0`, a
@@ -22,9 +23,21 @@
 use super::process::{Limits, Output, ProcessError};
 use std::path::Path;
 
-/// Environment variable: `0` runs every nvdisasm request as a process of its own
-/// ([`crate::oracle::nvdisasm::Nvdisasm::serve`]).
+/// Environment variable: `0` runs every nvdisasm request as a process of its own, `1`
+/// tries servers with any nvdisasm version ([`wanted`]).
 pub const SERVER_VAR: &str = "SASS_HARNESS_NVDISASM_SERVER";
+
+/// Whether an nvdisasm of this version (`13.5.37`) is to be served: by default only the
+/// pinned one, whose served runs the tests compare with fresh processes byte for byte
+/// (another version might read its input otherwise before the hook); [`SERVER_VAR`]
+/// decides where it is set.
+pub fn wanted(version: Option<&str>) -> bool {
+    match std::env::var_os(SERVER_VAR) {
+        Some(v) if v == "0" => false,
+        Some(v) if v == "1" => true,
+        _ => version == Some(super::tools::PINNED_VERSION),
+    }
+}
 
 /// Most idle servers kept (each holds nvdisasm's tables: some 50 MB).
 pub const MAX_IDLE: usize = 8;
