@@ -20,7 +20,7 @@ cargo test --workspace --release --no-run -q
 # The longest first (wall seconds in .ci/run, docs/testing.md; `lib` is the library's
 # unit tests), then the rest of the suite's modules alphabetically, each of which must be
 # declared in main.rs: with two at a time, a long one started last would run alone.
-first=(discover validate crosscheck reliability fill offline lib precision exec relations)
+first=(validate crosscheck offline discover lib reliability exec precision relations fill)
 # Modules whose tests mostly wait on chains of nvdisasm runs that share processes (their
 # oracle merges the requests of threads side by side: oracle/merge.rs): all their tests
 # run at once, not one per core (docs/testing.md, Times).
