@@ -67,9 +67,11 @@ echo "== ci/test.sh: the workflow lint: $([ "$lint_status" = 0 ] && echo ok || e
 cat "$lint_log"
 [ "$lint_status" = 0 ] || { echo "ci/test.sh: the workflow lint failed" >&2; exit "$lint_status"; }
 step the codec-only library and the docs
-# The library, the program, the examples and the benches: what a codec-only user builds
-# (the integration suite, checked with the default features above, needs nvdisasm anyway).
-cargo clippy -p sass-harness --release --no-default-features --lib --bins --examples --benches -- -D warnings
+# The library, the program and the examples: what a codec-only user builds (the
+# integration suite, checked with the default features above, needs nvdisasm anyway; the
+# benches, checked there too, would add a check of the library with cfg(test): 25 → 12 CPU
+# s without them, docs/measurements.md).
+cargo clippy -p sass-harness --release --no-default-features --lib --bins --examples -- -D warnings
 # The library's documentation builds without a warning (broken or private links). With
 # --release it reads the dependencies' metadata the release clippy checks above wrote,
 # instead of checking them again in the dev profile (13.5 → 7.5 s, 23 → 12 CPU s).
