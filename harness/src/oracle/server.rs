@@ -11,14 +11,14 @@
 //!
 //! Only the pinned nvdisasm is served unless [`SERVER_VAR`] says otherwise ([`wanted`]).
 //! Servers are kept per tool and arguments (an address given by `--base-address` is an
-//! argument), at most [`MAX_IDLE`] idle ones per program. A request is answered the way
-//! [`super::process::run`] answers a run: its exit status and output, or a timeout, an
-//! interrupt or too much output as a [`ProcessError`], the server then killed. Wherever
-//! a server cannot serve, [`run`] answers `None` and the caller starts a process as
-//! before: not Linux, no C compiler when the crate was built, [`SERVER_VAR`]`=0`, a
-//! program that never reaches the hook (a script standing in for nvdisasm, another
-//! version that reads its input otherwise: that program is not tried again), a server
-//! that died.
+//! argument), at most [`MAX_IDLE`] idle ones in all, and stopped at exit. A request is
+//! answered the way [`super::process::run`] answers a run: its exit status and output, or
+//! a timeout, an interrupt or too much output as a [`ProcessError`], the server then
+//! killed. Wherever a server cannot serve, [`run`] answers `None` and the caller starts a
+//! process as before: not Linux, no C compiler when the crate was built, a program and
+//! arguments that never reach the hook (a script standing in for nvdisasm, another
+//! version that reads its input otherwise, an architecture nvdisasm does not know: not
+//! tried again), a server that died.
 
 use super::process::{Limits, Output, ProcessError};
 use std::path::Path;
