@@ -65,15 +65,15 @@ pub const CACHE_VAR: &str = "SASS_HARNESS_NVDISASM_CACHE";
 /// Limit for `nvdisasm --version`, which answers at once.
 const VERSION_TIMEOUT: Duration = Duration::from_secs(30);
 
-/// nvdisasm processes started for batches so far (each costs ~0.25 s of CPU to start):
-/// what the benchmark reports per phase.
+/// nvdisasm runs for batches so far (each a process, ~0.25 s of CPU to start, or a child
+/// of a fork server, ~20 ms: [`super::server`]): what the benchmark reports per phase.
 static STARTED: AtomicUsize = AtomicUsize::new(0);
 
 /// Words (sentinels included) given to those processes: nvdisasm's time is about linear
 /// in them, so the benchmark reports them beside the process starts.
 static SENT: AtomicUsize = AtomicUsize::new(0);
 
-/// nvdisasm processes this process started for batches so far.
+/// nvdisasm runs this process started for batches so far.
 pub fn processes_started() -> usize {
     STARTED.load(Ordering::Relaxed)
 }
