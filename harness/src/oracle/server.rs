@@ -455,6 +455,48 @@ mod tests {
         let _ = std::fs::remove_dir_all(dir);
     }
 
+    /// This process's servers whose arguments include `arg` (children whose command line
+    /// names a sentinel of ours).
+    fn servers_with(arg: &str) -> Vec<i32> {
+        let mine = format!("sass-harness-server-{}-", std::process::id());
+        let ppid = |pid: &str| std::fs::read_to_string(format!("/proc/{pid}/stat")).ok().and_then(|s| s.rsplit(')').next()?.split_whitespace().nth(1)?.parse::<u32>().ok());
+        let line = |pid: &str| std::fs::read(format!("/proc/{pid}/cmdline")).map(|c| String::from_utf8_lossy(&c).replace('\0', " ")).unwrap_or_default();
+        std::fs::read_dir("/proc")
+            .unwrap()
+            .filter_map(|e| e.ok()?.file_name().into_string().ok())
+            .filter(|pid| pid.bytes().all(|b| b.is_ascii_digit()) && ppid(pid) == Some(std::process::id()))
+            .filter(|pid| line(pid).contains(&mine) && line(pid).split(' ').any(|a| a == arg))
+            .filter_map(|pid| pid.parse().ok())
+            .collect()
+    }
+
+    /// A server that died while idle is not an answer: that request is left to a process
+    /// (`None`), and the next gets a new server. Idle servers stopped are waited for.
+    #[test]
+    fn a_dead_server_leaves_its_request_to_a_process() {
+        let (tool, dir) = (nvdisasm(), scratch("server-dead"));
+        let spec = builtin::load_builtin(Arch(90)).unwrap();
+        let c = Codec::new(&spec);
+        let input = dir.join("in.bin");
+        std::fs::write(&input, words(&c, Arch(90), 8, &mut Rng::new(3))).unwrap();
+        // An address no other test uses: this test's own server.
+        let args = ["-b", "SM90", "-hex", "--base-address", "0x9990"];
+        let want = run(&tool, &args, &input, &limits()).expect("a server").unwrap();
+        assert_eq!(servers_with("0x9990").len(), 1, "the idle server is found");
+        stop_idle();
+        assert!(servers_with("0x9990").is_empty(), "stop_idle stops and waits for it");
+        run(&tool, &args, &input, &limits()).expect("a server").unwrap();
+        for pid in servers_with("0x9990") {
+            // SAFETY: SIGKILL to a child of this process.
+            unsafe { libc::kill(pid, libc::SIGKILL) };
+        }
+        std::thread::sleep(Duration::from_millis(100));
+        assert!(run(&tool, &args, &input, &limits()).is_none(), "a dead server's request goes to a process");
+        let again = run(&tool, &args, &input, &limits()).expect("a new server").unwrap();
+        assert_eq!((again.status, again.stdout, again.stderr), (want.status, want.stdout, want.stderr));
+        let _ = std::fs::remove_dir_all(dir);
+    }
+
     /// A request past its time limit kills its server and child (a timeout, as for a
     /// process); the next request gets a new server.
     #[test]
