@@ -459,7 +459,9 @@ mod tests {
     /// names a sentinel of ours).
     fn servers_with(arg: &str) -> Vec<i32> {
         let mine = format!("sass-harness-server-{}-", std::process::id());
-        let ppid = |pid: &str| std::fs::read_to_string(format!("/proc/{pid}/stat")).ok().and_then(|s| s.rsplit(')').next()?.split_whitespace().nth(1)?.parse::<u32>().ok());
+        let ppid = |pid: &str| {
+            std::fs::read_to_string(format!("/proc/{pid}/stat")).ok().and_then(|s| s.rsplit(')').next()?.split_whitespace().nth(1)?.parse::<u32>().ok())
+        };
         let line = |pid: &str| std::fs::read(format!("/proc/{pid}/cmdline")).map(|c| String::from_utf8_lossy(&c).replace('\0', " ")).unwrap_or_default();
         std::fs::read_dir("/proc")
             .unwrap()
