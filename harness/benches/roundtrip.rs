@@ -17,7 +17,9 @@
 //! - `codec/printer`, `codec/printer_word`: `print` and `print_word` through a
 //!   [`codec::Printer`] built beforehand (its compiled forms), into one reused buffer: the
 //!   fast path to print many words (the target is ≥ 2 M words per second per core with a
-//!   whole discovered architecture loaded).
+//!   whole discovered architecture loaded);
+//! - `realcode/assemble`: the assembler over the lines of a real SM90 listing, in order
+//!   (see [`bench_listing`]).
 //!
 //! `BENCH_CPU_TIME=1 cargo bench --bench roundtrip` measures the thread's CPU time instead
 //! of wall-clock time: on a shared machine, time spent descheduled does not count.
@@ -61,7 +63,48 @@ fn bench<M: Measurement + 'static>(cr: &mut Criterion<M>) {
     let discovered = root.join("corpus/isa-discovered");
     if discovered.exists() {
         bench_spec(cr, "discovered", &discovered);
+        bench_listing(cr, &discovered, &root.join("corpus/bench/sm90-listing.txt"));
     }
+}
+
+/// `realcode/assemble`: every line of real SM90 code (`corpus/bench/sm90-listing.txt`, the
+/// instruction texts `disasm` lists for the corpus PTX compiled by ptxas, made by
+/// `tools/bench-listing.sh`) assembled in file order with the whole discovered spec loaded:
+/// what assembling a listing meets (a compiler's few forms, many texts of each, aliases
+/// such as `IMAD.MOV.U32` and left-out PT operands), where `discovered/assemble` draws
+/// every form alike.
+fn bench_listing<M: Measurement + 'static>(cr: &mut Criterion<M>, pages: &std::path::Path, listing: &std::path::Path) {
+    let s = spec::load(&[pages.to_path_buf()]).expect("corpus pages parse");
+    let c = Codec::new(&s);
+    let a = asm::Assembler::new(&c);
+    let text = std::fs::read_to_string(listing).unwrap_or_else(|e| panic!("{}: {e}", listing.display()));
+    let lines: Vec<&str> = text.lines().collect();
+    // Every line reads as one word, or as several that print alike (`asm` then takes the
+    // listing's or the first): the listing was made so, and a line that stops reading fails
+    // here rather than changing what is timed.
+    let mut several = 0;
+    for (i, t) in lines.iter().enumerate() {
+        match a.assemble(Arch(90), t, Word(0)) {
+            Ok(_) => {}
+            Err(asm::AsmError::Ambiguous { .. }) => several += 1,
+            Err(e) => panic!("{}:{}: {e}", listing.display(), i + 1),
+        }
+    }
+    eprintln!("realcode: {} lines of {} ({several} read as several words)", lines.len(), listing.display());
+    let mut g = cr.benchmark_group("realcode");
+    g.throughput(Throughput::Elements(lines.len() as u64));
+    g.bench_function("assemble", |b| {
+        b.iter(|| {
+            let mut acc = 0u128;
+            for t in black_box(&lines) {
+                if let Ok((_, w)) = a.assemble(Arch(90), t, Word(0)) {
+                    acc ^= w.0;
+                }
+            }
+            acc
+        })
+    });
+    g.finish();
 }
 
 fn bench_spec<M: Measurement + 'static>(cr: &mut Criterion<M>, group: &str, pages: &std::path::Path) {

@@ -119,6 +119,11 @@ impl<'s> FormOperand<'s> {
         }
     }
 
+    /// Whether it has fields for `|…|`, `-` and `~`/`!` (see [`operand_may_fit`]).
+    pub(super) fn flags(&self) -> [bool; 3] {
+        [self.abs_field.is_some(), self.neg_field.is_some(), self.not_field.is_some()]
+    }
+
     /// Whether it has suffix slots.
     pub(super) fn has_suffix_slots(&self) -> bool {
         self.suffixes.is_some()
@@ -266,8 +271,7 @@ impl<'s> Form<'s> {
         let e = self.fill(inst, tokens).err()?;
         let key = &self.v.key;
         if inst.operands.len() < self.operands.len() {
-            let readings = [false, true].into_iter().flat_map(|general| with_omitted(self, inst, general).into_iter().flatten());
-            for read in readings.filter(|r| self.shape_fits(r)) {
+            for read in [false, true].into_iter().flat_map(|general| with_omitted(self, inst, general)) {
                 if let Err(why) = self.fill(&read, tokens) {
                     return Some(format!("{key}: read as '{}': {why}", read.to_instruction()));
                 }
@@ -345,7 +349,7 @@ pub(super) fn shape_fits(v: &Variant, uniform_guard: bool, inst: &InstRef) -> bo
 impl Form<'_> {
     /// [`shape_fits`] for this form, read from the form (not the page, mostly not in cache).
     pub(super) fn shape_fits(&self, inst: &InstRef) -> bool {
-        let ops = self.operands.iter().map(|o| (o.kind, [o.abs_field.is_some(), o.neg_field.is_some(), o.not_field.is_some()]));
+        let ops = self.operands.iter().map(|o| (o.kind, o.flags()));
         fits_shape(inst, self.uniform_guard, self.operands.len(), ops)
     }
 }
@@ -361,8 +365,15 @@ fn fits_shape(inst: &InstRef, uniform_guard: bool, n: usize, mut ops: impl Itera
 /// False only where [`OperandFill`] fails on the operand's kind or flags: the form's
 /// operand is of `kind`, with fields for `|…|`, `-` and `~`/`!` where `flags` says so.
 pub(super) fn operand_may_fit(o: &OperandRef, kind: OperandKind, flags: [bool; 3]) -> bool {
-    let kind_ok = matches!(
-        (kind, &o.body),
+    let [abs, neg, not] = flags;
+    kind_fits(kind, &o.body) && (!o.abs || abs) && (!o.neg || neg) && (!o.not || not)
+}
+
+/// False only where [`OperandFill`] fails on the operand's kind: the form's operand is of
+/// `kind`, the text's operand has `body`.
+pub(super) fn kind_fits(kind: OperandKind, body: &Body) -> bool {
+    matches!(
+        (kind, body),
         (OperandKind::Reg, Body::Reg { .. })
             | (OperandKind::UReg, Body::UReg { .. })
             | (OperandKind::Imm(_), Body::Imm { .. })
@@ -374,7 +385,5 @@ pub(super) fn operand_may_fit(o: &OperandRef, kind: OperandKind, flags: [bool; 3
             | (OperandKind::Target(_), Body::Imm { .. })
             | (OperandKind::Barrier, Body::Barrier { .. })
             | (OperandKind::Special | OperandKind::Name, Body::Other { .. })
-    ) || matches!(kind, OperandKind::Mem(_)) && o.body.as_mem().is_some();
-    let [abs, neg, not] = flags;
-    kind_ok && (!o.abs || abs) && (!o.neg || neg) && (!o.not || not)
+    ) || matches!(kind, OperandKind::Mem(_)) && body.as_mem().is_some()
 }

@@ -34,8 +34,8 @@ pub(super) fn omitted_pt_hits<'f, 's: 'f>(
             break;
         }
         for &(vi, form) in &forms {
-            for read in with_omitted(form, inst, general).into_iter().flatten() {
-                if form.shape_fits(&read) && form.tokens_fit(&read, tokens) {
+            for read in with_omitted(form, inst, general) {
+                if form.tokens_fit(&read, tokens) {
                     let found = self::hits(std::iter::once((vi, form)), &read, tokens, controls_from);
                     for (vj, w) in found.first.into_iter().chain(found.more) {
                         hits.add(vj, w);

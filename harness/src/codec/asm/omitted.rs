@@ -5,44 +5,46 @@ use super::*;
 /// Highest predicate index (`PT`); the predicate field holds it and a negation bit above.
 pub(super) const PT: u8 = 7;
 
-/// The readings of `inst` as `form`'s variant: as written (`None`), or, when it has fewer
-/// operands than the form, with the missing ones taken for operands that nvdisasm leaves
-/// out at all ones (`IADD3 R0, R1, R2, RZ` for two PT; `BAR.SYNC 0x0` for an RZ): `P`/`UP`
-/// operands and those the page says are left out at zero (`BRX R6` for `BRX PT, R6 0x0`),
-/// or with `general` also `R`, `UR` and `I` operands of one field (those the form's stored
-/// conventions leave out, where it has them); one reading per choice of which: two
-/// encodings may print alike. Readings that leave out later operands come first (for
+/// The readings of `inst` as `form`'s variant, when it has fewer operands than the form,
+/// with the missing ones taken for operands that nvdisasm leaves out at all ones
+/// (`IADD3 R0, R1, R2, RZ` for two PT; `BAR.SYNC 0x0` for an RZ): `P`/`UP` operands and
+/// those the page says are left out at zero (`BRX R6` for `BRX PT, R6 0x0`), or with
+/// `general` also `R`, `UR` and `I` operands of one field (those the form's stored
+/// conventions leave out, where it has them); one reading per choice of which (two
+/// encodings may print alike), and only those of the form's shape ([`Form::shape_fits`]:
+/// the others are not built). Readings that leave out later operands come first (for
 /// `IADD3 R0, P1, R2, R3, RZ ;`, P1 as the first carry and PT the second before the other
 /// way round): the first word of an ambiguous text is the one ptxas writes (see
 /// [`crate::listing::assemble_one`]).
-pub(super) fn with_omitted<'t>(form: &Form, inst: &InstRef<'t>, general: bool) -> Vec<Option<InstRef<'t>>> {
+pub(super) fn with_omitted<'t, 'a>(form: &'a Form, inst: &'a InstRef<'t>, general: bool) -> impl Iterator<Item = InstRef<'t>> + 'a {
     let n = form.operands.len();
     let missing = n.saturating_sub(inst.operands.len());
-    if missing == 0 {
-        return vec![None];
-    }
     let cands = &form.omitted[usize::from(general)];
-    let mut out = vec![];
-    // Masks from the highest: a mask with later candidates left out before one with
-    // earlier ones (they have the same number left out).
-    for mask in (0u32..1 << cands.len().min(8)).rev() {
-        if mask.count_ones() as usize != missing {
-            continue;
-        }
+    let guard_ok = inst.pred.as_ref().is_none_or(|p| p.uniform == form.uniform_guard);
+    // The body put back at operand `k` by `mask` (bit i: `cands[i]`), if one is.
+    let put = move |mask: u32, k: usize| cands.iter().position(|(p, _)| *p == k).filter(|i| mask >> i & 1 == 1).map(|i| &cands[i].1);
+    let fits = move |&mask: &u32| {
+        let mut given = inst.operands.iter();
+        form.operands.iter().enumerate().all(|(k, op)| match put(mask, k) {
+            Some(body) => kind_fits(op.kind, body),
+            None => given.next().is_some_and(|o| operand_may_fit(o, op.kind, op.flags())),
+        })
+    };
+    let build = move |mask: u32| {
         let mut given = inst.operands.iter();
         let mut operands = SmallVec::with_capacity(n);
         for k in 0..n {
-            match cands.iter().position(|(p, _)| *p == k).filter(|i| mask >> i & 1 == 1) {
-                Some(i) => operands.push(OperandRef::new(cands[i].1.clone())),
+            match put(mask, k) {
+                Some(body) => operands.push(OperandRef::new(body.clone())),
                 None => operands.extend(given.next().cloned()),
             }
         }
-        out.push(Some(InstRef { operands, ..inst.clone() }));
-    }
-    if out.is_empty() {
-        out.push(None);
-    }
-    out
+        InstRef { operands, ..inst.clone() }
+    };
+    // Masks from the highest: a mask with later candidates left out before one with
+    // earlier ones (they have the same number left out).
+    let masks = (0u32..1 << cands.len().min(8)).rev().filter(move |m| missing > 0 && guard_ok && m.count_ones() as usize == missing);
+    masks.filter(fits).map(build)
 }
 
 /// The operands of `v` that [`with_omitted`] may put back (with `general`, also those
