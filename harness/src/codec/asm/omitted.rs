@@ -42,9 +42,10 @@ pub(super) fn with_omitted<'t, 'a>(form: &'a Form, inst: &'a InstRef<'t>, genera
         InstRef { operands, ..inst.clone() }
     };
     // Masks from the highest: a mask with later candidates left out before one with
-    // earlier ones (they have the same number left out).
-    let masks = (0u32..1 << cands.len().min(8)).rev().filter(move |m| missing > 0 && guard_ok && m.count_ones() as usize == missing);
-    masks.filter(fits).map(build)
+    // earlier ones (they have the same number left out). None when nothing is missing or
+    // the guard is of the other kind.
+    let end = if missing > 0 && guard_ok { 1u32 << cands.len().min(8) } else { 0 };
+    (0..end).rev().filter(move |m| m.count_ones() as usize == missing).filter(fits).map(build)
 }
 
 /// The operands of `v` that [`with_omitted`] may put back (with `general`, also those
