@@ -129,6 +129,11 @@ impl<'s> FormOperand<'s> {
         self.suffixes.is_some()
     }
 
+    /// The ids of the tokens its suffix slots read (see [`Slots::vocabulary`]), if it has any.
+    pub(super) fn suffix_vocabulary(&self) -> Option<&[u32]> {
+        self.suffixes.as_deref().map(Slots::vocabulary)
+    }
+
     /// [`Slots::may_read`] of its suffix slots (none read no tokens).
     pub(super) fn suffixes_may_read(&self, ids: &[u32]) -> bool {
         self.suffixes.as_ref().map_or(ids.is_empty(), |s| s.may_read(ids))

@@ -152,8 +152,9 @@ mod tests {
 
     /// The index and the summaries keep the forms a text reads few (their memory, mostly
     /// not in cache, is the assembler's time): over texts printed of random variants, at
-    /// most 2 forms per text pass the summaries, as the forms' own checks would have
-    /// them (a summary rejects nothing a form accepts). `--nocapture` prints the counts.
+    /// most 1.25 forms per text pass the summaries (1.12 when written; 1.45 before they
+    /// held memory shapes and operand suffixes), as the forms' own checks would have them
+    /// (a summary rejects nothing a form accepts). `--nocapture` prints the counts.
     #[test]
     fn summaries_leave_few_forms_to_read() {
         let s = crate::spec::load(&[crate::oracle::tools::repo_root().join("corpus/isa-discovered")]).unwrap();
@@ -183,7 +184,7 @@ mod tests {
             }
         }
         eprintln!("texts {}, candidates {}, past the summary {}, the tokens {}, the memory shapes {}, filled {}", n[0], n[1], n[2], n[3], n[4], n[5]);
-        assert!(n[0] > 3900 && n[2] <= 2 * n[0], "{n:?}");
+        assert!(n[0] > 3900 && 4 * n[2] <= 5 * n[0], "{n:?}");
     }
 
     /// A modifier table of more rows than 16 bits count (a 16-bit field may list 65 536

@@ -280,6 +280,7 @@ impl<'s> Slots<'s> {
 
     /// Tries each way slot `k` can read tokens at `toks[0..]`, longest first: sets its
     /// field and asks `rest` about the remaining tokens, until `rest` says yes.
+    /// [`Slots::first_choice`] is the first of these ways.
     fn try_each(&self, k: usize, v: &Variant, toks: Toks, values: &mut Values, rest: &mut dyn FnMut(Toks, &mut Values) -> bool) -> bool {
         let s = self.slots[k];
         let field = usize::from(s.field);
@@ -293,21 +294,11 @@ impl<'s> Slots<'s> {
             Kind::Fixed => toks.starts_with(&[s.id]) && take(None, 1, values),
             Kind::Flag => (toks.starts_with(&[s.id]) && take(Some(1), 1, values)) || take(Some(0), 0, values),
             Kind::Table => {
-                let rows = &self.rows[s.rows.0 as usize..s.rows.1 as usize];
-                let first = toks.ids.first().map(|&t| t & !UNLISTED_BIT);
-                let from = rows.partition_point(|r| Some(r.first) < first);
-                for r in rows[from..].iter().take_while(|r| Some(r.first) == first) {
-                    // The group's rows start with the text's first token.
-                    let (start, n) = (r.start as usize, r.n as usize);
-                    if (n == 1 || toks.starts_with(&self.ids[start..start + n])) && take(Some(r.value), n, values) {
-                        return true;
-                    }
+                if self.group(&s, toks).iter().any(|r| self.row_reads(r, toks) && take(Some(r.value), r.n as usize, values)) {
+                    return true;
                 }
-                let unlisted = toks.text.first().and_then(|t| t.strip_prefix(UNLISTED)).and_then(|n| n.parse::<u64>().ok());
-                if let (Some(x), Some(t)) = (unlisted, self.cold[k].table) {
-                    if t.row(x).is_none() && x <= v.fields[field].max() && take(Some(x), 1, values) {
-                        return true;
-                    }
+                if self.unlisted(k, v, toks).is_some_and(|x| take(Some(x), 1, values)) {
+                    return true;
                 }
                 (s.hidden_zero && take(Some(0), 0, values)) || (s.has_default && take(Some(s.default), 0, values))
             }
@@ -315,15 +306,75 @@ impl<'s> Slots<'s> {
         }
     }
 
+    /// The first way [`Slots::try_each`] tries for slot `k` at `toks`, if any: the value
+    /// it sets the slot's field to (none for a fixed token) and how many tokens it reads.
+    #[inline]
+    fn first_choice(&self, k: usize, v: &Variant, toks: Toks) -> Option<(Option<u64>, usize)> {
+        let s = &self.slots[k];
+        let next = toks.ids.first().map(|&t| t & !UNLISTED_BIT);
+        match s.kind {
+            Kind::Fixed => (next == Some(s.id)).then_some((None, 1)),
+            Kind::Flag => Some(if next == Some(s.id) { (Some(1), 1) } else { (Some(0), 0) }),
+            Kind::Table => self
+                .group(s, toks)
+                .iter()
+                .find(|r| self.row_reads(r, toks))
+                .map(|r| (Some(r.value), r.n as usize))
+                .or_else(|| self.unlisted(k, v, toks).map(|x| (Some(x), 1)))
+                .or_else(|| s.hidden_zero.then_some((Some(0), 0)))
+                .or_else(|| s.has_default.then_some((Some(s.default), 0))),
+            Kind::Dead => None,
+        }
+    }
+
+    /// A table slot's rows whose first token is the text's next one, most tokens first.
+    fn group(&self, s: &Packed, toks: Toks) -> &[Row] {
+        let Some(&next) = toks.ids.first() else { return &[] };
+        let first = next & !UNLISTED_BIT;
+        let rows = &self.rows[s.rows.0 as usize..s.rows.1 as usize];
+        let from = rows.partition_point(|r| r.first < first);
+        let n = rows[from..].iter().take_while(|r| r.first == first).count();
+        &rows[from..from + n]
+    }
+
+    /// Whether `toks` start with row `r`'s tokens (one of [`Slots::group`]'s: its first
+    /// token is theirs).
+    fn row_reads(&self, r: &Row, toks: Toks) -> bool {
+        let (start, n) = (r.start as usize, r.n as usize);
+        n == 1 || toks.starts_with(&self.ids[start..start + n])
+    }
+
+    /// The value of an `UNLISTED<n>` token at `toks[0]` that table slot `k` may read: one its
+    /// table does not list and its field holds.
+    fn unlisted(&self, k: usize, v: &Variant, toks: Toks) -> Option<u64> {
+        let x = toks.text.first().and_then(|t| t.strip_prefix(UNLISTED)).and_then(|n| n.parse::<u64>().ok())?;
+        let t = self.cold[k].table?;
+        (t.row(x).is_none() && x <= v.fields[usize::from(self.slots[k].field)].max()).then_some(x)
+    }
+
+    /// Whether the slots, in `order`, each taking its [`Slots::first_choice`], read exactly
+    /// `toks`: where they do, that is the reading [`Slots::read_in`] finds first (its first
+    /// path), with the same fields set, found without its backtracking (most texts).
+    fn read_first(&self, v: &Variant, order: &[u32], mut toks: Toks, values: &mut Values) -> bool {
+        for &k in order {
+            let Some((set, used)) = self.first_choice(k as usize, v, toks) else { return false };
+            if let Some(x) = set {
+                values.set(usize::from(self.slots[k as usize].field), x);
+            }
+            toks = toks.skip(used);
+        }
+        toks.ids.is_empty()
+    }
+
     /// Sets the slots' fields from `toks`, which they must read exactly: in nvdisasm's
     /// order if stored, else in page order if possible, else in any order.
     pub fn read(&self, v: &Variant, toks: Toks, values: &mut Values) -> Result<(), TokensMismatch> {
         let n = self.slots.len();
-        if self.printed().is_some_and(|order| self.read_in(v, order, toks, values)) {
+        let in_order = |order: &[u32], values: &mut Values| self.read_first(v, order, toks, values) || self.read_in(v, order, toks, values);
+        if self.printed().is_some_and(|order| in_order(order, values)) {
             return Ok(());
         }
-        let page_order =
-            if n <= IN_ORDER.len() { self.read_in(v, &IN_ORDER[..n], toks, values) } else { self.read_in(v, &(0..n as u32).collect::<Vec<_>>(), toks, values) };
+        let page_order = if n <= IN_ORDER.len() { in_order(&IN_ORDER[..n], values) } else { in_order(&(0..n as u32).collect::<Vec<_>>(), values) };
         if page_order {
             return Ok(());
         }
