@@ -95,6 +95,9 @@ pub fn discover_from(pages: &[PathBuf], out: &Path) -> Result {
 pub fn merge(shards: &[PathBuf], out: &Path) -> Result {
     let s = discover::sweep::merge(shards, out)?;
     println!("merged {} shard(s): {} forms, {} solved onto {} pages into {}", shards.len(), s.forms, s.solved, s.pages, out.display());
+    if let Some(e) = &s.census_error {
+        eprintln!("census words not counted: {e}");
+    }
     Ok(())
 }
 

@@ -120,6 +120,20 @@ pub struct Summary {
     /// Of the distinct words the census kept for the run's forms, (those no written page
     /// decodes, all): worked out when the run covers every form (no shard of several).
     pub census_left: Option<(usize, usize)>,
+    /// Why they were not counted, where that failed (a census word that is not hex, a
+    /// written page that does not load): the pages stand, and `summary.md` says so.
+    pub census_error: Option<String>,
+}
+
+impl Summary {
+    /// Counts the census words the pages in `out` leave undecoded into
+    /// [`Summary::census_left`], or keeps why that failed in [`Summary::census_error`].
+    fn count_census_left(&mut self, out: &Path, arch: Arch, forms: &[&FormRecord]) {
+        match census_left(out, arch, forms) {
+            Ok(counts) => self.census_left = Some(counts),
+            Err(e) => self.census_error = Some(e.to_string()),
+        }
+    }
 }
 
 /// Why a discovery run stopped: a file it needs, a tool failure, shards that do not fit.
@@ -177,7 +191,10 @@ pub fn run(nv: &dyn Source, opts: &Options, progress: &(dyn Fn(&str) + Sync)) ->
     // A count, not the run's work: the pages are written, so a failure here only leaves
     // the summary without it.
     if opts.shard.count == 1 && s.pages > 0 {
-        s.census_left = census_left(&opts.out, opts.arch, &forms).map_err(|e| progress(&format!("census words not counted: {e}"))).ok();
+        s.count_census_left(&opts.out, opts.arch, &forms);
+        if let Some(e) = &s.census_error {
+            progress(&format!("census words not counted: {e}"));
+        }
     }
     write_summary(&opts.out, opts, &s, &records)?;
     Ok(s)
@@ -483,6 +500,9 @@ fn write_summary(out: &Path, opts: &Options, s: &Summary, records: &[Record]) ->
             out.join("census.json").display()
         ));
     }
+    if let Some(e) = &s.census_error {
+        md.push_str(&format!("\n## Census words not counted\n\n{e}\n"));
+    }
     let path = out.join("summary.md");
     crate::output::write_atomic(&path, md.as_bytes()).map_err(|e| io_err(&path, e))
 }
@@ -525,7 +545,7 @@ pub fn merge(shards: &[PathBuf], out: &Path) -> Result<Summary, SweepError> {
     let arch = Arch(c.arch);
     let mut s = write_pages(out, arch, &c.tool, &records)?;
     if s.pages > 0 {
-        s.census_left = census_left(out, arch, &c.forms.iter().collect::<Vec<_>>()).ok();
+        s.count_census_left(out, arch, &c.forms.iter().collect::<Vec<_>>());
     }
     let opts = Options {
         arch,

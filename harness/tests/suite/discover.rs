@@ -416,6 +416,25 @@ fn sweep_of_one_opcode_shards_merge_and_resume_to_the_same_page() {
     assert!(summary.contains(&format!("{left} of the {kept} words the census kept")), "{summary}");
     assert_eq!(std::fs::read_to_string(tmp.join("merged/pages/dfma.txt")).unwrap(), page);
     assert!(matches!(sweep::merge(&[tmp.join("s0")], &tmp.join("half")).unwrap_err(), sweep::SweepError::Unsolved { .. }));
+    // A census word that is not hex: the pages are merged, and why the census words were
+    // not counted is kept and written, not dropped.
+    let census = std::fs::read_to_string(tmp.join("s0/census.json")).unwrap();
+    let seed = serde_json::from_str::<serde_json::Value>(&census).unwrap()["forms"][0]["seed"].as_str().unwrap().to_string();
+    let bad = census.replacen(&format!("\"{seed}\""), "\"0xnothex\"", 1);
+    for dir in ["b0", "b1"] {
+        std::fs::create_dir_all(tmp.join(dir)).unwrap();
+        std::fs::write(tmp.join(dir).join("census.json"), &bad).unwrap();
+    }
+    for (dir, from) in [("b0", "s0"), ("b1", "s1")] {
+        std::fs::copy(tmp.join(from).join("solved.jsonl"), tmp.join(dir).join("solved.jsonl")).unwrap();
+    }
+    let b = sweep::merge(&[tmp.join("b0"), tmp.join("b1")], &tmp.join("bad")).unwrap();
+    assert_eq!((b.solved, b.census_left), (9, None));
+    let why = b.census_error.expect("why the census words were not counted");
+    assert!(why.contains("census.json") && why.contains("0xnothex"), "{why}");
+    let summary = std::fs::read_to_string(tmp.join("bad/summary.md")).unwrap();
+    assert!(summary.contains("## Census words not counted") && summary.contains("0xnothex"), "{summary}");
+    assert_eq!(std::fs::read_to_string(tmp.join("bad/pages/dfma.txt")).unwrap(), page);
 
     // Interrupted: the last three records lost, the one before torn.
     let log = tmp.join("whole/solved.jsonl");
