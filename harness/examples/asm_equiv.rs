@@ -4,6 +4,7 @@
 //!     cargo run --release --example asm_equiv -- dump PER_VARIANT > results.txt
 //!     cargo run --release --example asm_equiv -- dump-sets PER_VARIANT > results.txt
 //!     valgrind --tool=cachegrind target/release/examples/asm_equiv passes N
+//!     cargo run --release --example asm_equiv -- tail N
 //!
 //! `dump`: for every variant of `corpus/isa-discovered`, `PER_VARIANT` random words, each
 //! printed plainly and with its stored conventions, and each print mutated once (a byte
@@ -19,10 +20,14 @@
 //! is the cost per pass without the set-up. With `REPEAT`, each text is assembled that
 //! many times in a row: its forms and code are then in cache after the first, so the time
 //! against a plain run's (the same number of assemblies) tells what cold memory costs.
+//!
+//! `tail N`: the same texts, `N` passes, each assembly timed: the time a text of each
+//! outcome (one word, several, none) takes, and the slowest texts.
 
 use sass_harness::codec::{self, asm, Codec};
 use sass_harness::gen::{random_values, Rng};
-use sass_harness::spec;
+use sass_harness::spec::{self, Arch};
+use sass_harness::word::Word;
 use std::io::Write;
 
 fn main() {
@@ -46,12 +51,13 @@ fn main() {
         "dump" => dump(&c, &a, n, false),
         "dump-sets" => dump(&c, &a, n, true),
         "passes" => passes(&c, &a, n, repeat),
+        "tail" => tail(&c, &a, n),
         _ => usage(),
     }
 }
 
 fn usage() -> ! {
-    eprintln!("usage: asm_equiv dump|dump-sets PER_VARIANT | passes N [REPEAT]");
+    eprintln!("usage: asm_equiv dump|dump-sets PER_VARIANT | passes N [REPEAT] | tail N");
     std::process::exit(2)
 }
 
@@ -120,8 +126,8 @@ fn try_dump(c: &Codec, a: &asm::Assembler, per_variant: usize, sets: bool) -> st
 }
 
 /// The bench's draw: its inputs are drawn after its 4 096 bit-direction inputs, from the
-/// same seed. Each text `repeat` times in a row.
-fn passes(c: &Codec, a: &asm::Assembler, n: usize, repeat: usize) {
+/// same seed. Each text with its architecture and word.
+fn bench_texts(c: &Codec) -> Vec<(Arch, Word, String)> {
     let mut rng = Rng::new(0x00be_7c4a);
     let nv = c.variants().len() as u64;
     let mut draw = || {
@@ -131,12 +137,17 @@ fn passes(c: &Codec, a: &asm::Assembler, n: usize, repeat: usize) {
     for _ in 0..4096 {
         let _ = draw();
     }
-    let texts: Vec<_> = (0..4096)
+    (0..4096)
         .map(|_| {
             let (vi, vals) = draw();
             (c.variant(vi).arch, c.encode_unchecked(vi, &vals), codec::print(c.variant(vi), &vals).to_string())
         })
-        .collect();
+        .collect()
+}
+
+/// The bench's draw, `n` passes, each text `repeat` times in a row.
+fn passes(c: &Codec, a: &asm::Assembler, n: usize, repeat: usize) {
+    let texts = bench_texts(c);
     let mut acc = 0u128;
     for _ in 0..n {
         for (arch, w, t) in std::hint::black_box(&texts) {
@@ -148,4 +159,39 @@ fn passes(c: &Codec, a: &asm::Assembler, n: usize, repeat: usize) {
         }
     }
     eprintln!("{} texts x {n} x {repeat}, {acc:x}", texts.len());
+}
+
+/// The bench's draw, `n` passes, each text timed: the time per text of each outcome
+/// (one word, several, none) and the slowest texts (the clock's own cost included).
+fn tail(c: &Codec, a: &asm::Assembler, n: usize) {
+    let texts = bench_texts(c);
+    let mut ns = vec![0u128; texts.len()];
+    let mut outcome = vec![""; texts.len()];
+    for _ in 0..n {
+        for (i, (arch, w, t)) in texts.iter().enumerate() {
+            let start = std::time::Instant::now();
+            let r = a.assemble(*arch, std::hint::black_box(t), *w);
+            ns[i] += start.elapsed().as_nanos();
+            outcome[i] = match r {
+                Ok(_) => "one word",
+                Err(asm::AsmError::Ambiguous { .. }) => "several words",
+                Err(_) => "no word",
+            };
+        }
+    }
+    let total: u128 = ns.iter().sum();
+    let us = |t: u128, count: usize| t as f64 / 1000.0 / (n * count.max(1)) as f64;
+    println!("{} texts x {n}: {:.3} µs a text", texts.len(), us(total, texts.len()));
+    for kind in ["one word", "several words", "no word"] {
+        let (count, t) = (0..texts.len()).filter(|&i| outcome[i] == kind).fold((0, 0), |(k, t), i| (k + 1, t + ns[i]));
+        println!("{kind}: {count} texts, {:.1} % of the time, {:.2} µs each", 100.0 * t as f64 / total as f64, us(t, count));
+    }
+    let mut slowest: Vec<usize> = (0..texts.len()).collect();
+    slowest.sort_by_key(|&i| std::cmp::Reverse(ns[i]));
+    let top = texts.len() / 20;
+    let t: u128 = slowest[..top].iter().map(|&i| ns[i]).sum();
+    println!("the slowest {top} texts: {:.1} % of the time", 100.0 * t as f64 / total as f64);
+    for &i in &slowest[..20] {
+        println!("{:8.2} µs  {}  {}", us(ns[i], 1), outcome[i], texts[i].2);
+    }
 }
