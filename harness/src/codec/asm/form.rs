@@ -223,6 +223,22 @@ impl<'s> Form<'s> {
         ops ^ parts ^ own ^ self.modifiers.touch()
     }
 
+    /// The bytes of its parts: its record, operands, value slots and fixed ids, modifier
+    /// slots, operand suffix slots, left-out operands (see `forms_stay_compact`).
+    #[cfg(test)]
+    pub(super) fn bytes(&self) -> [usize; 6] {
+        use std::mem::size_of;
+        let suffixes = self.operands.iter().filter_map(|o| o.suffixes.as_deref()).map(|s| size_of::<Slots>() + s.bytes()).sum();
+        [
+            size_of::<Form>(),
+            self.operands.len() * size_of::<FormOperand>(),
+            self.value_slots.len() * size_of::<ValueSlot>() + self.fixed_ids.len() * size_of::<u32>(),
+            self.modifiers.bytes(),
+            suffixes,
+            self.omitted.iter().map(|o| o.len() * size_of::<(usize, Body)>()).sum(),
+        ]
+    }
+
     /// Operand `op`'s value slots (`op` one of [`Form::operands`]).
     pub(super) fn value(&self, op: &FormOperand) -> &[ValueSlot] {
         op.value.of(&self.value_slots)

@@ -235,6 +235,13 @@ impl<'s> Slots<'s> {
         self
     }
 
+    /// The bytes of its arrays (see `forms_stay_compact`).
+    #[cfg(test)]
+    pub fn bytes(&self) -> usize {
+        use std::mem::size_of;
+        self.slots.len() * size_of::<Packed>() + self.cold.len() * size_of::<Cold>() + self.rows.len() * size_of::<Row>() + self.ids.len() * size_of::<u32>()
+    }
+
     pub fn vocabulary(&self) -> &[u32] {
         &self.ids[..self.n_vocabulary as usize]
     }
