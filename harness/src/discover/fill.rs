@@ -139,6 +139,22 @@ fn head(text: &str) -> String {
 
 /// A reason without the word and text it names, so that the reasons of many words count
 /// together (`has an operand kind pages cannot name …`).
+/// Why a word's form was not solved: its failed checks, the first [`SHOWN_CHECKS`] of them
+/// (one row of `fill.md` each: a form can fail dozens, each with its example words), and
+/// the command that prints them all.
+fn failed_checks(arch: Arch, w: Word, notes: &[String]) -> String {
+    let shown = notes.iter().take(SHOWN_CHECKS).map(String::as_str).collect::<Vec<_>>().join("; ");
+    match notes.len() {
+        n if n > SHOWN_CHECKS => {
+            format!("{n} check(s) failed: {shown}; {} more (`discover --arch {} --word {w} --out DIR` prints them all)", n - SHOWN_CHECKS, arch.0)
+        }
+        n => format!("{n} check(s) failed: {shown}"),
+    }
+}
+
+/// How many failed checks [`failed_checks`] shows.
+const SHOWN_CHECKS: usize = 3;
+
 fn reason_class(why: &str) -> &str {
     let why = why.find("has an operand kind").map_or(why, |i| &why[i..]);
     why.split(" (only ").next().unwrap_or(why)
@@ -172,7 +188,7 @@ impl Folder {
             Err(e) => return Ok(Err(e.to_string())),
         };
         if !d.notes.is_empty() {
-            return Ok(Err(format!("{} check(s) failed: {}", d.notes.len(), d.notes.join("; "))));
+            return Ok(Err(failed_checks(self.arch, w, &d.notes)));
         }
         // The word's own values where nvdisasm ignores the bits: what ptxas writes there.
         d.zero = d.ignored.iter().fold(d.zero, |z, &b| z.with_bit(b, w.bit(b)));
@@ -411,7 +427,21 @@ pub fn report(dir: &Path, arch: Arch, f: &Filled) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::names_no_value;
+    use super::{failed_checks, names_no_value, Arch, Word, SHOWN_CHECKS};
+
+    /// A form that fails many checks (SM120 AST.P with a register from R128 failed 51, each
+    /// with example words: 5 KB in one row of `fill.md`) is told by its first few, the count
+    /// of the rest and the command that prints them all; a few are told whole.
+    #[test]
+    fn many_failed_checks_are_told_by_the_first_few() {
+        let notes: Vec<String> = (0..51).map(|i| format!("check {i}")).collect();
+        let w = Word(0x000f_c000_0000_10ff_0000_0000_bf00_0322);
+        let why = failed_checks(Arch(120), w, &notes);
+        assert!(why.starts_with("51 check(s) failed: check 0; check 1; check 2; 48 more"), "{why}");
+        assert!(why.ends_with(&format!("(`discover --arch 120 --word {w} --out DIR` prints them all)")) && !why.contains("check 3;"), "{why}");
+        let few = failed_checks(Arch(120), w, &notes[..SHOWN_CHECKS]);
+        assert_eq!(few, "3 check(s) failed: check 0; check 1; check 2");
+    }
 
     #[test]
     fn reserved_values_are_told_by_their_unnamed_values() {
