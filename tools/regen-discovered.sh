@@ -41,20 +41,28 @@ for p in "$work"/f/*.txt; do
 done
 # The printing conventions fix stored (learned for the forms the pages have).
 cp "$work/f/conventions.json" "$dest/"
+# Fix's last validation round: its warnings and `missing_form` notes go to SUMMARY.md.
+last=$(ls -d "$work"/f/round-* | sort -V | tail -1)
 # Forms the census's seeds left out (one seed per opclass, and a seed may print with an
 # operand left out), added from the words of corpus/ptx and corpus/ptx-cvt, then from the
-# census's own other words (the hold-outs stay unseen): FILL.md.
+# census's own other words (the hold-outs stay unseen), and from the words of fix's
+# `missing_form` notes (a fixed bit flipped or a table value left out that no page decodes
+# and nvdisasm prints as another form; fill leaves out those it prints `INVALIDn`/`???n`):
+# FILL.md.
+missing=()
+while read -r w; do
+  missing+=(--word "$w")
+done < <(jq -r 'select(.class == "missing_form") | .word' "$last/findings.jsonl" | sort -u)
 rm -rf "$work/fill"
-"$bin" discover --arch "$arch" --fill "$dest" --ptx corpus/ptx --ptx corpus/ptx-cvt --census "$work/d/census.json" --out "$work/fill" > "$work/fill.log" 2>&1
+"$bin" discover --arch "$arch" --fill "$dest" --ptx corpus/ptx --ptx corpus/ptx-cvt --census "$work/d/census.json" "${missing[@]}" --out "$work/fill" > "$work/fill.log" 2>&1
 cp "$work"/fill/*.txt "$work/fill/conventions.json" "$dest/"
 {
-  echo "From \`sass-harness discover --arch $arch --fill corpus/isa-discovered/sm$arch --ptx corpus/ptx --ptx corpus/ptx-cvt --census DISCOVERY/census.json --out DIR\` (tools/regen-discovered.sh)."
+  echo "From \`sass-harness discover --arch $arch --fill corpus/isa-discovered/sm$arch --ptx corpus/ptx --ptx corpus/ptx-cvt --census DISCOVERY/census.json --word W… --out DIR\` (tools/regen-discovered.sh; each W a word of SUMMARY.md's \"Forms the pages lack\")."
   echo
   cat "$work/fill/fill.md"
 } > "$dest/FILL.md"
 # SUMMARY.md: discovery's summary, then every warning validation leaves (fix's last round),
 # each with its reason: what nvdisasm prints that no page edit or stored convention explains.
-last=$(ls -d "$work"/f/round-* | sort -V | tail -1)
 {
   cat "$work/d/summary.md"
   echo
@@ -68,7 +76,7 @@ last=$(ls -d "$work"/f/round-* | sort -V | tail -1)
   echo
   echo "## Forms the pages lack"
   echo
-  echo "\`missing_form\` notes of the same round: $(grep -c '"class":"missing_form"' "$last/findings.jsonl" || true), one a line: a word this variant excludes (a fixed bit flipped, or a table value it leaves out) that no variant decodes and nvdisasm prints as another form, a seed for the next discovery."
+  echo "\`missing_form\` notes of the same round: $(grep -c '"class":"missing_form"' "$last/findings.jsonl" || true), one a line: a word this variant excludes (a fixed bit flipped, or a table value it leaves out) that no variant decodes and nvdisasm prints as another form; the fill step took each as a \`--word\` (FILL.md lists the forms it added)."
   echo
   jq -r 'select(.class == "missing_form")
     | "- `\(.variant)` bits \(.bits | map(tostring) | join(",")): `\(.word)`: nvdisasm `\(.actual)`"' \
