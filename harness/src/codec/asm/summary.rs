@@ -58,10 +58,10 @@ fn wild(kinds: u64) -> u64 {
 
 /// A memory operand's shape in 16 bits, for a quick [`mem_fit`]: bits 0–3 the operand's
 /// place (15: none), 4–6 its space ([`space_code`]), then for a variant what its shape
-/// accepts (bit 7 a register, 8 a uniform register, 9 none missing ([`MemShape::ureg`]
-/// without `ureg_elided`), 10 an immediate, 11 a negative one) and for a text what it has
-/// (7 a register other than RZ, 8 a uniform register, 9 unused, 10 a nonzero immediate,
-/// 11 a negative one).
+/// accepts (bit 7 a register, 8 a uniform register, 10 an immediate, 11 a negative one)
+/// and requires (9 a uniform register: [`MemShape::ureg`] without `ureg_elided`), and for
+/// a text what it has (7 a register other than RZ, 8 a uniform register, 10 a nonzero
+/// immediate, 11 a negative one; 9 unused).
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub(super) struct MemCode(u16);
 
