@@ -109,7 +109,7 @@ fn seeds(c: &Codec, out: &Path) -> Result<(), String> {
         let v = c.variant(vi);
         let input = Input::from_values(c, vi, &base_values(v));
         let name = seed_name(c, vi);
-        write(&out.join("roundtrip"), &format!("{name}.bin"), &input.to_bytes())?;
+        write(&out.join("roundtrip"), &format!("{name}.bin"), &input.to_bytes(c))?;
         write(&out.join("asm"), &format!("{name}.txt"), asm_text(c, &input).as_bytes())?;
         let stem = Path::new(&v.file).file_stem().map_or("page".into(), |s| s.to_string_lossy().into_owned());
         let words = pages.entry((v.arch.nvdisasm_name(), stem)).or_default();

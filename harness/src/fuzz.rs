@@ -5,11 +5,12 @@
 //! that [`Input::to_bytes`] can write a minimized input back as a regression seed that
 //! [`Input::parse`] reads as exactly the same variant and values.
 //!
-//! Byte format of a `roundtrip` input: 4 bytes (little-endian) choose the variant, index
-//! modulo the codec's variant count; then per field, in field order, a mode byte ([`Mode`],
-//! taken modulo 8) and the bytes that mode reads (none, one, or a LEB128 number). Missing
-//! bytes read as zero, so every byte string is an input. The index depends on the spec:
-//! a seed means the same variant only over the same pages.
+//! Byte format of a `roundtrip` input: 4 bytes (little-endian) choose the variant: a
+//! variant's [`codec::stable_id`] names it (a hash of its architecture and key, so a
+//! written seed means the same variant when pages gain or lose others), any other number
+//! is an index modulo the codec's variant count; then per field, in field order, a mode
+//! byte ([`Mode`], taken modulo 8) and the bytes that mode reads (none, one, or a LEB128
+//! number). Missing bytes read as zero, so every byte string is an input.
 
 use crate::check::{Checker, RoundtripFailure};
 use crate::codec::{self, Codec, Values};
@@ -146,7 +147,8 @@ impl Input {
             return None;
         }
         let mut b = Bytes { data };
-        let variant = (b.le(4) % n as u64) as usize;
+        let selector = b.le(4);
+        let variant = u32::try_from(selector).ok().and_then(|id| codec.by_stable_id(id)).unwrap_or((selector % n as u64) as usize);
         let v = codec.variant(variant);
         let mut values = Values::zero(v.fields.len());
         for (i, f) in v.fields.iter().enumerate() {
@@ -165,11 +167,15 @@ impl Input {
         Input { variant, values: vals }
     }
 
-    /// Bytes that [`Input::parse`] reads back as this input, with the same codec: every
+    /// Bytes that [`Input::parse`] reads back as this input with `codec`, and with any
+    /// codec that has its variant (named by its [`codec::stable_id`]; by index where
+    /// another variant has the same id, which then holds only for the same pages): every
     /// field written as a raw value.
-    pub fn to_bytes(&self) -> Vec<u8> {
+    pub fn to_bytes(&self, codec: &Codec) -> Vec<u8> {
+        let id = codec::stable_id(codec.variant(self.variant));
+        let selector = if codec.by_stable_id(id) == Some(self.variant) { id } else { index_selector(self.variant) };
         let mut out = Vec::with_capacity(4 + self.values.len() * 9);
-        out.extend_from_slice(&(self.variant as u32).to_le_bytes());
+        out.extend_from_slice(&selector.to_le_bytes());
         for &x in self.values.as_slice() {
             out.push(Mode::RAW_BYTE);
             let mut x = x;
@@ -185,6 +191,11 @@ impl Input {
         }
         out
     }
+}
+
+/// Variant `vi` named by its index (below 2^31, so no [`codec::stable_id`]).
+fn index_selector(vi: usize) -> u32 {
+    u32::try_from(vi).ok().filter(|&i| i < 1 << 31).expect("fewer than 2^31 variants")
 }
 
 /// Field `fi`'s value in `mode`, reading what the mode needs from `b`.
@@ -522,9 +533,32 @@ mod tests {
             for values in [max, all_max, crate::gen::random_values(v, &mut rng)] {
                 let input = Input::from_values(c, vi, &values);
                 assert_eq!(input.values, values, "{}", v.key);
-                assert_eq!(Input::parse(c, &input.to_bytes()), Some(input), "{}", v.key);
+                assert_eq!(Input::parse(c, &input.to_bytes(c)), Some(input), "{}", v.key);
             }
         }
+    }
+
+    /// A written input names its variant by architecture and key, not by index: read with
+    /// the same pages in reverse order (every variant's index changed) it is the same
+    /// variant with the same values. A selector that is no variant's id still reads as an
+    /// index (every byte string is an input).
+    #[test]
+    fn inputs_written_back_name_their_variant_whatever_its_index() {
+        let c = seed_codec();
+        let mut reversed = c.spec.clone();
+        reversed.pages.reverse();
+        let r = Codec::new(&reversed);
+        let mut rng = crate::gen::Rng::new(22);
+        for vi in 0..c.variants().len() {
+            let v = c.variant(vi);
+            let input = Input::from_values(c, vi, &crate::gen::random_values(v, &mut rng));
+            let back = Input::parse(&r, &input.to_bytes(c)).expect("an input");
+            let w = r.variant(back.variant);
+            assert_eq!((w.arch, &w.key, &back.values), (v.arch, &v.key, &input.values));
+        }
+        assert!(c.variants().len() > 2 && (0..c.variants().len()).any(|vi| r.variant(vi).key != c.variant(vi).key), "the order changed");
+        let n = c.variants().len() as u32;
+        assert_eq!(Input::parse(c, &(n + 1).to_le_bytes()).map(|i| i.variant), Some(1));
     }
 
     #[test]
@@ -553,7 +587,7 @@ mod tests {
         let c = seed_codec();
         let input = Input::from_values(c, 0, &Values::zero(c.variant(0).fields.len()));
         let w = c.encode_unchecked(0, &input.values);
-        let g = words(Target::Roundtrip, c, &input.to_bytes());
+        let g = words(Target::Roundtrip, c, &input.to_bytes(c));
         assert_eq!(g, vec![Generated { arch: c.variant(0).arch, variant: Some(0), word: w }]);
         let d = words(Target::Decode, c, &w.to_le_bytes());
         assert!(d.contains(&Generated { arch: c.variant(0).arch, variant: Some(0), word: w }), "{d:?}");

@@ -182,6 +182,18 @@ pub struct Codec<'s> {
     index: OpcodeIndex,
     /// Variant indices by mnemonic, then architecture, ascending ([`Codec::named`]).
     named: HashMap<&'s str, Vec<(Arch, Vec<usize>)>>,
+    /// Variant indices by [`stable_id`], built when first asked ([`Codec::by_stable_id`]).
+    stable_ids: std::sync::OnceLock<HashMap<u32, usize>>,
+}
+
+/// A variant's id that stays the same when pages gain or lose other variants (its index
+/// does not): a hash of its architecture and key, with bit 31 set, so that no id is an
+/// index below 2^31. Distinct variants may share one (about one spec in a thousand of
+/// 3 000 variants has such a pair); [`Codec::by_stable_id`] then gives the first.
+pub fn stable_id(v: &Variant) -> u32 {
+    // FNV-1a: stable across builds and platforms, as std's hashers are not promised to be.
+    let bytes = v.arch.0.to_le_bytes().into_iter().chain(v.key.bytes());
+    bytes.fold(0x811c_9dc5u32, |h, b| (h ^ u32::from(b)).wrapping_mul(0x0100_0193)) | 1 << 31
 }
 
 /// One candidate of an [`OpcodeIndex`] list: the pattern, its variant and the variant's
@@ -325,7 +337,19 @@ impl<'s> Codec<'s> {
                 None => arches.push((v.arch, vec![vi])),
             }
         }
-        Codec { spec, variants, compiled, runs, patterns, strict, index, named }
+        Codec { spec, variants, compiled, runs, patterns, strict, index, named, stable_ids: std::sync::OnceLock::new() }
+    }
+
+    /// The variant whose [`stable_id`] is `id` (of several, the first), if any.
+    pub fn by_stable_id(&self, id: u32) -> Option<usize> {
+        let ids = self.stable_ids.get_or_init(|| {
+            let mut ids = HashMap::with_capacity(self.variants.len());
+            for (vi, v) in self.variants.iter().enumerate() {
+                ids.entry(stable_id(v)).or_insert(vi);
+            }
+            ids
+        });
+        ids.get(&id).copied()
     }
 
     /// Every variant, in the order variant indices (`vi`) count.

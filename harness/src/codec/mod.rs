@@ -6,5 +6,5 @@ pub mod conventions;
 pub mod print;
 
 pub use asm::{assemble, AsmError};
-pub use bits::{Codec, DecodeError, Values, MAX_FIELDS};
+pub use bits::{stable_id, Codec, DecodeError, Values, MAX_FIELDS};
 pub use print::{print, print_with, print_with_plan, print_word, FormPrinter, PrintPlan, Printer};

@@ -390,7 +390,7 @@ impl Run<'_> {
             let name = seed_name(v.arch, &v.key, c.word);
             std::fs::create_dir_all(&dir).map_err(io_error(&dir))?;
             let path = dir.join(&name);
-            crate::output::write_atomic(&path, &input.to_bytes())?;
+            crate::output::write_atomic(&path, &input.to_bytes(&self.codec))?;
             let from = if e.target == Target::Roundtrip { String::new() } else { format!(" (found by a {} input)", e.target) };
             let what = e.finding.proposal.take().unwrap_or_default();
             e.finding.proposal = Some(format!("{what}; minimized seed: {SEEDS_DIR}/roundtrip/{name}{from}"));

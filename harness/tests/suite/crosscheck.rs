@@ -69,7 +69,7 @@ fn a_planted_layout_bug_is_found_minimized_and_its_seed_reproduces_it() {
     let mut rng = Rng::new(21);
     for i in 0..12 {
         let values = random_listed_values(codec.variant(vi), &mut rng);
-        std::fs::write(corpus.join(format!("in{i}")), Input::from_values(&codec, vi, &values).to_bytes()).unwrap();
+        std::fs::write(corpus.join(format!("in{i}")), Input::from_values(&codec, vi, &values).to_bytes(&codec)).unwrap();
     }
     let out = dir.join("out");
     let o = bin().args(["crosscheck", "--spec"]).arg(&spec_dir).arg(dir.join("corpus")).arg("--out").arg(&out).output().unwrap();
@@ -128,7 +128,7 @@ fn an_unlisted_row_nvdisasm_rejects_is_a_finding_with_its_explanation() {
     let w = sass_harness::Word::parse_hex("00000000003000000000000000000312").unwrap();
     let corpus = dir.join("corpus/roundtrip");
     std::fs::create_dir_all(&corpus).unwrap();
-    std::fs::write(corpus.join("unlisted"), Input::from_values(&codec, vi, &codec.extract(vi, w)).to_bytes()).unwrap();
+    std::fs::write(corpus.join("unlisted"), Input::from_values(&codec, vi, &codec.extract(vi, w)).to_bytes(&codec)).unwrap();
     let out = dir.join("out");
     let o = bin().arg("crosscheck").arg(dir.join("corpus")).arg("--out").arg(&out).output().unwrap();
     let t = text(&o);

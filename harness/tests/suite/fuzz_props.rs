@@ -122,8 +122,9 @@ fn seed_coverage(target: Target) -> (usize, usize) {
     (reached.len(), c.variants().len())
 }
 
-/// The committed seeds reach every variant of the whole spec (regenerate them with
-/// `cargo run --release --example fuzz_corpus -- seeds OUT` when the pages change).
+/// The committed seeds reach every variant of the whole spec (add the seeds of new forms
+/// with `cargo run --release --example fuzz_corpus -- seeds OUT` when the pages change:
+/// a seed names its variant by stable id, so the others stay as they are).
 #[test]
 fn committed_seeds_reach_the_whole_spec() {
     for target in [Target::Roundtrip, Target::Decode] {
@@ -156,7 +157,8 @@ fn operands_past_the_eight_reuse_slots_print_no_reuse() {
     let data = std::fs::read(repo_root().join("corpus/fuzz/roundtrip/regress_reuse_past_eight_operands")).expect("the seed");
     let input = Input::parse(c, &data).expect("an input");
     let v = c.variant(input.variant);
-    // An input names its variant by index: pages that gain forms shift it.
+    // The seed names its form by stable id (before, by an index that pages gaining forms
+    // shifted: it read as SYNCS for a while); a form of fewer operands tests nothing here.
     assert!(v.operands.len() > 8, "the seed reads as {} ({} operands): re-point its index at a form with more than eight", v.key, v.operands.len());
     let w = c.encode_unchecked(input.variant, &input.values);
     let text = sass_harness::print_word(v, &input.values, w);
