@@ -188,8 +188,9 @@ pub struct Codec<'s> {
 
 /// A variant's id that stays the same when pages gain or lose other variants (its index
 /// does not): a hash of its architecture and key, with bit 31 set, so that no id is an
-/// index below 2^31. Distinct variants may share one (about one spec in a thousand of
-/// 3 000 variants has such a pair); [`Codec::by_stable_id`] then gives the first.
+/// index below 2^31. Distinct variants may share one (a spec of 3 000 variants has such
+/// a pair about once in 500: 3 000² / 2 pairs over 2^31 ids); [`Codec::by_stable_id`]
+/// then gives the first.
 pub fn stable_id(v: &Variant) -> u32 {
     // FNV-1a: stable across builds and platforms, as std's hashers are not promised to be.
     let bytes = v.arch.0.to_le_bytes().into_iter().chain(v.key.bytes());
