@@ -137,8 +137,6 @@ fn head(text: &str) -> String {
     }
 }
 
-/// A reason without the word and text it names, so that the reasons of many words count
-/// together (`has an operand kind pages cannot name …`).
 /// Why a word's form was not solved: its failed checks, the first [`SHOWN_CHECKS`] of them
 /// (one row of `fill.md` each: a form can fail dozens, each with its example words), and
 /// the command that prints them all.
@@ -155,6 +153,8 @@ fn failed_checks(arch: Arch, w: Word, notes: &[String]) -> String {
 /// How many failed checks [`failed_checks`] shows.
 const SHOWN_CHECKS: usize = 3;
 
+/// A reason without the word and text it names, so that the reasons of many words count
+/// together (`has an operand kind pages cannot name …`).
 fn reason_class(why: &str) -> &str {
     let why = why.find("has an operand kind").map_or(why, |i| &why[i..]);
     why.split(" (only ").next().unwrap_or(why)
