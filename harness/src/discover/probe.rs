@@ -118,18 +118,7 @@ fn printed_shape(space: MemSpace, reg: Option<u16>, suffixes: &[String], ureg: O
         Some(x) if x < 0 => MemImm::Signed,
         Some(_) => MemImm::Unsigned,
     };
-    MemShape { space: space_kind(space), reg: reg.is_some(), reg_suffix, reg_elided: false, ureg: ureg.is_some(), ureg_elided: false, imm, imm_shift: 0 }
-}
-
-fn space_kind(s: MemSpace) -> MemSpaceKind {
-    match s {
-        MemSpace::Plain => MemSpaceKind::Plain,
-        MemSpace::Desc { .. } => MemSpaceKind::Desc,
-        MemSpace::Attr => MemSpaceKind::Attr,
-        MemSpace::Const { .. } => MemSpaceKind::Const,
-        MemSpace::ConstX { .. } => MemSpaceKind::ConstX,
-        MemSpace::Named { name } => MemSpaceKind::Named(name),
-    }
+    MemShape { space: MemSpaceKind::of(space), reg: reg.is_some(), reg_suffix, reg_elided: false, ureg: ureg.is_some(), ureg_elided: false, imm, imm_shift: 0 }
 }
 
 /// Components of a printed memory operand that are values rather than stand-ins: a
@@ -139,7 +128,7 @@ fn space_kind(s: MemSpace) -> MemSpaceKind {
 fn shown_components(o: &Operand) -> Option<(MemSpaceKind, bool, bool, Option<bool>)> {
     let (space, reg, ureg, imm) = o.body.as_mem()?;
     let reg = reg.is_some_and(|n| n != sass::RZ || !o.suffixes.is_empty());
-    Some((space_kind(space), reg, ureg.is_some(), imm.filter(|&x| x != 0).map(|x| x < 0)))
+    Some((MemSpaceKind::of(space), reg, ureg.is_some(), imm.filter(|&x| x != 0).map(|x| x < 0)))
 }
 
 /// The memory shape of a form operand: a memory operand's, or a constant's seen as one
@@ -212,7 +201,8 @@ impl Seed {
             // (`c[0x0][UR4+0x358]`, LDCU) or an offset that is no multiple of 4 does
             // (`c[0x0][0x222]`, ULDC.U16): its offset then counts bytes.
             let constant = matches!(kind, OperandKind::Const | OperandKind::ConstX);
-            let unaligned = ops.iter().filter_map(|o| o.body.as_mem()).any(|(sp, _, _, imm)| space_kind(sp) == m.space && imm.is_some_and(|x| x % 4 != 0));
+            let unaligned =
+                ops.iter().filter_map(|o| o.body.as_mem()).any(|(sp, _, _, imm)| MemSpaceKind::of(sp) == m.space && imm.is_some_and(|x| x % 4 != 0));
             if m.slots() > 0 && (!constant || m.reg || m.ureg || unaligned) {
                 *kind = OperandKind::Mem(m);
             }

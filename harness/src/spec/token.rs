@@ -81,6 +81,21 @@ pub enum MemSpaceKind {
     Named(crate::sass::Descriptor),
 }
 
+impl MemSpaceKind {
+    /// The kind of a printed memory operand's space (its register or bank left out).
+    pub fn of(space: crate::sass::MemSpace) -> MemSpaceKind {
+        use crate::sass::MemSpace;
+        match space {
+            MemSpace::Plain => MemSpaceKind::Plain,
+            MemSpace::Desc { .. } => MemSpaceKind::Desc,
+            MemSpace::Attr => MemSpaceKind::Attr,
+            MemSpace::Const { .. } => MemSpaceKind::Const,
+            MemSpace::ConstX { .. } => MemSpaceKind::ConstX,
+            MemSpace::Named { name } => MemSpaceKind::Named(name),
+        }
+    }
+}
+
 /// How an immediate field's value becomes the printed number: `offset + (field << shift)`.
 /// The form token spells it after the `I`: `I*4` (JMP's absolute targets, `a[0x..]`
 /// offsets: the field counts 4-byte words), `I*2+1` (BPT.TRAP: odd codes only, the low bit

@@ -76,14 +76,7 @@ impl MemCode {
 
     /// A text's first memory operand, `parts` at place `k`.
     fn of_parts(k: usize, (space, reg, ureg, imm): sass::MemParts) -> MemCode {
-        let space = match space {
-            MemSpace::Plain => MemSpaceKind::Plain,
-            MemSpace::Desc { .. } => MemSpaceKind::Desc,
-            MemSpace::Attr => MemSpaceKind::Attr,
-            MemSpace::Const { .. } => MemSpaceKind::Const,
-            MemSpace::ConstX { .. } => MemSpaceKind::ConstX,
-            MemSpace::Named { name } => MemSpaceKind::Named(name),
-        };
+        let space = MemSpaceKind::of(space);
         let bits = [reg.is_some_and(|n| n != sass::RZ), ureg.is_some(), false, imm.is_some_and(|x| x != 0), imm.is_some_and(|x| x < 0)];
         MemCode(k as u16 | space_code(space) << 4 | bits.iter().enumerate().fold(0, |c, (i, &b)| c | u16::from(b) << (7 + i)))
     }
