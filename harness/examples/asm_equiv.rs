@@ -5,6 +5,7 @@
 //!     cargo run --release --example asm_equiv -- dump-sets PER_VARIANT > results.txt
 //!     valgrind --tool=cachegrind target/release/examples/asm_equiv passes N
 //!     cargo run --release --example asm_equiv -- tail N
+//!     valgrind --tool=callgrind target/release/examples/asm_equiv listing N
 //!
 //! `dump`: for every variant of `corpus/isa-discovered`, `PER_VARIANT` random words, each
 //! printed plainly and with its stored conventions, and each print mutated once (a byte
@@ -15,11 +16,17 @@
 //! their order, and a text no variant reads as that error without its detail: equal
 //! dumps then say two builds read the same words, whichever order they find them in.
 //!
-//! `passes N [REPEAT]`: the bench's `discovered/assemble` texts (4 096 from its seed),
-//! assembled `N` times; the difference of two runs' counts over their difference in passes
-//! is the cost per pass without the set-up. With `REPEAT`, each text is assembled that
-//! many times in a row: its forms and code are then in cache after the first, so the time
-//! against a plain run's (the same number of assemblies) tells what cold memory costs.
+//! `passes N [REPEAT [DISTINCT]]`: the bench's `discovered/assemble` texts (4 096 from its
+//! seed), assembled `N` times; the difference of two runs' counts over their difference in
+//! passes is the cost per pass without the set-up. With `REPEAT`, each text is assembled
+//! that many times in a row: its forms and code are then in cache after the first, so the
+//! time against a plain run's (the same number of assemblies) tells what cold memory
+//! costs. With `DISTINCT`, the draw's first `DISTINCT` texts stand for all 4 096, cycled:
+//! the same work on fewer forms, whose memory stays in cache when they are few (the time
+//! against `DISTINCT` is how the assembler's time grows with the memory a draw touches).
+//!
+//! `listing N`: the lines of `corpus/bench/sm90-listing.txt` (the bench's
+//! `realcode/assemble`) assembled in order, `N` times.
 //!
 //! `tail N`: the same texts, `N` passes, each assembly timed: the time a text of each
 //! outcome (one word, several, none) takes, and the slowest texts.
@@ -33,11 +40,15 @@ use std::io::Write;
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let (Some(mode), Some(n)) = (args.get(1), args.get(2).and_then(|a| a.parse::<usize>().ok())) else { usage() };
-    let repeat = match args.get(3).map(|a| a.parse::<usize>()) {
-        None => 1,
-        Some(Ok(r)) if mode == "passes" && r > 0 => r,
-        Some(_) => usage(),
-    };
+    // `passes`' REPEAT and DISTINCT.
+    let mut more = args[3.min(args.len())..].iter().map(|a| match a.parse::<usize>() {
+        Ok(r) if mode == "passes" && r > 0 => r,
+        _ => usage(),
+    });
+    let (repeat, distinct) = (more.next().unwrap_or(1), more.next().unwrap_or(4096));
+    if more.next().is_some() {
+        usage();
+    }
     let s = match spec::load(&[sass_harness::oracle::tools::repo_root().join("corpus/isa-discovered")]) {
         Ok(s) => s,
         Err(e) => {
@@ -50,14 +61,15 @@ fn main() {
     match mode.as_str() {
         "dump" => dump(&c, &a, n, false),
         "dump-sets" => dump(&c, &a, n, true),
-        "passes" => passes(&c, &a, n, repeat),
+        "passes" => passes(&c, &a, n, repeat, distinct),
         "tail" => tail(&c, &a, n),
+        "listing" => listing(&a, n),
         _ => usage(),
     }
 }
 
 fn usage() -> ! {
-    eprintln!("usage: asm_equiv dump|dump-sets PER_VARIANT | passes N [REPEAT] | tail N");
+    eprintln!("usage: asm_equiv dump|dump-sets PER_VARIANT | passes N [REPEAT [DISTINCT]] | tail N | listing N");
     std::process::exit(2)
 }
 
@@ -145,9 +157,11 @@ fn bench_texts(c: &Codec) -> Vec<(Arch, Word, String)> {
         .collect()
 }
 
-/// The bench's draw, `n` passes, each text `repeat` times in a row.
-fn passes(c: &Codec, a: &asm::Assembler, n: usize, repeat: usize) {
-    let texts = bench_texts(c);
+/// The bench's draw, `n` passes, each text `repeat` times in a row; its first `distinct`
+/// texts cycled to its length.
+fn passes(c: &Codec, a: &asm::Assembler, n: usize, repeat: usize, distinct: usize) {
+    let drawn = bench_texts(c);
+    let texts: Vec<&(Arch, Word, String)> = (0..drawn.len()).map(|i| &drawn[i % distinct.min(drawn.len())]).collect();
     let mut acc = 0u128;
     for _ in 0..n {
         for (arch, w, t) in std::hint::black_box(&texts) {
@@ -158,7 +172,25 @@ fn passes(c: &Codec, a: &asm::Assembler, n: usize, repeat: usize) {
             }
         }
     }
-    eprintln!("{} texts x {n} x {repeat}, {acc:x}", texts.len());
+    eprintln!("{} texts ({} distinct) x {n} x {repeat}, {acc:x}", texts.len(), distinct.min(drawn.len()));
+}
+
+/// The bench's real listing, in order, `n` times.
+fn listing(a: &asm::Assembler, n: usize) {
+    let path = sass_harness::oracle::tools::repo_root().join("corpus/bench/sm90-listing.txt");
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| {
+        eprintln!("asm_equiv: {}: {e}", path.display());
+        std::process::exit(1)
+    });
+    let mut acc = 0u128;
+    for _ in 0..n {
+        for t in std::hint::black_box(text.lines()) {
+            if let Ok((_, w)) = a.assemble(Arch(90), t, Word(0)) {
+                acc ^= w.0;
+            }
+        }
+    }
+    eprintln!("{} lines x {n}, {acc:x}", text.lines().count());
 }
 
 /// The bench's draw, `n` passes, each text timed: the time per text of each outcome
