@@ -167,14 +167,28 @@ pub(crate) fn parse_full(text: &str) -> Result<Instruction, ParseError> {
             let spaced = t.contains(' ') && t.contains("] [");
             const_spaced |= spaced;
             let t = if spaced { std::borrow::Cow::Owned(t.replacen("] [", "][", 1)) } else { std::borrow::Cow::Borrowed(t) };
-            match joined_pair(&t) {
-                Some((first, second)) => operands.extend([first, second]),
-                None => operands.push(parse_operand(&t).map_err(|e| perr(at, e.to_string()))?),
+            if let Some(one) = special_with_suffixes(&t) {
+                operands.push(one);
+            } else if let Some((first, second)) = joined_pair(&t) {
+                operands.extend([first, second]);
+            } else {
+                operands.push(parse_operand(&t).map_err(|e| perr(at, e.to_string()))?);
             }
             c += piece.len() + 1;
         }
     }
     Ok(Instruction { pred, mnemonic, modifiers, operands, terminator, const_spaced })
+}
+
+/// A float special with suffixes, which nvdisasm prints after the special's own space
+/// (`-QNAN .H0`: F2FP's `UNPACK_B` immediate and the half it reads), read as one operand.
+fn special_with_suffixes(t: &str) -> Option<Operand> {
+    let (a, b) = t.split_once(' ')?;
+    if !is_special_float(a) || !b.starts_with('.') || b.contains(' ') {
+        return None;
+    }
+    let one = parse_operand(&format!("{a}{b}")).ok()?;
+    matches!(one.body, Body::Float { .. }).then_some(one)
 }
 
 /// Two operands printed with a space between them and no comma (`R0 0x3440`, see
@@ -381,9 +395,11 @@ fn mem_space(s: &str) -> Result<(MemSpace, &str), MemError> {
 
 pub(crate) fn split_suffixes(s: &str) -> (&str, &str) {
     // No dot, no suffix (most operands): found by `memchr`, before the checks below.
-    if !s.as_bytes().contains(&b'.') || looks_numeric(s) {
-        // Floats contain '.', and never carry suffixes in nvdisasm's output.
+    if !s.as_bytes().contains(&b'.') {
         return (s, "");
+    }
+    if looks_numeric(s) {
+        return split_float_selector(s);
     }
     let mut depth = 0;
     // Brackets and dots are ASCII: bytes suffice.
@@ -396,6 +412,22 @@ pub(crate) fn split_suffixes(s: &str) -> (&str, &str) {
         }
     }
     (s, "")
+}
+
+/// A decimal float's dots are its own, but for a selector after it: nvdisasm prints F2FP's
+/// `UNPACK_B` immediate as a float with the half it reads (`4.5736980577097704378e-41.H0`).
+/// A dot before a capital letter starts the suffixes; a hex number runs to its end (`0x1.H`
+/// is no immediate with a suffix).
+fn split_float_selector(s: &str) -> (&str, &str) {
+    let b = s.as_bytes();
+    let digits = s.trim_start_matches(['-', '+']);
+    if digits.starts_with("0x") {
+        return (s, "");
+    }
+    match (1..b.len()).find(|&i| b[i - 1] == b'.' && b[i].is_ascii_uppercase()) {
+        Some(i) => (&s[..i - 1], &s[i - 1..]),
+        None => (s, ""),
+    }
 }
 
 fn looks_numeric(s: &str) -> bool {

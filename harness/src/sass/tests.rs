@@ -159,6 +159,32 @@ fn descriptors_and_joined_targets_roundtrip() {
     assert!(parse_instruction("CALL.REL P0, R0 |x;").is_err());
 }
 
+/// F2FP's `UNPACK_B` from an immediate (SM100, SM120): nvdisasm prints the 32-bit
+/// immediate as a float with the half it reads, after a special's own space too; read as
+/// one float operand with that suffix and printed back byte for byte. A decimal float's own
+/// dots and a hex number's stay theirs.
+#[test]
+fn floats_carry_the_selector_nvdisasm_prints_after_them() {
+    for (s, text, value) in [
+        ("F2FP.SATFINITE.BF16.E2M1.UNPACK_B R23, R10, 4.5736980577097704378e-41.H0 ;", "4.5736980577097704378e-41", f64::from(f32::from_bits(0x7f7f))),
+        ("@P0 F2FP.BF16.E4M3.UNPACK_B R0, R0, 0.H1 ;", "0", 0.0),
+        ("@P0 F2FP.???0.E2M1.???0 R0, R0, -QNAN .H0 ;", "-QNAN ", f64::NAN),
+        ("@P6 F2FP.SATFINITE.RELU R64, RZ, +INF .INVALID7 ;", "+INF ", f64::INFINITY),
+    ] {
+        rt(s);
+        let o = &parse_instruction(s).unwrap().operands[2];
+        let Body::Float { value: v, text: t } = &o.body else { panic!("{s}: {o:?}") };
+        assert_eq!((t.as_str(), o.suffixes.len()), (text, 1), "{s}");
+        assert!(*v == value || v.is_nan() && value.is_nan(), "{s}: {v}");
+    }
+    for (t, core) in [("1.5", "1.5"), ("-2.5e+10", "-2.5e+10"), ("0x1.H", "0x1.H"), ("1.5.H0.reuse", "1.5")] {
+        assert_eq!(split_suffixes(t).0, core, "{t}");
+    }
+    // Before anything but suffixes, a special's space still joins two operands.
+    let j = parse_instruction("@P0 DFMA R0, R0, -QNAN R1 ;").unwrap();
+    assert_eq!((j.operands.len(), j.operands[2].suffixes.len(), j.operands[3].joined), (4, 0, true));
+}
+
 #[test]
 fn memory_operand_structure() {
     let i = parse_instruction("ATOMG.E.ADD.STRONG.GPU PT, R19, desc[UR4][R38.64+UR5+-0x10], R13 ;").unwrap();
