@@ -35,7 +35,9 @@ pub struct RealCodeReport {
     pub not_identical: Vec<Example>,
     /// Agreeing words whose nvdisasm text assembles back bit-exactly.
     pub asm_exact: usize,
-    /// Agreeing words that assemble back up to bits nvdisasm ignores (listed in `ignored_bits`).
+    /// Agreeing words that assemble back up to bits nvdisasm does not print (listed in
+    /// `ignored_bits`): bits the page marks ignored, or another word nvdisasm prints as the
+    /// same text (asked: a NaN's payload prints `-QNAN` whatever it is).
     pub asm_up_to_ignored: usize,
     pub ignored_bits: BitSet,
     /// Agreeing words whose text several variants encode, this word among them: the text
@@ -44,7 +46,8 @@ pub struct RealCodeReport {
     /// Of those, words that are the first reading: what `asm` gives for the text
     /// ([`crate::listing::assemble_one`]), ptxas's choice where they are all.
     pub asm_ambiguous_first: usize,
-    /// Agreeing words whose text does not assemble: a codec bug if non-zero.
+    /// Agreeing words whose text does not assemble, or assembles to a word nvdisasm prints
+    /// otherwise: a codec bug if non-zero.
     pub asm_mismatch: usize,
     pub asm_failures: Vec<Example>,
     /// Covered words by variant key.
@@ -158,7 +161,7 @@ pub fn run(codec: &Codec, nv: &Nvdisasm, ptxas_path: &Path, ptx_dir: &Path, out_
     // offline); the others' are learned from nvdisasm for this run.
     let unstored: Vec<usize> = (0..codec.variants().len()).filter(|&vi| codec.variant(vi).conventions.is_none()).collect();
     let conv = if unstored.is_empty() { Conventions::default() } else { crate::oracle::learn::learn(nv, codec, &unstored)? };
-    let mut tally = Tally { codec, conv, rep: RealCodeReport::default() };
+    let mut tally = Tally { codec, conv, rep: RealCodeReport::default(), alike: vec![] };
     let mut rules = TargetRules::default();
     let mut pending = Pending::default();
     for f in &files {
@@ -195,6 +198,21 @@ struct Kernel {
     name: String,
     arch: Arch,
     words: Vec<Word>,
+}
+
+/// A word nvdisasm's text assembled back to another word of, which the page does not mark
+/// as differing only in ignored bits: counted once nvdisasm says whether it prints that
+/// word alike (a NaN's payload prints `-QNAN` whatever it is).
+struct Alike {
+    arch: Arch,
+    /// The word assembled, its variant, and the bits it differs in from the original.
+    word: Word,
+    vi: usize,
+    diff: BitSet,
+    /// nvdisasm's text of the original, branch targets as at address 0; the failure it
+    /// becomes when nvdisasm prints the word otherwise.
+    theirs: String,
+    failure: Example,
 }
 
 /// An uncovered example's word, disassembled away from its place in its kernel.
@@ -256,6 +274,8 @@ struct Tally<'a> {
     /// Conventions learned from nvdisasm at the start of the run, for forms without stored ones.
     conv: Conventions,
     rep: RealCodeReport,
+    /// Reassembled words for nvdisasm to print (see [`Alike`]).
+    alike: Vec<Alike>,
 }
 
 impl Tally<'_> {
@@ -291,7 +311,37 @@ impl Tally<'_> {
             a.1 += self.rep.covered - covered;
         }
         let past = 16 * outcomes.values().map(|(at, _)| *at).max().unwrap_or(0);
-        self.reread_examples(nv, moved, past)
+        self.reread_examples(nv, moved, past)?;
+        self.check_alike(nv)
+    }
+
+    /// Counts each [`Alike`] word: exact up to bits nvdisasm does not print where it
+    /// prints the word as the original's text, else a mismatch.
+    fn check_alike(&mut self, nv: &Nvdisasm) -> Result<(), RealCodeError> {
+        let mut by_arch: std::collections::BTreeMap<Arch, Vec<Alike>> = std::collections::BTreeMap::new();
+        for a in std::mem::take(&mut self.alike) {
+            by_arch.entry(a.arch).or_default().push(a);
+        }
+        for (arch, of_arch) in by_arch {
+            let words: Vec<Word> = of_arch.iter().map(|a| a.word).collect();
+            let outs = nv.disassemble(&arch.nvdisasm_name(), &words)?;
+            for (i, (a, o)) in of_arch.into_iter().zip(outs).enumerate() {
+                let v = self.codec.variant(a.vi);
+                let printed = match &o {
+                    Outcome::Printed { text } => Some(crate::codec::conventions::target_at_zero(text, &v.target_operands(), v.operands.len(), 16 * i as u64)),
+                    _ => None,
+                };
+                if printed.as_deref() == Some(a.theirs.as_str()) {
+                    self.rep.asm_up_to_ignored += 1;
+                    self.rep.ignored_bits = self.rep.ignored_bits.union(a.diff);
+                } else {
+                    let note = format!("{}, which nvdisasm prints {}", a.failure.note, printed.map_or_else(|| format!("{o:?}"), |t| format!("'{t}'")));
+                    self.rep.asm_mismatch += 1;
+                    self.rep.asm_failures.push(Example { note, ..a.failure });
+                }
+            }
+        }
+        Ok(())
     }
 
     /// An uncovered word's example shows nvdisasm's text as a listing of its kernel does,
@@ -395,16 +445,19 @@ impl Tally<'_> {
         // nvdisasm's alias modifiers (`IMAD.MOV`) are a printing convention: the page reads
         // the text without them.
         let parsed = conventions_of(&self.conv, v).map(|c| c.unalias(&parsed)).unwrap_or(parsed);
-        if let Some(note) = self.reassemble(arch, w, &parsed, &ours) {
+        let failure = Example { kernel: kernel.to_string(), word: w.hex(), ours, nvdisasm: theirs, note: String::new() };
+        if let Some(note) = self.reassemble(arch, w, &parsed, &failure) {
             self.rep.asm_mismatch += 1;
-            self.rep.asm_failures.push(Example { kernel: kernel.to_string(), word: w.hex(), ours, nvdisasm: theirs, note });
+            self.rep.asm_failures.push(Example { note, ..failure });
         }
         Ok(())
     }
 
-    /// Assembles nvdisasm's text `parsed` of word `w` (printed by us as `ours`) and counts
-    /// the result; what went wrong when it does not give `w` back (up to ignored bits).
-    fn reassemble(&mut self, arch: Arch, w: Word, parsed: &sass::Instruction, ours: &str) -> Option<String> {
+    /// Assembles nvdisasm's text `parsed` of word `w` and counts the result; what went
+    /// wrong when it does not give `w` back (up to ignored bits). `failure`: the example
+    /// a mismatch makes (nvdisasm's text in it, branch targets as at address 0). A word
+    /// whose differing bits the page does not mark ignored waits for nvdisasm ([`Alike`]).
+    fn reassemble(&mut self, arch: Arch, w: Word, parsed: &sass::Instruction, failure: &Example) -> Option<String> {
         let rep = &mut self.rep;
         match asm::assemble_inst(self.codec, arch, parsed, w) {
             Ok((_, w2)) if w2 == w => {
@@ -412,19 +465,18 @@ impl Tally<'_> {
                 None
             }
             Ok((vj, w2)) => {
-                // Equal text from both words means nvdisasm ignores the bits that differ.
-                let v2 = self.codec.extract(vj, w2);
-                let same = codec::print(self.codec.variant(vj), &v2).to_string() == ours;
                 let diff = BitSet(w.0 ^ w2.0);
-                // Or the page marks every differing bit as one nvdisasm ignores.
-                let marked = diff.minus(self.codec.variant(vj).ignored).is_empty();
-                if same || marked {
+                // The page marks every differing bit as one nvdisasm ignores; else
+                // nvdisasm is asked whether it prints the word alike.
+                if diff.minus(self.codec.variant(vj).ignored).is_empty() {
                     rep.asm_up_to_ignored += 1;
                     rep.ignored_bits = rep.ignored_bits.union(diff);
-                    None
                 } else {
-                    Some(format!("assembles to {w2} (bits {diff:?} differ)"))
+                    let note = format!("assembles to {w2} (bits {diff:?} differ)");
+                    let failure = Example { note, ..failure.clone() };
+                    self.alike.push(Alike { arch, word: w2, vi: vj, diff, theirs: failure.nvdisasm.clone(), failure });
                 }
+                None
             }
             Err(asm::AsmError::Ambiguous { words, .. }) if words.contains(&w) => {
                 rep.asm_ambiguous += 1;

@@ -156,7 +156,7 @@ pub fn realcode(s: &Spec, ptx: &Path, out: &OutputDir) -> Result {
         println!("  spelled differently: {}  ours '{}'  nvdisasm '{}'  [{}]", e.word, e.ours, e.nvdisasm, e.kernel);
     }
     println!(
-        "  nvdisasm text → assembler: {} bit-exact, {} exact up to ignored bits{}, {} printed alike by several forms (this one among them; {} the first, what `asm` gives), {} mismatches",
+        "  nvdisasm text → assembler: {} bit-exact, {} exact up to bits nvdisasm does not print{}, {} printed alike by several forms (this one among them; {} the first, what `asm` gives), {} mismatches",
         r.asm_exact,
         r.asm_up_to_ignored,
         if r.ignored_bits.is_empty() { String::new() } else { format!(" ({:?})", r.ignored_bits) },

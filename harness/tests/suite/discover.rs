@@ -516,9 +516,9 @@ fn discovered_corpus_roundtrips_and_matches_real_code() {
 /// The second hold-out (corpus/ptx-holdout2: nvcc's PTX built with -G, -O0, -lineinfo,
 /// --use_fast_math, --maxrregcount=32; no census seeds) with the committed pages: at least
 /// [`HOLDOUT2_PER_MILLE`] of each architecture's words covered, every covered word
-/// byte-identical to nvdisasm, and every one assembling back from nvdisasm's text but those
-/// nvdisasm prints as `±QNAN` (every NaN payload prints alike; the assembler writes the
-/// canonical one).
+/// byte-identical to nvdisasm, and every one assembling back from nvdisasm's text, the 18
+/// FSEL `-QNAN` words up to bits nvdisasm does not print (every NaN payload prints alike;
+/// the assembler writes the canonical one, and nvdisasm, asked, prints it alike).
 #[test]
 #[ignore = "slow: fifteen cubins against the discovered ISA (bash ci/test.sh runs the slow set)"]
 fn discovered_corpus_covers_real_code_built_with_other_flags() {
@@ -529,7 +529,9 @@ fn discovered_corpus_covers_real_code_built_with_other_flags() {
         eprintln!("hold-out 2 {arch}: covered {covered} of {words} words");
         assert!(covered * 1000 >= words * HOLDOUT2_PER_MILLE, "{arch}: {covered} of {words} covered: {:?}", rc.uncovered.get(arch));
     }
-    assert!(rc.asm_failures.iter().all(|e| e.nvdisasm.contains("QNAN")), "{:?}", rc.asm_failures);
+    assert!(rc.asm_failures.is_empty(), "{:?}", rc.asm_failures);
+    // The NaN payload's bits (51..53 in the FSEL words), among those nvdisasm does not print.
+    assert!((51..=53).all(|b| rc.ignored_bits.contains(b)), "{:?}", rc.ignored_bits);
 }
 
 /// `corpus/FOLDER` compiled by ptxas and compared with the committed discovered pages:
@@ -571,7 +573,7 @@ const HOLDOUT3_UNCOVERED: usize = 1;
 
 /// Every conversion ptxas accepts (corpus/ptx-cvt) against the committed pages, discovered
 /// before those kernels existed: at least [`CVT_PER_MILLE`] of each architecture's words
-/// covered (the known gaps: docs/measurements.md), every covered word byte-identical.
+/// covered, every covered word byte-identical and assembling back from nvdisasm's text.
 #[test]
 #[ignore = "slow: seven conversion cubins against the discovered ISA (bash ci/test.sh runs the slow set)"]
 fn discovered_pages_cover_most_conversions() {
@@ -581,13 +583,15 @@ fn discovered_pages_cover_most_conversions() {
         let floor = CVT_PER_MILLE.iter().find(|(a, _)| a == arch).map(|x| x.1).unwrap_or_else(|| panic!("no floor for {arch}"));
         assert!(covered * 1000 >= words * floor, "{arch}: {covered} of {words} covered: {:?}", rc.uncovered.get(arch));
     }
+    assert!(rc.asm_failures.is_empty(), "{:?}", rc.asm_failures);
 }
 
 /// Per architecture, the share of corpus/ptx-cvt's words the committed pages cover, per
-/// mille, rounded down from what was measured (SM90 7 616 of 7 656, SM100 8 030 of 8 176,
-/// SM120 7 823 of 7 944: docs/measurements.md; 7 568, 7 978 and 7 775 before I2F's `.BF16`,
-/// F2I's `.U16`/`.S16` and F2FP's rounding bits joined their tables).
-const CVT_PER_MILLE: [(&str, usize); 3] = [("SM90", 994), ("SM100", 982), ("SM120", 984)];
+/// mille, as measured: every word of SM90's 7 656, SM100's 8 176 and SM120's 7 944
+/// (docs/measurements.md; SM100 and SM120 8 116 and 7 884 before floats could carry F2FP
+/// `UNPACK_B`'s selector, 7 978 and 7 775 before I2F's `.BF16`, F2I's `.U16`/`.S16` and
+/// F2FP's rounding bits joined their tables).
+const CVT_PER_MILLE: [(&str, usize); 3] = [("SM90", 1000), ("SM100", 1000), ("SM120", 1000)];
 
 /// The share of each architecture's corpus/ptx-holdout2 words the discovered pages must
 /// cover, per mille (the target; as measured: see docs/measurements.md).
