@@ -118,7 +118,26 @@ pub fn fill(src: &dyn Source, arch: Arch, dir: &Path, words: &[Word], progress: 
             }
         }
     }
+    recount_unsolved(&folder, &mut out);
     Ok(out)
+}
+
+/// Counts the unsolved words a form added after them decodes to that form (SM90's
+/// `F2F.F16.F32.RM R0, -QNAN`: no solve can start from a NaN, whose every payload prints
+/// alike, and `F2F.F16.F32 R0, 0` adds its form); they stay unsolved only where no page
+/// decodes them.
+fn recount_unsolved(folder: &Folder, out: &mut Filled) {
+    let keys = folder.keys_of(&out.unsolved.iter().map(|u| u.word).collect::<Vec<_>>());
+    let mut left = vec![];
+    for (u, k) in std::mem::take(&mut out.unsolved).into_iter().zip(keys) {
+        match k.map(|k| out.added.iter().position(|a| a.key == k)) {
+            Some(Some(i)) => out.added[i].words += 1,
+            // A page it had decodes it (not met: the pages only grow).
+            Some(None) => out.decoded += 1,
+            None => left.push(u),
+        }
+    }
+    out.unsolved = left;
 }
 
 /// Whether nvdisasm's text holds a value it has no name for: a modifier `INVALIDn` or an
