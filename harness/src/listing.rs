@@ -475,15 +475,28 @@ fn assemble_item(codec: &Codec, asm: &Assembler, arch: Arch, listing: &Listing, 
     assemble_one(codec, asm, arch, &inst, controls).map(|(_, w)| w).map_err(|e| asm_message(&e, &it.text))
 }
 
-/// [`assemble_flex`], where a text that reads as several words (nvdisasm prints each of
-/// them as the text) gives one: `controls` where it is one of them (the original word when
-/// patching, or a listing's `/* 0x… */` word), else the first in the assembler's order
-/// (codec order; operands nvdisasm leaves out taken for the later ones first), which is
-/// what ptxas writes in every such line of the corpus's cubins (IADD3's carry-out
+/// [`assemble_flex`], where `controls` (the original word when patching, or a listing's
+/// `/* 0x… */` word) is kept whole where it prints as the text (an unedited line: the bits
+/// its text does not say, such as a NaN's payload or bits nvdisasm ignores, stay the
+/// cubin's), and a text that reads as several words (nvdisasm prints each of them as the
+/// text) gives one: `controls` where it is one of them, else the first in the assembler's
+/// order (codec order; operands nvdisasm leaves out taken for the later ones first), which
+/// is what ptxas writes in every such line of the corpus's cubins (IADD3's carry-out
 /// predicates, P before PT; BRA.U.ANY's first form): `asm` of a `disasm` listing gives
-/// back the cubin's words (`offline::asm_of_every_corpus_listing_gives_back_its_words`).
+/// back the cubin's words, from their control bits alone too
+/// (`offline::asm_of_every_corpus_listing_gives_back_its_words`).
 pub fn assemble_one(codec: &Codec, asm: &Assembler, arch: Arch, inst: &Instruction, controls: Word) -> Result<(usize, Word), AsmError> {
+    if let Some(kept) = printed_as(codec, arch, controls, inst) {
+        return Ok(kept);
+    }
     assemble_flex(codec, asm, arch, inst, controls).or_else(|e| one_of(codec, arch, e, controls))
+}
+
+/// `w` with its variant, where it decodes as a form that prints `inst` with the stored
+/// conventions, byte for byte (as texts: a NaN operand is equal to no other).
+fn printed_as(codec: &Codec, arch: Arch, w: Word, inst: &Instruction) -> Option<(usize, Word)> {
+    let (vi, vals) = codec.decode(arch, w).ok()?;
+    (codec::print_word(codec.variant(vi), &vals, w).to_string() == inst.to_string()).then_some((vi, w))
 }
 
 /// [`assemble_one`]'s choice, where `e` (an error of [`assemble_flex`]) is an ambiguity;
@@ -569,6 +582,27 @@ mod tests {
 
     /// A relocatable cubin's relocated operands, as `disasm` lists them, are named in the
     /// error; a plain label reference or a `32@`-free line is not one.
+    /// A line's own word is kept where it prints as the line (an FSEL `-QNAN` of ptxas's,
+    /// whose payload the text does not say: `corpus/ptx-holdout2`'s fastmath, SM90); with
+    /// its control bits alone, or once the text is edited, the text is assembled (the
+    /// canonical NaN).
+    #[test]
+    fn an_unedited_lines_word_is_kept_whole() {
+        let s = crate::spec::builtin::load_builtin(Arch(90)).expect("the built-in spec");
+        let c = Codec::new(&s);
+        let a = Assembler::new(&c);
+        let w = Word::parse_hex("000fe20001000000fff0000007071808").unwrap();
+        let text = crate::sass::parse_instruction("@P1 FSEL R7, R7, -QNAN , P2 ;").unwrap();
+        let (vi, _) = c.decode(Arch(90), w).unwrap();
+        assert_eq!(assemble_one(&c, &a, Arch(90), &text, w), Ok((vi, w)));
+        let controls = Word(w.0 & !((1u128 << 105) - 1));
+        let (_, canonical) = assemble_one(&c, &a, Arch(90), &text, controls).unwrap();
+        assert_eq!(canonical.0 ^ w.0, 0b11 << 52, "{canonical}");
+        let edited = crate::sass::parse_instruction("@P1 FSEL R7, R8, -QNAN , P2 ;").unwrap();
+        let (_, moved) = assemble_one(&c, &a, Arch(90), &edited, w).unwrap();
+        assert_eq!(moved.0 ^ canonical.0, 0xf << 24, "{moved}");
+    }
+
     #[test]
     fn relocated_operands_are_told_apart() {
         let cases = [
