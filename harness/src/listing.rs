@@ -580,8 +580,6 @@ pub fn assemble_flex(codec: &Codec, asm: &Assembler, arch: Arch, inst: &Instruct
 mod tests {
     use super::*;
 
-    /// A relocatable cubin's relocated operands, as `disasm` lists them, are named in the
-    /// error; a plain label reference or a `32@`-free line is not one.
     /// A line's own word is kept where it prints as the line (an FSEL `-QNAN` of ptxas's,
     /// whose payload the text does not say: `corpus/ptx-holdout2`'s fastmath, SM90); with
     /// its control bits alone, or once the text is edited, the text is assembled (the
@@ -603,6 +601,8 @@ mod tests {
         assert_eq!(moved.0 ^ canonical.0, 0xf << 24, "{moved}");
     }
 
+    /// A relocatable cubin's relocated operands, as `disasm` lists them, are named in the
+    /// error; a plain label reference or a `32@`-free line is not one.
     #[test]
     fn relocated_operands_are_told_apart() {
         let cases = [

@@ -209,9 +209,8 @@ struct Alike {
     word: Word,
     vi: usize,
     diff: BitSet,
-    /// nvdisasm's text of the original, branch targets as at address 0; the failure it
-    /// becomes when nvdisasm prints the word otherwise.
-    theirs: String,
+    /// The failure it becomes when nvdisasm prints the word otherwise; its `nvdisasm`:
+    /// the original's text, branch targets as at address 0.
     failure: Example,
 }
 
@@ -331,7 +330,7 @@ impl Tally<'_> {
                     Outcome::Printed { text } => Some(crate::codec::conventions::target_at_zero(text, &v.target_operands(), v.operands.len(), 16 * i as u64)),
                     _ => None,
                 };
-                if printed.as_deref() == Some(a.theirs.as_str()) {
+                if printed.as_deref() == Some(a.failure.nvdisasm.as_str()) {
                     self.rep.asm_up_to_ignored += 1;
                     self.rep.ignored_bits = self.rep.ignored_bits.union(a.diff);
                 } else {
@@ -474,7 +473,7 @@ impl Tally<'_> {
                 } else {
                     let note = format!("assembles to {w2} (bits {diff:?} differ)");
                     let failure = Example { note, ..failure.clone() };
-                    self.alike.push(Alike { arch, word: w2, vi: vj, diff, theirs: failure.nvdisasm.clone(), failure });
+                    self.alike.push(Alike { arch, word: w2, vi: vj, diff, failure });
                 }
                 None
             }
