@@ -308,14 +308,7 @@ impl PrintPlan {
     /// `eager`: work out now what is otherwise asked only when a word needs it.
     pub fn new(v: &Variant, learned: Option<&FormConventions>, eager: bool) -> PrintPlan {
         let guards = (0..v.fields.len() as u16).filter(|&i| v.fields[usize::from(i)].kind == FieldKind::Pred).collect();
-        let order = learned.and_then(|c| {
-            let ranks: Option<Vec<usize>> = v.modifiers.iter().map(|slot| c.modifier_order.iter().position(|id| is_slot(v, slot, id))).collect();
-            let ranks = ranks?;
-            let mut order: Vec<u16> = (0..v.modifiers.len() as u16).collect();
-            // Stable, as the page's order breaks ties.
-            order.sort_by_key(|&i| ranks[usize::from(i)]);
-            Some(order.into_boxed_slice())
-        });
+        let order = learned.and_then(|c| learned_order(v, c));
         let zero_offset = eager.then(|| v.operands.iter().map(|o| matches!(o.kind, OperandKind::Mem(_)) && zero_offset_stands_in(v, o)).collect());
         let signed_by = learned.map(|c| c.signed_imm_by.iter().map(|(bit, _, _)| v.fields.iter().position(|f| f.bits[0] == *bit).map(|i| i as u16)).collect());
         PrintPlan {
@@ -328,6 +321,28 @@ impl PrintPlan {
             rows: eager.then(|| (0..v.fields.len()).map(|f| FieldRows::new(v, f)).collect()),
         }
     }
+}
+
+/// The modifier slots of `v` in `c`'s learned order, where every slot has a place in it.
+fn learned_order(v: &Variant, c: &FormConventions) -> Option<Box<[u16]>> {
+    let ranks: Option<Vec<usize>> = v.modifiers.iter().map(|slot| c.modifier_order.iter().position(|id| is_slot(v, slot, id))).collect();
+    let ranks = ranks?;
+    let mut order: Vec<u16> = (0..v.modifiers.len() as u16).collect();
+    // Stable, as the page's order breaks ties.
+    order.sort_by_key(|&i| ranks[usize::from(i)]);
+    Some(order.into_boxed_slice())
+}
+
+/// [`print_word`]'s modifiers alone, for deciding between readings of a text by the
+/// modifiers they print: the operands (floats among them, costly to format) are printed
+/// only where an alias of the form's conventions depends on them.
+pub fn printed_modifiers(v: &Variant, values: &Values, word: Word) -> Vec<String> {
+    let learned = v.conventions.as_deref();
+    if learned.is_some_and(|c| !c.aliases.is_empty()) {
+        return print_word(v, values, word).modifiers;
+    }
+    let order = learned.and_then(|c| learned_order(v, c));
+    modifiers(v, values, order.as_deref(), Rows(None))
 }
 
 /// Every form of a codec with its [`PrintPlan`] for the stored conventions, built once:
@@ -907,7 +922,8 @@ mod tests {
 
     /// A [`super::Printer`]'s plans, and each form's [`super::FormPrinter`], print what the
     /// page and conventions do, word for word, over every form of the whole discovered spec
-    /// (random values, control bits included).
+    /// (random values, control bits included); [`super::printed_modifiers`] the same
+    /// modifiers.
     #[test]
     fn printer_prints_as_print_word() {
         let root = crate::oracle::tools::repo_root();
@@ -930,7 +946,9 @@ mod tests {
                 let w = codec.encode_unchecked(vi, &values);
                 buf.clear();
                 printer.print_word_into(vi, &values, w, &mut buf);
-                let want = super::print_word(v, &values, w).to_string();
+                let printed = super::print_word(v, &values, w);
+                assert_eq!(super::printed_modifiers(v, &values, w), printed.modifiers, "{} (printed_modifiers)", v.key);
+                let want = printed.to_string();
                 assert_eq!(buf, want, "{}", v.key);
                 buf.clear();
                 form.print_word_into(v, &values, w, &mut buf);

@@ -82,9 +82,9 @@ pub(super) fn outcome(codec: &Codec, hits: Hits, arch: Arch, inst: &InstRef, rea
             // A reading in another modifier order than nvdisasm's is a word that prints
             // other text: keep the words that print the text's modifiers as written, where
             // every reading's form has stored conventions (its print is nvdisasm's).
-            let modifiers = inst.to_instruction().modifiers;
+            let modifiers = inst.modifiers();
             let stored = all.iter().all(|&(vi, _)| codec.variant(vi).conventions.is_some());
-            let as_written: Vec<(usize, Word)> = all.iter().copied().filter(|&(_, w)| stored && prints_modifiers(codec, arch, w, &modifiers)).collect();
+            let as_written: Vec<(usize, Word)> = all.iter().copied().filter(|&(_, w)| stored && prints_modifiers(codec, arch, w, modifiers)).collect();
             let all = match as_written[..] {
                 [one] => return Ok(one),
                 [] => all,
@@ -101,6 +101,6 @@ pub(super) fn outcome(codec: &Codec, hits: Hits, arch: Arch, inst: &InstRef, rea
 
 /// Whether word `w` decodes as a form that prints `modifiers` (with its stored
 /// conventions).
-pub(super) fn prints_modifiers(codec: &Codec, arch: Arch, w: Word, modifiers: &[String]) -> bool {
-    codec.decode(arch, w).is_ok_and(|(vi, vals)| crate::codec::print_word(codec.variant(vi), &vals, w).modifiers == modifiers)
+pub(super) fn prints_modifiers(codec: &Codec, arch: Arch, w: Word, modifiers: &[&str]) -> bool {
+    codec.decode(arch, w).is_ok_and(|(vi, vals)| crate::codec::print::printed_modifiers(codec.variant(vi), &vals, w).iter().eq(modifiers))
 }
