@@ -511,6 +511,24 @@ fn form_operand_without_a_field() {
     rejects(&t, V1_HEADING, &["DFMA_R_R_R_R", "form operand 2 ('R') has no 'operand 2' field in the layout"]);
 }
 
+/// An immediate without a field is a constant zero only where the distilled line prints
+/// `0x0` for it (SM100's TXQ with a uniform register, `corpus/isa-discovered/sm100/txq.txt`):
+/// the page as committed parses; with another value there, the operand has no field.
+#[test]
+fn an_immediate_without_a_field_prints_zero_or_is_rejected() {
+    let path = repo_root().join("corpus/isa-discovered/sm100/txq.txt");
+    let page = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let p = parse(&page).expect("the committed page parses");
+    let v = p.variants.iter().find(|v| v.key == "TXQ_R_R_R_N_UR_I_I").expect("the TXQ form with a uniform register");
+    assert_eq!(v.operands[5].value_fields, [None]);
+    let distilled = "distilled: @P0 TXQ R0, R0, R0, TEX_HEADER_DIMENSION, UR0, 0x0, 0x0;";
+    assert_eq!(page.matches(distilled).count(), 1, "one variant of the page has this distilled line");
+    let heading = lines(&page).iter().take_while(|l| *l != distilled).count() - 3;
+    assert_eq!(lines(&page)[heading - 1], "TXQ", "the heading, 4 lines above the distilled line");
+    let t = page.replace(distilled, &distilled.replace("0x0, 0x0", "0x4, 0x0"));
+    rejects(&t, heading, &["TXQ_R_R_R_N_UR_I_I", "form operand 5 ('I') has no 'operand 5' field in the layout"]);
+}
+
 #[test]
 fn fields_overlapping() {
     // One layout cell is one bit, so two fields cannot share a bit through the layout

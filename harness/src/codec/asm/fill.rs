@@ -142,7 +142,11 @@ impl OperandFill<'_> {
             (OperandKind::Reg, Body::Reg { n }) => self.set(values, 0, *n as u64, &format_args!("R{n}")),
             (OperandKind::UReg, Body::UReg { n }) => self.set(values, 0, self.ureg_index(*n), body),
             (OperandKind::Imm(m), Body::Imm { value }) => {
-                let f = self.value[0].field().ok_or(FillError::NoBits("immediate"))?;
+                // Without bits, the page's immediate is a constant zero (see
+                // `spec::parse`'s `constant_zero`).
+                let Some(f) = self.value[0].field() else {
+                    return if *value == 0 { Ok(()) } else { Err(OperandFault::NoBits.at(k)) };
+                };
                 let x = m.invert(*value).ok_or_else(|| OperandFault::NotScaled { value: *value, scale: scale_text(m) }.at(k))?;
                 // nvdisasm never prints this form's immediate negative (its stored
                 // conventions): a negative one is another form's (AL2P R,R,I's, not R,I's).

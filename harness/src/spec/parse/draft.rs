@@ -192,13 +192,22 @@ impl VariantDraft {
                 // A name's bits are its table's (an operand-modifier field), or it has none
                 // and prints the distilled line's name.
                 let named = self.head.kinds[i].is_named();
-                if !named && !fields.iter().any(|f| f.kind == FieldKind::Operand { page_operand: po }) {
+                if !named && !self.constant_zero(i, ops) && !fields.iter().any(|f| f.kind == FieldKind::Operand { page_operand: po }) {
                     let m = format!("form operand {i} ('{}') has no 'operand {po}' field in the layout", self.head.kinds[i].form_token());
                     return Err(self.err(self.head.line, m));
                 }
             }
         }
         Ok(())
+    }
+
+    /// Whether form operand `i` (page operands `ops`) may have no field: an immediate
+    /// nvdisasm prints as `0x0` whatever the word (SM100's and SM120's TXQ with a uniform
+    /// register: `TXQ RZ, R6, R6, TEX_HEADER_DIMENSION, UR4, 0x0, 0x1`), as its distilled
+    /// line shows it. Without bits it prints 0 (see [`OperandSpec::value_fields`]).
+    fn constant_zero(&self, i: usize, ops: &[usize]) -> bool {
+        let plain_zero = |o: &sass::Operand| o.body == sass::Body::Imm { value: 0 } && !o.neg && !o.abs && !o.not && o.suffixes.is_empty();
+        matches!(self.head.kinds[i], OperandKind::Imm(_)) && ops.len() == 1 && self.head.dinst.operands.get(i).is_some_and(plain_zero)
     }
 
     /// A derived page operand is a register (of a register, uniform register or memory
