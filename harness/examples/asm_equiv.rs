@@ -30,6 +30,11 @@
 //!
 //! `tail N`: the same texts, `N` passes, each assembly timed: the time a text of each
 //! outcome (one word, several, none) takes, and the slowest texts.
+//!
+//! `cold N DISTINCT MIB`: the draw's first `DISTINCT` texts cycled, `N` passes, with `MIB`
+//! MiB of memory read (a load a line) before each assembly, which is timed alone: every
+//! cache is cold for each text, whichever `DISTINCT`, so the time against `DISTINCT` is
+//! what the draw's diversity costs besides memory (the branch predictor's history).
 
 use sass_harness::codec::{self, asm, Codec};
 use sass_harness::gen::{random_values, Rng};
@@ -40,15 +45,18 @@ use std::io::Write;
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let (Some(mode), Some(n)) = (args.get(1), args.get(2).and_then(|a| a.parse::<usize>().ok())) else { usage() };
-    // `passes`' REPEAT and DISTINCT.
-    let mut more = args[3.min(args.len())..].iter().map(|a| match a.parse::<usize>() {
-        Ok(r) if mode == "passes" && r > 0 => r,
-        _ => usage(),
-    });
-    let (repeat, distinct) = (more.next().unwrap_or(1), more.next().unwrap_or(4096));
-    if more.next().is_some() {
+    // `passes`' REPEAT and DISTINCT, `cold`'s DISTINCT and MIB.
+    let more: Vec<usize> = args[3.min(args.len())..]
+        .iter()
+        .map(|a| match a.parse::<usize>() {
+            Ok(r) if (mode == "passes" || mode == "cold") && r > 0 => r,
+            _ => usage(),
+        })
+        .collect();
+    if more.len() > 2 || mode == "cold" && more.len() != 2 {
         usage();
     }
+    let (repeat, distinct) = (more.first().copied().unwrap_or(1), more.get(1).copied().unwrap_or(4096));
     let s = match spec::load(&[sass_harness::oracle::tools::repo_root().join("corpus/isa-discovered")]) {
         Ok(s) => s,
         Err(e) => {
@@ -64,12 +72,14 @@ fn main() {
         "passes" => passes(&c, &a, n, repeat, distinct),
         "tail" => tail(&c, &a, n),
         "listing" => listing(&a, n),
+        // `cold N DISTINCT MIB`.
+        "cold" => cold(&c, &a, n, repeat, distinct),
         _ => usage(),
     }
 }
 
 fn usage() -> ! {
-    eprintln!("usage: asm_equiv dump|dump-sets PER_VARIANT | passes N [REPEAT [DISTINCT]] | tail N | listing N");
+    eprintln!("usage: asm_equiv dump|dump-sets PER_VARIANT | passes N [REPEAT [DISTINCT]] | tail N | listing N | cold N DISTINCT MIB");
     std::process::exit(2)
 }
 
@@ -226,4 +236,30 @@ fn tail(c: &Codec, a: &asm::Assembler, n: usize) {
     for &i in &slowest[..20] {
         println!("{:8.2} µs  {}  {}", us(ns[i], 1), outcome[i], texts[i].2);
     }
+}
+
+/// `cold`: the draw's first `distinct` texts cycled, `n` passes (the first not counted),
+/// each assembly timed after `mib` MiB are read a line at a time; the mean and median
+/// time a text.
+fn cold(c: &Codec, a: &asm::Assembler, n: usize, distinct: usize, mib: usize) {
+    let texts = bench_texts(c);
+    let sweep = vec![1u8; mib << 20];
+    let (mut acc, mut times) = (0u64, vec![]);
+    for pass in 0..n {
+        for i in 0..texts.len() {
+            let (arch, w, t) = &texts[i % distinct.min(texts.len())];
+            acc = sweep.iter().step_by(64).fold(acc, |x, &b| x.wrapping_add(u64::from(std::hint::black_box(b))));
+            let start = std::time::Instant::now();
+            let r = a.assemble(*arch, std::hint::black_box(t), *w);
+            let ns = start.elapsed().as_nanos();
+            if pass > 0 {
+                times.push(ns);
+            }
+            acc ^= r.map_or(0, |(_, w)| w.0 as u64);
+        }
+    }
+    times.sort_unstable();
+    let mean = times.iter().sum::<u128>() as f64 / times.len().max(1) as f64 / 1000.0;
+    let median = times.get(times.len() / 2).map_or(0.0, |&t| t as f64 / 1000.0);
+    println!("{} assemblies of {distinct} distinct texts, {mib} MiB read before each: mean {mean:.2} µs, median {median:.2} µs ({acc:x})", times.len());
 }
