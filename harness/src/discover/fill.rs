@@ -87,6 +87,12 @@ pub fn fill(src: &dyn Source, arch: Arch, dir: &Path, words: &[Word], progress: 
         }
     }
     let mut failed: BTreeMap<(u128, String), usize> = BTreeMap::new();
+    // Per group, the first word whose own form a page already decodes at its base word
+    // (see `Folder::narrow`): another word of the group may still solve, with this one's
+    // values of the bits nvdisasm ignores, real code's where it comes first (SM100's
+    // UTCHMMA with its scale immediate: ptxas's words with URZ overlap the form without
+    // the scale; a census word with UR0 solves the form with it).
+    let mut overlapping: BTreeMap<(u128, String), Word> = BTreeMap::new();
     while let Some((w, text)) = pending.first().cloned() {
         let group = (w.0 & 0xfff, head(&text));
         if let Some(&i) = failed.get(&group) {
@@ -94,7 +100,7 @@ pub fn fill(src: &dyn Source, arch: Arch, dir: &Path, words: &[Word], progress: 
             pending.remove(0);
             continue;
         }
-        match folder.solve(src, w)? {
+        match folder.solve(src, w, overlapping.get(&group).copied().unwrap_or(w))? {
             Ok(added) => {
                 pending.remove(0);
                 progress(&format!("{arch}: added {} to {} ({text})", added.key, added.page));
@@ -112,7 +118,11 @@ pub fn fill(src: &dyn Source, arch: Arch, dir: &Path, words: &[Word], progress: 
             }
             Err(why) => {
                 progress(&format!("{arch}: {w} ({text}) not solved: {}", reason_class(&why)));
-                failed.insert(group, out.unsolved.len());
+                if why.starts_with(BASE_DECODES) {
+                    overlapping.entry(group).or_insert(w);
+                } else {
+                    failed.insert(group, out.unsolved.len());
+                }
                 out.unsolved.push(Unsolved { word: w, text, why });
                 pending.remove(0);
             }
@@ -169,6 +179,9 @@ fn failed_checks(arch: Arch, w: Word, notes: &[String]) -> String {
     }
 }
 
+/// How [`Folder::narrow`]'s refusal of a word whose base word a page decodes starts.
+const BASE_DECODES: &str = "its base word decodes as ";
+
 /// How many failed checks [`failed_checks`] shows.
 const SHOWN_CHECKS: usize = 3;
 
@@ -199,8 +212,9 @@ impl Folder {
     }
 
     /// Solves `w`'s form and adds it to its page (the words it decodes counted as 1, its
-    /// text left empty); why not, where it cannot.
-    fn solve(&mut self, src: &dyn Source, w: Word) -> Result<Result<Added, String>, FillError> {
+    /// text left empty), the bits nvdisasm ignores as `ignored_from` has them; why not,
+    /// where it cannot.
+    fn solve(&mut self, src: &dyn Source, w: Word, ignored_from: Word) -> Result<Result<Added, String>, FillError> {
         let mut d = match discover(src, self.arch, w) {
             Ok(d) => d,
             Err(e @ super::DiscoverError::Tool(_)) => return Err(e.into()),
@@ -209,8 +223,8 @@ impl Folder {
         if !d.notes.is_empty() {
             return Ok(Err(failed_checks(self.arch, w, &d.notes)));
         }
-        // The word's own values where nvdisasm ignores the bits: what ptxas writes there.
-        d.zero = d.ignored.iter().fold(d.zero, |z, &b| z.with_bit(b, w.bit(b)));
+        // A word's own values where nvdisasm ignores the bits: what ptxas writes there.
+        d.zero = d.ignored.iter().fold(d.zero, |z, &b| z.with_bit(b, ignored_from.bit(b)));
         if let Err(why) = self.narrow(src, &mut d) {
             return Ok(Err(why));
         }
@@ -277,7 +291,7 @@ impl Folder {
             }
         }
         if let Some(k) = &self.keys_of(&[d.base()])[0] {
-            return Err(format!("its base word decodes as {k}"));
+            return Err(format!("{BASE_DECODES}{k}"));
         }
         fix_single_rows(d);
         if d.base() != base {

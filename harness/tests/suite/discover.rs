@@ -214,6 +214,19 @@ fn discovers_a_holdout_variant_from_its_zero_word() {
     rediscover(&nv, "sm90/ffma.txt", "FFMA_R_R_I_I_R");
 }
 
+/// An immediate the page leaves out at zero beside a derived register (SM100's UTCHMMA
+/// with its scale, `…, idesc[UR1], UR0, UP0, 0x1`): the page check compares the page's
+/// print with nvdisasm's text, the immediate left out at zero by both. (It put the zero
+/// back in nvdisasm's text only, so every random word with a zero scale failed and the
+/// form stayed off the pages.)
+#[test]
+fn discovers_an_immediate_left_out_at_zero_beside_a_derived_register() {
+    let nv = nv();
+    let d = discover::discover(&nv, spec::Arch(100), Word::parse_hex("000fc0000802080000000006000475ea").unwrap()).unwrap();
+    assert!(d.notes.is_empty(), "{:?}", d.notes);
+    assert!(!d.left_out.is_empty() && !d.derived.is_empty(), "{}", page::key(&d));
+}
+
 include!("../data/pred_words.rs");
 
 /// `P`/`UP` operands and `cNOT` (`!P4`, `!UPT`, `~R7`): the pages in tests/data/preds come

@@ -91,6 +91,43 @@ fn fill_adds_the_forms_real_code_uses_and_keeps_the_old_ones() {
     let _ = std::fs::remove_dir_all(&out);
 }
 
+/// SM100's UTCHMMA with tcgen05.mma's scale immediate (`corpus/ptx/tcgen05_scale.ptx`):
+/// ptxas's word (URZ, scale 3) does not solve, as the form it gives shares its base word
+/// (scale 0) with the page's form without the scale; a census word of the same
+/// instruction (UR0, scale 1) solves the form with the scale, which then decodes ptxas's
+/// word and takes ptxas's values of the bits nvdisasm ignores, not the census word's (its
+/// bit 18 made `asm` of ptxas's text another word).
+#[test]
+fn a_form_real_code_overlaps_is_solved_from_another_word_with_real_codes_ignored_bits() {
+    const PTXAS: &str = "0011d8000800180600ff040e0c0075ea"; // UTCHMMA gdesc[UR12], …, idesc[UR5], UP0, 0x3 ;
+    const CENSUS_WORD: &str = "000fc0000802080000000006000475ea"; // UTCHMMA gdesc[UR0], gdesc[UR6].B_KEEP, …, UR0, UP0, 0x1;
+    let src = common::scratch("fill-overlap-src");
+    let dir = common::root().join("corpus/isa-discovered/sm100");
+    std::fs::copy(dir.join("conventions.json"), src.join("conventions.json")).unwrap();
+    std::fs::write(src.join("utchmma.txt"), without_filled(&dir, "utchmma.txt")).unwrap();
+    let out = common::scratch("fill-overlap-out");
+    let tools = common::nvdisasm_path();
+    let path = format!("{}:{}", tools.parent().unwrap().display(), std::env::var("PATH").unwrap_or_default());
+    let mut cmd = common::bin();
+    cmd.args(["discover", "--arch", "100", "--ptx", "none", "--fill"]).arg(&src).args(["--word", PTXAS, "--word", CENSUS_WORD]).arg("--out").arg(&out);
+    let run = cmd.env("PATH", &path).output().unwrap();
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    let report = std::fs::read_to_string(out.join("fill.md")).unwrap();
+    assert!(report.contains("0 unsolved") && report.contains(&format!("`{CENSUS_WORD}`")), "{report}");
+    let (old, grown) = (spec::load(std::slice::from_ref(&src)).unwrap(), spec::load(std::slice::from_ref(&out)).unwrap());
+    let w = Word::parse_hex(PTXAS).unwrap();
+    assert!(Codec::new(&old).decode(Arch(100), w).is_err(), "the pages without the filled forms decode ptxas's word: pick another");
+    let after = Codec::new(&grown);
+    let (vi, vals) = after.decode(Arch(100), w).unwrap();
+    let v = after.variant(vi);
+    assert!(v.key.ends_with("_UR_UP_I"), "{}", v.key);
+    let ignored = v.ignored.0 & !v.fields.iter().filter(|f| f.is_control()).flat_map(|f| &f.bits).fold(0u128, |m, &b| m | 1 << b);
+    assert_eq!(v.fixed_value.0 & ignored, w.0 & ignored, "{}: the page's ignored bits are not ptxas's", v.key);
+    assert_eq!(after.encode(vi, &vals).unwrap().0 & !(0x7fffffu128 << 105), w.0 & !(0x7fffffu128 << 105), "ptxas's word back from its values");
+    let _ = std::fs::remove_dir_all(&src);
+    let _ = std::fs::remove_dir_all(&out);
+}
+
 /// A census of another architecture is refused, naming the file, before any word is sent.
 #[test]
 fn a_census_of_another_architecture_is_refused() {

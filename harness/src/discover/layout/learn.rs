@@ -233,6 +233,13 @@ pub(super) fn all_ones_text(kind: OperandKind, bits: usize) -> Option<String> {
 /// [`Discovered::omitted`] and [`Discovered::left_out`]), so that the text's operand k is
 /// form operand k. Texts it cannot rebuild stay as they are.
 pub fn with_pt(s: &Seed, d: &Discovered, w: Word, text: &str) -> String {
+    with_left_out(s, d, w, text, true)
+}
+
+/// [`with_pt`], the operands left out at zero put back only where `zeros` says: the page's
+/// own print leaves them out too (its `left out at zero:` line), so a text compared with
+/// it keeps them out.
+pub(super) fn with_left_out(s: &Seed, d: &Discovered, w: Word, text: &str, zeros: bool) -> String {
     let value = |bits: &[u8]| value_of(w, bits);
     let decorated =
         |k: usize| d.fields.iter().any(|f| matches!(f.kind, FieldKind::Not(j) | FieldKind::Abs(j) | FieldKind::Neg(j) if j == k) && value(&f.bits) != 0);
@@ -243,7 +250,9 @@ pub fn with_pt(s: &Seed, d: &Discovered, w: Word, text: &str) -> String {
         .filter(|(k, bits)| d.omitted.contains(k) && all_ones(*k, bits) && !decorated(*k))
         .filter_map(|(k, bits)| all_ones_text(s.kinds[k], bits.len()).map(|t| (k, t, false)))
         .collect();
-    left_out.extend(zero_left_out(s, d, w));
+    if zeros {
+        left_out.extend(zero_left_out(s, d, w));
+    }
     // Names at their `(default)` row are left out by nvdisasm and by the page alike: they
     // stay out (QGMMA `R0, gdesc[UR0], R0` leaves out both its UPT and its `gsb0`).
     let nameless = nameless_at(s, d, w);
