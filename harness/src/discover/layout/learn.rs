@@ -238,7 +238,7 @@ pub fn with_pt(s: &Seed, d: &Discovered, w: Word, text: &str) -> String {
 
 /// [`with_pt`], the operands left out at zero put back only where `zeros` says: the page's
 /// own print leaves them out too (its `left out at zero:` line), so a text compared with
-/// it keeps them out.
+/// it keeps them out (`zeros` false).
 pub(super) fn with_left_out(s: &Seed, d: &Discovered, w: Word, text: &str, zeros: bool) -> String {
     let value = |bits: &[u8]| value_of(w, bits);
     let decorated =
@@ -250,14 +250,18 @@ pub(super) fn with_left_out(s: &Seed, d: &Discovered, w: Word, text: &str, zeros
         .filter(|(k, bits)| d.omitted.contains(k) && all_ones(*k, bits) && !decorated(*k))
         .filter_map(|(k, bits)| all_ones_text(s.kinds[k], bits.len()).map(|t| (k, t, false)))
         .collect();
+    // Left out at zero: put back, or kept out where the text is compared with the page's
+    // print (which leaves them out too), though PT operands beside them are put back.
+    let zero = zero_left_out(s, d, w);
+    let kept_out: Vec<usize> = if zeros { vec![] } else { zero.iter().map(|z| z.0).collect() };
     if zeros {
-        left_out.extend(zero_left_out(s, d, w));
+        left_out.extend(zero);
     }
     // Names at their `(default)` row are left out by nvdisasm and by the page alike: they
     // stay out (QGMMA `R0, gdesc[UR0], R0` leaves out both its UPT and its `gsb0`).
     let nameless = nameless_at(s, d, w);
     let raw = crate::discover::probe::raw_operands(text);
-    if left_out.is_empty() || raw.len() + left_out.len() + nameless.len() != s.kinds.len() {
+    if left_out.is_empty() || raw.len() + left_out.len() + nameless.len() + kept_out.len() != s.kinds.len() {
         return text.to_string();
     }
     let end = text.trim_end().trim_end_matches(';').trim_end().len();
@@ -269,7 +273,7 @@ pub(super) fn with_left_out(s: &Seed, d: &Discovered, w: Word, text: &str, zeros
     let start = if text.starts_with('@') { text.find(' ').map_or(0, |i| i + 1) } else { 0 };
     let head = format!("{} ", &text[..text[start..end].find(' ').map_or(end, |i| start + i)]);
     let mut given = raw.into_iter().zip(joined.into_iter().chain(std::iter::repeat(false)));
-    let all = (0..s.kinds.len()).filter(|k| !nameless.contains(k)).map(|k| match left_out.iter().find(|(j, _, _)| *j == k) {
+    let all = (0..s.kinds.len()).filter(|k| !nameless.contains(k) && !kept_out.contains(k)).map(|k| match left_out.iter().find(|(j, _, _)| *j == k) {
         Some((_, t, joined)) => (t.clone(), *joined),
         None => given.next().unwrap_or_default(),
     });
