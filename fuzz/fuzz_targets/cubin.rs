@@ -12,9 +12,10 @@ fuzz_target!(|data: &[u8]| {
         Ok(Contents::Fat(entries)) => entries.iter().filter_map(Entry::cubin).collect(),
         _ => vec![data],
     };
-    // The last byte's low bit picks `--hex` (its first pass finds the widest line); the
-    // first is 0x7f in every ELF.
-    let style = sass_harness::disasm::Style { hex: data.last().is_some_and(|b| b & 1 == 1) };
+    // The last byte's low bit picks `--hex` (its first pass finds the widest line), the next
+    // `--controls`; the first is 0x7f in every ELF.
+    let last = data.last().copied().unwrap_or(0);
+    let style = sass_harness::disasm::Style { hex: last & 1 == 1, controls: last & 2 == 2 };
     for cubin in cubins {
         match sass_harness::disasm::disassemble_bytes(c, "fuzz.cubin", cubin, None, style, &mut std::io::sink()) {
             Ok(stats) => assert!(stats.words >= stats.undecoded),

@@ -132,6 +132,9 @@ pub struct Style {
     /// at one column for the whole file, and a second line with `/* 0x<bits 64–127> */`
     /// at that column.
     pub hex: bool,
+    /// Each instruction line led by its word's scheduling bits
+    /// (`[----:B------:R-:W-:Y:S04]`, [`crate::codec::Schedule`]), which `asm` reads back.
+    pub controls: bool,
 }
 
 /// Prints every code section's instructions to `out`; `infos` (one per section, or none)
@@ -154,7 +157,7 @@ pub fn disassemble(
     let symbols: Vec<HashMap<u64, &str>> = sections.iter().map(|s| s.symbols.iter().map(|(a, n)| (*a, n.as_str())).collect()).collect();
     // One section's instruction lines at a time (a cubin may hold millions of words); with
     // `hex`, a first pass finds the file's widest line, which sets the word column.
-    let section_lines = |si: usize| lines_of(&sections[si], &decoded[si], si, infos.get(si), &labels, &symbols[si]);
+    let section_lines = |si: usize| lines_of(&sections[si], &decoded[si], (si, infos.get(si)), &labels, &symbols[si], style.controls);
     let column = style.hex.then(|| (0..sections.len()).map(|si| hex_column(section_lines(si).0.iter())).max().unwrap_or(0));
     let mut stats = DisasmStats { sections: sections.len(), ..Default::default() };
     for (si, s) in sections.iter().enumerate() {
@@ -174,15 +177,16 @@ pub fn disassemble(
     Ok(stats)
 }
 
-/// Section `s`'s instruction lines (number `si`, its words `ds` decoded), annotations
-/// included, and how many of its words decode as nothing.
+/// Section `s`'s instruction lines (number `si`, its words `ds` decoded, `info` its
+/// `.nv.info` offsets), annotations included, each led by its scheduling bits where
+/// `controls`, and how many of its words decode as nothing.
 fn lines_of(
     s: &CodeSectionWords,
     ds: &[Decoded],
-    si: usize,
-    info: Option<&cubin::InfoOffsets>,
+    (si, info): (usize, Option<&cubin::InfoOffsets>),
     labels: &HashMap<(usize, u64), usize>,
     symbols: &HashMap<u64, &str>,
+    controls: bool,
 ) -> (Vec<String>, usize) {
     let texts: Vec<String> = ds.iter().map(|d| labelled(d, s, si, labels, symbols)).collect();
     let annotations = annotations(info, si, labels, &texts);
@@ -202,7 +206,10 @@ fn lines_of(
                     format!("{RAW_MNEMONIC} 0x{} ;", w.hex())
                 }
             };
-            line(addr, &text)
+            match controls {
+                true => format!("{}{}", codec::Schedule::of(*w), line(addr, &text)),
+                false => line(addr, &text),
+            }
         })
         .collect();
     (lines, undecoded)

@@ -116,7 +116,7 @@ pub mod word;
 // The everyday path, re-exported so a codec user needs no module paths.
 pub use codec::asm::Assembler;
 pub use codec::bits::EncodeError;
-pub use codec::{assemble, print, print_word, AsmError, Codec, DecodeError, Values};
+pub use codec::{assemble, print, print_word, AsmError, Codec, DecodeError, Schedule, Values};
 pub use sass::{parse_instruction, Instruction};
 pub use spec::{load as load_spec, parse_page, Arch, PageError, Spec, Variant};
 pub use word::Word;

@@ -7,7 +7,7 @@
 //! up to [`MAX_ERRORS`] (a binary file given as text would otherwise print millions).
 
 use crate::codec::asm::{AsmError, Assembler};
-use crate::codec::{self, Codec};
+use crate::codec::{self, Codec, Schedule};
 use crate::sass::{self, Instruction};
 use crate::spec::Arch;
 use crate::word::Word;
@@ -181,6 +181,10 @@ pub struct Item {
     pub text: String,
     /// The word in nvdisasm's `-hex` comments (`/* 0x<low> */`, next line `/* 0x<high> */`).
     pub hex: Option<Word>,
+    /// Its scheduling bits where the line starts with their annotation
+    /// (`[----:B------:R-:W-:Y:S04]`, before or after the address): they override the
+    /// control bits the word would take from elsewhere.
+    pub schedule: Option<Schedule>,
 }
 
 /// A listing read: its instructions and the labels it defines (name → section, address).
@@ -342,7 +346,7 @@ impl Reader<'_> {
     }
 
     fn instruction(&mut self, line: usize, t: &str) {
-        let (addr, rest) = match split_address(t) {
+        let (addr, schedule, rest) = match split_head(t) {
             Ok(x) => x,
             Err(m) => return self.error(line, m),
         };
@@ -365,7 +369,7 @@ impl Reader<'_> {
             self.last_hex_item = Some(self.listing.items.len());
         }
         let hex = low.map(|l| Word(l as u128));
-        self.listing.items.push(Item { line, section: self.section.clone(), addr, text: body.to_string(), hex });
+        self.listing.items.push(Item { line, section: self.section.clone(), addr, text: body.to_string(), hex, schedule });
     }
 
     /// Ends the part being read (kept if it has a heading or anything in it); the next
@@ -388,6 +392,21 @@ impl Reader<'_> {
             Ok(self.parts)
         } else {
             Err(self.errors)
+        }
+    }
+}
+
+/// A line's address and scheduling annotation, in either order (`[…] /*0010*/ rest`, as
+/// `disasm --controls` and CuAssembler print them, or `/*0010*/ […] rest`), each if there,
+/// and the rest.
+fn split_head(t: &str) -> Result<(Option<u64>, Option<Schedule>, &str), String> {
+    let (first, rest) = Schedule::split_off(t).map_err(|e| e.to_string())?;
+    let (addr, rest) = split_address(rest.trim_start())?;
+    match first {
+        Some(s) => Ok((addr, Some(s), rest)),
+        None => {
+            let (second, rest) = Schedule::split_off(rest).map_err(|e| e.to_string())?;
+            Ok((addr, second, rest))
         }
     }
 }
@@ -451,10 +470,11 @@ pub fn assemble_items(codec: &Codec, arch: Arch, name: &str, listing: &Listing, 
     listing.items.iter().map(|it| assemble_item(codec, &asm, arch, listing, it, controls(it)).map_err(|m| error(it, m))).collect()
 }
 
-/// One listing line's word.
+/// One listing line's word; its annotation, if any, gives the scheduling bits of `controls`.
 fn assemble_item(codec: &Codec, asm: &Assembler, arch: Arch, listing: &Listing, it: &Item, controls: Word) -> Result<Word, String> {
+    let controls = it.schedule.map_or(controls, |s| s.apply(controls));
     if let Some(w) = raw_word(&it.text)? {
-        return Ok(w);
+        return Ok(it.schedule.map_or(w, |s| s.apply(w)));
     }
     if let Some(op) = relocated_operand(&it.text) {
         let why = "the linker writes its value, so no word reads as it (asm --patch keeps the word of such a line while it reads as disasm lists it)";

@@ -161,7 +161,10 @@ enum Cmd {
         out: Option<PathBuf>,
         /// The instruction in nvdisasm's syntax (e.g. `@P0 DFMA R0, R0, R0, R0 ;`), or a
         /// listing file (what names a file is read as one; with --patch, always a listing);
-        /// `-` reads the listing from stdin.
+        /// `-` reads the listing from stdin. An instruction or listing line may start with
+        /// its scheduling bits, as `disasm --controls` prints them
+        /// (`[B------:R-:W0:Y:S04] S2R R0, SR_TID.X ;`); otherwise they are zero, or a
+        /// listing's `/* 0x… */` word's, or with --patch the original's.
         text: Option<String>,
     },
     /// Disassemble every kernel of a cubin offline, in nvdisasm's syntax (words no variant
@@ -181,6 +184,11 @@ enum Cmd {
         /// the instruction and `/* 0x<bits 64-127> */` on a line of its own, at one column
         #[arg(long)]
         hex: bool,
+        /// Each instruction line led by its word's scheduling bits, which nvdisasm does not
+        /// print: `[----:B------:R-:W-:Y:S04]` (reuse flags, the scoreboards waited on, the
+        /// read and write scoreboards set, yield, stall), as `asm` reads them back
+        #[arg(long)]
+        controls: bool,
     },
     /// Solve variants' layouts from seed words with nvdisasm and write them as one page.
     Discover {
@@ -377,7 +385,7 @@ fn run(cmd: Cmd) -> Result {
             (Some(cubin), Some(out)) => words::asm_patch(&sp, &cubin, &out, file.as_deref(), text.as_deref()),
             _ => words::asm(&sp, arch.ok_or("asm needs --arch")?, file.as_deref(), text.as_deref()),
         },
-        Cmd::Disasm { file, spec: sp, arch, hex } => words::disasm(&sp, &file, arch, sass_harness::disasm::Style { hex }),
+        Cmd::Disasm { file, spec: sp, arch, hex, controls } => words::disasm(&sp, &file, arch, sass_harness::disasm::Style { hex, controls }),
         Cmd::Discover { arch, from, words: w, out, description, shard, only, opcodes, ptx, fill, census, seed_pages, solvers, jobs } => match (arch, fill) {
             _ if !from.is_empty() => discovery::discover_from(&from, &out),
             (Some(arch), Some(dir)) => discovery::fill(arch, &dir, discovery::FillWords { ptx: &ptx, words: &w, census: &census }, &out),

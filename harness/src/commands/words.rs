@@ -88,17 +88,20 @@ pub fn asm(sp: &[PathBuf], arch: u32, file: Option<&Path>, text: Option<&str>) -
         (None, Some(t)) => {
             // An argument without blanks may have been meant as a file.
             let no_file = if t.contains(char::is_whitespace) { String::new() } else { format!("'{t}' names no file; as an instruction: ") };
+            // A leading `[B------:R-:W-:Y:S04]` gives the scheduling bits (else zero).
+            let (schedule, t) = codec::Schedule::split_off(t).map_err(|e| format!("{no_file}{e}"))?;
+            let controls = schedule.map_or(crate::word::Word::ZERO, |s| s.apply(crate::word::Word::ZERO));
             // As in listings: nvdisasm's alias modifiers (`IMAD.MOV.U32`) are read too.
             let inst = crate::sass::parse_instruction(t).map_err(|e| format!("{no_file}'{t}': {e}"))?;
             let asm = codec::asm::Assembler::new(&c);
             // A text nvdisasm prints alike for several words gives the first (as ptxas
             // writes it: `listing::assemble_one`), and says so.
-            let found = listing::assemble_flex(&c, &asm, a, &inst, crate::word::Word::ZERO).or_else(|e| {
+            let found = listing::assemble_flex(&c, &asm, a, &inst, controls).or_else(|e| {
                 if let codec::asm::AsmError::Ambiguous { words, keys, .. } = &e {
                     let all: Vec<String> = words.iter().zip(keys).map(|(w, k)| format!("{w} {k}")).collect();
                     eprintln!("note: {} words print as this text ({}); the first, as ptxas writes such texts", words.len(), all.join(", "));
                 }
-                listing::one_of(&c, a, e, crate::word::Word::ZERO)
+                listing::one_of(&c, a, e, controls)
             });
             let (vi, w) = found.map_err(|e| format!("{no_file}{e}"))?;
             println!("{}  {}", w, c.variant(vi).key);

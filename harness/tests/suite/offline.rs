@@ -184,7 +184,7 @@ fn disasm_prints_every_corpus_instruction_as_nvdisasm_does() {
                 differing.push(format!("{}:\n  ours     {o}\n  nvdisasm {t}", b.what));
             }
         }
-        let (ours, theirs) = (code_lines(&our_listing_in(b, Style { hex: true })), code_lines(listing));
+        let (ours, theirs) = (code_lines(&our_listing_in(b, Style { hex: true, controls: false })), code_lines(listing));
         if let Some(k) = (0..ours.len().max(theirs.len())).find(|&k| ours.get(k) != theirs.get(k)) {
             whole.push(format!("{}, line {k}:\n  ours     {:?}\n  nvdisasm {:?}", b.what, ours.get(k), theirs.get(k)));
         }
@@ -650,7 +650,9 @@ fn asm_patch_edits_one_cubin_of_a_fatbin_or_host_object_in_place() {
 /// `asm` of `disasm`'s listing of every corpus cubin, with only each word's control bits
 /// given (a text does not say them), gives back the cubin's words bit for bit: texts
 /// nvdisasm prints alike for several words (IADD3's two carry-out predicates, one PT;
-/// BRA.U.ANY) take the one ptxas writes (`listing::assemble_one`).
+/// BRA.U.ANY) take the one ptxas writes (`listing::assemble_one`). The control bits given
+/// either way: with each line's word (as `asm --patch` has the original), or in the listing
+/// itself, each line led by its scheduling bits (`disasm --controls`), with none given.
 #[test]
 fn asm_of_every_corpus_listing_gives_back_its_words() {
     use sass_harness::word::Word;
@@ -666,13 +668,90 @@ fn asm_of_every_corpus_listing_gives_back_its_words() {
             let mask = c.variant(vi).fields.iter().filter(|f| f.is_control()).flat_map(|f| &f.bits).fold(0u128, |m, &i| m | 1 << i);
             Word(w.0 & mask)
         };
-        let l = sass_harness::listing::read_listing(&b.what, our_listing(b).as_bytes()).unwrap_or_else(|e| panic!("{e:?}"));
-        let words = sass_harness::listing::assemble_listing(c, Arch(b.arch), &b.what, &l, &controls).unwrap_or_else(|e| panic!("{}: {e:?}", b.what));
-        for (it, w) in l.items.iter().zip(words) {
-            if w != original(it) {
-                differing.push(format!("{}: {:#06x} '{}': {w}, the cubin's {}", b.what, it.addr, it.text, original(it)));
+        let annotated = our_listing_in(b, Style { hex: false, controls: true });
+        let none = |_: &sass_harness::listing::Item| Word::ZERO;
+        for (listing, given) in [(our_listing(b), &controls as &dyn Fn(&sass_harness::listing::Item) -> Word), (annotated, &none)] {
+            let l = sass_harness::listing::read_listing(&b.what, listing.as_bytes()).unwrap_or_else(|e| panic!("{e:?}"));
+            let words = sass_harness::listing::assemble_listing(c, Arch(b.arch), &b.what, &l, given).unwrap_or_else(|e| panic!("{}: {e:?}", b.what));
+            for (it, w) in l.items.iter().zip(words) {
+                if w != original(it) {
+                    differing.push(format!("{}: {:#06x} '{}': {w}, the cubin's {}", b.what, it.addr, it.text, original(it)));
+                }
             }
         }
     }
     assert!(differing.is_empty(), "{} words differ:\n{}", differing.len(), differing.iter().take(20).cloned().collect::<Vec<_>>().join("\n"));
+}
+
+/// Which 3-bit scoreboard is the write one, from ptxas's code (the pages' labels are the
+/// page generator's, and name bits 110–112 `r-bar`): over every corpus cubin, the
+/// instructions whose results arrive late (S2R, LDG, LDS, LDC) set a scoreboard in bits
+/// 110–112, `Schedule::write_barrier` (as measured, 576 of 665: of loads issued together,
+/// one may stand for the others), and a store (STG, STS, STL), which writes no register,
+/// never does (0 of 360), while some stores set one in bits 113–115 (80), released once
+/// their sources are read. So `disasm --controls` prints bits 110–112 as `W`, as
+/// CuAssembler does.
+#[test]
+fn ptxas_sets_the_write_scoreboard_in_bits_110_to_112() {
+    use sass_harness::codec::Schedule;
+    // (loads, loads with W; stores, stores with W, stores with R)
+    let mut n = [0usize; 5];
+    for b in corpus() {
+        let (c, bytes) = (&codecs()[&b.arch], std::fs::read(&b.cubin).unwrap());
+        for s in sass_harness::disasm::sections_of(&b.what, &bytes).unwrap() {
+            for &w in &s.words {
+                let Ok((vi, _)) = c.decode(Arch(b.arch), w) else { continue };
+                let sched = Schedule::of(w);
+                match c.variant(vi).mnemonic.as_str() {
+                    "S2R" | "LDG" | "LDS" | "LDC" => {
+                        n[0] += 1;
+                        n[1] += usize::from(sched.write_barrier.is_some());
+                    }
+                    "STG" | "STS" | "STL" => {
+                        n[2] += 1;
+                        n[3] += usize::from(sched.write_barrier.is_some());
+                        n[4] += usize::from(sched.read_barrier.is_some());
+                    }
+                    _ => {}
+                }
+            }
+        }
+    }
+    eprintln!("loads {}, with W {}; stores {}, with W {}, with R {}", n[0], n[1], n[2], n[3], n[4]);
+    assert!(n[0] > 500 && 10 * n[1] >= 8 * n[0], "{n:?}");
+    assert!(n[2] > 300 && n[3] == 0 && n[4] > 0, "{n:?}");
+}
+
+/// The scheduling bits through the command line: `disasm --controls` leads each line with
+/// them, an edited annotation patched in with `asm --patch` changes that word's control
+/// bits alone (the listing of the patched cubin shows the new annotation, every other
+/// line unchanged), `asm` of one annotated instruction sets them, and a malformed
+/// annotation is an error naming its line and what is wrong, with nothing written.
+#[test]
+fn scheduling_annotations_print_patch_and_assemble() {
+    let b = corpus().iter().find(|b| b.what.starts_with("saxpy.ptx (sm_90")).expect("saxpy for SM90");
+    let dir = scratch("schedule-cli");
+    let cubin = b.cubin.display().to_string();
+    let listing = text(&run_in(&dir, &["disasm", "--controls", &cubin], None).stdout);
+    let s2r = listing.lines().find(|l| l.contains(" S2R R0, SR_TID.X ;")).expect("an S2R line").to_string();
+    assert!(s2r.starts_with("[----:B------:R-:W0:-:S07]        /*0010*/"), "{s2r}");
+    let edited = s2r.replacen(":W0:-:S07]", ":W3:Y:S09]", 1);
+    std::fs::write(dir.join("l.sass"), listing.replacen(&s2r, &edited, 1)).unwrap();
+    let o = run_in(&dir, &["asm", "--patch", &cubin, "--out", "new.cubin", "l.sass"], None);
+    assert!(o.status.success() && text(&o.stderr).contains(", 1 word(s) changed"), "{}", text(&o.stderr));
+    let relisted = text(&run_in(&dir, &["disasm", "--controls", "new.cubin"], None).stdout);
+    assert_eq!(relisted, listing.replacen(&s2r, &edited, 1));
+    let one = run_in(&dir, &["asm", "--arch", "90", "[B0-----:R-:W-:Y:S04] IMAD R7, R7, UR4, R0 ;"], None);
+    assert_eq!(text(&one.stdout), "001fc8000f8e02000000000407077c24  IMAD_R_R_UR_R\n", "{}", text(&one.stderr));
+    let line = listing.lines().position(|l| l == s2r).unwrap() + 1;
+    std::fs::write(dir.join("bad.sass"), listing.replacen(":S07]", ":S7]", 1)).unwrap();
+    let o = run_in(&dir, &["asm", "--patch", &cubin, "--out", "bad.cubin", "bad.sass"], None);
+    assert!(
+        o.status.code() == Some(2)
+            && text(&o.stderr).contains(&format!("bad.sass:{line}: '[----:B------:R-:W0:-:S7]' is no scheduling annotation: stall 'S7'")),
+        "{}",
+        text(&o.stderr)
+    );
+    assert!(!dir.join("bad.cubin").exists());
+    let _ = std::fs::remove_dir_all(&dir);
 }
