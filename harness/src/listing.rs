@@ -509,7 +509,9 @@ pub fn assemble_one(codec: &Codec, asm: &Assembler, arch: Arch, inst: &Instructi
     if let Some(kept) = printed_as(codec, arch, controls, inst) {
         return Ok(kept);
     }
-    assemble_flex(codec, asm, arch, inst, controls).or_else(|e| one_of(codec, arch, e, controls))
+    let found = assemble_flex(codec, asm, arch, inst, controls).or_else(|e| one_of(codec, arch, e, controls))?;
+    // The text's `.reuse` marks decide the reuse bits where `controls`' do not print them.
+    codec::asm::reuse_as_written(codec, inst, found)
 }
 
 /// `w` with its variant, where it decodes as a form that prints `inst` with the stored

@@ -20,6 +20,7 @@ mod hits;
 mod index;
 mod layout;
 mod omitted;
+mod reuse;
 mod slots;
 mod summary;
 mod vocab;
@@ -31,6 +32,7 @@ use hits::*;
 pub use index::Assembler;
 use layout::Layout;
 use omitted::*;
+pub use reuse::reuse_as_written;
 use summary::*;
 
 /// Why a text does not assemble to one word.
@@ -49,6 +51,19 @@ pub enum AsmError {
         /// Why each form of the mnemonic does not read it ([`FillError`]s, in codec order),
         /// as ` (…; …)`, or empty when the spec has no form of it.
         detail: String,
+    },
+    /// No reuse flags make the word print `.reuse` where the text marks it (with the
+    /// word's stall and yield bits, which nvdisasm prints `.reuse` by too): see
+    /// [`reuse_as_written`].
+    #[error("no reuse flags (bits 122–125) print '{text}' with its .reuse marks as {key} with this word's stall and yield bits{}", works.as_ref().map(|s| format!(" (these scheduling bits do: {s})")).unwrap_or_default())]
+    Reuse {
+        /// The text.
+        text: String,
+        /// The key of the variant it reads as.
+        key: String,
+        /// Scheduling bits that print the marks, the stall and yield nearest the word's
+        /// (its notation, [`crate::codec::Schedule`]), if any do.
+        works: Option<String>,
     },
     /// Two encodings print this text (nvdisasm's printing loses the bits that differ).
     #[error("'{text}' reads as several different words ({keys:?})")]

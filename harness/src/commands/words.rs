@@ -103,6 +103,7 @@ pub fn asm(sp: &[PathBuf], arch: u32, file: Option<&Path>, text: Option<&str>) -
                 }
                 listing::one_of(&c, a, e, controls)
             });
+            let found = found.and_then(|f| codec::asm::reuse_as_written(&c, &inst, f));
             let (vi, w) = found.map_err(|e| format!("{no_file}{e}"))?;
             println!("{}  {}", w, c.variant(vi).key);
             return Ok(());

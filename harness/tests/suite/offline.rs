@@ -725,7 +725,8 @@ fn ptxas_sets_the_write_scoreboard_in_bits_110_to_112() {
 /// The scheduling bits through the command line: `disasm --controls` leads each line with
 /// them, an edited annotation patched in with `asm --patch` changes that word's control
 /// bits alone (the listing of the patched cubin shows the new annotation, every other
-/// line unchanged), `asm` of one annotated instruction sets them, and a malformed
+/// line unchanged), `asm` of one annotated instruction sets them (and the reuse bits its
+/// `.reuse` marks need, or says which scheduling bits would print them), and a malformed
 /// annotation is an error naming its line and what is wrong, with nothing written.
 #[test]
 fn scheduling_annotations_print_patch_and_assemble() {
@@ -743,6 +744,15 @@ fn scheduling_annotations_print_patch_and_assemble() {
     assert_eq!(relisted, listing.replacen(&s2r, &edited, 1));
     let one = run_in(&dir, &["asm", "--arch", "90", "[B0-----:R-:W-:Y:S04] IMAD R7, R7, UR4, R0 ;"], None);
     assert_eq!(text(&one.stdout), "001fc8000f8e02000000000407077c24  IMAD_R_R_UR_R\n", "{}", text(&one.stderr));
+    // `.reuse` sets the reuse bits where the warp does not yield, and is an error where it does.
+    let reused = run_in(&dir, &["asm", "--arch", "90", "[B------:R-:W-:-:S04] FFMA R7, R2.reuse, UR6, R7 ;"], None);
+    assert_eq!(text(&reused.stdout), "040fe800080000070000000602077c23  FFMA_R_R_UR_R\n", "{}", text(&reused.stderr));
+    let yielding = run_in(&dir, &["asm", "--arch", "90", "[B------:R-:W-:Y:S04] FFMA R7, R2.reuse, UR6, R7 ;"], None);
+    assert!(
+        yielding.status.code() == Some(2) && text(&yielding.stderr).contains("(these scheduling bits do: [R---:B------:R-:W-:-:S04])"),
+        "{}",
+        text(&yielding.stderr)
+    );
     let line = listing.lines().position(|l| l == s2r).unwrap() + 1;
     std::fs::write(dir.join("bad.sass"), listing.replacen(":S07]", ":S7]", 1)).unwrap();
     let o = run_in(&dir, &["asm", "--patch", &cubin, "--out", "bad.cubin", "bad.sass"], None);
