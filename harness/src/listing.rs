@@ -103,10 +103,11 @@ pub struct DecodeStats {
 }
 
 /// Decodes one word per line of `input` (named `name` in errors), printing
-/// `WORD  KEY  TEXT` (or `WORD  error: …`) to `out` as it goes; blank lines and `//`
-/// comments are skipped. Lines that are no word go to `on_error` and the run goes on.
+/// `WORD  KEY  TEXT` (or `WORD  error: …`) to `out` as it goes, each text led by its
+/// word's scheduling bits where `controls` ([`decode_one`]); blank lines and `//` comments
+/// are skipped. Lines that are no word go to `on_error` and the run goes on.
 pub fn decode_lines(
-    printer: &codec::Printer,
+    (printer, controls): (&codec::Printer, bool),
     arch: Arch,
     name: &str,
     input: impl BufRead,
@@ -125,7 +126,7 @@ pub fn decode_lines(
         });
         match word {
             Ok(None) => {}
-            Ok(Some(w)) => decode_one(printer, arch, w, out, &mut stats)?,
+            Ok(Some(w)) => decode_one((printer, controls), arch, w, out, &mut stats)?,
             Err(message) => {
                 stats.bad_lines += 1;
                 on_error(InputError { file: name.to_string(), line, message });
@@ -139,13 +140,15 @@ pub fn decode_lines(
     Ok(stats)
 }
 
-/// Decodes and prints one word (its text through `printer`'s compiled forms).
-pub fn decode_one(printer: &codec::Printer, arch: Arch, w: Word, out: &mut impl Write, stats: &mut DecodeStats) -> io::Result<()> {
+/// Decodes and prints one word (its text through `printer`'s compiled forms), the text led
+/// by the word's scheduling bits where `controls` (`[----:B------:R-:W-:Y:S04] FFMA …`,
+/// what `asm` reads).
+pub fn decode_one((printer, controls): (&codec::Printer, bool), arch: Arch, w: Word, out: &mut impl Write, stats: &mut DecodeStats) -> io::Result<()> {
     stats.words += 1;
     let codec = printer.codec();
     match codec.decode(arch, w) {
         Ok((vi, vals)) => {
-            let mut text = String::new();
+            let mut text = if controls { format!("{} ", Schedule::of(w)) } else { String::new() };
             printer.print_word_into(vi, &vals, w, &mut text);
             writeln!(out, "{}  {}  {}", w, codec.variant(vi).key, text)
         }

@@ -135,6 +135,10 @@ enum Cmd {
         /// Words as up to 32 hex digits, most significant first; `-` reads stdin as --file,
         /// and an argument that names a file reads that file.
         words: Vec<String>,
+        /// Each text led by its word's scheduling bits, which nvdisasm does not print
+        /// (`[----:B------:R-:W-:Y:S04] FFMA …`, as `asm` reads them back)
+        #[arg(long)]
+        controls: bool,
     },
     /// Assemble SASS: one instruction given as an argument, or a whole listing (a file, or
     /// `-` for stdin: one instruction per line, `//` comments, nvdisasm's `/*0010*/`
@@ -380,7 +384,7 @@ fn run(cmd: Cmd) -> Result {
         Cmd::Fix { paths, out, random } => pages::fix(&paths, &out, random),
         Cmd::Conventions { pages: p, check } => pages::conventions(&load(&p.paths, p.strict)?, check),
         Cmd::Realcode { pages: p, ptx, out } => pages::realcode(&load(&p.paths, p.strict)?, &ptx, &lock_out(&out)?),
-        Cmd::Decode { arch, spec: sp, file, words: w } => words::decode(&commands::spec_for(&sp, arch)?, arch, file.as_deref(), &w),
+        Cmd::Decode { arch, spec: sp, file, words: w, controls } => words::decode(&commands::spec_for(&sp, arch)?, arch, file.as_deref(), &w, controls),
         Cmd::Asm { arch, spec: sp, file, patch, out, text } => match (patch, out) {
             (Some(cubin), Some(out)) => words::asm_patch(&sp, &cubin, &out, file.as_deref(), text.as_deref()),
             _ => words::asm(&sp, arch.ok_or("asm needs --arch")?, file.as_deref(), text.as_deref()),

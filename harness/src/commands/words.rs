@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 /// Prints each word's variant and text (arguments, then --file, stdin and files named as
 /// arguments, streamed); an error when `arch` has no variant, a word matches none or a
 /// line is no word (after printing every word).
-pub fn decode(s: &Spec, arch: u32, file: Option<&Path>, words: &[String]) -> Result {
+pub fn decode(s: &Spec, arch: u32, file: Option<&Path>, words: &[String], controls: bool) -> Result {
     use crate::listing;
     let c = Codec::new(s);
     let a = spec::Arch(arch);
@@ -31,7 +31,7 @@ pub fn decode(s: &Spec, arch: u32, file: Option<&Path>, words: &[String]) -> Res
             continue;
         }
         match crate::word::Word::parse_hex(w) {
-            Some(word) => listing::decode_one(&printer, a, word, &mut out, &mut stats).map_err(io)?,
+            Some(word) => listing::decode_one((&printer, controls), a, word, &mut out, &mut stats).map_err(io)?,
             // An argument that names a file is read as --file reads one.
             None if Path::new(w).is_file() => inputs.push(Path::new(w)),
             None => {
@@ -46,7 +46,7 @@ pub fn decode(s: &Spec, arch: u32, file: Option<&Path>, words: &[String]) -> Res
     }
     for p in inputs {
         let (name, input) = open_input(p)?;
-        let st = listing::decode_lines(&printer, a, &name, input, &mut out, &mut report).map_err(|e| format!("{name}: cannot read: {e}"))?;
+        let st = listing::decode_lines((&printer, controls), a, &name, input, &mut out, &mut report).map_err(|e| format!("{name}: cannot read: {e}"))?;
         stats.words += st.words;
         stats.unmatched += st.unmatched;
         stats.bad_lines += st.bad_lines;

@@ -723,7 +723,7 @@ fn ptxas_sets_the_write_scoreboard_in_bits_110_to_112() {
 }
 
 /// The scheduling bits through the command line: `disasm --controls` leads each line with
-/// them, an edited annotation patched in with `asm --patch` changes that word's control
+/// them (`decode --controls` each text), an edited annotation patched in with `asm --patch` changes that word's control
 /// bits alone (the listing of the patched cubin shows the new annotation, every other
 /// line unchanged), `asm` of one annotated instruction sets them (and the reuse bits its
 /// `.reuse` marks need, or says which scheduling bits would print them), and a malformed
@@ -744,6 +744,11 @@ fn scheduling_annotations_print_patch_and_assemble() {
     assert_eq!(relisted, listing.replacen(&s2r, &edited, 1));
     let one = run_in(&dir, &["asm", "--arch", "90", "[B0-----:R-:W-:Y:S04] IMAD R7, R7, UR4, R0 ;"], None);
     assert_eq!(text(&one.stdout), "001fc8000f8e02000000000407077c24  IMAD_R_R_UR_R\n", "{}", text(&one.stderr));
+    // `decode --controls` prints what `asm` reads back.
+    let decoded = text(&run_in(&dir, &["decode", "--arch", "90", "--controls", "040fe800080000070000000602077c23"], None).stdout);
+    assert_eq!(decoded, "040fe800080000070000000602077c23  FFMA_R_R_UR_R  [R---:B------:R-:W-:-:S04] FFMA R7, R2.reuse, UR6, R7 ;\n");
+    let back = run_in(&dir, &["asm", "--arch", "90", decoded.splitn(3, "  ").nth(2).unwrap().trim_end()], None);
+    assert_eq!(text(&back.stdout), "040fe800080000070000000602077c23  FFMA_R_R_UR_R\n", "{}", text(&back.stderr));
     // `.reuse` sets the reuse bits where the warp does not yield, and is an error where it does.
     let reused = run_in(&dir, &["asm", "--arch", "90", "[B------:R-:W-:-:S04] FFMA R7, R2.reuse, UR6, R7 ;"], None);
     assert_eq!(text(&reused.stdout), "040fe800080000070000000602077c23  FFMA_R_R_UR_R\n", "{}", text(&reused.stderr));
