@@ -26,6 +26,13 @@
 //! let (again, back) = assemble(&codec, Arch(90), &text, word)?;
 //! assert_eq!((again, back), (variant, word));
 //! assert_eq!(codec.encode(variant, &values)?, word);
+//!
+//! // Or from their notation (`disasm --controls`; the reuse flags, scoreboards waited on,
+//! // read and write scoreboards, yield, stall).
+//! let schedule = sass_harness::Schedule::of(word);
+//! assert_eq!(schedule.to_string(), "[----:B--2---:R-:W-:Y:S04]");
+//! let controls = "[B--2---:R-:W-:Y:S04]".parse::<sass_harness::Schedule>()?.apply(Word::ZERO);
+//! assert_eq!(assemble(&codec, Arch(90), &text, controls)?, (variant, word));
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
