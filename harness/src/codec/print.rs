@@ -532,7 +532,11 @@ fn operand(v: &Variant, o: &OperandSpec, values: &Values, signed_imm: bool, modi
     let val = |i: usize| values.get(i);
     let fv = |k: usize| slot_value(v, o, values, k);
     let width = |k: usize| o.value_fields[k].map(|f| v.fields[f].width()).unwrap_or(0);
+    // A register without bits is its zero register (`spec::parse`'s `constant_zero`).
+    let no_bits = o.value_fields.first() == Some(&None);
     let body = match o.kind {
+        OperandKind::Reg if no_bits => Body::Reg { n: crate::sass::RZ },
+        OperandKind::UReg if no_bits => Body::UReg { n: crate::sass::URZ },
         OperandKind::Reg => Body::Reg { n: fv(0) as u16 },
         OperandKind::UReg => Body::UReg { n: ureg(v, fv(0)) },
         OperandKind::Imm(m) if signed_imm => Body::Imm { value: m.apply(signed(fv(0), width(0)).into()) },

@@ -434,7 +434,8 @@ pub struct OperandSpec {
     /// Page operand numbers: one; bank or register then offset for `c[I][I]`/`cx[UR][I]`;
     /// one per component of a memory operand ([`MemShape::slot_roles`]).
     pub page_operands: Vec<usize>,
-    /// Field indices holding the value(s), in `page_operands` order (`None`: no bits, prints 0).
+    /// Field indices holding the value(s), in `page_operands` order (`None`: no bits; an
+    /// immediate prints 0, a register `R` or `UR` its zero register, `RZ` or `URZ`).
     /// A derived page operand's is its source's field (see [`OperandSpec::derived`]).
     pub value_fields: Vec<Option<usize>>,
     /// Per page operand, the constant a derived one adds to its source's field (see

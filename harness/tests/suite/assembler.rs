@@ -262,6 +262,36 @@ fn an_immediate_without_bits_is_a_constant_zero() {
     }
 }
 
+/// A register that nvdisasm prints as the zero register whatever the word holds, which no
+/// bit sets, has no bits on the page (SM100's and SM120's UMEMSETS, what `st.bulk`
+/// compiles to: `corpus/ptx/st_bulk.ptx`): ptxas 13.5's words decode and print as nvdisasm
+/// 13.5 prints them, the text assembles back (up to bits nvdisasm ignores), and another
+/// register there is an error that says the form has no bits for it.
+#[test]
+fn a_register_without_bits_is_the_zero_register() {
+    let s = discovered();
+    let c = Codec::new(&s);
+    let a = Assembler::new(&c);
+    #[rustfmt::skip]
+    let seen = [
+        ("000fe80008000007000000ff060073cb", "UMEMSETS.64 [UR6], URZ, UR7 ;"),
+        ("0001e40008000008000000ff040073cb", "UMEMSETS.64 [UR4], URZ, UR8 ;"),
+    ];
+    for arch in [Arch(100), Arch(120)] {
+        for (hex, text) in seen {
+            let w = Word::parse_hex(hex).unwrap();
+            let (vi, vals) = c.decode(arch, w).unwrap_or_else(|e| panic!("SM{} {hex}: {e}", arch.0));
+            let v = c.variant(vi);
+            assert_eq!(v.operands[1].value_fields, [None], "SM{}: {}", arch.0, v.key);
+            assert_eq!(codec::print_word(v, &vals, w).to_string(), text, "SM{} {hex}", arch.0);
+            let (vj, w2) = a.assemble(arch, text, w).unwrap_or_else(|e| panic!("SM{} {text}: {e}", arch.0));
+            assert_eq!((vj, (w2.0 ^ w.0) & !v.ignored.0), (vi, 0), "SM{} {text}: {w2} for {w}", arch.0);
+            let e = a.assemble(arch, &text.replace("URZ", "UR5"), w).unwrap_err().to_string();
+            assert!(e.contains("the form has no bits for this register: it is always URZ"), "SM{}: {e}", arch.0);
+        }
+    }
+}
+
 /// SM100's UTCHMMA with tcgen05.mma's scale-input-d, the immediate nvdisasm prints last
 /// and leaves out at zero (the form discovery left off the pages while its check put the
 /// zero back in nvdisasm's text only): ptxas 13.5's words for `corpus/ptx/tcgen05_scale.ptx`

@@ -511,6 +511,33 @@ fn form_operand_without_a_field() {
     rejects(&t, V1_HEADING, &["DFMA_R_R_R_R", "form operand 2 ('R') has no 'operand 2' field in the layout"]);
 }
 
+/// A register without a field is its zero register where the distilled line prints `RZ`
+/// there (as nvdisasm prints SM100's UMEMSETS, `UMEMSETS.64 [UR6], URZ, UR7`): the page
+/// parses, every word prints `RZ` there, the text assembles back, and another register
+/// there is an error that says the form has no bits for it. Printing another name in the
+/// distilled line leaves the operand without a field, as before.
+#[test]
+fn a_register_without_a_field_is_the_zero_register() {
+    let zeros = replace_in_line(&dfma(), V1_CONTENT0, "operand 2\t\t\t\t\t\t\t\t", "0\t0\t0\t0\t0\t0\t0\t0\t");
+    let t = replace_in_line(&zeros, V1_DISTILLED, "R0, R0, R0, R0", "R0, R0, RZ, R0");
+    let p = parse(&t).unwrap_or_else(|e| panic!("{e}"));
+    let v = &p.variants[0];
+    assert_eq!(v.operands[2].value_fields, [None], "{}", v.key);
+    let spec = Spec { pages: vec![p.clone()] };
+    let c = Codec::new(&spec);
+    let mut values = Values::zero(v.fields.len());
+    values.set(v.fields.iter().position(|f| f.name == "operand 1").unwrap(), 5);
+    values.set(v.fields.iter().position(|f| f.name == "pred").unwrap(), 7);
+    let text = codec::print(c.variant(0), &values).to_string();
+    assert_eq!(text, "DFMA R0, R5, RZ, R0 ;");
+    let w = c.encode(0, &values).unwrap();
+    assert_eq!(codec::assemble(&c, c.variant(0).arch, &text, w), Ok((0, w)));
+    let e = codec::assemble(&c, c.variant(0).arch, "DFMA R0, R5, R7, R0 ;", w).unwrap_err().to_string();
+    assert!(e.contains("the form has no bits for this register: it is always RZ"), "{e}");
+    let named = replace_in_line(&zeros, V1_DISTILLED, "R0, R0, R0, R0", "R0, R0, R3, R0");
+    rejects(&named, V1_HEADING, &["DFMA_R_R_R_R", "form operand 2 ('R') has no 'operand 2' field in the layout"]);
+}
+
 /// An immediate without a field is a constant zero only where the distilled line prints
 /// `0x0` for it (SM100's TXQ with a uniform register, `corpus/isa-discovered/sm100/txq.txt`):
 /// the page as committed parses; with another value there, the operand has no field.

@@ -103,6 +103,10 @@ pub enum OperandFault {
     /// A non-zero value where the page gives the operand no bits.
     #[error("no bits for a non-zero value")]
     NoBits,
+    /// Another register where the page gives a register operand no bits: it is always the
+    /// zero register.
+    #[error("the form has no bits for this register: it is always {0}")]
+    ZeroRegister(&'static str),
     /// An immediate the field holds in units (a multiple of 4, `2 × n + 1`) that is not one.
     #[error("{} is not {scale}", hex_signed(*.value))]
     NotScaled {

@@ -136,6 +136,16 @@ impl OperandFill<'_> {
     pub(super) fn body(&self, o: &OperandRef, values: &mut Values) -> Result<(), FillError> {
         let (v, k, body) = (self.v, self.k, &o.body);
         match (self.op.kind, body) {
+            // A register without bits is its zero register (see `spec::parse`'s `constant_zero`).
+            (OperandKind::Reg | OperandKind::UReg, Body::Reg { n } | Body::UReg { n }) if self.value.first().is_some_and(|s| s.at.is_none()) => {
+                let (zero, name) = if self.op.kind == OperandKind::Reg { (sass::RZ, "RZ") } else { (sass::URZ, "URZ") };
+                let same_file = matches!(body, Body::Reg { .. }) == (self.op.kind == OperandKind::Reg);
+                if same_file && *n == zero {
+                    Ok(())
+                } else {
+                    Err(OperandFault::ZeroRegister(name).at(k))
+                }
+            }
             // Registers are checked against the page's field, not the register file: the
             // printer shows what the page's field holds (UR86 in an 8-bit field), and the
             // two must roundtrip; a field wider than the hardware's is the validator's finding.

@@ -385,6 +385,8 @@ impl Compiled {
 
     fn operand(&mut self, v: &Variant, o: &OperandSpec, tables: Box<[(u16, u16)]>, omitted: bool, zero_offset: Option<bool>) -> Option<FormOperand> {
         let kind = match o.kind {
+            // A register without bits (its zero register): the general path prints it.
+            OperandKind::Reg | OperandKind::UReg if o.value_fields.first() == Some(&None) => return None,
             OperandKind::Reg => Kind::Reg,
             OperandKind::UReg => Kind::UReg,
             OperandKind::Imm(m) => Kind::Imm(m),

@@ -203,11 +203,20 @@ impl VariantDraft {
 
     /// Whether form operand `i` (page operands `ops`) may have no field: an immediate
     /// nvdisasm prints as `0x0` whatever the word (SM100's and SM120's TXQ with a uniform
-    /// register: `TXQ RZ, R6, R6, TEX_HEADER_DIMENSION, UR4, 0x0, 0x1`), as its distilled
-    /// line shows it. Without bits it prints 0 (see [`OperandSpec::value_fields`]).
+    /// register: `TXQ RZ, R6, R6, TEX_HEADER_DIMENSION, UR4, 0x0, 0x1`), or a register it
+    /// prints as the zero register (SM100's and SM120's UMEMSETS, what `st.bulk` compiles
+    /// to: `UMEMSETS.64 [UR6], URZ, UR7`), as its distilled line shows it. Without bits an
+    /// immediate prints 0 and a register its zero register (see
+    /// [`OperandSpec::value_fields`]).
     fn constant_zero(&self, i: usize, ops: &[usize]) -> bool {
-        let plain_zero = |o: &sass::Operand| o.body == sass::Body::Imm { value: 0 } && !o.neg && !o.abs && !o.not && o.suffixes.is_empty();
-        matches!(self.head.kinds[i], OperandKind::Imm(_)) && ops.len() == 1 && self.head.dinst.operands.get(i).is_some_and(plain_zero)
+        let zero = match self.head.kinds[i] {
+            OperandKind::Imm(_) => sass::Body::Imm { value: 0 },
+            OperandKind::Reg => sass::Body::Reg { n: sass::RZ },
+            OperandKind::UReg => sass::Body::UReg { n: sass::URZ },
+            _ => return false,
+        };
+        let plain_zero = |o: &sass::Operand| o.body == zero && !o.neg && !o.abs && !o.not && o.suffixes.is_empty();
+        ops.len() == 1 && self.head.dinst.operands.get(i).is_some_and(plain_zero)
     }
 
     /// A derived page operand is a register (of a register, uniform register or memory
