@@ -157,7 +157,7 @@ pub fn disassemble(
     let symbols: Vec<HashMap<u64, &str>> = sections.iter().map(|s| s.symbols.iter().map(|(a, n)| (*a, n.as_str())).collect()).collect();
     // One section's instruction lines at a time (a cubin may hold millions of words); with
     // `hex`, a first pass finds the file's widest line, which sets the word column.
-    let section_lines = |si: usize| lines_of(&sections[si], &decoded[si], (si, infos.get(si)), &labels, &symbols[si], style.controls);
+    let section_lines = |si: usize| lines_of(&sections[si], &decoded[si], si, infos.get(si), &labels, &symbols[si], style.controls);
     let column = style.hex.then(|| (0..sections.len()).map(|si| hex_column(section_lines(si).0.iter())).max().unwrap_or(0));
     let mut stats = DisasmStats { sections: sections.len(), ..Default::default() };
     for (si, s) in sections.iter().enumerate() {
@@ -183,7 +183,8 @@ pub fn disassemble(
 fn lines_of(
     s: &CodeSectionWords,
     ds: &[Decoded],
-    (si, info): (usize, Option<&cubin::InfoOffsets>),
+    si: usize,
+    info: Option<&cubin::InfoOffsets>,
     labels: &HashMap<(usize, u64), usize>,
     symbols: &HashMap<u64, &str>,
     controls: bool,

@@ -107,7 +107,8 @@ pub struct DecodeStats {
 /// word's scheduling bits where `controls` ([`decode_one`]); blank lines and `//` comments
 /// are skipped. Lines that are no word go to `on_error` and the run goes on.
 pub fn decode_lines(
-    (printer, controls): (&codec::Printer, bool),
+    printer: &codec::Printer,
+    controls: bool,
     arch: Arch,
     name: &str,
     input: impl BufRead,
@@ -126,7 +127,7 @@ pub fn decode_lines(
         });
         match word {
             Ok(None) => {}
-            Ok(Some(w)) => decode_one((printer, controls), arch, w, out, &mut stats)?,
+            Ok(Some(w)) => decode_one(printer, controls, arch, w, out, &mut stats)?,
             Err(message) => {
                 stats.bad_lines += 1;
                 on_error(InputError { file: name.to_string(), line, message });
@@ -143,7 +144,7 @@ pub fn decode_lines(
 /// Decodes and prints one word (its text through `printer`'s compiled forms), the text led
 /// by the word's scheduling bits where `controls` (`[----:B------:R-:W-:Y:S04] FFMA …`,
 /// what `asm` reads).
-pub fn decode_one((printer, controls): (&codec::Printer, bool), arch: Arch, w: Word, out: &mut impl Write, stats: &mut DecodeStats) -> io::Result<()> {
+pub fn decode_one(printer: &codec::Printer, controls: bool, arch: Arch, w: Word, out: &mut impl Write, stats: &mut DecodeStats) -> io::Result<()> {
     stats.words += 1;
     let codec = printer.codec();
     match codec.decode(arch, w) {

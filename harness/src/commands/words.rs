@@ -31,7 +31,7 @@ pub fn decode(s: &Spec, arch: u32, file: Option<&Path>, words: &[String], contro
             continue;
         }
         match crate::word::Word::parse_hex(w) {
-            Some(word) => listing::decode_one((&printer, controls), a, word, &mut out, &mut stats).map_err(io)?,
+            Some(word) => listing::decode_one(&printer, controls, a, word, &mut out, &mut stats).map_err(io)?,
             // An argument that names a file is read as --file reads one.
             None if Path::new(w).is_file() => inputs.push(Path::new(w)),
             None => {
@@ -46,7 +46,7 @@ pub fn decode(s: &Spec, arch: u32, file: Option<&Path>, words: &[String], contro
     }
     for p in inputs {
         let (name, input) = open_input(p)?;
-        let st = listing::decode_lines((&printer, controls), a, &name, input, &mut out, &mut report).map_err(|e| format!("{name}: cannot read: {e}"))?;
+        let st = listing::decode_lines(&printer, controls, a, &name, input, &mut out, &mut report).map_err(|e| format!("{name}: cannot read: {e}"))?;
         stats.words += st.words;
         stats.unmatched += st.unmatched;
         stats.bad_lines += st.bad_lines;

@@ -570,14 +570,22 @@ fn discovered_pages_against(folder: &str) -> sass_harness::realcode::RealCodeRep
 #[test]
 #[ignore = "slow: three hand-written kernels against the discovered ISA (bash ci/test.sh runs the slow set)"]
 fn discovered_pages_cover_the_third_hold_out() {
-    let rc = discovered_pages_against("ptx-holdout3");
-    assert_eq!(rc.kernels, 3, "one PTX file for three architectures: {:?}", rc.skipped);
-    assert_eq!(rc.by_arch.len(), 3, "{:?}", rc.by_arch);
+    // One PTX file for three architectures.
+    every_word_covered("ptx-holdout3", 3, 250);
+}
+
+/// `corpus/FOLDER` against the committed pages ([`discovered_pages_against`]): `cubins`
+/// compiled, all three architectures present, each with at least `min_words` words, every
+/// one covered, and nvdisasm's text of each assembling back.
+fn every_word_covered(folder: &str, cubins: usize, min_words: usize) {
+    let rc = discovered_pages_against(folder);
+    assert_eq!(rc.kernels, cubins, "{folder}: {:?}", rc.skipped);
+    assert_eq!(rc.by_arch.len(), 3, "{folder}: {:?}", rc.by_arch);
     for (arch, (words, covered)) in &rc.by_arch {
-        eprintln!("hold-out 3 {arch}: covered {covered} of {words} words");
-        assert!(*words >= 250 && words == covered, "{arch}: {covered} of {words} covered: {:?}", rc.uncovered.get(arch));
+        eprintln!("{folder} {arch}: covered {covered} of {words} words");
+        assert!(*words >= min_words && words == covered, "{folder} {arch}: {covered} of {words} covered: {:?}", rc.uncovered.get(arch));
     }
-    assert!(rc.asm_failures.is_empty(), "{:?}", rc.asm_failures);
+    assert!(rc.asm_failures.is_empty(), "{folder}: {:?}", rc.asm_failures);
 }
 
 /// The fifth hold-out (corpus/ptx-holdout5: hand-written PTX for video, paired-half,
@@ -588,15 +596,8 @@ fn discovered_pages_cover_the_third_hold_out() {
 #[test]
 #[ignore = "slow: nine cubins of hand-written kernels against the discovered ISA (bash ci/test.sh runs the slow set)"]
 fn discovered_pages_cover_the_fifth_hold_out() {
-    let rc = discovered_pages_against("ptx-holdout5");
     // Two files for three architectures, one for SM100 and SM120, one for SM100a alone.
-    assert_eq!(rc.kernels, 9, "{:?}", rc.skipped);
-    assert_eq!(rc.by_arch.len(), 3, "{:?}", rc.by_arch);
-    for (arch, (words, covered)) in &rc.by_arch {
-        eprintln!("hold-out 5 {arch}: covered {covered} of {words} words");
-        assert!(*words >= 500 && words == covered, "{arch}: {covered} of {words} covered: {:?}", rc.uncovered.get(arch));
-    }
-    assert!(rc.asm_failures.is_empty(), "{:?}", rc.asm_failures);
+    every_word_covered("ptx-holdout5", 9, 500);
 }
 
 /// Every conversion ptxas accepts (corpus/ptx-cvt) against the committed pages, discovered

@@ -4,9 +4,6 @@
 use super::*;
 use crate::codec::{print_word, Schedule};
 
-/// Where the operand-reuse flags lie (bits 122–125).
-const REUSE_AT: u32 = 122;
-
 /// `found` (a variant and word for `inst`), its reuse bits changed, if need be, so that the
 /// word prints `.reuse` on exactly the operands `inst` marks: the given bits where they do
 /// already (or the form has no stored conventions, without which nothing prints `.reuse`),
@@ -23,17 +20,16 @@ pub fn reuse_as_written(codec: &Codec, inst: &Instruction, (vi, w): (usize, Word
     if marks(w) == wanted {
         return Ok((vi, w));
     }
-    let with = |w: Word, r: u128| Word(w.0 & !(0xf << REUSE_AT) | r << REUSE_AT);
-    let reading = |w: Word| (0..16).map(|r| with(w, r)).find(|&x| c.legal(x) && marks(x) == wanted);
-    if let Some(x) = reading(w) {
+    let given = Schedule::of(w);
+    let reading = |s: Schedule| (0..16).map(|reuse| Schedule { reuse, ..s }.apply(w)).find(|&x| c.legal(x) && marks(x) == wanted);
+    if let Some(x) = reading(given) {
         return Ok((vi, x));
     }
     // For the message: the stall and yield bits nearest the word's that do print the marks
     // (the same stall first; nvdisasm prints `.reuse` only where the warp does not yield).
-    let (stall, yields) = (w.0 >> 105 & 0xf, w.0 >> 109 & 1);
-    let mut tried: Vec<(u128, u128)> = (0..32u128).map(|i| (i >> 1, i & 1)).collect();
-    tried.sort_by_key(|&(s, y)| (s.abs_diff(stall), y != yields));
-    let works = tried.into_iter().map(|(s, y)| Word(w.0 & !(0x1f << 105) | s << 105 | y << 109)).find_map(reading);
+    let mut tried: Vec<Schedule> = (0..16).flat_map(|stall| [true, false].map(|yields| Schedule { stall, yields, ..given })).collect();
+    tried.sort_by_key(|s| (s.stall.abs_diff(given.stall), s.yields != given.yields));
+    let works = tried.into_iter().find_map(reading);
     Err(AsmError::Reuse { text: inst.to_string(), key: v.key.clone(), works: works.map(|x| Schedule::of(x).to_string()) })
 }
 
