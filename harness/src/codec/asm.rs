@@ -8,7 +8,7 @@ use super::print::{f64_to_bfloat, f64_to_half, guard_is_uniform, FloatFormat};
 use crate::sass::{self, Body, InstRef, Instruction, MemSpace, OperandRef};
 use crate::spec::{Arch, FieldKind, ImmMap, MemImm, MemShape, MemSlot, MemSpaceKind, ModSlot, OperandKind, OperandSpec, Variant};
 use crate::word::Word;
-use slots::{Slot, Slots, Toks};
+use slots::{Slot, SlotPool, Slots, Toks};
 use smallvec::SmallVec;
 use std::fmt;
 use vocab::{StrMap, Vocabulary, UNLISTED_BIT};
@@ -173,23 +173,25 @@ fn unaliased<'s>(
 /// [`assemble_inst`] without reading alias modifiers.
 fn assemble_as_written(codec: &Codec, arch: Arch, inst: &Instruction, controls_from: Word) -> Result<(usize, Word), AsmError> {
     let inst = &InstRef::of(inst);
-    let mut vocabulary = Vocabulary::of_text(inst);
+    let (mut vocabulary, mut rows) = (Vocabulary::of_text(inst), SlotPool::default());
     let tokens = vocabulary.ids(inst);
     let candidates = codec.named(arch, inst.mnemonic);
     // Forms only for the variants whose operands fit: building one costs more than this look.
     let fitting: Vec<(usize, Form)> = candidates
         .iter()
         .filter(|&&vi| shape_fits(codec.variant(vi), guard_is_uniform(codec.variant(vi)), inst))
-        .map(|&vi| (vi, Form::new(codec.variant(vi), &mut vocabulary)))
+        .map(|&vi| (vi, Form::new(codec.variant(vi), &mut vocabulary, &mut rows)))
         .collect();
     let mut hits = hits(fitting.iter().map(|(vi, f)| (*vi, f)).filter(|(_, f)| f.tokens_fit(inst, &tokens)), inst, &tokens, controls_from);
     let longer: Vec<(usize, Form)> = candidates
         .iter()
         .filter(|&&vi| codec.variant(vi).operands.len() > inst.operands.len())
-        .map(|&vi| (vi, Form::new(codec.variant(vi), &mut vocabulary)))
+        .map(|&vi| (vi, Form::new(codec.variant(vi), &mut vocabulary, &mut rows)))
         .collect();
     omitted_pt_hits(longer.iter().map(|(vi, f)| (*vi, f)), inst, &tokens, controls_from, &mut hits);
-    outcome(codec, hits, arch, inst, || candidates.iter().filter_map(|&vi| Form::new(codec.variant(vi), &mut vocabulary).reason(inst, &tokens)).collect())
+    outcome(codec, hits, arch, inst, || {
+        candidates.iter().filter_map(|&vi| Form::new(codec.variant(vi), &mut vocabulary, &mut rows).reason(inst, &tokens)).collect()
+    })
 }
 
 /// Field values for `inst` read as variant `v`, control fields zero.
@@ -197,5 +199,5 @@ pub fn fill(v: &Variant, inst: &Instruction) -> Result<Values, FillError> {
     let inst = &InstRef::of(inst);
     let mut vocabulary = Vocabulary::of_text(inst);
     let tokens = vocabulary.ids(inst);
-    Form::new(v, &mut vocabulary).fill(inst, &tokens)
+    Form::new(v, &mut vocabulary, &mut SlotPool::default()).fill(inst, &tokens)
 }

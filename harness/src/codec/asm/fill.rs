@@ -72,7 +72,7 @@ pub(super) fn mem_fit(m: MemShape, parts: sass::MemParts, urz: u64) -> Result<u6
 pub(super) struct OperandFill<'a> {
     pub(super) v: &'a Variant,
     pub(super) k: usize,
-    pub(super) op: &'a FormOperand<'a>,
+    pub(super) op: &'a FormOperand,
     /// The operand's value slots ([`Form::value`]).
     pub(super) value: &'a [ValueSlot],
     /// The instruction's modifiers: one may choose a float immediate's format.

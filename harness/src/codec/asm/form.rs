@@ -2,6 +2,7 @@
 //! operands kept small and together.
 
 use super::*;
+use std::sync::Arc;
 
 /// A variant as the assembler reads text against it.
 pub(super) struct Form<'s> {
@@ -21,8 +22,8 @@ pub(super) struct Form<'s> {
     /// How its filled fields make a word (the codec's runs, kept here).
     pub(super) layout: Layout,
     /// The instruction's modifiers, in page order.
-    pub(super) modifiers: Slots<'s>,
-    pub(super) operands: Box<[FormOperand<'s>]>,
+    pub(super) modifiers: Arc<Slots>,
+    pub(super) operands: Box<[FormOperand]>,
     /// Every operand's value slots and fixed suffix ids (see [`Form::value`] and
     /// [`Form::fixed`]): kept out of the operands, so that those stay small.
     value_slots: Box<[ValueSlot]>,
@@ -43,7 +44,7 @@ pub(super) struct Span {
 /// [`OperandSpec`] and fields, kept together and small (64 bytes, asserted below: a text's
 /// candidate forms, mostly not in cache, are read operand by operand; the spec's operands
 /// lie in several allocations).
-pub(super) struct FormOperand<'s> {
+pub(super) struct FormOperand {
     pub(super) kind: OperandKind,
     /// [`OperandSpec::value_fields`], with their widths and [`OperandSpec::derived`] (see
     /// [`Form::value`]).
@@ -59,7 +60,7 @@ pub(super) struct FormOperand<'s> {
     fixed: Span,
     /// Its suffixes: operand-modifier tables in order, then selector flags; `None` for
     /// none (most operands: the slots are kept out of line).
-    suffixes: Option<Box<Slots<'s>>>,
+    suffixes: Option<Arc<Slots>>,
 }
 
 const _: () = assert!(std::mem::size_of::<FormOperand>() <= 64);
@@ -88,9 +89,15 @@ impl ValueSlot {
 /// field at most 128 bits, which a `u16` width holds too).
 pub(super) type Field = u16;
 
-impl<'s> FormOperand<'s> {
+impl FormOperand {
     /// Operand `o` of `v`, its value slots and fixed suffix ids pushed to `pools`'.
-    pub(super) fn new<'a>(v: &'s Variant, o: &'s OperandSpec, vocabulary: &mut Vocabulary<'a>, pools: &mut (Vec<ValueSlot>, Vec<u32>)) -> FormOperand<'s>
+    pub(super) fn new<'a, 's>(
+        v: &'s Variant,
+        o: &'s OperandSpec,
+        vocabulary: &mut Vocabulary<'a>,
+        pool: &mut SlotPool,
+        pools: &mut (Vec<ValueSlot>, Vec<u32>),
+    ) -> FormOperand
     where
         's: 'a,
     {
@@ -115,7 +122,7 @@ impl<'s> FormOperand<'s> {
             suffixes_after_bars: o.suffixes_after_bars,
             float: v.float_format(o, &[]),
             fixed,
-            suffixes: (!slots.is_empty()).then(|| Box::new(Slots::new(slots))),
+            suffixes: (!slots.is_empty()).then(|| Slots::new(slots, &[], pool)),
         }
     }
 
@@ -180,7 +187,8 @@ pub(super) fn printed_order(v: &Variant) -> Vec<usize> {
 }
 
 impl<'s> Form<'s> {
-    pub(super) fn new<'a>(v: &'s Variant, vocabulary: &mut Vocabulary<'a>) -> Form<'s>
+    /// `slots`: the slot lists of the forms built before, which this one shares where alike.
+    pub(super) fn new<'a>(v: &'s Variant, vocabulary: &mut Vocabulary<'a>, slots: &mut SlotPool) -> Form<'s>
     where
         's: 'a,
     {
@@ -188,13 +196,13 @@ impl<'s> Form<'s> {
             .modifiers
             .iter()
             .map(|m| match m {
-                ModSlot::Fixed { text } => Slot::Fixed { text, id: vocabulary.intern(text) },
+                ModSlot::Fixed { text } => Slot::Fixed { id: vocabulary.intern(text) },
                 ModSlot::Group { field, hidden_zero } => Slot::table(v, *field, *hidden_zero, vocabulary),
                 ModSlot::Flag { field } => Slot::flag(v, *field, vocabulary),
             })
             .collect();
         let mut pools = (vec![], vec![]);
-        let operands = v.operands.iter().map(|o| FormOperand::new(v, o, vocabulary, &mut pools)).collect();
+        let operands = v.operands.iter().map(|o| FormOperand::new(v, o, vocabulary, slots, &mut pools)).collect();
         Form {
             v,
             n_fields: v.fields.len(),
@@ -204,7 +212,7 @@ impl<'s> Form<'s> {
             unsigned_imm: v.conventions.as_deref().is_some_and(|c| !c.signed_imm && c.signed_imm_by.is_empty()),
             float_by: !v.float_by.is_empty(),
             layout: Layout::new(v),
-            modifiers: Slots::new(modifiers).printed_in(printed_order(v)),
+            modifiers: Slots::new(modifiers, &printed_order(v), slots),
             operands,
             value_slots: pools.0.into(),
             fixed_ids: pools.1.into(),
@@ -224,16 +232,18 @@ impl<'s> Form<'s> {
     }
 
     /// The bytes of its parts: its record, operands, value slots and fixed ids, modifier
-    /// slots, operand suffix slots, left-out operands (see `forms_stay_compact`).
+    /// slots, operand suffix slots, left-out operands (see `forms_stay_compact`); a slot
+    /// list shared by several forms counts as its share.
     #[cfg(test)]
     pub(super) fn bytes(&self) -> [usize; 6] {
         use std::mem::size_of;
-        let suffixes = self.operands.iter().filter_map(|o| o.suffixes.as_deref()).map(|s| size_of::<Slots>() + s.bytes()).sum();
+        let share = |s: &Arc<Slots>| s.bytes() / Arc::strong_count(s);
+        let suffixes = self.operands.iter().filter_map(|o| o.suffixes.as_ref()).map(share).sum();
         [
             size_of::<Form>(),
             self.operands.len() * size_of::<FormOperand>(),
             self.value_slots.len() * size_of::<ValueSlot>() + self.fixed_ids.len() * size_of::<u32>(),
-            self.modifiers.bytes(),
+            share(&self.modifiers),
             suffixes,
             self.omitted.iter().map(|o| o.len() * size_of::<(usize, Body)>()).sum(),
         ]

@@ -5,14 +5,15 @@ use super::error::{owned, TokensMismatch};
 use super::vocab::{Vocabulary, UNLISTED_BIT};
 use crate::codec::bits::Values;
 use crate::codec::print::UNLISTED;
-use crate::spec::{RowKind, Table, Variant};
+use crate::spec::{ModSlot, RowKind, Table, Variant};
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
 
 /// One place in a token list as [`Slots::new`] takes it: a fixed token, a table's value
 /// (its row's name, one token per `.`-separated part) or a flag's name; each token with
 /// its [`Vocabulary`] id. [`Slots::new`] packs a list of them into a few arrays.
 pub(super) enum Slot<'s> {
     Fixed {
-        text: &'s str,
         id: u32,
     },
     Table {
@@ -28,7 +29,6 @@ pub(super) enum Slot<'s> {
     },
     Flag {
         field: usize,
-        name: &'s str,
         id: u32,
     },
 }
@@ -36,11 +36,11 @@ pub(super) enum Slot<'s> {
 /// A table row as a [`Slot`] reads it: its first token's id kept with it, as a text's first
 /// token picks the rows to try (and most rows have one token: then the rest is not read).
 /// 24 bytes: a slot's rows are scanned.
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub(super) struct Row {
     value: u64,
     first: u32,
-    /// Where its token ids start in the ids (the slot's while built, then the [`Slots`]'),
+    /// Where its token ids start in the ids (the slot's while built, then the list's),
     /// and how many.
     start: u32,
     n: u32,
@@ -49,7 +49,7 @@ pub(super) struct Row {
 /// What reading a slot needs, packed (24 bytes): the slots of a list lie together, and
 /// their rows and token ids in two more arrays, so that reading a form's modifiers touches
 /// a few cache lines (most texts meet forms not read lately, whose memory is not in cache).
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
 struct Packed {
     kind: Kind,
     hidden_zero: bool,
@@ -67,21 +67,13 @@ struct Packed {
 
 const _: () = assert!(std::mem::size_of::<Packed>() <= 24 && std::mem::size_of::<Row>() <= 24);
 
-#[derive(Clone, Copy, PartialEq, Eq)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
 enum Kind {
     Fixed,
     Table,
     /// A field without its table: no text reads as it.
     Dead,
     Flag,
-}
-
-/// What only messages and `UNLISTED` values read of a slot, kept apart from [`Packed`].
-#[derive(Clone, Copy)]
-struct Cold<'s> {
-    /// A fixed token or a flag's name.
-    text: &'s str,
-    table: Option<&'s Table>,
 }
 
 /// Tokens as text and as [`Vocabulary`] ids (without [`UNLISTED_BIT`], equal ids are equal
@@ -128,8 +120,7 @@ impl<'s> Slot<'s> {
     where
         's: 'a,
     {
-        let name = v.fields[field].name.as_str();
-        Slot::Flag { field, name, id: vocabulary.intern(name) }
+        Slot::Flag { field, id: vocabulary.intern(&v.fields[field].name) }
     }
 }
 
@@ -146,20 +137,23 @@ fn field_index(field: usize) -> u8 {
 }
 
 /// A token list's slots packed (see [`Packed`]), and the tokens they can read (for a quick
-/// rejection).
-pub(super) struct Slots<'s> {
-    slots: Box<[Packed]>,
-    cold: Box<[Cold<'s>]>,
+/// rejection). What only messages and `UNLISTED` values read (a table, a name) is read
+/// from the variant then, not kept here: the lists of every form are shared by the forms
+/// alike, and their arrays by the lists alike (see [`SlotPool`]).
+#[derive(PartialEq, Eq, Hash)]
+pub(super) struct Slots {
+    slots: Arc<[Packed]>,
     /// Every table's rows, each table's together.
-    rows: Box<[Row]>,
+    rows: Arc<[Row]>,
+    /// The rows' token ids ([`Row::start`] counts from here).
+    row_ids: Arc<[u32]>,
     /// The ids of every token some slot reads, sorted; then those of the tokens that must
-    /// appear (fixed slots); then the rows' token ids; then the order nvdisasm prints the
-    /// slots in, where it differs from the page's (the form's stored conventions: tried
-    /// first, as two slots may read the same token). One array: a form's memory together.
-    ids: Box<[u32]>,
-    /// Where the required ids, the rows' ids and the printed order start in `ids`.
+    /// appear (fixed slots); then the order nvdisasm prints the slots in, where it differs
+    /// from the page's (the form's stored conventions: tried first, as two slots may read
+    /// the same token).
+    ids: Arc<[u32]>,
+    /// Where the required ids and the printed order start in `ids`.
     n_vocabulary: u32,
-    rows_at: u32,
     printed_at: u32,
     /// Whether `UNLISTED<n>` tokens may read (a slot has a table).
     unlisted: bool,
@@ -167,23 +161,42 @@ pub(super) struct Slots<'s> {
     dead: bool,
 }
 
-impl<'s> Slots<'s> {
-    pub fn new(list: Vec<Slot<'s>>) -> Slots<'s> {
+/// The arrays of the token lists built so far, each distinct one once: the discovered
+/// spec's 4 100 lists (an instruction's modifiers, an operand's suffixes) are about 1 000
+/// distinct ones, and their 6 000 tables 377 (one table serves every form of an
+/// instruction, on each architecture). A text's candidate forms, mostly not in cache, then
+/// find their slots in cache more often: read lately by a form alike.
+#[derive(Default)]
+pub(super) struct SlotPool {
+    lists: HashSet<Arc<Slots>>,
+    slots: HashMap<Vec<Packed>, Arc<[Packed]>>,
+    rows: HashMap<Vec<Row>, Arc<[Row]>>,
+    ids: HashMap<Vec<u32>, Arc<[u32]>>,
+}
+
+/// The array in `pool` equal to `items`, added if none is.
+fn share<T: Clone + Eq + std::hash::Hash>(pool: &mut HashMap<Vec<T>, Arc<[T]>>, items: Vec<T>) -> Arc<[T]> {
+    pool.entry(items).or_insert_with_key(|items| items.as_slice().into()).clone()
+}
+
+impl Slots {
+    /// `printed`: the order nvdisasm prints the slots in, a permutation of their indices
+    /// (none, or the identity: the page's).
+    pub fn new(list: Vec<Slot>, printed: &[usize], pool: &mut SlotPool) -> Arc<Slots> {
         let (mut vocabulary, mut required, mut row_ids) = (vec![], vec![], vec![]);
-        let (mut slots, mut cold, mut rows) = (vec![], vec![], vec![]);
+        let (mut slots, mut rows) = (vec![], vec![]);
         let (mut unlisted, mut dead) = (false, false);
         for s in list {
             let mut p = Packed { kind: Kind::Fixed, hidden_zero: false, field: 0, id: 0, rows: (0, 0), default: 0, has_default: false };
-            let mut c = Cold { text: "", table: None };
             match s {
-                Slot::Fixed { text, id } => {
+                Slot::Fixed { id } => {
                     vocabulary.push(id);
                     required.push(id);
-                    (p.id, c.text) = (id, text);
+                    p.id = id;
                 }
-                Slot::Flag { field, name, id } => {
+                Slot::Flag { field, id } => {
                     vocabulary.push(id);
-                    (p.kind, p.field, p.id, c.text) = (Kind::Flag, field_index(field), id, name);
+                    (p.kind, p.field, p.id) = (Kind::Flag, field_index(field), id);
                 }
                 Slot::Table { field, hidden_zero, table, rows: table_rows, ids, default } => {
                     match table {
@@ -205,41 +218,36 @@ impl<'s> Slots<'s> {
                         default: default.unwrap_or(0),
                         has_default: default.is_some(),
                     };
-                    c.table = table;
                 }
             }
             slots.push(p);
-            cold.push(c);
         }
         vocabulary.sort_unstable();
         vocabulary.dedup();
-        let (n_vocabulary, rows_at) = (index(vocabulary.len()), index(vocabulary.len() + required.len()));
-        // Row starts count from the rows' ids, which follow the vocabulary and required ids.
-        for r in &mut rows {
-            r.start += rows_at;
+        let n_vocabulary = index(vocabulary.len());
+        let printed_at = index(vocabulary.len() + required.len());
+        // The identity is the page's order: nothing to store.
+        let printed = if printed.iter().enumerate().any(|(i, &k)| i != k) { printed } else { &[] };
+        let ids = vocabulary.into_iter().chain(required).chain(printed.iter().map(|&k| index(k))).collect();
+        let (slots, rows, row_ids, ids) =
+            (share(&mut pool.slots, slots), share(&mut pool.rows, rows), share(&mut pool.ids, row_ids), share(&mut pool.ids, ids));
+        let list = Slots { slots, rows, row_ids, ids, n_vocabulary, printed_at, unlisted, dead };
+        if let Some(alike) = pool.lists.get(&list) {
+            return alike.clone();
         }
-        let printed_at = rows_at + index(row_ids.len());
-        let ids = vocabulary.into_iter().chain(required).chain(row_ids).collect();
-        let (slots, cold, rows) = (slots.into(), cold.into(), rows.into());
-        Slots { slots, cold, rows, ids, n_vocabulary, rows_at, printed_at, unlisted, dead }
+        let list = Arc::new(list);
+        pool.lists.insert(list.clone());
+        list
     }
 
-    /// These slots, read first in `order` (a permutation of their indices: nvdisasm's
-    /// print order); the identity changes nothing.
-    pub fn printed_in(mut self, order: Vec<usize>) -> Slots<'s> {
-        if order.iter().enumerate().any(|(i, &k)| i != k) {
-            let mut ids = self.ids.into_vec();
-            ids.extend(order.iter().map(|&k| index(k)));
-            self.ids = ids.into();
-        }
-        self
-    }
-
-    /// The bytes of its arrays (see `forms_stay_compact`).
+    /// Its bytes, each shared array counted as its share (its bytes over the lists that
+    /// hold it; see `forms_stay_compact`).
     #[cfg(test)]
     pub fn bytes(&self) -> usize {
-        use std::mem::size_of;
-        self.slots.len() * size_of::<Packed>() + self.cold.len() * size_of::<Cold>() + self.rows.len() * size_of::<Row>() + self.ids.len() * size_of::<u32>()
+        fn share<T>(a: &Arc<[T]>) -> usize {
+            std::mem::size_of_val::<[T]>(a) / Arc::strong_count(a)
+        }
+        std::mem::size_of::<Slots>() + share(&self.slots) + share(&self.rows) + share(&self.row_ids) + share(&self.ids)
     }
 
     pub fn vocabulary(&self) -> &[u32] {
@@ -247,7 +255,7 @@ impl<'s> Slots<'s> {
     }
 
     pub fn required(&self) -> &[u32] {
-        &self.ids[self.n_vocabulary as usize..self.rows_at as usize]
+        &self.ids[self.n_vocabulary as usize..self.printed_at as usize]
     }
 
     /// nvdisasm's order of the slots, where it is not the page's.
@@ -264,8 +272,9 @@ impl<'s> Slots<'s> {
         let every = |size: usize| (LINE / size).max(1);
         let slots = self.slots.iter().step_by(every(std::mem::size_of::<Packed>())).take(TOUCHED).fold(0, |x, s| x ^ u64::from(s.id));
         let rows = self.rows.iter().step_by(every(std::mem::size_of::<Row>())).take(TOUCHED).fold(0, |x, r| x ^ r.value);
+        let row_ids = self.row_ids.iter().step_by(every(std::mem::size_of::<u32>())).take(TOUCHED).fold(0, |x, &i| x ^ u64::from(i));
         let ids = self.ids.iter().step_by(every(std::mem::size_of::<u32>())).take(TOUCHED).fold(0, |x, &i| x ^ u64::from(i));
-        slots ^ rows ^ ids
+        slots ^ rows ^ row_ids ^ ids
     }
 
     /// False only where [`Slots::read`] fails: a token no slot reads, a fixed token
@@ -275,13 +284,17 @@ impl<'s> Slots<'s> {
         !self.dead && tokens.iter().all(known) && self.required().iter().all(|&r| tokens.iter().any(|&t| t & !UNLISTED_BIT == r))
     }
 
-    /// What slot `k` looks like in a message.
-    fn expected(&self, k: usize) -> String {
-        let c = &self.cold[k];
+    /// What slot `k` looks like in a message (`v`: the variant the list is of; a fixed
+    /// token is one of its modifiers, slot k its modifier k).
+    fn expected(&self, k: usize, v: &Variant) -> String {
+        let field = usize::from(self.slots[k].field);
         match self.slots[k].kind {
-            Kind::Fixed => c.text.to_string(),
-            Kind::Table | Kind::Dead => c.table.map(|t| t.title.clone()).unwrap_or_default(),
-            Kind::Flag => format!("[{}]", c.text),
+            Kind::Fixed => match v.modifiers.get(k) {
+                Some(ModSlot::Fixed { text }) => text.clone(),
+                _ => String::new(),
+            },
+            Kind::Table | Kind::Dead => v.field_table(field).map(|t| t.title.clone()).unwrap_or_default(),
+            Kind::Flag => format!("[{}]", v.fields[field].name),
         }
     }
 
@@ -348,14 +361,14 @@ impl<'s> Slots<'s> {
     /// token is theirs).
     fn row_reads(&self, r: &Row, toks: Toks) -> bool {
         let (start, n) = (r.start as usize, r.n as usize);
-        n == 1 || toks.starts_with(&self.ids[start..start + n])
+        n == 1 || toks.starts_with(&self.row_ids[start..start + n])
     }
 
     /// The value of an `UNLISTED<n>` token at `toks[0]` that table slot `k` may read: one its
     /// table does not list and its field holds.
     fn unlisted(&self, k: usize, v: &Variant, toks: Toks) -> Option<u64> {
         let x = toks.text.first().and_then(|t| t.strip_prefix(UNLISTED)).and_then(|n| n.parse::<u64>().ok())?;
-        let t = self.cold[k].table?;
+        let t = v.field_table(usize::from(self.slots[k].field))?;
         (t.row(x).is_none() && x <= v.fields[usize::from(self.slots[k].field)].max()).then_some(x)
     }
 
@@ -392,7 +405,7 @@ impl<'s> Slots<'s> {
         if n <= 32 && self.read_any(v, 0, toks, values, &mut vec![]) {
             return Ok(());
         }
-        Err(TokensMismatch { found: owned(toks.text), expected: (0..n).map(|k| self.expected(k)).collect() })
+        Err(TokensMismatch { found: owned(toks.text), expected: (0..n).map(|k| self.expected(k, v)).collect() })
     }
 
     /// Whether the slots not in `used` (bit k: slot k), in some order, read exactly `toks`.

@@ -81,19 +81,16 @@ impl MemCode {
         MemCode(k as u16 | space_code(space) << 4 | bits.iter().enumerate().fold(0, |c, (i, &b)| c | u16::from(b) << (7 + i)))
     }
 
-    /// False only where [`mem_fit`] fails (`self` a variant's, `text` a text's).
+    /// False only where [`mem_fit`] fails (`self` a variant's, `text` a text's). Without
+    /// branches but the result's: a text meets a dozen candidates, and which of their
+    /// checks fail follows no pattern a predictor learns.
     fn admits(self, text: MemCode) -> bool {
         let (v, t) = (self.0, text.0);
-        if v & 0xf != t & 0xf || v & 0xf == 0xf {
-            return true;
-        }
-        let bit = |x: u16, i: u16| x >> i & 1 == 1;
-        v >> 4 & 7 == t >> 4 & 7
-            && (!bit(t, 7) || bit(v, 7))
-            && (!bit(t, 8) || bit(v, 8))
-            && (bit(t, 8) || !bit(v, 9))
-            && (!bit(t, 10) || bit(v, 10))
-            && (!bit(t, 11) || bit(v, 11))
+        let elsewhere = (v & 0xf != t & 0xf) | (v & 0xf == 0xf);
+        // Bits 7, 8, 10, 11: what the text has, the variant accepts; bit 9: what the
+        // variant requires (a uniform register), the text has.
+        let lacking = (t & !v & 0b1101_1000_0000) | (v & !(t << 1) & 0b10_0000_0000);
+        elsewhere | ((v >> 4 & 7 == t >> 4 & 7) & (lacking == 0))
     }
 }
 
@@ -210,11 +207,12 @@ impl Summary {
     /// operand kinds are the variant's with some omittable ones taken out.
     pub(super) fn may_omit(&self, text: &Summary, omittable: u16) -> bool {
         // The operands put back have no suffixes: the text's are read by the others.
-        let tokens_ok = text.tokens & !self.tokens == 0 && self.required & !text.required == 0 && text.suffixes & !self.suffixes == 0;
+        let tokens_ok = (text.tokens & !self.tokens) | (self.required & !text.required) | (text.suffixes & !self.suffixes) == 0;
         let (Some(v), Some(t)) = (&self.shape, &text.shape) else { return tokens_ok };
         let (vn, tn) = (usize::from(v.n), usize::from(t.n));
         let v_wild = wild(v.kinds);
-        if !tokens_ok || vn <= tn || (vn - tn) > omittable.count_ones() as usize {
+        // Bitwise: see [`MemCode::admits`] (most candidates have no more operands).
+        if !tokens_ok | (vn <= tn) || (vn - tn) > omittable.count_ones() as usize {
             return false;
         }
         let code = |kinds: u64, i: usize| kinds >> (4 * i) & 0xf;
@@ -236,12 +234,14 @@ impl Summary {
     /// (`self` a variant's, `text` a text's); the shape is checked in full when both are
     /// packed.
     pub(super) fn admits(&self, text: &Summary) -> bool {
+        // Bitwise, not short-circuit: see [`MemCode::admits`].
         let shape_ok = match (&self.shape, &text.shape) {
             (Some(v), Some(t)) => {
-                v.n == t.n && (v.kinds ^ t.kinds) & !wild(v.kinds) == 0 && t.flags & !v.flags == 0 && (t.guard == Guard::None || t.guard == v.guard)
+                (v.n == t.n) & ((v.kinds ^ t.kinds) & !wild(v.kinds) == 0) & (t.flags & !v.flags == 0) & ((t.guard == Guard::None) | (t.guard == v.guard))
             }
             _ => true,
         };
-        shape_ok && text.tokens & !self.tokens == 0 && self.required & !text.required == 0 && text.suffixes & !self.suffixes == 0 && self.mem.admits(text.mem)
+        let tokens_ok = (text.tokens & !self.tokens) | (self.required & !text.required) | (text.suffixes & !self.suffixes) == 0;
+        shape_ok & tokens_ok & self.mem.admits(text.mem)
     }
 }
