@@ -290,7 +290,7 @@ impl Folder {
                 }
             }
         }
-        if let Some(k) = &self.keys_of(&[d.base()])[0] {
+        if let Some(k) = self.keys_of(&[d.base()])[0].as_deref().filter(|k| !self.nests(d, k)) {
             return Err(format!("{BASE_DECODES}{k}"));
         }
         fix_single_rows(d);
@@ -299,6 +299,19 @@ impl Folder {
             d.distilled = text.into_iter().flatten().next().filter(|t| !t.is_empty()).ok_or("the narrowed base word does not print")?;
         }
         Ok(())
+    }
+
+    /// Whether old variant `key` is more specific than `d`: it fixes every bit `d` fixes,
+    /// as `d` does, and more (less the bits either ignores). A base word it decodes stays
+    /// its own (the codec gives a word two variants match to the one that fixes more), and
+    /// `d` adds the words its fields reach beyond: DEPBAR with a set of scoreboards,
+    /// `DEPBAR {5,4,3,2,1,0}`, whose zero row prints nothing, `DEPBAR`'s own word.
+    fn nests(&self, d: &super::Discovered, key: &str) -> bool {
+        let Some(v) = self.spec.pages.iter().flat_map(|p| &p.variants).find(|v| v.arch == self.arch && v.key == key) else { return false };
+        let ignored = d.ignored.iter().fold(v.ignored.0, |m, &b| m | 1u128 << b);
+        let (mask, value) = fixed_of(d);
+        let (mask, old) = (mask & !ignored, v.fixed_mask.0 & !ignored);
+        old & mask == mask && old != mask && (value ^ v.fixed_value.0) & mask == 0
     }
 
     /// An old variant of the folder that matches some words the new one matches, neither

@@ -87,7 +87,12 @@ fn is_special_register(text: &str) -> bool {
 /// `Rpc`): letters, digits, `_` and `?`, not a number, register or memory operand (those
 /// parse to other bodies first).
 fn is_name(text: &str) -> bool {
-    !text.is_empty() && text.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_' || c == b'?')
+    let set = text.strip_prefix('{').and_then(|t| t.strip_suffix('}'));
+    match set {
+        // A set of scoreboards (`DEPBAR {5,4,3,2,1,0}`), named by a table as a name is.
+        Some(inner) => !inner.is_empty() && inner.bytes().all(|c| c.is_ascii_digit() || c == b','),
+        None => !text.is_empty() && text.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_' || c == b'?'),
+    }
 }
 
 /// The operand kind a printed operand has, as the page's form line writes it.

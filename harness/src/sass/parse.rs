@@ -202,7 +202,7 @@ fn joined_pair(t: &str) -> Option<(Operand, Operand)> {
 
 /// Splits on commas outside brackets.
 pub(crate) fn split_operands(s: &str) -> impl Iterator<Item = &str> {
-    let mut depth = 0i32;
+    let (mut depth, mut braces) = (0i32, 0u32);
     let mut start = 0;
     let mut done = false;
     std::iter::from_fn(move || {
@@ -215,7 +215,11 @@ pub(crate) fn split_operands(s: &str) -> impl Iterator<Item = &str> {
             match b {
                 b'[' => depth += 1,
                 b']' => depth -= 1,
-                b',' if depth == 0 => {
+                // A set (`DEPBAR {5,4,3,2,1,0}`) is one operand, as a bracketed address is;
+                // a `}` that closes none is a plain byte.
+                b'{' => braces += 1,
+                b'}' if braces > 0 => braces -= 1,
+                b',' if depth == 0 && braces == 0 => {
                     let piece = &s[start..start + k];
                     start += k + 1;
                     return Some(piece);
@@ -510,9 +514,16 @@ pub fn parse_body(s: &str) -> Option<Body> {
     parse_known_body(s).or_else(|| other_body(s))
 }
 
-/// Verbatim text that is no other body (`SR_TID.X`, `1D`).
+/// Verbatim text that is no other body (`SR_TID.X`, `1D`, a set `{5,4,3,2,1,0}`).
 fn other_body(s: &str) -> Option<Body> {
-    (!s.is_empty() && s.chars().all(|c| !c.is_whitespace() && c != ',')).then(|| Body::Other { text: s.to_string() })
+    is_verbatim(s).then(|| Body::Other { text: s.to_string() })
+}
+
+/// Whether `s` reads as a verbatim body: not empty, no whitespace, and no comma but
+/// inside a set's braces.
+pub(crate) fn is_verbatim(s: &str) -> bool {
+    let set = s.len() >= 2 && s.starts_with('{') && s.ends_with('}') && !s[1..s.len() - 1].contains(['{', '}']);
+    !s.is_empty() && s.chars().all(|c| !c.is_whitespace() && (c != ',' || set))
 }
 
 /// [`parse_body`] without its verbatim fallback (which allocates: a memory operand is tried

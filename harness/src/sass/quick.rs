@@ -184,6 +184,8 @@ fn read_operands<'t>(ops: &'t str, tokens: &mut SmallVec<[&'t str; 12]>, operand
                 Some(b'[') => depth += 1,
                 Some(b']') => depth -= 1,
                 Some(b',') if depth != 0 => {}
+                // A set (`DEPBAR {5,4,3,2,1,0}`, rare): the full parser reads it.
+                Some(b'{') => return None,
                 _ => break,
             }
             at += 1;
@@ -208,8 +210,8 @@ fn read_operands<'t>(ops: &'t str, tokens: &mut SmallVec<[&'t str; 12]>, operand
     }
 }
 
-/// Where the first `,`, `[` or `]` of `b` from `at` on is (`b.len()` for none), eight
-/// bytes at a time: operands are mostly letters and digits.
+/// Where the first `,`, `[`, `]` or `{` of `b` from `at` on is (`b.len()` for none),
+/// eight bytes at a time: operands are mostly letters and digits.
 fn next_delimiter(b: &[u8], mut at: usize) -> usize {
     const ONES: u64 = 0x0101_0101_0101_0101;
     // The lowest byte of `x` that is zero has its high bit set here (higher ones may too,
@@ -217,13 +219,16 @@ fn next_delimiter(b: &[u8], mut at: usize) -> usize {
     let zero_byte = |x: u64| x.wrapping_sub(ONES) & !x & (ONES << 7);
     while let Some(chunk) = b.get(at..at + 8) {
         let x = u64::from_le_bytes(chunk.try_into().unwrap_or_default());
-        let hits = zero_byte(x ^ (ONES * u64::from(b','))) | zero_byte(x ^ (ONES * u64::from(b'['))) | zero_byte(x ^ (ONES * u64::from(b']')));
+        let hits = zero_byte(x ^ (ONES * u64::from(b',')))
+            | zero_byte(x ^ (ONES * u64::from(b'[')))
+            | zero_byte(x ^ (ONES * u64::from(b']')))
+            | zero_byte(x ^ (ONES * u64::from(b'{')));
         if hits != 0 {
             return at + (hits.trailing_zeros() / 8) as usize;
         }
         at += 8;
     }
-    at + b[at..].iter().position(|c| matches!(c, b',' | b'[' | b']')).unwrap_or(b.len() - at)
+    at + b[at..].iter().position(|c| matches!(c, b',' | b'[' | b']' | b'{')).unwrap_or(b.len() - at)
 }
 
 /// The commonest operands, read in one pass: a register or predicate with its suffixes
@@ -344,7 +349,7 @@ fn body<'t>(core: &'t str, bare: bool, tokens: &mut SmallVec<[&'t str; 12]>) -> 
         Some(Body::Float { value, .. }) if value.is_finite() && !sass::is_special_float(core) => Some((Body::Float { value, text: String::new() }, core)),
         Some(Body::Float { .. }) => None,
         Some(b) => Some((b, "")),
-        None if !core.is_empty() && core.chars().all(|c| !c.is_whitespace() && c != ',') => Some((Body::Other { text: String::new() }, core)),
+        None if sass::parse::is_verbatim(core) => Some((Body::Other { text: String::new() }, core)),
         None => None,
     }
 }
@@ -581,10 +586,10 @@ mod tests {
     fn fragments_joined_at_random_read_as_the_full_parser_reads_them() {
         // A table of data: one line a row.
         #[rustfmt::skip]
-        const FRAGMENTS: [&str; 48] = [
+        const FRAGMENTS: [&str; 51] = [
             "R1", "R255", "RZ", "UR4", "URZ", "P0", "PT", "UP1", "B2", "R01", ".reuse", ".64", ".U32", ".H1", ".", "..", "[", "]", "+", "-", "!", "~",
             "|", "0x10", "-0x1f", "0x", "1.5", "-2e+10", "+INF", "-QNAN", "c[0x0]", "cx[UR2]", "desc[UR4]", "gdesc[UR12]", "a", ".B_KEEP",
-            "SR_TID.X", "???255", ", ", ",", " ", "\t", "@", "@!P1 ", "IMAD", ".MOV", ";", " ;",
+            "SR_TID.X", "???255", ", ", ",", " ", "\t", "@", "@!P1 ", "IMAD", ".MOV", ";", " ;", "{5,4}", "{", "}",
         ];
         let mut rng = Rng::new(0x0f_a9_3e);
         let (mut fast, mut total) = (0, 0);
@@ -645,6 +650,8 @@ mod tests {
             "@P0 DFMA R0, R0, R0, -0.0  ;",
             "@P0 HADD2 R155, -|R180|.H0_H0, -|c[0xb] [-0x2494].H1_H1|;",
             "@P0 CALL.REL P0, R0 0x3440;",
+            "DEPBAR {5,4,3,2,1,0} ;",
+            "DEPBAR.LE SB0, 0x0, {5,4,3,2,1,0} ;",
         ] {
             assert_eq!(agrees(t), Some(false), "{t}");
         }

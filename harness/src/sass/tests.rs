@@ -36,6 +36,8 @@ fn roundtrips_nvdisasm_lines() {
     for s in [
         "@P0 DFMA R0, R0, R0, R0 ;",
         "DFMA RZ, R0, R0, R0 ;",
+        "DEPBAR {5,4,3,2,1,0} ;",
+        "DEPBAR.LE SB0, 0x1, {2,0} ;",
         "@!PT DFMA R0, -R5, |R0|, -|R2| ;",
         "@P0 QADD4.E5M2x4.E5M2x4 R0, R0.B3210, R0.B3210;",
         "@P0 I2F.???0.U8 R0, R0 ;",

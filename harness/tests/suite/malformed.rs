@@ -8,6 +8,7 @@ use sass_harness::codec::{self, Codec, Values};
 use sass_harness::gen::Rng;
 use sass_harness::oracle::tools::repo_root;
 use sass_harness::spec::{parse::rules, parse_page, Page, PageError, Spec};
+use sass_harness::word::Word;
 
 const DFMA: &str = "corpus/isa/sm90/003_ab0fe5b2f4c60028.txt";
 const SEEDS: [&str; 4] =
@@ -1010,4 +1011,37 @@ fn a_wrong_variant_count_is_a_warning() {
     assert_eq!(w.len(), 1, "{:?}", page.warnings);
     assert_eq!(w[0].line, L_COUNT);
     assert!(w[0].message.contains("announces 12 variants but has 9"), "{}", w[0].message);
+}
+
+/// A name whose zero row is `(default)` prints nothing there, and nvdisasm leaves it out:
+/// DEPBAR with a set of scoreboards (`DEPBAR {5,4,3,2,1,0}`, what ptxas writes for
+/// `fence.proxy.tensormap::generic.acquire`) is `DEPBAR` at 0, so its distilled line lacks
+/// the operand. The committed SM90 page parses, prints (its own terminator: no stored
+/// conventions here) and assembles the set; without the
+/// `(default)` row the missing operand is an error at the distilled line.
+#[test]
+fn a_name_that_prints_nothing_at_zero_is_missing_from_the_distilled_line() {
+    let path = repo_root().join("corpus/isa-discovered/sm90/depbar.txt");
+    let page = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let p = parse(&page).expect("the committed page parses");
+    let spec = Spec { pages: vec![p.clone()] };
+    let c = Codec::new(&spec);
+    let arch = p.variants[0].arch;
+    for (hex, text, key) in [
+        ("000fc800000000000000003f0000791a", "DEPBAR {5,4,3,2,1,0};", "DEPBAR_N"),
+        ("000fc80000000000000000050000791a", "DEPBAR {2,0};", "DEPBAR_N"),
+        ("000fc80000000000000000000000791a", "DEPBAR;", "DEPBAR_"),
+    ] {
+        let w = Word::parse_hex(hex).unwrap();
+        let (vi, values) = c.decode(arch, w).unwrap_or_else(|e| panic!("{hex}: {e}"));
+        assert_eq!((c.variant(vi).key.as_str(), codec::print(c.variant(vi), &values).to_string().as_str()), (key, text));
+        assert_eq!(codec::assemble(&c, arch, text, w), Ok((vi, w)), "{text}");
+    }
+    // DEPBAR_ has the same distilled line: DEPBAR_N's is 4 lines above its key (1-based `at`).
+    let key = lines(&page).iter().position(|l| l == "key: DEPBAR_N").expect("DEPBAR_N's key");
+    let at = key - 3;
+    assert_eq!(lines(&page)[at - 1], "distilled: @P0 DEPBAR;");
+    let table = lines(&page).iter().skip(at).position(|l| l == "000000\t(default)").expect("its table's (default) row") + at + 1;
+    let without = set_line(&page, table, "000000\tSB0");
+    rejects(&without, at, &["DEPBAR_N", "the distilled line lacks operand 0, a name whose table has no (default) row at 0"]);
 }

@@ -387,9 +387,24 @@ impl VariantDraft {
             conventions: None,
         };
         v.modifiers = modifier_order(p, &v, &self.head.heading_mods, &self.head.dinst).map_err(|m| self.err(self.head.line, m))?;
+        check_nameless(&v, &self.head.dinst).map_err(|m| self.err(self.head.distilled_line, m))?;
         if let Some((m, _)) = v.float_by.iter().find(|(m, _)| !printable_modifiers(&v).contains(m)) {
             return Err(self.err(self.head.line, format!("floats: '{m}' is not a modifier this variant prints")));
         }
         Ok(v)
     }
+}
+
+/// A name operand the distilled line lacks (put back nameless by the head's reading) must
+/// print nothing at zero: its table's row 0 is `(default)`.
+fn check_nameless(v: &Variant, dinst: &sass::Instruction) -> Result<(), String> {
+    for (k, (o, d)) in v.operands.iter().zip(&dinst.operands).enumerate() {
+        let nameless = o.kind == OperandKind::Name && matches!(&d.body, sass::Body::Other { text } if text.is_empty());
+        let prints_nothing =
+            o.suffix_fields.first().and_then(|&f| v.field_table(f)).is_some_and(|t| t.rows.iter().any(|r| r.value == 0 && r.kind == RowKind::Default));
+        if nameless && !prints_nothing {
+            return Err(format!("{}: the distilled line lacks operand {k}, a name whose table has no (default) row at 0", v.key));
+        }
+    }
+    Ok(())
 }

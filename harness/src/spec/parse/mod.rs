@@ -588,10 +588,16 @@ fn put_back_left_out(dinst: &mut sass::Instruction, kinds: &[OperandKind], left_
             }
         }
     }
+    // A name whose zero row is `(default)` prints nothing, and nvdisasm leaves it out
+    // (`DEPBAR {5,4,3,2,1,0}`, `DEPBAR` at 0): the first such operands, as many as are
+    // missing, put back nameless (the table's check is `check_nameless`).
+    let missing = kinds.len().saturating_sub(dinst.operands.len() + back.len());
+    let names: Vec<usize> = (0..kinds.len()).filter(|&i| kinds[i] == OperandKind::Name && back.iter().all(|(j, _)| *j != i)).take(missing).collect();
+    back.extend(names.into_iter().map(|i| (i, sass::Operand::new(sass::Body::Other { text: String::new() }))));
     back.sort_by_key(|(i, _)| *i);
     for (i, op) in back {
         if i > dinst.operands.len() {
-            return Err(format!("operand {i} cannot be put back into the distilled line (left out at zero or inverted)"));
+            return Err(format!("operand {i} cannot be put back into the distilled line (left out at zero, inverted or a name that prints nothing)"));
         }
         dinst.operands.insert(i, op);
     }
