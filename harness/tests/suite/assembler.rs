@@ -279,14 +279,11 @@ fn a_register_without_bits_is_the_zero_register() {
     ];
     for arch in [Arch(100), Arch(120)] {
         for (hex, text) in seen {
-            let w = Word::parse_hex(hex).unwrap();
-            let (vi, vals) = c.decode(arch, w).unwrap_or_else(|e| panic!("SM{} {hex}: {e}", arch.0));
+            let (vi, vj) = decodes_prints_and_assembles(&c, &a, arch, hex, text);
             let v = c.variant(vi);
             assert_eq!(v.operands[1].value_fields, [None], "SM{}: {}", arch.0, v.key);
-            assert_eq!(codec::print_word(v, &vals, w).to_string(), text, "SM{} {hex}", arch.0);
-            let (vj, w2) = a.assemble(arch, text, w).unwrap_or_else(|e| panic!("SM{} {text}: {e}", arch.0));
-            assert_eq!((vj, (w2.0 ^ w.0) & !v.ignored.0), (vi, 0), "SM{} {text}: {w2} for {w}", arch.0);
-            let e = a.assemble(arch, &text.replace("URZ", "UR5"), w).unwrap_err().to_string();
+            assert_eq!(vj, vi, "SM{} {text}", arch.0);
+            let e = a.assemble(arch, &text.replace("URZ", "UR5"), Word::parse_hex(hex).unwrap()).unwrap_err().to_string();
             assert!(e.contains("the form has no bits for this register: it is always URZ"), "SM{}: {e}", arch.0);
         }
     }
@@ -309,11 +306,20 @@ fn tcgen05_scale_immediates_decode_print_and_assemble() {
         ("0011d8000800000600ff040e0c0075ea", "UTCHMMA gdesc[UR12], gdesc[UR14], tmem[UR6], tmem[UR4], idesc[UR5], UP0 ;"),
     ];
     for (hex, text) in seen {
-        let w = Word::parse_hex(hex).unwrap();
-        let (vi, vals) = c.decode(Arch(100), w).unwrap_or_else(|e| panic!("{hex}: {e}"));
-        let v = c.variant(vi);
-        assert_eq!(codec::print_word(v, &vals, w).to_string(), text, "{hex} ({})", v.key);
-        let (vj, w2) = a.assemble(Arch(100), text, w).unwrap_or_else(|e| panic!("{text}: {e}"));
-        assert_eq!((w2.0 ^ w.0) & !(v.ignored.0 | c.variant(vj).ignored.0), 0, "{text}: {w2} for {w}");
+        decodes_prints_and_assembles(&c, &a, Arch(100), hex, text);
     }
+}
+
+/// Word `hex` decodes on `arch` and prints `text` with its stored conventions, and `text`
+/// assembles back to it up to the bits nvdisasm ignores in either form: the two variants,
+/// the word's and the text's.
+#[track_caller]
+fn decodes_prints_and_assembles(c: &Codec, a: &Assembler, arch: Arch, hex: &str, text: &str) -> (usize, usize) {
+    let w = Word::parse_hex(hex).unwrap();
+    let (vi, vals) = c.decode(arch, w).unwrap_or_else(|e| panic!("SM{} {hex}: {e}", arch.0));
+    let v = c.variant(vi);
+    assert_eq!(codec::print_word(v, &vals, w).to_string(), text, "SM{} {hex} ({})", arch.0, v.key);
+    let (vj, w2) = a.assemble(arch, text, w).unwrap_or_else(|e| panic!("SM{} {text}: {e}", arch.0));
+    assert_eq!((w2.0 ^ w.0) & !(v.ignored.0 | c.variant(vj).ignored.0), 0, "SM{} {text}: {w2} for {w}", arch.0);
+    (vi, vj)
 }

@@ -5,22 +5,22 @@ use super::error::{owned, TokensMismatch};
 use super::vocab::{Vocabulary, UNLISTED_BIT};
 use crate::codec::bits::Values;
 use crate::codec::print::UNLISTED;
-use crate::spec::{ModSlot, RowKind, Table, Variant};
+use crate::spec::{ModSlot, RowKind, Variant};
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 /// One place in a token list as [`Slots::new`] takes it: a fixed token, a table's value
 /// (its row's name, one token per `.`-separated part) or a flag's name; each token with
 /// its [`Vocabulary`] id. [`Slots::new`] packs a list of them into a few arrays.
-pub(super) enum Slot<'s> {
+pub(super) enum Slot {
     Fixed {
         id: u32,
     },
     Table {
         field: usize,
         hidden_zero: bool,
-        /// None: the page has no table for the field, and no text reads as it.
-        table: Option<&'s Table>,
+        /// False: the page has no table for the field, and no text reads as it.
+        listed: bool,
         /// Non-default rows by first token id, then most tokens first, else in table order
         /// (the order their readings are tried in).
         rows: Vec<Row>,
@@ -95,8 +95,8 @@ impl<'t> Toks<'t> {
     }
 }
 
-impl<'s> Slot<'s> {
-    pub fn table<'a>(v: &'s Variant, field: usize, hidden_zero: bool, vocabulary: &mut Vocabulary<'a>) -> Slot<'s>
+impl Slot {
+    pub fn table<'a, 's>(v: &'s Variant, field: usize, hidden_zero: bool, vocabulary: &mut Vocabulary<'a>) -> Slot
     where
         's: 'a,
     {
@@ -113,10 +113,10 @@ impl<'s> Slot<'s> {
         // Grouped by first token (a text's first token picks its group), most tokens first.
         rows.sort_by_key(|r| (r.first, std::cmp::Reverse(r.n)));
         let default = all.iter().find(|r| r.kind == RowKind::Default).map(|r| r.value);
-        Slot::Table { field, hidden_zero, table, rows, ids, default }
+        Slot::Table { field, hidden_zero, listed: table.is_some(), rows, ids, default }
     }
 
-    pub fn flag<'a>(v: &'s Variant, field: usize, vocabulary: &mut Vocabulary<'a>) -> Slot<'s>
+    pub fn flag<'a, 's>(v: &'s Variant, field: usize, vocabulary: &mut Vocabulary<'a>) -> Slot
     where
         's: 'a,
     {
@@ -198,16 +198,14 @@ impl Slots {
                     vocabulary.push(id);
                     (p.kind, p.field, p.id) = (Kind::Flag, field_index(field), id);
                 }
-                Slot::Table { field, hidden_zero, table, rows: table_rows, ids, default } => {
-                    match table {
-                        Some(_) => unlisted = true,
-                        None => dead = true,
-                    }
+                Slot::Table { field, hidden_zero, listed, rows: table_rows, ids, default } => {
+                    unlisted |= listed;
+                    dead |= !listed;
                     vocabulary.extend(&ids);
                     let (first_row, base) = (rows.len(), row_ids.len());
                     rows.extend(table_rows.iter().map(|r| Row { start: index(base) + r.start, ..*r }));
                     row_ids.extend(ids);
-                    let kind = if table.is_some() { Kind::Table } else { Kind::Dead };
+                    let kind = if listed { Kind::Table } else { Kind::Dead };
                     let span = (index(first_row), index(rows.len()));
                     p = Packed {
                         kind,
